@@ -1,0 +1,107 @@
+# nccl-triage - GNU Makefile.
+#   make            build ./nccl-triage
+#   make demo       analyse the bundled sample ticket and print the report
+#   make check      every test: unit, golden, CLI, check-db, catalog, fuzz replays, and the ASan+UBSan suite
+#   make install PREFIX=/usr/local
+# Needs PCRE2 (8-bit), cJSON and zlib through pkg-config; `make deps` installs the
+# Debian -dev packages when they are missing (as root).  No CUDA or NCCL at build time.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/nccl-triage
+MANDIR ?= $(PREFIX)/share/man/man1
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS := libpcre2-8 libcjson zlib
+VERSION := 0.1.0
+
+HAVE_DEPS := $(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && echo yes)
+ifeq ($(HAVE_DEPS),yes)
+DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
+endif
+
+CFLAGS ?= -O2 -g
+WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-sign-compare
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) $(DEP_CFLAGS) \
+	-DNT_VERSION='"$(VERSION)"' -DNT_DATADIR='"$(DATADIR)"'
+LDLIBS := $(DEP_LIBS) -lpthread -ldl -lm
+
+LIB_SRC := $(sort $(filter-out analyzer/main.c,$(wildcard analyzer/*.c)))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+B ?= build
+LIB_OBJ := $(LIB_SRC:analyzer/%.c=$(B)/obj/%.o)
+LIB := $(B)/libnccltriage.a
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz-replay/%)
+
+.PHONY: all deps demo check check-fast check-asan check-db catalog install clean fuzz bench
+
+all: deps-ok nccl-triage
+
+deps-ok:
+	@$(PKG_CONFIG) --exists $(PKGS) 2>/dev/null || { \
+	  echo "nccl-triage: missing build dependencies ($(PKGS)); run 'make deps' (installs the Debian -dev packages, needs root)" >&2; exit 1; }
+
+deps:
+	@sh scripts/install-deps.sh
+
+nccl-triage: $(B)/obj/main.o $(LIB)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(LDFLAGS)
+
+$(B)/obj/%.o: analyzer/%.c analyzer/*.h | $(B)/obj
+	$(CC) $(ALL_CFLAGS) -Ianalyzer -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/tests/%: tests/unit/%.c tests/unit/testlib.h $(LIB) | $(B)/tests
+	$(CC) $(ALL_CFLAGS) -Ianalyzer -Itests/unit -o $@ $< $(LIB) $(LDLIBS) $(LDFLAGS)
+
+# Fuzz targets built as plain programs that replay their corpus (tests/fuzz/corpus/NAME).
+$(B)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIB) | $(B)/fuzz-replay
+	$(CC) $(ALL_CFLAGS) -Ianalyzer -o $@ $< tests/fuzz/replay_main.c $(LIB) $(LDLIBS) $(LDFLAGS)
+
+$(B)/obj $(B)/tests $(B)/fuzz-replay:
+	mkdir -p $@
+
+demo: deps
+	@$(MAKE) --no-print-directory nccl-triage
+	./nccl-triage analyze --patterns patterns fixtures/demo/ticket-oom.tar.gz; test $$? -le 1
+
+# The whole suite.  The last line says how many tests passed and failed.
+check: deps
+	@$(MAKE) --no-print-directory check-fast
+	@$(MAKE) --no-print-directory check-asan
+
+check-fast: nccl-triage $(UNIT_BIN) $(FUZZ_BIN)
+	@sh tests/run.sh $(B) ./nccl-triage
+
+check-asan:
+	@$(MAKE) --no-print-directory B=build-asan CC=clang \
+	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" build-asan/nccl-triage-asan build-asan-tests
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  sh tests/run.sh build-asan build-asan/nccl-triage-asan
+
+build-asan-tests: $(UNIT_BIN) $(FUZZ_BIN)
+
+$(B)/nccl-triage-asan: $(B)/obj/main.o $(LIB)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(LDFLAGS)
+
+check-db: nccl-triage
+	./nccl-triage check-db patterns
+
+catalog: nccl-triage
+	./nccl-triage list --format md > docs/catalog.md
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/patterns $(DESTDIR)$(MANDIR)
+	install -m 755 nccl-triage $(DESTDIR)$(BINDIR)/nccl-triage
+	install -m 644 patterns/*.json $(DESTDIR)$(DATADIR)/patterns/
+	install -m 644 docs/nccl-triage.1 $(DESTDIR)$(MANDIR)/nccl-triage.1
+
+clean:
+	rm -rf build build-asan build-fuzz nccl-triage

@@ -1,0 +1,91 @@
+/* bundle.h - one ticket: all its documents, the evidence found in them, the
+ * facts derived, the warnings, and finally the diagnoses.
+ *
+ * A bundle is filled through its doc_sink (see input.h): each document is
+ * classified from its head, log documents are split into lines and matched
+ * against the signature database as they stream by, system reports are
+ * buffered (up to SYSREPORT_MAX bytes) and handed to their parser.  Then
+ * bundle_finish() runs the fact rules and the correlator. */
+#ifndef NT_BUNDLE_H
+#define NT_BUNDLE_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "detect.h"
+#include "evidence.h"
+#include "input.h"
+#include "limits.h"
+#include "util.h"
+
+struct sigdb;
+struct matcher;
+struct ranks;
+
+#define SYSREPORT_MAX (16u << 20)
+
+struct input_doc {
+	char *path;
+	enum doc_kind kind;
+	uint64_t lines;
+	uint64_t bytes;
+	int complete;
+};
+
+enum verdict { VERDICT_HEALTHY, VERDICT_DIAGNOSED, VERDICT_UNKNOWN_FAILURE, VERDICT_NO_EVIDENCE };
+const char *verdict_name(enum verdict v);
+
+struct diagnosis;
+
+/* Unexplained failure evidence (tracebacks, NCCL WARNs, non-zero exits) that
+ * the verdict unknown_failure rests on; kept short. */
+struct failure_line {
+	char *path;
+	uint64_t line;
+	char *text;
+	char *what; /* "nccl_warn", "traceback", "exit_code", "error" */
+};
+
+struct bundle {
+	char *name;
+	const struct sigdb *db;     /* borrowed */
+	struct matcher *matcher;    /* owned: per-bundle scratch for matching */
+	struct limits lim;
+
+	struct input_doc *docs;
+	size_t ndocs, capdocs;
+	struct evlist ev;
+	cJSON *facts;               /* owned; see docs/facts.md */
+	struct msgs warnings;       /* shown in the report's "warnings" */
+	struct input_stats stats;
+
+	struct failure_line *failures;
+	size_t nfailures, capfailures;
+	uint64_t failure_count;     /* all failure lines seen, kept or not */
+	int saw_nccl;               /* any NCCL line at all */
+	int saw_init_complete;      /* any "Init COMPLETE" */
+
+	struct ranks *ranks;        /* per-rank timelines (ranks.h) */
+
+	struct diagnosis *diags;
+	size_t ndiags;
+	enum verdict verdict;
+
+	/* streaming state of the current document (bundle.c) */
+	void *cur;
+};
+
+/* db is borrowed and must outlive the bundle. */
+struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct limits *lim);
+void bundle_free(struct bundle *b);
+struct doc_sink bundle_sink(struct bundle *b);
+/* Feed a whole operand (path or '-'): convenience over input_walk_path. */
+int bundle_add_path(struct bundle *b, const char *path);
+int bundle_add_memory(struct bundle *b, const char *name, const void *data, size_t len);
+/* Run fact rules, correlate, rank, set the verdict. */
+void bundle_finish(struct bundle *b);
+
+/* For rule providers: record evidence that a fact rule fired. */
+struct evidence *bundle_rule_evidence(struct bundle *b, const char *rule_id,
+                                      const char *path, uint64_t line, const char *statement,
+                                      const struct capture *caps, size_t ncaps);
+#endif

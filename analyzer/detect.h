@@ -1,0 +1,35 @@
+/* detect.h - classify a document by its content (never its name). */
+#ifndef NT_DETECT_H
+#define NT_DETECT_H
+
+#include <stddef.h>
+
+enum doc_kind {
+	DOC_EMPTY,
+	DOC_BINARY,        /* mostly non-text: skipped with a warning */
+	DOC_TEXT,          /* text of no known kind: still scanned by signatures */
+	DOC_NCCL_LOG,      /* has NCCL INFO/WARN lines */
+	DOC_TORCH_LOG,     /* PyTorch / torchrun output, tracebacks, no NCCL prefix */
+	DOC_TOPO_MATRIX,   /* nvidia-smi topo -m / -mp */
+	DOC_TOPO_P2P,      /* nvidia-smi topo -p2p X */
+	DOC_TOPO_XML,      /* NCCL_TOPO_DUMP_FILE */
+	DOC_NVSMI,         /* nvidia-smi dashboard (one or repeated, -l) */
+	DOC_NVSMI_Q,       /* nvidia-smi -q */
+	DOC_NVSMI_L,       /* nvidia-smi -L */
+	DOC_MEM_CSV,       /* nvidia-smi --query-gpu ... --format=csv */
+	DOC_PIP_LIST,      /* pip list / pip freeze / conda list */
+	DOC_COLLECT_ENV,   /* python -m torch.utils.collect_env, vLLM collect_env */
+	DOC_NVCC,          /* nvcc --version */
+	DOC_DRIVER_VERSION,/* /proc/driver/nvidia/version */
+	DOC_ENV_DUMP,      /* env / printenv / export lines */
+	DOC_KIND_COUNT
+};
+
+const char *doc_kind_name(enum doc_kind k);
+/* Look at the head of a document (the first bytes, at most a few hundred KiB)
+ * and name its kind.  complete says whether head is the whole document. */
+enum doc_kind detect_kind(const char *head, size_t len, int complete);
+/* Whether lines of this kind are scanned by signatures (logs and unknown text). */
+int doc_kind_is_log(enum doc_kind k);
+
+#endif

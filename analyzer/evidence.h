@@ -1,0 +1,50 @@
+/* evidence.h - one observation that supports a diagnosis: a log line matched
+ * by a signature, or a fact rule that fired.  Evidence owns all its strings. */
+#ifndef NT_EVIDENCE_H
+#define NT_EVIDENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct capture {
+	char *name, *value;
+};
+
+struct evidence {
+	char *id;          /* signature id or fact-rule id */
+	char *path;        /* document name inside the bundle */
+	uint64_t line;     /* 1-based line in that document; 0 = whole document */
+	char *text;        /* the line (sanitised, cut to 500 bytes) or a rule's statement */
+	int rank;          /* -1 unknown */
+	char *host;        /* NULL unknown */
+	long pid;          /* -1 unknown */
+	char *ts;          /* timestamp as printed, NULL when none */
+	struct capture *caps;
+	size_t ncaps;
+	uint64_t seq;      /* order of arrival in the bundle: lower = earlier */
+};
+
+struct evlist {
+	struct evidence *v;
+	size_t n, cap;
+	uint64_t next_seq;
+	/* Bound on kept evidence per id: beyond it only the count grows, so a
+	 * 10 GB log of identical warnings does not fill memory. */
+	size_t per_id_cap;
+	struct { char *id; size_t count; } *counts;
+	size_t ncounts, capcounts;
+};
+
+void evlist_init(struct evlist *l);
+void evlist_free(struct evlist *l);
+/* Add evidence; copies every string.  caps may be NULL.  Returns the stored
+ * item (borrowed; valid until the next add), or NULL when the per-id cap was
+ * reached (the occurrence is still counted). */
+struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
+                            uint64_t line, const char *text, size_t textlen,
+                            const struct capture *caps, size_t ncaps);
+size_t evlist_count(const struct evlist *l, const char *id);
+int evlist_has(const struct evlist *l, const char *id);
+const char *evidence_cap(const struct evidence *e, const char *name);
+
+#endif

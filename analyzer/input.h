@@ -1,0 +1,57 @@
+/* input.h - operands to documents.
+ *
+ * An operand (a file, a folder, '-' for stdin, or a buffer in memory) is read
+ * as a stream of bytes.  Its kind is found from the content, never the name:
+ * gzip (including concatenated members) is decompressed on the fly, a tar
+ * archive (ustar, pax, GNU long names) is walked member by member, folders
+ * are walked recursively in sorted order without following symlink loops.
+ * Archives may nest (a .gz inside a .tar) up to limits.max_nesting.
+ * Nothing is ever written to disk and no name from an archive is used as a
+ * path.  Every leaf is a *document*, delivered to a sink in chunks so that
+ * memory stays bounded whatever the size of the input.
+ *
+ * Problems (truncated gzip, bad tar header, unreadable file, caps reached)
+ * are appended to msgs as one line naming the document and the place; the
+ * walk goes on with whatever can still be read. */
+#ifndef NT_INPUT_H
+#define NT_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "limits.h"
+#include "util.h"
+
+struct doc_sink {
+	void *ctx;
+	/* A new document.  name is the path inside the bundle, '/'-separated:
+	 * "logs/rank0.log", "ticket.tar.gz/logs/rank0.log", "rank0.log.gz".
+	 * The string is only valid until end() returns. */
+	void (*begin)(void *ctx, const char *name);
+	/* Next chunk of the document's bytes (decompressed). */
+	void (*data)(void *ctx, const void *p, size_t n);
+	/* End of the document.  complete is 0 when the document was cut short
+	 * (truncated stream, cap reached); the reason is already in msgs. */
+	void (*end)(void *ctx, int complete);
+};
+
+struct input_stats {
+	uint64_t bytes_in;   /* bytes read from disk/stdin */
+	uint64_t bytes_out;  /* bytes delivered to the sink */
+	size_t documents;
+	size_t errors;       /* messages added */
+};
+
+/* Walk one operand.  display_root is the name used for the operand in
+ * messages and as the root of document names ("ticket.tar.gz"); for a folder
+ * the document names are relative to it.  Returns 0 when at least one
+ * document was delivered or the operand was legitimately empty, -1 when the
+ * operand could not be read at all (message added). */
+int input_walk_path(const char *path, const struct limits *lim,
+                    struct doc_sink *sink, struct msgs *m, struct input_stats *st);
+
+/* Same for bytes already in memory (tests, fuzzers, verify's captured logs). */
+int input_walk_memory(const char *name, const void *data, size_t len,
+                      const struct limits *lim, struct doc_sink *sink,
+                      struct msgs *m, struct input_stats *st);
+
+#endif

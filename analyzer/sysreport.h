@@ -1,0 +1,21 @@
+/* sysreport.h - system reports (nvidia-smi, topo matrices, version listings,
+ * memory traces, env dumps) to typed facts.
+ *
+ * Each parser is pure: text in, facts merged into the bundle's facts object
+ * (cJSON, documented in docs/facts.md), problems appended to msgs.  Every
+ * fact that a diagnosis may rest on records where it came from as
+ * {"path": ..., "line": N} so that the report can cite it. */
+#ifndef NT_SYSREPORT_H
+#define NT_SYSREPORT_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+#include "detect.h"
+#include "util.h"
+
+/* Parse a whole document of the given kind into facts.  Returns the number of
+ * facts added (0 when nothing sound was found). */
+int sysreport_parse(enum doc_kind kind, const char *text, size_t len,
+                    const char *path, cJSON *facts, struct msgs *m);
+
+#endif

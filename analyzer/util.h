@@ -1,0 +1,77 @@
+/* util.h - small helpers shared by every module: checked allocation, a growable
+ * byte buffer, a string vector and the message list that library code uses
+ * instead of printing.  Nothing here keeps global state. */
+#ifndef NT_UTIL_H
+#define NT_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define NT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define NT_PRINTF(a, b)
+#endif
+
+/* Allocation that aborts on exhaustion: an analyzer that cannot allocate a few
+ * bytes cannot report anything useful either.  Large, input-sized buffers are
+ * bounded by the caps in limits.h before they are requested. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) NT_PRINTF(1, 2);
+char *xvasprintf(const char *fmt, va_list ap);
+
+/* Growable byte buffer; data is always NUL-terminated (data[len] == 0). */
+struct buf {
+	char *data;
+	size_t len, cap;
+};
+void buf_init(struct buf *b);
+void buf_free(struct buf *b);
+void buf_reserve(struct buf *b, size_t extra);
+void buf_add(struct buf *b, const void *p, size_t n);
+void buf_adds(struct buf *b, const char *s);
+void buf_addc(struct buf *b, char c);
+void buf_printf(struct buf *b, const char *fmt, ...) NT_PRINTF(2, 3);
+void buf_reset(struct buf *b);
+/* Hand the data to the caller (who frees it) and leave b empty. */
+char *buf_steal(struct buf *b);
+
+/* Vector of owned strings. */
+struct strvec {
+	char **v;
+	size_t n, cap;
+};
+void strvec_push(struct strvec *sv, const char *s);       /* copies s */
+void strvec_push_owned(struct strvec *sv, char *s);       /* takes s */
+int strvec_contains(const struct strvec *sv, const char *s);
+void strvec_sort(struct strvec *sv);
+void strvec_free(struct strvec *sv);
+
+/* Messages for the user: library code appends, the CLI decides where they go.
+ * Each is one line: "file: place: what happened". */
+struct msgs {
+	struct strvec list;
+	size_t dropped; /* messages beyond MSGS_MAX, counted but not kept */
+};
+#define MSGS_MAX 1000
+void msgs_add(struct msgs *m, const char *fmt, ...) NT_PRINTF(2, 3);
+void msgs_free(struct msgs *m);
+
+/* Text helpers. */
+int str_starts(const char *s, const char *prefix);
+int str_ends(const char *s, const char *suffix);
+/* Copy of s[0..n) with control bytes other than tab replaced by '?' and
+ * invalid UTF-8 sequences replaced by U+FFFD, so it is safe in JSON and on a
+ * terminal.  Caller frees. */
+char *str_sanitize(const char *s, size_t n);
+/* Human size: "12.3 MiB". Writes into out (at least 32 bytes). */
+const char *fmt_size(uint64_t bytes, char *out, size_t outsz);
+/* Parse "64M", "1G", "4096", "512k" into bytes; -1 on error. */
+int64_t parse_size(const char *s);
+
+#endif
