@@ -1,0 +1,315 @@
+/* util.c - see util.h. */
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <ctype.h>
+
+static void oom(size_t n)
+{
+	fprintf(stderr, "nccl-triage: out of memory (allocating %zu bytes)\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom(n * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		n = 0;
+	char *p = xmalloc((size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p = xvasprintf(fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void buf_init(struct buf *b)
+{
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->data);
+	buf_init(b);
+}
+
+void buf_reserve(struct buf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	b->data = xrealloc(b->data, cap);
+	b->cap = cap;
+}
+
+void buf_add(struct buf *b, const void *p, size_t n)
+{
+	buf_reserve(b, n);
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = 0;
+}
+
+void buf_adds(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+void buf_addc(struct buf *b, char c)
+{
+	buf_add(b, &c, 1);
+}
+
+void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	buf_adds(b, s);
+	free(s);
+}
+
+void buf_reset(struct buf *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = 0;
+}
+
+char *buf_steal(struct buf *b)
+{
+	char *p = b->data ? b->data : xstrdup("");
+	buf_init(b);
+	return p;
+}
+
+void strvec_push_owned(struct strvec *sv, char *s)
+{
+	if (sv->n == sv->cap) {
+		sv->cap = sv->cap ? sv->cap * 2 : 8;
+		sv->v = xrealloc(sv->v, sv->cap * sizeof *sv->v);
+	}
+	sv->v[sv->n++] = s;
+}
+
+void strvec_push(struct strvec *sv, const char *s)
+{
+	strvec_push_owned(sv, xstrdup(s));
+}
+
+int strvec_contains(const struct strvec *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (strcmp(sv->v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strvec_sort(struct strvec *sv)
+{
+	if (sv->n > 1)
+		qsort(sv->v, sv->n, sizeof *sv->v, cmp_str);
+}
+
+void strvec_free(struct strvec *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = sv->cap = 0;
+}
+
+void msgs_add(struct msgs *m, const char *fmt, ...)
+{
+	if (m->list.n >= MSGS_MAX) {
+		m->dropped++;
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	/* one line: fold any newline a caller let through */
+	for (char *p = s; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	strvec_push_owned(&m->list, s);
+}
+
+void msgs_free(struct msgs *m)
+{
+	strvec_free(&m->list);
+	m->dropped = 0;
+}
+
+int str_starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int str_ends(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+/* Length of a valid UTF-8 sequence at p (at most n bytes), 0 if invalid. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+	size_t len;
+	unsigned min;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) { len = 2; min = 0x80; }
+	else if (c >= 0xe0 && c <= 0xef) { len = 3; min = 0x800; }
+	else if (c >= 0xf0 && c <= 0xf4) { len = 4; min = 0x10000; }
+	else return 0;
+	if (n < len)
+		return 0;
+	unsigned cp = c & (0x3f >> (len - 1));
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+char *str_sanitize(const char *s, size_t n)
+{
+	struct buf b;
+	buf_init(&b);
+	buf_reserve(&b, n);
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < n) {
+		unsigned c = p[i];
+		if (c < 0x80) {
+			if ((c < 0x20 && c != '\t') || c == 0x7f)
+				buf_addc(&b, '?');
+			else
+				buf_addc(&b, (char)c);
+			i++;
+			continue;
+		}
+		size_t l = utf8_len(p + i, n - i);
+		if (l == 0) {
+			buf_adds(&b, "\xef\xbf\xbd");
+			i++;
+		} else {
+			buf_add(&b, p + i, l);
+			i += l;
+		}
+	}
+	return buf_steal(&b);
+}
+
+const char *fmt_size(uint64_t bytes, char *out, size_t outsz)
+{
+	static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	double v = (double)bytes;
+	int u = 0;
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(out, outsz, "%llu B", (unsigned long long)bytes);
+	else
+		snprintf(out, outsz, "%.1f %s", v, units[u]);
+	return out;
+}
+
+int64_t parse_size(const char *s)
+{
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	char *end;
+	double v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	int64_t mult = 1;
+	switch (tolower((unsigned char)*end)) {
+	case 0: break;
+	case 'k': mult = 1LL << 10; end++; break;
+	case 'm': mult = 1LL << 20; end++; break;
+	case 'g': mult = 1LL << 30; end++; break;
+	case 't': mult = 1LL << 40; end++; break;
+	default: return -1;
+	}
+	if (*end == 'i' || *end == 'I')
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end)
+		return -1;
+	double r = v * (double)mult;
+	if (r > 9.0e18)
+		return -1;
+	return (int64_t)r;
+}
