@@ -3,6 +3,11 @@
 
 #include <stddef.h>
 
+int cmd_batch(int argc, char **argv); /* cmd_batch.c */
+int cmd_merge(int argc, char **argv); /* cmd_merge.c */
+
 const struct command EXTRA_COMMANDS[] = {
+	{"batch", cmd_batch},
+	{"merge", cmd_merge},
 	{NULL, NULL},
 };
