@@ -252,12 +252,14 @@ static char *text_row(const struct bundle *b, const cJSON *obj, int readable, co
 	const char *verdict = readable ? verdict_name(b->verdict) : "unreadable";
 	char what[160];
 	what[0] = 0;
-	if (!readable && inerr->list.n) {
-		const char *e = inerr->list.v[0];
+	const char *err = inerr->list.n ? inerr->list.v[0] : NULL;
+	if (err) {
 		size_t nl = strlen(b->name);
-		if (strncmp(e, b->name, nl) == 0 && e[nl] == ':' && e[nl + 1] == ' ')
-			e += nl + 2;
-		snprintf(what, sizeof what, "%s", e);
+		if (strncmp(err, b->name, nl) == 0 && err[nl] == ':' && err[nl + 1] == ' ')
+			err += nl + 2;
+	}
+	if (!readable && err) {
+		snprintf(what, sizeof what, "%s", err);
 	} else if (b->ndiags) {
 		const cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "diagnoses"), 0);
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
@@ -268,8 +270,8 @@ static char *text_row(const struct bundle *b, const cJSON *obj, int readable, co
 	} else if (b->verdict == VERDICT_UNKNOWN_FAILURE && b->nfailures) {
 		snprintf(what, sizeof what, "%s: %.100s", b->failures[0].what, b->failures[0].text);
 	}
-	if (readable && inerr->list.n)
-		snprintf(what + strlen(what), sizeof what - strlen(what), "%s[input error]", what[0] ? " " : "");
+	if (readable && err)
+		snprintf(what + strlen(what), sizeof what - strlen(what), "%s[input error: %s]", what[0] ? " " : "", err);
 	return xasprintf("%-15s %-52s %s\n", verdict, what, b->name);
 }
 
