@@ -127,7 +127,7 @@ static void walk_dir(struct dirwalk *d, const char *path, const char *rel, const
 			if (loop) {
 				in_msg(w, "%s: %s back to a folder above it (a loop), skipped", cdisp,
 				       S_ISLNK(lsb.st_mode) ? "symbolic link leads" : "folder leads");
-			} else if (d->depth >= w->lim->max_depth) {
+			} else if (d->depth > w->lim->max_depth) {
 				in_msg(w, "%s: folders nested deeper than %d (--max-depth), skipped",
 				       cdisp, w->lim->max_depth);
 			} else {

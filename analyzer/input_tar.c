@@ -499,7 +499,7 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 			free(leaf);
 			/* the rest of the member (unread, cut or skipped), then padding */
 			if (!w->stop && !ms.truncated && ms.left)
-				st_skip(&ms.s, ms.left);
+				st_skip(&ms.s, (ms.s.pb_len - ms.s.pb_off) + ms.left);
 			t.off += size - ms.left;
 			if (ms.truncated || ms.s.err || ms.left) {
 				t.ended = 1;
