@@ -83,6 +83,10 @@ static void walk_dir(struct dirwalk *d, const char *path, const char *rel, const
 			continue;
 		strvec_push(&names, de->d_name);
 		errno = 0;
+		/* A folder with more entries than the cap allows for a whole
+		 * bundle: keep enough names to reach the cap, not millions. */
+		if (names.n > w->lim->max_entries)
+			break;
 	}
 	if (errno)
 		in_msg(w, "%s: cannot read folder: %s", disp, strerror(errno));

@@ -202,7 +202,8 @@ static void make_tree(void)
 {
 	CHECK_INT(sh("mkdir -p logs/sub logs/%s && printf 'rank0 line\\r\\nwith\\0nul\\r\\n' > logs/rank0.log"
 	             " && : > logs/empty.log && seq 1 200000 > logs/sub/big.log"
-	             " && echo long > logs/%s/f.log", LONGDIR, LONGDIR), 0);
+	             " && echo long > logs/%s/f.log"
+	             " && printf 'one\\n' > m1 && printf 'two\\n' > m2 && printf 'three\\n' > m3", LONGDIR, LONGDIR), 0);
 }
 
 /* ---- tests ------------------------------------------------------------------ */
@@ -401,6 +402,14 @@ static void test_tar_formats(void)
 	CHECK_INT(r.m.list.n, 0);
 	rec_free(&r);
 
+	/* pax: a global header ('g') is ignored, an 'x' path overrides the name */
+	CHECK_INT(sh("tar --format=pax --pax-option='comment=hello,path:=renamed.log' -cf paxg.tar m1"), 0);
+	walk(&r, "paxg.tar", NULL);
+	CHECK_INT(r.n, 1);
+	CHECK(same_as_file(find(&r, "renamed.log"), "m1", 0));
+	CHECK_INT(r.m.list.n, 0);
+	rec_free(&r);
+
 	/* "./" prefixes are dropped */
 	CHECK_INT(sh("cd logs && tar cf ../dot.tar ./rank0.log"), 0);
 	walk(&r, "dot.tar", NULL);
@@ -414,8 +423,7 @@ static void test_tar_damage(void)
 {
 	struct rec r;
 	/* Three members; the second header (at byte 1024) gets a bad byte. */
-	CHECK_INT(sh("printf 'one\\n' > m1 && printf 'two\\n' > m2 && printf 'three\\n' > m3"
-	             " && tar --format=ustar -cf three.tar m1 m2 m3"
+	CHECK_INT(sh("tar --format=ustar -cf three.tar m1 m2 m3"
 	             " && cp three.tar corrupt.tar && printf 'X' | dd of=corrupt.tar bs=1 seek=1030 conv=notrunc"), 0);
 	walk(&r, "corrupt.tar", NULL);
 	CHECK_INT(r.rc, 0);
@@ -582,10 +590,10 @@ static void test_folders(void)
 	free(m);
 	rec_free(&r);
 	l = L;
-	l.max_entries = 2;
+	l.max_entries = 7; /* a, a/y.log, b, b/c, b/c/up, b/c/z.log, b/link-to-a */
 	walk(&r, "f", &l);
-	CHECK_INT(r.n, 1);
-	CHECK(has_msg(&r, "more than 2 folder entries (--max-entries), the rest is skipped"));
+	CHECK_INT(r.n, 2);
+	CHECK(has_msg(&r, "f/b/link-to-a/y.log: more than 7 folder entries (--max-entries), the rest is skipped"));
 	rec_free(&r);
 
 	/* a folder operand whose files cannot be read at all gives -1 */
