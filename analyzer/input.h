@@ -24,7 +24,9 @@
 struct doc_sink {
 	void *ctx;
 	/* A new document.  name is the path inside the bundle, '/'-separated:
-	 * "logs/rank0.log", "ticket.tar.gz/logs/rank0.log", "rank0.log.gz".
+	 * the operand ticket.tar.gz gives "logs/rank0.log"; rank0.log.gz gives
+	 * "rank0.log"; an archive inside a folder or another archive keeps its
+	 * name as a prefix: "sub/x.tar/rank0.log".
 	 * The string is only valid until end() returns. */
 	void (*begin)(void *ctx, const char *name);
 	/* Next chunk of the document's bytes (decompressed). */
