@@ -131,13 +131,39 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Expand the operands.  Returns the number of files skipped in folders. */
-static size_t expand(const struct strvec *ops, int want_sizes, struct item **items, size_t *nitems, int quiet)
+/* Expand the operands: a file is one bundle, a folder gives one bundle per
+ * folder/archive/log in it, @LIST (@- for stdin) names one bundle per line.
+ * Returns the number of files skipped in folders. */
+static size_t expand(const struct strvec *ops, int want_sizes, struct item **items, size_t *nitems, int quiet,
+                     int *bad_lists)
 {
 	size_t cap = 0, skipped = 0;
 	for (size_t i = 0; i < ops->n; i++) {
 		const char *op = ops->v[i];
 		struct stat st;
+		if (op[0] == '@' && op[1]) {
+			/* a list of bundles, one path a line: each is one bundle as it is */
+			FILE *f = strcmp(op + 1, "-") == 0 ? stdin : fopen(op + 1, "r");
+			if (!f) {
+				fprintf(stderr, "nccl-triage batch: cannot read the bundle list '%s': %s\n", op + 1, strerror(errno));
+				*bad_lists += 1;
+				continue;
+			}
+			char *line = NULL;
+			size_t cap_line = 0;
+			ssize_t n;
+			while ((n = getline(&line, &cap_line, f)) > 0) {
+				while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+					line[--n] = 0;
+				if (n == 0)
+					continue;
+				add_item(items, nitems, &cap, line, want_sizes ? tree_size(line, 0) : 0);
+			}
+			free(line);
+			if (f != stdin)
+				fclose(f);
+			continue;
+		}
 		if (strcmp(op, "-") == 0 || stat(op, &st) != 0 || !S_ISDIR(st.st_mode)) {
 			/* a file, stdin, or something unreadable: one bundle (errors reported in it) */
 			add_item(items, nitems, &cap, op, strcmp(op, "-") && stat(op, &st) == 0 ? (uint64_t)st.st_size : 0);
@@ -439,7 +465,10 @@ int cmd_batch(int argc, char **argv)
 	bt.db = &db;
 	bt.lim = c.lim;
 	bt.summary_only = c.summary_only;
-	expand(&ops, show_progress, &bt.items, &bt.nitems, c.quiet);
+	int bad_lists = 0;
+	expand(&ops, show_progress, &bt.items, &bt.nitems, c.quiet, &bad_lists);
+	if (bad_lists)
+		goto done;
 	if (bt.nitems == 0) {
 		fprintf(stderr, "nccl-triage batch: no bundles found in the operands\n");
 		goto done;

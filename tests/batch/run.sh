@@ -25,7 +25,7 @@ if [ ! -d "$CAP/scenarios" ]; then
 fi
 
 T=$(mktemp -d)
-[ -n "$KEEP" ] || trap 'rm -rf "$T"' EXIT; echo "tmp $T"
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$T"' EXIT
 IN=$T/in
 mkdir -p "$IN"
 
@@ -112,8 +112,7 @@ split -n l/3 "$T/all" "$T/part."
 i=0
 for p in "$T"/part.*; do
 	i=$((i + 1))
-	# shellcheck disable=SC2046
-	"$BIN" batch $DB -q --format jsonl -j2 $(cat "$p") > "$T/shard$i.jsonl"
+	"$BIN" batch $DB -q --format jsonl -j2 "@$p" > "$T/shard$i.jsonl"
 done
 "$BIN" merge --format json "$T"/shard*.jsonl > "$T/merged.json"
 check "merge of 3 shards == one run (json)" cmp -s "$T/one.json" "$T/merged.json"
@@ -123,10 +122,8 @@ check "merge order does not matter" cmp -s "$T/one.json" "$T/merged-rev.json"
 check "merge of 3 shards == one run (text)" cmp -s "$T/one.txt" "$T/merged.txt"
 # round robin split, summary-only shards, one gzipped
 awk 'NR % 2 == 1' "$T/all" > "$T/odd"; awk 'NR % 2 == 0' "$T/all" > "$T/even"
-# shellcheck disable=SC2046
-"$BIN" batch $DB -q --summary-only --format jsonl $(cat "$T/odd") > "$T/odd.jsonl"
-# shellcheck disable=SC2046
-"$BIN" batch $DB -q --format jsonl $(cat "$T/even") | gzip > "$T/even.jsonl.gz"
+"$BIN" batch $DB -q --summary-only --format jsonl "@$T/odd" > "$T/odd.jsonl"
+"$BIN" batch $DB -q --format jsonl @- < "$T/even" | gzip > "$T/even.jsonl.gz"
 "$BIN" merge --format json "$T/odd.jsonl" "$T/even.jsonl.gz" > "$T/merged2.json"
 check "merge of summary-only + gzipped shards == one run" cmp -s "$T/one.json" "$T/merged2.json"
 "$BIN" merge --format jsonl "$T"/shard*.jsonl > "$T/merged.jsonl"
@@ -148,8 +145,12 @@ check "unknown format: exit 2" [ "$rc" -eq 2 ]
 check "--progress always draws the bar" grep -q "bundles" "$T/prog.err"
 "$BIN" batch $DB -j2 "$IN" > /dev/null 2> "$T/noprog.err"
 check "no progress bar when stderr is not a terminal" sh -c "! grep -q 'MB/s' '$T/noprog.err'"
-"$BIN" batch $DB -q "$CAP/scenarios/duplicate_gpu" "$IN/ok.tar.gz" > "$T/ops.txt"
-check "file and folder operands are bundles themselves" sh -c "grep -q '^diagnosed.*scenarios/duplicate_gpu\$' '$T/ops.txt' && grep -q '^healthy.*ok.tar.gz\$' '$T/ops.txt'"
+"$BIN" batch $DB -q "$IN/ok.tar.gz" "$CAP/scenarios/duplicate_gpu" > "$T/ops.txt"
+check "a file operand is one bundle, a folder operand holds bundles" sh -c "grep -q '^healthy.*ok.tar.gz\$' '$T/ops.txt' && grep -q '^diagnosed.*scenarios/duplicate_gpu/run.log\$' '$T/ops.txt'"
+echo "$CAP/scenarios/duplicate_gpu" | "$BIN" batch $DB -q @- > "$T/list.txt"
+check "@- : each listed path is one bundle (a folder too)" sh -c "! grep -q run.log '$T/list.txt' && grep -q '^diagnosed.*scenarios/duplicate_gpu\$' '$T/list.txt'"
+"$BIN" batch $DB -q @"$T/no-such-list" > /dev/null 2>&1; rc=$?
+check "unreadable @LIST: exit 2" [ "$rc" -eq 2 ]
 check "batch --help" sh -c "'$BIN' batch --help | grep -q -- '--jobs'"
 
 echo "$pass passed, $fail failed"
