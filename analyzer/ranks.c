@@ -22,18 +22,49 @@ void ranks_free(struct ranks *r)
 		free(p->comm_id);
 		free(p->nccl_version);
 		free(p->last_path);
-		free(p->last_text);
+		free(p->last_raw);
 		free(p->first_warn);
 	}
 	free(r->v);
+	free(r->slot);
 	free(r);
 }
 
+static size_t proc_hash(const char *host, size_t hn, long pid)
+{
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)pid;
+	for (size_t i = 0; i < hn; i++)
+		h = (h ^ (unsigned char)host[i]) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static void proc_rehash(struct ranks *r)
+{
+	size_t ns = r->nslot ? r->nslot * 2 : 64;
+	free(r->slot);
+	r->slot = xcalloc(ns, sizeof *r->slot);
+	r->nslot = ns;
+	for (size_t i = 0; i < r->n; i++) {
+		size_t h = proc_hash(r->v[i].host, strlen(r->v[i].host), r->v[i].pid) & (ns - 1);
+		while (r->slot[h])
+			h = (h + 1) & (ns - 1);
+		r->slot[h] = i + 1;
+	}
+}
+
+/* host:pid's entry, created when new: a hash lookup, since every line asks. */
 static struct rank_proc *proc_get(struct ranks *r, const char *host, size_t hn, long pid)
 {
-	for (size_t i = 0; i < r->n; i++)
-		if (r->v[i].pid == pid && strlen(r->v[i].host) == hn && memcmp(r->v[i].host, host, hn) == 0)
-			return &r->v[i];
+	size_t h = 0;
+	if (r->nslot) {
+		h = proc_hash(host, hn, pid) & (r->nslot - 1);
+		while (r->slot[h]) {
+			struct rank_proc *p = &r->v[r->slot[h] - 1];
+			if (p->pid == pid && memcmp(p->host, host, hn) == 0 && p->host[hn] == 0)
+				return p;
+			h = (h + 1) & (r->nslot - 1);
+		}
+	}
 	if (r->n == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 8;
 		r->v = xrealloc(r->v, r->cap * sizeof *r->v);
@@ -43,12 +74,17 @@ static struct rank_proc *proc_get(struct ranks *r, const char *host, size_t hn, 
 	p->host = xstrndup(host, hn);
 	p->pid = pid;
 	p->rank = p->nranks = p->cuda_dev = -1;
+	if ((r->n + 1) * 2 > r->nslot)
+		proc_rehash(r);
+	else
+		r->slot[h] = r->n;
 	return p;
 }
 
-static int span_has(const struct span *s, const char *lit)
+/* lit occurs in s; anchor: a byte of lit rare in logs (see mem_find) */
+static int span_has(const struct span *s, const char *lit, size_t anchor)
 {
-	return memmem(s->p, s->n, lit, strlen(lit)) != NULL;
+	return mem_find(s->p, s->n, lit, strlen(lit), anchor) != NULL;
 }
 
 /* "... comm 0x.. rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 60 commId 0x.. - Init START" */
@@ -93,13 +129,13 @@ void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uin
 				l++;
 			free(p->nccl_version);
 			p->nccl_version = xstrndup(m->p + 13, l - 13);
-		} else if (span_has(m, "Init START")) {
+		} else if (span_has(m, "Init START", 6)) {
 			p->saw_init_start = 1;
 			parse_init_line(p, m);
-		} else if (span_has(m, "Init COMPLETE")) {
+		} else if (span_has(m, "Init COMPLETE", 11)) {
 			p->saw_init_complete = 1;
 			parse_init_line(p, m);
-		} else if (span_has(m, "Abort START") || span_has(m, "Abort COMPLETE")) {
+		} else if (span_has(m, "Abort START", 7) || span_has(m, "Abort COMPLETE", 0)) {
 			p->saw_abort = 1;
 		}
 	} else if (ll->level == LINE_WARN && !p->saw_warn) {
@@ -112,8 +148,11 @@ void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uin
 		p->last_path = xstrdup(path);
 	}
 	p->last_line = lineno;
-	free(p->last_text);
-	p->last_text = str_sanitize(m->p, m->n > 300 ? 300 : m->n);
+	/* every line passes here: copy the bytes, sanitise once on output */
+	if (!p->last_raw)
+		p->last_raw = xmalloc(RANKS_TEXT_MAX);
+	p->last_raw_len = m->n > RANKS_TEXT_MAX ? RANKS_TEXT_MAX : m->n;
+	memcpy(p->last_raw, m->p, p->last_raw_len);
 }
 
 int ranks_lookup(const struct ranks *r, const char *host, long pid)
@@ -177,7 +216,9 @@ cJSON *ranks_to_json(const struct ranks *r)
 			cJSON *l = cJSON_AddObjectToObject(o, "last_line");
 			cJSON_AddStringToObject(l, "path", p->last_path);
 			cJSON_AddNumberToObject(l, "line", (double)p->last_line);
-			cJSON_AddStringToObject(l, "text", p->last_text ? p->last_text : "");
+			char *t = str_sanitize(p->last_raw ? p->last_raw : "", p->last_raw_len);
+			cJSON_AddStringToObject(l, "text", t);
+			free(t);
 		}
 		cJSON_AddItemToArray(arr, o);
 	}

@@ -21,14 +21,19 @@ struct rank_proc {
 	int saw_banner, saw_init_start, saw_init_complete, saw_abort, saw_warn;
 	char *last_path;      /* last line seen from this process */
 	uint64_t last_line;
-	char *last_text;
+	char *last_raw;       /* its first RANKS_TEXT_MAX bytes, as read (sanitised on output) */
+	size_t last_raw_len;
 	char *first_warn;     /* first WARN message */
 	uint64_t first_warn_seq;
 };
 
+#define RANKS_TEXT_MAX 300
+
 struct ranks {
 	struct rank_proc *v;
 	size_t n, cap;
+	size_t *slot;         /* hash of host:pid -> index + 1 (0 empty) */
+	size_t nslot;
 };
 
 struct ranks *ranks_new(void);

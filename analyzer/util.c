@@ -204,6 +204,28 @@ void msgs_free(struct msgs *m)
 	m->dropped = 0;
 }
 
+const char *mem_find(const void *hay, size_t n, const char *lit, size_t len, size_t anchor)
+{
+	const char *h = hay;
+	if (len == 0)
+		return h;
+	if (n < len)
+		return NULL;
+	if (anchor >= len)
+		anchor = 0;
+	/* lit[anchor] can only be at [anchor, n - len + anchor] */
+	const char *p = h + anchor, *last = h + (n - len) + anchor;
+	while (p <= last) {
+		p = memchr(p, (unsigned char)lit[anchor], (size_t)(last - p) + 1);
+		if (!p)
+			return NULL;
+		if (memcmp(p - anchor, lit, len) == 0)
+			return p - anchor;
+		p++;
+	}
+	return NULL;
+}
+
 int str_starts(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
