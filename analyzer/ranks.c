@@ -81,11 +81,8 @@ static struct rank_proc *proc_get(struct ranks *r, const char *host, size_t hn, 
 	return p;
 }
 
-/* lit occurs in s; anchor: a byte of lit rare in logs (see mem_find) */
-static int span_has(const struct span *s, const char *lit, size_t anchor)
-{
-	return mem_find(s->p, s->n, lit, strlen(lit), anchor) != NULL;
-}
+/* lit (a string literal) occurs in s; anchor: a byte of lit rare in logs (see mem_find) */
+#define span_has(s, lit, anchor) (mem_find((s)->p, (s)->n, lit, sizeof lit - 1, anchor) != NULL)
 
 /* "... comm 0x.. rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 60 commId 0x.. - Init START" */
 static void parse_init_line(struct rank_proc *p, const struct span *msg)
@@ -129,14 +126,19 @@ void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uin
 				l++;
 			free(p->nccl_version);
 			p->nccl_version = xstrndup(m->p + 13, l - 13);
-		} else if (span_has(m, "Init START", 6)) {
-			p->saw_init_start = 1;
-			parse_init_line(p, m);
-		} else if (span_has(m, "Init COMPLETE", 11)) {
-			p->saw_init_complete = 1;
-			parse_init_line(p, m);
-		} else if (span_has(m, "Abort START", 7) || span_has(m, "Abort COMPLETE", 0)) {
-			p->saw_abort = 1;
+		} else if (span_has(m, "Init ", 0)) { /* gate: most lines have neither word */
+			if (span_has(m, "Init START", 6)) {
+				p->saw_init_start = 1;
+				parse_init_line(p, m);
+			} else if (span_has(m, "Init COMPLETE", 11)) {
+				p->saw_init_complete = 1;
+				parse_init_line(p, m);
+			} else if (span_has(m, "Abort START", 7) || span_has(m, "Abort COMPLETE", 0)) {
+				p->saw_abort = 1;
+			}
+		} else if (span_has(m, "Abort ", 0)) {
+			if (span_has(m, "Abort START", 7) || span_has(m, "Abort COMPLETE", 0))
+				p->saw_abort = 1;
 		}
 	} else if (ll->level == LINE_WARN && !p->saw_warn) {
 		p->saw_warn = 1;
