@@ -4,7 +4,8 @@
 # mebibytes of text in all (default 512), each made of whole captured runs
 # (NCCL INFO/WARN chatter, torch tracebacks, torchrun output) with the host
 # and pid/tid fields rewritten so that every file looks like a different
-# set of ranks on a different node.  Lines are never invented: every line is
+# set of ranks on a different node (the pids of one file repeat when its
+# templates do, as in a long job).  Lines are never invented: every line is
 # a captured one with other numbers in its host:pid:tid prefix.
 #   bench/corpus/plain/job-NNN.log     the text
 #   bench/corpus/all.log               the same text as one file
@@ -13,9 +14,10 @@
 set -eu
 MB=${1:-512}
 FILES=${2:-64}
+GEN=2 # bump when the recipe changes
 cd "$(dirname "$0")"
 C=corpus
-if [ -f "$C/.params" ] && [ "$(cat "$C/.params")" = "$MB $FILES" ] && [ -f "$C/all.log" ]; then
+if [ -f "$C/.params" ] && [ "$(cat "$C/.params")" = "$MB $FILES $GEN" ] && [ -f "$C/all.log" ]; then
 	exit 0
 fi
 rm -rf "$C"
@@ -43,7 +45,7 @@ while [ "$i" -lt "$FILES" ]; do
 					pre = substr(l, 1, RSTART - 1); m = substr(l, RSTART + 3, RLENGTH - 3)
 					post = substr(l, RSTART + RLENGTH)
 					split(m, pt, ":")
-					l = pre host ":" (pt[1] + off + rep * 37) ":" (pt[2] + off + rep * 37) post
+					l = pre host ":" (pt[1] + off) ":" (pt[2] + off) post
 				}
 				print l
 				bytes += length(l) + 1
@@ -57,4 +59,4 @@ cat "$C"/plain/*.log > "$C/all.log"
 for f in "$C"/plain/*.log; do
 	gzip -6 -c "$f" > "$C/gz/$(basename "$f").gz"
 done
-echo "$MB $FILES" > "$C/.params"
+echo "$MB $FILES $GEN" > "$C/.params"

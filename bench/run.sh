@@ -51,18 +51,22 @@ if [ "$rc" -gt 1 ]; then
 	RGOPT="-P"; cp "$C/regexes.txt" "$C/regexes-rg.txt"
 fi
 
-# time_cmd NAME CMD...: RUNS runs; prints "NAME median_s max_rss_kib"
+# time_cmd NAME CMD...: RUNS runs; prints "NAME wall_s cpu_s max_rss_kib"
 time_cmd() {
 	name=$1; shift
 	: > "$C/.times"
 	r=0
 	while [ "$r" -lt "$RUNS" ]; do
 		# shellcheck disable=SC2086
-		"${TIME:-/usr/bin/time}" -f "%e %M" -o "$C/.t" $PIN "$@" > /dev/null 2>"$C/.err" || [ $? -le 1 ] || { cat "$C/.err" >&2; exit 1; }
+		"${TIME:-/usr/bin/time}" -f "%e %U %S %M" -o "$C/.t" $PIN "$@" > /dev/null 2>"$C/.err" || [ $? -le 1 ] || { cat "$C/.err" >&2; exit 1; }
 		tail -n 1 "$C/.t" >> "$C/.times" # GNU time may add "Command exited with non-zero status 1" first
 		r=$((r + 1))
 	done
-	sort -n "$C/.times" | awk -v n="$name" '{t[NR]=$1; if ($2>m) m=$2} END {printf "%s %.3f %d\n", n, (NR%2 ? t[(NR+1)/2] : (t[NR/2]+t[NR/2+1])/2), m}'
+	# median wall seconds, median CPU seconds (user + system), largest peak RSS
+	awk -v n="$name" '{w[NR]=$1; c[NR]=$2+$3; if ($4>m) m=$4}
+		function med(a, k, i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+		END {printf "%s %.3f %.3f %d\n", n, med(w, NR), med(c, NR), m}' "$C/.times"
 }
 
 # warm the page cache
@@ -84,14 +88,15 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; 
 	echo "nccl-triage benchmark  $(date -u +%Y-%m-%d)  $(uname -m), $NCPU CPUs${CPUS:+ (taskset $CPUS)}, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')"
 	echo "corpus: $MB MiB of NCCL/PyTorch logs in $FILES files from fixtures/captures; $(du -sm "$C/gz" | cut -f1) MiB gzip'ed; $NRE regexes ($("$RG" --version 2>/dev/null | sed -n 1p)${RGOPT:+, -P}); median of $RUNS runs"
 	echo
-	printf '%-14s %10s %12s\n' command seconds "peak RSS"
-	while read -r n s m; do
-		printf '%-14s %10s %9s MiB\n' "$n" "$s" "$((m / 1024))"
+	printf '%-14s %10s %10s %12s\n' command "wall s" "cpu s" "peak RSS"
+	while read -r n s c m; do
+		printf '%-14s %10s %10s %9s MiB\n' "$n" "$s" "$c" "$((m / 1024))"
 	done < "$C/.res"
 	echo
-	echo "analyze / rg (one file)        $(ratio "$(get analyze 2)" "$(get rg 2)")   (target <= 1.0, goal 0.5)"
+	echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (wall-clock ratios need an idle machine; CPU ratios are in brackets)"
+	echo "analyze / rg (one file)        $(ratio "$(get analyze 2)" "$(get rg 2)") [cpu $(ratio "$(get analyze 3)" "$(get rg 3)")]   (target <= 1.0, goal 0.5)"
 	echo "analyze / rg (folder, threads) $(ratio "$(get analyze 2)" "$(get rg-folder 2)")"
-	echo "batch -j$JOBS / gzip -dc        $(ratio "$(get "batch-j$JOBS" 2)" "$(get gunzip 2)")   (target <= 1.0)"
+	echo "batch -j$JOBS / gzip -dc        $(ratio "$(get "batch-j$JOBS" 2)" "$(get gunzip 2)") [cpu/$JOBS $(ratio "$(get "batch-j$JOBS" 3)" "$(awk -v g="$(get gunzip 3)" -v j="$JOBS" 'BEGIN {print g * j}')")]   (target <= 1.0)"
 	echo "batch -j1 / -j2 (speed-up)     $(ratio "$(get batch-j1 2)" "$(get batch-j2 2)")   (target >= 1.7)"
 	echo "analyze MB/s                   $(awk -v s="$(get analyze 2)" -v mb="$MB" 'BEGIN {printf "%.0f", mb / s}')"
 } | tee bench/results/latest.txt
