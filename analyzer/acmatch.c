@@ -138,7 +138,8 @@ void acmatch_build(struct acmatch *ac)
 	const struct lit **byb = xmalloc((ac->n + 1) * sizeof *byb);
 	for (size_t i = 0; i < ac->n; i++)
 		byb[i] = &ac->lits[i];
-	qsort(byb, ac->n, sizeof *byb, cmp_bytes);
+	if (ac->n > 1)
+		qsort(byb, ac->n, sizeof *byb, cmp_bytes);
 	ac->states = 1;
 	for (size_t i = 0; i < ac->n; i++) {
 		size_t lcp = 0;
@@ -187,7 +188,8 @@ void acmatch_build(struct acmatch *ac)
 		ac->lits[k++] = *l;
 	}
 	ac->n = k;
-	qsort(ac->lits, ac->n, sizeof *ac->lits, cmp_anchor);
+	if (ac->n > 1)
+		qsort(ac->lits, ac->n, sizeof *ac->lits, cmp_anchor);
 	ac->built = 1;
 }
 

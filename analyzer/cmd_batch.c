@@ -180,7 +180,8 @@ static size_t expand(const struct strvec *ops, int want_sizes, struct item **ite
 			if (de->d_name[0] != '.')
 				strvec_push(&names, de->d_name);
 		closedir(d);
-		qsort(names.v, names.n, sizeof *names.v, cmp_str);
+		if (names.n > 1)
+			qsort(names.v, names.n, sizeof *names.v, cmp_str);
 		size_t oplen = strlen(op);
 		for (size_t k = 0; k < names.n; k++) {
 			char *p = oplen && op[oplen - 1] == '/' ? xasprintf("%s%s", op, names.v[k])

@@ -483,7 +483,8 @@ static int cmp_error(const void *a, const void *b)
 static void sort_errors(const struct summary *s)
 {
 	/* sorting in place does not change what the summary means */
-	qsort(s->errors, s->nerrors, sizeof *s->errors, cmp_error);
+	if (s->nerrors > 1)
+		qsort(s->errors, s->nerrors, sizeof *s->errors, cmp_error);
 }
 
 cJSON *summary_json(const struct summary *s)
