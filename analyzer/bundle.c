@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cascade.h"
 #include "correlate.h"
 #include "logline.h"
 #include "match.h"
@@ -289,9 +290,9 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 	struct logline ll;
 	logline_parse(s, n, &ll);
 	const struct span *m = &ll.msg;
+	ranks_note(b->ranks, &ll, doc->path, doc->lines, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
 	if (ll.level != LINE_PLAIN) {
 		b->saw_nccl = 1;
-		ranks_note(b->ranks, &ll, doc->path, doc->lines, b->ev.next_seq);
 		if (ll.level == LINE_INFO) {
 			fact_cuda_driver(b, m);
 			fact_env_line(b, m, doc->path, doc->lines);
@@ -488,6 +489,7 @@ struct evidence *bundle_rule_evidence(struct bundle *b, const char *rule_id,
 
 void bundle_finish(struct bundle *b)
 {
+	ranks_finish(b->ranks); /* ranks: merge timelines before ranks_lookup */
 	/* give rank numbers to evidence known only by host:pid */
 	for (size_t i = 0; i < b->ev.n; i++) {
 		struct evidence *e = &b->ev.v[i];
@@ -496,4 +498,5 @@ void bundle_finish(struct bundle *b)
 	}
 	rules_run_all(b);
 	correlate(b);
+	cascade_link(b); /* ranks: echoes across ranks (cascade.h) */
 }

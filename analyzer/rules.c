@@ -4,7 +4,10 @@
 
 #include <string.h>
 
+extern const struct rule_provider RULES_RANKS; /* rules_ranks.c */
+
 const struct rule_provider *const RULE_PROVIDERS[] = {
+	&RULES_RANKS,
 	NULL,
 };
 

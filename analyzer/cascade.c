@@ -1,0 +1,113 @@
+/* cascade.c - see cascade.h. */
+#include "cascade.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle.h"
+#include "correlate.h"
+#include "ranks.h"
+#include "sigdb.h"
+#include "util.h"
+
+static int has_rank(const struct diagnosis *d, int rank)
+{
+	for (size_t i = 0; i < d->nranks; i++)
+		if (d->ranks[i] == rank)
+			return 1;
+	return 0;
+}
+
+static int disjoint(const struct diagnosis *a, const struct diagnosis *b)
+{
+	for (size_t i = 0; i < b->nranks; i++)
+		if (has_rank(a, b->ranks[i]))
+			return 0;
+	return 1;
+}
+
+static int echo_prone(const char *cat)
+{
+	static const char *const c[] = {"RANK_FAILURE", "COLLECTIVE_TIMEOUT", "SOCKET_NETWORK", "IB_RDMA", "RENDEZVOUS", NULL};
+	for (size_t i = 0; c[i]; i++)
+		if (strcmp(cat, c[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_root_error(const struct diagnosis *d)
+{
+	return d->role == ROLE_ROOT && d->def->severity == SEV_ERROR;
+}
+
+/* The same order as correlate.c's ranking. */
+static int role_rank(enum role r)
+{
+	return r == ROLE_ROOT ? 0 : r == ROLE_CONTEXT ? 1 : 2;
+}
+
+static int cmp_diag(const void *a, const void *b)
+{
+	const struct diagnosis *x = a, *y = b;
+	if (x->def->severity != y->def->severity)
+		return x->def->severity < y->def->severity ? -1 : 1;
+	if (role_rank(x->role) != role_rank(y->role))
+		return role_rank(x->role) < role_rank(y->role) ? -1 : 1;
+	if (x->confidence != y->confidence)
+		return x->confidence > y->confidence ? -1 : 1;
+	if (x->first_seq != y->first_seq)
+		return x->first_seq < y->first_seq ? -1 : 1;
+	return strcmp(x->def->id, y->def->id);
+}
+
+static const struct diagnosis *find_root(const struct bundle *b, const char *const *ids)
+{
+	for (size_t i = 0; i < b->ndiags; i++) /* in ranked order */
+		for (size_t k = 0; ids[k]; k++)
+			if (strcmp(b->diags[i].def->id, ids[k]) == 0 && is_root_error(&b->diags[i]))
+				return &b->diags[i];
+	return NULL;
+}
+
+void cascade_link(struct bundle *b)
+{
+	if (!b->ndiags)
+		return;
+	static const char *const death[] = {"ranks.sigkill_oom_killer", "ranks.killed_by_signal", NULL};
+	static const char *const absent[] = {"ranks.missing_from_comm", NULL};
+	static const char *const behind[] = {"ranks.watchdog_seqnum_behind", "ranks.collective_mismatch", NULL};
+	const struct diagnosis *anchor = find_root(b, death);
+	if (!anchor)
+		anchor = find_root(b, absent);
+	if (!anchor)
+		anchor = find_root(b, behind);
+	const struct rank_proc *first = b->ranks ? ranks_first_failure(b->ranks) : NULL;
+	for (size_t i = 0; i < b->ndiags && !anchor && first && first->rank >= 0; i++)
+		if (is_root_error(&b->diags[i]) && has_rank(&b->diags[i], first->rank))
+			anchor = &b->diags[i];
+	if (!anchor)
+		return;
+	int mine = strncmp(anchor->def->id, "ranks.", 6) == 0;
+	int changed = 0;
+	for (size_t i = 0; i < b->ndiags; i++) {
+		struct diagnosis *d = &b->diags[i];
+		if (d == anchor)
+			continue;
+		int echo = 0;
+		if (d->role == ROLE_CASCADE && !d->echo_of)
+			echo = 1; /* a cascade without a target: this is its root */
+		else if (is_root_error(d) && echo_prone(d->def->category) && d->nranks && anchor->nranks &&
+		         disjoint(anchor, d))
+			echo = 1; /* seen only on the other ranks */
+		else if (is_root_error(d) && mine && strncmp(d->def->id, "ranks.", 6) != 0 &&
+		         strcmp(d->def->category, anchor->def->category) == 0 && d->confidence <= anchor->confidence)
+			echo = 1; /* the same finding, less specific */
+		if (echo) {
+			d->role = ROLE_CASCADE;
+			d->echo_of = anchor->def->id;
+			changed = 1;
+		}
+	}
+	if (changed)
+		qsort(b->diags, b->ndiags, sizeof *b->diags, cmp_diag);
+}
