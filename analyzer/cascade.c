@@ -73,7 +73,7 @@ void cascade_link(struct bundle *b)
 {
 	if (!b->ndiags)
 		return;
-	static const char *const death[] = {"ranks.sigkill_oom_killer", "ranks.killed_by_signal", NULL};
+	static const char *const death[] = {"ranks.sigkill_oom_killer", "ranks.killed_by_signal", "ranks.died_silently", NULL};
 	static const char *const absent[] = {"ranks.missing_from_comm", NULL};
 	static const char *const behind[] = {"ranks.watchdog_seqnum_behind", "ranks.collective_mismatch", NULL};
 	const struct diagnosis *anchor = find_root(b, death);
@@ -88,17 +88,24 @@ void cascade_link(struct bundle *b)
 	if (!anchor)
 		return;
 	int mine = strncmp(anchor->def->id, "ranks.", 6) == 0;
+	int gone = 0; /* the anchor is a rank that died or never came */
+	for (size_t k = 0; death[k]; k++)
+		gone |= strcmp(anchor->def->id, death[k]) == 0;
+	gone |= strcmp(anchor->def->id, absent[0]) == 0;
 	int changed = 0;
 	for (size_t i = 0; i < b->ndiags; i++) {
 		struct diagnosis *d = &b->diags[i];
 		if (d == anchor)
 			continue;
 		int echo = 0;
-		if (d->role == ROLE_CASCADE && !d->echo_of)
-			echo = 1; /* a cascade without a target: this is its root */
+		if (d->role == ROLE_CASCADE && (!d->echo_of || strcmp(d->echo_of, "ranks.first_failure") == 0))
+			echo = 1; /* a cascade without a (root) target: this is its root */
 		else if (is_root_error(d) && echo_prone(d->def->category) && d->nranks && anchor->nranks &&
 		         disjoint(anchor, d))
 			echo = 1; /* seen only on the other ranks */
+		else if (is_root_error(d) && gone && echo_prone(d->def->category) && !d->nranks &&
+		         d->confidence < anchor->confidence)
+			echo = 1; /* not tied to a rank: the waiting of the survivors */
 		else if (is_root_error(d) && mine && strncmp(d->def->id, "ranks.", 6) != 0 &&
 		         strcmp(d->def->category, anchor->def->category) == 0 && d->confidence <= anchor->confidence)
 			echo = 1; /* the same finding, less specific */

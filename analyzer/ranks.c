@@ -197,6 +197,7 @@ static void proc_free(struct rank_proc *p)
 	free(p->nccl_version);
 	free(p->transport);
 	free(p->wd_op);
+	free(p->wd_pg_name);
 	free(p->launcher_host);
 	free(p->debug_file);
 	where_free(&p->wd_where);
@@ -204,6 +205,7 @@ static void proc_free(struct rank_proc *p)
 	where_free(&p->exit_where);
 	where_free(&p->first_error);
 	where_free(&p->last);
+	where_free(&p->remote_where);
 }
 
 static void ex_free(struct launcher_exit *e)
@@ -241,6 +243,9 @@ void ranks_free(struct ranks *r)
 		free(c->id);
 	}
 	free(r->comms);
+	for (size_t i = 0; i < r->nuid; i++)
+		where_free(&r->uid[i].where);
+	free(r->uid);
 	for (size_t i = 0; i < r->nex; i++)
 		ex_free(&r->ex[i]);
 	free(r->ex);
@@ -261,6 +266,9 @@ static struct rank_proc *proc_add(struct ranks *r)
 	p->wd_seq = p->wd_numel = -1;
 	p->last_enqueued = p->last_completed = -2;
 	p->local_rank = -1;
+	p->remote_peer = -1;
+	p->wd_pg = -1;
+	p->remote_where.ts = -1;
 	p->wd_where.ts = p->enq_where.ts = p->exit_where.ts = p->first_error.ts = p->last.ts = -1;
 	return p;
 }
@@ -405,6 +413,27 @@ static int is_error_text(const struct span *m)
 	    ((i >= 5 && memcmp(p + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
 		return 1;
 	return 0;
+}
+
+/* Errors that say a peer is gone: echoes of a failure elsewhere. */
+static int is_remote_text(const struct span *m)
+{
+	return find(m, "Connection closed by remote peer") || find(m, "Connection closed by localRank") ||
+	       find(m, "remote process exited") || find(m, "ncclRemoteError") || find(m, "Socket recv failed") ||
+	       find(m, "Connection reset by peer") || find(m, "Broken pipe");
+}
+
+static void note_remote(struct rank_proc *p, const struct span *m, const char *path, uint64_t lineno,
+                        uint64_t order, double ts)
+{
+	if (!is_remote_text(m))
+		return;
+	long peer;
+	if (p->remote_peer < 0 && num_after(m, "closed by localRank ", &peer) && peer >= 0 && peer < 100000)
+		p->remote_peer = (int)peer;
+	if (!p->remote_err)
+		where_set(&p->remote_where, path, lineno, m->p, m->n, order, ts);
+	p->remote_err = 1;
 }
 
 /* ---- documents ---- */
@@ -654,6 +683,37 @@ static void note_torch(struct ranks *r, struct rank_proc *p, const struct span *
 	if ((num_after(m, "last enqueued work: ", &en) && num_after(m, "last completed work: ", &co)) ||
 	    (num_after(m, "Last enqueued NCCL work: ", &en) && num_after(m, "last completed NCCL work: ", &co))) {
 		r->saw_watchdog = 1;
+		long pg = -1, wseq;
+		num_after(m, "[PG ID ", &pg);
+		if (pg < -1 || pg > 1000000)
+			pg = -1;
+		/* "failure detected by watchdog at work sequence id: S": the PG of the timeout */
+		if (num_after(m, "failure detected by watchdog at work sequence id: ", &wseq) && wseq == p->wd_seq &&
+		    p->wd_pg < 0 && pg >= 0) {
+			p->wd_pg = (int)pg;
+			const char *g = find(m, "PG GUID ");
+			if (g) {
+				const char *e = g + 8, *end = m->p + m->n;
+				while (e < end && *e != ' ' && *e != ']' && e - g < 80)
+					e++;
+				free(p->wd_pg_name);
+				p->wd_pg_name = str_sanitize(g + 8, (size_t)(e - g - 8));
+			}
+		}
+		size_t gi = 0;
+		while (gi < p->npgs && p->pgs[gi].pg != (int)pg)
+			gi++;
+		if (gi == p->npgs && gi < 8) {
+			p->pgs[gi].pg = (int)pg;
+			p->pgs[gi].enq = p->pgs[gi].comp = -2;
+			p->npgs++;
+		}
+		if (gi < p->npgs) {
+			if (en > p->pgs[gi].enq)
+				p->pgs[gi].enq = en;
+			if (co > p->pgs[gi].comp)
+				p->pgs[gi].comp = co;
+		}
 		if (en > p->last_enqueued)
 			p->last_enqueued = en;
 		if (co > p->last_completed || p->last_completed == -2)
@@ -726,7 +786,10 @@ static void note_nccl(struct ranks *r, const struct logline *ll, const char *pat
 		} else if (starts(m, "ENV/Plugin: Closing")) {
 			p->saw_exit_line = 1;
 		}
-	} else if (ll->level == LINE_WARN) {
+	}
+	if (ll->level == LINE_WARN || ll->level == LINE_INFO)
+		note_remote(p, m, path, lineno, r->order, ts);
+	if (ll->level == LINE_WARN) {
 		p->saw_warn = 1;
 		if (!p->first_error.path)
 			where_set(&p->first_error, path, lineno, m->p, m->n, r->order, ts);
@@ -747,10 +810,32 @@ static void note_plain(struct ranks *r, const struct logline *ll, const char *pa
 			return;
 	}
 	int err = is_error_text(m);
+	const char *u = find(m, "] is setting up NCCL communicator and retrieving ncclUniqueId from [");
+	if (u) {
+		const char *o = u;
+		while (o > m->p && is_digit(o[-1]))
+			o--;
+		int ok1, ok2;
+		long waiter = num_at(o, u, &ok1);
+		long root = num_at(u + 68, m->p + m->n, &ok2);
+		if (ok1 && ok2 && o > m->p && o[-1] == '[' && waiter < 10000000 && root < 10000000) {
+			if (r->nuid == r->capuid) {
+				r->capuid = r->capuid ? r->capuid * 2 : 4;
+				r->uid = xrealloc(r->uid, r->capuid * sizeof *r->uid);
+			}
+			struct uid_wait *w = &r->uid[r->nuid++];
+			memset(w, 0, sizeof *w);
+			w->waiter = (int)waiter;
+			w->root = (int)root;
+			w->where.ts = -1;
+			where_set(&w->where, path, lineno, m->p, m->n, r->order, ts);
+		}
+	}
 	if (ll->rank >= 0) {
 		doc_prefix_rank(d, ll->rank);
 		struct rank_proc *p = proc_torch(r, ll->rank);
 		note_torch(r, p, m, path, lineno, r->order, ts);
+		note_remote(p, m, path, lineno, r->order, ts);
 		if (err && !p->first_error.path)
 			where_set(&p->first_error, path, lineno, m->p, m->n, r->order, ts);
 		where_set(&p->last, path, lineno, m->p, m->n, r->order, ts);
@@ -818,7 +903,18 @@ static void take_str(char **dst, char **src)
 static void proc_merge(struct rank_proc *dst, struct rank_proc *src)
 {
 	dst->saw_coll |= src->saw_coll;
+	for (size_t i = 0; i < src->npgs && dst->npgs < 8; i++) {
+		size_t k = 0;
+		while (k < dst->npgs && dst->pgs[k].pg != src->pgs[i].pg)
+			k++;
+		if (k == dst->npgs)
+			dst->pgs[dst->npgs++] = src->pgs[i];
+	}
 	if (!dst->wd_where.path && src->wd_where.path) {
+		dst->wd_pg = src->wd_pg;
+		free(dst->wd_pg_name);
+		dst->wd_pg_name = src->wd_pg_name;
+		src->wd_pg_name = NULL;
 		dst->wd_seq = src->wd_seq;
 		dst->wd_numel = src->wd_numel;
 		free(dst->wd_op);
@@ -846,6 +942,11 @@ static void proc_merge(struct rank_proc *dst, struct rank_proc *src)
 	merge_where_later(&dst->last, &src->last);
 	if (dst->pid < 0)
 		dst->pid = src->pid;
+	if (src->remote_err && (!dst->remote_err || src->remote_where.order < dst->remote_where.order))
+		where_move(&dst->remote_where, &src->remote_where);
+	dst->remote_err |= src->remote_err;
+	if (dst->remote_peer < 0)
+		dst->remote_peer = src->remote_peer;
 }
 
 static void apply_exit(struct rank_proc *p, struct launcher_exit *e)
@@ -923,6 +1024,52 @@ void ranks_finish(struct ranks *r)
 	/* torch-only entries into the NCCL process of the same rank */
 	size_t *map = xmalloc((r->n + 1) * sizeof *map);
 	int *gone = xcalloc(r->n + 1, sizeof *gone);
+	/* one process known only by pid and one rank known only by number:
+	 * by elimination they are the same process */
+	{
+		size_t npid = 0, nrank = 0, ip = 0, ir = 0;
+		for (size_t i = 0; i < r->n; i++) {
+			const struct rank_proc *p = &r->v[i];
+			if (!p->host && p->rank < 0 && p->pid >= 0)
+				npid++, ip = i;
+			int has_nccl = 0;
+			for (size_t k = 0; k < r->n && p->rank >= 0 && !has_nccl; k++)
+				has_nccl = r->v[k].host && r->v[k].rank == p->rank;
+			if (!p->host && p->rank >= 0 && p->pid < 0 && !has_nccl)
+				nrank++, ir = i;
+		}
+		if (npid == 1 && nrank == 1) {
+			proc_merge(&r->v[ir], &r->v[ip]);
+			gone[ip] = 1;
+		} else if (npid > 1 && npid == nrank && npid <= 64) {
+			/* a launcher starts its workers in local-rank order: pair
+			 * ascending pids with ascending ranks (flagged as a guess) */
+			size_t pi[64], ri[64], a = 0, c = 0;
+			for (size_t i = 0; i < r->n; i++) {
+				const struct rank_proc *p = &r->v[i];
+				int has_nccl = 0;
+				for (size_t k = 0; k < r->n && p->rank >= 0 && !has_nccl; k++)
+					has_nccl = r->v[k].host && r->v[k].rank == p->rank;
+				if (!p->host && p->rank < 0 && p->pid >= 0)
+					pi[a++] = i;
+				else if (!p->host && p->rank >= 0 && p->pid < 0 && !has_nccl)
+					ri[c++] = i;
+			}
+			for (size_t x = 1; x < a; x++)
+				for (size_t y = x; y > 0 && r->v[pi[y - 1]].pid > r->v[pi[y]].pid; y--) {
+					size_t t = pi[y]; pi[y] = pi[y - 1]; pi[y - 1] = t;
+				}
+			for (size_t x = 1; x < c; x++)
+				for (size_t y = x; y > 0 && r->v[ri[y - 1]].rank > r->v[ri[y]].rank; y--) {
+					size_t t = ri[y]; ri[y] = ri[y - 1]; ri[y - 1] = t;
+				}
+			for (size_t x = 0; x < a; x++) {
+				proc_merge(&r->v[ri[x]], &r->v[pi[x]]);
+				r->v[ri[x]].pid_guessed = 1;
+				gone[pi[x]] = 1;
+			}
+		}
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		struct rank_proc *p = &r->v[i];
 		if (p->host || p->rank < 0)
@@ -952,12 +1099,43 @@ void ranks_finish(struct ranks *r)
 			r->comms[c].m[k].proc = map[r->comms[c].m[k].proc];
 	free(map);
 	free(gone);
-	/* the first failure: the earliest own error line; else torchrun's root cause */
+	/* went silent: open-ended while another rank reports its peer gone */
+	for (size_t i = 0; i < r->n; i++) {
+		struct rank_proc *p = &r->v[i];
+		if (!rank_proc_open_ended(p) || !p->last.path)
+			continue;
+		for (size_t k = 0; k < r->n; k++) {
+			const struct rank_proc *q = &r->v[k];
+			if (k == i || !q->remote_err)
+				continue;
+			int same_doc = strcmp(q->remote_where.path, p->last.path) == 0;
+			if (same_doc && q->remote_where.order < p->last.order)
+				continue; /* it still spoke after the peer error */
+			if (q->remote_peer >= 0 && p->rank >= 0 && q->remote_peer != p->rank &&
+			    (p->local_rank < 0 || q->remote_peer != p->local_rank))
+				continue; /* the peer named is another one */
+			p->went_silent = 1;
+			break;
+		}
+	}
+	/* the first failure: a rank that died without a word (its death comes
+	 * before everything it causes); else the earliest own error line; else
+	 * torchrun's root cause */
 	struct rank_proc *first = NULL;
 	for (size_t i = 0; i < r->n; i++) {
 		struct rank_proc *p = &r->v[i];
-		if (p->first_error.path && (!first || ranks_cmp_first_error(p, first) < 0))
+		if ((rank_proc_killed(p) || p->went_silent) && !p->first_error.path &&
+		    (!first || (p->root_cause && !first->root_cause)))
 			first = p;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		struct rank_proc *p = &r->v[i];
+		if (p->first_error.path && (!first || (first->first_error.path && ranks_cmp_first_error(p, first) < 0)))
+			first = p;
+		else if (p->first_error.path && !first->first_error.path && ranks_cmp_first_error(p, first) < 0 &&
+		         !p->remote_err && p->first_error.ts >= 0 && first->exit_where.ts >= 0 &&
+		         floor(p->first_error.ts) < floor(first->exit_where.ts))
+			first = p; /* an own, non-remote error clearly before the death */
 	}
 	for (size_t i = 0; i < r->n && !first; i++)
 		if (r->v[i].root_cause && r->v[i].has_exit && r->v[i].exitcode != 0)
@@ -1001,6 +1179,19 @@ const struct rank_proc *ranks_by_rank(const struct ranks *r, int rank)
 		if (r->v[i].rank == rank)
 			return &r->v[i];
 	return NULL;
+}
+
+int rank_proc_open_ended(const struct rank_proc *p)
+{
+	return !(p->saw_destroy || p->saw_abort || p->has_exit || p->sigterm_sent || p->first_error.path ||
+	         p->saw_exit_line || p->remote_err);
+}
+
+int rank_proc_killed(const struct rank_proc *p)
+{
+	if (!p->has_exit || p->exitcode >= 0 || p->exitcode == -15)
+		return 0;
+	return !(p->exitcode == -6 && p->first_error.path);
 }
 
 const char *rank_proc_milestone(const struct rank_proc *p)
@@ -1074,6 +1265,8 @@ cJSON *ranks_to_json(const struct ranks *r)
 			cJSON_AddStringToObject(o, "host", p->launcher_host);
 		if (p->pid >= 0)
 			cJSON_AddNumberToObject(o, "pid", (double)p->pid);
+		if (p->pid_guessed)
+			cJSON_AddBoolToObject(o, "pid_from_launch_order", 1);
 		if (p->local_rank >= 0)
 			cJSON_AddNumberToObject(o, "local_rank", p->local_rank);
 		if (p->cuda_dev >= 0)
@@ -1100,6 +1293,8 @@ cJSON *ranks_to_json(const struct ranks *r)
 				cJSON_AddNumberToObject(w, "seq", (double)p->wd_seq);
 			if (p->wd_op)
 				cJSON_AddStringToObject(w, "op", p->wd_op);
+			if (p->wd_pg_name)
+				cJSON_AddStringToObject(w, "process_group", p->wd_pg_name);
 			if (p->wd_numel >= 0)
 				cJSON_AddNumberToObject(w, "numel", (double)p->wd_numel);
 			if (p->last_enqueued > -2)

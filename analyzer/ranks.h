@@ -54,7 +54,11 @@ struct rank_proc {
 	long wd_seq;          /* SeqNum of the timed-out work, -1 none */
 	char *wd_op;
 	long wd_numel;        /* NumelIn, -1 unknown */
-	long last_enqueued, last_completed; /* -2 unknown (torch prints -1 for none) */
+	long last_enqueued, last_completed; /* highest over its process groups; -2 unknown (torch prints -1 for none) */
+	int wd_pg;            /* process group of the timed-out work ("[PG ID n ..."), -1 unknown */
+	char *wd_pg_name;     /* "1(tp)" */
+	struct rank_pg { int pg; long enq, comp; } pgs[8]; /* per process group, -1 = no "[PG ID" prefix */
+	size_t npgs;
 	int dump_observer;    /* only saw another rank's dump signal */
 	struct rank_where wd_where;   /* the watchdog timeout line */
 	struct rank_where enq_where;  /* the last "last enqueued work" line */
@@ -71,6 +75,20 @@ struct rank_proc {
 	struct rank_where last;
 	char *debug_file;     /* a document holding only this process's lines */
 	int first_failure;    /* set by ranks_finish on the rank that failed first */
+	/* remote-peer errors (connection closed by peer, ncclRemoteError) */
+	int remote_err;
+	int remote_peer;      /* "closed by localRank N": N, else -1 */
+	struct rank_where remote_where;
+	int pid_guessed;      /* pid paired with the rank by launch order only */
+	int went_silent;      /* ranks_finish: output stops with no error, exit or
+	                       * teardown while another rank reports its peer gone */
+};
+
+/* "[1] is setting up NCCL communicator and retrieving ncclUniqueId from [0]
+ * via c10d key-value store ... got error": rank 0 never published the id. */
+struct uid_wait {
+	int waiter, root;
+	struct rank_where where;
 };
 
 struct rank_member {
@@ -103,6 +121,8 @@ struct ranks {
 	int saw_watchdog;     /* any WorkNCCL watchdog line */
 	int finished;
 	/* private state */
+	struct uid_wait *uid;
+	size_t nuid, capuid;
 	struct launcher_exit *ex;
 	size_t nex, capex;
 	struct rank_doc *doc;
@@ -124,6 +144,10 @@ const struct rank_proc *ranks_by_rank(const struct ranks *r, int rank);
 /* <0 when a's first error came before b's; by timestamp when both have
  * one, else by arrival order. */
 int ranks_cmp_first_error(const struct rank_proc *a, const struct rank_proc *b);
+/* No error, exit or teardown seen for it. */
+int rank_proc_open_ended(const struct rank_proc *p);
+/* Ended by a signal other than SIGTERM (and not SIGABRT after its own error). */
+int rank_proc_killed(const struct rank_proc *p);
 /* "started", "banner", "init_start", "init_complete", "collective",
  * "aborted", "destroyed". */
 const char *rank_proc_milestone(const struct rank_proc *p);

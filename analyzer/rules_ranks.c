@@ -26,6 +26,7 @@ static const struct rule_def DEFS[] = {
 	{"ranks.collective_mismatch", "ranks timed out in different collectives (op or size) at the same sequence number"},
 	{"ranks.log_ends_midway", "a rank's output stops with no error, exit or teardown while the job failed or hung"},
 	{"ranks.first_failure", "the rank whose own error came first"},
+	{"ranks.died_silently", "a rank's output stops with no error or exit while another rank reports the connection to its peer closed"},
 };
 
 /* ---- helpers ---- */
@@ -126,17 +127,12 @@ static int world_size(const struct ranks *r)
 	return w;
 }
 
-static int proc_terminal(const struct rank_proc *p)
-{
-	return p->saw_destroy || p->saw_abort || p->has_exit || p->sigterm_sent || p->first_error.path ||
-	       p->saw_exit_line;
-}
-
 /* A member is stuck: Init START, no COMPLETE, no error of its own. */
 static int member_stuck(const struct ranks *r, const struct rank_member *mb)
 {
 	const struct rank_proc *p = &r->v[mb->proc];
-	return mb->start && !mb->complete && !p->saw_warn && !p->first_error.path;
+	return mb->start && !mb->complete && !p->saw_warn && !p->first_error.path && !p->went_silent &&
+	       !rank_proc_killed(p) && !p->remote_err;
 }
 
 /* ---- rules ---- */
@@ -220,6 +216,73 @@ static void rule_init(struct bundle *b, const struct ranks *r, int *any_stuck)
 	}
 }
 
+/* "[1] is setting up NCCL communicator and retrieving ncclUniqueId from [0]
+ * ... got error": the root never published the id (never arrived). */
+static void rule_uid_wait(struct bundle *b, const struct ranks *r)
+{
+	for (size_t i = 0; i < r->nuid; i++) {
+		const struct uid_wait *w = &r->uid[i];
+		int dup = 0;
+		for (size_t k = 0; k < i; k++)
+			dup |= r->uid[k].root == w->root;
+		if (dup)
+			continue;
+		int *wait = xmalloc((r->nuid + 1) * sizeof *wait);
+		size_t nw = 0;
+		for (size_t k = 0; k < r->nuid; k++)
+			if (r->uid[k].root == w->root)
+				wait[nw++] = r->uid[k].waiter;
+		qsort(wait, nw, sizeof *wait, cmp_int);
+		char *wl = int_list(wait, nw);
+		const struct rank_proc *mp = ranks_by_rank(r, w->root);
+		struct capset cs = {0};
+		cap(&cs, "missing", int_str(w->root));
+		cap(&cs, "seen", xstrdup(wl));
+		int known = 0;
+		for (size_t k = 0; k < r->n; k++)
+			if (r->v[k].rank + 1 > known)
+				known = r->v[k].rank + 1;
+		if (w->root + 1 > known)
+			known = w->root + 1;
+		cap(&cs, "nranks", int_str(world_size(r) > known ? world_size(r) : known));
+		cap(&cs, "comm", xstrdup("(ncclUniqueId exchange through the c10d store)"));
+		cap(&cs, "rank", int_str(w->root));
+		if (mp && mp->last.text)
+			cap(&cs, "missing_last", xstrdup(mp->last.text));
+		emit(b, "ranks.missing_from_comm", &w->where, w->root, mp, &cs,
+		     "rank%s %s waited for the ncclUniqueId that rank %d publishes in the c10d store and never got it: rank %d never reached NCCL init%s%s%s",
+		     nw == 1 ? "" : "s", wl, w->root, w->root, mp && mp->last.text ? " (its last line: " : "",
+		     mp && mp->last.text ? mp->last.text : "", mp && mp->last.text ? ")" : "");
+		free(wl);
+		free(wait);
+	}
+}
+
+static void rule_silent(struct bundle *b, const struct ranks *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (!p->went_silent)
+			continue;
+		const struct rank_proc *q = NULL;
+		for (size_t k = 0; k < r->n && !q; k++)
+			if (k != i && r->v[k].remote_err)
+				q = &r->v[k];
+		struct capset cs = {0};
+		cap(&cs, "rank", int_str(p->rank));
+		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
+		cap(&cs, "last", xstrdup(last_text(p)));
+		cap(&cs, "other", q ? int_str(q->rank) : xstrdup("?"));
+		cap(&cs, "remote", xstrdup(q && q->remote_where.text ? q->remote_where.text : "?"));
+		char *w = who(p);
+		emit(b, "ranks.died_silently", &p->last, p->rank, p, &cs,
+		     "rank %d (%s) stops after %s with no error, exit or teardown, while rank %d reports: %s; last line of rank %d: %s",
+		     p->rank, w, rank_proc_milestone(p), q ? q->rank : -1,
+		     q && q->remote_where.text ? q->remote_where.text : "?", p->rank, last_text(p));
+		free(w);
+	}
+}
+
 static int bundle_failed(const struct bundle *b, const struct ranks *r)
 {
 	if (b->failure_count)
@@ -239,6 +302,9 @@ static void rule_never_reached(struct bundle *b, const struct ranks *r)
 		return;
 	if (!bundle_failed(b, r))
 		return;
+	for (size_t i = 0; i < r->n; i++)
+		if (rank_proc_killed(&r->v[i]) || r->v[i].saw_coll)
+			return; /* a death explains it; NCCL may just have been silent */
 	struct rank_where w = {0};
 	w.ts = -1;
 	const char *what = "a failure";
@@ -298,75 +364,99 @@ static void rule_exits(struct bundle *b, const struct ranks *r)
 	}
 }
 
-static long enqueued(const struct rank_proc *p)
+/* Highest SeqNum rank p reached in process group pg (-1: no PG prefix);
+ * -2 unknown. */
+static long enqueued(const struct rank_proc *p, int pg)
 {
-	long e = p->last_enqueued > -2 ? p->last_enqueued : -2;
-	if (p->wd_seq > e)
+	long e = -2;
+	for (size_t i = 0; i < p->npgs; i++)
+		if (p->pgs[i].pg == pg && p->pgs[i].enq > e)
+			e = p->pgs[i].enq;
+	if (p->wd_where.path && p->wd_seq >= 0 && p->wd_pg == pg && p->wd_seq > e)
 		e = p->wd_seq;
 	return e;
 }
 
-static void rule_watchdog(struct bundle *b, const struct ranks *r)
+static void rule_behind_pg(struct bundle *b, const struct ranks *r, int pg)
 {
 	int timed_out = 0;
 	long maxe = -2, mine = 0x7fffffff;
 	size_t nknown = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
-		timed_out |= p->wd_where.path != NULL;
-		long e = enqueued(p);
+		long e = enqueued(p, pg);
 		if (e < -1 || p->rank < 0)
 			continue;
+		timed_out |= p->wd_where.path && p->wd_pg == pg;
 		nknown++;
 		if (e > maxe)
 			maxe = e;
 		if (e < mine)
 			mine = e;
 	}
-	if (!timed_out)
+	if (!timed_out || nknown < 2 || mine >= maxe)
 		return;
-	/* sequence numbers behind */
-	if (nknown >= 2 && mine < maxe) {
-		int *ahead = xmalloc(r->n * sizeof *ahead);
-		size_t na = 0;
-		const char *op = NULL;
-		for (size_t i = 0; i < r->n; i++)
-			if (r->v[i].rank >= 0 && enqueued(&r->v[i]) == maxe) {
-				ahead[na++] = r->v[i].rank;
-				if (!op && r->v[i].wd_op)
-					op = r->v[i].wd_op;
-			}
-		qsort(ahead, na, sizeof *ahead, cmp_int);
-		char *al = int_list(ahead, na);
-		for (size_t i = 0; i < r->n; i++) {
-			const struct rank_proc *p = &r->v[i];
-			long e = enqueued(p);
-			if (e < -1 || p->rank < 0 || e >= maxe)
-				continue;
-			struct capset cs = {0};
-			cap(&cs, "rank", int_str(p->rank));
-			cap(&cs, "seq", int_str(e));
-			cap(&cs, "ahead_seq", int_str(maxe));
-			cap(&cs, "ahead", xstrdup(al));
-			cap(&cs, "op", xstrdup(op ? op : "collective"));
-			const struct rank_where *w = p->enq_where.path ? &p->enq_where : p->wd_where.path ? &p->wd_where : &p->last;
-			emit(b, "ranks.watchdog_seqnum_behind", w, p->rank, p, &cs,
-			     "rank %d enqueued collectives only up to SeqNum %ld while rank%s %s reached SeqNum %ld (%s)",
-			     p->rank, e, na == 1 ? "" : "s", al, maxe, op ? op : "collective");
+	int *ahead = xmalloc(r->n * sizeof *ahead);
+	size_t na = 0;
+	const char *op = NULL;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].rank >= 0 && enqueued(&r->v[i], pg) == maxe) {
+			ahead[na++] = r->v[i].rank;
+			if (!op && r->v[i].wd_op && r->v[i].wd_seq == maxe)
+				op = r->v[i].wd_op;
 		}
-		free(al);
-		free(ahead);
+	qsort(ahead, na, sizeof *ahead, cmp_int);
+	char *al = int_list(ahead, na);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		long e = enqueued(p, pg);
+		if (e < -1 || p->rank < 0 || e >= maxe)
+			continue;
+		struct capset cs = {0};
+		cap(&cs, "rank", int_str(p->rank));
+		cap(&cs, "seq", int_str(e));
+		cap(&cs, "ahead_seq", int_str(maxe));
+		cap(&cs, "ahead", xstrdup(al));
+		cap(&cs, "op", xstrdup(op ? op : "collective"));
+		cap(&cs, "pg", pg >= 0 ? int_str(pg) : xstrdup("default"));
+		const struct rank_where *w = p->enq_where.path ? &p->enq_where : p->wd_where.path ? &p->wd_where : &p->last;
+		emit(b, "ranks.watchdog_seqnum_behind", w, p->rank, p, &cs,
+		     "rank %d enqueued collectives only up to SeqNum %ld while rank%s %s reached SeqNum %ld (%s)",
+		     p->rank, e, na == 1 ? "" : "s", al, maxe, op ? op : "collective");
 	}
-	/* same SeqNum, different collective */
+	free(al);
+	free(ahead);
+}
+
+static void rule_watchdog(struct bundle *b, const struct ranks *r)
+{
+	int pgs[64];
+	size_t npg = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (!p->wd_where.path)
+			continue;
+		int seen = 0;
+		for (size_t k = 0; k < npg; k++)
+			seen |= pgs[k] == p->wd_pg;
+		if (!seen && npg < 64)
+			pgs[npg++] = p->wd_pg;
+	}
+	for (size_t k = 0; k < npg; k++)
+		rule_behind_pg(b, r, pgs[k]);
+	/* same SeqNum, different collective; or waiting in different process groups */
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
 		if (!p->wd_where.path || p->wd_seq < 0 || !p->wd_op)
 			continue;
 		for (size_t k = 0; k < r->n; k++) {
 			const struct rank_proc *q = &r->v[k];
-			if (k == i || !q->wd_where.path || q->wd_seq != p->wd_seq || !q->wd_op)
+			if (k == i || !q->wd_where.path || q->wd_seq < 0 || !q->wd_op)
 				continue;
-			int op_diff = strcmp(p->wd_op, q->wd_op) != 0 &&
+			int pg_diff = p->wd_pg >= 0 && q->wd_pg >= 0 && p->wd_pg != q->wd_pg;
+			if (!pg_diff && (q->wd_seq != p->wd_seq || p->wd_pg != q->wd_pg))
+				continue;
+			int op_diff = !pg_diff && strcmp(p->wd_op, q->wd_op) != 0 &&
 			              !((strcmp(p->wd_op, "SEND") == 0 && strcmp(q->wd_op, "RECV") == 0) ||
 			                (strcmp(p->wd_op, "RECV") == 0 && strcmp(q->wd_op, "SEND") == 0));
 			static const char *const fixed[] = {"ALLREDUCE", "BROADCAST", "REDUCE", "ALLGATHER", "_ALLGATHER_BASE",
@@ -374,9 +464,9 @@ static void rule_watchdog(struct bundle *b, const struct ranks *r)
 			int is_fixed = 0;
 			for (size_t f = 0; fixed[f]; f++)
 				is_fixed |= strcmp(p->wd_op, fixed[f]) == 0;
-			int size_diff = !op_diff && is_fixed && p->wd_numel >= 0 && q->wd_numel >= 0 &&
+			int size_diff = !pg_diff && !op_diff && is_fixed && p->wd_numel >= 0 && q->wd_numel >= 0 &&
 			                p->wd_numel != q->wd_numel;
-			if (!op_diff && !size_diff)
+			if (!op_diff && !size_diff && !pg_diff)
 				continue;
 			struct capset cs = {0};
 			cap(&cs, "rank", int_str(p->rank));
@@ -384,11 +474,18 @@ static void rule_watchdog(struct bundle *b, const struct ranks *r)
 			cap(&cs, "op", xstrdup(p->wd_op));
 			cap(&cs, "other_rank", int_str(q->rank));
 			cap(&cs, "other_op", xstrdup(q->wd_op));
-			cap(&cs, "detail", xasprintf("rank %d: %s NumelIn=%ld; rank %d: %s NumelIn=%ld", p->rank, p->wd_op,
-			                             p->wd_numel, q->rank, q->wd_op, q->wd_numel));
+			if (pg_diff)
+				cap(&cs, "detail", xasprintf("rank %d waits in process group %s (SeqNum %ld, %s) while rank %d waits in process group %s (SeqNum %ld, %s)",
+				                             p->rank, p->wd_pg_name ? p->wd_pg_name : "?", p->wd_seq, p->wd_op, q->rank,
+				                             q->wd_pg_name ? q->wd_pg_name : "?", q->wd_seq, q->wd_op));
+			else
+				cap(&cs, "detail", xasprintf("rank %d: %s NumelIn=%ld; rank %d: %s NumelIn=%ld", p->rank, p->wd_op,
+				                             p->wd_numel, q->rank, q->wd_op, q->wd_numel));
 			emit(b, "ranks.collective_mismatch", &p->wd_where, p->rank, p, &cs,
-			     "at SeqNum %ld rank %d waited in %s (NumelIn=%ld) while rank %d waited in %s (NumelIn=%ld)",
-			     p->wd_seq, p->rank, p->wd_op, p->wd_numel, q->rank, q->wd_op, q->wd_numel);
+			     "rank %d timed out in %s SeqNum %ld (NumelIn=%ld%s%s) while rank %d timed out in %s SeqNum %ld (NumelIn=%ld%s%s)",
+			     p->rank, p->wd_op, p->wd_seq, p->wd_numel, p->wd_pg_name ? ", process group " : "",
+			     p->wd_pg_name ? p->wd_pg_name : "", q->rank, q->wd_op, q->wd_seq, q->wd_numel,
+			     q->wd_pg_name ? ", process group " : "", q->wd_pg_name ? q->wd_pg_name : "");
 			break;
 		}
 	}
@@ -402,7 +499,7 @@ static void rule_midway(struct bundle *b, const struct ranks *r, int any_stuck)
 		return; /* the launcher saw every worker end */
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
-		if (proc_terminal(p) || !p->last.path)
+		if (!rank_proc_open_ended(p) || p->went_silent || !p->last.path)
 			continue;
 		struct capset cs = {0};
 		cap(&cs, "rank", int_str(p->rank));
@@ -425,10 +522,16 @@ static void rule_first_failure(struct bundle *b, const struct ranks *r)
 	struct capset cs = {0};
 	char *wh = who(p);
 	cap(&cs, "rank", p->rank >= 0 ? int_str(p->rank) : xasprintf("unknown (%s)", wh));
-	const char *what = w->text ? w->text : "(no error line)";
+	char *silent = NULL;
+	if (!w->text && p->went_silent)
+		silent = xasprintf("its output stops after: %s", last_text(p));
+	const char *what = w->text ? w->text : silent ? silent : "(no error line)";
 	cap(&cs, "error", xstrdup(what));
+	if (!w->path)
+		w = &p->last;
 	emit(b, "ranks.first_failure", w, p->rank, p, &cs, "rank %d (%s) failed first: %s", p->rank, wh, what);
 	free(wh);
+	free(silent);
 }
 
 static void run(struct bundle *b)
@@ -439,6 +542,8 @@ static void run(struct bundle *b)
 	ranks_finish(r);
 	int any_stuck = 0;
 	rule_init(b, r, &any_stuck);
+	rule_uid_wait(b, r);
+	rule_silent(b, r);
 	rule_never_reached(b, r);
 	rule_exits(b, r);
 	rule_watchdog(b, r);
