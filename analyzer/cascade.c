@@ -85,14 +85,14 @@ void cascade_link(struct bundle *b)
 	for (size_t i = 0; i < b->ndiags && !anchor && first && first->rank >= 0; i++)
 		if (is_root_error(&b->diags[i]) && has_rank(&b->diags[i], first->rank))
 			anchor = &b->diags[i];
+	int changed = 0;
 	if (!anchor)
-		return;
+		goto context;
 	int mine = strncmp(anchor->def->id, "ranks.", 6) == 0;
 	int gone = 0; /* the anchor is a rank that died or never came */
 	for (size_t k = 0; death[k]; k++)
 		gone |= strcmp(anchor->def->id, death[k]) == 0;
 	gone |= strcmp(anchor->def->id, absent[0]) == 0;
-	int changed = 0;
 	for (size_t i = 0; i < b->ndiags; i++) {
 		struct diagnosis *d = &b->diags[i];
 		if (d == anchor)
@@ -114,6 +114,19 @@ void cascade_link(struct bundle *b)
 			d->echo_of = anchor->def->id;
 			changed = 1;
 		}
+	}
+context:
+	/* "never reached NCCL" beside a specific root: a context remark */
+	for (size_t i = 0; i < b->ndiags; i++) {
+		struct diagnosis *d = &b->diags[i];
+		if (strcmp(d->def->id, "ranks.never_reached_nccl") != 0 || d->role != ROLE_ROOT)
+			continue;
+		for (size_t k = 0; k < b->ndiags; k++)
+			if (k != i && is_root_error(&b->diags[k])) {
+				d->role = ROLE_CONTEXT;
+				changed = 1;
+				break;
+			}
 	}
 	if (changed)
 		qsort(b->diags, b->ndiags, sizeof *b->diags, cmp_diag);

@@ -250,6 +250,7 @@ void ranks_free(struct ranks *r)
 		ex_free(&r->ex[i]);
 	free(r->ex);
 	doc_free(r->doc);
+	where_free(&r->launcher_signal_where);
 	free(r);
 }
 
@@ -805,6 +806,13 @@ static void note_plain(struct ranks *r, const struct logline *ll, const char *pa
 		ts = ranks_parse_ts(m->p, m->n);
 	if (note_block(r, d, m, path, lineno, r->order))
 		return;
+	if (ll->rank < 0 && find(m, "elastic.multiprocessing.api.SignalException: Process ") && find(m, "got signal")) {
+		if (!r->launcher_signalled)
+			where_set(&r->launcher_signal_where, path, lineno, m->p, m->n, r->order, ts);
+		r->launcher_signalled = 1;
+		r->saw_launcher = 1;
+		return;
+	}
 	if (ll->rank < 0 && m->n > 6 && (m->p[0] == 'I' || m->p[0] == 'W' || m->p[0] == 'E') && is_digit(m->p[1])) {
 		if (note_launcher(r, m, path, lineno, r->order, ts))
 			return;

@@ -119,6 +119,8 @@ struct ranks {
 	int saw_launcher;     /* torchrun / elastic output seen */
 	int saw_child_failed; /* ChildFailedError block seen */
 	int saw_watchdog;     /* any WorkNCCL watchdog line */
+	int launcher_signalled; /* torchrun itself got a signal (SignalException): stopped from outside */
+	struct rank_where launcher_signal_where;
 	int finished;
 	/* private state */
 	struct uid_wait *uid;

@@ -26,6 +26,7 @@ static const struct rule_def DEFS[] = {
 	{"ranks.collective_mismatch", "ranks timed out in different collectives (op or size) at the same sequence number"},
 	{"ranks.log_ends_midway", "a rank's output stops with no error, exit or teardown while the job failed or hung"},
 	{"ranks.first_failure", "the rank whose own error came first"},
+	{"ranks.hang_stopped_outside", "no rank reported an error, and the launcher was stopped by a signal from outside (time limit): a silent hang"},
 	{"ranks.died_silently", "a rank's output stops with no error or exit while another rank reports the connection to its peer closed"},
 };
 
@@ -280,6 +281,25 @@ static void rule_silent(struct bundle *b, const struct ranks *r)
 		     p->rank, w, rank_proc_milestone(p), q ? q->rank : -1,
 		     q && q->remote_where.text ? q->remote_where.text : "?", p->rank, last_text(p));
 		free(w);
+	}
+}
+
+static void rule_hang(struct bundle *b, const struct ranks *r, int any_stuck)
+{
+	if (!r->launcher_signalled || any_stuck)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].first_error.path || rank_proc_killed(&r->v[i]) || r->v[i].went_silent || r->v[i].remote_err)
+			return;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		struct capset cs = {0};
+		cap(&cs, "rank", int_str(p->rank));
+		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
+		cap(&cs, "last", xstrdup(last_text(p)));
+		emit(b, "ranks.hang_stopped_outside", &p->last, p->rank, p, &cs,
+		     "rank %d reached %s and printed no error; its last line: %s", p->rank, rank_proc_milestone(p),
+		     last_text(p));
 	}
 }
 
@@ -544,6 +564,7 @@ static void run(struct bundle *b)
 	rule_init(b, r, &any_stuck);
 	rule_uid_wait(b, r);
 	rule_silent(b, r);
+	rule_hang(b, r, any_stuck);
 	rule_never_reached(b, r);
 	rule_exits(b, r);
 	rule_watchdog(b, r);
