@@ -110,15 +110,6 @@ static void run_env(struct bundle *b)
 			     "set NCCL_IB_HCA to devices listed by `ibv_devinfo` (prefix match; `=mlx5_0` exact; `:1` port), or unset it",
 			     "NCCL_IB_HCA matched no active RDMA port (`NET/IB : No device found`), so inter-node traffic falls back to TCP sockets.",
 			     it);
-		else if (strcmp(name, "NCCL_SHM_DISABLE") == 0 && strcmp(value, "1") == 0) {
-			const cJSON *p2p = cJSON_GetObjectItemCaseSensitive(env, "NCCL_P2P_DISABLE");
-			const char *pv = str_item(p2p, "value");
-			if (pv && strcmp(pv, "1") == 0)
-				emit(b, "env.forces_unusable_path", name, value,
-				     "keep at most one of them; with P2P off NCCL needs SHM (raise /dev/shm instead of disabling it)",
-				     "With both NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1, GPUs of the same node can only talk through the network transport (IB or TCP sockets on loopback): much slower, and it fails where no network interface qualifies.",
-				     it);
-		}
 	}
 }
 
