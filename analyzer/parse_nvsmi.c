@@ -82,16 +82,6 @@ int sys_parse_nvsmi(const char *text, size_t len, const char *path, cJSON *facts
 	sys_lines_init(&it, text, len);
 	while ((line = sys_lines_next(&it, NULL))) {
 		size_t ln = strlen(line);
-		/* date line before each dashboard */
-		if (!strchr(line, '|')) {
-			double tt = sys_parse_time(line);
-			if (!isnan(tt)) {
-				t = tt;
-				snprintf(ts, sizeof ts, "%s", sys_trim(line));
-			}
-			in_procs = 0;
-			continue;
-		}
 		if (strstr(line, "NVIDIA-SMI ") && strstr(line, "Driver Version")) {
 			dashboards++;
 			in_procs = in_mig = 0;
@@ -103,6 +93,16 @@ int sys_parse_nvsmi(const char *text, size_t len, const char *path, cJSON *facts
 			const char *c = strstr(line, "CUDA Version:");
 			if (c && sscanf(c + 13, " %63[0-9.]", v) == 1)
 				added += sys_version_set(facts, "cuda", v, path, it.lineno);
+			continue;
+		}
+		/* date line before each dashboard */
+		if (!strchr(line, '|')) {
+			double tt = sys_parse_time(line);
+			if (!isnan(tt)) {
+				t = tt;
+				snprintf(ts, sizeof ts, "%s", sys_trim(line));
+			}
+			in_procs = 0;
 			continue;
 		}
 		if (sys_memcasestr(line, ln, "| Processes:")) {

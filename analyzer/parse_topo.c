@@ -213,8 +213,14 @@ int sys_parse_topo(const char *text, size_t len, const char *path, cJSON *facts,
 				rows++; /* NIC row: NIC<->NIC links are not used */
 			continue;
 		}
-		if (!has_x)
+		if (!has_x) {
+			if (have_header) {
+				char *w = xasprintf("row %s has no self cell (X): cut or malformed; row ignored", tok[0]);
+				add_skip(topo, m, path, it.lineno, w);
+				free(w);
+			}
 			continue;
+		}
 		if (!have_header) {
 			/* no header: assume GPU0..GPUn columns in order (cells up to the X and beyond) */
 			size_t nlink = 0;
