@@ -29,7 +29,6 @@ static const struct rule_def SYS_RULES[] = {
 	{"memory.other_process_holds_memory", "GPU memory held by other or stale processes"},
 	{"ecc.uncorrectable", "uncorrectable ECC errors, pending remaps or remap failures"},
 	{"ecc.history", "uncorrectable ECC errors or retired pages in the GPU's lifetime counters"},
-	{"env.p2p_level_invalid", "NCCL_P2P_LEVEL set to a value NCCL ignores"},
 };
 
 static void to_bundle(void *ctx, const char *rule_id, const char *path, uint64_t line,

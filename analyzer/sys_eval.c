@@ -1055,33 +1055,6 @@ static void rule_ecc(const cJSON *facts, struct emitter *e)
 	}
 }
 
-static void rule_env(const cJSON *facts, struct emitter *e)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "env"), "NCCL_P2P_LEVEL");
-	const char *val = sys_get_str(v, "value");
-	if (!val)
-		return;
-	static const char *ok[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS", NULL};
-	for (int i = 0; ok[i]; i++)
-		if (!strcmp(val, ok[i]))
-			return;
-	char *end;
-	strtol(val, &end, 10);
-	if (end != val && !*end)
-		return; /* legacy integers */
-	struct caps c = {0};
-	cap_add(&c, "value", "%s", val);
-	cap_add(&c, "recommend", "NCCL_P2P_LEVEL=%s", !strcasecmp(val, "NODE") ? "PHB (NCCL has no NODE level)" : "one of LOC, NVL, PIX, PXB, PHB, SYS (upper case)");
-	cJSON *src = sys_source(sys_get_str(v, "path"), 0);
-	double line = 0;
-	sys_get_num(v, "line", &line);
-	sys_set_num(src, "line", line);
-	emit(e, "env.p2p_level_invalid", src, &c,
-	     "NCCL_P2P_LEVEL=%s is not a level NCCL knows (it compares case-sensitively against LOC, NVL, PIX, PXB, "
-	     "PHB, SYS) and silently ignores it", val);
-	cJSON_Delete(src);
-}
-
 void sys_rules_eval(cJSON *facts, const struct sys_logctx *lc, sys_emit_fn fn, void *ctx)
 {
 	if (!facts || !fn)
@@ -1123,5 +1096,4 @@ void sys_rules_eval(cJSON *facts, const struct sys_logctx *lc, sys_emit_fn fn, v
 	rule_versions(facts, lc, &e);
 	rule_memory(facts, lc, &e);
 	rule_ecc(facts, &e);
-	rule_env(facts, &e);
 }
