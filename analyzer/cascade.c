@@ -98,7 +98,7 @@ void cascade_link(struct bundle *b)
 		if (d == anchor)
 			continue;
 		int echo = 0;
-		if (d->role == ROLE_CASCADE && (!d->echo_of || strcmp(d->echo_of, "ranks.first_failure") == 0))
+		if (d->role == ROLE_CASCADE && !d->echo_of)
 			echo = 1; /* a cascade without a (root) target: this is its root */
 		else if (is_root_error(d) && echo_prone(d->def->category) && d->nranks && anchor->nranks &&
 		         disjoint(anchor, d))

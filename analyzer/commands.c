@@ -4,5 +4,6 @@
 #include <stddef.h>
 
 const struct command EXTRA_COMMANDS[] = {
+	{"mem", cmd_mem},
 	{NULL, NULL},
 };

@@ -1153,6 +1153,11 @@ void ranks_finish(struct ranks *r)
 			first = &r->v[i];
 	if (first)
 		first->first_failure = 1;
+	for (size_t i = 0; i < r->n; i++) {
+		r->v[i].last_path = r->v[i].last.path;
+		r->v[i].last_line = r->v[i].last.line;
+		r->v[i].last_text = r->v[i].last.text;
+	}
 }
 
 int ranks_cmp_first_error(const struct rank_proc *a, const struct rank_proc *b)

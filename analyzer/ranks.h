@@ -73,6 +73,10 @@ struct rank_proc {
 	/* failures and last line */
 	struct rank_where first_error;
 	struct rank_where last;
+	/* borrowed views of `last`, set by ranks_finish (kept for older callers) */
+	const char *last_path;
+	uint64_t last_line;
+	const char *last_text;
 	char *debug_file;     /* a document holding only this process's lines */
 	int first_failure;    /* set by ranks_finish on the rank that failed first */
 	/* remote-peer errors (connection closed by peer, ncclRemoteError) */

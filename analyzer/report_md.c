@@ -71,13 +71,18 @@ void report_md(FILE *out, const struct bundle *b, const struct report_opts *o)
 	} else if (b->verdict == VERDICT_UNKNOWN_FAILURE) {
 		fprintf(out, "The logs show a failure that no known signature explains; the lines are listed below.\n\n");
 	}
+	size_t shown = 0;
 	for (size_t i = 0; i < b->ndiags; i++) {
 		const struct diagnosis *d = &b->diags[i];
-		fprintf(out, "### %zu. %s: ", i + 1, d->def->category);
+		if (d->def->severity == SEV_INFO)
+			continue; /* listed compactly below */
+		fprintf(out, "### %zu. %s: ", ++shown, d->def->category);
 		md_inline(out, d->title);
 		fprintf(out, "\n\n*%s, %s", severity_name(d->def->severity), role_name(d->role));
 		if (d->echo_of)
 			fprintf(out, " of `%s`", d->echo_of);
+		if (d->supports)
+			fprintf(out, ", supports `%s`", d->supports);
 		fprintf(out, ", confidence %.2f", d->confidence);
 		if (d->nranks) {
 			fprintf(out, ", rank%s ", d->nranks > 1 ? "s" : "");
@@ -87,7 +92,7 @@ void report_md(FILE *out, const struct bundle *b, const struct report_opts *o)
 		fprintf(out, " — `%s`*\n\n", d->def->id);
 		md_inline(out, d->explanation);
 		fprintf(out, "\n\n");
-		if (d->role != ROLE_CASCADE && d->def->fix.n) {
+		if (d->role != ROLE_CASCADE && !d->supports && d->def->fix.n) {
 			fprintf(out, "**Fix**\n\n");
 			for (size_t k = 0; k < d->def->fix.n; k++) {
 				char *s = render_template(d->def->fix.v[k], b, d);
@@ -111,6 +116,19 @@ void report_md(FILE *out, const struct bundle *b, const struct report_opts *o)
 			fprintf(out, "\n");
 		}
 	}
+	int infos = 0;
+	for (size_t i = 0; i < b->ndiags; i++) {
+		const struct diagnosis *d = &b->diags[i];
+		if (d->def->severity != SEV_INFO)
+			continue;
+		if (!infos++)
+			fprintf(out, "**Also noted** (information, not failures)\n\n");
+		fprintf(out, "- %s: ", d->def->category);
+		md_inline(out, d->title);
+		fprintf(out, " (`%s`)\n", d->def->id);
+	}
+	if (infos)
+		fprintf(out, "\n");
 	rank_table_md(out, b); /* ranks */
 	next_steps_text(out, b, 1); /* ranks */
 	if (b->verdict == VERDICT_UNKNOWN_FAILURE && b->nfailures) {

@@ -25,7 +25,6 @@ static const struct rule_def DEFS[] = {
 	{"ranks.watchdog_seqnum_behind", "watchdog / flight-recorder sequence numbers differ across ranks: the lowest is behind"},
 	{"ranks.collective_mismatch", "ranks timed out in different collectives (op or size) at the same sequence number"},
 	{"ranks.log_ends_midway", "a rank's output stops with no error, exit or teardown while the job failed or hung"},
-	{"ranks.first_failure", "the rank whose own error came first"},
 	{"ranks.hang_stopped_outside", "no rank reported an error, and the launcher was stopped by a signal from outside (time limit): a silent hang"},
 	{"ranks.died_silently", "a rank's output stops with no error or exit while another rank reports the connection to its peer closed"},
 };
@@ -148,8 +147,8 @@ static void rule_init(struct bundle *b, const struct ranks *r, int *any_stuck)
 			ncomplete += cm->m[k].complete != 0;
 		for (size_t k = 0; k < cm->n; k++) {
 			const struct rank_member *mb = &cm->m[k];
-			if (!member_stuck(r, mb))
-				continue;
+			if (!member_stuck(r, mb) || cm->nranks < 2)
+				continue; /* a communicator of one waits for nobody */
 			const struct rank_proc *p = &r->v[mb->proc];
 			*any_stuck = 1;
 			struct capset cs = {0};
@@ -533,25 +532,39 @@ static void rule_midway(struct bundle *b, const struct ranks *r, int any_stuck)
 	}
 }
 
-static void rule_first_failure(struct bundle *b, const struct ranks *r)
+/* When exactly one rank failed by itself (a non-zero exit other than the
+ * launcher's SIGTERM, or the only rank with its own error) and the others
+ * were only stopped, the failure lines that carry no rank (unprefixed
+ * tracebacks in a combined log) are that rank's. */
+static void attribute_orphans(struct bundle *b, const struct ranks *r)
 {
-	const struct rank_proc *p = ranks_first_failure(r);
-	if (!p || r->n < 2)
+	const struct rank_proc *alone = NULL;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		int failed = (p->has_exit && p->exitcode != 0 && p->exitcode != -15) ||
+		             (p->first_error.path && !(p->has_exit && p->exitcode == -15) && !p->remote_err);
+		if (!failed)
+			continue;
+		if (alone)
+			return; /* several: no guessing */
+		alone = p;
+	}
+	if (!alone || alone->rank < 0)
 		return;
-	const struct rank_where *w = p->first_error.path ? &p->first_error : &p->exit_where;
-	struct capset cs = {0};
-	char *wh = who(p);
-	cap(&cs, "rank", p->rank >= 0 ? int_str(p->rank) : xasprintf("unknown (%s)", wh));
-	char *silent = NULL;
-	if (!w->text && p->went_silent)
-		silent = xasprintf("its output stops after: %s", last_text(p));
-	const char *what = w->text ? w->text : silent ? silent : "(no error line)";
-	cap(&cs, "error", xstrdup(what));
-	if (!w->path)
-		w = &p->last;
-	emit(b, "ranks.first_failure", w, p->rank, p, &cs, "rank %d (%s) failed first: %s", p->rank, wh, what);
-	free(wh);
-	free(silent);
+	for (size_t i = 0; i < b->ev.n; i++) {
+		struct evidence *e = &b->ev.v[i];
+		if (e->rank >= 0 || e->host || e->line == 0 || strncmp(e->id, "ranks.", 6) == 0)
+			continue;
+		/* only lines before the launcher's first report of an exit */
+		int after = 0;
+		for (size_t k = 0; k < r->n && !after; k++) {
+			const struct rank_where *w = &r->v[k].exit_where;
+			after = w->path && strcmp(w->path, e->path) == 0 && e->line >= w->line;
+		}
+		if (after)
+			continue;
+		e->rank = alone->rank;
+	}
 }
 
 static void run(struct bundle *b)
@@ -560,6 +573,7 @@ static void run(struct bundle *b)
 	if (!r)
 		return;
 	ranks_finish(r);
+	attribute_orphans(b, r);
 	int any_stuck = 0;
 	rule_init(b, r, &any_stuck);
 	rule_uid_wait(b, r);
@@ -569,7 +583,6 @@ static void run(struct bundle *b)
 	rule_exits(b, r);
 	rule_watchdog(b, r);
 	rule_midway(b, r, any_stuck);
-	rule_first_failure(b, r);
 }
 
 const struct rule_provider RULES_RANKS = {
