@@ -608,7 +608,8 @@ static int note_block(struct ranks *r, struct rank_doc *d, const struct span *m0
 static int note_launcher(struct ranks *r, const struct span *m, const char *path, uint64_t lineno,
                          uint64_t order, double ts)
 {
-	if (!find(m, "torch/distributed/") && !find(m, "torch.distributed.elastic"))
+	if (!find(m, "torch/distributed/elastic") && !find(m, "torch.distributed.elastic") &&
+	    !find(m, "torch/distributed/run.py"))
 		return 0;
 	r->saw_launcher = 1;
 	if (r->doc)
@@ -813,11 +814,22 @@ static void note_plain(struct ranks *r, const struct logline *ll, const char *pa
 		r->saw_launcher = 1;
 		return;
 	}
-	if (ll->rank < 0 && m->n > 6 && (m->p[0] == 'I' || m->p[0] == 'W' || m->p[0] == 'E') && is_digit(m->p[1])) {
-		if (note_launcher(r, m, path, lineno, r->order, ts))
-			return;
-	}
+	if (ll->rank < 0 && note_launcher(r, m, path, lineno, r->order, ts))
+		return;
 	int err = is_error_text(m);
+	if (!r->saw_nccl_text) {
+		/* "NCCL" as a word of PyTorch's messages (not an NCCL_* variable name) */
+		const char *q = m->p, *end = m->p + m->n;
+		while ((q = memmem(q, (size_t)(end - q), "NCCL", 4)) != NULL) {
+			if (q + 4 >= end || q[4] != '_') {
+				r->saw_nccl_text = 1;
+				break;
+			}
+			q += 4;
+		}
+		if (find(m, "CollectiveFingerPrint") || find(m, "Detected mismatch between collectives"))
+			r->saw_nccl_text = 1;
+	}
 	const char *u = find(m, "] is setting up NCCL communicator and retrieving ncclUniqueId from [");
 	if (u) {
 		const char *o = u;

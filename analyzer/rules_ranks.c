@@ -93,6 +93,16 @@ static void emit(struct bundle *b, const char *id, const struct rank_where *w, i
 	caps_free(cs);
 }
 
+/* "3", or "? (local_rank 5, pid 2630)" when the global rank is unknown. */
+static char *rank_label(const struct rank_proc *p)
+{
+	if (p->rank >= 0)
+		return int_str(p->rank);
+	if (p->local_rank >= 0)
+		return xasprintf("? (local_rank %d, pid %ld)", p->local_rank, p->pid);
+	return xasprintf("? (pid %ld)", p->pid);
+}
+
 static const char *last_text(const struct rank_proc *p)
 {
 	return p->last.text ? p->last.text : "(none)";
@@ -314,7 +324,7 @@ static int bundle_failed(const struct bundle *b, const struct ranks *r)
 
 static void rule_never_reached(struct bundle *b, const struct ranks *r)
 {
-	if (r->nccl_lines || r->saw_watchdog || b->saw_nccl)
+	if (r->nccl_lines || r->saw_watchdog || b->saw_nccl || r->saw_nccl_text)
 		return;
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(b->facts, "nccl_versions");
 	if (cJSON_IsArray(v) && cJSON_GetArraySize(v) > 0)
@@ -351,7 +361,7 @@ static void rule_exits(struct bundle *b, const struct ranks *r)
 		int sig = p->has_exit && p->exitcode < 0 ? -p->exitcode : 0;
 		if (sig == 15 || (p->sigterm_sent && (!p->has_exit || p->exitcode == -15 || p->exitcode == 0))) {
 			struct capset cs = {0};
-			cap(&cs, "rank", int_str(p->rank));
+			cap(&cs, "rank", rank_label(p));
 			emit(b, "ranks.sigterm_by_launcher", &p->exit_where, p->rank, p, &cs,
 			     "rank %d (pid %ld) was stopped by the launcher with SIGTERM", p->rank, p->pid);
 			continue;
@@ -368,7 +378,7 @@ static void rule_exits(struct bundle *b, const struct ranks *r)
 		if (sig == 6 && p->first_error.path)
 			continue;
 		struct capset cs = {0};
-		cap(&cs, "rank", int_str(p->rank));
+		cap(&cs, "rank", rank_label(p));
 		cap(&cs, "signal", int_str(sig));
 		cap(&cs, "signame", xstrdup(sn));
 		cap(&cs, "pid", int_str(p->pid));
