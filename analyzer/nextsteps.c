@@ -15,12 +15,6 @@ static int has_kind(const struct bundle *b, enum doc_kind k)
 	return 0;
 }
 
-static int has_env(const struct bundle *b, const char *name)
-{
-	const cJSON *env = cJSON_GetObjectItemCaseSensitive(b->facts, "env");
-	return cJSON_GetObjectItemCaseSensitive(env, name) != NULL;
-}
-
 static int is_hang(const struct bundle *b)
 {
 	return evlist_has(&b->ev, "ranks.stuck_in_init") || evlist_has(&b->ev, "ranks.missing_from_comm") ||
@@ -53,8 +47,7 @@ void next_steps(const struct bundle *b, struct strvec *out)
 		                                 "rank on every node (e.g. `NCCL_DEBUG_FILE=/shared/nccl.%%h.%%p.log`, or "
 		                                 "torchrun `--log-dir DIR --redirects 3`) so that the ranks can be lined up",
 		                                 nccl_procs, world));
-	if (r && r->nccl_lines && !has_env(b, "NCCL_SOCKET_IFNAME") && failed &&
-	    !evlist_has(&b->ev, "ranks.collective_mismatch"))
+	if (r && r->nccl_lines && !r->saw_net_lines && failed)
 		strvec_push(out, "Include the network choice in the log: `NCCL_DEBUG_SUBSYS=INIT,NET,ENV` prints "
 		                 "`Bootstrap: Using`, `NET/Socket : Using` and `NET/IB : Using` per rank");
 	if (!has_kind(b, DOC_TOPO_MATRIX) && !has_kind(b, DOC_TOPO_XML) && !has_kind(b, DOC_TOPO_P2P))
@@ -73,8 +66,8 @@ void next_steps(const struct bundle *b, struct strvec *out)
 		                 "every rank dumps to `/tmp/nccl_trace_rank_<rank>` on timeout; analyse the dumps with "
 		                 "the fr_trace script of torch/distributed/flight_recorder. While it hangs, "
 		                 "`py-spy dump --pid <pid>` of each rank shows where it waits");
-	if (evlist_has(&b->ev, "ranks.sigkill_oom_killer"))
-		strvec_push(out, "A rank was SIGKILLed: attach `dmesg -T | tail -200` (or `journalctl -k`) from its host "
+	if (evlist_has(&b->ev, "ranks.sigkill_oom_killer") || evlist_has(&b->ev, "ranks.died_silently"))
+		strvec_push(out, "A rank was SIGKILLed or vanished: attach `dmesg -T | tail -200` (or `journalctl -k`) from its host "
 		                 "and the scheduler's record of the job (sacct, kubectl describe pod)");
 	int ts = 0;
 	for (size_t i = 0; r && i < r->n && !ts; i++)

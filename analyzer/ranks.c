@@ -751,6 +751,8 @@ static void note_nccl(struct ranks *r, const struct logline *ll, const char *pat
 		p->cuda_dev = ll->dev; /* the main thread's device, until an Init line says */
 	const struct span *m = &ll->msg;
 	if (ll->level == LINE_INFO) {
+		if (starts(m, "Bootstrap") || starts(m, "NET/"))
+			r->saw_net_lines = 1;
 		if (starts(m, "NCCL version ")) {
 			p->saw_banner = 1;
 			size_t l = 13;

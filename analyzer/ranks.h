@@ -123,6 +123,7 @@ struct ranks {
 	int saw_launcher;     /* torchrun / elastic output seen */
 	int saw_child_failed; /* ChildFailedError block seen */
 	int saw_watchdog;     /* any WorkNCCL watchdog line */
+	int saw_net_lines;    /* "Bootstrap: Using" / "NET/..." lines (network choice logged) */
 	int saw_nccl_text;    /* a plain line names NCCL (PyTorch's NCCL errors, ProcessGroupNCCL) */
 	int launcher_signalled; /* torchrun itself got a signal (SignalException): stopped from outside */
 	struct rank_where launcher_signal_where;
