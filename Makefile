@@ -36,6 +36,8 @@ LIB_OBJ := $(LIB_SRC:analyzer/%.c=$(B)/obj/%.o)
 LIB := $(B)/libnccltriage.a
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz-replay/%)
+TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(B)/tools/%)
 
 .PHONY: all deps demo check check-fast check-asan check-db catalog install clean fuzz bench
 
@@ -64,19 +66,22 @@ $(B)/tests/%: tests/unit/%.c tests/unit/testlib.h $(LIB) | $(B)/tests
 $(B)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIB) | $(B)/fuzz-replay
 	$(CC) $(ALL_CFLAGS) -Ianalyzer -o $@ $< tests/fuzz/replay_main.c $(LIB) $(LDLIBS) $(LDFLAGS)
 
-$(B)/obj $(B)/tests $(B)/fuzz-replay:
+$(B)/tools/%: tests/tools/%.c | $(B)/tools
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS) $(LDFLAGS)
+
+$(B)/obj $(B)/tests $(B)/fuzz-replay $(B)/tools:
 	mkdir -p $@
 
 demo: deps
 	@$(MAKE) --no-print-directory nccl-triage
-	./nccl-triage analyze --patterns patterns fixtures/demo/ticket-oom.tar.gz; test $$? -le 1
+	./nccl-triage analyze fixtures/demo/ticket-oom.tar.gz; test $$? -le 1
 
 # The whole suite.  The last line says how many tests passed and failed.
 check: deps
 	@$(MAKE) --no-print-directory check-fast
 	@$(MAKE) --no-print-directory check-asan
 
-check-fast: nccl-triage $(UNIT_BIN) $(FUZZ_BIN)
+check-fast: nccl-triage $(UNIT_BIN) $(FUZZ_BIN) $(TOOL_BIN)
 	@sh tests/run.sh $(B) ./nccl-triage
 
 check-asan:
@@ -86,7 +91,7 @@ check-asan:
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  sh tests/run.sh build-asan build-asan/nccl-triage-asan
 
-build-asan-tests: $(UNIT_BIN) $(FUZZ_BIN)
+build-asan-tests: $(UNIT_BIN) $(FUZZ_BIN) $(TOOL_BIN)
 
 $(B)/nccl-triage-asan: $(B)/obj/main.o $(LIB)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(LDFLAGS)

@@ -14,7 +14,7 @@
 #include "detect.h"
 #include "evidence.h"
 #include "input.h"
-#include "limits.h"
+#include "nt_limits.h"
 #include "util.h"
 
 struct sigdb;

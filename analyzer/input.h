@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "limits.h"
+#include "nt_limits.h"
 #include "util.h"
 
 struct doc_sink {

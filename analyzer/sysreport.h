@@ -9,6 +9,7 @@
 #define NT_SYSREPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <cjson/cJSON.h>
 #include "detect.h"
 #include "util.h"
@@ -17,5 +18,9 @@
  * facts added (0 when nothing sound was found). */
 int sysreport_parse(enum doc_kind kind, const char *text, size_t len,
                     const char *path, cJSON *facts, struct msgs *m);
+
+/* A PyTorch OOM message line ("CUDA out of memory. Tried to allocate ...")
+ * into facts.memory.oom_events.  Returns 1 when parsed. */
+int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *path, uint64_t lineno);
 
 #endif

@@ -16,7 +16,7 @@
 
 /* Allocation that aborts on exhaustion: an analyzer that cannot allocate a few
  * bytes cannot report anything useful either.  Large, input-sized buffers are
- * bounded by the caps in limits.h before they are requested. */
+ * bounded by the caps in nt_limits.h before they are requested. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);

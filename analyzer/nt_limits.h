@@ -1,4 +1,4 @@
-/* limits.h - the caps that keep hostile input bounded.  Defaults are documented
+/* nt_limits.h - the caps that keep hostile input bounded.  Defaults are documented
  * in docs/nccl-triage.1 (LIMITS) and adjustable with --max-* options. */
 #ifndef NT_LIMITS_H
 #define NT_LIMITS_H

@@ -1,5 +1,5 @@
-/* limits.c - default caps (documented in the man page, LIMITS). */
-#include "limits.h"
+/* nt_limits.c - default caps (documented in the man page, LIMITS). */
+#include "nt_limits.h"
 
 void limits_default(struct limits *l)
 {

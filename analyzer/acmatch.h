@@ -1,0 +1,24 @@
+/* acmatch.h - Aho-Corasick over the signatures' literals: one pass over a
+ * line finds every literal it contains, so the prefilter costs the same for
+ * 10 or 1000 signatures.  Immutable after acmatch_build(); thread-safe to
+ * search. */
+#ifndef NT_ACMATCH_H
+#define NT_ACMATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct acmatch;
+
+struct acmatch *acmatch_new(void);
+/* Add a literal that reports value when found.  Before build only. */
+void acmatch_add(struct acmatch *ac, const char *lit, size_t len, uint32_t value);
+void acmatch_build(struct acmatch *ac);
+void acmatch_free(struct acmatch *ac);
+/* Calls hit(ctx, value) for every value whose literal occurs in s (a value
+ * may be reported more than once).  */
+void acmatch_search(const struct acmatch *ac, const char *s, size_t n,
+                    void (*hit)(void *ctx, uint32_t value), void *ctx);
+size_t acmatch_states(const struct acmatch *ac);
+
+#endif

@@ -1,0 +1,499 @@
+/* bundle.c - see bundle.h.  The streaming path: documents arrive in chunks
+ * through the doc_sink; the first HEAD_BYTES are held until the kind is
+ * known; log documents are split into lines (memchr) and each line goes
+ * through logline_parse, the log-fact extractors, ranks and the matcher;
+ * system reports are buffered whole for their parser. */
+#include "bundle.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "correlate.h"
+#include "logline.h"
+#include "match.h"
+#include "ranks.h"
+#include "rules.h"
+#include "sigdb.h"
+#include "sysreport.h"
+
+#define HEAD_BYTES (64u << 10)
+#define FAILURES_KEPT 20
+
+const char *verdict_name(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_HEALTHY: return "healthy";
+	case VERDICT_DIAGNOSED: return "diagnosed";
+	case VERDICT_UNKNOWN_FAILURE: return "unknown_failure";
+	default: return "no_evidence";
+	}
+}
+
+struct docstate {
+	size_t doc;              /* index into b->docs */
+	int kind_known;
+	struct buf head;         /* bytes held until the kind is known */
+	struct buf partial;      /* an unfinished line */
+	int partial_cut;         /* the current line passed max_line */
+	uint64_t long_lines;     /* lines cut at max_line */
+	int lines_capped;        /* max_lines reached */
+	struct buf sys;          /* whole system report */
+	int sys_cut;
+};
+
+struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct limits *lim)
+{
+	struct bundle *b = xcalloc(1, sizeof *b);
+	b->name = xstrdup(name);
+	b->db = db;
+	b->matcher = matcher_new(db);
+	if (lim)
+		b->lim = *lim;
+	else
+		limits_default(&b->lim);
+	evlist_init(&b->ev);
+	b->facts = cJSON_CreateObject();
+	b->ranks = ranks_new();
+	return b;
+}
+
+void bundle_free(struct bundle *b)
+{
+	if (!b)
+		return;
+	free(b->name);
+	matcher_free(b->matcher);
+	for (size_t i = 0; i < b->ndocs; i++)
+		free(b->docs[i].path);
+	free(b->docs);
+	evlist_free(&b->ev);
+	cJSON_Delete(b->facts);
+	msgs_free(&b->warnings);
+	for (size_t i = 0; i < b->nfailures; i++) {
+		free(b->failures[i].path);
+		free(b->failures[i].text);
+		free(b->failures[i].what);
+	}
+	free(b->failures);
+	ranks_free(b->ranks);
+	correlate_free(b);
+	free(b);
+}
+
+/* ---- facts from log lines ---- */
+
+static void add_unique_string(cJSON *facts, const char *key, const char *val)
+{
+	cJSON *arr = cJSON_GetObjectItemCaseSensitive(facts, key);
+	if (!arr)
+		arr = cJSON_AddArrayToObject(facts, key);
+	const cJSON *it;
+	cJSON_ArrayForEach(it, arr) if (cJSON_IsString(it) && strcmp(it->valuestring, val) == 0) return;
+	/* keep sorted for deterministic output */
+	int idx = 0;
+	cJSON_ArrayForEach(it, arr) {
+		if (cJSON_IsString(it) && strcmp(it->valuestring, val) > 0)
+			break;
+		idx++;
+	}
+	cJSON_InsertItemInArray(arr, idx, cJSON_CreateString(val));
+}
+
+static void fact_source(cJSON *o, const char *path, uint64_t line)
+{
+	cJSON_AddStringToObject(o, "path", path);
+	cJSON_AddNumberToObject(o, "line", (double)line);
+}
+
+/* "NCCL version 2.28.9+cuda13.0" anywhere in the message (banner, torch's
+ * "NCCL version 2.28.9" in DistBackendError texts). */
+static void fact_nccl_version(struct bundle *b, const struct span *m)
+{
+	const char *p = memmem(m->p, m->n, "NCCL version ", 13);
+	if (!p)
+		return;
+	p += 13;
+	const char *end = m->p + m->n;
+	const char *q = p;
+	while (q < end && ((*q >= '0' && *q <= '9') || *q == '.'))
+		q++;
+	if (q - p < 3 || q - p > 16)
+		return;
+	char v[20];
+	memcpy(v, p, (size_t)(q - p));
+	v[q - p] = 0;
+	if (nccl_version_code(v) < 0)
+		return;
+	add_unique_string(b->facts, "nccl_versions", v);
+	if (q < end && *q == '+' && end - q > 5 && memcmp(q, "+cuda", 5) == 0) {
+		const char *c = q + 5, *ce = c;
+		while (ce < end && ((*ce >= '0' && *ce <= '9') || *ce == '.'))
+			ce++;
+		if (ce > c) {
+			char cv[20];
+			size_t l = (size_t)(ce - c) < sizeof cv - 1 ? (size_t)(ce - c) : sizeof cv - 1;
+			memcpy(cv, c, l);
+			cv[l] = 0;
+			add_unique_string(b->facts, "nccl_cuda_builds", cv);
+		}
+	}
+}
+
+/* "cudaDriverVersion 13000" -> "13.0" */
+static void fact_cuda_driver(struct bundle *b, const struct span *m)
+{
+	if (m->n < 19 || memcmp(m->p, "cudaDriverVersion ", 18) != 0)
+		return;
+	long v = strtol(m->p + 18, NULL, 10);
+	if (v <= 0 || v > 100000)
+		return;
+	char s[32];
+	snprintf(s, sizeof s, "%ld.%ld", v / 1000, (v % 1000) / 10);
+	add_unique_string(b->facts, "cuda_driver_versions", s);
+}
+
+/* "NCCL_SOCKET_IFNAME set by environment to nonexist0" / "... to 22." */
+static void fact_env_line(struct bundle *b, const struct span *m, const char *path, uint64_t line)
+{
+	const char *set = memmem(m->p, m->n, " set by environment to ", 23);
+	if (!set || set == m->p)
+		return;
+	size_t nl = (size_t)(set - m->p);
+	for (size_t i = 0; i < nl; i++) {
+		char c = m->p[i];
+		if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+			return;
+	}
+	const char *v = set + 23, *end = m->p + m->n;
+	size_t vl = (size_t)(end - v);
+	/* integer params end with '.' ("%lld."); keep string values as printed */
+	if (vl > 1 && v[vl - 1] == '.' && v[vl - 2] >= '0' && v[vl - 2] <= '9')
+		vl--;
+	char *name = xstrndup(m->p, nl);
+	cJSON *env = cJSON_GetObjectItemCaseSensitive(b->facts, "env");
+	if (!env)
+		env = cJSON_AddObjectToObject(b->facts, "env");
+	if (!cJSON_GetObjectItemCaseSensitive(env, name)) {
+		cJSON *o = cJSON_AddObjectToObject(env, name);
+		char *val = str_sanitize(v, vl);
+		cJSON_AddStringToObject(o, "value", val);
+		free(val);
+		fact_source(o, path, line);
+		cJSON_AddStringToObject(o, "source", "nccl_log");
+	}
+	free(name);
+}
+
+/* ---- failure evidence that no signature explains ---- */
+
+static const char *failure_kind(const struct logline *ll)
+{
+	const char *p = ll->msg.p;
+	size_t n = ll->msg.n;
+	if (ll->level == LINE_WARN)
+		return "nccl_warn";
+	if (ll->level != LINE_PLAIN)
+		return NULL;
+	if (memmem(p, n, "Traceback (most recent call last)", 33))
+		return "traceback";
+	if (memmem(p, n, "Segmentation fault", 18) || memmem(p, n, "core dumped", 11) ||
+	    memmem(p, n, "terminate called after", 22))
+		return "crash";
+	const char *ec = memmem(p, n, "exitcode", 8);
+	if (ec) {
+		const char *q = ec + 8, *end = p + n;
+		while (q < end && (*q == ' ' || *q == ':'))
+			q++;
+		if (q < end && (*q == '-' || (*q >= '1' && *q <= '9')))
+			return "exit_code";
+	}
+	/* a Python exception line: "module.Name(Error|Exception): text" at line start */
+	size_t i = 0;
+	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') ||
+	                 (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9')))
+		i++;
+	if (i > 5 && i < n && p[i] == ':' &&
+	    ((i >= 5 && memcmp(p + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
+		return "exception";
+	return NULL;
+}
+
+static void note_failure(struct bundle *b, const char *what, const char *path, uint64_t line,
+                         const struct span *text)
+{
+	b->failure_count++;
+	if (b->nfailures >= FAILURES_KEPT)
+		return;
+	if (b->nfailures == b->capfailures) {
+		b->capfailures = b->capfailures ? b->capfailures * 2 : 8;
+		b->failures = xrealloc(b->failures, b->capfailures * sizeof *b->failures);
+	}
+	struct failure_line *f = &b->failures[b->nfailures++];
+	f->path = xstrdup(path);
+	f->line = line;
+	f->text = str_sanitize(text->p, text->n > 400 ? 400 : text->n);
+	f->what = xstrdup(what);
+}
+
+/* ---- matching ---- */
+
+struct line_ctx {
+	struct bundle *b;
+	const char *path;
+	uint64_t line;
+	const char *raw;
+	size_t rawlen;
+};
+
+static void on_match(void *vctx, const struct signature *s, const struct logline *ll,
+                     const PCRE2_SIZE *ov, int ngroups)
+{
+	struct line_ctx *c = vctx;
+	struct capture caps[16];
+	char *vals[16];
+	size_t nc = 0;
+	for (int g = 1; g < ngroups && (size_t)g < s->ncapnames && nc < 16; g++) {
+		if (!s->capnames[g] || ov[2 * g] == PCRE2_UNSET)
+			continue;
+		vals[nc] = xstrndup(ll->msg.p + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+		caps[nc].name = s->capnames[g];
+		caps[nc].value = vals[nc];
+		nc++;
+	}
+	struct evidence *e = evlist_add(&c->b->ev, s->id, c->path, c->line, c->raw, c->rawlen, nc ? caps : NULL, nc);
+	for (size_t i = 0; i < nc; i++)
+		free(vals[i]);
+	if (!e)
+		return;
+	e->rank = ll->rank;
+	e->pid = ll->pid;
+	if (ll->host.n)
+		e->host = xstrndup(ll->host.p, ll->host.n);
+	if (ll->ts.n)
+		e->ts = xstrndup(ll->ts.p, ll->ts.n);
+}
+
+static void process_line(struct bundle *b, struct docstate *ds, const char *s, size_t n)
+{
+	struct input_doc *doc = &b->docs[ds->doc];
+	doc->lines++;
+	if (doc->lines > b->lim.max_lines) {
+		if (!ds->lines_capped) {
+			ds->lines_capped = 1;
+			msgs_add(&b->warnings, "%s: line %llu: more than %llu lines; the rest of the document was not analysed (--max-lines)",
+			         doc->path, (unsigned long long)doc->lines, (unsigned long long)b->lim.max_lines);
+		}
+		return;
+	}
+	struct logline ll;
+	logline_parse(s, n, &ll);
+	const struct span *m = &ll.msg;
+	if (ll.level != LINE_PLAIN) {
+		b->saw_nccl = 1;
+		ranks_note(b->ranks, &ll, doc->path, doc->lines, b->ev.next_seq);
+		if (ll.level == LINE_INFO) {
+			fact_cuda_driver(b, m);
+			fact_env_line(b, m, doc->path, doc->lines);
+			if (!b->saw_init_complete && memmem(m->p, m->n, "Init COMPLETE", 13))
+				b->saw_init_complete = 1;
+		}
+	}
+	if (m->n > 13 && memmem(m->p, m->n, "NCCL version ", 13))
+		fact_nccl_version(b, m);
+	if (m->n > 18 && memmem(m->p, m->n, "CUDA out of memory", 18))
+		sysreport_torch_oom(m->p, m->n, b->facts, doc->path, doc->lines);
+	struct line_ctx c = {b, doc->path, doc->lines, s, n};
+	size_t hits = matcher_run(b->matcher, &ll, doc->path, on_match, &c, &b->warnings);
+	if (hits == 0) {
+		const char *what = failure_kind(&ll);
+		if (what)
+			note_failure(b, what, doc->path, doc->lines, m);
+	}
+}
+
+/* Split bytes into lines; carries an unfinished line in ds->partial. */
+static void feed_lines(struct bundle *b, struct docstate *ds, const char *p, size_t n)
+{
+	size_t maxl = b->lim.max_line;
+	while (n > 0) {
+		const char *nl = memchr(p, '\n', n);
+		size_t len = nl ? (size_t)(nl - p) : n;
+		if (ds->partial.len == 0 && nl && len <= maxl) {
+			process_line(b, ds, p, len); /* fast path: whole line in the chunk */
+		} else {
+			size_t room = ds->partial.len < maxl ? maxl - ds->partial.len : 0;
+			size_t take = len < room ? len : room;
+			buf_add(&ds->partial, p, take);
+			if (take < len)
+				ds->partial_cut = 1;
+			if (nl) {
+				if (ds->partial_cut)
+					ds->long_lines++;
+				process_line(b, ds, ds->partial.data, ds->partial.len);
+				buf_reset(&ds->partial);
+				ds->partial_cut = 0;
+			}
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+		n -= len + 1;
+	}
+}
+
+static int is_sysreport(enum doc_kind k)
+{
+	return !doc_kind_is_log(k) && k != DOC_EMPTY && k != DOC_BINARY;
+}
+
+static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_t n)
+{
+	struct input_doc *doc = &b->docs[ds->doc];
+	if (doc_kind_is_log(doc->kind)) {
+		feed_lines(b, ds, p, n);
+	} else if (is_sysreport(doc->kind)) {
+		size_t room = ds->sys.len < SYSREPORT_MAX ? SYSREPORT_MAX - ds->sys.len : 0;
+		size_t take = n < room ? n : room;
+		buf_add(&ds->sys, p, take);
+		if (take < n)
+			ds->sys_cut = 1;
+	}
+}
+
+static void classify(struct bundle *b, struct docstate *ds, int complete)
+{
+	struct input_doc *doc = &b->docs[ds->doc];
+	doc->kind = detect_kind(ds->head.data ? ds->head.data : "", ds->head.len, complete);
+	ds->kind_known = 1;
+	if (ds->head.len)
+		feed_doc(b, ds, ds->head.data, ds->head.len);
+	buf_free(&ds->head);
+}
+
+static void sink_begin(void *ctx, const char *name)
+{
+	struct bundle *b = ctx;
+	if (b->ndocs == b->capdocs) {
+		b->capdocs = b->capdocs ? b->capdocs * 2 : 8;
+		b->docs = xrealloc(b->docs, b->capdocs * sizeof *b->docs);
+	}
+	struct input_doc *doc = &b->docs[b->ndocs];
+	memset(doc, 0, sizeof *doc);
+	doc->path = str_sanitize(name, strlen(name));
+	doc->complete = 1;
+	struct docstate *ds = xcalloc(1, sizeof *ds);
+	ds->doc = b->ndocs++;
+	b->cur = ds;
+}
+
+static void sink_data(void *ctx, const void *p, size_t n)
+{
+	struct bundle *b = ctx;
+	struct docstate *ds = b->cur;
+	if (!ds)
+		return;
+	b->docs[ds->doc].bytes += n;
+	if (!ds->kind_known) {
+		size_t want = HEAD_BYTES - ds->head.len;
+		size_t take = n < want ? n : want;
+		buf_add(&ds->head, p, take);
+		if (ds->head.len < HEAD_BYTES)
+			return;
+		classify(b, ds, 0);
+		p = (const char *)p + take;
+		n -= take;
+	}
+	if (n)
+		feed_doc(b, ds, p, n);
+}
+
+static void sink_end(void *ctx, int complete)
+{
+	struct bundle *b = ctx;
+	struct docstate *ds = b->cur;
+	if (!ds)
+		return;
+	struct input_doc *doc = &b->docs[ds->doc];
+	doc->complete = complete;
+	if (!ds->kind_known)
+		classify(b, ds, 1);
+	if (ds->partial.len || ds->partial_cut) {
+		if (ds->partial_cut)
+			ds->long_lines++;
+		process_line(b, ds, ds->partial.data ? ds->partial.data : "", ds->partial.len);
+	}
+	if (ds->long_lines)
+		msgs_add(&b->warnings, "%s: %llu line(s) longer than %zu bytes: only the first %zu bytes of each were analysed (--max-line)",
+		         doc->path, (unsigned long long)ds->long_lines, b->lim.max_line, b->lim.max_line);
+	if (doc->kind == DOC_BINARY)
+		msgs_add(&b->warnings, "%s: binary content (%llu bytes) skipped", doc->path,
+		         (unsigned long long)doc->bytes);
+	if (is_sysreport(doc->kind)) {
+		for (size_t i = 0; i < ds->sys.len; i++)
+			if (ds->sys.data[i] == '\n')
+				doc->lines++;
+		if (ds->sys.len && ds->sys.data[ds->sys.len - 1] != '\n')
+			doc->lines++;
+		if (ds->sys_cut)
+			msgs_add(&b->warnings, "%s: system report larger than %u bytes: only the first %u bytes were parsed",
+			         doc->path, SYSREPORT_MAX, SYSREPORT_MAX);
+		int nf = sysreport_parse(doc->kind, ds->sys.data ? ds->sys.data : "", ds->sys.len, doc->path,
+		                         b->facts, &b->warnings);
+		if (nf == 0 && ds->sys.len)
+			msgs_add(&b->warnings, "%s: looked like %s but nothing could be parsed from it",
+			         doc->path, doc_kind_name(doc->kind));
+	}
+	buf_free(&ds->head);
+	buf_free(&ds->partial);
+	buf_free(&ds->sys);
+	free(ds);
+	b->cur = NULL;
+}
+
+struct doc_sink bundle_sink(struct bundle *b)
+{
+	struct doc_sink s = {b, sink_begin, sink_data, sink_end};
+	return s;
+}
+
+int bundle_add_path(struct bundle *b, const char *path)
+{
+	struct doc_sink s = bundle_sink(b);
+	struct msgs m = {0};
+	int rc = input_walk_path(path, &b->lim, &s, &m, &b->stats);
+	for (size_t i = 0; i < m.list.n; i++)
+		msgs_add(&b->warnings, "%s", m.list.v[i]);
+	msgs_free(&m);
+	return rc;
+}
+
+int bundle_add_memory(struct bundle *b, const char *name, const void *data, size_t len)
+{
+	struct doc_sink s = bundle_sink(b);
+	struct msgs m = {0};
+	int rc = input_walk_memory(name, data, len, &b->lim, &s, &m, &b->stats);
+	for (size_t i = 0; i < m.list.n; i++)
+		msgs_add(&b->warnings, "%s", m.list.v[i]);
+	msgs_free(&m);
+	return rc;
+}
+
+struct evidence *bundle_rule_evidence(struct bundle *b, const char *rule_id,
+                                      const char *path, uint64_t line, const char *statement,
+                                      const struct capture *caps, size_t ncaps)
+{
+	return evlist_add(&b->ev, rule_id, path, line, statement, strlen(statement), caps, ncaps);
+}
+
+void bundle_finish(struct bundle *b)
+{
+	/* give rank numbers to evidence known only by host:pid */
+	for (size_t i = 0; i < b->ev.n; i++) {
+		struct evidence *e = &b->ev.v[i];
+		if (e->rank < 0 && e->host && e->pid >= 0)
+			e->rank = ranks_lookup(b->ranks, e->host, e->pid);
+	}
+	rules_run_all(b);
+	correlate(b);
+}

@@ -1,0 +1,40 @@
+/* logline.h - split one log line into its prefixes and its message.
+ *
+ * Handles, in any combination: an ISO-8601 collector timestamp, launcher
+ * prefixes ([rank3]:, [default0]:, [1,0]<stderr>:, "3: " from srun -l), and
+ * NCCL's own prefix in every variant NCCL 2.10-2.30 prints:
+ *   [ts] host:pid:tid [dev] NCCL INFO msg
+ *   [ts] host:pid:tid [dev] file:line (func) NCCL WARN msg
+ *   host:pid:tid [dev] 12.345 func:line NCCL TRACE msg
+ *   host:pid:tid NCCL CALL msg
+ * A line without an NCCL prefix is LINE_PLAIN; its message is the line
+ * without launcher prefixes.  All pointers point into the caller's line. */
+#ifndef NT_LOGLINE_H
+#define NT_LOGLINE_H
+
+#include <stddef.h>
+
+enum line_level { LINE_PLAIN, LINE_INFO, LINE_WARN, LINE_TRACE, LINE_CALL };
+
+struct span {
+	const char *p;
+	size_t n;
+};
+
+struct logline {
+	enum line_level level;
+	struct span msg;     /* what signatures match */
+	struct span ts;      /* NCCL [timestamp] or collector timestamp; n == 0 when none */
+	struct span host;    /* NCCL host; n == 0 when none */
+	long pid, tid;       /* -1 when none */
+	int dev;             /* NCCL [cudaDev]; -1 when none */
+	int rank;            /* from a launcher prefix ([rank3]:, 3: ...); -1 when none */
+	struct span file;    /* WARN/TRACE file:line */
+	int srcline;
+	struct span func;    /* 2.30 "(function)" on WARN */
+};
+
+void logline_parse(const char *line, size_t len, struct logline *out);
+const char *line_level_name(enum line_level l);
+
+#endif

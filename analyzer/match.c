@@ -1,0 +1,105 @@
+/* match.c - see match.h.  Prefilter: one Aho-Corasick pass over the message
+ * yields the signatures whose literals occur; only those (plus signatures
+ * without literals) reach PCRE2. */
+#include "match.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "util.h"
+
+struct matcher {
+	const struct sigdb *db;
+	pcre2_match_data *md;
+	pcre2_match_context *mc;
+	pcre2_jit_stack *js;
+	uint32_t *stamp;      /* per signature: generation it was last queued in */
+	uint8_t *disabled;    /* per signature: hit a resource limit */
+	uint32_t gen;
+	size_t *cand;
+	size_t ncand;
+	int level;            /* level of the line being matched */
+};
+
+struct matcher *matcher_new(const struct sigdb *db)
+{
+	struct matcher *mt = xcalloc(1, sizeof *mt);
+	mt->db = db;
+	mt->md = pcre2_match_data_create((uint32_t)db->max_capture_groups + 1, NULL);
+	mt->mc = pcre2_match_context_create(NULL);
+	pcre2_set_match_limit(mt->mc, db->match_limit);
+	pcre2_set_depth_limit(mt->mc, db->depth_limit);
+	mt->js = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+	if (mt->js)
+		pcre2_jit_stack_assign(mt->mc, NULL, mt->js);
+	mt->stamp = xcalloc(db->nsigs + 1, sizeof *mt->stamp);
+	mt->disabled = xcalloc(db->nsigs + 1, 1);
+	mt->cand = xmalloc((db->nsigs + 1) * sizeof *mt->cand);
+	return mt;
+}
+
+void matcher_free(struct matcher *mt)
+{
+	if (!mt)
+		return;
+	pcre2_match_data_free(mt->md);
+	pcre2_match_context_free(mt->mc);
+	if (mt->js)
+		pcre2_jit_stack_free(mt->js);
+	free(mt->stamp);
+	free(mt->disabled);
+	free(mt->cand);
+	free(mt);
+}
+
+static void on_hit(void *ctx, uint32_t v)
+{
+	struct matcher *mt = ctx;
+	if (mt->stamp[v] == mt->gen)
+		return;
+	mt->stamp[v] = mt->gen;
+	if (sig_accepts_level(mt->db->sigs[v].on, mt->level))
+		mt->cand[mt->ncand++] = v;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+size_t matcher_run(struct matcher *mt, const struct logline *ll, const char *where,
+                   match_cb cb, void *ctx, struct msgs *m)
+{
+	const struct sigdb *db = mt->db;
+	if (++mt->gen == 0) {
+		memset(mt->stamp, 0, (db->nsigs + 1) * sizeof *mt->stamp);
+		mt->gen = 1;
+	}
+	mt->ncand = 0;
+	mt->level = ll->level;
+	acmatch_search(db->ac, ll->msg.p, ll->msg.n, on_hit, mt);
+	int lv = ll->level;
+	for (size_t i = 0; i < db->nalways[lv]; i++)
+		mt->cand[mt->ncand++] = db->always[lv][i];
+	if (mt->ncand > 1)
+		qsort(mt->cand, mt->ncand, sizeof *mt->cand, cmp_size); /* database order: deterministic */
+	size_t hits = 0;
+	for (size_t i = 0; i < mt->ncand; i++) {
+		size_t si = mt->cand[i];
+		if (mt->disabled[si])
+			continue;
+		const struct signature *s = &db->sigs[si];
+		int rc = pcre2_match(s->code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc);
+		if (rc > 0) {
+			hits++;
+			cb(ctx, s, ll, pcre2_get_ovector_pointer(mt->md), rc);
+		} else if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+		           rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
+			mt->disabled[si] = 1;
+			if (m)
+				msgs_add(m, "%s: signature \"%s\" (%s) exceeded the regex match limit; skipped for the rest of this bundle",
+				         where, s->id, s->file);
+		}
+	}
+	return hits;
+}

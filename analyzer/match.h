@@ -1,0 +1,23 @@
+/* match.h - run the signature database over log lines.  A matcher is the
+ * per-thread scratch (PCRE2 match data, JIT stack, prefilter state); the
+ * database itself is shared read-only. */
+#ifndef NT_MATCH_H
+#define NT_MATCH_H
+
+#include "logline.h"
+#include "sigdb.h"
+
+struct matcher;
+
+typedef void (*match_cb)(void *ctx, const struct signature *s, const struct logline *ll,
+                         const PCRE2_SIZE *ovector, int ngroups);
+
+struct matcher *matcher_new(const struct sigdb *db);
+void matcher_free(struct matcher *mt);
+/* Try every applicable signature on the line; cb for each match.  Returns
+ * the number of matches.  A signature whose regex hits the PCRE2 match or
+ * depth limit is reported once in m (naming where) and skipped from then on. */
+size_t matcher_run(struct matcher *mt, const struct logline *ll, const char *where,
+                   match_cb cb, void *ctx, struct msgs *m);
+
+#endif

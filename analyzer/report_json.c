@@ -1,0 +1,142 @@
+/* report_json.c - the JSON contract (see docs/json.md and DESIGN). */
+#include "report.h"
+
+#include <string.h>
+
+#include "bundle.h"
+#include "correlate.h"
+#include "ranks.h"
+#include "sigdb.h"
+
+#ifndef NT_VERSION
+#define NT_VERSION "0.0.0"
+#endif
+
+#define JSON_EVIDENCE_MAX 20
+
+static cJSON *evidence_json(const struct evidence *e)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "path", e->path);
+	cJSON_AddNumberToObject(o, "line", (double)e->line);
+	cJSON_AddStringToObject(o, "text", e->text);
+	cJSON_AddStringToObject(o, "signature", e->id);
+	if (e->rank >= 0)
+		cJSON_AddNumberToObject(o, "rank", e->rank);
+	if (e->host)
+		cJSON_AddStringToObject(o, "host", e->host);
+	if (e->pid >= 0)
+		cJSON_AddNumberToObject(o, "pid", (double)e->pid);
+	if (e->ts)
+		cJSON_AddStringToObject(o, "time", e->ts);
+	if (e->ncaps) {
+		cJSON *c = cJSON_AddObjectToObject(o, "captures");
+		for (size_t i = 0; i < e->ncaps; i++)
+			if (!cJSON_GetObjectItemCaseSensitive(c, e->caps[i].name))
+				cJSON_AddStringToObject(c, e->caps[i].name, e->caps[i].value);
+	}
+	return o;
+}
+
+static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "id", d->def->id);
+	cJSON_AddStringToObject(o, "category", d->def->category);
+	cJSON_AddStringToObject(o, "severity", severity_name(d->def->severity));
+	cJSON_AddStringToObject(o, "role", role_name(d->role));
+	if (d->echo_of)
+		cJSON_AddStringToObject(o, "echo_of", d->echo_of);
+	/* two decimals: stable text across platforms */
+	cJSON_AddNumberToObject(o, "confidence", (double)(long)(d->confidence * 100 + 0.5) / 100.0);
+	cJSON_AddStringToObject(o, "title", d->title);
+	cJSON_AddStringToObject(o, "explanation", d->explanation);
+	cJSON *fix = cJSON_AddArrayToObject(o, "fix");
+	for (size_t i = 0; i < d->def->fix.n; i++) {
+		char *s = render_template(d->def->fix.v[i], b, d);
+		cJSON_AddItemToArray(fix, cJSON_CreateString(s));
+		free(s);
+	}
+	cJSON *ranks = cJSON_AddArrayToObject(o, "ranks");
+	for (size_t i = 0; i < d->nranks; i++)
+		cJSON_AddItemToArray(ranks, cJSON_CreateNumber(d->ranks[i]));
+	cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
+	for (size_t i = 0; i < d->nev && i < JSON_EVIDENCE_MAX; i++)
+		cJSON_AddItemToArray(ev, evidence_json(&b->ev.v[d->ev[i]]));
+	cJSON_AddNumberToObject(o, "evidence_total", (double)d->ev_total);
+	cJSON *verify = cJSON_AddObjectToObject(o, "verify");
+	cJSON *env = cJSON_AddObjectToObject(verify, "env");
+	if (d->def->verify_env) {
+		const cJSON *it;
+		cJSON_ArrayForEach(it, d->def->verify_env) {
+			char *s = render_template(it->valuestring, b, d);
+			cJSON_AddStringToObject(env, it->string, s);
+			free(s);
+		}
+	}
+	if (d->def->references.n) {
+		cJSON *r = cJSON_AddArrayToObject(o, "references");
+		for (size_t i = 0; i < d->def->references.n; i++)
+			cJSON_AddItemToArray(r, cJSON_CreateString(d->def->references.v[i]));
+	}
+	return o;
+}
+
+cJSON *report_bundle_json(const struct bundle *b)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", b->name);
+	cJSON_AddStringToObject(o, "verdict", verdict_name(b->verdict));
+	cJSON *inputs = cJSON_AddArrayToObject(o, "inputs");
+	for (size_t i = 0; i < b->ndocs; i++) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "path", b->docs[i].path);
+		cJSON_AddStringToObject(d, "kind", doc_kind_name(b->docs[i].kind));
+		cJSON_AddNumberToObject(d, "lines", (double)b->docs[i].lines);
+		cJSON_AddNumberToObject(d, "bytes", (double)b->docs[i].bytes);
+		if (!b->docs[i].complete)
+			cJSON_AddBoolToObject(d, "complete", 0);
+		cJSON_AddItemToArray(inputs, d);
+	}
+	cJSON *w = cJSON_AddArrayToObject(o, "warnings");
+	for (size_t i = 0; i < b->warnings.list.n; i++)
+		cJSON_AddItemToArray(w, cJSON_CreateString(b->warnings.list.v[i]));
+	if (b->warnings.dropped) {
+		char tmp[96];
+		snprintf(tmp, sizeof tmp, "%zu more warnings not shown", b->warnings.dropped);
+		cJSON_AddItemToArray(w, cJSON_CreateString(tmp));
+	}
+	cJSON_AddItemToObject(o, "facts", cJSON_Duplicate(b->facts, 1));
+	cJSON_AddItemToObject(o, "ranks", ranks_to_json(b->ranks));
+	cJSON *diags = cJSON_AddArrayToObject(o, "diagnoses");
+	for (size_t i = 0; i < b->ndiags; i++)
+		cJSON_AddItemToArray(diags, diagnosis_json(b, &b->diags[i]));
+	cJSON *fl = cJSON_AddArrayToObject(o, "unexplained");
+	for (size_t i = 0; i < b->nfailures; i++) {
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "kind", b->failures[i].what);
+		cJSON_AddStringToObject(f, "path", b->failures[i].path);
+		cJSON_AddNumberToObject(f, "line", (double)b->failures[i].line);
+		cJSON_AddStringToObject(f, "text", b->failures[i].text);
+		cJSON_AddItemToArray(fl, f);
+	}
+	cJSON_AddNumberToObject(o, "unexplained_total", (double)b->failure_count);
+	return o;
+}
+
+cJSON *report_json(struct bundle *const *bundles, size_t n, const struct sigdb *db)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddNumberToObject(root, "schema_version", 1);
+	cJSON *tool = cJSON_AddObjectToObject(root, "tool");
+	cJSON_AddStringToObject(tool, "name", "nccl-triage");
+	cJSON_AddStringToObject(tool, "version", NT_VERSION);
+	cJSON *dbo = cJSON_AddObjectToObject(root, "db");
+	cJSON_AddStringToObject(dbo, "version", db->version);
+	cJSON_AddNumberToObject(dbo, "signatures", (double)db->nsigs);
+	cJSON_AddNumberToObject(dbo, "diagnoses", (double)db->ndiags);
+	cJSON *arr = cJSON_AddArrayToObject(root, "bundles");
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, report_bundle_json(bundles[i]));
+	return root;
+}

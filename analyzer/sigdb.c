@@ -1,0 +1,837 @@
+/* sigdb.c - see sigdb.h.  Loading validates as it goes and reports every
+ * problem with the file and JSON path; a file with errors contributes
+ * nothing, so a broken user file never half-loads. */
+#include "sigdb.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "logline.h"
+#include "rules.h"
+
+const char *const CATEGORIES[] = {
+	"P2P_BROKEN", "IB_RDMA", "SOCKET_NETWORK", "SHM_EXHAUSTED", "GPU_OOM",
+	"VERSION_MISMATCH", "COLLECTIVE_TIMEOUT", "RENDEZVOUS", "DEVICE_ASSIGNMENT",
+	"FABRIC_MANAGER", "MEMLOCK_LIMITS", "NCCL_BUG_UPGRADE", "ENV_MISCONFIG",
+	"RANK_FAILURE", "CUDA_ERROR_OTHER", "OTHER", NULL,
+};
+
+int category_valid(const char *c)
+{
+	for (size_t i = 0; CATEGORIES[i]; i++)
+		if (strcmp(CATEGORIES[i], c) == 0)
+			return 1;
+	return 0;
+}
+
+const char *severity_name(enum severity s)
+{
+	return s == SEV_ERROR ? "error" : s == SEV_WARNING ? "warning" : "info";
+}
+
+const char *role_name(enum role r)
+{
+	return r == ROLE_ROOT ? "root" : r == ROLE_CASCADE ? "cascade" : "context";
+}
+
+void sigdb_init(struct sigdb *db)
+{
+	memset(db, 0, sizeof *db);
+	db->match_limit = 1000000;
+	db->depth_limit = 10000;
+}
+
+static void sig_free(struct signature *s)
+{
+	free(s->id);
+	free(s->file);
+	free(s->regex);
+	pcre2_code_free(s->code);
+	strvec_free(&s->literals);
+	for (size_t i = 0; i < s->ncapnames; i++)
+		free(s->capnames[i]);
+	free(s->capnames);
+}
+
+static void diag_free(struct diagdef *d)
+{
+	free(d->id);
+	free(d->file);
+	free(d->category);
+	free(d->title);
+	free(d->explanation);
+	strvec_free(&d->fix);
+	strvec_free(&d->when_any);
+	strvec_free(&d->when_all);
+	strvec_free(&d->when_none);
+	strvec_free(&d->cascade_of);
+	strvec_free(&d->references);
+}
+
+void sigdb_free(struct sigdb *db)
+{
+	for (size_t i = 0; i < db->nsigs; i++)
+		sig_free(&db->sigs[i]);
+	free(db->sigs);
+	for (size_t i = 0; i < db->ndiags; i++)
+		diag_free(&db->diags[i]);
+	free(db->diags);
+	for (size_t i = 0; i < db->ndocs; i++)
+		cJSON_Delete(db->docs[i]);
+	free(db->docs);
+	strvec_free(&db->files);
+	acmatch_free(db->ac);
+	for (int i = 0; i < 5; i++)
+		free(db->always[i]);
+	memset(db, 0, sizeof *db);
+}
+
+long nccl_version_code(const char *v)
+{
+	int a = 0, b = 0, c = 0;
+	int n = sscanf(v, "%d.%d.%d", &a, &b, &c);
+	if (n < 2 || a < 0 || b < 0 || c < 0 || b > 99 || c > 99)
+		return -1;
+	return (long)a * 10000 + b * 100 + c;
+}
+
+int version_in_range(long v, const struct version_range *r)
+{
+	if (r->has_min && (r->min_incl ? v < r->min : v <= r->min))
+		return 0;
+	if (r->has_max && (r->max_incl ? v > r->max : v >= r->max))
+		return 0;
+	return 1;
+}
+
+/* ">=2.24 <2.27.3" */
+static int parse_range(const char *s, struct version_range *r)
+{
+	memset(r, 0, sizeof *r);
+	char *copy = xstrdup(s), *save = NULL;
+	int ok = 1, any = 0;
+	for (char *tok = strtok_r(copy, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save)) {
+		int incl = 0, lower;
+		if (str_starts(tok, ">=")) { lower = 1; incl = 1; tok += 2; }
+		else if (str_starts(tok, "<=")) { lower = 0; incl = 1; tok += 2; }
+		else if (tok[0] == '>') { lower = 1; tok += 1; }
+		else if (tok[0] == '<') { lower = 0; tok += 1; }
+		else if (str_starts(tok, "==") || tok[0] == '=') {
+			tok += tok[1] == '=' ? 2 : 1;
+			long v = nccl_version_code(tok);
+			if (v < 0) { ok = 0; break; }
+			r->has_min = r->has_max = r->min_incl = r->max_incl = 1;
+			r->min = r->max = v;
+			any = 1;
+			continue;
+		} else { ok = 0; break; }
+		long v = nccl_version_code(tok);
+		if (v < 0) { ok = 0; break; }
+		if (lower) { r->has_min = 1; r->min_incl = incl; r->min = v; }
+		else { r->has_max = 1; r->max_incl = incl; r->max = v; }
+		any = 1;
+	}
+	free(copy);
+	return ok && any;
+}
+
+/* The longest run of literal characters that every match must contain, or
+ * NULL.  Conservative: gives up on top-level alternation, (?i), and only
+ * takes characters outside groups and classes that no quantifier makes
+ * optional. */
+static char *derive_literal(const char *re)
+{
+	if (strstr(re, "(?i"))
+		return NULL;
+	int depth = 0;
+	for (const char *p = re; *p; p++) {
+		if (*p == '\\' && p[1]) { p++; continue; }
+		if (*p == '[') {
+			p++;
+			if (*p == '^') p++;
+			if (*p == ']') p++;
+			while (*p && *p != ']') { if (*p == '\\' && p[1]) p++; p++; }
+			if (!*p) return NULL;
+			continue;
+		}
+		if (*p == '(') depth++;
+		else if (*p == ')') depth--;
+		else if (*p == '|' && depth == 0) return NULL;
+	}
+	struct buf cur, best;
+	buf_init(&cur);
+	buf_init(&best);
+	depth = 0;
+	const char *p = re;
+	while (*p) {
+		char lit = 0;
+		int is_lit = 0;
+		const char *start = p;
+		if (*p == '\\') {
+			char c = p[1];
+			if (!c) break;
+			if (strchr(".^$|?*+()[]{}\\/-: \"'<>=#,_", c)) { lit = c; is_lit = 1; }
+			p += 2;
+		} else if (*p == '[') {
+			p++;
+			if (*p == '^') p++;
+			if (*p == ']') p++;
+			while (*p && *p != ']') { if (*p == '\\' && p[1]) p++; p++; }
+			if (*p) p++;
+		} else if (*p == '(') {
+			depth++;
+			p++;
+		} else if (*p == ')') {
+			depth--;
+			p++;
+		} else if (strchr(".^$|?*+{", *p)) {
+			p++;
+		} else {
+			lit = *p;
+			is_lit = 1;
+			p++;
+		}
+		(void)start;
+		/* a following quantifier that allows zero repetitions drops the char */
+		int optional = (*p == '?' || *p == '*' || (*p == '{' && p[1] == '0'));
+		int repeat = (*p == '+' || *p == '{');
+		if (is_lit && depth == 0 && !optional) {
+			buf_addc(&cur, lit);
+			if (repeat) {
+				/* char must appear at least once, but the run ends here */
+				if (cur.len > best.len) { buf_reset(&best); buf_add(&best, cur.data, cur.len); }
+				buf_reset(&cur);
+			}
+		} else {
+			if (cur.len > best.len) { buf_reset(&best); buf_add(&best, cur.data, cur.len); }
+			buf_reset(&cur);
+		}
+	}
+	if (cur.len > best.len) { buf_reset(&best); buf_add(&best, cur.data, cur.len); }
+	buf_free(&cur);
+	if (best.len < 3) {
+		buf_free(&best);
+		return NULL;
+	}
+	return buf_steal(&best);
+}
+
+/* ---- JSON helpers that report file + path ---- */
+
+struct loadctx {
+	const char *file;
+	struct msgs *m;
+	int errors;
+};
+
+static void lerr(struct loadctx *c, const char *path, const char *fmt, ...) NT_PRINTF(3, 4);
+static void lerr(struct loadctx *c, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	msgs_add(c->m, "%s: %s: %s", c->file, path, s);
+	free(s);
+	c->errors++;
+}
+
+static const char *get_str(struct loadctx *c, const cJSON *o, const char *key, const char *path, int required)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v) {
+		if (required)
+			lerr(c, path, "missing \"%s\"", key);
+		return NULL;
+	}
+	if (!cJSON_IsString(v) || !v->valuestring) {
+		lerr(c, path, "\"%s\" must be a string", key);
+		return NULL;
+	}
+	return v->valuestring;
+}
+
+static int get_strvec(struct loadctx *c, const cJSON *o, const char *key, const char *path,
+                      struct strvec *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v)
+		return 0;
+	if (!cJSON_IsArray(v)) {
+		lerr(c, path, "\"%s\" must be an array of strings", key);
+		return -1;
+	}
+	int i = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, v) {
+		if (!cJSON_IsString(it)) {
+			lerr(c, path, "%s[%d] must be a string", key, i);
+			return -1;
+		}
+		strvec_push(out, it->valuestring);
+		i++;
+	}
+	return 0;
+}
+
+static int parse_on(const char *s, enum sig_on *on)
+{
+	static const char *names[] = {"warn", "info", "nccl", "plain", "any"};
+	for (int i = 0; i < 5; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*on = (enum sig_on)i;
+			return 1;
+		}
+	return 0;
+}
+
+static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, size_t idx)
+{
+	char path[64];
+	snprintf(path, sizeof path, "signatures[%zu]", idx);
+	if (!cJSON_IsObject(o)) {
+		lerr(c, path, "must be an object");
+		return;
+	}
+	int before = c->errors;
+	const char *id = get_str(c, o, "id", path, 1);
+	const char *on = get_str(c, o, "on", path, 1);
+	const char *re = get_str(c, o, "regex", path, 1);
+	enum sig_on son = ON_ANY;
+	char sub[128];
+	if (on && !parse_on(on, &son)) {
+		snprintf(sub, sizeof sub, "%s.on", path);
+		lerr(c, sub, "unknown value \"%s\" (expected warn, info, nccl, plain or any)", on);
+	}
+	const cJSON *samples = cJSON_GetObjectItemCaseSensitive(o, "samples");
+	const cJSON *neg = cJSON_GetObjectItemCaseSensitive(o, "negative_samples");
+	if (!cJSON_IsArray(samples) || cJSON_GetArraySize(samples) < 1)
+		lerr(c, path, "\"samples\" must be a non-empty array");
+	if (!cJSON_IsArray(neg) || cJSON_GetArraySize(neg) < 1)
+		lerr(c, path, "\"negative_samples\" must be a non-empty array");
+	struct strvec lits = {0};
+	snprintf(sub, sizeof sub, "%s", path);
+	get_strvec(c, o, "literals", sub, &lits);
+	for (size_t i = 0; i < lits.n; i++)
+		if (!lits.v[i][0]) {
+			snprintf(sub, sizeof sub, "%s.literals[%zu]", path, i);
+			lerr(c, sub, "empty literal");
+		}
+	pcre2_code *code = NULL;
+	if (re) {
+		int err;
+		PCRE2_SIZE off;
+		code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
+		if (!code) {
+			PCRE2_UCHAR buf[256];
+			pcre2_get_error_message(err, buf, sizeof buf);
+			snprintf(sub, sizeof sub, "%s.regex", path);
+			lerr(c, sub, "%s at offset %zu", (char *)buf, (size_t)off);
+		} else {
+			pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
+		}
+	}
+	if (c->errors != before) {
+		pcre2_code_free(code);
+		strvec_free(&lits);
+		return;
+	}
+	db->sigs = xrealloc(db->sigs, (db->nsigs + 1) * sizeof *db->sigs);
+	struct signature *s = &db->sigs[db->nsigs++];
+	memset(s, 0, sizeof *s);
+	s->id = xstrdup(id);
+	s->file = xstrdup(c->file);
+	s->index = idx;
+	s->on = son;
+	s->regex = xstrdup(re);
+	s->code = code;
+	s->json = (cJSON *)o;
+	s->literals = lits;
+	if (s->literals.n == 0) {
+		char *d = derive_literal(re);
+		if (d) {
+			strvec_push_owned(&s->literals, d);
+			s->literals_derived = 1;
+		}
+	}
+	uint32_t ncap = 0, namecount = 0, entry = 0;
+	PCRE2_SPTR table;
+	pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &ncap);
+	pcre2_pattern_info(code, PCRE2_INFO_NAMECOUNT, &namecount);
+	pcre2_pattern_info(code, PCRE2_INFO_NAMEENTRYSIZE, &entry);
+	pcre2_pattern_info(code, PCRE2_INFO_NAMETABLE, &table);
+	s->ncapnames = ncap + 1;
+	s->capnames = xcalloc(s->ncapnames, sizeof *s->capnames);
+	for (uint32_t i = 0; i < namecount; i++) {
+		const unsigned char *e = table + i * entry;
+		int num = (e[0] << 8) | e[1];
+		if (num >= 0 && (size_t)num < s->ncapnames && !s->capnames[num])
+			s->capnames[num] = xstrdup((const char *)e + 2);
+	}
+	if (ncap + 1 > db->max_capture_groups)
+		db->max_capture_groups = ncap + 1;
+}
+
+static int parse_severity(const char *s, enum severity *out)
+{
+	if (strcmp(s, "error") == 0) { *out = SEV_ERROR; return 1; }
+	if (strcmp(s, "warning") == 0) { *out = SEV_WARNING; return 1; }
+	if (strcmp(s, "info") == 0) { *out = SEV_INFO; return 1; }
+	return 0;
+}
+
+static int parse_role(const char *s, enum role *out)
+{
+	if (strcmp(s, "root") == 0) { *out = ROLE_ROOT; return 1; }
+	if (strcmp(s, "cascade") == 0) { *out = ROLE_CASCADE; return 1; }
+	if (strcmp(s, "context") == 0) { *out = ROLE_CONTEXT; return 1; }
+	return 0;
+}
+
+static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, size_t idx)
+{
+	char path[64], sub[128];
+	snprintf(path, sizeof path, "diagnoses[%zu]", idx);
+	if (!cJSON_IsObject(o)) {
+		lerr(c, path, "must be an object");
+		return;
+	}
+	int before = c->errors;
+	struct diagdef d;
+	memset(&d, 0, sizeof d);
+	const char *id = get_str(c, o, "id", path, 1);
+	const char *cat = get_str(c, o, "category", path, 1);
+	const char *sev = get_str(c, o, "severity", path, 1);
+	const char *role = get_str(c, o, "role", path, 1);
+	const char *title = get_str(c, o, "title", path, 1);
+	const char *expl = get_str(c, o, "explanation", path, 1);
+	if (cat && !category_valid(cat)) {
+		snprintf(sub, sizeof sub, "%s.category", path);
+		lerr(c, sub, "unknown category \"%s\" (see TAXONOMY)", cat);
+	}
+	if (sev && !parse_severity(sev, &d.severity)) {
+		snprintf(sub, sizeof sub, "%s.severity", path);
+		lerr(c, sub, "unknown severity \"%s\" (expected error, warning or info)", sev);
+	}
+	if (role && !parse_role(role, &d.role)) {
+		snprintf(sub, sizeof sub, "%s.role", path);
+		lerr(c, sub, "unknown role \"%s\" (expected root, cascade or context)", role);
+	}
+	d.confidence = 0.8;
+	const cJSON *conf = cJSON_GetObjectItemCaseSensitive(o, "confidence");
+	if (conf) {
+		if (!cJSON_IsNumber(conf) || conf->valuedouble < 0 || conf->valuedouble > 1) {
+			snprintf(sub, sizeof sub, "%s.confidence", path);
+			lerr(c, sub, "must be a number from 0 to 1");
+		} else {
+			d.confidence = conf->valuedouble;
+		}
+	}
+	get_strvec(c, o, "fix", path, &d.fix);
+	if (d.fix.n == 0)
+		lerr(c, path, "\"fix\" must list at least one step");
+	get_strvec(c, o, "cascade_of", path, &d.cascade_of);
+	get_strvec(c, o, "references", path, &d.references);
+	const cJSON *venv = cJSON_GetObjectItemCaseSensitive(o, "verify_env");
+	if (venv) {
+		const cJSON *it;
+		int ok = cJSON_IsObject(venv);
+		if (ok)
+			cJSON_ArrayForEach(it, venv) if (!cJSON_IsString(it)) ok = 0;
+		if (!ok) {
+			snprintf(sub, sizeof sub, "%s.verify_env", path);
+			lerr(c, sub, "must be an object of strings");
+		} else {
+			d.verify_env = (cJSON *)venv;
+		}
+	}
+	const cJSON *when = cJSON_GetObjectItemCaseSensitive(o, "when");
+	snprintf(sub, sizeof sub, "%s.when", path);
+	if (!cJSON_IsObject(when)) {
+		lerr(c, path, "\"when\" must be an object");
+	} else {
+		get_strvec(c, when, "any", sub, &d.when_any);
+		get_strvec(c, when, "all", sub, &d.when_all);
+		get_strvec(c, when, "none", sub, &d.when_none);
+		if (d.when_any.n == 0 && d.when_all.n == 0)
+			lerr(c, sub, "needs at least one id in \"any\" or \"all\"");
+		const char *range = get_str(c, when, "nccl", sub, 0);
+		if (range) {
+			if (!parse_range(range, &d.nccl)) {
+				char sub2[160];
+				snprintf(sub2, sizeof sub2, "%s.nccl", sub);
+				lerr(c, sub2, "bad version range \"%s\" (e.g. \">=2.24 <2.27\")", range);
+			} else {
+				d.has_nccl_range = 1;
+			}
+		}
+	}
+	if (c->errors != before) {
+		diag_free(&d);
+		return;
+	}
+	d.id = xstrdup(id);
+	d.file = xstrdup(c->file);
+	d.index = idx;
+	d.category = xstrdup(cat);
+	d.title = xstrdup(title);
+	d.explanation = xstrdup(expl);
+	d.json = (cJSON *)o;
+	db->diags = xrealloc(db->diags, (db->ndiags + 1) * sizeof *db->diags);
+	db->diags[db->ndiags++] = d;
+}
+
+/* "line L, column C" of a byte offset, for JSON syntax errors. */
+static void line_col(const char *text, size_t off, size_t *line, size_t *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (text[i] == '\n') { (*line)++; *col = 1; }
+		else (*col)++;
+	}
+}
+
+int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m)
+{
+	struct loadctx c = {name, m, 0};
+	const char *end = NULL;
+	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (!doc) {
+		size_t off = end && end >= text ? (size_t)(end - text) : 0;
+		const char *ep = cJSON_GetErrorPtr();
+		if (ep && ep >= text && ep <= text + len)
+			off = (size_t)(ep - text);
+		size_t l, col;
+		line_col(text, off, &l, &col);
+		msgs_add(m, "%s: line %zu, column %zu: invalid JSON", name, l, col);
+		return 1;
+	}
+	if (!cJSON_IsObject(doc)) {
+		lerr(&c, "$", "top level must be an object");
+		cJSON_Delete(doc);
+		return c.errors;
+	}
+	const cJSON *sigs = cJSON_GetObjectItemCaseSensitive(doc, "signatures");
+	const cJSON *diags = cJSON_GetObjectItemCaseSensitive(doc, "diagnoses");
+	if (!cJSON_IsArray(sigs))
+		lerr(&c, "$", "\"signatures\" must be an array");
+	if (!cJSON_IsArray(diags))
+		lerr(&c, "$", "\"diagnoses\" must be an array");
+	if (c.errors) {
+		cJSON_Delete(doc);
+		return c.errors;
+	}
+	size_t s0 = db->nsigs, d0 = db->ndiags;
+	size_t i = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, sigs) load_signature(db, &c, it, i++);
+	i = 0;
+	cJSON_ArrayForEach(it, diags) load_diagnosis(db, &c, it, i++);
+	if (c.errors) {
+		/* all or nothing per file */
+		for (size_t k = s0; k < db->nsigs; k++)
+			sig_free(&db->sigs[k]);
+		for (size_t k = d0; k < db->ndiags; k++)
+			diag_free(&db->diags[k]);
+		db->nsigs = s0;
+		db->ndiags = d0;
+		cJSON_Delete(doc);
+		return c.errors;
+	}
+	db->docs = xrealloc(db->docs, (db->ndocs + 1) * sizeof *db->docs);
+	db->docs[db->ndocs++] = doc;
+	strvec_push(&db->files, name);
+	return 0;
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int sigdb_load_dir(struct sigdb *db, const char *dir, struct msgs *m)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		msgs_add(m, "%s: cannot open pattern directory: %s", dir, strerror(errno));
+		return 1;
+	}
+	struct strvec names = {0};
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && str_ends(de->d_name, ".json"))
+			strvec_push(&names, de->d_name);
+	closedir(d);
+	qsort(names.v, names.n, sizeof *names.v, cmp_cstr);
+	int errors = 0;
+	for (size_t i = 0; i < names.n; i++) {
+		char *path = xasprintf("%s/%s", dir, names.v[i]);
+		FILE *f = fopen(path, "rb");
+		if (!f) {
+			msgs_add(m, "%s: cannot open: %s", path, strerror(errno));
+			errors++;
+			free(path);
+			continue;
+		}
+		struct buf b;
+		buf_init(&b);
+		char tmp[65536];
+		size_t n;
+		while ((n = fread(tmp, 1, sizeof tmp, f)) > 0 && b.len < (64u << 20))
+			buf_add(&b, tmp, n);
+		int rerr = ferror(f);
+		fclose(f);
+		if (rerr) {
+			msgs_add(m, "%s: read error", path);
+			errors++;
+		} else {
+			errors += sigdb_load_text(db, path, b.data ? b.data : "", b.len, m);
+		}
+		buf_free(&b);
+		free(path);
+	}
+	strvec_free(&names);
+	if (names.n == 0 && errors == 0)
+		(void)0;
+	return errors;
+}
+
+const struct signature *sigdb_sig(const struct sigdb *db, const char *id)
+{
+	for (size_t i = 0; i < db->nsigs; i++)
+		if (strcmp(db->sigs[i].id, id) == 0)
+			return &db->sigs[i];
+	return NULL;
+}
+
+const struct diagdef *sigdb_diag(const struct sigdb *db, const char *id)
+{
+	for (size_t i = 0; i < db->ndiags; i++)
+		if (strcmp(db->diags[i].id, id) == 0)
+			return &db->diags[i];
+	return NULL;
+}
+
+static int evidence_id_known(const struct sigdb *db, const char *id)
+{
+	return sigdb_sig(db, id) != NULL || rules_find(id) != NULL;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+int sig_accepts_level(enum sig_on on, int level)
+{
+	switch (on) {
+	case ON_WARN: return level == LINE_WARN || level == LINE_PLAIN;
+	case ON_INFO: return level == LINE_INFO || level == LINE_TRACE || level == LINE_PLAIN;
+	case ON_NCCL: return 1;
+	case ON_PLAIN: return level == LINE_PLAIN;
+	default: return 1;
+	}
+}
+
+int sigdb_finalize(struct sigdb *db, struct msgs *m)
+{
+	int errors = 0;
+	for (size_t i = 0; i < db->nsigs; i++)
+		for (size_t j = i + 1; j < db->nsigs; j++)
+			if (strcmp(db->sigs[i].id, db->sigs[j].id) == 0) {
+				msgs_add(m, "%s: signatures[%zu].id: duplicate id \"%s\" (first in %s)",
+				         db->sigs[j].file, db->sigs[j].index, db->sigs[j].id, db->sigs[i].file);
+				errors++;
+			}
+	for (size_t i = 0; i < db->ndiags; i++)
+		for (size_t j = i + 1; j < db->ndiags; j++)
+			if (strcmp(db->diags[i].id, db->diags[j].id) == 0) {
+				msgs_add(m, "%s: diagnoses[%zu].id: duplicate id \"%s\" (first in %s)",
+				         db->diags[j].file, db->diags[j].index, db->diags[j].id, db->diags[i].file);
+				errors++;
+			}
+	for (size_t i = 0; i < db->ndiags; i++) {
+		const struct diagdef *d = &db->diags[i];
+		const struct strvec *lists[3] = {&d->when_any, &d->when_all, &d->when_none};
+		static const char *lname[3] = {"any", "all", "none"};
+		for (int k = 0; k < 3; k++)
+			for (size_t j = 0; j < lists[k]->n; j++)
+				if (!evidence_id_known(db, lists[k]->v[j])) {
+					msgs_add(m, "%s: diagnoses[%zu].when.%s[%zu]: no signature or fact rule \"%s\"",
+					         d->file, d->index, lname[k], j, lists[k]->v[j]);
+					errors++;
+				}
+		for (size_t j = 0; j < d->cascade_of.n; j++)
+			if (!sigdb_diag(db, d->cascade_of.v[j])) {
+				msgs_add(m, "%s: diagnoses[%zu].cascade_of[%zu]: no diagnosis \"%s\"",
+				         d->file, d->index, j, d->cascade_of.v[j]);
+				errors++;
+			}
+	}
+	for (size_t i = 0; i < db->nsigs; i++) {
+		const struct signature *s = &db->sigs[i];
+		int used = 0;
+		for (size_t j = 0; j < db->ndiags && !used; j++)
+			used = strvec_contains(&db->diags[j].when_any, s->id) ||
+			       strvec_contains(&db->diags[j].when_all, s->id) ||
+			       strvec_contains(&db->diags[j].when_none, s->id);
+		if (!used) {
+			msgs_add(m, "%s: signatures[%zu]: \"%s\" feeds no diagnosis", s->file, s->index, s->id);
+			errors++;
+		}
+	}
+	/* prefilter */
+	acmatch_free(db->ac);
+	db->ac = acmatch_new();
+	for (int lv = 0; lv < 5; lv++) {
+		free(db->always[lv]);
+		db->always[lv] = NULL;
+		db->nalways[lv] = 0;
+	}
+	for (size_t i = 0; i < db->nsigs; i++) {
+		const struct signature *s = &db->sigs[i];
+		if (s->literals.n) {
+			for (size_t j = 0; j < s->literals.n; j++)
+				acmatch_add(db->ac, s->literals.v[j], strlen(s->literals.v[j]), (uint32_t)i);
+		} else {
+			for (int lv = 0; lv < 5; lv++)
+				if (sig_accepts_level(s->on, lv)) {
+					db->always[lv] = xrealloc(db->always[lv], (db->nalways[lv] + 1) * sizeof(size_t));
+					db->always[lv][db->nalways[lv]++] = i;
+				}
+		}
+	}
+	acmatch_build(db->ac);
+	/* version: a hash of every id and regex, stable across runs */
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < db->nsigs; i++) {
+		h = fnv1a(h, db->sigs[i].id, strlen(db->sigs[i].id));
+		h = fnv1a(h, db->sigs[i].regex, strlen(db->sigs[i].regex));
+	}
+	for (size_t i = 0; i < db->ndiags; i++) {
+		char *s = cJSON_PrintUnformatted(db->diags[i].json);
+		h = fnv1a(h, s, strlen(s));
+		free(s);
+	}
+	snprintf(db->version, sizeof db->version, "%zu.%zu-%012llx", db->nsigs, db->ndiags,
+	         (unsigned long long)(h & 0xffffffffffffULL));
+	return errors;
+}
+
+/* ---- self-test ---- */
+
+static int literal_present(const struct signature *s, const char *msg, size_t n)
+{
+	if (s->literals.n == 0)
+		return 1;
+	for (size_t i = 0; i < s->literals.n; i++)
+		if (memmem(msg, n, s->literals.v[i], strlen(s->literals.v[i])))
+			return 1;
+	return 0;
+}
+
+int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
+{
+	int fails = 0;
+	*ok = 0;
+	pcre2_match_data *md = pcre2_match_data_create(db->max_capture_groups + 1, NULL);
+	for (size_t i = 0; i < db->nsigs; i++) {
+		const struct signature *s = &db->sigs[i];
+		const cJSON *samples = cJSON_GetObjectItemCaseSensitive(s->json, "samples");
+		const cJSON *neg = cJSON_GetObjectItemCaseSensitive(s->json, "negative_samples");
+		size_t k = 0;
+		const cJSON *it;
+		cJSON_ArrayForEach(it, samples) {
+			const char *line = cJSON_IsString(it) ? it->valuestring
+			                 : get_str(&(struct loadctx){s->file, m, 0}, it, "line", "sample", 0);
+			const cJSON *want = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "captures") : NULL;
+			if (!line) {
+				msgs_add(m, "%s: signatures[%zu].samples[%zu]: needs a \"line\" string", s->file, s->index, k);
+				fails++;
+				k++;
+				continue;
+			}
+			struct logline ll;
+			logline_parse(line, strlen(line), &ll);
+			int rc = -1;
+			if (sig_accepts_level(s->on, ll.level))
+				rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, NULL);
+			if (rc < 0) {
+				msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" does not match%s", s->file,
+				         s->index, k, s->id,
+				         sig_accepts_level(s->on, ll.level) ? "" : " (line level not accepted by \"on\")");
+				fails++;
+			} else if (!literal_present(s, ll.msg.p, ll.msg.n)) {
+				msgs_add(m, "%s: signatures[%zu].samples[%zu]: matches but contains none of the literals (prefilter would skip it)",
+				         s->file, s->index, k);
+				fails++;
+			} else {
+				int good = 1;
+				const cJSON *cw;
+				PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+				cJSON_ArrayForEach(cw, want) {
+					int found = 0;
+					for (size_t g = 1; g < s->ncapnames; g++) {
+						if (!s->capnames[g] || strcmp(s->capnames[g], cw->string) != 0)
+							continue;
+						found = 1;
+						const char *exp = cJSON_IsString(cw) ? cw->valuestring : "";
+						if ((int)g >= rc || ov[2 * g] == PCRE2_UNSET) {
+							msgs_add(m, "%s: signatures[%zu].samples[%zu].captures.%s: expected \"%s\", group did not participate",
+							         s->file, s->index, k, cw->string, exp);
+							good = 0;
+						} else {
+							size_t L = ov[2 * g + 1] - ov[2 * g];
+							if (strlen(exp) != L || memcmp(exp, ll.msg.p + ov[2 * g], L) != 0) {
+								msgs_add(m, "%s: signatures[%zu].samples[%zu].captures.%s: expected \"%s\", got \"%.*s\"",
+								         s->file, s->index, k, cw->string, exp, (int)L, ll.msg.p + ov[2 * g]);
+								good = 0;
+							}
+						}
+					}
+					if (!found) {
+						msgs_add(m, "%s: signatures[%zu].samples[%zu].captures.%s: the regex has no such named group",
+						         s->file, s->index, k, cw->string);
+						good = 0;
+					}
+				}
+				if (good) (*ok)++; else fails++;
+			}
+			k++;
+		}
+		k = 0;
+		cJSON_ArrayForEach(it, neg) {
+			if (!cJSON_IsString(it)) {
+				msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: must be a string", s->file, s->index, k);
+				fails++;
+				k++;
+				continue;
+			}
+			struct logline ll;
+			logline_parse(it->valuestring, strlen(it->valuestring), &ll);
+			int rc = -1;
+			if (sig_accepts_level(s->on, ll.level))
+				rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, NULL);
+			if (rc >= 0) {
+				msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: \"%s\" matches but must not",
+				         s->file, s->index, k, s->id);
+				fails++;
+			} else {
+				(*ok)++;
+			}
+			k++;
+		}
+	}
+	pcre2_match_data_free(md);
+	return fails;
+}

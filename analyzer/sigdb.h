@@ -1,0 +1,105 @@
+/* sigdb.h - the signature database: the JSON files of patterns/, loaded with cJSON,
+ * regexes compiled with PCRE2 (JIT), validated, and self-tested.
+ * See docs/signature-format.md for the file format.
+ *
+ * The database is immutable after loading and shared read-only by every
+ * bundle and worker thread; per-thread scratch lives in struct matcher. */
+#ifndef NT_SIGDB_H
+#define NT_SIGDB_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stddef.h>
+#include <cjson/cJSON.h>
+#include "util.h"
+#include "acmatch.h"
+
+enum sig_on { ON_WARN, ON_INFO, ON_NCCL, ON_PLAIN, ON_ANY };
+enum severity { SEV_ERROR, SEV_WARNING, SEV_INFO };
+enum role { ROLE_ROOT, ROLE_CASCADE, ROLE_CONTEXT };
+
+struct signature {
+	char *id;
+	char *file;               /* pattern file it came from */
+	size_t index;             /* position in the file's "signatures" array */
+	enum sig_on on;
+	char *regex;
+	pcre2_code *code;
+	struct strvec literals;   /* declared or derived; empty = always tried */
+	int literals_derived;
+	cJSON *json;              /* the entry itself (samples etc.); owned by the db */
+	size_t ncapnames;
+	char **capnames;          /* index = capture group number; NULL when unnamed */
+};
+
+struct version_range {
+	int has_min, has_max;
+	int min_incl, max_incl;
+	long min, max;            /* encoded maj*10000 + min*100 + patch */
+};
+
+struct diagdef {
+	char *id;
+	char *file;
+	size_t index;
+	char *category;
+	enum severity severity;
+	enum role role;
+	double confidence;
+	char *title, *explanation;
+	struct strvec fix;
+	cJSON *verify_env;        /* object or NULL; borrowed from json */
+	struct strvec when_any, when_all, when_none;
+	int has_nccl_range;
+	struct version_range nccl;
+	struct strvec cascade_of;
+	struct strvec references;
+	cJSON *json;
+};
+
+struct sigdb {
+	struct signature *sigs;
+	size_t nsigs;
+	struct diagdef *diags;
+	size_t ndiags;
+	cJSON **docs;             /* parsed files, owned */
+	size_t ndocs;
+	struct strvec files;
+	char version[40];         /* "1.<hash>" from the files' contents */
+	/* matching acceleration, built by sigdb_finalize() */
+	struct acmatch *ac;       /* literal -> signature indexes */
+	size_t *always[5];        /* per line class: signatures without literals */
+	size_t nalways[5];
+	size_t max_capture_groups;
+	uint32_t match_limit, depth_limit;
+};
+
+extern const char *const CATEGORIES[];
+int category_valid(const char *c);
+
+void sigdb_init(struct sigdb *db);
+void sigdb_free(struct sigdb *db);
+/* Load every *.json in dir (sorted), appending to db.  Errors are appended
+ * to m as "file: json.path: problem"; returns the number of errors. */
+int sigdb_load_dir(struct sigdb *db, const char *dir, struct msgs *m);
+/* Load one file's text (used by the fuzzer and tests). */
+int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m);
+/* Cross-checks (ids unique, references resolve) and build the prefilter.
+ * Returns the number of errors. */
+int sigdb_finalize(struct sigdb *db, struct msgs *m);
+/* Run every sample and negative sample.  Returns failures; counts in *ok. */
+int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok);
+
+const struct signature *sigdb_sig(const struct sigdb *db, const char *id);
+const struct diagdef *sigdb_diag(const struct sigdb *db, const char *id);
+
+/* Versions "2.28.9" -> 22809; -1 when unparsable. */
+long nccl_version_code(const char *v);
+int version_in_range(long v, const struct version_range *r);
+
+const char *severity_name(enum severity s);
+/* Whether a signature with this "on" is tried on a line of this level (enum line_level). */
+int sig_accepts_level(enum sig_on on, int level);
+const char *role_name(enum role r);
+
+#endif

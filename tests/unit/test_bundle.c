@@ -1,0 +1,148 @@
+/* End-to-end tests of the analysis library on in-memory bundles with the
+ * core test database (tests/db-min): verdicts, facts from log lines, rank
+ * resolution, evidence caps, long lines, CRLF and invalid UTF-8.  The log
+ * lines are real NCCL 2.28.9 output from fixtures/captures. */
+#include <stdlib.h>
+#include <string.h>
+#include "bundle.h"
+#include "correlate.h"
+#include "sigdb.h"
+#include "testlib.h"
+
+static struct sigdb db;
+
+static struct bundle *run(const char *name, const char *text)
+{
+	struct bundle *b = bundle_new("t", &db, NULL);
+	bundle_add_memory(b, name, text, strlen(text));
+	bundle_finish(b);
+	return b;
+}
+
+static const char *fact_first(const struct bundle *b, const char *key)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(b->facts, key);
+	const cJSON *v = cJSON_GetArrayItem(a, 0);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int has_warning(const struct bundle *b, const char *needle)
+{
+	for (size_t i = 0; i < b->warnings.list.n; i++)
+		if (strstr(b->warnings.list.v[i], needle))
+			return 1;
+	return 0;
+}
+
+int main(void)
+{
+	struct msgs m = {0};
+	sigdb_init(&db);
+	CHECK_INT(sigdb_load_dir(&db, "tests/db-min", &m), 0);
+	CHECK_INT(sigdb_finalize(&db, &m), 0);
+
+	/* the bad_socket_ifname failure */
+	struct bundle *b = run("run.log",
+		"vm:1159:1159 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to nonexist0\n"
+		"\n"
+		"[2026-11-30 14:16:13] vm:1159:1159 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found\n"
+		"vm:1159:1159 [0] NCCL INFO init.cc:126 -> 5\n");
+	CHECK_INT(b->verdict, VERDICT_DIAGNOSED);
+	CHECK_INT(b->ndiags, 1);
+	CHECK_STR(b->diags[0].def->category, "SOCKET_NETWORK");
+	CHECK_STR(b->diags[0].title, "No usable socket interface (NCCL_SOCKET_IFNAME=nonexist0)");
+	CHECK_INT(b->diags[0].nev, 1);
+	CHECK_INT(b->ev.v[b->diags[0].ev[0]].line, 3);
+	CHECK_STR(b->ev.v[b->diags[0].ev[0]].ts, "2026-11-30 14:16:13");
+	CHECK_STR(b->docs[0].path, "run.log");
+	CHECK_INT(b->docs[0].kind, DOC_NCCL_LOG);
+	CHECK_INT(b->docs[0].lines, 4);
+	bundle_free(b);
+
+	/* a healthy init: banner, driver, Init COMPLETE; facts; nothing failing */
+	b = run("rank0.log",
+		"vm:1224:1224 [0] NCCL INFO cudaDriverVersion 13000\r\n"
+		"vm:1224:1224 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\r\n"
+		"vm:1224:1224 [0] NCCL INFO NET/IB : No device found.\r\n"
+		"vm:1224:1224 [0] NCCL INFO ncclCommInitRankConfig comm 0x1a64a540 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 60 commId 0xfd044cd5d55e6dab - Init COMPLETE\r\n");
+	CHECK_INT(b->verdict, VERDICT_HEALTHY);
+	CHECK_STR(fact_first(b, "nccl_versions"), "2.28.9");
+	CHECK_STR(fact_first(b, "nccl_cuda_builds"), "13.0");
+	CHECK_STR(fact_first(b, "cuda_driver_versions"), "13.0");
+	CHECK(b->saw_init_complete);
+	bundle_free(b);
+
+	/* ranks resolved from Init START for WARN lines that carry only host:pid */
+	b = run("dup.log",
+		"vm:1224:1224 [0] NCCL INFO ncclCommInitRankConfig comm 0x1a64a540 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 60 commId 0xfd04 - Init START\n"
+		"vm:1225:1225 [0] NCCL INFO ncclCommInitRankConfig comm 0x31d13d50 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 60 commId 0xfd04 - Init START\n"
+		"[2026-11-30 14:16:25] vm:1225:1225 [0] init.cc:904 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 60\n");
+	CHECK_INT(b->verdict, VERDICT_DIAGNOSED);
+	CHECK_INT(b->diags[0].nranks, 1);
+	CHECK_INT(b->diags[0].ranks[0], 1);
+	CHECK_STR(b->diags[0].title, "Two ranks on one GPU (bus 60)");
+	bundle_free(b);
+
+	/* unexplained WARN and traceback: unknown_failure, with the lines kept */
+	b = run("x.log",
+		"host:1:1 [0] misc/shmutils.cc:1 NCCL WARN Something no signature knows\n"
+		"Traceback (most recent call last):\n"
+		"RuntimeError: boom\n");
+	CHECK_INT(b->verdict, VERDICT_UNKNOWN_FAILURE);
+	CHECK_INT(b->nfailures, 3);
+	CHECK_STR(b->failures[0].what, "nccl_warn");
+	CHECK_STR(b->failures[2].what, "exception");
+	bundle_free(b);
+
+	/* plain prose: no evidence */
+	b = run("notes.txt", "the customer says it hangs\nplease help\n");
+	CHECK_INT(b->verdict, VERDICT_NO_EVIDENCE);
+	bundle_free(b);
+
+	/* evidence is capped per id, counts are not */
+	struct buf big;
+	buf_init(&big);
+	for (int i = 0; i < 500; i++)
+		buf_printf(&big, "h:%d:%d [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found\n", i, i);
+	b = run("many.log", big.data);
+	CHECK_INT(b->ndiags, 1);
+	CHECK_INT(b->diags[0].ev_total, 500);
+	CHECK(b->diags[0].nev <= 200);
+	bundle_free(b);
+	buf_free(&big);
+
+	/* a 1 MiB line is cut at max_line with a warning; the next line still counts */
+	buf_init(&big);
+	for (int i = 0; i < (1 << 20); i++)
+		buf_addc(&big, 'x');
+	buf_adds(&big, "\nh:1:1 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found\n");
+	b = run("long.log", big.data);
+	CHECK_INT(b->verdict, VERDICT_DIAGNOSED);
+	CHECK(has_warning(b, "long.log: 1 line(s) longer than 65536 bytes"));
+	CHECK_INT(b->docs[0].lines, 2);
+	bundle_free(b);
+	buf_free(&big);
+
+	/* invalid UTF-8 and control bytes never reach the report raw */
+	b = run("bin.log", "h:1:1 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found \xff\xfe\x1b[31m\n");
+	CHECK_INT(b->verdict, VERDICT_DIAGNOSED);
+	const char *t = b->ev.v[0].text;
+	CHECK(strstr(t, "\xef\xbf\xbd") != NULL);
+	CHECK(strchr(t, 0x1b) == NULL);
+	bundle_free(b);
+
+	/* binary junk is reported and skipped */
+	char junk[4096];
+	for (size_t i = 0; i < sizeof junk; i++)
+		junk[i] = (char)(i * 7 % 31);
+	b = bundle_new("t", &db, NULL);
+	bundle_add_memory(b, "core.bin", junk, sizeof junk);
+	bundle_finish(b);
+	CHECK_INT(b->docs[0].kind, DOC_BINARY);
+	CHECK(has_warning(b, "core.bin: binary content (4096 bytes) skipped"));
+	bundle_free(b);
+
+	msgs_free(&m);
+	sigdb_free(&db);
+	TEST_MAIN_END();
+}
