@@ -180,9 +180,10 @@ static int env_from_report(const char *path, struct venv_list *env, char **sourc
 				continue;
 			const cJSON *it;
 			cJSON_ArrayForEach(it, ve) {
-				if (cJSON_IsString(it))
+				/* analyze writes "" for "unset it" */
+				if (cJSON_IsString(it) && it->valuestring[0])
 					venv_set(env, it->string, it->valuestring);
-				else if (cJSON_IsNull(it))
+				else if (cJSON_IsString(it) || cJSON_IsNull(it))
 					venv_set(env, it->string, NULL);
 			}
 			const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
@@ -329,7 +330,8 @@ static int parse_args(int argc, char **argv, struct vopts *o)
 static void analyze_run(struct verify_session *s, struct verify_run *r, const char *patterns, int *noted)
 {
 	char *msg = NULL;
-	if (verify_analyze(r, patterns, &msg) != 0 && msg && !*noted) {
+	verify_analyze(r, patterns, &msg);
+	if (msg && !*noted) {
 		strvec_push(&s->notes, msg);
 		*noted = 1;
 	}

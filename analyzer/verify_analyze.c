@@ -32,15 +32,19 @@ void *verify_analyze_run(const struct verify_run *r, const char *patterns_dir, c
 	*msg = NULL;
 	sigdb_init(&db);
 	int errs = sigdb_load_dir(&db, patterns_dir, &m);
-	if (!errs)
-		errs = sigdb_finalize(&db, &m);
-	if (errs || db.nsigs == 0) {
-		*msg = xasprintf("analysis skipped: signature database '%s' %s", patterns_dir,
-		                 m.list.n ? m.list.v[0] : "has no signatures");
+	errs += sigdb_finalize(&db, &m);
+	if (db.nsigs == 0) {
+		*msg = xasprintf("analysis skipped: signature database '%s': %s", patterns_dir,
+		                 m.list.n ? m.list.v[0] : "no signatures");
 		msgs_free(&m);
 		sigdb_free(&db);
 		return NULL;
 	}
+	/* Like a damaged input, a damaged database is a warning: what loaded
+	 * is still used. */
+	if (errs)
+		*msg = xasprintf("signature database '%s' has %d problem%s (first: %s); the analysis used what loaded",
+		                 patterns_dir, errs, errs == 1 ? "" : "s", m.list.n ? m.list.v[0] : "?");
 	msgs_free(&m);
 	struct limits lim;
 	limits_default(&lim);

@@ -36,7 +36,7 @@ void verify_group_run(const struct verify_cfg *cfg, const struct venv_list *env,
 /* The analysis of captured logs (verify_analyze.c): each rank's log goes
  * into one bundle of the analysis engine.  Returns an owned cJSON object
  * (as void *) or NULL; *msg (owned) gets a one-line note when the analysis
- * could not run. */
+ * could not run or ran on a damaged database. */
 void *verify_analyze_run(const struct verify_run *r, const char *patterns_dir, char **msg);
 void verify_analysis_free(void *a);
 

@@ -305,9 +305,12 @@ static void run_detail_text(struct buf *o, const struct verify_run *r, const cha
 		const cJSON *ve = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d, "verify"), "env");
 		if (cJSON_IsObject(ve) && ve->child) {
 			buf_printf(o, "%s  try: nccl-triage verify", ind);
-			cJSON_ArrayForEach(it, ve)
-				if (cJSON_IsString(it))
+			cJSON_ArrayForEach(it, ve) {
+				if (cJSON_IsString(it) && it->valuestring[0])
 					buf_printf(o, " --env %s=%s", it->string, it->valuestring);
+				else if (cJSON_IsString(it) || cJSON_IsNull(it))
+					buf_printf(o, " --unset %s", it->string);
+			}
 			buf_adds(o, "\n");
 		}
 	} else if (r->analysis) {
