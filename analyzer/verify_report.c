@@ -70,7 +70,7 @@ static char *what_failed(const struct verify_run *r)
 		const struct verify_rank *k = &r->ranks[r->first_failed_rank];
 		const char *cut = strstr(k->error, " (run with");
 		int len = cut ? (int)(cut - k->error) : (int)strlen(k->error);
-		return xasprintf("\"%s\" (rank %d, %.*s)", r->warns.v[0], k->rank, len, k->error);
+		return xasprintf("NCCL WARN '%s' (rank %d, %.*s)", r->warns.v[0], k->rank, len, k->error);
 	}
 	return xstrdup(r->reason ? r->reason : vresult_name(r->result));
 }
@@ -224,16 +224,23 @@ static char *transports_str(const struct verify_run *r)
 	return buf_steal(&b);
 }
 
-static const cJSON *top_diag(const struct verify_run *r)
-{
-	const cJSON *d = r->analysis ? cJSON_GetObjectItemCaseSensitive(r->analysis, "diagnoses") : NULL;
-	return cJSON_IsArray(d) ? cJSON_GetArrayItem(d, 0) : NULL;
-}
-
 static const char *jstr(const cJSON *o, const char *k)
 {
 	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
 	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The highest-ranked diagnosis that claims to be a root cause; context
+ * notes ("no InfiniBand here") do not explain a failure. */
+static const cJSON *top_diag(const struct verify_run *r)
+{
+	const cJSON *ds = r->analysis ? cJSON_GetObjectItemCaseSensitive(r->analysis, "diagnoses") : NULL, *d;
+	cJSON_ArrayForEach(d, ds) {
+		const char *role = jstr(d, "role");
+		if (!role || !strcmp(role, "root"))
+			return d;
+	}
+	return NULL;
 }
 
 static void header(struct buf *o, const struct verify_session *s, int md)
@@ -315,7 +322,7 @@ static void run_detail_text(struct buf *o, const struct verify_run *r, const cha
 		}
 	} else if (r->analysis) {
 		const char *v = jstr(r->analysis, "verdict");
-		buf_printf(o, "%sanalysis: verdict %s, no diagnosis matched\n", ind, v ? v : "?");
+		buf_printf(o, "%sanalysis: verdict %s, no root-cause diagnosis matched the captured logs\n", ind, v ? v : "?");
 	}
 }
 

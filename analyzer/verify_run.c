@@ -417,11 +417,25 @@ void verify_run_mode(const struct verify_cfg *cfg, const char *mode,
 		struct buf b;
 		buf_init(&b);
 		buf_printf(&b, "timed out after %.0f s:", cfg->timeout_s);
+		/* Group the ranks that did not finish by the stage they were in. */
 		int first = 1;
-		for (int i = 0; i < r->nranks; i++) {
-			if (!not_done(&r->ranks[i]))
+		for (int st = 0; st < VS_COUNT; st++) {
+			int cnt = 0;
+			for (int i = 0; i < r->nranks; i++)
+				cnt += not_done(&r->ranks[i]) && (int)r->ranks[i].stage == st;
+			if (!cnt)
 				continue;
-			buf_printf(&b, "%s rank %d still in %s", first ? "" : ",", i, vstage_doing(r->ranks[i].stage));
+			buf_printf(&b, "%s rank%s", first ? "" : ";", cnt > 1 ? "s" : "");
+			int k = 0;
+			for (int i = 0; i < r->nranks; i++)
+				if (not_done(&r->ranks[i]) && (int)r->ranks[i].stage == st) {
+					if (k < 16)
+						buf_printf(&b, "%s%d", k ? "," : " ", i);
+					else if (k == 16)
+						buf_adds(&b, ",...");
+					k++;
+				}
+			buf_printf(&b, " still in %s", vstage_doing((enum vstage)st));
 			first = 0;
 		}
 		r->reason = buf_steal(&b);

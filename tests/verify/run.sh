@@ -120,7 +120,7 @@ has ifname out 'baseline  FAIL'
 has ifname out 'NCCL WARN Bootstrap : no socket interface found'
 has ifname out 'candidate PASS  NCCL_SOCKET_IFNAME=eth0'
 has ifname out 'verdict: fix_confirmed (exit status 0)'
-has ifname out 'baseline fails with "Bootstrap : no socket interface found" (rank 0, ncclGetUniqueId: invalid usage)'
+has ifname out "baseline fails with NCCL WARN 'Bootstrap : no socket interface found' (rank 0, ncclGetUniqueId: invalid usage)"
 no_leftovers ifname
 
 NCCL_ALGO=simple run algo 0 $F --unset NCCL_ALGO --logs "$T/logs"
@@ -139,6 +139,11 @@ NCCL_ALGO=simple run fromreport 0 $F --from-report "$T/report.json" --format jso
 has fromreport out '"verdict":	"fix_confirmed"'
 has fromreport out '"NCCL_ALGO":	"Ring"'
 has fromreport out 'diagnosis env.algo_token (ENV_MISCONFIG)'
+
+# an empty verify.env value means "unset"
+echo '{"bundles":[{"diagnoses":[{"id":"socket.no_interface","category":"SOCKET_NETWORK","verify":{"env":{"NCCL_SOCKET_IFNAME":""}}}]}]}' > "$T/unset.json"
+NCCL_SOCKET_IFNAME=nonexist0 run fromunset 0 $F --from-report "$T/unset.json"
+has fromunset out "candidate PASS  unset NCCL_SOCKET_IFNAME"
 
 # candidate that does not help; candidate that breaks a healthy baseline
 NCCL_ALGO=simple run nofix 1 $F --env NCCL_P2P_DISABLE=1
@@ -167,7 +172,7 @@ has crash out "killed by signal 11 (Segmentation fault) during ncclCommInitRank"
 # ---- hangs: watchdog, each rank's last NCCL lines, clean kill, exit 4 ------------------
 FAKE_NCCL_MODE=init_hang run hang 4 $F --timeout 2
 has hang out "baseline  HANG"
-has hang out "timed out after 2 s: rank 0 still in ncclCommInitRank, rank 1 still in ncclCommInitRank"
+has hang out "timed out after 2 s: ranks 0,1 still in ncclCommInitRank"
 has hang out "Init START"
 has hang out "killed by verify (timeout)"
 no_leftovers hang
