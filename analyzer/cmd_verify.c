@@ -3,6 +3,7 @@
  * analyses the captured logs, prints the report and returns the exit status
  * (docs/verify.md).  This is CLI code: it prints to stdout/stderr. */
 #include "cmd_verify.h"
+#include "dbpath.h"
 #include "verify_int.h"
 
 #include <errno.h>
@@ -53,45 +54,6 @@ struct vopts {
 	struct venv_list env;
 	struct verify_cfg cfg;
 };
-
-static int dir_exists(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* Same places as analyze's built-in database. */
-static char *default_patterns(void)
-{
-	const char *env = getenv("NCCL_TRIAGE_DATADIR");
-	if (env && *env) {
-		char *p = xasprintf("%s/patterns", env);
-		if (dir_exists(p))
-			return p;
-		free(p);
-	}
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = 0;
-			const char *c[] = {"%s/patterns", "%s/../patterns", "%s/../share/nccl-triage/patterns"};
-			for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
-				char *p = xasprintf(c[i], exe);
-				if (dir_exists(p))
-					return p;
-				free(p);
-			}
-		}
-	}
-	char *p = xasprintf("%s/patterns", NT_DATADIR);
-	if (dir_exists(p))
-		return p;
-	free(p);
-	return NULL;
-}
 
 static int parse_int(const char *s, long lo, long hi, long *out)
 {
@@ -417,7 +379,7 @@ int cmd_verify(int argc, char **argv)
 
 	char *patterns = NULL;
 	if (!o.no_analysis)
-		patterns = o.patterns ? xstrdup(o.patterns) : default_patterns();
+		patterns = o.patterns ? xstrdup(o.patterns) : builtin_patterns_dir();
 	int noted = 0;
 	if (!o.no_analysis && !patterns) {
 		strvec_push(&s.notes, "analysis skipped: no signature database found (use --patterns DIR)");
