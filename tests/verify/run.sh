@@ -6,6 +6,9 @@
 # tests/fake-nccl/*.c.  Without an argument, a stand-alone driver is built from
 # analyzer/ (verify files + util).  Prints one final "N passed, N failed" line.
 set -u
+# Under ASan the fake library's deliberate crashes must stay signals, as they
+# are for users: let the default handlers run.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/nt-verify.XXXXXX")
 trap 'rm -rf "$T"' EXIT INT TERM
