@@ -40,25 +40,6 @@ static int is_root_error(const struct diagnosis *d)
 	return d->role == ROLE_ROOT && d->def->severity == SEV_ERROR;
 }
 
-/* The same order as correlate.c's ranking. */
-static int role_rank(enum role r)
-{
-	return r == ROLE_ROOT ? 0 : r == ROLE_CONTEXT ? 1 : 2;
-}
-
-static int cmp_diag(const void *a, const void *b)
-{
-	const struct diagnosis *x = a, *y = b;
-	if (x->def->severity != y->def->severity)
-		return x->def->severity < y->def->severity ? -1 : 1;
-	if (role_rank(x->role) != role_rank(y->role))
-		return role_rank(x->role) < role_rank(y->role) ? -1 : 1;
-	if (x->confidence != y->confidence)
-		return x->confidence > y->confidence ? -1 : 1;
-	if (x->first_seq != y->first_seq)
-		return x->first_seq < y->first_seq ? -1 : 1;
-	return strcmp(x->def->id, y->def->id);
-}
 
 static const struct diagnosis *find_root(const struct bundle *b, const char *const *ids)
 {
@@ -129,5 +110,5 @@ context:
 			}
 	}
 	if (changed)
-		qsort(b->diags, b->ndiags, sizeof *b->diags, cmp_diag);
+		correlate_sort(b->diags, b->ndiags);
 }
