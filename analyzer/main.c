@@ -13,15 +13,13 @@
 #include "cli.h"
 #include "clicommon.h"
 #include "commands.h"
+#include "dbpath.h"
 #include "report.h"
 #include "rules.h"
 #include "sigdb.h"
 
 #ifndef NT_VERSION
 #define NT_VERSION "0.0.0"
-#endif
-#ifndef NT_DATADIR
-#define NT_DATADIR "/usr/local/share/nccl-triage"
 #endif
 
 /* Exit statuses (documented in the man page, EXIT STATUS). */
