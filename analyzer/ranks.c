@@ -121,6 +121,39 @@ static void where_set(struct rank_where *w, const char *path, uint64_t line, con
 	w->ts = ts;
 }
 
+/* The same for the lines that are set on every line (a process's last
+ * line): keep the raw bytes in a reused buffer and sanitise once, in
+ * where_done(), when the timeline is finished. */
+static void where_set_raw(struct rank_where *w, const char *path, uint64_t line, const char *t, size_t tn,
+                          uint64_t order, double ts)
+{
+	if (!w->path || strcmp(w->path, path) != 0) {
+		free(w->path);
+		w->path = xstrdup(path);
+	}
+	if (!w->raw) {
+		free(w->text);
+		w->text = xmalloc(TEXT_MAX + 1);
+		w->raw = 1;
+	}
+	w->rawn = tn > TEXT_MAX ? TEXT_MAX : tn;
+	memcpy(w->text, t, w->rawn);
+	w->text[w->rawn] = 0;
+	w->line = line;
+	w->order = order;
+	w->ts = ts;
+}
+
+static void where_done(struct rank_where *w)
+{
+	if (!w->raw)
+		return;
+	char *s = str_sanitize(w->text, w->rawn);
+	free(w->text);
+	w->text = s;
+	w->raw = 0;
+}
+
 static void where_move(struct rank_where *dst, struct rank_where *src)
 {
 	where_free(dst);
@@ -774,6 +807,14 @@ static void note_torch(struct ranks *r, struct rank_proc *p, const struct span *
 
 /* ---- the line feed ---- */
 
+/* "AllReduce: opCount 0 sendbuff ..." (NCCL_DEBUG_SUBSYS=COLL): a collective ran */
+static int is_opcount_line(const struct span *m)
+{
+	const char *c = m->n > 2 ? memchr(m->p, ':', m->n < 24 ? m->n : 24) : NULL;
+	size_t rest = c ? (size_t)(m->p + m->n - c) : 0;
+	return c && rest >= 10 && memcmp(c, ": opCount ", 10) == 0;
+}
+
 static void note_nccl(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, double ts)
 {
 	struct rank_doc *d = r->doc;
@@ -803,6 +844,11 @@ static void note_nccl(struct ranks *r, const struct logline *ll, const char *pat
 				l++;
 			free(p->nccl_version);
 			p->nccl_version = str_sanitize(m->p + 13, l - 13 > 40 ? 40 : l - 13);
+		} else if (!(m->n > 5 && (memcmp(m->p + m->n - 5, "START", 5) == 0 ||
+		                          (m->n > 8 && memcmp(m->p + m->n - 8, "COMPLETE", 8) == 0))) &&
+		           !starts(m, "Channel ") && !starts(m, "ENV/Plugin") &&
+		           !is_opcount_line(m)) {
+			/* the bulk of INFO lines: nothing for the timeline */
 		} else if (find(m, "Init START")) {
 			p->saw_init_start = 1;
 			note_init(r, p, m, 0, path, lineno, r->order, ts);
@@ -828,20 +874,21 @@ static void note_nccl(struct ranks *r, const struct logline *ll, const char *pat
 			}
 			if (p->saw_init_complete)
 				p->saw_coll = 1; /* 2.22+: connections are made at the first collective */
-		} else if (find(m, ": opCount ")) {
+		} else if (is_opcount_line(m)) {
 			p->saw_coll = 1;
 		} else if (starts(m, "ENV/Plugin: Closing")) {
 			p->saw_exit_line = 1;
 		}
 	}
-	if (ll->level == LINE_WARN || ll->level == LINE_INFO)
+	/* INFO lines only carry "[Service thread] Connection closed by localRank N" */
+	if (ll->level == LINE_WARN || (ll->level == LINE_INFO && find(m, "onnection closed")))
 		note_remote(p, m, path, lineno, r->order, ts);
 	if (ll->level == LINE_WARN) {
 		p->saw_warn = 1;
 		if (!p->first_error.path)
 			where_set(&p->first_error, path, lineno, m->p, m->n, r->order, ts);
 	}
-	where_set(&p->last, path, lineno, m->p, m->n, r->order, ts);
+	where_set_raw(&p->last, path, lineno, m->p, m->n, r->order, ts);
 }
 
 static void note_plain(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, double ts)
@@ -903,7 +950,7 @@ static void note_plain(struct ranks *r, const struct logline *ll, const char *pa
 		note_remote(p, m, path, lineno, r->order, ts);
 		if (err && !p->first_error.path)
 			where_set(&p->first_error, path, lineno, m->p, m->n, r->order, ts);
-		where_set(&p->last, path, lineno, m->p, m->n, r->order, ts);
+		where_set_raw(&p->last, path, lineno, m->p, m->n, r->order, ts);
 		return;
 	}
 	/* older PyTorch: "[E ProcessGroupNCCL.cpp:475] [Rank 1] Watchdog caught ..." without a launcher prefix */
@@ -914,7 +961,7 @@ static void note_plain(struct ranks *r, const struct logline *ll, const char *pa
 			note_torch(r, p, m, path, lineno, r->order, ts);
 			if (err && !p->first_error.path)
 				where_set(&p->first_error, path, lineno, m->p, m->n, r->order, ts);
-			where_set(&p->last, path, lineno, m->p, m->n, r->order, ts);
+			where_set_raw(&p->last, path, lineno, m->p, m->n, r->order, ts);
 			return;
 		}
 	}
@@ -922,7 +969,7 @@ static void note_plain(struct ranks *r, const struct logline *ll, const char *pa
 		return;
 	if (err && !d->first_err.path)
 		where_set(&d->first_err, path, lineno, m->p, m->n, r->order, ts);
-	where_set(&d->last_plain, path, lineno, m->p, m->n, r->order, ts);
+	where_set_raw(&d->last_plain, path, lineno, m->p, m->n, r->order, ts);
 }
 
 void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq)
@@ -1041,6 +1088,8 @@ void ranks_finish(struct ranks *r)
 		return;
 	doc_close(r);
 	r->finished = 1;
+	for (size_t i = 0; i < r->n; i++)
+		where_done(&r->v[i].last);
 	/* global rank of NCCL processes: the launcher prefix, else the rank in
 	 * the largest communicator */
 	for (size_t i = 0; i < r->n; i++) {

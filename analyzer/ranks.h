@@ -33,6 +33,8 @@ struct rank_where {
 	char *text;        /* sanitised, cut to 300 bytes */
 	uint64_t order;    /* arrival order of the line in the bundle */
 	double ts;         /* seconds (month/day/time; year ignored), -1 = unknown */
+	size_t rawn;       /* internal: text holds rawn unsanitised bytes until ranks_finish */
+	int raw;
 };
 
 struct rank_proc {
