@@ -299,14 +299,17 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 		b->saw_nccl = 1;
 		if (ll.level == LINE_INFO) {
 			fact_cuda_driver(b, m);
-			fact_env_line(b, m, doc->path, doc->lines);
+			if (m->n > 24 && m->p[0] == 'N') /* "NCCL_X set by environment to Y" */
+				fact_env_line(b, m, doc->path, doc->lines);
 			if (!b->saw_init_complete && mem_find(m->p, m->n, "Init COMPLETE", 13, 11))
 				b->saw_init_complete = 1;
 		}
 	}
-	if (m->n > 13 && mem_find(m->p, m->n, "NCCL version ", 13, 5))
+	/* the banner starts an INFO message; PyTorch quotes the version anywhere */
+	if (ll.level == LINE_INFO ? (m->n > 13 && memcmp(m->p, "NCCL version ", 13) == 0)
+	                          : (m->n > 13 && mem_find(m->p, m->n, "NCCL version ", 13, 5) != NULL))
 		fact_nccl_version(b, m);
-	if (m->n > 18 && mem_find(m->p, m->n, "CUDA out of memory", 18, 3))
+	if (ll.level == LINE_PLAIN && m->n > 18 && mem_find(m->p, m->n, "CUDA out of memory", 18, 3))
 		sysreport_torch_oom(m->p, m->n, b->facts, doc->path, doc->lines);
 	struct line_ctx c = {b, doc->path, doc->lines, s, n};
 	size_t hits = matcher_run(b->matcher, &ll, doc->path, on_match, &c, &b->warnings);
