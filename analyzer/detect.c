@@ -74,14 +74,30 @@ enum doc_kind detect_kind(const char *h, size_t n, int complete)
 	(void)complete;
 	if (n == 0)
 		return DOC_EMPTY;
-	/* text or binary: count bytes that never occur in text */
+	/* text or binary: count bytes that never occur in text and bytes that
+	 * are not valid UTF-8 (Latin-1 logs have a few; random data mostly) */
 	size_t bad = 0, look = n < 65536 ? n : 65536;
-	for (size_t i = 0; i < look; i++) {
-		unsigned char c = (unsigned char)h[i];
-		if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b && c != '\f'))
+	const unsigned char *u = (const unsigned char *)h;
+	for (size_t i = 0; i < look;) {
+		unsigned c = u[i];
+		if (c < 0x80) {
+			if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b && c != '\f') || c == 0x7f)
+				bad++;
+			i++;
+			continue;
+		}
+		size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+		size_t k = 1;
+		while (len && k < len && i + k < look && (u[i + k] & 0xc0) == 0x80)
+			k++;
+		if (len == 0 || (k < len && i + k < look) || c > 0xf4) {
 			bad++;
+			i++;
+		} else {
+			i += k;
+		}
 	}
-	if (bad * 10 > look * 3)
+	if (bad * 10 > look)
 		return DOC_BINARY;
 
 	if (has(h, n, " NCCL INFO ") || has(h, n, " NCCL WARN ") || has(h, n, " NCCL WARN\n") ||

@@ -24,7 +24,9 @@
 struct doc_sink {
 	void *ctx;
 	/* A new document.  name is the path inside the bundle, '/'-separated:
-	 * "logs/rank0.log", "ticket.tar.gz/logs/rank0.log", "rank0.log.gz".
+	 * the operand ticket.tar.gz gives "logs/rank0.log"; rank0.log.gz gives
+	 * "rank0.log"; an archive inside a folder or another archive keeps its
+	 * name as a prefix: "sub/x.tar/rank0.log".
 	 * The string is only valid until end() returns. */
 	void (*begin)(void *ctx, const char *name);
 	/* Next chunk of the document's bytes (decompressed). */
@@ -41,7 +43,14 @@ struct input_stats {
 	size_t errors;       /* messages added */
 };
 
-/* Walk one operand.  display_root is the name used for the operand in
+/* Statistics are added to *st (it is not cleared), so a caller that passes
+ * the same input_stats for every operand of a bundle gets bundle totals, and
+ * max_bundle_bytes applies to st->bytes_out over all of them.  st may be
+ * NULL.  Names: see docs/inputs.md (a plain file gives its base name, a
+ * folder paths relative to it, a top-level archive its member names, a
+ * nested archive "outer/inner"; a gzip holding one document drops ".gz").
+ *
+ * Walk one operand.  display_root is the name used for the operand in
  * messages and as the root of document names ("ticket.tar.gz"); for a folder
  * the document names are relative to it.  Returns 0 when at least one
  * document was delivered or the operand was legitimately empty, -1 when the

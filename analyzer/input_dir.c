@@ -83,6 +83,10 @@ static void walk_dir(struct dirwalk *d, const char *path, const char *rel, const
 			continue;
 		strvec_push(&names, de->d_name);
 		errno = 0;
+		/* A folder with more entries than the cap allows for a whole
+		 * bundle: keep enough names to reach the cap, not millions. */
+		if (names.n > w->lim->max_entries)
+			break;
 	}
 	if (errno)
 		in_msg(w, "%s: cannot read folder: %s", disp, strerror(errno));
@@ -127,7 +131,7 @@ static void walk_dir(struct dirwalk *d, const char *path, const char *rel, const
 			if (loop) {
 				in_msg(w, "%s: %s back to a folder above it (a loop), skipped", cdisp,
 				       S_ISLNK(lsb.st_mode) ? "symbolic link leads" : "folder leads");
-			} else if (d->depth >= w->lim->max_depth) {
+			} else if (d->depth > w->lim->max_depth) {
 				in_msg(w, "%s: folders nested deeper than %d (--max-depth), skipped",
 				       cdisp, w->lim->max_depth);
 			} else {

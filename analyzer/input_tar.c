@@ -461,8 +461,10 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 			break;
 		}
 		char *mdisp = in_join(disp, name);
-		int regular = type == '0' || type == 0 || type == '7' || (type >= 'A' && type <= 'Z' &&
-		              type != 'D' && type != 'V' && type != 'M' && type != 'N' && type != 'S');
+		/* POSIX: an unknown type is read as a regular file.  Links,
+		 * folders, GNU dump directories, volume labels, multi-volume
+		 * continuations and old GNU long names are not documents. */
+		int regular = !strchr("123456DVMNS", type) || type == 0;
 		if (sparse) {
 			in_msg(w, "%s: sparse file in the archive, not supported: skipped", mdisp);
 			if (type == 'S' && h[482]) {
@@ -499,7 +501,7 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 			free(leaf);
 			/* the rest of the member (unread, cut or skipped), then padding */
 			if (!w->stop && !ms.truncated && ms.left)
-				st_skip(&ms.s, ms.left);
+				st_skip(&ms.s, (ms.s.pb_len - ms.s.pb_off) + ms.left);
 			t.off += size - ms.left;
 			if (ms.truncated || ms.s.err || ms.left) {
 				t.ended = 1;

@@ -1,0 +1,145 @@
+#!/bin/sh
+# CLI tests: exit codes, messages, formats, colour, bad input, all through
+# the real binary on real files (captures) and inputs made with real tools.
+BIN=${1:-./nccl-triage}
+pass=0
+fail=0
+T=$(mktemp -d)
+trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
+CAP=fixtures/captures/h200-2gpu/scenarios
+DB="--no-builtin -p tests/db-min"
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# expect_rc WANT DESC CMD...
+expect_rc() {
+	want=$1; desc=$2; shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then ok; else bad "$desc: exit $rc, want $want"; sed 's/^/   /' "$T/err" | head -5; fi
+}
+# expect_grep FILE PATTERN DESC
+expect_grep() {
+	if grep -q -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(basename "$1")"; head -5 "$1" | sed 's/^/   /'; fi
+}
+expect_nogrep() {
+	if grep -q -- "$2" "$1"; then bad "$3: '$2' found in $(basename "$1")"; else ok; fi
+}
+
+# usage errors: 2
+expect_rc 2 "no command" "$BIN"
+expect_rc 2 "unknown command" "$BIN" frobnicate
+expect_grep "$T/err" "unknown command 'frobnicate'" "unknown command message"
+expect_rc 2 "no operands" "$BIN" analyze $DB
+expect_grep "$T/err" "no input" "no input message"
+expect_rc 2 "unknown option" "$BIN" analyze --frob x
+expect_grep "$T/err" "unknown option '--frob'" "unknown option message"
+expect_rc 2 "bad format" "$BIN" analyze $DB --format yaml "$CAP/ok"
+expect_rc 2 "missing option value" "$BIN" analyze $DB --format
+expect_rc 0 "help" "$BIN" --help
+expect_grep "$T/out" "usage: nccl-triage COMMAND" "help text"
+expect_rc 0 "analyze --help" "$BIN" analyze --help
+expect_grep "$T/out" "--max-member-bytes" "analyze help lists options"
+expect_rc 0 "version" "$BIN" --version
+
+# verdicts and exit codes on real captures
+expect_rc 0 "healthy capture" "$BIN" analyze $DB "$CAP/ok"
+expect_grep "$T/out" ": healthy" "healthy verdict"
+expect_rc 1 "diagnosed capture" "$BIN" analyze $DB "$CAP/bad_socket_ifname"
+expect_grep "$T/out" "SOCKET_NETWORK" "socket diagnosis"
+expect_rc 1 "one of two bundles diagnosed" "$BIN" analyze $DB "$CAP/ok" "$CAP/duplicate_gpu"
+printf 'just some words\n' >"$T/words.txt"
+expect_rc 0 "no evidence" "$BIN" analyze $DB "$T/words.txt"
+expect_grep "$T/out" "no_evidence" "no_evidence verdict"
+
+# stdin, gzip on stdin
+expect_rc 1 "stdin" sh -c "\"$BIN\" analyze $DB - < \"$CAP/duplicate_gpu/run.log\""
+expect_grep "$T/out" "^stdin: diagnosed" "stdin bundle name"
+expect_rc 1 "gzip on stdin" sh -c "gzip -c \"$CAP/duplicate_gpu/run.log\" | \"$BIN\" analyze $DB -"
+
+# JSON contract keys, valid even with invalid UTF-8 input
+printf 'h:1:1 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found \377\376\n' >"$T/utf.log"
+expect_rc 1 "invalid utf-8" "$BIN" analyze $DB --format json "$T/utf.log"
+if "$NT_BUILD/tools/jsonproj" <"$T/out" >"$T/proj" && ! grep -q INVALID "$T/proj"; then ok; else bad "json not valid"; fi
+for k in '"schema_version":[[:space:]]*1' '"tool"' '"db"' '"bundles"' '"verdict"' '"inputs"' '"warnings"' '"facts"' \
+         '"diagnoses"' '"category"' '"severity"' '"role"' '"confidence"' '"fix"' '"evidence"' '"verify"'; do
+	expect_grep "$T/out" "$k" "json key $k"
+done
+
+# output file, unwritable output
+expect_rc 1 "-o file" "$BIN" analyze $DB -o "$T/report.md" --format md "$CAP/duplicate_gpu"
+expect_grep "$T/report.md" "Most likely root cause" "markdown report"
+expect_rc 2 "unwritable output" "$BIN" analyze $DB -o /nonexistent/dir/r.txt "$CAP/ok"
+expect_grep "$T/err" "cannot write '/nonexistent/dir/r.txt'" "unwritable message"
+if [ -w /dev/full ]; then
+	expect_rc 2 "ENOSPC on output" "$BIN" analyze $DB -o /dev/full "$CAP/ok"
+	expect_grep "$T/err" "No space left on device" "ENOSPC message"
+fi
+
+# colour: never on a pipe, NO_COLOR, --color=always
+"$BIN" analyze $DB "$CAP/duplicate_gpu" >"$T/plain" 2>/dev/null
+if grep -q "$(printf '\033')" "$T/plain"; then bad "colour on a pipe"; else ok; fi
+"$BIN" analyze $DB --color=always "$CAP/duplicate_gpu" >"$T/col" 2>/dev/null
+if grep -q "$(printf '\033')" "$T/col"; then ok; else bad "--color=always"; fi
+NO_COLOR=1 "$BIN" analyze $DB --color=auto "$CAP/duplicate_gpu" >"$T/nc" 2>/dev/null
+if grep -q "$(printf '\033')" "$T/nc"; then bad "NO_COLOR"; else ok; fi
+
+# bad input: each gets a one-line message naming the file; the rest is analysed
+mkdir -p "$T/b"
+cp "$CAP/duplicate_gpu/run.log" "$T/b/rank.log"
+head -c 3000 "$CAP/ok/run.log" | gzip -c | head -c 700 >"$T/b/truncated.log.gz"
+: >"$T/b/empty.log"
+head -c 5000 /dev/urandom >"$T/b/junk.bin"
+ln -s .. "$T/b/loop"
+expect_rc 1 "bundle with bad members" "$BIN" analyze $DB "$T/b"
+expect_grep "$T/out" "DEVICE_ASSIGNMENT" "good member still analysed"
+expect_grep "$T/err" "truncated.log" "truncated gzip named"
+expect_grep "$T/err" "junk.bin: binary content" "binary named"
+expect_grep "$T/err" "loop" "symlink loop named"
+expect_rc 2 "missing file" "$BIN" analyze $DB "$T/does-not-exist.log"
+expect_grep "$T/err" "does-not-exist.log" "missing file named"
+: >"$T/empty-only.log"
+expect_rc 0 "empty file" "$BIN" analyze $DB "$T/empty-only.log"
+mkdir -p "$T/emptydir"
+expect_rc 0 "empty folder" "$BIN" analyze $DB "$T/emptydir"
+expect_grep "$T/out" "no_evidence" "empty bundle verdict"
+
+# a single 100 MB line, then a real WARN: analysed, bounded, warned
+{ head -c 104857600 /dev/zero | tr '\0' 'a'; printf '\n'; cat "$CAP/bad_socket_ifname/run.log"; } >"$T/huge.log"
+expect_rc 1 "100 MB line" "$BIN" analyze $DB "$T/huge.log"
+expect_grep "$T/err" "longer than 65536 bytes" "long line warning"
+rm -f "$T/huge.log"
+
+# gzip bomb: 200 MiB of zeros, ratio cap
+head -c 209715200 /dev/zero | gzip -c >"$T/bomb.log.gz"
+expect_rc 0 "gzip bomb" "$BIN" analyze $DB "$T/bomb.log.gz"
+expect_grep "$T/err" "ratio" "bomb ratio message"
+rm -f "$T/bomb.log.gz"
+
+# malformed pattern files: file, JSON path, regex offset; exit 2
+mkdir -p "$T/pat"
+printf '{"signatures":[{"id":"x.y","on":"warn","regex":"a(b","samples":["a(b"],"negative_samples":["c"]}],"diagnoses":[]}' >"$T/pat/bad.json"
+expect_rc 2 "bad regex in user patterns" "$BIN" analyze $DB -p "$T/pat" "$CAP/ok"
+expect_grep "$T/err" "bad.json: signatures\[0\].regex: missing closing parenthesis at offset 3" "regex error names offset"
+printf '{"signatures": [' >"$T/pat/bad.json"
+expect_rc 2 "truncated JSON pattern file" "$BIN" check-db "$T/pat"
+expect_grep "$T/err" "bad.json: line 1, column" "json error position"
+expect_rc 0 "check-db on the test db" "$BIN" check-db tests/db-min
+expect_grep "$T/out" "0 failed; 0 load errors" "check-db summary"
+
+# list / explain
+expect_rc 0 "list" "$BIN" list $DB
+expect_grep "$T/out" "t.socket" "list shows ids"
+expect_rc 0 "list --regex" "$BIN" list $DB --regex
+expect_grep "$T/out" "no socket interface found" "regex export"
+expect_rc 0 "explain" "$BIN" explain $DB t.dup
+expect_grep "$T/out" "DEVICE_ASSIGNMENT" "explain shows category"
+expect_rc 2 "explain unknown" "$BIN" explain $DB nope.nope
+
+# determinism: two runs, same bytes
+"$BIN" analyze $DB --format json "$CAP" >"$T/a.json" 2>/dev/null
+"$BIN" analyze $DB --format json "$CAP" >"$T/b.json" 2>/dev/null
+if cmp -s "$T/a.json" "$T/b.json"; then ok; else bad "output not deterministic"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
