@@ -185,9 +185,10 @@ static const char CSS[] =
 	".card.root{border-left:5px solid var(--red)}.card.warning{border-left:5px solid var(--ora)}.card.info{border-left:5px solid #69737d}\n"
 	".ev{margin:.5em 0;border:1px solid var(--line);border-radius:6px;overflow:hidden}\n"
 	".ev .loc{background:var(--soft);padding:2px 10px;font-size:.85em;color:var(--mute)}\n"
-	".ev pre{margin:0;padding:6px 10px;white-space:pre-wrap;word-break:break-all}\n"
+	".ev pre{margin:0;padding:6px 10px;white-space:pre-wrap;overflow-wrap:anywhere}\n"
 	".ln{color:#98a2ad;user-select:none;display:inline-block;min-width:4.5em}.ctx{color:#7b8590}\n"
-	".hit{background:#fff3c4;display:block}.pfx{color:#6b7682}.msg{font-weight:600}mark{background:#ffd54f;padding:0 1px}\n"
+	".hit{background:#fff3c4;display:block}.pfx{color:#6b7682}.msg{color:#000}mark{background:#ffc107;font-weight:700;padding:0 1px}\n"
+	"td.ind{padding-left:2em}\n"
 	"details{margin:.5em 0}summary{cursor:pointer;color:var(--blu)}\n"
 	"table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}"
 	"th{background:var(--soft)}\n"
@@ -408,7 +409,7 @@ static void ranks_list(FILE *f, const cJSON *ranks)
 	}
 }
 
-static void diagnosis_card(FILE *f, const cJSON *d, int cascade)
+static void diagnosis_card(FILE *f, const cJSON *d, int cascade, int is_top)
 {
 	const char *sev = jstr(d, "severity");
 	const char *role = jstr(d, "role");
@@ -430,11 +431,16 @@ static void diagnosis_card(FILE *f, const cJSON *d, int cascade)
 		fputs(" · ", f);
 		ranks_list(f, jget(d, "ranks"));
 	}
-	fputs("</div>\n<p>", f);
-	esc_code(f, jstr(d, "explanation"));
-	fputs("</p>\n", f);
-	if (!cascade)
-		fix_list(f, jget(d, "fix"), "What to do");
+	fputs("</div>\n", f);
+	if (is_top) {
+		fputs("<p class=\"sub\">The most likely cause: its explanation and fix are at the top of the page.</p>\n", f);
+	} else {
+		fputs("<p>", f);
+		esc_code(f, jstr(d, "explanation"));
+		fputs("</p>\n", f);
+		if (!cascade)
+			fix_list(f, jget(d, "fix"), "What to do");
+	}
 	const cJSON *env = jget(jget(d, "verify"), "env");
 	if (!cascade && jsize(env)) {
 		fputs("<p class=\"sub\">To confirm, re-run with: <code>", f);
@@ -510,10 +516,16 @@ static void diagnoses_section(FILE *f, const cJSON *b)
 	fputs("<h2>What the logs show</h2>\n<p class=\"sub\">Most likely cause first. Consequences on other ranks "
 	      "(echoes of the same failure) are folded under the cause they follow from.</p>\n",
 	      f);
+	const cJSON *top = NULL;
+	const char *v = jstr(b, "verdict");
+	if (v && !strcmp(v, "diagnosed"))
+		cJSON_ArrayForEach(d, diags)
+			if (!top && !is_cascade(d))
+				top = d;
 	cJSON_ArrayForEach(d, diags) {
 		if (is_cascade(d) && cascade_root(diags, d))
 			continue;
-		diagnosis_card(f, d, is_cascade(d));
+		diagnosis_card(f, d, is_cascade(d), d == top);
 		/* cascades of this one */
 		int nc = 0;
 		const cJSON *c;
@@ -525,7 +537,7 @@ static void diagnoses_section(FILE *f, const cJSON *b)
 			        nc == 1 ? "" : "s");
 			cJSON_ArrayForEach(c, diags)
 				if (is_cascade(c) && cascade_root(diags, c) == d) {
-					diagnosis_card(f, c, 1);
+					diagnosis_card(f, c, 1, 0);
 					fputs("</div>\n", f);
 				}
 			fputs("</details>\n", f);
@@ -847,7 +859,12 @@ static void timeline_section(FILE *f, const cJSON *b)
 			esc(f, err ? err : aborted ? "communicator aborted" : "named in a diagnosis");
 			fputs("</title></g>", f);
 			char msg[200];
-			snprintf(msg, sizeof msg, "%s%s", is_first ? "first failure: " : "", err ? err : aborted ? "aborted" : "involved");
+			const char *what = err;
+			if (!what && is_first && jstr(top, "title"))
+				what = jstr(top, "title");
+			if (!what)
+				what = aborted ? "communicator aborted" : "named in a diagnosis";
+			snprintf(msg, sizeof msg, "%s%s", is_first ? "first failure: " : "echo: ", what);
 			svg_text(f, outx + 14, y + 4, is_first ? "font-size=\"11\" fill=\"#b3261e\" font-weight=\"600\"" : "font-size=\"11\" fill=\"#8a4a00\"",
 			         msg, 52);
 		} else {
@@ -1144,8 +1161,8 @@ static void oom_table(FILE *f, const cJSON *ev)
 		{"tried_mib", "PyTorch tried to allocate"},
 		{"free_mib", "free on the GPU at that moment"},
 		{"process_in_use_mib", "in use by this process"},
-		{"allocated_mib", "  of which allocated by PyTorch (tensors)"},
-		{"reserved_unallocated_mib", "  of which reserved by PyTorch but unallocated (cache)"},
+		{"allocated_mib", "of which allocated by PyTorch (tensors)"},
+		{"reserved_unallocated_mib", "of which reserved by PyTorch but unallocated (cache)"},
 		{"reserved_mib", "reserved by PyTorch"},
 		{"held_elsewhere_mib", "held elsewhere (CUDA context, NCCL buffers, other libraries)"},
 		{"other_processes_mib", "held by other processes"},
@@ -1165,7 +1182,8 @@ static void oom_table(FILE *f, const cJSON *ev)
 		if (jnum(ev, rows[i].k, &v)) {
 			char s[48];
 			fmt_mib(v, s, sizeof s);
-			fprintf(f, "<tr><td>%s</td><td style=\"text-align:right\">%s</td></tr>", rows[i].label, s);
+			fprintf(f, "<tr><td%s>%s</td><td style=\"text-align:right\">%s</td></tr>",
+			        str_starts(rows[i].label, "of which") ? " class=\"ind\"" : "", rows[i].label, s);
 		}
 	fputs("</table>", f);
 	double tried, freem;
@@ -1175,19 +1193,23 @@ static void oom_table(FILE *f, const cJSON *ev)
 		fmt_mib(freem, c, sizeof c);
 		fmt_mib(tried - freem, d, sizeof d);
 		if (tried > freem)
-			fprintf(f, "<p>It needed <b>%s</b> more but only <b>%s</b> was free: short by <b>%s</b>.", a, c, d);
+			fprintf(f, "<p>It asked for <b>%s</b> more but only <b>%s</b> was free: short by <b>%s</b>.", a, c, d);
 		else
 			fprintf(f, "<p>It asked for <b>%s</b> with <b>%s</b> free: the free memory was fragmented or "
 			           "taken by another allocation at the same moment.", a, c);
 		double inuse, cap;
 		if (jnum(ev, "process_in_use_mib", &inuse) && jnum(ev, "capacity_mib", &cap) && cap > 0)
-			fprintf(f, " This process already held %.0f%% of the GPU.", inuse / cap * 100);
+			fprintf(f, " This process already held %.1f%% of the GPU.", inuse / cap * 100);
 		fputs("</p>", f);
 	}
-	if (jstr(ev, "text")) {
-		fputs("<p class=\"sub mono\">", f);
-		esc(f, jstr(ev, "text"));
-		fputs("</p>", f);
+	const cJSON *src = jget(ev, "source");
+	if (jstr(src, "path")) {
+		double l = 0;
+		fputs("<p class=\"sub\">From the message at ", f);
+		esc(f, jstr(src, "path"));
+		if (jnum(src, "line", &l))
+			fprintf(f, ":%.0f", l);
+		fputs(".</p>", f);
 	}
 	fputs("</div>\n", f);
 }
@@ -1244,6 +1266,29 @@ static void memory_section(FILE *f, const cJSON *b)
 			}
 		}
 	}
+	/* no common clock: the moment the memory was released (the processes
+	 * exited after the failure) is what the trace itself shows */
+	int released = 0;
+	if (isnan(fail_t)) {
+		cJSON_ArrayForEach(s, series) {
+			double pk, pt, idx = 0;
+			if (!jnum(s, "peak_mib", &pk) || !jnum(s, "peak_t", &pt) || pk < 1024)
+				continue;
+			const cJSON *x;
+			cJSON_ArrayForEach(x, jget(s, "samples")) {
+				double t = idx, u;
+				if (!jnum(x, "t", &t))
+					t = idx;
+				idx++;
+				if (t > pt && jnum(x, "used_mib", &u) && u < pk / 2) {
+					if (isnan(fail_t) || t < fail_t)
+						fail_t = t;
+					released = 1;
+					break;
+				}
+			}
+		}
+	}
 	fputs("<div class=\"grid2\">\n", f);
 	if (nser) {
 		double top = (cap > ymax ? cap : ymax) * 1.08;
@@ -1251,7 +1296,7 @@ static void memory_section(FILE *f, const cJSON *b)
 			top = 1024;
 		if (tmax <= 0)
 			tmax = 1;
-		const double W = 620, H = 280, L = 56, R = 16, T = 16, B = 40;
+		const double W = 700, H = 280, L = 56, R = 16, T = 16, B = 40;
 		double pw = W - L - R, ph = H - T - B;
 		fprintf(f, "<svg role=\"img\" aria-label=\"GPU memory over time\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 		           "xmlns=\"http://www.w3.org/2000/svg\" style=\"max-width:100%%;height:auto\">\n",
@@ -1309,8 +1354,10 @@ static void memory_section(FILE *f, const cJSON *b)
 		if (!isnan(fail_t) && fail_t >= 0 && fail_t <= tmax * 1.05) {
 			double x = L + (fail_t > tmax ? tmax : fail_t) / tmax * pw;
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b3261e\" stroke-width=\"2\"/>"
-			           "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#b3261e\" font-weight=\"600\" text-anchor=\"%s\">failure</text>",
-			        x, T, x, T + ph, x + (x > L + pw - 60 ? -4 : 4), T + 12, x > L + pw - 60 ? "end" : "start");
+			           "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#b3261e\" font-weight=\"600\" text-anchor=\"%s\" "
+			           "stroke=\"#fff\" stroke-width=\"4\" paint-order=\"stroke\">%s</text>",
+			        x, T, x, T + ph, x + (x > L + pw - 150 ? -5 : 5), T + ph * 0.55, x > L + pw - 150 ? "end" : "start",
+			        released ? "failed: memory released" : "failure");
 		}
 		fputs("</svg>\n<div><table><tr><th>GPU</th><th>peak</th><th>capacity</th><th>headroom at peak</th></tr>", f);
 		si = 0;
@@ -1332,7 +1379,10 @@ static void memory_section(FILE *f, const cJSON *b)
 		}
 		fputs("</table>", f);
 		if (isnan(fail_t))
-			fputs("<p class=\"sub\">The moment of failure could not be placed on this trace (no common clock).</p>", f);
+			fputs("<p class=\"sub\">The moment of failure could not be placed on this trace (no clock shared with the logs).</p>", f);
+		else if (released)
+			fprintf(f, "<p class=\"sub\">The trace shares no clock with the logs; the red line marks where the "
+			           "memory was released (%.1f s), when the processes exited after the failure.</p>", fail_t);
 		fputs("</div>\n", f);
 	}
 	if (ev0)
