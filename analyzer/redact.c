@@ -796,6 +796,7 @@ char *redact_string(struct redactor *r, const char *s)
 	if (!s)
 		return NULL;
 	pthread_mutex_lock(&r->mu);
+	learn_text(r, s);
 	char *x = redact_locked(r, s, 0);
 	pthread_mutex_unlock(&r->mu);
 	return x;

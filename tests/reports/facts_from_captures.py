@@ -84,10 +84,22 @@ def memory_facts(path, bundle):
                     r"of which ([\d.]+) (GiB|MiB) is free\. Including non-PyTorch memory, this process has "
                     r"([\d.]+) (GiB|MiB) memory in use\. Of the allocated memory ([\d.]+) (GiB|MiB) is allocated "
                     r"by PyTorch, and ([\d.]+) (GiB|MiB) is reserved by PyTorch but unallocated")
+    # the lines of the run log next to the trace (the real file), else the evidence
+    lines = []
+    import os
+    log = os.path.join(os.path.dirname(path), "run.log")
+    if os.path.exists(log):
+        for i, text in enumerate(open(log, encoding="utf-8", errors="replace")):
+            lines.append({"path": "run.log", "line": i + 1, "text": text.rstrip("\n")})
     for d in bundle.get("diagnoses", []):
+        lines.extend(d.get("evidence", []))
+    for d in [{"evidence": lines}]:
         for e in d.get("evidence", []):
             m = rx.search(e.get("text", ""))
             if m:
+                r = re.match(r"\[rank(\d+)\]", e["text"])
+                if r and "rank" not in e:
+                    e = dict(e, rank=int(r.group(1)))
                 g = m.groups()
                 ev = {"tried_mib": parse_mib(g[0], g[1]), "gpu": int(g[2]),
                       "capacity_mib": parse_mib(g[3], g[4]), "free_mib": parse_mib(g[5], g[6]),
