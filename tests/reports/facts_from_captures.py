@@ -116,6 +116,30 @@ def memory_facts(path, bundle):
     return mem
 
 
+def gpu_facts(path):
+    """facts.gpus from `nvidia-smi -q`: index, product name, UUID, serial, bus id."""
+    gpus, cur = [], None
+    for line in open(path, encoding="utf-8", errors="replace"):
+        m = re.match(r"^GPU ([0-9A-Fa-f:.]+)\s*$", line)
+        if m:
+            cur = {"index": len(gpus), "bus_id": m.group(1)}
+            gpus.append(cur)
+            continue
+        if cur is None or ":" not in line:
+            continue
+        k, _, v = line.partition(":")
+        k, v = k.strip(), v.strip()
+        if k == "Product Name":
+            cur.setdefault("name", v)
+        elif k == "GPU UUID":
+            cur["uuid"] = v
+        elif k == "Serial Number":
+            cur["serial"] = v
+    for g in gpus:
+        g["fixture_note"] = NOTE % path
+    return gpus
+
+
 def main():
     args = sys.argv[1:]
     doc = json.load(open(args[0]))
@@ -124,8 +148,11 @@ def main():
         topo = args[args.index("--topo") + 1]
     if "--memtrace" in args:
         mem = args[args.index("--memtrace") + 1]
+    gq = args[args.index("--gpus") + 1] if "--gpus" in args else None
     for b in doc.get("bundles", []):
         facts = b.setdefault("facts", {})
+        if gq and "gpus" not in facts:
+            facts["gpus"] = gpu_facts(gq)
         if topo and "topology" not in facts:
             facts["topology"] = topo_facts(topo)
         if mem and "memory" not in facts:

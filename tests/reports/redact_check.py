@@ -12,6 +12,7 @@ prefixes (host:pid:tid [dev]), torchrun's "host : NAME", IPv4 addresses other
 than loopback, IPv6 addresses, GPU/MIG UUIDs, PCI bus ids, NCCL's short bus
 ids ("busId 60", "CUDA device 60"), GPU serial numbers, /home/USER paths.
 Ends with "N passed, N failed"."""
+import ipaddress
 import json
 import os
 import re
@@ -26,7 +27,6 @@ def tokens(indir):
         "host": re.compile(r"(?:^|[\s\[\]])([A-Za-z][A-Za-z0-9._-]*):\d+:\d+ \["),
         "host2": re.compile(r"^\s*host\s*:\s*(\S+)\s*$"),
         "ipv4": re.compile(r"(?<![\d.])((?:\d{1,3}\.){3}\d{1,3})(?![\d.]*\d)"),
-        "ipv6": re.compile(r"(?<![0-9A-Za-z:])((?:[0-9a-fA-F]{1,4}:){2,7}:?[0-9a-fA-F]{1,4}|(?:[0-9a-fA-F]{1,4}:)+:[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4})*)(?![0-9A-Za-z:])"),
         "uuid": re.compile(r"((?:GPU|MIG)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"),
         "pci": re.compile(r"(?<![0-9A-Fa-f:])([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])"),
         "busid": re.compile(r"((?:busId|CUDA device) (?:0x)?[0-9a-f]+)\b"),
@@ -52,6 +52,24 @@ def tokens(indir):
                         if kind == "ipv6" and not re.search(r"[a-f]", t) and "::" not in t:
                             continue
                         found.setdefault(t, kind)
+                # IPv6: runs of hex digits and colons that the ipaddress module
+                # accepts (every suffix at a group boundary, so "eth0:fe80::1"
+                # yields "fe80::1"), with "::" or eight groups
+                for m in re.finditer(r"[0-9a-fA-F:]*:[0-9a-fA-F:]*", line):
+                    run = m.group(0)
+                    parts = run.split(":")
+                    for i in range(len(parts)):
+                        cand = ":".join(parts[i:]).rstrip(":") if not run.endswith("::") else ":".join(parts[i:])
+                        if cand.count(":") < 2 or ("::" not in cand and cand.count(":") != 7):
+                            continue
+                        try:
+                            a = ipaddress.IPv6Address(cand)
+                        except ValueError:
+                            continue
+                        groups = [g for g in cand.split(":") if g]
+                        if a.is_loopback or a.is_unspecified or len(groups) < 2 or sum(map(len, groups)) < 6:
+                            continue  # C++ scopes such as c10::Error are not addresses
+                        found.setdefault(cand, "ipv6")
     return found
 
 
@@ -97,6 +115,11 @@ def main():
     if mode == "tokens":
         for t, k in sorted(tokens(sys.argv[2]).items()):
             print("%-8s %s" % (k, t))
+        return 0
+    if mode == "shown":  # which input tokens a (plain) report shows
+        toks, probs = scan(sys.argv[2], sys.argv[3:])
+        for p in probs:
+            print(p)
         return 0
     if mode == "scan":
         toks, probs = scan(sys.argv[2], sys.argv[3:])

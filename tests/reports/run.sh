@@ -173,6 +173,14 @@ sub "redact: diagnosis unchanged" $PY $HERE/redact_check.py same "$T/o/plain.jso
 check "redact: the plain report does show the tokens (the scan is not vacuous)" sh -c "! $PY $HERE/redact_check.py scan '$RB' '$T/o/plain.json' >/dev/null"
 check "redact: stable pseudonyms (host-1, same in json and html)" sh -c "grep -q 'host-1' '$T/o/red.json' && grep -q 'host-1' '$T/o/red.html' && grep -q 'ranks/nccl.host-[0-9]*.301[45].log' '$T/o/red.json'"
 check "redact: the report says it is redacted" sh -c "grep -q '\"redacted\":[[:space:]]*true' '$T/o/red.json' && grep -q 'replaced by pseudonyms' '$T/o/red.html'"
+# facts too: GPU UUIDs, serials and bus ids from the real nvidia-smi -q, through redact_json
+check "redact (facts): fixture with gpus from nvidia-smi -q" sh -c "$PY $HERE/facts_from_captures.py '$T/o/plain.json' --gpus $CAP/sys/nvidia-smi-q.txt --topo $CAP/sys/topo-m.txt > '$T/pf.json' && '$R' redact '$T/pf.json' > '$T/o/rf.json'"
+for f in html junit sarif github; do
+	check "redact (facts): render $f" sh -c "'$R' $f '$T/o/rf.json' > '$T/o/rf.$f'"
+done
+sub "redact (facts): no UUID, serial or bus id survives" $PY $HERE/redact_check.py scan "$RB" "$T"/o/rf.*
+check "redact (facts): the unredacted facts do hold them" sh -c "grep -q 'GPU-0cbaf63b-5102-0ac0-54f4-22b3052a0958' '$T/pf.json' && grep -q '00000000:00:06.0' '$T/pf.json'"
+check "redact (facts): bus id of gpus[0] = NCCL's busId 60 of rank 0" sh -c "$PY -c 'import json,sys; d=json.load(open(sys.argv[1]))[\"bundles\"][0]; g=d[\"facts\"][\"gpus\"][0][\"bus_id\"]; assert g.startswith(\"busid-\"), g; assert any(r.get(\"bus_id\")==g for r in d[\"ranks\"]), (g, [r.get(\"bus_id\") for r in d[\"ranks\"]])' '$T/o/rf.json'"
 # the scanner on single strings (formats from NCCL and PyTorch output)
 "$R" redact-string \
 	"vm:1425:1425 [0] NCCL INFO Bootstrap: Using eth0:192.0.2.2<0>" \
