@@ -649,6 +649,8 @@ void redact_learn_bundle(struct redactor *r, const struct bundle *b)
 
 /* ---- rewriting ---- */
 
+static void replace_tokens(char **p, const struct strvec *from, const struct strvec *to);
+
 enum { F_NO_IP4 = 1 };
 
 /* A word run: replace the longest learned names among its parts (split
@@ -698,7 +700,7 @@ static void rewrite_run(struct redactor *r, const char *s, size_t n, struct buf 
 static int after_bus_marker(const char *s, size_t i)
 {
 	static const char *marks[] = {"busId ", "busid ", "busId=", "busid=", "CUDA device ", "bus id ", "Bus Id ",
-	                              "busId: ", "pciBusId ", "busId 0x"};
+	                              "busId: ", "pciBusId ", "bus ", "Bus "};
 	for (size_t k = 0; k < sizeof marks / sizeof *marks; k++) {
 		size_t l = strlen(marks[k]);
 		if (i >= l && strncmp(s + i - l, marks[k], l) == 0)
@@ -892,14 +894,91 @@ static void json_walk(struct redactor *r, cJSON *it, const char *key, int flags)
 	}
 }
 
+/* Diagnosis objects of a report: their title, explanation and fixes were
+ * filled from the evidence captures; replace the captured values there. */
+static void json_diag_caps(struct redactor *r, cJSON *it)
+{
+	cJSON *c;
+	cJSON *diags = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "diagnoses") : NULL;
+	cJSON *d;
+	cJSON_ArrayForEach(d, diags) {
+		struct strvec from = {0}, to = {0};
+		cJSON *e;
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(d, "evidence")) {
+			cJSON *cap;
+			cJSON_ArrayForEach(cap, cJSON_GetObjectItemCaseSensitive(e, "captures")) {
+				if (!cJSON_IsString(cap) || !*cap->valuestring || strvec_contains(&from, cap->valuestring))
+					continue;
+				char *v = xstrdup(cap->valuestring);
+				if (bus_field(cap->string))
+					redo_bus(r, &v);
+				else
+					redo(r, &v, 0);
+				if (strcmp(v, cap->valuestring)) {
+					strvec_push(&from, cap->valuestring);
+					strvec_push(&to, v);
+				}
+				free(v);
+			}
+		}
+		static const char *keys[] = {"title", "explanation"};
+		for (size_t k = 0; k < 2; k++) {
+			cJSON *t = cJSON_GetObjectItemCaseSensitive(d, keys[k]);
+			if (cJSON_IsString(t) && !(t->type & cJSON_IsReference))
+				replace_tokens(&t->valuestring, &from, &to);
+		}
+		cJSON *fx;
+		cJSON_ArrayForEach(fx, cJSON_GetObjectItemCaseSensitive(d, "fix"))
+			if (cJSON_IsString(fx) && !(fx->type & cJSON_IsReference))
+				replace_tokens(&fx->valuestring, &from, &to);
+		strvec_free(&from);
+		strvec_free(&to);
+	}
+	cJSON_ArrayForEach(c, it)
+		if (cJSON_IsObject(c) || cJSON_IsArray(c))
+			json_diag_caps(r, c);
+}
+
 void redact_json(struct redactor *r, cJSON *item)
 {
 	if (!item)
 		return;
 	pthread_mutex_lock(&r->mu);
 	learn_json(r, item, NULL);
+	json_diag_caps(r, item);
 	json_walk(r, item, NULL, 0);
 	pthread_mutex_unlock(&r->mu);
+}
+
+/* Replace whole-token occurrences of from[i] by to[i] in *p. */
+static void replace_tokens(char **p, const struct strvec *from, const struct strvec *to)
+{
+	if (!*p || !from->n)
+		return;
+	struct buf out;
+	buf_init(&out);
+	const char *s = *p;
+	size_t i = 0;
+	while (s[i]) {
+		int at_start = i == 0 || !isalnum((unsigned char)s[i - 1]);
+		size_t hit = 0, best = 0;
+		if (at_start)
+			for (size_t k = 0; k < from->n; k++) {
+				size_t l = strlen(from->v[k]);
+				if (l > best && strncmp(s + i, from->v[k], l) == 0 && !isalnum((unsigned char)s[i + l])) {
+					best = l;
+					hit = k + 1;
+				}
+			}
+		if (hit) {
+			buf_adds(&out, to->v[hit - 1]);
+			i += best;
+		} else {
+			buf_addc(&out, s[i++]);
+		}
+	}
+	free(*p);
+	*p = buf_steal(&out);
 }
 
 void redact_apply_bundle(struct redactor *r, struct bundle *b)
@@ -908,6 +987,25 @@ void redact_apply_bundle(struct redactor *r, struct bundle *b)
 	redo(r, &b->name, 0);
 	for (size_t i = 0; i < b->ndocs; i++)
 		redo(r, &b->docs[i].path, 0);
+	/* titles and explanations were filled from captures before redaction:
+	 * note what each captured value becomes, to replace it there too */
+	struct strvec from = {0}, to = {0};
+	for (size_t i = 0; i < b->ev.n; i++) {
+		const struct evidence *e = &b->ev.v[i];
+		for (size_t k = 0; k < e->ncaps; k++) {
+			char *v = xstrdup(e->caps[k].value ? e->caps[k].value : "");
+			if (bus_field(e->caps[k].name))
+				redo_bus(r, &v);
+			else
+				redo(r, &v, 0);
+			if (e->caps[k].value && *e->caps[k].value && strcmp(v, e->caps[k].value) != 0 &&
+			    !strvec_contains(&from, e->caps[k].value)) {
+				strvec_push(&from, e->caps[k].value);
+				strvec_push(&to, v);
+			}
+			free(v);
+		}
+	}
 	for (size_t i = 0; i < b->ev.n; i++) {
 		struct evidence *e = &b->ev.v[i];
 		redo(r, &e->path, 0);
@@ -938,7 +1036,11 @@ void redact_apply_bundle(struct redactor *r, struct bundle *b)
 	for (size_t i = 0; i < b->ndiags; i++) {
 		redo(r, &b->diags[i].title, 0);
 		redo(r, &b->diags[i].explanation, 0);
+		replace_tokens(&b->diags[i].title, &from, &to);
+		replace_tokens(&b->diags[i].explanation, &from, &to);
 	}
+	strvec_free(&from);
+	strvec_free(&to);
 	if (b->facts) {
 		learn_json(r, b->facts, NULL);
 		json_walk(r, b->facts, NULL, 0);

@@ -866,7 +866,7 @@ static void timeline_section(FILE *f, const cJSON *b)
 				what = aborted ? "communicator aborted" : "named in a diagnosis";
 			snprintf(msg, sizeof msg, "%s%s", is_first ? "first failure: " : "echo: ", what);
 			svg_text(f, outx + 14, y + 4, is_first ? "font-size=\"11\" fill=\"#b3261e\" font-weight=\"600\"" : "font-size=\"11\" fill=\"#8a4a00\"",
-			         msg, 52);
+			         msg, 44);
 		} else {
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"#1e7b34\"/>", outx, y);
 			svg_text(f, outx + 14, y + 4, "font-size=\"11\" fill=\"#1e7b34\"", "no error seen", 40);

@@ -80,7 +80,9 @@ def scan(indir, outputs):
         text = open(out, encoding="utf-8", errors="replace").read()
         for t, kind in toks.items():
             if kind == "busid":
-                pat = re.escape(t) + r"\b"
+                # the value in any wording a report may use ("bus 60", "bus id 60")
+                val = re.sub(r"^.* (?:0x)?", "", t)
+                pat = r"(?i)\b(?:bus|bus id|busid|device)\s*:?\s*(?:0x)?" + re.escape(val) + r"\b"
             else:
                 pat = r"(?<![A-Za-z0-9_])" + re.escape(t) + r"(?![A-Za-z0-9_])"
             m = re.search(pat, text)
