@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cascade.h"
 #include "correlate.h"
 #include "logline.h"
 #include "match.h"
@@ -18,6 +19,9 @@
 #include "sysreport.h"
 
 #define HEAD_BYTES (64u << 10)
+/* Pasted tickets (text, PyTorch output) may embed a topo matrix or version
+ * lines; the first SCAN_MAX bytes are kept to look for them. */
+#define SCAN_MAX (4u << 20)
 #define FAILURES_KEPT 20
 
 const char *verdict_name(enum verdict v)
@@ -40,6 +44,7 @@ struct docstate {
 	int lines_capped;        /* max_lines reached */
 	struct buf sys;          /* whole system report */
 	int sys_cut;
+	struct buf scan;         /* text/torch documents: scanned for embedded reports at the end */
 };
 
 struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct limits *lim)
@@ -289,9 +294,9 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 	struct logline ll;
 	logline_parse(s, n, &ll);
 	const struct span *m = &ll.msg;
+	ranks_note(b->ranks, &ll, doc->path, doc->lines, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
 	if (ll.level != LINE_PLAIN) {
 		b->saw_nccl = 1;
-		ranks_note(b->ranks, &ll, doc->path, doc->lines, b->ev.next_seq);
 		if (ll.level == LINE_INFO) {
 			fact_cuda_driver(b, m);
 			fact_env_line(b, m, doc->path, doc->lines);
@@ -351,6 +356,8 @@ static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_
 {
 	struct input_doc *doc = &b->docs[ds->doc];
 	if (doc_kind_is_log(doc->kind)) {
+		if (doc->kind != DOC_NCCL_LOG && ds->scan.len < SCAN_MAX)
+			buf_add(&ds->scan, p, n < SCAN_MAX - ds->scan.len ? n : SCAN_MAX - ds->scan.len);
 		feed_lines(b, ds, p, n);
 	} else if (is_sysreport(doc->kind)) {
 		size_t room = ds->sys.len < SYSREPORT_MAX ? SYSREPORT_MAX - ds->sys.len : 0;
@@ -444,9 +451,12 @@ static void sink_end(void *ctx, int complete)
 			msgs_add(&b->warnings, "%s: looked like %s but nothing could be parsed from it",
 			         doc->path, doc_kind_name(doc->kind));
 	}
+	if (ds->scan.len)
+		sysreport_scan_text(ds->scan.data, ds->scan.len, doc->path, b->facts, &b->warnings);
 	buf_free(&ds->head);
 	buf_free(&ds->partial);
 	buf_free(&ds->sys);
+	buf_free(&ds->scan);
 	free(ds);
 	b->cur = NULL;
 }
@@ -488,6 +498,7 @@ struct evidence *bundle_rule_evidence(struct bundle *b, const char *rule_id,
 
 void bundle_finish(struct bundle *b)
 {
+	ranks_finish(b->ranks); /* ranks: merge timelines before ranks_lookup */
 	/* give rank numbers to evidence known only by host:pid */
 	for (size_t i = 0; i < b->ev.n; i++) {
 		struct evidence *e = &b->ev.v[i];
@@ -496,4 +507,5 @@ void bundle_finish(struct bundle *b)
 	}
 	rules_run_all(b);
 	correlate(b);
+	cascade_link(b); /* ranks: echoes across ranks (cascade.h) */
 }

@@ -13,6 +13,8 @@ struct diagnosis {
 	const struct diagdef *def;   /* borrowed from the database */
 	enum role role;              /* def->role, or ROLE_CASCADE when an echo */
 	const char *echo_of;         /* id of the diagnosis this echoes, or NULL */
+	const char *supports;        /* id of a higher-ranked root of the same category
+	                                that this one corroborates (role becomes context) */
 	double confidence;
 	char *title, *explanation;   /* placeholders filled in */
 	size_t *ev;                  /* indexes into bundle->ev.v, earliest first */
@@ -25,6 +27,8 @@ struct diagnosis {
 
 void correlate(struct bundle *b);
 void correlate_free(struct bundle *b);
+/* Rank diagnoses: most likely root cause first (see correlate.c). */
+void correlate_sort(struct diagnosis *v, size_t n);
 /* Fill {name}, {env.NAME}, {ranks} placeholders.  Caller frees. */
 char *render_template(const char *tpl, const struct bundle *b, const struct diagnosis *d);
 

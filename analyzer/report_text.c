@@ -7,6 +7,8 @@
 
 #include "bundle.h"
 #include "correlate.h"
+#include "nextsteps.h" /* ranks */
+#include "ranktable.h" /* ranks */
 #include "sigdb.h"
 
 #define C_RESET "\033[0m"
@@ -92,6 +94,8 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 		fprintf(out, "   %s%s", col(o, C_DIM), role_name(d->role));
 		if (d->echo_of)
 			fprintf(out, " of %s", d->echo_of);
+		if (d->supports)
+			fprintf(out, ", supports %s", d->supports);
 		fprintf(out, ", confidence %.2f", d->confidence);
 		print_ranks(out, d);
 		fprintf(out, ", id %s%s\n", d->def->id, col(o, C_RESET));
@@ -111,7 +115,7 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 				fprintf(out, "     %s(%zu more)%s\n", col(o, C_DIM), d->ev_total - (size_t)maxev,
 				        col(o, C_RESET));
 		}
-		if (d->role != ROLE_CASCADE && d->def->fix.n) {
+		if (d->role != ROLE_CASCADE && !d->supports && d->def->fix.n) {
 			fprintf(out, "   Fix:\n");
 			for (size_t k = 0; k < d->def->fix.n; k++) {
 				char *s = render_template(d->def->fix.v[k], b, d);
@@ -119,7 +123,7 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 				free(s);
 			}
 		}
-		if (d->role != ROLE_CASCADE && d->def->verify_env && cJSON_GetArraySize(d->def->verify_env) > 0) {
+		if (d->role != ROLE_CASCADE && !d->supports && d->def->verify_env && cJSON_GetArraySize(d->def->verify_env) > 0) {
 			fprintf(out, "   Confirm: nccl-triage verify");
 			const cJSON *it;
 			cJSON_ArrayForEach(it, d->def->verify_env) {
@@ -141,6 +145,7 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 		print_ranks(out, d);
 		fprintf(out, ")%s\n", col(o, C_RESET));
 	}
+	rank_table_text(out, b, o->color); /* ranks */
 	if (b->verdict == VERDICT_UNKNOWN_FAILURE && b->nfailures) {
 		fprintf(out, "\n%sUnexplained failure evidence%s (no signature matched):\n", col(o, C_BOLD), col(o, C_RESET));
 		for (size_t i = 0; i < b->nfailures && i < 10; i++)
@@ -152,6 +157,7 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 		if (b->failure_count > 10)
 			fprintf(out, "     (%llu more)\n", (unsigned long long)(b->failure_count - 10));
 	}
+	next_steps_text(out, b, 0); /* ranks */
 	if (b->warnings.list.n) {
 		fprintf(out, "\n%sWarnings%s (input that was skipped or cut):\n", col(o, C_YELLOW), col(o, C_RESET));
 		for (size_t i = 0; i < b->warnings.list.n && i < 20; i++)
