@@ -342,12 +342,12 @@ static int cmd_analyze(int argc, char **argv)
 		red = redactor_new();
 		for (size_t i = 0; i < ops.n; i++)
 			redact_learn_bundle(red, bundles[i]);
-		for (size_t i = 0; i < ops.n; i++) {
-			redact_apply_bundle(red, bundles[i]);
-			if (!c.quiet)
-				for (size_t k = 0; k < bundles[i]->warnings.list.n; k++)
-					fprintf(stderr, "nccl-triage: %s\n", bundles[i]->warnings.list.v[k]);
-		}
+		for (size_t i = 0; i < ops.n && !c.quiet; i++)
+			for (size_t k = 0; k < bundles[i]->warnings.list.n; k++) {
+				char *w = redact_string(red, bundles[i]->warnings.list.v[k]);
+				fprintf(stderr, "nccl-triage: %s\n", w);
+				free(w);
+			}
 	}
 	int status = EXIT_HEALTHY;
 	for (size_t i = 0; i < ops.n; i++)
@@ -384,13 +384,26 @@ static int cmd_analyze(int argc, char **argv)
 			cJSON_Delete(doc);
 		} else {
 			struct report_opts ro = {want_color(&c, out), c.evidence};
+			/* --redact: render to memory, then redact the text as a whole */
+			char *mem = NULL;
+			size_t memlen = 0;
+			FILE *to = red ? open_memstream(&mem, &memlen) : out;
+			if (!to)
+				to = out;
 			for (size_t i = 0; i < ops.n; i++) {
 				if (i)
-					fputc('\n', out);
+					fputc('\n', to);
 				if (strcmp(fmt, "md") == 0)
-					report_md(out, bundles[i], &ro);
+					report_md(to, bundles[i], &ro);
 				else
-					report_text(out, bundles[i], &ro);
+					report_text(to, bundles[i], &ro);
+			}
+			if (to != out) {
+				fclose(to);
+				char *x = redact_string(red, mem);
+				fputs(x, out);
+				free(x);
+				free(mem);
 			}
 		}
 		if (close_output(out, c.output) < 0)

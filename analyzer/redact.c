@@ -13,9 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bundle.h"
-#include "correlate.h"
-#include "ranks.h"
+#include "report.h"
 #include "util.h"
 
 enum kind { K_HOST, K_USER, K_IP4, K_IP6, K_MAC, K_UUID, K_BUS, K_SERIAL, K_N };
@@ -611,40 +609,15 @@ static void learn_json(struct redactor *r, const cJSON *it, const char *key)
 	}
 }
 
-static void learn_bundle_locked(struct redactor *r, const struct bundle *b)
-{
-	for (size_t i = 0; i < b->ev.n; i++) {
-		const struct evidence *e = &b->ev.v[i];
-		if (e->host)
-			learn_host(r, e->host, strlen(e->host));
-		learn_text(r, e->text);
-		for (size_t k = 0; k < e->ncaps; k++)
-			if (key_is(e->caps[k].name, HOST_KEYS))
-				learn_host(r, e->caps[k].value, strlen(e->caps[k].value));
-	}
-	if (b->ranks)
-		for (size_t i = 0; i < b->ranks->n; i++) {
-			const struct rank_proc *p = &b->ranks->v[i];
-			if (p->host)
-				learn_host(r, p->host, strlen(p->host));
-			learn_text(r, p->last_text);
-			learn_text(r, p->first_warn);
-		}
-	for (size_t i = 0; i < b->nfailures; i++)
-		learn_text(r, b->failures[i].text);
-	for (size_t i = 0; i < b->warnings.list.n; i++)
-		learn_text(r, b->warnings.list.v[i]);
-	learn_text(r, b->name);
-	for (size_t i = 0; i < b->ndocs; i++)
-		learn_text(r, b->docs[i].path);
-	learn_json(r, b->facts, NULL);
-}
-
 void redact_learn_bundle(struct redactor *r, const struct bundle *b)
 {
+	/* through the JSON contract, so that every field a report can show is
+	 * seen, whatever the modules behind it keep in their structs */
+	cJSON *j = report_bundle_json(b);
 	pthread_mutex_lock(&r->mu);
-	learn_bundle_locked(r, b);
+	learn_json(r, j, NULL);
 	pthread_mutex_unlock(&r->mu);
+	cJSON_Delete(j);
 }
 
 /* ---- rewriting ---- */
@@ -979,77 +952,4 @@ static void replace_tokens(char **p, const struct strvec *from, const struct str
 	}
 	free(*p);
 	*p = buf_steal(&out);
-}
-
-void redact_apply_bundle(struct redactor *r, struct bundle *b)
-{
-	pthread_mutex_lock(&r->mu);
-	redo(r, &b->name, 0);
-	for (size_t i = 0; i < b->ndocs; i++)
-		redo(r, &b->docs[i].path, 0);
-	/* titles and explanations were filled from captures before redaction:
-	 * note what each captured value becomes, to replace it there too */
-	struct strvec from = {0}, to = {0};
-	for (size_t i = 0; i < b->ev.n; i++) {
-		const struct evidence *e = &b->ev.v[i];
-		for (size_t k = 0; k < e->ncaps; k++) {
-			char *v = xstrdup(e->caps[k].value ? e->caps[k].value : "");
-			if (bus_field(e->caps[k].name))
-				redo_bus(r, &v);
-			else
-				redo(r, &v, 0);
-			if (e->caps[k].value && *e->caps[k].value && strcmp(v, e->caps[k].value) != 0 &&
-			    !strvec_contains(&from, e->caps[k].value)) {
-				strvec_push(&from, e->caps[k].value);
-				strvec_push(&to, v);
-			}
-			free(v);
-		}
-	}
-	for (size_t i = 0; i < b->ev.n; i++) {
-		struct evidence *e = &b->ev.v[i];
-		redo(r, &e->path, 0);
-		redo(r, &e->text, 0);
-		redo(r, &e->host, 0);
-		for (size_t k = 0; k < e->ncaps; k++) {
-			if (bus_field(e->caps[k].name))
-				redo_bus(r, &e->caps[k].value);
-			else
-				redo(r, &e->caps[k].value, 0);
-		}
-	}
-	for (size_t i = 0; i < b->warnings.list.n; i++)
-		redo(r, &b->warnings.list.v[i], 0);
-	for (size_t i = 0; i < b->nfailures; i++) {
-		redo(r, &b->failures[i].path, 0);
-		redo(r, &b->failures[i].text, 0);
-	}
-	if (b->ranks)
-		for (size_t i = 0; i < b->ranks->n; i++) {
-			struct rank_proc *p = &b->ranks->v[i];
-			redo(r, &p->host, 0);
-			redo_bus(r, &p->bus_id);
-			redo(r, &p->last_path, 0);
-			redo(r, &p->last_text, 0);
-			redo(r, &p->first_warn, 0);
-		}
-	for (size_t i = 0; i < b->ndiags; i++) {
-		redo(r, &b->diags[i].title, 0);
-		redo(r, &b->diags[i].explanation, 0);
-		replace_tokens(&b->diags[i].title, &from, &to);
-		replace_tokens(&b->diags[i].explanation, &from, &to);
-	}
-	strvec_free(&from);
-	strvec_free(&to);
-	if (b->facts) {
-		learn_json(r, b->facts, NULL);
-		json_walk(r, b->facts, NULL, 0);
-	}
-	pthread_mutex_unlock(&r->mu);
-}
-
-void redact_bundle(struct redactor *r, struct bundle *b)
-{
-	redact_learn_bundle(r, b);
-	redact_apply_bundle(r, b);
 }

@@ -4,12 +4,14 @@
  * report, the same GPU's bus id is busid-1 in "00000000:60:00.0" and in
  * NCCL's short "busId 600000" alike.
  *
- * Redaction runs after bundle_finish(), so the diagnosis is made on the
- * original text and does not change; it rewrites every string that any
- * report format shows (bundle name, document paths, evidence text, host and
- * captures, warnings, unexplained lines, rank timelines, diagnosis titles
- * and explanations, facts) in place.  redact_json() walks a finished JSON
- * document as a second net for fields added later.
+ * Redaction runs after bundle_finish(), on what the reports show, so the
+ * diagnosis is made on the original text and does not change.  Formats
+ * rendered from the JSON document (json, html, junit, sarif, github) go
+ * through redact_json(), which knows the fields (a "bus_id" of "60" is a bus
+ * id, a "host" is a host name); text and Markdown are rendered to memory and
+ * go through redact_string() as a whole.  Names are learned from the bundles
+ * through their JSON object (report_bundle_json), so a field added to the
+ * report later is covered without a change here.
  *
  * Two phases, so that a name learned from one bundle is also hidden in the
  * others: learn from every bundle, then apply to every bundle.  A redactor
@@ -28,13 +30,9 @@ struct redactor;
 struct redactor *redactor_new(void);
 void redactor_free(struct redactor *r);
 
-/* Learn host and user names from a bundle (evidence hosts, rank hosts, NCCL
- * line prefixes, torchrun summaries, env facts, paths). */
+/* Learn host and user names from a bundle (hosts of ranks and evidence,
+ * NCCL line prefixes, torchrun summaries, env facts, home paths). */
 void redact_learn_bundle(struct redactor *r, const struct bundle *b);
-/* Rewrite every shown string of the bundle in place. */
-void redact_apply_bundle(struct redactor *r, struct bundle *b);
-/* Both, for a single bundle. */
-void redact_bundle(struct redactor *r, struct bundle *b);
 
 /* Rewrite every string value and object key below item, in place. */
 void redact_json(struct redactor *r, cJSON *item);

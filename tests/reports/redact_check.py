@@ -52,6 +52,9 @@ def tokens(indir):
                         if kind == "ipv6" and not re.search(r"[a-f]", t) and "::" not in t:
                             continue
                         found.setdefault(t, kind)
+                        if kind == "pci":  # the same address as parsers normalise it
+                            dom, rest = t.split(":", 1)
+                            found.setdefault(dom[-4:].lower() + ":" + rest.lower(), kind)
                 # IPv6: runs of hex digits and colons that the ipaddress module
                 # accepts (every suffix at a group boundary, so "eth0:fe80::1"
                 # yields "fe80::1"), with "::" or eight groups
