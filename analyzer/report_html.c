@@ -713,9 +713,10 @@ static int reached(const cJSON *r, int *have)
 	if (cJSON_IsObject(m)) {
 		const cJSON *x;
 		cJSON_ArrayForEach(x, m)
-			if (!cJSON_IsFalse(x) && !cJSON_IsNull(x)) {
-				int k = stage_index(x->string);
-				if (!strcmp(x->string, STAGES[k])) {
+			if (!cJSON_IsFalse(x) && !cJSON_IsNull(x) && x->string) {
+				/* aborted / destroyed are outcomes, not stages */
+				int k = !strcmp(x->string, "collective") ? 4 : stage_index(x->string);
+				if (k > 0 && (!strcmp(x->string, STAGES[k]) || k == 4)) {
 					have[k] = 1;
 					if (k > best)
 						best = k;
@@ -780,9 +781,12 @@ static void timeline_section(FILE *f, const cJSON *b)
 		jnum(e0, "pid", &first_pid);
 	}
 	int lanes = n < HTML_MAX_LANES ? n : HTML_MAX_LANES;
+	int any_failed_first = 0;
+	cJSON_ArrayForEach(r, ranks)
+		any_failed_first |= cJSON_IsTrue(jget(r, "failed_first"));
 	const double left = 150, colw = 118, top_y = 46, laneh = 26;
 	const double outx = left + NSTAGES * colw + 10;
-	const double width = outx + 330, height = top_y + lanes * laneh + 40;
+	const double width = outx + 440, height = top_y + lanes * laneh + 40;
 	fputs("<h2>Rank timeline</h2>\n<p class=\"sub\">One lane per NCCL process: how far it got through NCCL "
 	      "start-up, and where it failed. <span style=\"color:#b3261e\">&#9679;</span> the first failure, "
 	      "<span style=\"color:#c25e00\">&#9679;</span> echoes on other ranks, "
@@ -845,11 +849,23 @@ static void timeline_section(FILE *f, const cJSON *b)
 				if (rk >= 0 && x->valuedouble == rk)
 					in_diag = 1;
 		}
-		int is_first = (first_rank >= 0 && rk == first_rank) ||
-		               (first_rank < 0 && first_pid >= 0 && pid == first_pid && (!first_host || !host || !strcmp(first_host, host)));
+		int is_first;
+		if (cJSON_IsBool(jget(r, "failed_first")) || any_failed_first)
+			is_first = cJSON_IsTrue(jget(r, "failed_first"));
+		else
+			is_first = (first_rank >= 0 && rk == first_rank) ||
+			           (first_rank < 0 && first_pid >= 0 && pid == first_pid && (!first_host || !host || !strcmp(first_host, host)));
 		const char *ms = jstr(r, "last_milestone");
-		int aborted = ms && !strcmp(ms, "aborted");
-		if (is_first || err || in_diag || aborted) {
+		int aborted = (ms && !strcmp(ms, "aborted")) || cJSON_IsTrue(jget(jget(r, "milestones"), "aborted"));
+		const cJSON *ex = jget(r, "exit");
+		double code = 0;
+		int died = jnum(ex, "code", &code) && code != 0;
+		char exitmsg[64] = "";
+		if (died) {
+			const char *sn = jstr(ex, "signal_name");
+			snprintf(exitmsg, sizeof exitmsg, " [exit %.0f%s%s]", code, sn ? " " : "", sn ? sn : "");
+		}
+		if (is_first || err || in_diag || aborted || died) {
 			const char *col = is_first ? "#b3261e" : "#c25e00";
 			fprintf(f, "<g><circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" fill=\"%s\"/>"
 			           "<path d=\"M%.1f %.1fl8 8M%.1f %.1fl-8 8\" stroke=\"#fff\" stroke-width=\"2\"/>",
@@ -860,13 +876,32 @@ static void timeline_section(FILE *f, const cJSON *b)
 			fputs("</title></g>", f);
 			char msg[200];
 			const char *what = err;
+			/* the glog / NCCL prefix of the first error is noise here */
+			if (what && what[0] == '[') {
+				const char *q = strstr(what, "] ");
+				if (q && q - what < 60)
+					what = q + 2;
+				if (!strncmp(what, "[Rank ", 6) && (q = strstr(what, "] ")))
+					what = q + 2;
+			}
 			if (!what && is_first && jstr(top, "title"))
 				what = jstr(top, "title");
 			if (!what)
-				what = aborted ? "communicator aborted" : "named in a diagnosis";
+				what = aborted ? "communicator aborted" : died ? "process exited" : "named in a diagnosis";
 			snprintf(msg, sizeof msg, "%s%s", is_first ? "first failure: " : "echo: ", what);
+			if (died) {
+				/* keep the exit status visible: cut the message to make room */
+				size_t room = 44 > strlen(exitmsg) ? 44 - strlen(exitmsg) : 0;
+				if (strlen(msg) > room) {
+					size_t k = room;
+					while (k > 0 && ((unsigned char)msg[k] & 0xC0) == 0x80)
+						k--;
+					snprintf(msg + k, sizeof msg - k, "…");
+				}
+				snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s", exitmsg);
+			}
 			svg_text(f, outx + 14, y + 4, is_first ? "font-size=\"11\" fill=\"#b3261e\" font-weight=\"600\"" : "font-size=\"11\" fill=\"#8a4a00\"",
-			         msg, 44);
+			         msg, 64);
 		} else {
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"#1e7b34\"/>", outx, y);
 			svg_text(f, outx + 14, y + 4, "font-size=\"11\" fill=\"#1e7b34\"", "no error seen", 40);
@@ -878,7 +913,7 @@ static void timeline_section(FILE *f, const cJSON *b)
 		fprintf(f, "<p class=\"sub\">… %d more processes not drawn.</p>\n", n - lanes);
 	/* the same as a table, for copying and for screen readers */
 	fputs("<details><summary>Rank table</summary>\n<table><tr><th>rank</th><th>host</th><th>pid</th><th>GPU</th>"
-	      "<th>bus id</th><th>NCCL</th><th>got to</th><th>first error</th><th>last line</th></tr>\n",
+	      "<th>bus id</th><th>NCCL</th><th>got to</th><th>first error</th><th>exit</th><th>last line</th></tr>\n",
 	      f);
 	cJSON_ArrayForEach(r, ranks) {
 		double rk = -1, pid = -1, dev = -1;
@@ -901,6 +936,16 @@ static void timeline_section(FILE *f, const cJSON *b)
 		esc(f, jstr(r, "last_milestone"));
 		fputs("</td><td class=\"mono\">", f);
 		esc(f, jstr(r, "first_error"));
+		fputs("</td><td>", f);
+		const cJSON *ex = jget(r, "exit");
+		double code;
+		if (jnum(ex, "code", &code)) {
+			fprintf(f, "%.0f", code);
+			if (jstr(ex, "signal_name")) {
+				fputc(' ', f);
+				esc(f, jstr(ex, "signal_name"));
+			}
+		}
 		fputs("</td><td class=\"mono\">", f);
 		const cJSON *ll = jget(r, "last_line");
 		if (ll) {
@@ -1214,19 +1259,23 @@ static void oom_table(FILE *f, const cJSON *ev)
 	fputs("</div>\n", f);
 }
 
-static void memory_section(FILE *f, const cJSON *b)
+static int same_path(const cJSON *s, const char *path)
 {
-	const cJSON *mem = jget(jget(b, "facts"), "memory");
-	const cJSON *series = jget(mem, "series"), *s;
-	const cJSON *ooms = jget(mem, "oom_events");
-	if (!jsize(series) && !jsize(ooms))
-		return;
-	fputs("<h2>GPU memory</h2>\n", f);
-	double tmax = 0, ymax = 0, cap = 0, start = NAN;
+	const char *p = jstr(s, "path");
+	return (!p && !path) || (p && path && !strcmp(p, path));
+}
+
+/* One chart for the series of one document (their clocks agree). */
+static void memory_chart(FILE *f, const cJSON *b, const cJSON *series, const char *path, const cJSON *mem)
+{
+	const cJSON *s;
+	double tmax = 0, ymax = 0, cap = 0, start = NAN, v;
 	int nser = 0;
 	cJSON_ArrayForEach(s, series) {
+		if (!same_path(s, path))
+			continue;
 		const cJSON *x;
-		double v, idx = 0;
+		double idx = 0;
 		cJSON_ArrayForEach(x, jget(s, "samples")) {
 			double t = idx;
 			if (!jnum(x, "t", &t))
@@ -1243,21 +1292,17 @@ static void memory_section(FILE *f, const cJSON *b)
 			start = st;
 		nser++;
 	}
-	/* the moment of failure: given by the facts, else the first OOM
-	 * event's or the top diagnosis' earliest timestamp against the trace */
+	/* the moment of failure: given by the facts, else the top diagnosis'
+	 * earliest timestamp against the trace's clock, else where the memory
+	 * was released after the peak (the processes exited) */
 	double fail_t = NAN;
-	double v;
 	if (jnum(mem, "failure_t", &v))
 		fail_t = v;
-	const cJSON *ev0 = cJSON_GetArrayItem(ooms, 0);
-	if (isnan(fail_t) && jnum(ev0, "t", &v))
-		fail_t = v;
 	if (isnan(fail_t) && !isnan(start)) {
-		const cJSON *d, *top = NULL;
+		const cJSON *d, *top = NULL, *e;
 		cJSON_ArrayForEach(d, jget(b, "diagnoses"))
 			if (!top && !is_cascade(d))
 				top = d;
-		const cJSON *e;
 		cJSON_ArrayForEach(e, jget(top, "evidence")) {
 			double ts;
 			if (parse_stamp(jstr(e, "time"), &ts) && ts - start >= 0 && ts - start <= tmax + 5) {
@@ -1266,13 +1311,11 @@ static void memory_section(FILE *f, const cJSON *b)
 			}
 		}
 	}
-	/* no common clock: the moment the memory was released (the processes
-	 * exited after the failure) is what the trace itself shows */
 	int released = 0;
 	if (isnan(fail_t)) {
 		cJSON_ArrayForEach(s, series) {
 			double pk, pt, idx = 0;
-			if (!jnum(s, "peak_mib", &pk) || !jnum(s, "peak_t", &pt) || pk < 1024)
+			if (!same_path(s, path) || !jnum(s, "peak_mib", &pk) || !jnum(s, "peak_t", &pt) || pk < 1024)
 				continue;
 			const cJSON *x;
 			cJSON_ArrayForEach(x, jget(s, "samples")) {
@@ -1289,80 +1332,118 @@ static void memory_section(FILE *f, const cJSON *b)
 			}
 		}
 	}
-	fputs("<div class=\"grid2\">\n", f);
-	if (nser) {
-		double top = (cap > ymax ? cap : ymax) * 1.08;
-		if (top <= 0)
-			top = 1024;
-		if (tmax <= 0)
-			tmax = 1;
-		const double W = 700, H = 280, L = 56, R = 16, T = 16, B = 40;
-		double pw = W - L - R, ph = H - T - B;
-		fprintf(f, "<svg role=\"img\" aria-label=\"GPU memory over time\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-		           "xmlns=\"http://www.w3.org/2000/svg\" style=\"max-width:100%%;height:auto\">\n",
-		        W, H, W, H);
-		/* axes and grid */
-		for (int k = 0; k <= 4; k++) {
-			double gv = top / 4 * k, y = T + ph - gv / top * ph;
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e6ea\"/>", L, y, L + pw, y);
-			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#5b6673\">%.0f GiB</text>",
-			        L - 4, y + 4, gv / 1024);
+	double top = (cap > ymax ? cap : ymax) * 1.08;
+	if (top <= 0)
+		top = 1024;
+	if (tmax <= 0)
+		tmax = 1;
+	const double W = 700, H = 280, L = 56, R = 16, T = 16, B = 40;
+	double pw = W - L - R, ph = H - T - B;
+	fputs("<div><div class=\"sub\">", f);
+	esc(f, path ? path : "memory trace");
+	fputs("</div>\n", f);
+	fprintf(f, "<svg role=\"img\" aria-label=\"GPU memory over time\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+	           "xmlns=\"http://www.w3.org/2000/svg\" style=\"max-width:100%%;height:auto\">\n",
+	        W, H, W, H);
+	for (int k = 0; k <= 4; k++) {
+		double gv = top / 4 * k, y = T + ph - gv / top * ph;
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e6ea\"/>", L, y, L + pw, y);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#5b6673\">%.0f GiB</text>",
+		        L - 4, y + 4, gv / 1024);
+	}
+	for (int k = 0; k <= 5; k++) {
+		double tv = tmax / 5 * k, x = L + tv / tmax * pw;
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" fill=\"#5b6673\">%.*f s</text>", x,
+		        T + ph + 16, tmax < 10 ? 1 : 0, tv);
+	}
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" fill=\"#5b6673\">time since the trace started</text>",
+	        L + pw / 2, H - 4);
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#c7cdd3\"/>", L, T, pw, ph);
+	if (cap > 0) {
+		double y = T + ph - cap / top * ph;
+		char cs[48];
+		fmt_mib(cap, cs, sizeof cs);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b3261e\" stroke-width=\"1.5\" "
+		           "stroke-dasharray=\"6 4\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#b3261e\" "
+		           "text-anchor=\"end\">capacity %s</text>",
+		        L, y, L + pw, y, L + pw - 4, y - 4, cs);
+	}
+	int si = 0;
+	cJSON_ArrayForEach(s, series) {
+		if (!same_path(s, path))
+			continue;
+		const cJSON *samples = jget(s, "samples"), *x;
+		int ns = jsize(samples), step = ns > HTML_MAX_POINTS ? (ns + HTML_MAX_POINTS - 1) / HTML_MAX_POINTS : 1;
+		double g = si;
+		jnum(s, "gpu", &g);
+		const char *col = PALETTE[(int)g % 8];
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+		int k = 0;
+		double idx = 0;
+		cJSON_ArrayForEach(x, samples) {
+			double t = idx, u;
+			if (!jnum(x, "t", &t))
+				t = idx;
+			idx++;
+			if (k++ % step && k != ns)
+				continue;
+			if (!jnum(x, "used_mib", &u))
+				continue;
+			fprintf(f, "%.1f,%.1f ", L + t / tmax * pw, T + ph - u / top * ph);
 		}
-		for (int k = 0; k <= 5; k++) {
-			double tv = tmax / 5 * k, x = L + tv / tmax * pw;
-			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" fill=\"#5b6673\">%.*f s</text>", x,
-			        T + ph + 16, tmax < 10 ? 1 : 0, tv);
-		}
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" fill=\"#5b6673\">time since the trace started</text>",
-		        L + pw / 2, H - 4);
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#c7cdd3\"/>", L, T, pw, ph);
-		if (cap > 0) {
-			double y = T + ph - cap / top * ph;
-			char cs[48];
-			fmt_mib(cap, cs, sizeof cs);
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b3261e\" stroke-width=\"1.5\" "
-			           "stroke-dasharray=\"6 4\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#b3261e\" "
-			           "text-anchor=\"end\">capacity %s</text>",
-			        L, y, L + pw, y, L + pw - 4, y - 4, cs);
-		}
+		fprintf(f, "\"><title>GPU %.0f</title></polyline>\n", g);
+		double pk, pt;
+		if (jnum(s, "peak_mib", &pk) && jnum(s, "peak_t", &pt))
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>GPU %.0f peak %.0f MiB at %.1f s</title></circle>",
+			        L + pt / tmax * pw, T + ph - pk / top * ph, col, g, pk, pt);
+		si++;
+	}
+	if (!isnan(fail_t) && fail_t >= 0 && fail_t <= tmax * 1.05) {
+		double x = L + (fail_t > tmax ? tmax : fail_t) / tmax * pw;
+		int right = x > L + pw - 150;
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b3261e\" stroke-width=\"2\"/>"
+		           "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#b3261e\" font-weight=\"600\" text-anchor=\"%s\" "
+		           "stroke=\"#fff\" stroke-width=\"4\" paint-order=\"stroke\">%s</text>",
+		        x, T, x, T + ph, x + (right ? -5 : 5), T + ph * 0.55, right ? "end" : "start",
+		        released ? "failed: memory released" : "failure");
+	}
+	fputs("</svg>\n", f);
+	if (isnan(fail_t))
+		fputs("<p class=\"sub\">The moment of failure could not be placed on this trace (no clock shared with the logs).</p>", f);
+	else if (released)
+		fprintf(f, "<p class=\"sub\">This trace shares no clock with the logs; the red line marks where the memory "
+		           "was released (%.1f s), when the processes exited after the failure.</p>", fail_t);
+	fputs("</div>\n", f);
+}
+
+static void memory_section(FILE *f, const cJSON *b)
+{
+	const cJSON *mem = jget(jget(b, "facts"), "memory");
+	const cJSON *series = jget(mem, "series"), *s;
+	const cJSON *ooms = jget(mem, "oom_events");
+	if (!jsize(series) && !jsize(ooms))
+		return;
+	fputs("<h2>GPU memory</h2>\n<div class=\"grid2\">\n", f);
+	/* one chart per document with a time series (2+ samples) */
+	const char *paths[4];
+	int np = 0;
+	cJSON_ArrayForEach(s, series) {
+		if (jsize(jget(s, "samples")) < 2)
+			continue;
+		const char *p = jstr(s, "path");
+		int seen = 0;
+		for (int i = 0; i < np; i++)
+			seen |= (!p && !paths[i]) || (p && paths[i] && !strcmp(p, paths[i]));
+		if (!seen && np < 4)
+			paths[np++] = p;
+	}
+	for (int i = 0; i < np; i++)
+		memory_chart(f, b, series, paths[i], mem);
+	if (jsize(series)) {
+		fputs("<div><table><tr><th>GPU</th><th>peak</th><th>capacity</th><th>headroom at peak</th><th>from</th></tr>", f);
 		int si = 0;
 		cJSON_ArrayForEach(s, series) {
-			const cJSON *samples = jget(s, "samples"), *x;
-			int ns = jsize(samples), step = ns > HTML_MAX_POINTS ? (ns + HTML_MAX_POINTS - 1) / HTML_MAX_POINTS : 1;
-			const char *col = PALETTE[si % 8];
-			fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
-			int k = 0;
-			double idx = 0;
-			cJSON_ArrayForEach(x, samples) {
-				double t = idx, u;
-				if (!jnum(x, "t", &t))
-					t = idx;
-				idx++;
-				if (k++ % step && k != ns)
-					continue;
-				if (!jnum(x, "used_mib", &u))
-					continue;
-				fprintf(f, "%.1f,%.1f ", L + t / tmax * pw, T + ph - u / top * ph);
-			}
-			fputs("\"/>\n", f);
-			double pk, pt;
-			if (jnum(s, "peak_mib", &pk) && jnum(s, "peak_t", &pt))
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>peak %.0f MiB at %.1f s</title></circle>",
-				        L + pt / tmax * pw, T + ph - pk / top * ph, col, pk, pt);
-			si++;
-		}
-		if (!isnan(fail_t) && fail_t >= 0 && fail_t <= tmax * 1.05) {
-			double x = L + (fail_t > tmax ? tmax : fail_t) / tmax * pw;
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b3261e\" stroke-width=\"2\"/>"
-			           "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#b3261e\" font-weight=\"600\" text-anchor=\"%s\" "
-			           "stroke=\"#fff\" stroke-width=\"4\" paint-order=\"stroke\">%s</text>",
-			        x, T, x, T + ph, x + (x > L + pw - 150 ? -5 : 5), T + ph * 0.55, x > L + pw - 150 ? "end" : "start",
-			        released ? "failed: memory released" : "failure");
-		}
-		fputs("</svg>\n<div><table><tr><th>GPU</th><th>peak</th><th>capacity</th><th>headroom at peak</th></tr>", f);
-		si = 0;
-		cJSON_ArrayForEach(s, series) {
-			double g = si, pk = NAN, tot = cap, hr;
+			double g = si, pk = NAN, tot = 0, hr;
 			jnum(s, "gpu", &g);
 			jnum(s, "peak_mib", &pk);
 			jnum(s, "total_mib", &tot);
@@ -1373,18 +1454,16 @@ static void memory_section(FILE *f, const cJSON *b)
 				fmt_mib(tot, c, sizeof c);
 			if (jnum(s, "headroom_mib", &hr) || (!isnan(pk) && tot > 0 && ((hr = tot - pk), 1)))
 				fmt_mib(hr, h, sizeof h);
-			fprintf(f, "<tr><td><i class=\"sw\" style=\"background:%s\"></i>GPU %.0f</td><td>%s</td><td>%s</td><td>%s</td></tr>",
-			        PALETTE[si % 8], g, a, c, h);
+			fprintf(f, "<tr><td><i class=\"sw\" style=\"background:%s\"></i>GPU %.0f</td><td>%s</td><td>%s</td><td>%s</td>"
+			           "<td class=\"sub\">",
+			        PALETTE[(int)g % 8], g, a, c, h);
+			esc(f, jstr(s, "path"));
+			fputs("</td></tr>", f);
 			si++;
 		}
-		fputs("</table>", f);
-		if (isnan(fail_t))
-			fputs("<p class=\"sub\">The moment of failure could not be placed on this trace (no clock shared with the logs).</p>", f);
-		else if (released)
-			fprintf(f, "<p class=\"sub\">The trace shares no clock with the logs; the red line marks where the "
-			           "memory was released (%.1f s), when the processes exited after the failure.</p>", fail_t);
-		fputs("</div>\n", f);
+		fputs("</table></div>\n", f);
 	}
+	const cJSON *ev0 = cJSON_GetArrayItem(ooms, 0);
 	if (ev0)
 		oom_table(f, ev0);
 	fputs("</div>\n", f);
@@ -1440,11 +1519,14 @@ static void item_line(FILE *f, const cJSON *x)
 
 static int interesting_package(const char *k)
 {
-	static const char *keys[] = {"torch", "nccl", "cuda", "cudnn", "deepspeed", "vllm", "transformers", "accelerate",
+	if (str_starts(k, "torch") || str_starts(k, "pytorch") || str_starts(k, "nvidia-") || strstr(k, "nccl") ||
+	    strstr(k, "cuda") || strstr(k, "cudnn"))
+		return 1;
+	static const char *keys[] = {"deepspeed", "vllm", "transformers", "accelerate",
 	                             "megatron", "apex", "flash", "triton", "jax", "xformers", "peft", "trl", "llamafactory",
 	                             "llama-factory", "bitsandbytes", "nvshmem", "tensorrt", "sglang", "ray"};
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-		if (strstr(k, keys[i]))
+		if (str_starts(k, keys[i]))
 			return 1;
 	return 0;
 }
@@ -1557,6 +1639,23 @@ static void versions_section(FILE *f, const cJSON *b)
 	}
 }
 
+/* Variables that matter to an NCCL job; an env dump holds every other one too. */
+static int relevant_env(const char *k)
+{
+	static const char *pre[] = {"NCCL_", "CUDA_", "TORCH_", "PYTORCH_", "MASTER_", "OMP_", "NVIDIA_", "UCX_", "FI_",
+	                            "GLOO_", "TORCHELASTIC_", "PET_", "SLURM_", "OMPI_", "PMIX_", "NVSHMEM_", "CUBLAS_",
+	                            "LD_", "DS_", "ACCELERATE_", "VLLM_", "HF_", "TRANSFORMERS_"};
+	static const char *exact[] = {"WORLD_SIZE", "RANK", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "NODE_RANK",
+	                              "PATH", "CONDA_PREFIX", "VIRTUAL_ENV"};
+	for (size_t i = 0; i < sizeof pre / sizeof *pre; i++)
+		if (str_starts(k, pre[i]))
+			return 1;
+	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+		if (!strcmp(k, exact[i]))
+			return 1;
+	return 0;
+}
+
 static void env_section(FILE *f, const cJSON *b)
 {
 	const cJSON *facts = jget(b, "facts");
@@ -1564,11 +1663,15 @@ static void env_section(FILE *f, const cJSON *b)
 	const cJSON *lint = jget(facts, "env_lint");
 	if (!lint) lint = jget(facts, "lint");
 	if (!lint) lint = jget(env, "lint");
-	int nvars = 0;
+	int nvars = 0, others = 0;
 	const cJSON *x;
 	cJSON_ArrayForEach(x, env)
-		if (x->string && strcmp(x->string, "lint") && jtext(x))
-			nvars++;
+		if (x->string && strcmp(x->string, "lint") && jtext(x)) {
+			if (relevant_env(x->string))
+				nvars++;
+			else
+				others++;
+		}
 	if (!nvars && !jsize(lint))
 		return;
 	fputs("<h2>Environment</h2>\n", f);
@@ -1586,7 +1689,7 @@ static void env_section(FILE *f, const cJSON *b)
 		const cJSON **v = xmalloc((size_t)nvars * sizeof *v);
 		int k = 0;
 		cJSON_ArrayForEach(x, env)
-			if (x->string && strcmp(x->string, "lint") && jtext(x))
+			if (x->string && strcmp(x->string, "lint") && jtext(x) && relevant_env(x->string))
 				v[k++] = x;
 		for (int i = 1; i < k; i++)
 			for (int j = i; j > 0 && strcmp(v[j - 1]->string, v[j]->string) > 0; j--) {
@@ -1614,7 +1717,11 @@ static void env_section(FILE *f, const cJSON *b)
 			}
 			fputs("</td></tr>", f);
 		}
-		fputs("</table></details>\n", f);
+		fputs("</table>", f);
+		if (others)
+			fprintf(f, "<p class=\"sub\">%d other variable%s of the environment dump not shown.</p>", others,
+			        others == 1 ? "" : "s");
+		fputs("</details>\n", f);
 		free(v);
 	}
 }
