@@ -115,7 +115,7 @@ static void fact_source(cJSON *o, const char *path, uint64_t line)
  * "NCCL version 2.28.9" in DistBackendError texts). */
 static void fact_nccl_version(struct bundle *b, const struct span *m)
 {
-	const char *p = memmem(m->p, m->n, "NCCL version ", 13);
+	const char *p = mem_find(m->p, m->n, "NCCL version ", 13, 5);
 	if (!p)
 		return;
 	p += 13;
@@ -161,7 +161,7 @@ static void fact_cuda_driver(struct bundle *b, const struct span *m)
 /* "NCCL_SOCKET_IFNAME set by environment to nonexist0" / "... to 22." */
 static void fact_env_line(struct bundle *b, const struct span *m, const char *path, uint64_t line)
 {
-	const char *set = memmem(m->p, m->n, " set by environment to ", 23);
+	const char *set = mem_find(m->p, m->n, " set by environment to ", 23, 6);
 	if (!set || set == m->p)
 		return;
 	size_t nl = (size_t)(set - m->p);
@@ -200,12 +200,12 @@ static const char *failure_kind(const struct logline *ll)
 		return "nccl_warn";
 	if (ll->level != LINE_PLAIN)
 		return NULL;
-	if (memmem(p, n, "Traceback (most recent call last)", 33))
+	if (mem_find(p, n, "Traceback (most recent call last)", 33, 0))
 		return "traceback";
-	if (memmem(p, n, "Segmentation fault", 18) || memmem(p, n, "core dumped", 11) ||
-	    memmem(p, n, "terminate called after", 22))
+	if (mem_find(p, n, "Segmentation fault", 18, 0) || mem_find(p, n, "core dumped", 11, 8) ||
+	    mem_find(p, n, "terminate called after", 22, 19))
 		return "crash";
-	const char *ec = memmem(p, n, "exitcode", 8);
+	const char *ec = mem_find(p, n, "exitcode", 8, 1);
 	if (ec) {
 		const char *q = ec + 8, *end = p + n;
 		while (q < end && (*q == ' ' || *q == ':'))
@@ -300,13 +300,13 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 		if (ll.level == LINE_INFO) {
 			fact_cuda_driver(b, m);
 			fact_env_line(b, m, doc->path, doc->lines);
-			if (!b->saw_init_complete && memmem(m->p, m->n, "Init COMPLETE", 13))
+			if (!b->saw_init_complete && mem_find(m->p, m->n, "Init COMPLETE", 13, 11))
 				b->saw_init_complete = 1;
 		}
 	}
-	if (m->n > 13 && memmem(m->p, m->n, "NCCL version ", 13))
+	if (m->n > 13 && mem_find(m->p, m->n, "NCCL version ", 13, 5))
 		fact_nccl_version(b, m);
-	if (m->n > 18 && memmem(m->p, m->n, "CUDA out of memory", 18))
+	if (m->n > 18 && mem_find(m->p, m->n, "CUDA out of memory", 18, 3))
 		sysreport_torch_oom(m->p, m->n, b->facts, doc->path, doc->lines);
 	struct line_ctx c = {b, doc->path, doc->lines, s, n};
 	size_t hits = matcher_run(b->matcher, &ll, doc->path, on_match, &c, &b->warnings);

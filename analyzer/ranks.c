@@ -40,9 +40,10 @@ struct rank_doc {
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* lit in m (memchr on its rarest byte, then memcmp: see util.h) */
 static const char *find(const struct span *m, const char *lit)
 {
-	return memmem(m->p, m->n, lit, strlen(lit));
+	return mem_find_rare(m->p, m->n, lit, strlen(lit));
 }
 
 static int starts(const struct span *m, const char *lit)
@@ -108,8 +109,12 @@ static void where_free(struct rank_where *w)
 static void where_set(struct rank_where *w, const char *path, uint64_t line, const char *t, size_t tn,
                       uint64_t order, double ts)
 {
+	/* runs for every line: keep the path when it is the same document */
+	char *keep = w->path && strcmp(w->path, path) == 0 ? w->path : NULL;
+	if (keep)
+		w->path = NULL;
 	where_free(w);
-	w->path = xstrdup(path);
+	w->path = keep ? keep : xstrdup(path);
 	w->line = line;
 	w->text = str_sanitize(t, tn > TEXT_MAX ? TEXT_MAX : tn);
 	w->order = order;
@@ -233,6 +238,7 @@ void ranks_free(struct ranks *r)
 	for (size_t i = 0; i < r->n; i++)
 		proc_free(&r->v[i]);
 	free(r->v);
+	free(r->pslot);
 	for (size_t i = 0; i < r->ncomms; i++) {
 		struct rank_comm *c = &r->comms[i];
 		for (size_t k = 0; k < c->n; k++) {
@@ -274,15 +280,52 @@ static struct rank_proc *proc_add(struct ranks *r)
 	return p;
 }
 
+static size_t proc_hash(const char *host, size_t hn, long pid)
+{
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)pid;
+	for (size_t i = 0; i < hn; i++)
+		h = (h ^ (unsigned char)host[i]) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* (Re)build the host:pid index of r->v (entries with a host). */
+static void proc_reindex(struct ranks *r, size_t nslot)
+{
+	free(r->pslot);
+	r->pslot = xcalloc(nslot, sizeof *r->pslot);
+	r->npslot = nslot;
+	for (size_t i = 0; i < r->n; i++) {
+		if (!r->v[i].host)
+			continue;
+		size_t h = proc_hash(r->v[i].host, strlen(r->v[i].host), r->v[i].pid) & (nslot - 1);
+		while (r->pslot[h])
+			h = (h + 1) & (nslot - 1);
+		r->pslot[h] = i + 1;
+	}
+}
+
+/* host:pid's entry, created when new; hashed, since every NCCL line asks. */
 static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn, long pid)
 {
-	for (size_t i = 0; i < r->n; i++)
-		if (r->v[i].host && r->v[i].pid == pid && strlen(r->v[i].host) == hn &&
-		    memcmp(r->v[i].host, host, hn) == 0)
-			return &r->v[i];
+	if (r->npslot) {
+		size_t h = proc_hash(host, hn, pid) & (r->npslot - 1);
+		for (; r->pslot[h]; h = (h + 1) & (r->npslot - 1)) {
+			struct rank_proc *q = &r->v[r->pslot[h] - 1];
+			if (q->host && q->pid == pid && memcmp(q->host, host, hn) == 0 && q->host[hn] == 0)
+				return q;
+		}
+	}
 	struct rank_proc *p = proc_add(r);
 	p->host = xstrndup(host, hn);
 	p->pid = pid;
+	if (r->n * 2 > r->npslot) {
+		proc_reindex(r, r->npslot ? r->npslot * 2 : 64);
+	} else {
+		size_t h = proc_hash(host, hn, pid) & (r->npslot - 1);
+		while (r->pslot[h])
+			h = (h + 1) & (r->npslot - 1);
+		r->pslot[h] = r->n;
+	}
 	return p;
 }
 
@@ -1116,6 +1159,9 @@ void ranks_finish(struct ranks *r)
 		u++;
 	}
 	r->n = u;
+	free(r->pslot); /* indexes moved; no line is noted after finishing */
+	r->pslot = NULL;
+	r->npslot = 0;
 	for (size_t c = 0; c < r->ncomms; c++)
 		for (size_t k = 0; k < r->comms[c].n; k++)
 			r->comms[c].m[k].proc = map[r->comms[c].m[k].proc];

@@ -134,6 +134,8 @@ struct ranks {
 	struct launcher_exit *ex;
 	size_t nex, capex;
 	struct rank_doc *doc;
+	size_t *pslot;        /* host:pid -> index + 1 into v while lines are noted (0 empty) */
+	size_t npslot;
 };
 
 struct ranks *ranks_new(void);
