@@ -20,8 +20,9 @@ void report_github(FILE *out, const cJSON *doc);
 
 /* batch: summary is the batch summary object (keys used when present:
  * "bundles" (count), "verdicts" {name: n}, "categories" {CATEGORY: n},
- * "fingerprints" [{"fingerprint"|"id", "count", "category", "title",
- * "example"}], "tool", "db", "elapsed_s"); bundles is an array of bundle
+ * "fingerprints" [{"diagnosis"|"fingerprint"|"id", "captures", "bundles"|
+ * "count", "category", "title", "examples"}], "db", "elapsed_s", as
+ * summary_json() writes them); bundles is an array of bundle
  * objects as in the analyze document (or the per-bundle JSONL records), or
  * NULL.  Missing counts are computed from bundles. */
 void report_html_batch(FILE *out, const cJSON *summary, const cJSON *bundles);

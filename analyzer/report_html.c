@@ -1972,9 +1972,11 @@ void report_html_batch(FILE *f, const cJSON *summary, const cJSON *bundles)
 		        W, H, W, H);
 		for (int i = 0; i < nc; i++) {
 			double y = 5 + i * bh, w = cats[i].n / mx * (W - L - 60);
-			char lab[160];
-			snprintf(lab, sizeof lab, "%s (%s)", category_words(cats[i].k), cats[i].k);
-			svg_text(f, L - 6, y + 15, "font-size=\"12\" text-anchor=\"end\"", lab, 48);
+			fputs("<g><title>", f);
+			esc(f, cats[i].k);
+			fputs("</title>", f);
+			svg_text(f, L - 6, y + 15, "font-size=\"12\" text-anchor=\"end\"", category_words(cats[i].k), 40);
+			fputs("</g>", f);
 			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>"
 			           "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%.0f</text>\n",
 			        L, y + 3, w < 1 ? 1 : w, bh - 6, PALETTE[i % 8], L + w + 6, y + 15, cats[i].n);
@@ -1986,28 +1988,45 @@ void report_html_batch(FILE *f, const cJSON *summary, const cJSON *bundles)
 	if (!fps)
 		fps = jget(summary, "top_fingerprints");
 	if (jsize(fps)) {
-		fputs("<h2>Top fingerprints</h2>\n<table><tr><th>bundles</th><th>fingerprint</th><th>category</th><th>cause</th>"
-		      "<th>example</th></tr>\n",
-		      f);
+		int titles = 0;
+		cJSON_ArrayForEach(x, fps)
+			titles |= jstr(x, "title") != NULL;
+		fprintf(f, "<h2>Top fingerprints</h2>\n<table><tr><th>bundles</th><th>fingerprint</th><th>category</th>%s"
+		           "<th>example</th></tr>\n",
+		        titles ? "<th>cause</th>" : "");
 		int i = 0;
 		cJSON_ArrayForEach(x, fps) {
 			if (i++ >= 25)
 				break;
 			double c = 0;
-			jnum(x, "count", &c);
+			if (!jnum(x, "count", &c))
+				jnum(x, "bundles", &c);
 			fprintf(f, "<tr><td>%.0f</td><td class=\"mono\">", c);
-			esc(f, jstr(x, "fingerprint") ? jstr(x, "fingerprint") : jstr(x, "id"));
+			const char *id = jstr(x, "fingerprint");
+			if (!id) id = jstr(x, "diagnosis");
+			if (!id) id = jstr(x, "id");
+			esc(f, id);
+			const cJSON *caps = jget(x, "captures"), *cp;
+			cJSON_ArrayForEach(cp, caps)
+				if (cJSON_IsString(cp)) {
+					fputs(" ", f);
+					esc(f, cp->string);
+					fputc('=', f);
+					esc(f, cp->valuestring);
+				}
 			fputs("</td><td>", f);
 			esc(f, category_words(jstr(x, "category")));
-			fputs("</td><td>", f);
-			esc(f, jstr(x, "title"));
+			if (titles) {
+				fputs("</td><td>", f);
+				esc(f, jstr(x, "title"));
+			}
 			fputs("</td><td class=\"mono\">", f);
 			const cJSON *ex = jget(x, "example");
 			if (!ex)
 				ex = jget(x, "examples");
 			if (cJSON_IsArray(ex))
 				ex = cJSON_GetArrayItem(ex, 0);
-			esc(f, cJSON_IsString(ex) ? ex->valuestring : jstr(ex, "name"));
+			esc(f, cJSON_IsString(ex) ? ex->valuestring : jstr(ex, "name") ? jstr(ex, "name") : jstr(ex, "bundle"));
 			fputs("</td></tr>\n", f);
 		}
 		fputs("</table>\n", f);

@@ -137,8 +137,15 @@ for m in fixtures/sys/public/topo-m-5gpu-spaces-sys-phb-node.txt; do
 	check "facts fixture ($m)" sh -c "$PY $HERE/facts_from_captures.py '$T/o/duplicate_gpu.json' --topo $m > '$T/topo5.json' && '$R' html '$T/topo5.json' > '$T/o/topo5.html'"
 	check "html: 5-GPU grid with SYS/PHB/NODE cells" sh -c "grep -q '>SYS</td>' '$T/o/topo5.html' && grep -q '>NODE</td>' '$T/o/topo5.html' && grep -q '>PHB</td>' '$T/o/topo5.html'"
 done
-# batch page from the all-bundles document
-check "batch html" sh -c "$PY -c 'import json,sys; d=json.load(open(sys.argv[1])); json.dump({\"bundles\": len(d[\"bundles\"])}, open(sys.argv[2], \"w\"))' '$T/o/all.json' '$T/summary.json' && '$R' batch '$T/summary.json' '$T/o/all.json' > '$T/o/batch.html'"
+# batch page: from `batch --format json` (summary + bundles) when the command is there
+if "$BIN" batch --help >/dev/null 2>&1; then
+	# shellcheck disable=SC2086
+	"$BIN" batch -q $DB --format json -o "$T/batch.json" $SC 2>/dev/null
+	check "batch html (from batch --format json)" sh -c "$PY -c 'import json,sys; d=json.load(open(sys.argv[1])); json.dump(d[\"summary\"], open(sys.argv[2], \"w\"))' '$T/batch.json' '$T/summary.json' && '$R' batch '$T/summary.json' '$T/batch.json' > '$T/o/batch.html'"
+	check "batch html: top fingerprints" sh -c "grep -q 'Top fingerprints' '$T/o/batch.html'"
+else
+	check "batch html" sh -c "$PY -c 'import json,sys; d=json.load(open(sys.argv[1])); json.dump({\"bundles\": len(d[\"bundles\"])}, open(sys.argv[2], \"w\"))' '$T/o/all.json' '$T/summary.json' && '$R' batch '$T/summary.json' '$T/o/all.json' > '$T/o/batch.html'"
+fi
 check "batch html: categories chart and bundle table" sh -c "grep -q 'aria-label=\"failure categories\"' '$T/o/batch.html' && [ \$(grep -c '<tr><td class=\"mono\">' '$T/o/batch.html') -ge 7 ]"
 
 # ---- CI formats against their consumers ----
