@@ -142,6 +142,7 @@ int parse_common_at(int argc, char **argv, int first, unsigned cmd, const char *
 		case OPT_RULES: c->rules = 1; break;
 		case OPT_SUMMARY_ONLY: c->summary_only = 1; break;
 		case OPT_PROGRESS: c->progress = arg; break;
+		case OPT_REDACT: c->redact = 1; break;
 		case OPT_EVIDENCE:
 			if (parse_num("evidence", arg, 1, &v)) return -1;
 			c->evidence = (int)v;

@@ -22,6 +22,7 @@ struct common {
 	const char *name;
 	int regex, rules, summary_only, jobs;
 	const char *progress;
+	int redact;         /* --redact (redact.h) */
 };
 
 /* Parse options for a subcommand from argv[2] on (argv[1] is the command);

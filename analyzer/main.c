@@ -14,7 +14,9 @@
 #include "clicommon.h"
 #include "commands.h"
 #include "dbpath.h"
+#include "redact.h"
 #include "report.h"
+#include "report_formats.h"
 #include "rules.h"
 #include "sigdb.h"
 
@@ -55,15 +57,19 @@ static int cmd_analyze(int argc, char **argv)
 	struct common c;
 	struct strvec ops = {0};
 	int pr = parse_common(argc, argv, CMD_ANALYZE, "analyze",
-	                      "analyze [--format text|json|md] [-o FILE] [--patterns DIR] PATH...", &c, &ops);
+	                      "analyze [--format text|json|md|html|junit|sarif|github] [--redact] [-o FILE] [--patterns DIR] PATH...", &c, &ops);
 	if (pr) {
 		strvec_free(&ops);
 		free_common(&c);
 		return pr > 0 ? 0 : EXIT_TROUBLE;
 	}
 	const char *fmt = c.format ? c.format : "text";
-	if (strcmp(fmt, "text") && strcmp(fmt, "json") && strcmp(fmt, "md")) {
-		fprintf(stderr, "nccl-triage analyze: unknown format '%s' (text, json, md)\n", fmt);
+	static const char *const formats[] = {"text", "json", "md", "html", "junit", "sarif", "github", NULL};
+	int known = 0;
+	for (size_t k = 0; formats[k]; k++)
+		known |= strcmp(fmt, formats[k]) == 0;
+	if (!known) {
+		fprintf(stderr, "nccl-triage analyze: unknown format '%s' (text, json, md, html, junit, sarif, github)\n", fmt);
 		free_common(&c);
 		strvec_free(&ops);
 		return EXIT_TROUBLE;
@@ -89,9 +95,24 @@ static int cmd_analyze(int argc, char **argv)
 		if (rc == 0)
 			readable++;
 		bundle_finish(bundles[i]);
+		if (c.redact)
+			continue; /* warnings are printed once redacted, below */
 		if (!c.quiet)
 			for (size_t k = 0; k < bundles[i]->warnings.list.n; k++)
 				fprintf(stderr, "nccl-triage: %s\n", bundles[i]->warnings.list.v[k]);
+	}
+	/* --redact: after the diagnosis, before anything is shown */
+	struct redactor *red = NULL;
+	if (c.redact) {
+		red = redactor_new();
+		for (size_t i = 0; i < ops.n; i++)
+			redact_learn_bundle(red, bundles[i]);
+		for (size_t i = 0; i < ops.n && !c.quiet; i++)
+			for (size_t k = 0; k < bundles[i]->warnings.list.n; k++) {
+				char *w = redact_string(red, bundles[i]->warnings.list.v[k]);
+				fprintf(stderr, "nccl-triage: %s\n", w);
+				free(w);
+			}
 	}
 	int status = EXIT_HEALTHY;
 	for (size_t i = 0; i < ops.n; i++)
@@ -104,22 +125,50 @@ static int cmd_analyze(int argc, char **argv)
 	if (!out) {
 		status = EXIT_TROUBLE;
 	} else {
-		if (strcmp(fmt, "json") == 0) {
+		if (strcmp(fmt, "text") && strcmp(fmt, "md")) {
+			/* every format but text and md renders from the JSON document */
 			cJSON *doc = report_json(bundles, ops.n, &db);
-			char *s = cJSON_Print(doc);
-			fputs(s, out);
-			fputc('\n', out);
-			free(s);
+			if (red) {
+				redact_json(red, cJSON_GetObjectItemCaseSensitive(doc, "bundles"));
+				cJSON_AddBoolToObject(doc, "redacted", 1);
+			}
+			if (strcmp(fmt, "html") == 0) {
+				report_html(out, doc);
+			} else if (strcmp(fmt, "junit") == 0) {
+				report_junit(out, doc);
+			} else if (strcmp(fmt, "sarif") == 0) {
+				report_sarif(out, doc);
+			} else if (strcmp(fmt, "github") == 0) {
+				report_github(out, doc);
+			} else {
+				char *s = cJSON_Print(doc);
+				fputs(s, out);
+				fputc('\n', out);
+				free(s);
+			}
 			cJSON_Delete(doc);
 		} else {
 			struct report_opts ro = {want_color(&c, out), c.evidence};
+			/* --redact: render to memory, then redact the text as a whole */
+			char *mem = NULL;
+			size_t memlen = 0;
+			FILE *to = red ? open_memstream(&mem, &memlen) : out;
+			if (!to)
+				to = out;
 			for (size_t i = 0; i < ops.n; i++) {
 				if (i)
-					fputc('\n', out);
+					fputc('\n', to);
 				if (strcmp(fmt, "md") == 0)
-					report_md(out, bundles[i], &ro);
+					report_md(to, bundles[i], &ro);
 				else
-					report_text(out, bundles[i], &ro);
+					report_text(to, bundles[i], &ro);
+			}
+			if (to != out) {
+				fclose(to);
+				char *x = redact_string(red, mem);
+				fputs(x, out);
+				free(x);
+				free(mem);
 			}
 		}
 		if (close_output(out, c.output) < 0)
@@ -128,6 +177,7 @@ static int cmd_analyze(int argc, char **argv)
 	for (size_t i = 0; i < ops.n; i++)
 		bundle_free(bundles[i]);
 	free(bundles);
+	redactor_free(red);
 	sigdb_free(&db);
 	free_common(&c);
 	strvec_free(&ops);
