@@ -27,6 +27,8 @@
 #include "commands.h"
 #include "progress.h"
 #include "report.h"
+#include "redact.h"
+#include "report_formats.h"
 #include "sigdb.h"
 #include "summary.h"
 
@@ -35,7 +37,7 @@
 #endif
 
 enum { EXIT_HEALTHY = 0, EXIT_FOUND = 1, EXIT_TROUBLE = 2 };
-enum fmt { FMT_TEXT, FMT_JSONL, FMT_JSON };
+enum fmt { FMT_TEXT, FMT_JSONL, FMT_JSON, FMT_HTML };
 
 /* finished reports waiting for an earlier one beyond this many bytes make
  * workers wait before they start another bundle */
@@ -58,6 +60,7 @@ struct batch {
 	struct limits lim;
 	enum fmt fmt;
 	int summary_only;
+	struct redactor *red;   /* --redact: shared by the workers (it locks itself) */
 	struct item *items;
 	size_t nitems;
 
@@ -302,6 +305,48 @@ static char *text_row(const struct bundle *b, const cJSON *obj, int readable, co
 	return xasprintf("%-15s %-52s %s\n", verdict, what, b->name);
 }
 
+/* What the HTML batch report's table needs of a bundle (kept small: a
+ * batch may have ten thousand of them): name, verdict, the first
+ * diagnoses with their first evidence line, the first unexplained line. */
+static char *html_row(const cJSON *obj)
+{
+	cJSON *row = cJSON_CreateObject();
+	static const char *const KEYS[] = {"name", "verdict"};
+	for (size_t i = 0; i < 2; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, KEYS[i]);
+		if (v)
+			cJSON_AddItemToObject(row, KEYS[i], cJSON_Duplicate(v, 1));
+	}
+	cJSON *ds = cJSON_AddArrayToObject(row, "diagnoses");
+	const cJSON *d;
+	int k = 0;
+	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(obj, "diagnoses")) {
+		if (k++ == 3)
+			break;
+		cJSON *x = cJSON_CreateObject();
+		static const char *const DK[] = {"id", "title", "category", "severity", "role"};
+		for (size_t i = 0; i < 5; i++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, DK[i]);
+			if (v)
+				cJSON_AddItemToObject(x, DK[i], cJSON_Duplicate(v, 1));
+		}
+		const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "evidence"), 0);
+		cJSON *ev = cJSON_AddArrayToObject(x, "evidence");
+		if (e0)
+			cJSON_AddItemToArray(ev, cJSON_Duplicate(e0, 1));
+		cJSON_AddItemToArray(ds, x);
+	}
+	cJSON *un = cJSON_AddArrayToObject(row, "unexplained");
+	const cJSON *u0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "unexplained"), 0);
+	if (u0)
+		cJSON_AddItemToArray(un, cJSON_Duplicate(u0, 1));
+	char *s = cJSON_PrintUnformatted(row);
+	cJSON_Delete(row);
+	char *line = xasprintf("%s\n", s);
+	free(s);
+	return line;
+}
+
 /* Analyse one bundle; fold it into sum; return its rendered report. */
 static char *run_bundle(struct batch *bt, const struct item *it, struct summary *sum)
 {
@@ -343,12 +388,23 @@ static char *run_bundle(struct batch *bt, const struct item *it, struct summary 
 		}
 		free(v);
 	}
+	if (bt->red) {
+		redact_learn_bundle(bt->red, b);
+		redact_json(bt->red, obj);
+	}
 	summary_add_bundle(sum, obj);
 
 	char *out = NULL;
 	if (!bt->summary_only) {
 		if (bt->fmt == FMT_TEXT) {
 			out = text_row(b, obj, readable, &inerr);
+			if (bt->red) {
+				char *r = redact_string(bt->red, out);
+				free(out);
+				out = r;
+			}
+		} else if (bt->fmt == FMT_HTML) {
+			out = html_row(obj);
 		} else {
 			char *s = cJSON_PrintUnformatted(obj);
 			out = xasprintf("%s\n", s);
@@ -424,7 +480,7 @@ int cmd_batch(int argc, char **argv)
 	struct common c;
 	struct strvec ops = {0};
 	int pr = parse_common_at(argc, argv, 1, CMD_BATCH, "batch",
-	                         "batch [-j N] [--format text|jsonl|json] [--summary-only] [-o FILE] [--patterns DIR] PATH...",
+	                         "batch [-j N] [--format text|jsonl|json|html] [--summary-only] [--redact] [-o FILE] [--patterns DIR] PATH...",
 	                         &c, &ops);
 	if (pr) {
 		strvec_free(&ops);
@@ -444,8 +500,10 @@ int cmd_batch(int argc, char **argv)
 		bt.fmt = FMT_JSONL;
 	} else if (strcmp(fmts, "json") == 0) {
 		bt.fmt = FMT_JSON;
+	} else if (strcmp(fmts, "html") == 0) {
+		bt.fmt = FMT_HTML;
 	} else {
-		fprintf(stderr, "nccl-triage batch: unknown format '%s' (text, jsonl, json)\n", fmts);
+		fprintf(stderr, "nccl-triage batch: unknown format '%s' (text, jsonl, json, html)\n", fmts);
 		goto done;
 	}
 	const char *prog = c.progress ? c.progress : "auto";
@@ -466,6 +524,8 @@ int cmd_batch(int argc, char **argv)
 	bt.db = &db;
 	bt.lim = c.lim;
 	bt.summary_only = c.summary_only;
+	if (c.redact)
+		bt.red = redactor_new();
 	int bad_lists = 0;
 	expand(&ops, show_progress, &bt.items, &bt.nitems, c.quiet, &bad_lists);
 	if (bad_lists)
@@ -511,6 +571,7 @@ int cmd_batch(int argc, char **argv)
 		if (!bt.summary_only)
 			fputs(",\"bundles\":[", out);
 	}
+	cJSON *html_rows = bt.fmt == FMT_HTML ? cJSON_CreateArray() : NULL;
 	/* write finished reports in order */
 	size_t emit = 0;
 	pthread_mutex_lock(&bt.mu);
@@ -544,6 +605,10 @@ int cmd_batch(int argc, char **argv)
 				if (emit)
 					fputc(',', out);
 				fwrite(s, 1, len - 1, out); /* without the newline */
+			} else if (bt.fmt == FMT_HTML) {
+				cJSON *row = cJSON_Parse(s);
+				if (row)
+					cJSON_AddItemToArray(html_rows, row);
 			} else {
 				fwrite(s, 1, len, out);
 			}
@@ -569,7 +634,10 @@ int cmd_batch(int argc, char **argv)
 	}
 
 	cJSON *sj = summary_json(sum);
-	if (bt.fmt == FMT_JSON) {
+	if (bt.fmt == FMT_HTML) {
+		report_html_batch(out, sj, html_rows);
+		cJSON_Delete(html_rows);
+	} else if (bt.fmt == FMT_JSON) {
 		if (!bt.summary_only)
 			fputc(']', out);
 		char *s = cJSON_PrintUnformatted(sj);
@@ -610,6 +678,7 @@ done:
 	free(bt.slots);
 	if (db_loaded)
 		sigdb_free(&db);
+	redactor_free(bt.red);
 	free_common(&c);
 	strvec_free(&ops);
 	return status;

@@ -153,5 +153,20 @@ check "@- : each listed path is one bundle (a folder too)" sh -c "! grep -q run.
 check "unreadable @LIST: exit 2" [ "$rc" -eq 2 ]
 check "batch --help" sh -c "'$BIN' batch --help | grep -q -- '--jobs'"
 
+# --format html: one page with the summary and a row per bundle; --redact
+# hides the captures' host name (vm) and addresses in every batch format
+CAPS=fixtures/captures/h200-2gpu/scenarios
+"$BIN" batch -q --format html -o "$T/b.html" "$CAPS"
+check "html batch report written" grep -q '<html' "$T/b.html"
+check "html lists every bundle" sh -c "for s in ok duplicate_gpu oom_unshard; do grep -q \"\$s\" '$T/b.html' || exit 1; done"
+check "html names a diagnosis" grep -q 'DEVICE_ASSIGNMENT\|Device assignment\|device' "$T/b.html"
+for f in text jsonl html; do
+	"$BIN" batch -q --redact --format $f -o "$T/red.$f" "$CAPS"
+	check "--redact $f: no host name left" sh -c "! grep -q 'vm:1\|\"vm\"\|192\.0\.2\.2' '$T/red.$f'"
+done
+"$BIN" batch -q --format jsonl "$CAPS" | grep -v '"summary"' | sed 's/"name":"[^"]*"//' | grep -o '"verdict":"[a-z_]*"' >"$T/v1"
+"$BIN" batch -q --redact --format jsonl "$CAPS" | grep -v '"summary"' | grep -o '"verdict":"[a-z_]*"' >"$T/v2"
+check "--redact does not change the verdicts" cmp -s "$T/v1" "$T/v2"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
