@@ -45,6 +45,13 @@ struct docstate {
 	struct buf sys;          /* whole system report */
 	int sys_cut;
 	struct buf scan;         /* text/torch documents: scanned for embedded reports at the end */
+	/* context for evidence: the previous lines (a ring), and the evidence
+	 * still waiting for the lines after it (indexes into b->ev.v) */
+	char prev[EVIDENCE_CONTEXT][EVIDENCE_CONTEXT_TEXT];
+	size_t prevlen[EVIDENCE_CONTEXT];
+	unsigned nprev, prevpos;
+	size_t waiting[8];
+	unsigned nwaiting;
 };
 
 struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct limits *lim)
@@ -241,6 +248,54 @@ static void note_failure(struct bundle *b, const char *what, const char *path, u
 	f->what = xstrdup(what);
 }
 
+/* ---- context lines around evidence ---- */
+
+static char *context_copy(const char *s, size_t n)
+{
+	return str_sanitize(s, n > EVIDENCE_CONTEXT_TEXT ? EVIDENCE_CONTEXT_TEXT : n);
+}
+
+/* The current line is "after" context for evidence found just before it. */
+static void context_after(struct bundle *b, struct docstate *ds, const char *s, size_t n)
+{
+	unsigned keep = 0;
+	for (unsigned i = 0; i < ds->nwaiting; i++) {
+		struct evidence *e = &b->ev.v[ds->waiting[i]];
+		e->after[e->nafter++] = context_copy(s, n);
+		if (e->nafter < EVIDENCE_CONTEXT)
+			ds->waiting[keep++] = ds->waiting[i];
+	}
+	ds->nwaiting = keep;
+}
+
+/* Evidence [first, b->ev.n) came from the current line: give it the lines
+ * before, and let it wait for the lines after. */
+static void context_before(struct bundle *b, struct docstate *ds, size_t first)
+{
+	for (size_t k = first; k < b->ev.n; k++) {
+		struct evidence *e = &b->ev.v[k];
+		for (unsigned j = 0; j < ds->nprev; j++) {
+			unsigned slot = (ds->prevpos + EVIDENCE_CONTEXT - ds->nprev + j) % EVIDENCE_CONTEXT;
+			e->before[e->nbefore++] = context_copy(ds->prev[slot], ds->prevlen[slot]);
+		}
+		if (ds->nwaiting == sizeof ds->waiting / sizeof *ds->waiting) {
+			memmove(ds->waiting, ds->waiting + 1, (ds->nwaiting - 1) * sizeof *ds->waiting);
+			ds->nwaiting--;
+		}
+		ds->waiting[ds->nwaiting++] = k;
+	}
+}
+
+static void context_push(struct docstate *ds, const char *s, size_t n)
+{
+	size_t l = n < EVIDENCE_CONTEXT_TEXT ? n : EVIDENCE_CONTEXT_TEXT;
+	memcpy(ds->prev[ds->prevpos], s, l);
+	ds->prevlen[ds->prevpos] = l;
+	ds->prevpos = (ds->prevpos + 1) % EVIDENCE_CONTEXT;
+	if (ds->nprev < EVIDENCE_CONTEXT)
+		ds->nprev++;
+}
+
 /* ---- matching ---- */
 
 struct line_ctx {
@@ -311,8 +366,14 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 		fact_nccl_version(b, m);
 	if (ll.level == LINE_PLAIN && m->n > 18 && mem_find(m->p, m->n, "CUDA out of memory", 18, 3))
 		sysreport_torch_oom(m->p, m->n, b->facts, doc->path, doc->lines);
+	if (ds->nwaiting)
+		context_after(b, ds, s, n);
 	struct line_ctx c = {b, doc->path, doc->lines, s, n};
+	size_t first = b->ev.n;
 	size_t hits = matcher_run(b->matcher, &ll, doc->path, on_match, &c, &b->warnings);
+	if (b->ev.n > first)
+		context_before(b, ds, first);
+	context_push(ds, s, n);
 	if (hits == 0) {
 		const char *what = failure_kind(&ll);
 		if (what)

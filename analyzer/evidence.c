@@ -25,6 +25,10 @@ static void evidence_free(struct evidence *e)
 		free(e->caps[i].value);
 	}
 	free(e->caps);
+	for (unsigned i = 0; i < e->nbefore; i++)
+		free(e->before[i]);
+	for (unsigned i = 0; i < e->nafter; i++)
+		free(e->after[i]);
 }
 
 void evlist_free(struct evlist *l)

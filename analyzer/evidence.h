@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define EVIDENCE_CONTEXT 2        /* lines kept before and after a matched line */
+#define EVIDENCE_CONTEXT_TEXT 240
+
 struct capture {
 	char *name, *value;
 };
@@ -22,6 +25,11 @@ struct evidence {
 	struct capture *caps;
 	size_t ncaps;
 	uint64_t seq;      /* order of arrival in the bundle: lower = earlier */
+	/* the lines around a log line (sanitised, cut to EVIDENCE_CONTEXT_TEXT
+	 * bytes), filled in by bundle.c; none for rule evidence */
+	char *before[EVIDENCE_CONTEXT];
+	char *after[EVIDENCE_CONTEXT];
+	unsigned nbefore, nafter;
 };
 
 struct evlist {

@@ -30,6 +30,15 @@ static cJSON *evidence_json(const struct evidence *e)
 		cJSON_AddNumberToObject(o, "pid", (double)e->pid);
 	if (e->ts)
 		cJSON_AddStringToObject(o, "time", e->ts);
+	if (e->nbefore || e->nafter) {
+		cJSON *ctx = cJSON_AddObjectToObject(o, "context");
+		cJSON *bf = cJSON_AddArrayToObject(ctx, "before");
+		for (unsigned i = 0; i < e->nbefore; i++)
+			cJSON_AddItemToArray(bf, cJSON_CreateString(e->before[i]));
+		cJSON *af = cJSON_AddArrayToObject(ctx, "after");
+		for (unsigned i = 0; i < e->nafter; i++)
+			cJSON_AddItemToArray(af, cJSON_CreateString(e->after[i]));
+	}
 	if (e->ncaps) {
 		cJSON *c = cJSON_AddObjectToObject(o, "captures");
 		for (size_t i = 0; i < e->ncaps; i++)
