@@ -52,62 +52,48 @@ static void usage(FILE *out)
 }
 
 
-static int cmd_analyze(int argc, char **argv)
+static int run_analyze(struct common *c, struct strvec *ops)
 {
-	struct common c;
-	struct strvec ops = {0};
-	int pr = parse_common(argc, argv, CMD_ANALYZE, "analyze",
-	                      "analyze [--format text|json|md|html|junit|sarif|github] [--redact] [-o FILE] [--patterns DIR] PATH...", &c, &ops);
-	if (pr) {
-		strvec_free(&ops);
-		free_common(&c);
-		return pr > 0 ? 0 : EXIT_TROUBLE;
-	}
-	const char *fmt = c.format ? c.format : "text";
+	const char *fmt = c->format ? c->format : "text";
 	static const char *const formats[] = {"text", "json", "md", "html", "junit", "sarif", "github", NULL};
 	int known = 0;
 	for (size_t k = 0; formats[k]; k++)
 		known |= strcmp(fmt, formats[k]) == 0;
 	if (!known) {
 		fprintf(stderr, "nccl-triage analyze: unknown format '%s' (text, json, md, html, junit, sarif, github)\n", fmt);
-		free_common(&c);
-		strvec_free(&ops);
 		return EXIT_TROUBLE;
 	}
-	if (ops.n == 0) {
+	if (ops->n == 0) {
 		fprintf(stderr, "nccl-triage analyze: no input\nhint: nccl-triage analyze ticket.tar.gz  (or - for stdin)\n");
-		free_common(&c);
 		return EXIT_TROUBLE;
 	}
 	struct sigdb db;
-	if (load_db(&db, &c, 0) < 0) {
+	if (load_db(&db, c, 0) < 0) {
 		sigdb_free(&db);
-		free_common(&c);
-		strvec_free(&ops);
 		return EXIT_TROUBLE;
 	}
-	struct bundle **bundles = xcalloc(ops.n, sizeof *bundles);
+	struct bundle **bundles = xcalloc(ops->n, sizeof *bundles);
 	size_t readable = 0;
-	for (size_t i = 0; i < ops.n; i++) {
-		const char *name = c.name ? c.name : (strcmp(ops.v[i], "-") == 0 ? "stdin" : ops.v[i]);
-		bundles[i] = bundle_new(name, &db, &c.lim);
-		int rc = bundle_add_path(bundles[i], ops.v[i]);
+	for (size_t i = 0; i < ops->n; i++) {
+		const char *name = c->name ? c->name : (strcmp(ops->v[i], "-") == 0 ? "stdin" : ops->v[i]);
+		bundles[i] = bundle_new(name, &db, &c->lim);
+		int rc = bundle_add_path(bundles[i], ops->v[i]);
 		if (rc == 0)
 			readable++;
 		bundle_finish(bundles[i]);
-		if (c.redact)
+		if (c->redact)
 			continue; /* warnings are printed once redacted, below */
-		if (!c.quiet)
+		if (!c->quiet)
 			for (size_t k = 0; k < bundles[i]->warnings.list.n; k++)
 				fprintf(stderr, "nccl-triage: %s\n", bundles[i]->warnings.list.v[k]);
 	}
 	/* --redact: after the diagnosis, before anything is shown */
 	struct redactor *red = NULL;
-	if (c.redact) {
+	if (c->redact) {
 		red = redactor_new();
-		for (size_t i = 0; i < ops.n; i++)
+		for (size_t i = 0; i < ops->n; i++)
 			redact_learn_bundle(red, bundles[i]);
-		for (size_t i = 0; i < ops.n && !c.quiet; i++)
+		for (size_t i = 0; i < ops->n && !c->quiet; i++)
 			for (size_t k = 0; k < bundles[i]->warnings.list.n; k++) {
 				char *w = redact_string(red, bundles[i]->warnings.list.v[k]);
 				fprintf(stderr, "nccl-triage: %s\n", w);
@@ -115,19 +101,19 @@ static int cmd_analyze(int argc, char **argv)
 			}
 	}
 	int status = EXIT_HEALTHY;
-	for (size_t i = 0; i < ops.n; i++)
+	for (size_t i = 0; i < ops->n; i++)
 		if (bundles[i]->verdict == VERDICT_DIAGNOSED || bundles[i]->verdict == VERDICT_UNKNOWN_FAILURE)
 			status = EXIT_FOUND;
 	if (readable == 0)
 		status = EXIT_TROUBLE;
 
-	FILE *out = open_output(c.output);
+	FILE *out = open_output(c->output);
 	if (!out) {
 		status = EXIT_TROUBLE;
 	} else {
 		if (strcmp(fmt, "text") && strcmp(fmt, "md")) {
 			/* every format but text and md renders from the JSON document */
-			cJSON *doc = report_json(bundles, ops.n, &db);
+			cJSON *doc = report_json(bundles, ops->n, &db);
 			if (red) {
 				redact_json(red, cJSON_GetObjectItemCaseSensitive(doc, "bundles"));
 				cJSON_AddBoolToObject(doc, "redacted", 1);
@@ -148,14 +134,14 @@ static int cmd_analyze(int argc, char **argv)
 			}
 			cJSON_Delete(doc);
 		} else {
-			struct report_opts ro = {want_color(&c, out), c.evidence};
+			struct report_opts ro = {want_color(c, out), c->evidence};
 			/* --redact: render to memory, then redact the text as a whole */
 			char *mem = NULL;
 			size_t memlen = 0;
 			FILE *to = red ? open_memstream(&mem, &memlen) : out;
 			if (!to)
 				to = out;
-			for (size_t i = 0; i < ops.n; i++) {
+			for (size_t i = 0; i < ops->n; i++) {
 				if (i)
 					fputc('\n', to);
 				if (strcmp(fmt, "md") == 0)
@@ -171,41 +157,29 @@ static int cmd_analyze(int argc, char **argv)
 				free(mem);
 			}
 		}
-		if (close_output(out, c.output) < 0)
+		if (close_output(out, c->output) < 0)
 			status = EXIT_TROUBLE;
 	}
-	for (size_t i = 0; i < ops.n; i++)
+	for (size_t i = 0; i < ops->n; i++)
 		bundle_free(bundles[i]);
 	free(bundles);
 	redactor_free(red);
 	sigdb_free(&db);
-	free_common(&c);
-	strvec_free(&ops);
 	return status;
 }
 
-static int cmd_check_db(int argc, char **argv)
+static int run_check_db(struct common *c, struct strvec *ops)
 {
-	struct common c;
-	struct strvec ops = {0};
-	int pr = parse_common(argc, argv, CMD_CHECKDB, "check-db", "check-db [--patterns DIR] [DIR...]", &c, &ops);
-	if (pr) {
-		strvec_free(&ops);
-		free_common(&c);
-		return pr > 0 ? 0 : EXIT_TROUBLE;
-	}
 	/* operands are databases to check on their own */
-	if (ops.n) {
-		c.no_builtin = 1;
-		for (size_t i = 0; i < ops.n; i++)
-			strvec_push(&c.pattern_dirs, ops.v[i]);
+	if (ops->n) {
+		c->no_builtin = 1;
+		for (size_t i = 0; i < ops->n; i++)
+			strvec_push(&c->pattern_dirs, ops->v[i]);
 	}
 	struct sigdb db;
-	int errors = load_db(&db, &c, 1);
+	int errors = load_db(&db, c, 1);
 	if (errors < 0) {
 		sigdb_free(&db);
-		free_common(&c);
-		strvec_free(&ops);
 		return EXIT_TROUBLE;
 	}
 	struct msgs m = {0};
@@ -223,46 +197,31 @@ static int cmd_check_db(int argc, char **argv)
 	       "%zu diagnoses; %zu samples passed, %d failed; %d load error%s\n",
 	       db.files.n, db.nsigs, derived, nolit, db.ndiags, ok, fails, errors, errors == 1 ? "" : "s");
 	sigdb_free(&db);
-	free_common(&c);
-	strvec_free(&ops);
 	return (errors || fails) ? EXIT_TROUBLE : 0;
 }
 
-static int cmd_list(int argc, char **argv)
+static int run_list(struct common *c, struct strvec *ops)
 {
-	struct common c;
-	struct strvec ops = {0};
-	int pr = parse_common(argc, argv, CMD_LIST, "list", "list [--regex | --rules] [--format text|md|json]", &c, &ops);
-	if (pr) {
-		strvec_free(&ops);
-		free_common(&c);
-		return pr > 0 ? 0 : EXIT_TROUBLE;
-	}
+	(void)ops; /* list takes no operands */
 	int status = 0;
-	FILE *out = open_output(c.output);
+	FILE *out = open_output(c->output);
 	if (!out) {
-		free_common(&c);
-		strvec_free(&ops);
 		return EXIT_TROUBLE;
 	}
-	if (c.rules) {
+	if (c->rules) {
 		for (size_t p = 0; RULE_PROVIDERS[p]; p++)
 			for (size_t i = 0; i < RULE_PROVIDERS[p]->nrules; i++)
 				fprintf(out, "%-40s %s\n", RULE_PROVIDERS[p]->rules[i].id, RULE_PROVIDERS[p]->rules[i].summary);
-		close_output(out, c.output);
-		free_common(&c);
-		strvec_free(&ops);
+		close_output(out, c->output);
 		return 0;
 	}
 	struct sigdb db;
-	if (load_db(&db, &c, 0) < 0) {
+	if (load_db(&db, c, 0) < 0) {
 		sigdb_free(&db);
-		free_common(&c);
-		strvec_free(&ops);
 		return EXIT_TROUBLE;
 	}
-	const char *fmt = c.format ? c.format : "text";
-	if (c.regex) {
+	const char *fmt = c->format ? c->format : "text";
+	if (c->regex) {
 		for (size_t i = 0; i < db.nsigs; i++)
 			fprintf(out, "%s\n", db.sigs[i].regex);
 	} else if (strcmp(fmt, "md") == 0) {
@@ -313,37 +272,27 @@ static int cmd_list(int argc, char **argv)
 		fprintf(stderr, "nccl-triage list: unknown format '%s' (text, md, json)\n", fmt);
 		status = EXIT_TROUBLE;
 	}
-	if (close_output(out, c.output) < 0)
+	if (close_output(out, c->output) < 0)
 		status = EXIT_TROUBLE;
 	sigdb_free(&db);
-	free_common(&c);
-	strvec_free(&ops);
 	return status;
 }
 
-static int cmd_explain(int argc, char **argv)
+static int run_explain(struct common *c, struct strvec *ops)
 {
-	struct common c;
-	struct strvec ops = {0};
-	int pr = parse_common(argc, argv, CMD_EXPLAIN, "explain", "explain [--format text|json] ID", &c, &ops);
-	if (pr || ops.n != 1) {
-		if (!pr)
-			fprintf(stderr, "nccl-triage explain: give one diagnosis or signature id\nhint: nccl-triage list\n");
-		strvec_free(&ops);
-		free_common(&c);
-		return pr > 0 ? 0 : EXIT_TROUBLE;
-	}
-	struct sigdb db;
-	if (load_db(&db, &c, 0) < 0) {
-		sigdb_free(&db);
-		free_common(&c);
-		strvec_free(&ops);
+	if (ops->n != 1) {
+		fprintf(stderr, "nccl-triage explain: give one diagnosis or signature id\nhint: nccl-triage list\n");
 		return EXIT_TROUBLE;
 	}
-	const char *id = ops.v[0];
+	struct sigdb db;
+	if (load_db(&db, c, 0) < 0) {
+		sigdb_free(&db);
+		return EXIT_TROUBLE;
+	}
+	const char *id = ops->v[0];
 	const struct diagdef *d = sigdb_diag(&db, id);
 	const struct signature *s = sigdb_sig(&db, id);
-	int json = c.format && strcmp(c.format, "json") == 0;
+	int json = c->format && strcmp(c->format, "json") == 0;
 	int status = 0;
 	if (!d && !s) {
 		fprintf(stderr, "nccl-triage explain: no diagnosis or signature '%s'\nhint: nccl-triage list\n", id);
@@ -401,8 +350,34 @@ static int cmd_explain(int argc, char **argv)
 		}
 	}
 	sigdb_free(&db);
-	free_common(&c);
+	return status;
+}
+
+/* The subcommands that live here: options parsed from one table, then run. */
+struct builtin {
+	const char *name;
+	unsigned bit;
+	const char *synopsis;
+	int (*run)(struct common *c, struct strvec *ops);
+};
+
+static const struct builtin BUILTINS[] = {
+	{"analyze", CMD_ANALYZE,
+	 "analyze [--format text|json|md|html|junit|sarif|github] [--redact] [-o FILE] [--patterns DIR] PATH...",
+	 run_analyze},
+	{"check-db", CMD_CHECKDB, "check-db [--patterns DIR] [DIR...]", run_check_db},
+	{"list", CMD_LIST, "list [--regex | --rules] [--format text|md|json]", run_list},
+	{"explain", CMD_EXPLAIN, "explain [--format text|json] ID", run_explain},
+};
+
+static int run_builtin(const struct builtin *bi, int argc, char **argv)
+{
+	struct common c;
+	struct strvec ops = {0};
+	int pr = parse_common(argc, argv, bi->bit, bi->name, bi->synopsis, &c, &ops);
+	int status = pr > 0 ? 0 : pr < 0 ? EXIT_TROUBLE : bi->run(&c, &ops);
 	strvec_free(&ops);
+	free_common(&c);
 	return status;
 }
 
@@ -413,14 +388,11 @@ int main(int argc, char **argv)
 		return EXIT_TROUBLE;
 	}
 	const char *cmd = argv[1];
-	if (strcmp(cmd, "analyze") == 0 || strcmp(cmd, "analyse") == 0)
-		return cmd_analyze(argc, argv);
-	if (strcmp(cmd, "check-db") == 0)
-		return cmd_check_db(argc, argv);
-	if (strcmp(cmd, "list") == 0)
-		return cmd_list(argc, argv);
-	if (strcmp(cmd, "explain") == 0)
-		return cmd_explain(argc, argv);
+	if (strcmp(cmd, "analyse") == 0)
+		cmd = "analyze";
+	for (size_t i = 0; i < sizeof BUILTINS / sizeof *BUILTINS; i++)
+		if (strcmp(cmd, BUILTINS[i].name) == 0)
+			return run_builtin(&BUILTINS[i], argc, argv);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
 		printf("nccl-triage %s\n", NT_VERSION);
 		return 0;
