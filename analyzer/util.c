@@ -261,6 +261,14 @@ char *str_sanitize(const char *s, size_t n)
 		if (l == 0) {
 			buf_adds(&b, "\xef\xbf\xbd");
 			i++;
+		} else if ((l == 2 && c == 0xc2 && p[i + 1] < 0xa0) ||
+		           (l == 3 && c == 0xe2 && ((p[i + 1] == 0x80 && p[i + 2] >= 0xaa && p[i + 2] <= 0xae) ||
+		                                    (p[i + 1] == 0x81 && p[i + 2] >= 0xa6 && p[i + 2] <= 0xa9)))) {
+			/* C1 controls (U+0080..U+009F: U+009B is CSI on some
+			 * terminals) and bidirectional overrides/isolates
+			 * (U+202A..U+202E, U+2066..U+2069) that reorder what is shown */
+			buf_addc(&b, '?');
+			i += l;
 		} else {
 			buf_add(&b, p + i, l);
 			i += l;
