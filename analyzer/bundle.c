@@ -90,14 +90,19 @@ static void add_unique_string(cJSON *facts, const char *key, const char *val)
 		arr = cJSON_AddArrayToObject(facts, key);
 	const cJSON *it;
 	cJSON_ArrayForEach(it, arr) if (cJSON_IsString(it) && strcmp(it->valuestring, val) == 0) return;
-	/* keep sorted for deterministic output */
-	int idx = 0;
-	cJSON_ArrayForEach(it, arr) {
-		if (cJSON_IsString(it) && strcmp(it->valuestring, val) > 0)
-			break;
-		idx++;
+	/* keep sorted for deterministic output: append, then move the string
+	 * down into place.  (cJSON_InsertItemInArray is not used: cJSON 1.7.15
+	 * as patched in Debian 12 refuses an insert in the middle after an
+	 * insert at 0, and the item leaked.) */
+	cJSON *item = cJSON_CreateString(val);
+	cJSON_AddItemToArray(arr, item);
+	while (item->prev && item->prev != item && item != arr->child && cJSON_IsString(item->prev) &&
+	       strcmp(item->prev->valuestring, item->valuestring) > 0) {
+		char *t = item->prev->valuestring;
+		item->prev->valuestring = item->valuestring;
+		item->valuestring = t;
+		item = item->prev;
 	}
-	cJSON_InsertItemInArray(arr, idx, cJSON_CreateString(val));
 }
 
 static void fact_source(cJSON *o, const char *path, uint64_t line)
