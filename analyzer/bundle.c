@@ -469,6 +469,7 @@ int bundle_add_path(struct bundle *b, const char *path)
 	int rc = input_walk_path(path, &b->lim, &s, &m, &b->stats);
 	for (size_t i = 0; i < m.list.n; i++)
 		msgs_add(&b->warnings, "%s", m.list.v[i]);
+	b->warnings.dropped += m.dropped; /* counted in the report's "N more warnings" */
 	msgs_free(&m);
 	return rc;
 }
@@ -480,6 +481,7 @@ int bundle_add_memory(struct bundle *b, const char *name, const void *data, size
 	int rc = input_walk_memory(name, data, len, &b->lim, &s, &m, &b->stats);
 	for (size_t i = 0; i < m.list.n; i++)
 		msgs_add(&b->warnings, "%s", m.list.v[i]);
+	b->warnings.dropped += m.dropped; /* counted in the report's "N more warnings" */
 	msgs_free(&m);
 	return rc;
 }
