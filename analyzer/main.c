@@ -106,10 +106,26 @@ struct common {
 	const char *progress;
 };
 
+/* Load dir unless the same folder (by real path) was loaded already, so
+ * that --patterns naming the built-in folder does not duplicate every id. */
+static int load_dir_once(struct sigdb *db, const char *dir, struct strvec *seen, struct msgs *m)
+{
+	char *real = realpath(dir, NULL);
+	const char *key = real ? real : dir;
+	if (strvec_contains(seen, key)) {
+		free(real);
+		return 0;
+	}
+	strvec_push(seen, key);
+	free(real);
+	return sigdb_load_dir(db, dir, m);
+}
+
 static int load_db(struct sigdb *db, const struct common *c, int for_check)
 {
 	struct msgs m = {0};
-	int errors = 0, dirs = 0;
+	struct strvec seen = {0};
+	int errors = 0;
 	sigdb_init(db);
 	db->match_limit = c->lim.match_limit;
 	db->depth_limit = c->lim.depth_limit;
@@ -120,33 +136,30 @@ static int load_db(struct sigdb *db, const struct common *c, int for_check)
 			                "hint: set NCCL_TRIAGE_DATADIR, or pass --patterns DIR\n");
 			return -1;
 		}
-		errors += sigdb_load_dir(db, dir, &m);
-		dirs++;
+		errors += load_dir_once(db, dir, &seen, &m);
 		free(dir);
 	}
 	const char *envp = getenv("NCCL_TRIAGE_PATTERNS");
 	if (envp && *envp) {
 		char *copy = xstrdup(envp), *save = NULL;
 		for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-			errors += sigdb_load_dir(db, d, &m);
-			dirs++;
+			errors += load_dir_once(db, d, &seen, &m);
 		}
 		free(copy);
 	}
 	for (size_t i = 0; i < c->pattern_dirs.n; i++) {
-		errors += sigdb_load_dir(db, c->pattern_dirs.v[i], &m);
-		dirs++;
+		errors += load_dir_once(db, c->pattern_dirs.v[i], &seen, &m);
 	}
 	errors += sigdb_finalize(db, &m);
 	for (size_t i = 0; i < m.list.n; i++)
 		fprintf(stderr, "nccl-triage: %s\n", m.list.v[i]);
 	msgs_free(&m);
+	strvec_free(&seen);
 	if (errors && !for_check) {
 		fprintf(stderr, "nccl-triage: the signature database has %d error%s; run 'nccl-triage check-db' for details\n",
 		        errors, errors == 1 ? "" : "s");
 		return -1;
 	}
-	(void)dirs;
 	return errors;
 }
 

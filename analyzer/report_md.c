@@ -69,9 +69,12 @@ void report_md(FILE *out, const struct bundle *b, const struct report_opts *o)
 	} else if (b->verdict == VERDICT_UNKNOWN_FAILURE) {
 		fprintf(out, "The logs show a failure that no known signature explains; the lines are listed below.\n\n");
 	}
+	size_t shown = 0;
 	for (size_t i = 0; i < b->ndiags; i++) {
 		const struct diagnosis *d = &b->diags[i];
-		fprintf(out, "### %zu. %s: ", i + 1, d->def->category);
+		if (d->def->severity == SEV_INFO)
+			continue; /* listed compactly below */
+		fprintf(out, "### %zu. %s: ", ++shown, d->def->category);
 		md_inline(out, d->title);
 		fprintf(out, "\n\n*%s, %s", severity_name(d->def->severity), role_name(d->role));
 		if (d->echo_of)
@@ -109,6 +112,19 @@ void report_md(FILE *out, const struct bundle *b, const struct report_opts *o)
 			fprintf(out, "\n");
 		}
 	}
+	int infos = 0;
+	for (size_t i = 0; i < b->ndiags; i++) {
+		const struct diagnosis *d = &b->diags[i];
+		if (d->def->severity != SEV_INFO)
+			continue;
+		if (!infos++)
+			fprintf(out, "**Also noted** (information, not failures)\n\n");
+		fprintf(out, "- %s: ", d->def->category);
+		md_inline(out, d->title);
+		fprintf(out, " (`%s`)\n", d->def->id);
+	}
+	if (infos)
+		fprintf(out, "\n");
 	if (b->verdict == VERDICT_UNKNOWN_FAILURE && b->nfailures) {
 		fprintf(out, "### Unexplained failure lines\n\n```\n");
 		for (size_t i = 0; i < b->nfailures && i < 10; i++)

@@ -37,6 +37,23 @@ static const char *sev_colour(enum severity s)
 	return s == SEV_ERROR ? C_RED : s == SEV_WARNING ? C_YELLOW : C_CYAN;
 }
 
+/* Log lines can be very long (PyTorch OOM messages are 600 bytes): keep the
+ * terminal readable; JSON keeps the full text. */
+#define TEXT_CLIP 200
+
+static void print_clipped(FILE *out, const char *s)
+{
+	size_t n = strlen(s);
+	if (n <= TEXT_CLIP) {
+		fprintf(out, "%s\n", s);
+		return;
+	}
+	size_t cut = TEXT_CLIP;
+	while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+		cut--; /* do not split a UTF-8 sequence */
+	fprintf(out, "%.*s…\n", (int)cut, s);
+}
+
 static void print_ranks(FILE *out, const struct diagnosis *d)
 {
 	if (!d->nranks)
@@ -63,9 +80,13 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 	if (b->ndiags == 0 && b->verdict == VERDICT_NO_EVIDENCE)
 		fprintf(out, "\n  Nothing recognisable: no NCCL or PyTorch output and no system report in these inputs.\n");
 
+	size_t shown = 0;
 	for (size_t i = 0; i < b->ndiags; i++) {
 		const struct diagnosis *d = &b->diags[i];
-		fprintf(out, "\n%s%zu. [%s%s%s%s] %s%s — %s\n", col(o, C_BOLD), i + 1,
+		if (d->def->severity == SEV_INFO)
+			continue; /* listed compactly below */
+		shown++;
+		fprintf(out, "\n%s%zu. [%s%s%s%s] %s%s — %s\n", col(o, C_BOLD), shown,
 		        col(o, sev_colour(d->def->severity)), severity_name(d->def->severity),
 		        col(o, C_RESET), col(o, C_BOLD), d->def->category, col(o, C_RESET), d->title);
 		fprintf(out, "   %s%s", col(o, C_DIM), role_name(d->role));
@@ -80,10 +101,11 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 			for (size_t k = 0; k < d->nev && (int)k < maxev; k++) {
 				const struct evidence *e = &b->ev.v[d->ev[k]];
 				if (e->line)
-					fprintf(out, "     %s%s:%llu%s  %s\n", col(o, C_CYAN), e->path,
-					        (unsigned long long)e->line, col(o, C_RESET), e->text);
+					fprintf(out, "     %s%s:%llu%s  ", col(o, C_CYAN), e->path,
+					        (unsigned long long)e->line, col(o, C_RESET));
 				else
-					fprintf(out, "     %s%s%s  %s\n", col(o, C_CYAN), e->path, col(o, C_RESET), e->text);
+					fprintf(out, "     %s%s%s  ", col(o, C_CYAN), e->path, col(o, C_RESET));
+				print_clipped(out, e->text);
 			}
 			if (d->ev_total > (size_t)maxev)
 				fprintf(out, "     %s(%zu more)%s\n", col(o, C_DIM), d->ev_total - (size_t)maxev,
@@ -108,12 +130,25 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 			fprintf(out, "\n");
 		}
 	}
+	int infos = 0;
+	for (size_t i = 0; i < b->ndiags; i++) {
+		const struct diagnosis *d = &b->diags[i];
+		if (d->def->severity != SEV_INFO)
+			continue;
+		if (!infos++)
+			fprintf(out, "\n%sAlso noted%s (information, not failures):\n", col(o, C_BOLD), col(o, C_RESET));
+		fprintf(out, "   - %s: %s %s(%s", d->def->category, d->title, col(o, C_DIM), d->def->id);
+		print_ranks(out, d);
+		fprintf(out, ")%s\n", col(o, C_RESET));
+	}
 	if (b->verdict == VERDICT_UNKNOWN_FAILURE && b->nfailures) {
 		fprintf(out, "\n%sUnexplained failure evidence%s (no signature matched):\n", col(o, C_BOLD), col(o, C_RESET));
 		for (size_t i = 0; i < b->nfailures && i < 10; i++)
-			fprintf(out, "     %s%s:%llu%s  [%s] %s\n", col(o, C_CYAN), b->failures[i].path,
-			        (unsigned long long)b->failures[i].line, col(o, C_RESET), b->failures[i].what,
-			        b->failures[i].text);
+		{
+			fprintf(out, "     %s%s:%llu%s  [%s] ", col(o, C_CYAN), b->failures[i].path,
+			        (unsigned long long)b->failures[i].line, col(o, C_RESET), b->failures[i].what);
+			print_clipped(out, b->failures[i].text);
+		}
 		if (b->failure_count > 10)
 			fprintf(out, "     (%llu more)\n", (unsigned long long)(b->failure_count - 10));
 	}

@@ -4,7 +4,10 @@
 
 #include <string.h>
 
+#include "envvars.h"
+
 const struct rule_provider *const RULE_PROVIDERS[] = {
+	&RULES_ENV,
 	NULL,
 };
 

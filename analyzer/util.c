@@ -93,7 +93,7 @@ void buf_reserve(struct buf *b, size_t extra)
 		cap *= 2;
 	b->data = xrealloc(b->data, cap);
 	b->cap = cap;
-	b->data[b->len] = 0; /* NUL-terminated even before the first add */
+	b->data[b->len] = 0; /* valid even when nothing is added after reserving */
 }
 
 void buf_add(struct buf *b, const void *p, size_t n)

@@ -1,0 +1,118 @@
+/* rules_env.c - the environment lint as a fact-rule provider: checks every
+ * variable the bundle reveals (facts.env, filled from env dumps, launch
+ * command lines, export lines and NCCL's "X set by environment to Y" lines)
+ * against the table in envvars.c, and flags settings that force a path the
+ * bundle shows to be unusable (NCCL_NET=IB without an RDMA device).
+ * Evidence goes to the bundle through bundle_rule_evidence; nothing here
+ * keeps state or prints. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <cjson/cJSON.h>
+
+#include "bundle.h"
+#include "envvars.h"
+#include "rules.h"
+#include "util.h"
+
+static const struct rule_def ENV_RULES[] = {
+	{ "env.unknown_variable", "an NCCL_/TORCH_NCCL_ variable that neither NCCL nor PyTorch reads" },
+	{ "env.invalid_value", "a value NCCL or PyTorch rejects or silently ignores" },
+	{ "env.renamed_variable", "an old name (e.g. NCCL_ASYNC_ERROR_HANDLING, PyTorch's) with its current name" },
+	{ "env.removed_variable", "a variable removed from NCCL" },
+	{ "env.forces_unusable_path", "a setting that forces a transport the bundle shows is unavailable" },
+};
+
+static const char *str_item(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static uint64_t num_item(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
+}
+
+/* Highest NCCL version the bundle shows, as 22809; 0 when none. */
+static int bundle_nccl_code(const struct bundle *b)
+{
+	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(b->facts, "nccl_versions");
+	const cJSON *v;
+	int best = 0;
+	cJSON_ArrayForEach(v, vs) {
+		if (!cJSON_IsString(v))
+			continue;
+		int c = envvar_version_code(v->valuestring);
+		if (c > best)
+			best = c;
+	}
+	return best;
+}
+
+static void emit(struct bundle *b, const char *rule, const char *name, const char *value,
+                 const char *meant, const char *note, const cJSON *where)
+{
+	const char *src = str_item(where, "source");
+	struct capture caps[5] = {
+		{ (char *)"name", (char *)name },
+		{ (char *)"value", (char *)value },
+		{ (char *)"meant", (char *)(meant ? meant : "") },
+		{ (char *)"note", (char *)(note ? note : "") },
+		{ (char *)"source", (char *)(src ? src : "unknown") },
+	};
+	char *stmt = xasprintf("%s=%s: %s%s%s", name, value, note && *note ? note : "",
+	                       note && *note ? " " : "", meant && *meant ? meant : "");
+	const char *path = str_item(where, "path");
+	bundle_rule_evidence(b, rule, path ? path : "", num_item(where, "line"), stmt, caps, 5);
+	free(stmt);
+}
+
+static int has_ib_device(const struct bundle *b)
+{
+	return evlist_has(&b->ev, "ib.using_devices");
+}
+
+static int ib_absent(const struct bundle *b)
+{
+	return (evlist_has(&b->ev, "ib.no_device") || evlist_has(&b->ev, "ib.libibverbs_missing")) &&
+	       !has_ib_device(b);
+}
+
+static void run_env(struct bundle *b)
+{
+	const cJSON *env = cJSON_GetObjectItemCaseSensitive(b->facts, "env");
+	if (!cJSON_IsObject(env))
+		return;
+	int nccl = bundle_nccl_code(b);
+	const cJSON *it;
+	cJSON_ArrayForEach(it, env) {
+		const char *name = it->string;
+		const char *value = str_item(it, "value");
+		if (!name || !value)
+			continue;
+		struct env_finding f;
+		enum env_verdict v = envvar_check(name, value, nccl, &f);
+		if (v != ENVCHK_OK && v != ENVCHK_IGNORED && f.rule)
+			emit(b, f.rule, name, value, f.meant, f.note, it);
+		envvar_finding_free(&f);
+
+		/* settings that force a path the bundle shows to be unusable */
+		if (strcmp(name, "NCCL_NET") == 0 && strcasecmp(value, "IB") == 0 && ib_absent(b))
+			emit(b, "env.forces_unusable_path", name, value,
+			     "unset NCCL_NET (NCCL picks IB when it works and falls back to sockets otherwise), or make the RDMA devices visible (rdma-core, /dev/infiniband in the container)",
+			     "NCCL_NET=IB requires InfiniBand/RoCE, but NCCL found no RDMA device (`NET/IB : No device found`); NCCL cannot fall back to sockets and fails to initialise.",
+			     it);
+		else if (strcmp(name, "NCCL_IB_HCA") == 0 && *value && evlist_has(&b->ev, "ib.no_device") &&
+		         !has_ib_device(b))
+			emit(b, "env.forces_unusable_path", name, value,
+			     "set NCCL_IB_HCA to devices listed by `ibv_devinfo` (prefix match; `=mlx5_0` exact; `:1` port), or unset it",
+			     "NCCL_IB_HCA matched no active RDMA port (`NET/IB : No device found`), so inter-node traffic falls back to TCP sockets.",
+			     it);
+	}
+}
+
+const struct rule_provider RULES_ENV = {
+	"env", ENV_RULES, sizeof ENV_RULES / sizeof ENV_RULES[0], run_env,
+};
