@@ -152,7 +152,7 @@ cJSON *ranks_to_json(const struct ranks *r)
 {
 	struct rank_proc *sorted = xmalloc((r->n ? r->n : 1) * sizeof *sorted);
 	if (r->n)
-		memcpy(sorted, r->v, r->n * sizeof *sorted); /* r->v is NULL when empty */
+		memcpy(sorted, r->v, r->n * sizeof *sorted);
 	qsort(sorted, r->n, sizeof *sorted, cmp_proc);
 	cJSON *arr = cJSON_CreateArray();
 	for (size_t i = 0; i < r->n; i++) {

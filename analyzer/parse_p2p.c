@@ -1,0 +1,206 @@
+/* parse_p2p.c - `nvidia-smi topo -p2p r|w|n|a|p` matrices to
+ * facts.topology.p2p.<cap>: the status of every GPU pair (OK, NS, CNS, GNS,
+ * TNS, U, DR).  The matrix itself does not say which capability it shows:
+ * the cap comes from a command line just above it (`topo -p2p r`), else from
+ * the document name (`topo-p2p-r.txt`, only when it holds one matrix), else
+ * it is recorded as "unknown".  Several matrices in one document are kept
+ * apart. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sysparse.h"
+
+#define MAXCOL 512
+
+static int is_status(const char *t)
+{
+	static const char *k[] = {"X", "OK", "NS", "CNS", "GNS", "TNS", "U", "DR", NULL};
+	for (int i = 0; k[i]; i++)
+		if (!strcmp(t, k[i]))
+			return 1;
+	return 0;
+}
+
+static const char *cap_name(char c)
+{
+	switch (c) {
+	case 'r': return "read";
+	case 'w': return "write";
+	case 'n': return "nvlink";
+	case 'a': return "atomics";
+	case 'p': return "pcie";
+	case 'c': return "prop";
+	default: return NULL;
+	}
+}
+
+/* "-p2p r" / "--p2p=r" / "-p2p=w" in a line */
+static const char *cap_from_command(const char *line)
+{
+	const char *p = strstr(line, "p2p");
+	while (p) {
+		const char *q = p + 3;
+		if (*q == '=' || *q == ' ') {
+			while (*q == '=' || *q == ' ')
+				q++;
+			if (*q && (q[1] == 0 || q[1] == ' ' || q[1] == '\t' || q[1] == '`' || q[1] == '\r'))
+				return cap_name(*q);
+		}
+		p = strstr(p + 3, "p2p");
+	}
+	return NULL;
+}
+
+static const char *cap_from_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *p = strstr(base, "p2p");
+	if (!p)
+		return NULL;
+	p += 3;
+	while (*p == '-' || *p == '_' || *p == '.')
+		p++;
+	if (!strncmp(p, "read", 4)) return "read";
+	if (!strncmp(p, "write", 5)) return "write";
+	if (!strncmp(p, "nvlink", 6)) return "nvlink";
+	if (!strncmp(p, "atomic", 6)) return "atomics";
+	if (!strncmp(p, "pcie", 4)) return "pcie";
+	if (*p && (p[1] == 0 || p[1] == '.' || p[1] == '-' || p[1] == '_'))
+		return cap_name(*p);
+	return NULL;
+}
+
+struct mat {
+	cJSON *obj;
+	const char *cap;
+	int from_command;
+	uint64_t line;
+};
+
+int sys_parse_p2p(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m)
+{
+	struct sys_lines it;
+	char *line;
+	char *tok[MAXCOL + 4];
+	int colgpu[MAXCOL];
+	size_t ncols = 0;
+	const char *pending_cap = NULL;
+	uint64_t pending_line = 0;
+	cJSON *cur = NULL, *pairs = NULL, *matrix = NULL;
+	int nmat = 0, added = 0;
+	cJSON *found = cJSON_CreateArray(); /* matrices in this document */
+
+	sys_lines_init(&it, text, len);
+	while ((line = sys_lines_next(&it, NULL))) {
+		const char *c = cap_from_command(line);
+		if (c && strstr(line, "topo")) {
+			pending_cap = c;
+			pending_line = it.lineno;
+			continue;
+		}
+		size_t nt = sys_split_ws(line, tok, MAXCOL + 4);
+		if (nt == 0)
+			continue;
+		int allgpu = 1;
+		for (size_t i = 0; i < nt; i++)
+			if (strncmp(tok[i], "GPU", 3) || !isdigit((unsigned char)tok[i][3]))
+				allgpu = 0;
+		if (allgpu && !strcmp(tok[0], "GPU0")) {
+			/* header of a new matrix */
+			ncols = 0;
+			for (size_t i = 0; i < nt && ncols < MAXCOL; i++)
+				colgpu[ncols++] = atoi(tok[i] + 3);
+			cur = cJSON_CreateObject();
+			pairs = cJSON_CreateArray();
+			matrix = cJSON_CreateObject();
+			cJSON_AddItemToObject(cur, "matrix", matrix);
+			cJSON_AddItemToObject(cur, "pairs", pairs);
+			cJSON_AddItemToObject(cur, "source", sys_source(path, it.lineno));
+			if (pending_cap && it.lineno - pending_line <= 3) {
+				cJSON_AddStringToObject(cur, "cap", pending_cap);
+				cJSON_AddStringToObject(cur, "cap_from", "command");
+			}
+			pending_cap = NULL;
+			cJSON_AddItemToArray(found, cur);
+			nmat++;
+			continue;
+		}
+		if (!cur || strncmp(tok[0], "GPU", 3) || !isdigit((unsigned char)tok[0][3]))
+			continue;
+		int r = atoi(tok[0] + 3);
+		size_t ncell = 0;
+		while (ncell < ncols && 1 + ncell < nt && is_status(tok[1 + ncell]))
+			ncell++;
+		if (ncell == 0)
+			continue;
+		if (ncell < ncols)
+			msgs_add(m, "%s: line %llu: row %s: %zu of %zu cells readable; the rest skipped",
+			         path, (unsigned long long)it.lineno, tok[0], ncell, ncols);
+		cJSON *row = cJSON_CreateObject();
+		for (size_t k = 0; k < ncell; k++) {
+			char key[16];
+			snprintf(key, sizeof key, "GPU%d", colgpu[k]);
+			cJSON_AddStringToObject(row, key, tok[1 + k]);
+			if (colgpu[k] == r || !strcmp(tok[1 + k], "X"))
+				continue;
+			cJSON *pr = cJSON_CreateObject();
+			cJSON_AddNumberToObject(pr, "a", r);
+			cJSON_AddNumberToObject(pr, "b", colgpu[k]);
+			cJSON_AddStringToObject(pr, "status", tok[1 + k]);
+			cJSON_AddItemToObject(pr, "source", sys_source(path, it.lineno));
+			cJSON_AddItemToArray(pairs, pr);
+			added++;
+		}
+		cJSON_DeleteItemFromObjectCaseSensitive(matrix, tok[0]);
+		cJSON_AddItemToObject(matrix, tok[0], row);
+	}
+	sys_lines_free(&it);
+
+	if (nmat == 0) {
+		msgs_add(m, "%s: no nvidia-smi topo -p2p matrix found", path);
+		cJSON_Delete(found);
+		return 0;
+	}
+	cJSON *p2p = sys_obj(sys_obj(facts, "topology"), "p2p");
+	cJSON *mt;
+	int idx = 0;
+	while ((mt = cJSON_DetachItemFromArray(found, 0))) {
+		idx++;
+		if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(mt, "pairs")) == 0) {
+			cJSON_Delete(mt);
+			continue;
+		}
+		const char *cap = sys_get_str(mt, "cap");
+		if (!cap && nmat == 1) {
+			cap = cap_from_path(path);
+			if (cap) {
+				cJSON_AddStringToObject(mt, "cap", cap);
+				cJSON_AddStringToObject(mt, "cap_from", "document name");
+			}
+		}
+		if (!cap) {
+			cJSON_AddStringToObject(mt, "cap", "unknown");
+			cJSON_AddStringToObject(mt, "cap_from", "unknown");
+			cap = "unknown";
+		}
+		/* count the pairs that are not OK */
+		int bad = 0;
+		cJSON *pr;
+		cJSON_ArrayForEach(pr, cJSON_GetObjectItemCaseSensitive(mt, "pairs")) {
+			const char *s = sys_get_str(pr, "status");
+			if (s && strcmp(s, "OK"))
+				bad++;
+		}
+		cJSON_AddNumberToObject(mt, "not_ok", bad);
+		char key[64];
+		snprintf(key, sizeof key, "%s", cap);
+		for (int k = 2; cJSON_GetObjectItemCaseSensitive(p2p, key) && k < 100; k++)
+			snprintf(key, sizeof key, "%s_%d", cap, k);
+		cJSON_AddItemToObject(p2p, key, mt);
+	}
+	cJSON_Delete(found);
+	return added;
+}

@@ -1,0 +1,122 @@
+/* sysparse.h - internal helpers shared by the system-report parsers
+ * (parse_topo.c, parse_p2p.c, parse_topoxml.c, parse_nvsmi.c,
+ * parse_versions.c, parse_memory.c, parse_env.c) and the rules over their
+ * facts (rules_sys.c).  Not a public interface: sysreport.h is.
+ *
+ * Ownership: every cJSON node these helpers create is attached to the facts
+ * object passed in (the caller owns that tree).  Strings returned by
+ * sys_lines_next() are borrowed and valid until the next call; strings
+ * returned by sys_*dup/sys_bus_norm are owned by the caller. */
+#ifndef NT_SYSPARSE_H
+#define NT_SYSPARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "util.h"
+
+#define SYS_LINE_MAX 65536      /* bytes of one line kept; the rest is cut */
+#define SYS_MAX_GPUS 1024       /* GPU/NIC columns in one matrix */
+#define SYS_MEM_MAX_SAMPLES 4096 /* samples kept per memory series */
+#define SYS_MAX_PACKAGES 20000
+
+/* Line iterator: strips '\r', ANSI escape sequences (ESC [ ... letter) and
+ * replaces other control bytes but tab with a space.  Lines are mutable
+ * copies so that callers may split them in place. */
+struct sys_lines {
+	const char *p, *end;
+	uint64_t lineno;   /* 1-based number of the line last returned */
+	char *buf;
+	size_t cap;
+	int truncated;     /* the last line was cut at SYS_LINE_MAX */
+};
+void sys_lines_init(struct sys_lines *it, const char *text, size_t len);
+char *sys_lines_next(struct sys_lines *it, size_t *n);
+void sys_lines_free(struct sys_lines *it);
+
+/* Split s in place on blanks (space, tab); returns the number of tokens. */
+size_t sys_split_ws(char *s, char **tok, size_t max);
+/* Split s in place on tabs, keeping empty fields; trims spaces of each. */
+size_t sys_split_tab(char *s, char **tok, size_t max);
+char *sys_trim(char *s);
+/* Case-insensitive search of needle in s[0..n). */
+const char *sys_memcasestr(const char *s, size_t n, const char *needle);
+
+/* facts helpers */
+cJSON *sys_source(const char *path, uint64_t line);
+void sys_put_source(cJSON *obj, const char *path, uint64_t line);
+cJSON *sys_obj(cJSON *parent, const char *key);   /* get or create */
+cJSON *sys_arr(cJSON *parent, const char *key);   /* get or create */
+void sys_set_str(cJSON *obj, const char *key, const char *val);
+void sys_set_num(cJSON *obj, const char *key, double v);
+void sys_set_bool(cJSON *obj, const char *key, int v);
+const char *sys_get_str(const cJSON *obj, const char *key);
+/* Returns 1 and sets *v when obj[key] is a number. */
+int sys_get_num(const cJSON *obj, const char *key, double *v);
+
+/* facts.gpus[]: the entry with that index (created when create). */
+cJSON *sys_gpu(cJSON *facts, int index, int create);
+/* facts.gpus[]: the entry with that (normalised) bus id, or NULL. */
+cJSON *sys_gpu_by_bus(cJSON *facts, const char *bus);
+/* "00000000:00:06.0" / "0000:00:06.0" / "00:06.0" -> "0000:00:06.0"
+ * (lowercase); NULL when it does not look like a PCI address.  Caller frees. */
+char *sys_bus_norm(const char *bus);
+
+/* facts.versions.<key> = {"value": v, "source": {...}}.  The first value
+ * wins; a different later value is appended to versions.conflicts.
+ * Returns 1 when the value was readable (new, agreeing or conflicting). */
+int sys_version_set(cJSON *facts, const char *key, const char *value,
+                    const char *path, uint64_t line);
+/* facts.versions.packages.<name> = {"version":, "source":}; name is
+ * lowercased and '_' / '.' become '-' (PEP 503).  First wins. */
+int sys_package_set(cJSON *facts, const char *name, const char *version,
+                    const char *path, uint64_t line);
+/* facts.env.<name> (see parse_env.c for the layout).  Returns 1 when new. */
+int sys_env_set(cJSON *facts, const char *name, const char *value,
+                const char *path, uint64_t line, const char *source);
+
+/* Memory: one sample of GPU gpu in the series of document path.  t is in
+ * seconds (any origin, NAN when unknown), ts the timestamp as printed. */
+void sys_mem_sample(cJSON *facts, const char *path, uint64_t line, int gpu,
+                    const char *ts, double t, double used_mib, double total_mib);
+/* Parse "1234 MiB", "1.5 GiB", "512MiB", "23.65 GiB" to MiB; NAN on error.
+ * *end is set after the unit when end is not NULL. */
+double sys_parse_mib(const char *s, const char **end);
+/* Seconds since 1970 for "2026/11/30 14:16:53.366" or "Mon Nov 30 14:30:31
+ * 2026"; NAN when not recognised. */
+double sys_parse_time(const char *s);
+
+/* Version compare of dotted numbers ("580.159.04" vs "525.60.13"): <0, 0, >0. */
+int sys_vercmp(const char *a, const char *b);
+
+/* Per-kind parsers: each returns the number of facts added. */
+int sys_parse_topo(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_p2p(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_topoxml(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_nvsmi(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_nvsmi_q(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_nvsmi_l(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_mem_csv(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_versions(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_env(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+/* PyTorch OOM messages in any text (one per line). */
+int sys_parse_oom_text(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+
+/* Link types of nvidia-smi topo -m: X, NV#, PIX, PXB, PHB, NODE, SYS (SOC
+ * on old drivers), NVB, C2C, P2C.  Classes: self, nvlink, c2c, pcie_switch,
+ * host_bridge, numa_node, cross_socket, unknown. */
+int topo_is_link_token(const char *t);
+const char *topo_link_class(const char *t);
+int topo_link_direct(const char *t);       /* NV#, PIX, PXB, C2C */
+int topo_link_through_cpu(const char *t);  /* PHB, NODE, SYS */
+
+/* Entry points also declared for the lead (sysreport.h may repeat them). */
+int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *path, uint64_t lineno);
+int sysreport_scan_text(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int detect_sysreport(const char *head, size_t len);
+
+/* Derived facts (link classes, P2P groups, memory headroom): idempotent,
+ * called by rules before they look at the facts. */
+void sys_derive(cJSON *facts);
+
+#endif
