@@ -307,22 +307,46 @@ static FILE *open_output(const char *path)
 	return f;
 }
 
-/* Flush and close; reports a write error (ENOSPC, EPIPE...) once. */
+/* ---- output errors: ENOSPC, EPIPE (see docs/hardening.md, "Faults") ----
+ * SIGPIPE is ignored (main), so a reader that goes away (`| head -1`) shows
+ * up as EPIPE on a write.  That is not an error of the analysis: the
+ * program stops writing quietly and exits EXIT_PIPE, 141, the status a shell
+ * shows for a filter killed by SIGPIPE, so pipelines behave as usual.  Any
+ * other write error (ENOSPC on -o /dev/full, EIO) gets one message and exit
+ * status 2.  out_errno remembers the first failure's errno. */
+#define EXIT_PIPE 141
+static int out_errno;
+
+/* Flush and close; reports a write error once.  Returns 0, -1 on a write
+ * error (message printed), -2 when the reader closed the pipe (quiet). */
 static int close_output(FILE *f, const char *path)
 {
 	int bad = ferror(f);
+	errno = 0;
 	if (fflush(f) != 0)
 		bad = 1;
 	int e = errno;
-	if (f != stdout && fclose(f) != 0)
+	if (f != stdout && fclose(f) != 0) {
+		if (!e)
+			e = errno;
 		bad = 1;
-	if (bad) {
-		if (e != EPIPE)
-			fprintf(stderr, "nccl-triage: error writing '%s': %s\n", path ? path : "standard output",
-			        strerror(e ? e : EIO));
-		return -1;
 	}
-	return 0;
+	if (!bad)
+		return 0;
+	if (!e)
+		e = out_errno ? out_errno : EIO;
+	if (!out_errno)
+		out_errno = e;
+	if (e == EPIPE)
+		return -2;
+	fprintf(stderr, "nccl-triage: error writing '%s': %s\n", path ? path : "standard output", strerror(e));
+	return -1;
+}
+
+/* Exit status for a close_output result on top of the command's status. */
+static int output_status(int rc, int status)
+{
+	return rc == -2 ? EXIT_PIPE : rc < 0 ? EXIT_TROUBLE : status;
 }
 
 static int cmd_analyze(int argc, char **argv)
@@ -397,8 +421,7 @@ static int cmd_analyze(int argc, char **argv)
 					report_text(out, bundles[i], &ro);
 			}
 		}
-		if (close_output(out, c.output) < 0)
-			status = EXIT_TROUBLE;
+		status = output_status(close_output(out, c.output), status);
 	}
 	for (size_t i = 0; i < ops.n; i++)
 		bundle_free(bundles[i]);
@@ -474,10 +497,10 @@ static int cmd_list(int argc, char **argv)
 		for (size_t p = 0; RULE_PROVIDERS[p]; p++)
 			for (size_t i = 0; i < RULE_PROVIDERS[p]->nrules; i++)
 				fprintf(out, "%-40s %s\n", RULE_PROVIDERS[p]->rules[i].id, RULE_PROVIDERS[p]->rules[i].summary);
-		close_output(out, c.output);
+		int st = output_status(close_output(out, c.output), 0);
 		free_common(&c);
 		strvec_free(&ops);
-		return 0;
+		return st;
 	}
 	struct sigdb db;
 	if (load_db(&db, &c, 0) < 0) {
@@ -538,8 +561,7 @@ static int cmd_list(int argc, char **argv)
 		fprintf(stderr, "nccl-triage list: unknown format '%s' (text, md, json)\n", fmt);
 		status = EXIT_TROUBLE;
 	}
-	if (close_output(out, c.output) < 0)
-		status = EXIT_TROUBLE;
+	status = output_status(close_output(out, c.output), status);
 	sigdb_free(&db);
 	free_common(&c);
 	strvec_free(&ops);
@@ -631,7 +653,7 @@ static int cmd_explain(int argc, char **argv)
 	return status;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -659,4 +681,26 @@ int main(int argc, char **argv)
 			return c->run(argc - 1, argv + 1);
 	fprintf(stderr, "nccl-triage: unknown command '%s'\nhint: nccl-triage --help\n", cmd);
 	return EXIT_TROUBLE;
+}
+
+int main(int argc, char **argv)
+{
+	/* A closed pipe is EPIPE on write, handled above, not a silent kill. */
+	signal(SIGPIPE, SIG_IGN);
+	int status = run_command(argc, argv);
+	/* Whatever a command printed to stdout with printf: flush it now and
+	 * report a failure instead of losing it at exit. */
+	errno = 0;
+	int bad = ferror(stdout);
+	if (fflush(stdout) != 0)
+		bad = 1;
+	if (bad && !out_errno) {
+		int e = errno ? errno : EIO;
+		out_errno = e;
+		if (e != EPIPE)
+			fprintf(stderr, "nccl-triage: error writing 'standard output': %s\n", strerror(e));
+		if (status != EXIT_TROUBLE)
+			status = e == EPIPE ? EXIT_PIPE : EXIT_TROUBLE;
+	}
+	return status;
 }
