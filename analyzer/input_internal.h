@@ -62,6 +62,7 @@ struct fd_stream {
 	int fd;
 	const char *disp;
 	int seekable;
+	uint64_t expect; /* size of a regular file when opened; 0 once checked */
 };
 void fd_stream_init(struct fd_stream *f, struct walker *w, int fd, const char *disp);
 
