@@ -501,6 +501,10 @@ void bundle_finish(struct bundle *b)
 		if (e->rank < 0 && e->host && e->pid >= 0)
 			e->rank = ranks_lookup(b->ranks, e->host, e->pid);
 	}
+	if (b->ranks->untracked_lines)
+		msgs_add(&b->warnings, "%s: more than %d NCCL processes (host:pid) in the logs: %llu lines of the "
+		         "others were matched but not followed per rank", b->name, RANKS_MAX,
+		         (unsigned long long)b->ranks->untracked_lines);
 	rules_run_all(b);
 	correlate(b);
 }

@@ -26,9 +26,17 @@ struct rank_proc {
 	uint64_t first_warn_seq;
 };
 
+/* At most RANKS_MAX processes are tracked (a hash index finds them); lines
+ * of further processes are still matched by signatures but only counted
+ * here, in untracked_lines (bundle_finish reports them). */
+#define RANKS_MAX 16384
+
 struct ranks {
 	struct rank_proc *v;
 	size_t n, cap;
+	uint32_t *index;          /* open addressing: 1 + position in v, 0 = free */
+	size_t icap;              /* power of two, > 2 * RANKS_MAX */
+	uint64_t untracked_lines; /* lines of processes beyond RANKS_MAX */
 };
 
 struct ranks *ranks_new(void);
