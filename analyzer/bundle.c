@@ -18,6 +18,9 @@
 #include "sysreport.h"
 
 #define HEAD_BYTES (64u << 10)
+/* Pasted tickets (text, PyTorch output) may embed a topo matrix or version
+ * lines; the first SCAN_MAX bytes are kept to look for them. */
+#define SCAN_MAX (4u << 20)
 #define FAILURES_KEPT 20
 
 const char *verdict_name(enum verdict v)
@@ -40,6 +43,7 @@ struct docstate {
 	int lines_capped;        /* max_lines reached */
 	struct buf sys;          /* whole system report */
 	int sys_cut;
+	struct buf scan;         /* text/torch documents: scanned for embedded reports at the end */
 };
 
 struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct limits *lim)
@@ -356,6 +360,8 @@ static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_
 {
 	struct input_doc *doc = &b->docs[ds->doc];
 	if (doc_kind_is_log(doc->kind)) {
+		if (doc->kind != DOC_NCCL_LOG && ds->scan.len < SCAN_MAX)
+			buf_add(&ds->scan, p, n < SCAN_MAX - ds->scan.len ? n : SCAN_MAX - ds->scan.len);
 		feed_lines(b, ds, p, n);
 	} else if (is_sysreport(doc->kind)) {
 		size_t room = ds->sys.len < SYSREPORT_MAX ? SYSREPORT_MAX - ds->sys.len : 0;
@@ -449,9 +455,12 @@ static void sink_end(void *ctx, int complete)
 			msgs_add(&b->warnings, "%s: looked like %s but nothing could be parsed from it",
 			         doc->path, doc_kind_name(doc->kind));
 	}
+	if (ds->scan.len)
+		sysreport_scan_text(ds->scan.data, ds->scan.len, doc->path, b->facts, &b->warnings);
 	buf_free(&ds->head);
 	buf_free(&ds->partial);
 	buf_free(&ds->sys);
+	buf_free(&ds->scan);
 	free(ds);
 	b->cur = NULL;
 }

@@ -9,9 +9,9 @@
 #include <strings.h>
 #include <cjson/cJSON.h>
 
+#include "commands.h"
 #include "memcalc.h"
 
-int cmd_mem(int argc, char **argv);
 
 static void usage(FILE *f)
 {

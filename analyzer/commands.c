@@ -3,6 +3,10 @@
 
 #include <stddef.h>
 
+#include "cmd_verify.h"
+
 const struct command EXTRA_COMMANDS[] = {
+	{"mem", cmd_mem},
+	{"verify", cmd_verify},
 	{NULL, NULL},
 };

@@ -12,4 +12,6 @@ struct command {
 /* NULL-terminated; defined in commands.c. */
 extern const struct command EXTRA_COMMANDS[];
 
+int cmd_mem(int argc, char **argv);
+
 #endif

@@ -189,6 +189,21 @@ void correlate(struct bundle *b)
 		v[i].explanation = render_template(v[i].def->explanation, b, &v[i]);
 	}
 	qsort(v, n, sizeof *v, cmp_diag);
+	/* Two roots of one category are one cause seen twice (the log's OOM and
+	 * the memory trace at capacity): the lower-ranked one corroborates. */
+	int changed = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].role != ROLE_ROOT)
+			continue;
+		for (size_t j = i + 1; j < n; j++)
+			if (v[j].role == ROLE_ROOT && strcmp(v[j].def->category, v[i].def->category) == 0) {
+				v[j].role = ROLE_CONTEXT;
+				v[j].supports = v[i].def->id;
+				changed = 1;
+			}
+	}
+	if (changed)
+		qsort(v, n, sizeof *v, cmp_diag);
 	b->diags = v;
 	b->ndiags = n;
 

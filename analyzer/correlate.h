@@ -13,6 +13,8 @@ struct diagnosis {
 	const struct diagdef *def;   /* borrowed from the database */
 	enum role role;              /* def->role, or ROLE_CASCADE when an echo */
 	const char *echo_of;         /* id of the diagnosis this echoes, or NULL */
+	const char *supports;        /* id of a higher-ranked root of the same category
+	                                that this one corroborates (role becomes context) */
 	double confidence;
 	char *title, *explanation;   /* placeholders filled in */
 	size_t *ev;                  /* indexes into bundle->ev.v, earliest first */

@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "sysreport.h"
+
 static const char *const KIND_NAMES[DOC_KIND_COUNT] = {
 	[DOC_EMPTY] = "empty",
 	[DOC_BINARY] = "binary",
@@ -103,6 +105,9 @@ enum doc_kind detect_kind(const char *h, size_t n, int complete)
 	if (has(h, n, " NCCL INFO ") || has(h, n, " NCCL WARN ") || has(h, n, " NCCL WARN\n") ||
 	    has(h, n, "NCCL CALL "))
 		return DOC_NCCL_LOG;
+	int sys = detect_sysreport(h, n);
+	if (sys >= 0)
+		return (enum doc_kind)sys;
 	if (has(h, n, "<system version=") && has(h, n, "<cpu "))
 		return DOC_TOPO_XML;
 	if (has(h, n, "Collecting environment information") ||

@@ -12,15 +12,13 @@
 #include "bundle.h"
 #include "cli.h"
 #include "commands.h"
+#include "dbpath.h"
 #include "report.h"
 #include "rules.h"
 #include "sigdb.h"
 
 #ifndef NT_VERSION
 #define NT_VERSION "0.0.0"
-#endif
-#ifndef NT_DATADIR
-#define NT_DATADIR "/usr/local/share/nccl-triage"
 #endif
 
 /* Exit statuses (documented in the man page, EXIT STATUS). */
@@ -51,46 +49,6 @@ static void usage(FILE *out)
 }
 
 /* ---- database discovery ---- */
-
-static int dir_exists(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* The built-in database: $NCCL_TRIAGE_DATADIR/patterns, next to the binary,
- * ../share/nccl-triage/patterns relative to it, then the install prefix. */
-static char *builtin_patterns_dir(void)
-{
-	const char *env = getenv("NCCL_TRIAGE_DATADIR");
-	if (env && *env) {
-		char *p = xasprintf("%s/patterns", env);
-		if (dir_exists(p))
-			return p;
-		free(p);
-	}
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = 0;
-			const char *cands[] = {"%s/patterns", "%s/../patterns", "%s/../share/nccl-triage/patterns"};
-			for (size_t i = 0; i < sizeof cands / sizeof *cands; i++) {
-				char *p = xasprintf(cands[i], exe);
-				if (dir_exists(p))
-					return p;
-				free(p);
-			}
-		}
-	}
-	char *p = xasprintf("%s/patterns", NT_DATADIR);
-	if (dir_exists(p))
-		return p;
-	free(p);
-	return NULL;
-}
 
 struct common {
 	struct strvec pattern_dirs;

@@ -47,6 +47,8 @@ static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d)
 	cJSON_AddStringToObject(o, "role", role_name(d->role));
 	if (d->echo_of)
 		cJSON_AddStringToObject(o, "echo_of", d->echo_of);
+	if (d->supports)
+		cJSON_AddStringToObject(o, "supports", d->supports);
 	/* two decimals: stable text across platforms */
 	cJSON_AddNumberToObject(o, "confidence", (double)(long)(d->confidence * 100 + 0.5) / 100.0);
 	cJSON_AddStringToObject(o, "title", d->title);

@@ -79,6 +79,8 @@ void report_md(FILE *out, const struct bundle *b, const struct report_opts *o)
 		fprintf(out, "\n\n*%s, %s", severity_name(d->def->severity), role_name(d->role));
 		if (d->echo_of)
 			fprintf(out, " of `%s`", d->echo_of);
+		if (d->supports)
+			fprintf(out, ", supports `%s`", d->supports);
 		fprintf(out, ", confidence %.2f", d->confidence);
 		if (d->nranks) {
 			fprintf(out, ", rank%s ", d->nranks > 1 ? "s" : "");
@@ -88,7 +90,7 @@ void report_md(FILE *out, const struct bundle *b, const struct report_opts *o)
 		fprintf(out, " — `%s`*\n\n", d->def->id);
 		md_inline(out, d->explanation);
 		fprintf(out, "\n\n");
-		if (d->role != ROLE_CASCADE && d->def->fix.n) {
+		if (d->role != ROLE_CASCADE && !d->supports && d->def->fix.n) {
 			fprintf(out, "**Fix**\n\n");
 			for (size_t k = 0; k < d->def->fix.n; k++) {
 				char *s = render_template(d->def->fix.v[k], b, d);

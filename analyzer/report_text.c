@@ -92,6 +92,8 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 		fprintf(out, "   %s%s", col(o, C_DIM), role_name(d->role));
 		if (d->echo_of)
 			fprintf(out, " of %s", d->echo_of);
+		if (d->supports)
+			fprintf(out, ", supports %s", d->supports);
 		fprintf(out, ", confidence %.2f", d->confidence);
 		print_ranks(out, d);
 		fprintf(out, ", id %s%s\n", d->def->id, col(o, C_RESET));
@@ -111,7 +113,7 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 				fprintf(out, "     %s(%zu more)%s\n", col(o, C_DIM), d->ev_total - (size_t)maxev,
 				        col(o, C_RESET));
 		}
-		if (d->role != ROLE_CASCADE && d->def->fix.n) {
+		if (d->role != ROLE_CASCADE && !d->supports && d->def->fix.n) {
 			fprintf(out, "   Fix:\n");
 			for (size_t k = 0; k < d->def->fix.n; k++) {
 				char *s = render_template(d->def->fix.v[k], b, d);
@@ -119,7 +121,7 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 				free(s);
 			}
 		}
-		if (d->role != ROLE_CASCADE && d->def->verify_env && cJSON_GetArraySize(d->def->verify_env) > 0) {
+		if (d->role != ROLE_CASCADE && !d->supports && d->def->verify_env && cJSON_GetArraySize(d->def->verify_env) > 0) {
 			fprintf(out, "   Confirm: nccl-triage verify");
 			const cJSON *it;
 			cJSON_ArrayForEach(it, d->def->verify_env) {

@@ -6,8 +6,11 @@
 
 #include "envvars.h"
 
+extern const struct rule_provider RULES_SYS;
+
 const struct rule_provider *const RULE_PROVIDERS[] = {
 	&RULES_ENV,
+	&RULES_SYS,
 	NULL,
 };
 

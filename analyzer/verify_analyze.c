@@ -1,0 +1,84 @@
+/* verify_analyze.c - feed the NCCL output that verify captured (one document
+ * per rank: "<mode>/rank<N>.log") to the same analysis engine as `analyze`,
+ * and keep the bundle's JSON object (report_bundle_json) with the run.
+ *
+ * SEAM: the engine (sigdb.h, bundle.h, report.h) is the lead's core.  This
+ * file compiles without it (then every run says "analysis engine not
+ * available in this build") so that verify could be built before the core
+ * landed; with the core present the real analysis is used.  Define
+ * VERIFY_NO_ENGINE to build verify alone (tests/verify/run.sh does). */
+#include "verify_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+#if defined(__has_include) && !defined(VERIFY_NO_ENGINE)
+#if __has_include("sigdb.h") && __has_include("report.h") && __has_include("bundle.h")
+#define VERIFY_HAVE_ENGINE 1
+#endif
+#endif
+
+#ifdef VERIFY_HAVE_ENGINE
+#include "bundle.h"
+#include "limits.h"
+#include "report.h"
+#include "sigdb.h"
+
+void *verify_analyze_run(const struct verify_run *r, const char *patterns_dir, char **msg)
+{
+	struct sigdb db;
+	struct msgs m = {{0}, 0};
+	*msg = NULL;
+	sigdb_init(&db);
+	int errs = sigdb_load_dir(&db, patterns_dir, &m);
+	errs += sigdb_finalize(&db, &m);
+	if (db.nsigs == 0) {
+		*msg = xasprintf("analysis skipped: signature database '%s': %s", patterns_dir,
+		                 m.list.n ? m.list.v[0] : "no signatures");
+		msgs_free(&m);
+		sigdb_free(&db);
+		return NULL;
+	}
+	/* Like a damaged input, a damaged database is a warning: what loaded
+	 * is still used. */
+	if (errs)
+		*msg = xasprintf("signature database '%s' has %d problem%s (first: %s); the analysis used what loaded",
+		                 patterns_dir, errs, errs == 1 ? "" : "s", m.list.n ? m.list.v[0] : "?");
+	msgs_free(&m);
+	struct limits lim;
+	limits_default(&lim);
+	struct bundle *b = bundle_new(r->mode, &db, &lim);
+	for (int i = 0; i < r->nranks; i++) {
+		const struct verify_rank *k = &r->ranks[i];
+		char *name = xasprintf("%s/rank%d.log", r->mode, k->rank);
+		bundle_add_memory(b, name, k->log.data ? k->log.data : "", k->log.len);
+		free(name);
+	}
+	bundle_finish(b);
+	cJSON *j = report_bundle_json(b);
+	bundle_free(b);
+	sigdb_free(&db);
+	return j;
+}
+#else
+void *verify_analyze_run(const struct verify_run *r, const char *patterns_dir, char **msg)
+{
+	(void)r;
+	(void)patterns_dir;
+	*msg = xstrdup("analysis engine not available in this build");
+	return NULL;
+}
+#endif
+
+void verify_analysis_free(void *a)
+{
+	cJSON_Delete(a);
+}
+
+int verify_analyze(struct verify_run *r, const char *patterns_dir, char **msg)
+{
+	verify_analysis_free(r->analysis);
+	r->analysis = verify_analyze_run(r, patterns_dir, msg);
+	return r->analysis ? 0 : -1;
+}
