@@ -195,6 +195,15 @@ void msgs_add(struct msgs *m, const char *fmt, ...)
 	for (char *p = s; *p; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
+	/* bounded: a message quoting a 1 MiB archive member name keeps its
+	 * first MSG_LEN_MAX bytes (cut on a UTF-8 boundary) */
+	size_t len = strlen(s);
+	if (len > MSG_LEN_MAX) {
+		size_t cut = MSG_LEN_MAX - 3;
+		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			cut--;
+		memcpy(s + cut, "...", 4);
+	}
 	strvec_push_owned(&m->list, s);
 }
 

@@ -59,6 +59,7 @@ struct msgs {
 	size_t dropped; /* messages beyond MSGS_MAX, counted but not kept */
 };
 #define MSGS_MAX 1000
+#define MSG_LEN_MAX 4096 /* bytes kept of one message */
 void msgs_add(struct msgs *m, const char *fmt, ...) NT_PRINTF(2, 3);
 void msgs_free(struct msgs *m);
 
