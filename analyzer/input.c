@@ -247,7 +247,24 @@ static void deliver(struct walker *w, struct stream *s, const char *leaf, const 
 {
 	const struct limits *lim = w->lim;
 	struct input_stats *st = w->st;
-	char *name = str_sanitize(leaf, strlen(leaf));
+	/* Each document costs a record in the bundle: a tar of empty members
+	 * nested in tars would otherwise cost ~100 bytes of memory per 0.5
+	 * byte of compressed input. */
+	if (st->documents >= lim->max_entries) {
+		in_msg(w, "%s: more than %zu documents in the bundle (--max-entries), the rest of the "
+		       "input is skipped", disp, lim->max_entries);
+		w->stop = 1;
+		return;
+	}
+	/* Names are only names: one longer than IN_NAME_MAX (a 1 MiB pax
+	 * path) is kept as its first bytes and "..." */
+	size_t ll = strlen(leaf);
+	char *name = str_sanitize(leaf, ll > IN_NAME_MAX ? IN_NAME_MAX : ll);
+	if (ll > IN_NAME_MAX) {
+		char *t = xasprintf("%s...", name);
+		free(name);
+		name = t;
+	}
 	w->sink->begin(w->sink->ctx, name);
 	st->documents++;
 	uint64_t got = 0;
