@@ -326,6 +326,17 @@ static void feed_lines(struct bundle *b, struct docstate *ds, const char *p, siz
 {
 	size_t maxl = b->lim.max_line;
 	while (n > 0) {
+		if (ds->partial.len == 0 && !ds->partial_cut && *p == 0) {
+			/* NULs at the start of a line are a hole (copytruncate
+			 * rotation, a crash with preallocated blocks): skipped, so
+			 * the line written after the hole is not cut by --max-line */
+			while (n > 0 && *p == 0) {
+				p++;
+				n--;
+			}
+			if (n == 0)
+				break;
+		}
 		const char *nl = memchr(p, '\n', n);
 		size_t len = nl ? (size_t)(nl - p) : n;
 		if (ds->partial.len == 0 && nl && len <= maxl) {
