@@ -112,6 +112,16 @@ for form in folder tar.gz stdin; do
 	else bad "every skipped part named in warnings ($form): missing$missing" "$(cat "$T/w.txt")"; fi
 done
 
+# A copytruncate hole: 100 KB of NULs, then the log goes on (no newline between)
+{ head -c 100000 /dev/zero; echo "$WARN"; filler | head -n 3; } >"$T/hole.log"
+"$BIN" analyze $DB --format json "$T/hole.log" >"$T/r.json" 2>"$T/r.err"
+got=$(evtotal "$T/r.json")
+check "NUL hole at the start of a log (copytruncate): the line after it is found" sh -c "[ '$got' = 1 ] && ! [ -s '$T/r.err' ]"
+# UTF-16 text is not analysed, and says so
+printf 'h\000e\000l\000l\000o\000\n\000' >"$T/u16.log"
+"$BIN" analyze $DB --format json "$T/u16.log" >"$T/r.json" 2>"$T/r.err"
+check "UTF-16 (isolated NULs) is named as binary" grep -q 'u16.log: binary content (12 bytes) skipped' "$T/r.err"
+
 # Lines without a final newline, a lone CR, a line that is exactly --max-line long
 { filler | head -n 3; printf '%s\r' "$WARN"; } >"$T/nonl.log"
 "$BIN" analyze $DB --format json "$T/nonl.log" >"$T/r.json" 2>/dev/null
