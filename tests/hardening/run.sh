@@ -178,6 +178,17 @@ else bad "catastrophic regex: exit $rc, ${el}s" "$(head -c 2000 "$T/r.err")"; fi
 if [ "$(grep -c 'u.catastrophic' "$T/r.err")" = 1 ]; then ok "catastrophic regex reported once per bundle"
 else bad "catastrophic regex reported once per bundle" "$(grep -c 'u.catastrophic' "$T/r.err")"; fi
 
+printf '%s' '{"family": "user", "description": "catastrophic regex with a long negative sample",
+ "signatures": [{"id": "u.c", "on": "any", "regex": "(a+)+$", "samples": [{"line": "aaaa"}],
+   "negative_samples": ["' >"$T/userdb2.json"
+head -c 5000 /dev/zero | tr '\0' 'a' >>"$T/userdb2.json"
+printf '%s' 'b"]}],
+ "diagnoses": [{"id": "u.d", "category": "OTHER", "severity": "warning", "role": "root", "confidence": 0.1,
+   "title": "t", "explanation": "e", "fix": ["f"], "when": {"any": ["u.c"]}}]}' >>"$T/userdb2.json"
+mkdir -p "$T/userdb2" && mv "$T/userdb2.json" "$T/userdb2/u.json"
+"$BIN" check-db "$T/userdb2" >/dev/null 2>"$T/r.err"; rc=$?
+check "check-db names a catastrophic regex (exit $rc)" sh -c "[ $rc -eq 2 ] && grep -q 'exceeded the regex match limit' '$T/r.err'"
+
 # ---------------------------------------------------------------------------
 # 3. Faults
 # ---------------------------------------------------------------------------
