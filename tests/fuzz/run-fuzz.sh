@@ -2,10 +2,12 @@
 # tests/fuzz/run-fuzz.sh BUILD_DIR SECONDS [TARGET...] - `make fuzz`.
 # Links every tests/fuzz/fuzz_NAME.c with libFuzzer (clang,
 # -fsanitize=fuzzer,address,undefined) against BUILD_DIR/libnccltriage.a, runs
-# each for SECONDS seconds on tests/fuzz/corpus/NAME (seeded from fixtures/ by
+# each for SECONDS seconds on its working corpus BUILD_DIR/corpus/NAME plus the
+# committed tests/fuzz/corpus/NAME and the seeds (made from fixtures/ by
 # seed.sh on the first run), writes crashes, hangs and leaks to
-# tests/fuzz/crashes/NAME-*, and finally re-minimises the corpus with
-# -merge=1 so that the committed corpus stays small.  FUZZ_JOBS=2 runs two
+# tests/fuzz/crashes/NAME-*, then minimises the working corpus with -merge=1
+# and replaces the committed corpus by the smallest inputs that reach every
+# coverage edge (cover.awk), so that it stays small.  FUZZ_JOBS=2 runs two
 # targets at a time.  Prints executions and findings per target.
 set -u
 B=${1:?usage: run-fuzz.sh BUILD_DIR SECONDS [TARGET...]}
@@ -30,25 +32,33 @@ one() {
 	t=$1
 	bin=$B/bin/fuzz_$t
 	$CC $FLAGS -Ianalyzer -o "$bin" tests/fuzz/fuzz_$t.c "$B/libnccltriage.a" $DEPS -lpthread -ldl -lm || return 1
-	corpus=tests/fuzz/corpus/$t
-	mkdir -p "$corpus"
+	work=$B/corpus/$t            # the working corpus: grows, not committed
+	corpus=tests/fuzz/corpus/$t    # the committed corpus: a small edge cover of it
+	mkdir -p "$work" "$corpus"
 	log=$B/logs/$t.log
-	before=$(ls tests/fuzz/crashes | wc -l)
+	before=$(ls tests/fuzz/crashes | grep -c "^$t-")
 	# -timeout: one input taking longer is a hang; -rss_limit_mb: memory cap
 	"$bin" -max_total_time="$SECS" -max_len="$(maxlen "$t")" -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="tests/fuzz/crashes/$t-" \
-		"$corpus" "$B/seeds/$t" >"$log" 2>&1
+		"$work" "$corpus" "$B/seeds/$t" >"$log" 2>&1
 	rc=$?
-	# minimise: a fresh folder with only the inputs that add coverage
-	rm -rf "$corpus.min"
-	mkdir -p "$corpus.min"
-	"$bin" -merge=1 -max_len="$(maxlen "$t")" -timeout=10 "$corpus.min" "$corpus" >"$log.merge" 2>&1 &&
-		rm -rf "$corpus" && mv "$corpus.min" "$corpus"
-	rm -rf "$corpus.min"
+	# minimise the working corpus (-merge=1 keeps the inputs that add features)
+	rm -rf "$work.min" "$B/cover-$t"
+	mkdir -p "$work.min" "$B/cover-$t"
+	if "$bin" -merge=1 -merge_control_file="$B/merge-$t.ctl" -max_len="$(maxlen "$t")" -timeout=10 \
+		"$work.min" "$work" "$corpus" >"$log.merge" 2>&1; then
+		# the committed corpus: the smallest inputs that reach every edge
+		awk -f tests/fuzz/cover.awk "$B/merge-$t.ctl" | while read -r f; do cp "$f" "$B/cover-$t/"; done
+		if [ -n "$(ls "$B/cover-$t")" ]; then
+			rm -rf "$corpus" && mv "$B/cover-$t" "$corpus"
+		fi
+		rm -rf "$work" && mv "$work.min" "$work"
+	fi
+	rm -rf "$work.min" "$B/cover-$t" "$B/merge-$t.ctl"
 	execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
 	cov=$(grep -E '#[0-9]+.*cov:' "$log" | tail -n 1 | sed 's/.*cov: \([0-9]*\).*ft: \([0-9]*\).*/cov \1 ft \2/')
-	after=$(ls tests/fuzz/crashes | wc -l)
-	echo "fuzz_$t: ${SECS}s, ${execs:-?} executions, ${cov:-?}, corpus $(ls "$corpus" | wc -l) files, exit $rc, new findings $((after - before))"
+	after=$(ls tests/fuzz/crashes | grep -c "^$t-")
+	echo "fuzz_$t: ${SECS}s, ${execs:-?} executions, ${cov:-?}, corpus $(ls "$work" | wc -l) files ($(ls "$corpus" | wc -l) committed), exit $rc, new findings $((after - before))"
 }
 
 n=0
