@@ -78,6 +78,7 @@ demo: deps
 
 # The whole suite.  The last line says how many tests passed and failed.
 check: deps
+	@sh tests/deps.sh
 	@$(MAKE) --no-print-directory check-fast
 	@$(MAKE) --no-print-directory check-asan
 

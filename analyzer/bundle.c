@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cascade.h"
 #include "correlate.h"
 #include "logline.h"
 #include "match.h"
@@ -119,7 +120,7 @@ static void fact_source(cJSON *o, const char *path, uint64_t line)
  * "NCCL version 2.28.9" in DistBackendError texts). */
 static void fact_nccl_version(struct bundle *b, const struct span *m)
 {
-	const char *p = memmem(m->p, m->n, "NCCL version ", 13);
+	const char *p = mem_find(m->p, m->n, "NCCL version ", 13, 5);
 	if (!p)
 		return;
 	p += 13;
@@ -165,7 +166,7 @@ static void fact_cuda_driver(struct bundle *b, const struct span *m)
 /* "NCCL_SOCKET_IFNAME set by environment to nonexist0" / "... to 22." */
 static void fact_env_line(struct bundle *b, const struct span *m, const char *path, uint64_t line)
 {
-	const char *set = memmem(m->p, m->n, " set by environment to ", 23);
+	const char *set = mem_find(m->p, m->n, " set by environment to ", 23, 6);
 	if (!set || set == m->p)
 		return;
 	size_t nl = (size_t)(set - m->p);
@@ -204,12 +205,12 @@ static const char *failure_kind(const struct logline *ll)
 		return "nccl_warn";
 	if (ll->level != LINE_PLAIN)
 		return NULL;
-	if (memmem(p, n, "Traceback (most recent call last)", 33))
+	if (mem_find(p, n, "Traceback (most recent call last)", 33, 0))
 		return "traceback";
-	if (memmem(p, n, "Segmentation fault", 18) || memmem(p, n, "core dumped", 11) ||
-	    memmem(p, n, "terminate called after", 22))
+	if (mem_find(p, n, "Segmentation fault", 18, 0) || mem_find(p, n, "core dumped", 11, 8) ||
+	    mem_find(p, n, "terminate called after", 22, 19))
 		return "crash";
-	const char *ec = memmem(p, n, "exitcode", 8);
+	const char *ec = mem_find(p, n, "exitcode", 8, 1);
 	if (ec) {
 		const char *q = ec + 8, *end = p + n;
 		while (q < end && (*q == ' ' || *q == ':'))
@@ -298,19 +299,22 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 	struct logline ll;
 	logline_parse(s, n, &ll);
 	const struct span *m = &ll.msg;
+	ranks_note(b->ranks, &ll, doc->path, doc->lines, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
 	if (ll.level != LINE_PLAIN) {
 		b->saw_nccl = 1;
-		ranks_note(b->ranks, &ll, doc->path, doc->lines, b->ev.next_seq);
 		if (ll.level == LINE_INFO) {
 			fact_cuda_driver(b, m);
-			fact_env_line(b, m, doc->path, doc->lines);
-			if (!b->saw_init_complete && memmem(m->p, m->n, "Init COMPLETE", 13))
+			if (m->n > 24 && m->p[0] == 'N') /* "NCCL_X set by environment to Y" */
+				fact_env_line(b, m, doc->path, doc->lines);
+			if (!b->saw_init_complete && mem_find(m->p, m->n, "Init COMPLETE", 13, 11))
 				b->saw_init_complete = 1;
 		}
 	}
-	if (m->n > 13 && memmem(m->p, m->n, "NCCL version ", 13))
+	/* the banner starts an INFO message; PyTorch quotes the version anywhere */
+	if (ll.level == LINE_INFO ? (m->n > 13 && memcmp(m->p, "NCCL version ", 13) == 0)
+	                          : (m->n > 13 && mem_find(m->p, m->n, "NCCL version ", 13, 5) != NULL))
 		fact_nccl_version(b, m);
-	if (m->n > 18 && memmem(m->p, m->n, "CUDA out of memory", 18))
+	if (ll.level == LINE_PLAIN && m->n > 18 && mem_find(m->p, m->n, "CUDA out of memory", 18, 3))
 		sysreport_torch_oom(m->p, m->n, b->facts, doc->path, doc->lines);
 	struct line_ctx c = {b, doc->path, doc->lines, s, n};
 	size_t hits = matcher_run(b->matcher, &ll, doc->path, on_match, &c, &b->warnings);
@@ -515,16 +519,14 @@ struct evidence *bundle_rule_evidence(struct bundle *b, const char *rule_id,
 
 void bundle_finish(struct bundle *b)
 {
+	ranks_finish(b->ranks); /* ranks: merge timelines before ranks_lookup */
 	/* give rank numbers to evidence known only by host:pid */
 	for (size_t i = 0; i < b->ev.n; i++) {
 		struct evidence *e = &b->ev.v[i];
 		if (e->rank < 0 && e->host && e->pid >= 0)
 			e->rank = ranks_lookup(b->ranks, e->host, e->pid);
 	}
-	if (b->ranks->untracked_lines)
-		msgs_add(&b->warnings, "%s: more than %d NCCL processes (host:pid) in the logs: %llu lines of the "
-		         "others were matched but not followed per rank", b->name, RANKS_MAX,
-		         (unsigned long long)b->ranks->untracked_lines);
 	rules_run_all(b);
 	correlate(b);
+	cascade_link(b); /* ranks: echoes across ranks (cascade.h) */
 }

@@ -10,7 +10,7 @@
 const struct cli_opt CLI_OPTS[] = {
 	{"help", 'h', NULL, ANY, OPT_HELP, "show this help and exit"},
 	{"format", 'f', "FMT", READ | CMD_LIST | CMD_EXPLAIN | CMD_MERGE, OPT_FORMAT,
-	 "output format: text (default), json, md; batch/merge also jsonl; list also md"},
+	 "output format: text (default), json, md, html, junit, sarif, github; batch/merge also jsonl; list also md"},
 	{"output", 'o', "FILE", READ | CMD_LIST | CMD_MERGE, OPT_OUTPUT, "write the report to FILE instead of standard output"},
 	{"patterns", 'p', "DIR", DB, OPT_PATTERNS,
 	 "also load signatures from DIR (repeatable; NCCL_TRIAGE_PATTERNS=DIR:DIR does the same)"},
@@ -21,6 +21,8 @@ const struct cli_opt CLI_OPTS[] = {
 	{"jobs", 'j', "N", CMD_BATCH, OPT_JOBS, "worker threads (default: number of cores)"},
 	{"summary-only", 0, NULL, CMD_BATCH | CMD_MERGE, OPT_SUMMARY_ONLY, "print only the summary, not each bundle"},
 	{"progress", 0, "WHEN", CMD_BATCH, OPT_PROGRESS, "progress bar on standard error: auto (default: on a terminal), always, never"},
+	{"redact", 0, NULL, READ, OPT_REDACT,
+	 "replace host names, IP/MAC addresses, user names in paths, GPU UUIDs, bus IDs and serials with stable pseudonyms (host-1, ip-1, ...) in every format"},
 	{"name", 0, "NAME", CMD_ANALYZE, OPT_NAME, "bundle name to report (default: the operand)"},
 	{"regex", 0, NULL, CMD_LIST, OPT_REGEX, "print the signatures' regexes, one per line (for rg -f, grep -P -f)"},
 	{"rules", 0, NULL, CMD_LIST, OPT_RULES, "list the fact rules (C checks over system reports) instead"},

@@ -5,7 +5,12 @@
 
 #include "cmd_verify.h"
 
+int cmd_batch(int argc, char **argv); /* cmd_batch.c */
+int cmd_merge(int argc, char **argv); /* cmd_merge.c */
+
 const struct command EXTRA_COMMANDS[] = {
+	{"batch", cmd_batch},
+	{"merge", cmd_merge},
 	{"mem", cmd_mem},
 	{"verify", cmd_verify},
 	{NULL, NULL},

@@ -159,6 +159,12 @@ static int cmp_diag(const void *a, const void *b)
 	return strcmp(x->def->id, y->def->id);
 }
 
+void correlate_sort(struct diagnosis *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp_diag);
+}
+
 void correlate(struct bundle *b)
 {
 	correlate_free(b);
@@ -188,7 +194,7 @@ void correlate(struct bundle *b)
 		v[i].title = render_template(v[i].def->title, b, &v[i]);
 		v[i].explanation = render_template(v[i].def->explanation, b, &v[i]);
 	}
-	qsort(v, n, sizeof *v, cmp_diag);
+	correlate_sort(v, n);
 	/* Two roots of one category are one cause seen twice (the log's OOM and
 	 * the memory trace at capacity): the lower-ranked one corroborates. */
 	int changed = 0;
@@ -203,7 +209,7 @@ void correlate(struct bundle *b)
 			}
 	}
 	if (changed)
-		qsort(v, n, sizeof *v, cmp_diag);
+		correlate_sort(v, n);
 	b->diags = v;
 	b->ndiags = n;
 

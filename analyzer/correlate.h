@@ -27,6 +27,8 @@ struct diagnosis {
 
 void correlate(struct bundle *b);
 void correlate_free(struct bundle *b);
+/* Rank diagnoses: most likely root cause first (see correlate.c). */
+void correlate_sort(struct diagnosis *v, size_t n);
 /* Fill {name}, {env.NAME}, {ranks} placeholders.  Caller frees. */
 char *render_template(const char *tpl, const struct bundle *b, const struct diagnosis *d);
 

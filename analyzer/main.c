@@ -11,9 +11,12 @@
 
 #include "bundle.h"
 #include "cli.h"
+#include "clicommon.h"
 #include "commands.h"
 #include "dbpath.h"
+#include "redact.h"
 #include "report.h"
+#include "report_formats.h"
 #include "rules.h"
 #include "sigdb.h"
 
@@ -48,279 +51,25 @@ static void usage(FILE *out)
 	        "2 nothing could be analysed (usage, database or input error).\n");
 }
 
-/* ---- database discovery ---- */
-
-struct common {
-	struct strvec pattern_dirs;
-	int no_builtin;
-	int quiet;
-	const char *format;
-	const char *output;
-	const char *color;
-	int evidence;
-	struct limits lim;
-	const char *name;
-	int regex, rules, summary_only, jobs;
-	const char *progress;
-};
-
-/* Load dir unless the same folder (by real path) was loaded already, so
- * that --patterns naming the built-in folder does not duplicate every id. */
-static int load_dir_once(struct sigdb *db, const char *dir, struct strvec *seen, struct msgs *m)
-{
-	char *real = realpath(dir, NULL);
-	const char *key = real ? real : dir;
-	if (strvec_contains(seen, key)) {
-		free(real);
-		return 0;
-	}
-	strvec_push(seen, key);
-	free(real);
-	return sigdb_load_dir(db, dir, m);
-}
-
-static int load_db(struct sigdb *db, const struct common *c, int for_check)
-{
-	struct msgs m = {0};
-	struct strvec seen = {0};
-	int errors = 0;
-	sigdb_init(db);
-	db->match_limit = c->lim.match_limit;
-	db->depth_limit = c->lim.depth_limit;
-	if (!c->no_builtin) {
-		char *dir = builtin_patterns_dir();
-		if (!dir) {
-			fprintf(stderr, "nccl-triage: cannot find the built-in signature database (patterns/)\n"
-			                "hint: set NCCL_TRIAGE_DATADIR, or pass --patterns DIR\n");
-			return -1;
-		}
-		errors += load_dir_once(db, dir, &seen, &m);
-		free(dir);
-	}
-	const char *envp = getenv("NCCL_TRIAGE_PATTERNS");
-	if (envp && *envp) {
-		char *copy = xstrdup(envp), *save = NULL;
-		for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-			errors += load_dir_once(db, d, &seen, &m);
-		}
-		free(copy);
-	}
-	for (size_t i = 0; i < c->pattern_dirs.n; i++) {
-		errors += load_dir_once(db, c->pattern_dirs.v[i], &seen, &m);
-	}
-	errors += sigdb_finalize(db, &m);
-	for (size_t i = 0; i < m.list.n; i++)
-		fprintf(stderr, "nccl-triage: %s\n", m.list.v[i]);
-	msgs_free(&m);
-	strvec_free(&seen);
-	if (errors && !for_check) {
-		fprintf(stderr, "nccl-triage: the signature database has %d error%s; run 'nccl-triage check-db' for details\n",
-		        errors, errors == 1 ? "" : "s");
-		return -1;
-	}
-	return errors;
-}
-
-static int parse_num(const char *opt, const char *v, long long min, long long *out)
-{
-	char *end;
-	errno = 0;
-	long long x = strtoll(v, &end, 10);
-	if (errno || *end || end == v || x < min) {
-		fprintf(stderr, "nccl-triage: --%s: invalid number '%s'\n", opt, v);
-		return -1;
-	}
-	*out = x;
-	return 0;
-}
-
-static int parse_sz(const char *opt, const char *v, uint64_t *out)
-{
-	int64_t x = parse_size(v);
-	if (x <= 0) {
-		fprintf(stderr, "nccl-triage: --%s: invalid size '%s' (e.g. 64M, 1G)\n", opt, v);
-		return -1;
-	}
-	*out = (uint64_t)x;
-	return 0;
-}
-
-/* Parse options for a subcommand; operands go to *ops.  Returns 0, 1 for
- * --help (printed), -1 on error. */
-static int parse_common(int argc, char **argv, unsigned cmd, const char *cmdname, const char *synopsis,
-                        struct common *c, struct strvec *ops)
-{
-	memset(c, 0, sizeof *c);
-	limits_default(&c->lim);
-	c->color = "auto";
-	int i = 2, nomore = 0;
-	while (i < argc) {
-		enum opt_id id;
-		const char *arg;
-		int r = cli_next(argc, argv, &i, cmd, cmdname, &id, &arg, &nomore);
-		if (r < 0)
-			return -1;
-		if (r == 2)
-			continue;
-		if (r == 0) {
-			strvec_push(ops, argv[i++]);
-			continue;
-		}
-		long long v;
-		uint64_t sz;
-		switch (id) {
-		case OPT_HELP:
-			printf("usage: nccl-triage %s\n\noptions:\n", synopsis);
-			cli_help(stdout, cmd);
-			return 1;
-		case OPT_FORMAT: c->format = arg; break;
-		case OPT_OUTPUT: c->output = arg; break;
-		case OPT_PATTERNS: strvec_push(&c->pattern_dirs, arg); break;
-		case OPT_NO_BUILTIN: c->no_builtin = 1; break;
-		case OPT_COLOR: c->color = arg; break;
-		case OPT_QUIET: c->quiet = 1; break;
-		case OPT_NAME: c->name = arg; break;
-		case OPT_REGEX: c->regex = 1; break;
-		case OPT_RULES: c->rules = 1; break;
-		case OPT_SUMMARY_ONLY: c->summary_only = 1; break;
-		case OPT_PROGRESS: c->progress = arg; break;
-		case OPT_EVIDENCE:
-			if (parse_num("evidence", arg, 1, &v)) return -1;
-			c->evidence = (int)v;
-			break;
-		case OPT_JOBS:
-			if (parse_num("jobs", arg, 1, &v)) return -1;
-			c->jobs = (int)v;
-			break;
-		case OPT_MAX_MEMBER_BYTES:
-			if (parse_sz("max-member-bytes", arg, &sz)) return -1;
-			c->lim.max_member_bytes = sz;
-			break;
-		case OPT_MAX_BUNDLE_BYTES:
-			if (parse_sz("max-bundle-bytes", arg, &sz)) return -1;
-			c->lim.max_bundle_bytes = sz;
-			break;
-		case OPT_MAX_LINE:
-			if (parse_sz("max-line", arg, &sz)) return -1;
-			c->lim.max_line = (size_t)sz;
-			break;
-		case OPT_MAX_RATIO:
-			if (parse_num("max-ratio", arg, 1, &v)) return -1;
-			c->lim.max_ratio = (double)v;
-			break;
-		case OPT_MAX_MEMBERS:
-			if (parse_num("max-members", arg, 1, &v)) return -1;
-			c->lim.max_members = (size_t)v;
-			break;
-		case OPT_MAX_NESTING:
-			if (parse_num("max-nesting", arg, 0, &v)) return -1;
-			c->lim.max_nesting = (int)v;
-			break;
-		case OPT_MAX_DEPTH:
-			if (parse_num("max-depth", arg, 0, &v)) return -1;
-			c->lim.max_depth = (int)v;
-			break;
-		case OPT_MAX_ENTRIES:
-			if (parse_num("max-entries", arg, 1, &v)) return -1;
-			c->lim.max_entries = (size_t)v;
-			break;
-		case OPT_MAX_LINES:
-			if (parse_num("max-lines", arg, 1, &v)) return -1;
-			c->lim.max_lines = (uint64_t)v;
-			break;
-		case OPT_MATCH_LIMIT:
-			if (parse_num("match-limit", arg, 1, &v)) return -1;
-			c->lim.match_limit = (uint32_t)v;
-			break;
-		}
-	}
-	return 0;
-}
-
-static void free_common(struct common *c)
-{
-	strvec_free(&c->pattern_dirs);
-}
-
-static int want_color(const struct common *c, FILE *out)
-{
-	if (strcmp(c->color, "always") == 0)
-		return 1;
-	if (strcmp(c->color, "never") == 0)
-		return 0;
-	const char *nc = getenv("NO_COLOR");
-	if (nc && *nc)
-		return 0;
-	return isatty(fileno(out));
-}
-
-/* Open the output; "-" or NULL is stdout. */
-static FILE *open_output(const char *path)
-{
-	if (!path || strcmp(path, "-") == 0)
-		return stdout;
-	FILE *f = fopen(path, "w");
-	if (!f)
-		fprintf(stderr, "nccl-triage: cannot write '%s': %s\n", path, strerror(errno));
-	return f;
-}
-
-/* ---- output errors: ENOSPC, EPIPE (see docs/hardening.md, "Faults") ----
- * SIGPIPE is ignored (main), so a reader that goes away (`| head -1`) shows
- * up as EPIPE on a write.  That is not an error of the analysis: the
- * program stops writing quietly and exits EXIT_PIPE, 141, the status a shell
- * shows for a filter killed by SIGPIPE, so pipelines behave as usual.  Any
- * other write error (ENOSPC on -o /dev/full, EIO) gets one message and exit
- * status 2.  out_errno remembers the first failure's errno. */
-#define EXIT_PIPE 141
-static int out_errno;
-
-/* Flush and close; reports a write error once.  Returns 0, -1 on a write
- * error (message printed), -2 when the reader closed the pipe (quiet). */
-static int close_output(FILE *f, const char *path)
-{
-	int bad = ferror(f);
-	errno = 0;
-	if (fflush(f) != 0)
-		bad = 1;
-	int e = errno;
-	if (f != stdout && fclose(f) != 0) {
-		if (!e)
-			e = errno;
-		bad = 1;
-	}
-	if (!bad)
-		return 0;
-	if (!e)
-		e = out_errno ? out_errno : EIO;
-	if (!out_errno)
-		out_errno = e;
-	if (e == EPIPE)
-		return -2;
-	fprintf(stderr, "nccl-triage: error writing '%s': %s\n", path ? path : "standard output", strerror(e));
-	return -1;
-}
-
-/* Exit status for a close_output result on top of the command's status. */
-static int output_status(int rc, int status)
-{
-	return rc == -2 ? EXIT_PIPE : rc < 0 ? EXIT_TROUBLE : status;
-}
 
 static int cmd_analyze(int argc, char **argv)
 {
 	struct common c;
 	struct strvec ops = {0};
 	int pr = parse_common(argc, argv, CMD_ANALYZE, "analyze",
-	                      "analyze [--format text|json|md] [-o FILE] [--patterns DIR] PATH...", &c, &ops);
+	                      "analyze [--format text|json|md|html|junit|sarif|github] [--redact] [-o FILE] [--patterns DIR] PATH...", &c, &ops);
 	if (pr) {
 		strvec_free(&ops);
 		free_common(&c);
 		return pr > 0 ? 0 : EXIT_TROUBLE;
 	}
 	const char *fmt = c.format ? c.format : "text";
-	if (strcmp(fmt, "text") && strcmp(fmt, "json") && strcmp(fmt, "md")) {
-		fprintf(stderr, "nccl-triage analyze: unknown format '%s' (text, json, md)\n", fmt);
+	static const char *const formats[] = {"text", "json", "md", "html", "junit", "sarif", "github", NULL};
+	int known = 0;
+	for (size_t k = 0; formats[k]; k++)
+		known |= strcmp(fmt, formats[k]) == 0;
+	if (!known) {
+		fprintf(stderr, "nccl-triage analyze: unknown format '%s' (text, json, md, html, junit, sarif, github)\n", fmt);
 		free_common(&c);
 		strvec_free(&ops);
 		return EXIT_TROUBLE;
@@ -346,9 +95,24 @@ static int cmd_analyze(int argc, char **argv)
 		if (rc == 0)
 			readable++;
 		bundle_finish(bundles[i]);
+		if (c.redact)
+			continue; /* warnings are printed once redacted, below */
 		if (!c.quiet)
 			for (size_t k = 0; k < bundles[i]->warnings.list.n; k++)
 				fprintf(stderr, "nccl-triage: %s\n", bundles[i]->warnings.list.v[k]);
+	}
+	/* --redact: after the diagnosis, before anything is shown */
+	struct redactor *red = NULL;
+	if (c.redact) {
+		red = redactor_new();
+		for (size_t i = 0; i < ops.n; i++)
+			redact_learn_bundle(red, bundles[i]);
+		for (size_t i = 0; i < ops.n && !c.quiet; i++)
+			for (size_t k = 0; k < bundles[i]->warnings.list.n; k++) {
+				char *w = redact_string(red, bundles[i]->warnings.list.v[k]);
+				fprintf(stderr, "nccl-triage: %s\n", w);
+				free(w);
+			}
 	}
 	int status = EXIT_HEALTHY;
 	for (size_t i = 0; i < ops.n; i++)
@@ -361,22 +125,50 @@ static int cmd_analyze(int argc, char **argv)
 	if (!out) {
 		status = EXIT_TROUBLE;
 	} else {
-		if (strcmp(fmt, "json") == 0) {
+		if (strcmp(fmt, "text") && strcmp(fmt, "md")) {
+			/* every format but text and md renders from the JSON document */
 			cJSON *doc = report_json(bundles, ops.n, &db);
-			char *s = cJSON_Print(doc);
-			fputs(s, out);
-			fputc('\n', out);
-			free(s);
+			if (red) {
+				redact_json(red, cJSON_GetObjectItemCaseSensitive(doc, "bundles"));
+				cJSON_AddBoolToObject(doc, "redacted", 1);
+			}
+			if (strcmp(fmt, "html") == 0) {
+				report_html(out, doc);
+			} else if (strcmp(fmt, "junit") == 0) {
+				report_junit(out, doc);
+			} else if (strcmp(fmt, "sarif") == 0) {
+				report_sarif(out, doc);
+			} else if (strcmp(fmt, "github") == 0) {
+				report_github(out, doc);
+			} else {
+				char *s = cJSON_Print(doc);
+				fputs(s, out);
+				fputc('\n', out);
+				free(s);
+			}
 			cJSON_Delete(doc);
 		} else {
 			struct report_opts ro = {want_color(&c, out), c.evidence};
+			/* --redact: render to memory, then redact the text as a whole */
+			char *mem = NULL;
+			size_t memlen = 0;
+			FILE *to = red ? open_memstream(&mem, &memlen) : out;
+			if (!to)
+				to = out;
 			for (size_t i = 0; i < ops.n; i++) {
 				if (i)
-					fputc('\n', out);
+					fputc('\n', to);
 				if (strcmp(fmt, "md") == 0)
-					report_md(out, bundles[i], &ro);
+					report_md(to, bundles[i], &ro);
 				else
-					report_text(out, bundles[i], &ro);
+					report_text(to, bundles[i], &ro);
+			}
+			if (to != out) {
+				fclose(to);
+				char *x = redact_string(red, mem);
+				fputs(x, out);
+				free(x);
+				free(mem);
 			}
 		}
 		status = output_status(close_output(out, c.output), status);
@@ -384,6 +176,7 @@ static int cmd_analyze(int argc, char **argv)
 	for (size_t i = 0; i < ops.n; i++)
 		bundle_free(bundles[i]);
 	free(bundles);
+	redactor_free(red);
 	sigdb_free(&db);
 	free_common(&c);
 	strvec_free(&ops);
@@ -643,22 +436,24 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	/* A closed pipe is EPIPE on write, handled above, not a silent kill. */
+	/* A closed pipe is EPIPE on a write (close_output), not a silent kill. */
 	signal(SIGPIPE, SIG_IGN);
 	int status = run_command(argc, argv);
-	/* Whatever a command printed to stdout with printf: flush it now and
-	 * report a failure instead of losing it at exit. */
+	/* What a command printed to stdout with printf (explain, version,
+	 * check-db): flush it now and report a failure instead of losing it
+	 * at exit.  Output already closed by close_output flushes to nothing. */
 	errno = 0;
 	int bad = ferror(stdout);
 	if (fflush(stdout) != 0)
 		bad = 1;
-	if (bad && !out_errno) {
+	if (bad && status != OUTPUT_EXIT_PIPE && status != EXIT_TROUBLE) {
 		int e = errno ? errno : EIO;
-		out_errno = e;
-		if (e != EPIPE)
+		if (e == EPIPE) {
+			status = OUTPUT_EXIT_PIPE;
+		} else {
 			fprintf(stderr, "nccl-triage: error writing 'standard output': %s\n", strerror(e));
-		if (status != EXIT_TROUBLE)
-			status = e == EPIPE ? EXIT_PIPE : EXIT_TROUBLE;
+			status = EXIT_TROUBLE;
+		}
 	}
 	return status;
 }

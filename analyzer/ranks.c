@@ -1,180 +1,1325 @@
-/* ranks.c - see ranks.h. */
+/* ranks.c - see ranks.h.  Hand-written scanning (memmem, digits): this sees
+ * every line of every log. */
 #include "ranks.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
+
+#define TEXT_MAX 300
+
+struct launcher_exit {
+	int rank, local_rank;
+	long pid;
+	int has_exit, exitcode;
+	int root_cause, sigterm_sent;
+	char *host;
+	struct rank_where where;
+};
+
+struct rank_doc {
+	char *path;
+	char *host;
+	long pid;
+	int mixed;            /* NCCL lines of several processes */
+	int launcher;         /* launcher output inside: not one process's document */
+	int prefix_rank;      /* -1 none, -2 several */
+	uint64_t nccl;
+	struct rank_where first_err;  /* first unprefixed error line */
+	struct rank_where last_plain; /* last unprefixed line */
+	/* torchrun ChildFailedError block */
+	int blk;              /* inside a block */
+	int blk_root;         /* in the "Root Cause" section */
+	int have_entry;
+	struct launcher_exit cur;
+};
+
+/* ---- small helpers ---- */
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* lit in m (memchr on its rarest byte, then memcmp: see util.h) */
+static const char *find(const struct span *m, const char *lit)
+{
+	return mem_find_rare(m->p, m->n, lit, strlen(lit));
+}
+
+static int starts(const struct span *m, const char *lit)
+{
+	size_t l = strlen(lit);
+	return m->n >= l && memcmp(m->p, lit, l) == 0;
+}
+
+/* Signed integer at p (bounded by end); sets *ok. */
+static long num_at(const char *p, const char *end, int *ok)
+{
+	int neg = 0;
+	*ok = 0;
+	if (p < end && *p == '-') {
+		neg = 1;
+		p++;
+	}
+	long v = 0;
+	int nd = 0;
+	while (p < end && is_digit(*p) && nd < 18) {
+		v = v * 10 + (*p++ - '0');
+		nd++;
+	}
+	if (!nd)
+		return 0;
+	*ok = 1;
+	return neg ? -v : v;
+}
+
+/* Integer following the literal key in m, e.g. key "SeqNum=". */
+static int num_after(const struct span *m, const char *key, long *out)
+{
+	const char *k = find(m, key);
+	if (!k)
+		return 0;
+	int ok;
+	long v = num_at(k + strlen(key), m->p + m->n, &ok);
+	if (ok)
+		*out = v;
+	return ok;
+}
+
+/* Word (up to space, comma, paren) following key; caller frees. */
+static char *word_after(const struct span *m, const char *key)
+{
+	const char *k = find(m, key);
+	if (!k)
+		return NULL;
+	const char *s = k + strlen(key), *end = m->p + m->n, *e = s;
+	while (e < end && *e != ' ' && *e != ',' && *e != ')' && *e != '(' && e - s < 64)
+		e++;
+	return e > s ? str_sanitize(s, (size_t)(e - s)) : NULL;
+}
+
+static void where_free(struct rank_where *w)
+{
+	free(w->path);
+	free(w->text);
+	memset(w, 0, sizeof *w);
+	w->ts = -1;
+}
+
+static void where_set(struct rank_where *w, const char *path, uint64_t line, const char *t, size_t tn,
+                      uint64_t order, double ts)
+{
+	/* runs for every line: keep the path when it is the same document */
+	char *keep = w->path && strcmp(w->path, path) == 0 ? w->path : NULL;
+	if (keep)
+		w->path = NULL;
+	where_free(w);
+	w->path = keep ? keep : xstrdup(path);
+	w->line = line;
+	w->text = str_sanitize(t, tn > TEXT_MAX ? TEXT_MAX : tn);
+	w->order = order;
+	w->ts = ts;
+}
+
+/* The same for the lines that are set on every line (a process's last
+ * line): keep the raw bytes in a reused buffer and sanitise once, in
+ * where_done(), when the timeline is finished. */
+static void where_set_raw(struct rank_where *w, const char *path, uint64_t line, const char *t, size_t tn,
+                          uint64_t order, double ts)
+{
+	if (!w->path || strcmp(w->path, path) != 0) {
+		free(w->path);
+		w->path = xstrdup(path);
+	}
+	if (!w->raw) {
+		free(w->text);
+		w->text = xmalloc(TEXT_MAX + 1);
+		w->raw = 1;
+	}
+	w->rawn = tn > TEXT_MAX ? TEXT_MAX : tn;
+	memcpy(w->text, t, w->rawn);
+	w->text[w->rawn] = 0;
+	w->line = line;
+	w->order = order;
+	w->ts = ts;
+}
+
+static void where_done(struct rank_where *w)
+{
+	if (!w->raw)
+		return;
+	char *s = str_sanitize(w->text, w->rawn);
+	free(w->text);
+	w->text = s;
+	w->raw = 0;
+}
+
+static void where_move(struct rank_where *dst, struct rank_where *src)
+{
+	where_free(dst);
+	*dst = *src;
+	memset(src, 0, sizeof *src);
+	src->ts = -1;
+}
+
+/* ---- timestamps ---- */
+
+static int two(const char *p) { return (p[0] - '0') * 10 + (p[1] - '0'); }
+
+static int all_digits(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!is_digit(p[i]))
+			return 0;
+	return 1;
+}
+
+/* "HH:MM:SS[.frac]" at p; returns seconds or -1. */
+static double hms(const char *p, const char *end)
+{
+	if (end - p < 8 || !all_digits(p, 2) || p[2] != ':' || !all_digits(p + 3, 2) || p[5] != ':' ||
+	    !all_digits(p + 6, 2))
+		return -1;
+	double s = two(p) * 3600.0 + two(p + 3) * 60.0 + two(p + 6);
+	const char *q = p + 8;
+	if (q < end && (*q == '.' || *q == ',')) {
+		double f = 0.1;
+		for (q++; q < end && is_digit(*q) && f > 1e-10; q++, f /= 10)
+			s += (*q - '0') * f;
+	}
+	return s;
+}
+
+static double day_secs(int month, int day)
+{
+	if (month < 1 || month > 12 || day < 1 || day > 31)
+		return -1;
+	return ((double)month * 32 + day) * 86400.0;
+}
+
+double ranks_parse_ts(const char *s, size_t n)
+{
+	const char *end = s + n;
+	while (s < end && (*s == '[' || *s == ' '))
+		s++;
+	n = (size_t)(end - s);
+	/* YYYY-MM-DD[ T_]HH:MM:SS */
+	if (n >= 19 && all_digits(s, 4) && s[4] == '-' && all_digits(s + 5, 2) && s[7] == '-' &&
+	    all_digits(s + 8, 2) && (s[10] == ' ' || s[10] == 'T' || s[10] == '_')) {
+		double d = day_secs(two(s + 5), two(s + 8));
+		double t = hms(s + 11, end);
+		return d < 0 || t < 0 ? -1 : d + t;
+	}
+	/* glog: Lmmdd HH:MM:SS.frac */
+	if (n >= 14 && (s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'F') && all_digits(s + 1, 4) &&
+	    s[5] == ' ') {
+		double d = day_secs(two(s + 1), two(s + 3));
+		double t = hms(s + 6, end);
+		return d < 0 || t < 0 ? -1 : d + t;
+	}
+	return -1;
+}
+
+/* ---- lifetime ---- */
 
 struct ranks *ranks_new(void)
 {
 	return xcalloc(1, sizeof(struct ranks));
 }
 
+static void proc_free(struct rank_proc *p)
+{
+	free(p->host);
+	free(p->bus_id);
+	free(p->comm_id);
+	free(p->nccl_version);
+	free(p->transport);
+	free(p->wd_op);
+	free(p->wd_pg_name);
+	free(p->launcher_host);
+	free(p->debug_file);
+	where_free(&p->wd_where);
+	where_free(&p->enq_where);
+	where_free(&p->exit_where);
+	where_free(&p->first_error);
+	where_free(&p->last);
+	where_free(&p->remote_where);
+}
+
+static void ex_free(struct launcher_exit *e)
+{
+	free(e->host);
+	where_free(&e->where);
+}
+
+static void doc_free(struct rank_doc *d)
+{
+	if (!d)
+		return;
+	free(d->path);
+	free(d->host);
+	where_free(&d->first_err);
+	where_free(&d->last_plain);
+	ex_free(&d->cur);
+	free(d);
+}
+
 void ranks_free(struct ranks *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->n; i++) {
-		struct rank_proc *p = &r->v[i];
-		free(p->host);
-		free(p->bus_id);
-		free(p->comm_id);
-		free(p->nccl_version);
-		free(p->last_path);
-		free(p->last_text);
-		free(p->first_warn);
-	}
+	for (size_t i = 0; i < r->n; i++)
+		proc_free(&r->v[i]);
 	free(r->v);
-	free(r->index);
+	free(r->pslot);
+	for (size_t i = 0; i < r->ncomms; i++) {
+		struct rank_comm *c = &r->comms[i];
+		for (size_t k = 0; k < c->n; k++) {
+			free(c->m[k].comm_ptr);
+			where_free(&c->m[k].start_where);
+		}
+		free(c->m);
+		free(c->id);
+	}
+	free(r->comms);
+	for (size_t i = 0; i < r->nuid; i++)
+		where_free(&r->uid[i].where);
+	free(r->uid);
+	for (size_t i = 0; i < r->nex; i++)
+		ex_free(&r->ex[i]);
+	free(r->ex);
+	doc_free(r->doc);
+	where_free(&r->launcher_signal_where);
 	free(r);
 }
 
-static size_t proc_hash(const char *host, size_t hn, long pid)
+static struct rank_proc *proc_add(struct ranks *r)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	for (size_t i = 0; i < hn; i++)
-		h = (h ^ (unsigned char)host[i]) * 1099511628211ULL;
-	h = (h ^ (uint64_t)pid) * 1099511628211ULL;
-	return (size_t)(h ^ (h >> 29));
-}
-
-/* Slot of host:pid in the index: its entry, or the free slot to fill. */
-static size_t proc_slot(const struct ranks *r, const char *host, size_t hn, long pid)
-{
-	size_t i = proc_hash(host, hn, pid) & (r->icap - 1);
-	while (r->index[i]) {
-		const struct rank_proc *p = &r->v[r->index[i] - 1];
-		if (p->pid == pid && strlen(p->host) == hn && memcmp(p->host, host, hn) == 0)
-			break;
-		i = (i + 1) & (r->icap - 1);
-	}
-	return i;
-}
-
-/* The process host:pid, created on first sight; NULL beyond RANKS_MAX.
- * (A linear search here made a log with 100000 distinct pids take minutes.) */
-static struct rank_proc *proc_get(struct ranks *r, const char *host, size_t hn, long pid)
-{
-	if (!r->index) {
-		r->icap = 4 * RANKS_MAX;
-		r->index = xcalloc(r->icap, sizeof *r->index);
-	}
-	size_t slot = proc_slot(r, host, hn, pid);
-	if (r->index[slot])
-		return &r->v[r->index[slot] - 1];
-	if (r->n >= RANKS_MAX)
-		return NULL;
-	r->index[slot] = (uint32_t)r->n + 1;
 	if (r->n == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 8;
 		r->v = xrealloc(r->v, r->cap * sizeof *r->v);
 	}
 	struct rank_proc *p = &r->v[r->n++];
 	memset(p, 0, sizeof *p);
-	p->host = xstrndup(host, hn);
-	p->pid = pid;
-	p->rank = p->nranks = p->cuda_dev = -1;
+	p->pid = -1;
+	p->rank = p->nranks = p->cuda_dev = p->prefix_rank = -1;
+	p->wd_seq = p->wd_numel = -1;
+	p->last_enqueued = p->last_completed = -2;
+	p->local_rank = -1;
+	p->remote_peer = -1;
+	p->wd_pg = -1;
+	p->remote_where.ts = -1;
+	p->wd_where.ts = p->enq_where.ts = p->exit_where.ts = p->first_error.ts = p->last.ts = -1;
 	return p;
 }
 
-static int span_has(const struct span *s, const char *lit)
+static size_t proc_hash(const char *host, size_t hn, long pid)
 {
-	return memmem(s->p, s->n, lit, strlen(lit)) != NULL;
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)pid;
+	for (size_t i = 0; i < hn; i++)
+		h = (h ^ (unsigned char)host[i]) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* (Re)build the host:pid index of r->v (entries with a host). */
+static void proc_reindex(struct ranks *r, size_t nslot)
+{
+	free(r->pslot);
+	r->pslot = xcalloc(nslot, sizeof *r->pslot);
+	r->npslot = nslot;
+	for (size_t i = 0; i < r->n; i++) {
+		if (!r->v[i].host)
+			continue;
+		size_t h = proc_hash(r->v[i].host, strlen(r->v[i].host), r->v[i].pid) & (nslot - 1);
+		while (r->pslot[h])
+			h = (h + 1) & (nslot - 1);
+		r->pslot[h] = i + 1;
+	}
+}
+
+/* host:pid's entry, created when new; hashed, since every NCCL line asks. */
+static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn, long pid)
+{
+	if (r->npslot) {
+		size_t h = proc_hash(host, hn, pid) & (r->npslot - 1);
+		for (; r->pslot[h]; h = (h + 1) & (r->npslot - 1)) {
+			struct rank_proc *q = &r->v[r->pslot[h] - 1];
+			if (q->host && q->pid == pid && memcmp(q->host, host, hn) == 0 && q->host[hn] == 0)
+				return q;
+		}
+	}
+	struct rank_proc *p = proc_add(r);
+	p->host = xstrndup(host, hn);
+	p->pid = pid;
+	if (r->n * 2 > r->npslot) {
+		proc_reindex(r, r->npslot ? r->npslot * 2 : 64);
+	} else {
+		size_t h = proc_hash(host, hn, pid) & (r->npslot - 1);
+		while (r->pslot[h])
+			h = (h + 1) & (r->npslot - 1);
+		r->pslot[h] = r->n;
+	}
+	return p;
+}
+
+/* A rank known only from PyTorch / launcher output. */
+static struct rank_proc *proc_torch(struct ranks *r, int rank)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!r->v[i].host && r->v[i].rank == rank)
+			return &r->v[i];
+	struct rank_proc *p = proc_add(r);
+	p->rank = rank;
+	return p;
+}
+
+/* ---- communicators ---- */
+
+static struct rank_comm *comm_get(struct ranks *r, const char *id, int nranks)
+{
+	for (size_t i = 0; i < r->ncomms; i++)
+		if (strcmp(r->comms[i].id, id) == 0)
+			return &r->comms[i];
+	if (r->ncomms == r->capcomms) {
+		r->capcomms = r->capcomms ? r->capcomms * 2 : 4;
+		r->comms = xrealloc(r->comms, r->capcomms * sizeof *r->comms);
+	}
+	struct rank_comm *c = &r->comms[r->ncomms++];
+	memset(c, 0, sizeof *c);
+	c->id = xstrdup(id);
+	c->nranks = nranks;
+	return c;
+}
+
+static struct rank_member *member_get(struct rank_comm *c, size_t proc, const char *ptr)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->m[i].proc == proc && (!ptr || !c->m[i].comm_ptr || strcmp(c->m[i].comm_ptr, ptr) == 0))
+			return &c->m[i];
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 8;
+		c->m = xrealloc(c->m, c->cap * sizeof *c->m);
+	}
+	struct rank_member *mb = &c->m[c->n++];
+	memset(mb, 0, sizeof *mb);
+	mb->proc = proc;
+	mb->rank = -1;
+	mb->comm_ptr = ptr ? xstrdup(ptr) : NULL;
+	mb->start_where.ts = -1;
+	return mb;
+}
+
+static struct rank_member *member_by_ptr(struct ranks *r, size_t proc, const char *ptr)
+{
+	for (size_t i = 0; i < r->ncomms; i++)
+		for (size_t k = 0; k < r->comms[i].n; k++) {
+			struct rank_member *mb = &r->comms[i].m[k];
+			if (mb->proc == proc && mb->comm_ptr && strcmp(mb->comm_ptr, ptr) == 0)
+				return mb;
+		}
+	return NULL;
 }
 
 /* "... comm 0x.. rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 60 commId 0x.. - Init START" */
-static void parse_init_line(struct rank_proc *p, const struct span *msg)
+static void note_init(struct ranks *r, struct rank_proc *p, const struct span *m, int complete,
+                      const char *path, uint64_t lineno, uint64_t order, double ts)
 {
-	char tmp[512];
-	size_t n = msg->n < sizeof tmp - 1 ? msg->n : sizeof tmp - 1;
-	memcpy(tmp, msg->p, n);
-	tmp[n] = 0;
-	const char *s;
-	if ((s = strstr(tmp, " rank ")))
-		p->rank = atoi(s + 6);
-	if ((s = strstr(tmp, " nranks ")) || (s = strstr(tmp, " nRanks ")))
-		p->nranks = atoi(s + 8);
-	if ((s = strstr(tmp, " cudaDev ")))
-		p->cuda_dev = atoi(s + 9);
-	if ((s = strstr(tmp, " busId "))) {
-		s += 7;
-		size_t l = strcspn(s, " ");
+	long rank = -1, nranks = -1, dev = -1;
+	num_after(m, " rank ", &rank);
+	if (!num_after(m, " nranks ", &nranks))
+		num_after(m, " nRanks ", &nranks);
+	num_after(m, " cudaDev ", &dev);
+	char *bus = word_after(m, " busId ");
+	char *cid = word_after(m, " commId ");
+	char *ptr = word_after(m, "comm ");
+	if (rank >= 0 && rank < 1000000)
+		p->rank = (int)rank;
+	if (dev >= 0 && dev < 100000)
+		p->cuda_dev = (int)dev;
+	if (bus) {
 		free(p->bus_id);
-		p->bus_id = xstrndup(s, l);
+		p->bus_id = bus;
 	}
-	if ((s = strstr(tmp, " commId "))) {
-		s += 8;
-		size_t l = strcspn(s, " ");
-		free(p->comm_id);
-		p->comm_id = xstrndup(s, l);
+	char key[48];
+	const char *id = cid;
+	if (!id) {
+		/* split communicators and NCCL <= 2.15 print no commId */
+		snprintf(key, sizeof key, "nranks=%ld", nranks);
+		id = key;
 	}
+	if (nranks > 0 && nranks < 10000000) {
+		struct rank_comm *c = comm_get(r, id, (int)nranks);
+		struct rank_member *mb = member_get(c, (size_t)(p - r->v), ptr);
+		mb->rank = (int)rank;
+		if (complete) {
+			mb->complete = 1;
+		} else if (!mb->start) {
+			mb->start = 1;
+			where_set(&mb->start_where, path, lineno, m->p, m->n, order, ts);
+		}
+	}
+	free(cid);
+	free(ptr);
 }
 
-void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq)
+/* ---- error lines ---- */
+
+/* Lines that are themselves consequences of another rank's failure. */
+static int is_echo_text(const struct span *m)
 {
-	if (ll->host.n == 0 || ll->pid < 0)
+	return find(m, "dump signal") || find(m, "dump debug info") || find(m, "flight recorder") ||
+	       find(m, "Flight Recorder") || find(m, "Stack trace of the failed collective") ||
+	       find(m, "destroy_process_group() was not called");
+}
+
+static int is_error_text(const struct span *m)
+{
+	const char *p = m->p;
+	size_t n = m->n;
+	if (n >= 3 && p[0] == '[' && (p[1] == 'E' || p[1] == 'F') && is_digit(p[2]))
+		return !is_echo_text(m);
+	if (find(m, "Traceback (most recent call last)") || find(m, "terminate called after") ||
+	    find(m, "Segmentation fault") || find(m, "Fatal Python error") || find(m, "Watchdog caught"))
+		return 1;
+	/* a Python exception line: "module.NameError: text" */
+	size_t i = 0;
+	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
+	                 is_digit(p[i])))
+		i++;
+	if (i > 5 && i < n && p[i] == ':' &&
+	    ((i >= 5 && memcmp(p + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
+		return 1;
+	return 0;
+}
+
+/* Errors that say a peer is gone: echoes of a failure elsewhere. */
+static int is_remote_text(const struct span *m)
+{
+	return find(m, "Connection closed by remote peer") || find(m, "Connection closed by localRank") ||
+	       find(m, "remote process exited") || find(m, "ncclRemoteError") || find(m, "Socket recv failed") ||
+	       find(m, "Connection reset by peer") || find(m, "Broken pipe");
+}
+
+static void note_remote(struct rank_proc *p, const struct span *m, const char *path, uint64_t lineno,
+                        uint64_t order, double ts)
+{
+	if (!is_remote_text(m))
 		return;
-	struct rank_proc *p = proc_get(r, ll->host.p, ll->host.n, ll->pid);
-	if (!p) {
-		r->untracked_lines++;
+	long peer;
+	if (p->remote_peer < 0 && num_after(m, "closed by localRank ", &peer) && peer >= 0 && peer < 100000)
+		p->remote_peer = (int)peer;
+	if (!p->remote_err)
+		where_set(&p->remote_where, path, lineno, m->p, m->n, order, ts);
+	p->remote_err = 1;
+}
+
+/* ---- documents ---- */
+
+static void blk_flush(struct ranks *r, struct rank_doc *d);
+
+static void doc_close(struct ranks *r)
+{
+	struct rank_doc *d = r->doc;
+	if (!d)
+		return;
+	blk_flush(r, d);
+	if (d->host && !d->mixed && !d->launcher && d->nccl > 0) {
+		struct rank_proc *p = proc_nccl(r, d->host, strlen(d->host), d->pid);
+		if (!p->debug_file)
+			p->debug_file = xstrdup(d->path);
+		if (d->prefix_rank >= 0 && p->prefix_rank < 0)
+			p->prefix_rank = d->prefix_rank;
+		if (d->first_err.path && (!p->first_error.path || d->first_err.order < p->first_error.order))
+			where_move(&p->first_error, &d->first_err);
+		if (d->last_plain.path && d->last_plain.order > p->last.order)
+			where_move(&p->last, &d->last_plain);
+	}
+	doc_free(d);
+	r->doc = NULL;
+}
+
+static void doc_open(struct ranks *r, const char *path)
+{
+	struct rank_doc *d = xcalloc(1, sizeof *d);
+	d->path = xstrdup(path);
+	d->pid = -1;
+	d->prefix_rank = -1;
+	d->first_err.ts = d->last_plain.ts = -1;
+	d->cur.where.ts = -1;
+	r->doc = d;
+}
+
+static void doc_prefix_rank(struct rank_doc *d, int rank)
+{
+	if (d->prefix_rank == -1)
+		d->prefix_rank = rank;
+	else if (d->prefix_rank != rank)
+		d->prefix_rank = -2;
+}
+
+/* ---- launcher ---- */
+
+static struct launcher_exit *ex_add(struct ranks *r)
+{
+	if (r->nex == r->capex) {
+		r->capex = r->capex ? r->capex * 2 : 8;
+		r->ex = xrealloc(r->ex, r->capex * sizeof *r->ex);
+	}
+	struct launcher_exit *e = &r->ex[r->nex++];
+	memset(e, 0, sizeof *e);
+	e->rank = e->local_rank = -1;
+	e->pid = -1;
+	e->where.ts = -1;
+	return e;
+}
+
+static void blk_flush(struct ranks *r, struct rank_doc *d)
+{
+	if (!d->have_entry)
+		return;
+	d->have_entry = 0;
+	if (d->cur.rank < 0 && d->cur.pid < 0) {
+		ex_free(&d->cur);
 		return;
 	}
+	struct launcher_exit *e = ex_add(r);
+	*e = d->cur;
+	memset(&d->cur, 0, sizeof d->cur);
+	d->cur.where.ts = -1;
+}
+
+static const char *skip_spaces(const struct span *m, size_t *rest)
+{
+	size_t i = 0;
+	while (i < m->n && (m->p[i] == ' ' || m->p[i] == '\t'))
+		i++;
+	*rest = m->n - i;
+	return m->p + i;
+}
+
+/* One line inside or around torchrun's ChildFailedError block. */
+static int note_block(struct ranks *r, struct rank_doc *d, const struct span *m0, const char *path,
+                      uint64_t lineno, uint64_t order)
+{
+	size_t n;
+	const char *s = skip_spaces(m0, &n);
+	struct span m = {s, n};
+	if (find(&m, "ChildFailedError")) {
+		r->saw_child_failed = r->saw_launcher = 1;
+		d->launcher = 1;
+		d->blk = 1;
+		d->blk_root = 0;
+		return 1;
+	}
+	if (!d->blk)
+		return 0;
+	while (m.n && (m.p[m.n - 1] == ' ' || m.p[m.n - 1] == '\r'))
+		m.n--;
+	if (m.n >= 3 && (m.p[0] == '=' || m.p[0] == '-') && m.p[1] == m.p[0] && m.p[2] == m.p[0]) {
+		blk_flush(r, d);
+		if (m.p[0] == '=' && d->blk_root)
+			d->blk = 0; /* closing border */
+		return 1;
+	}
+	if (starts(&m, "Failures:")) {
+		blk_flush(r, d);
+		d->blk_root = 0;
+		return 1;
+	}
+	if (starts(&m, "Root Cause (first observed failure)")) {
+		blk_flush(r, d);
+		d->blk_root = 1;
+		return 1;
+	}
+	if (m.n >= 3 && m.p[0] == '[' && is_digit(m.p[1]) && m.p[m.n - 1] == ':' && m.p[m.n - 2] == ']') {
+		blk_flush(r, d);
+		d->have_entry = 1;
+		d->cur.rank = d->cur.local_rank = -1;
+		d->cur.pid = -1;
+		d->cur.root_cause = d->blk_root;
+		return 1;
+	}
+	if (!d->have_entry)
+		return 0;
+	const char *colon = memchr(m.p, ':', m.n);
+	if (!colon)
+		return 0;
+	size_t kl = (size_t)(colon - m.p);
+	while (kl && m.p[kl - 1] == ' ')
+		kl--;
+	const char *v = colon + 1, *end = m.p + m.n;
+	while (v < end && *v == ' ')
+		v++;
+	struct span val = {v, (size_t)(end - v)};
+	int ok;
+	if (kl == 4 && memcmp(m.p, "host", 4) == 0) {
+		free(d->cur.host);
+		d->cur.host = str_sanitize(v, val.n > 100 ? 100 : val.n);
+	} else if (kl == 4 && memcmp(m.p, "rank", 4) == 0) {
+		long x = num_at(v, end, &ok);
+		if (ok && x >= 0 && x < 10000000)
+			d->cur.rank = (int)x;
+		long lr;
+		if (num_after(&val, "local_rank: ", &lr) && lr >= 0 && lr < 100000)
+			d->cur.local_rank = (int)lr;
+	} else if (kl == 8 && memcmp(m.p, "exitcode", 8) == 0) {
+		long x = num_at(v, end, &ok);
+		if (ok && x > -1000 && x < 1000) {
+			d->cur.has_exit = 1;
+			d->cur.exitcode = (int)x;
+		}
+		long pid;
+		if (num_after(&val, "pid: ", &pid))
+			d->cur.pid = pid;
+		where_set(&d->cur.where, path, lineno, m0->p, m0->n, order, -1);
+	} else if (kl == 4 && memcmp(m.p, "time", 4) == 0) {
+		d->cur.where.ts = ranks_parse_ts(v, val.n);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* torchrun's own log lines (elastic agent). */
+static int note_launcher(struct ranks *r, const struct span *m, const char *path, uint64_t lineno,
+                         uint64_t order, double ts)
+{
+	if (!find(m, "torch/distributed/elastic") && !find(m, "torch.distributed.elastic") &&
+	    !find(m, "torch/distributed/run.py"))
+		return 0;
+	r->saw_launcher = 1;
+	if (r->doc)
+		r->doc->launcher = 1;
+	const char *k = find(m, "Sending process ");
+	if (k && find(m, "closing signal SIGTERM")) {
+		int ok;
+		long pid = num_at(k + 16, m->p + m->n, &ok);
+		if (ok) {
+			struct launcher_exit *e = ex_add(r);
+			e->pid = pid;
+			e->sigterm_sent = 1;
+			where_set(&e->where, path, lineno, m->p, m->n, order, ts);
+		}
+		return 1;
+	}
+	k = find(m, "failed (exitcode: ");
+	if (k) {
+		int ok;
+		long code = num_at(k + 18, m->p + m->n, &ok);
+		long pid = -1, lr = -1;
+		num_after(m, "(pid: ", &pid);
+		num_after(m, "local_rank: ", &lr);
+		if (ok && pid >= 0) {
+			struct launcher_exit *e = ex_add(r);
+			e->pid = pid;
+			e->has_exit = 1;
+			e->exitcode = (int)code;
+			e->local_rank = lr >= 0 && lr < 100000 ? (int)lr : -1;
+			where_set(&e->where, path, lineno, m->p, m->n, order, ts);
+		}
+	}
+	return 1;
+}
+
+/* "[Rank 3]" or "... Rank 3]" inside a PyTorch message. */
+static int inner_rank(const struct span *m)
+{
+	const char *k = find(m, "[Rank ");
+	size_t skip = 6;
+	if (!k) {
+		k = find(m, " Rank ");
+		skip = 6;
+	}
+	if (!k)
+		return -1;
+	int ok;
+	long v = num_at(k + skip, m->p + m->n, &ok);
+	return ok && v >= 0 && v < 10000000 ? (int)v : -1;
+}
+
+/* PyTorch ProcessGroupNCCL lines of one rank. */
+static void note_torch(struct ranks *r, struct rank_proc *p, const struct span *m, const char *path,
+                       uint64_t lineno, uint64_t order, double ts)
+{
+	const char *k;
+	if ((k = find(m, "Watchdog caught collective operation timeout: WorkNCCL(")) ||
+	    (k = find(m, "timed out in blocking wait"))) {
+		long v;
+		r->saw_watchdog = 1;
+		if (!p->wd_where.path) {
+			if (num_after(m, "SeqNum=", &v))
+				p->wd_seq = v;
+			free(p->wd_op);
+			p->wd_op = word_after(m, "OpType=");
+			if (num_after(m, "NumelIn=", &v))
+				p->wd_numel = v;
+			where_set(&p->wd_where, path, lineno, m->p, m->n, order, ts);
+		}
+		p->saw_coll = 1;
+	}
+	long en, co;
+	if ((num_after(m, "last enqueued work: ", &en) && num_after(m, "last completed work: ", &co)) ||
+	    (num_after(m, "Last enqueued NCCL work: ", &en) && num_after(m, "last completed NCCL work: ", &co))) {
+		r->saw_watchdog = 1;
+		long pg = -1, wseq;
+		num_after(m, "[PG ID ", &pg);
+		if (pg < -1 || pg > 1000000)
+			pg = -1;
+		/* "failure detected by watchdog at work sequence id: S": the PG of the timeout */
+		if (num_after(m, "failure detected by watchdog at work sequence id: ", &wseq) && wseq == p->wd_seq &&
+		    p->wd_pg < 0 && pg >= 0) {
+			p->wd_pg = (int)pg;
+			const char *g = find(m, "PG GUID ");
+			if (g) {
+				const char *e = g + 8, *end = m->p + m->n;
+				while (e < end && *e != ' ' && *e != ']' && e - g < 80)
+					e++;
+				free(p->wd_pg_name);
+				p->wd_pg_name = str_sanitize(g + 8, (size_t)(e - g - 8));
+			}
+		}
+		size_t gi = 0;
+		while (gi < p->npgs && p->pgs[gi].pg != (int)pg)
+			gi++;
+		if (gi == p->npgs && gi < 8) {
+			p->pgs[gi].pg = (int)pg;
+			p->pgs[gi].enq = p->pgs[gi].comp = -2;
+			p->npgs++;
+		}
+		if (gi < p->npgs) {
+			if (en > p->pgs[gi].enq)
+				p->pgs[gi].enq = en;
+			if (co > p->pgs[gi].comp)
+				p->pgs[gi].comp = co;
+		}
+		if (en > p->last_enqueued)
+			p->last_enqueued = en;
+		if (co > p->last_completed || p->last_completed == -2)
+			p->last_completed = co;
+		if (en >= 0)
+			p->saw_coll = 1;
+		where_set(&p->enq_where, path, lineno, m->p, m->n, order, ts);
+	}
+	if (find(m, "Observed flight recorder dump signal from another rank") ||
+	    (find(m, "Received a dump signal due to a collective timeout from") && !find(m, "from this local rank")))
+		p->dump_observer = 1;
+}
+
+/* ---- the line feed ---- */
+
+/* "AllReduce: opCount 0 sendbuff ..." (NCCL_DEBUG_SUBSYS=COLL): a collective ran */
+static int is_opcount_line(const struct span *m)
+{
+	const char *c = m->n > 2 ? memchr(m->p, ':', m->n < 24 ? m->n : 24) : NULL;
+	size_t rest = c ? (size_t)(m->p + m->n - c) : 0;
+	return c && rest >= 10 && memcmp(c, ": opCount ", 10) == 0;
+}
+
+static void note_nccl(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, double ts)
+{
+	struct rank_doc *d = r->doc;
+	r->nccl_lines++;
+	d->nccl++;
+	if (!d->host) {
+		d->host = xstrndup(ll->host.p, ll->host.n);
+		d->pid = ll->pid;
+	} else if (d->pid != ll->pid || strlen(d->host) != ll->host.n || memcmp(d->host, ll->host.p, ll->host.n) != 0) {
+		d->mixed = 1;
+	}
+	struct rank_proc *p = proc_nccl(r, ll->host.p, ll->host.n, ll->pid);
+	if (ll->rank >= 0) {
+		p->prefix_rank = ll->rank;
+		doc_prefix_rank(d, ll->rank);
+	}
+	if (p->cuda_dev < 0 && ll->dev >= 0 && ll->tid == ll->pid)
+		p->cuda_dev = ll->dev; /* the main thread's device, until an Init line says */
 	const struct span *m = &ll->msg;
 	if (ll->level == LINE_INFO) {
-		if (m->n > 13 && memcmp(m->p, "NCCL version ", 13) == 0) {
+		if (starts(m, "Bootstrap") || starts(m, "NET/"))
+			r->saw_net_lines = 1;
+		if (starts(m, "NCCL version ")) {
 			p->saw_banner = 1;
 			size_t l = 13;
 			while (l < m->n && m->p[l] != '+' && m->p[l] != ' ')
 				l++;
 			free(p->nccl_version);
-			p->nccl_version = xstrndup(m->p + 13, l - 13);
-		} else if (span_has(m, "Init START")) {
+			p->nccl_version = str_sanitize(m->p + 13, l - 13 > 40 ? 40 : l - 13);
+		} else if (!(m->n > 5 && (memcmp(m->p + m->n - 5, "START", 5) == 0 ||
+		                          (m->n > 8 && memcmp(m->p + m->n - 8, "COMPLETE", 8) == 0))) &&
+		           !starts(m, "Channel ") && !starts(m, "ENV/Plugin") &&
+		           !is_opcount_line(m)) {
+			/* the bulk of INFO lines: nothing for the timeline */
+		} else if (find(m, "Init START")) {
 			p->saw_init_start = 1;
-			parse_init_line(p, m);
-		} else if (span_has(m, "Init COMPLETE")) {
+			note_init(r, p, m, 0, path, lineno, r->order, ts);
+		} else if (find(m, "Init COMPLETE")) {
 			p->saw_init_complete = 1;
-			parse_init_line(p, m);
-		} else if (span_has(m, "Abort START") || span_has(m, "Abort COMPLETE")) {
+			note_init(r, p, m, 1, path, lineno, r->order, ts);
+		} else if (find(m, "Abort START") || find(m, "Abort COMPLETE")) {
 			p->saw_abort = 1;
+			char *ptr = word_after(m, "comm ");
+			if (ptr) {
+				struct rank_member *mb = member_by_ptr(r, (size_t)(p - r->v), ptr);
+				if (mb)
+					mb->aborted = 1;
+				free(ptr);
+			}
+		} else if (find(m, "Destroy COMPLETE")) {
+			p->saw_destroy = p->saw_exit_line = 1;
+		} else if (starts(m, "Channel ") && find(m, " via ")) {
+			if (!p->transport) {
+				const char *v = find(m, " via ") + 5;
+				size_t l = (size_t)(m->p + m->n - v);
+				p->transport = str_sanitize(v, l > 60 ? 60 : l);
+			}
+			if (p->saw_init_complete)
+				p->saw_coll = 1; /* 2.22+: connections are made at the first collective */
+		} else if (is_opcount_line(m)) {
+			p->saw_coll = 1;
+		} else if (starts(m, "ENV/Plugin: Closing")) {
+			p->saw_exit_line = 1;
 		}
-	} else if (ll->level == LINE_WARN && !p->saw_warn) {
+	}
+	/* INFO lines only carry "[Service thread] Connection closed by localRank N" */
+	if (ll->level == LINE_WARN || (ll->level == LINE_INFO && find(m, "onnection closed")))
+		note_remote(p, m, path, lineno, r->order, ts);
+	if (ll->level == LINE_WARN) {
 		p->saw_warn = 1;
-		p->first_warn = str_sanitize(m->p, m->n > 300 ? 300 : m->n);
-		p->first_warn_seq = seq;
+		if (!p->first_error.path)
+			where_set(&p->first_error, path, lineno, m->p, m->n, r->order, ts);
 	}
-	if (!p->last_path || strcmp(p->last_path, path) != 0) {
-		free(p->last_path);
-		p->last_path = xstrdup(path);
+	where_set_raw(&p->last, path, lineno, m->p, m->n, r->order, ts);
+}
+
+static void note_plain(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, double ts)
+{
+	struct rank_doc *d = r->doc;
+	const struct span *m = &ll->msg;
+	if (ts < 0)
+		ts = ranks_parse_ts(m->p, m->n);
+	if (note_block(r, d, m, path, lineno, r->order))
+		return;
+	if (ll->rank < 0 && find(m, "elastic.multiprocessing.api.SignalException: Process ") && find(m, "got signal")) {
+		if (!r->launcher_signalled)
+			where_set(&r->launcher_signal_where, path, lineno, m->p, m->n, r->order, ts);
+		r->launcher_signalled = 1;
+		r->saw_launcher = 1;
+		return;
 	}
-	p->last_line = lineno;
-	free(p->last_text);
-	p->last_text = str_sanitize(m->p, m->n > 300 ? 300 : m->n);
+	if (ll->rank < 0 && note_launcher(r, m, path, lineno, r->order, ts))
+		return;
+	int err = is_error_text(m);
+	if (!r->saw_nccl_text) {
+		/* "NCCL" as a word of PyTorch's messages (not an NCCL_* variable name) */
+		const char *q = m->p, *end = m->p + m->n;
+		while ((q = memmem(q, (size_t)(end - q), "NCCL", 4)) != NULL) {
+			if (q + 4 >= end || q[4] != '_') {
+				r->saw_nccl_text = 1;
+				break;
+			}
+			q += 4;
+		}
+		if (find(m, "CollectiveFingerPrint") || find(m, "Detected mismatch between collectives"))
+			r->saw_nccl_text = 1;
+	}
+	const char *u = find(m, "] is setting up NCCL communicator and retrieving ncclUniqueId from [");
+	if (u) {
+		const char *o = u;
+		while (o > m->p && is_digit(o[-1]))
+			o--;
+		int ok1, ok2;
+		long waiter = num_at(o, u, &ok1);
+		long root = num_at(u + 68, m->p + m->n, &ok2);
+		if (ok1 && ok2 && o > m->p && o[-1] == '[' && waiter < 10000000 && root < 10000000) {
+			if (r->nuid == r->capuid) {
+				r->capuid = r->capuid ? r->capuid * 2 : 4;
+				r->uid = xrealloc(r->uid, r->capuid * sizeof *r->uid);
+			}
+			struct uid_wait *w = &r->uid[r->nuid++];
+			memset(w, 0, sizeof *w);
+			w->waiter = (int)waiter;
+			w->root = (int)root;
+			w->where.ts = -1;
+			where_set(&w->where, path, lineno, m->p, m->n, r->order, ts);
+		}
+	}
+	if (ll->rank >= 0) {
+		doc_prefix_rank(d, ll->rank);
+		struct rank_proc *p = proc_torch(r, ll->rank);
+		note_torch(r, p, m, path, lineno, r->order, ts);
+		note_remote(p, m, path, lineno, r->order, ts);
+		if (err && !p->first_error.path)
+			where_set(&p->first_error, path, lineno, m->p, m->n, r->order, ts);
+		where_set_raw(&p->last, path, lineno, m->p, m->n, r->order, ts);
+		return;
+	}
+	/* older PyTorch: "[E ProcessGroupNCCL.cpp:475] [Rank 1] Watchdog caught ..." without a launcher prefix */
+	if (find(m, "WorkNCCL(") || find(m, "last enqueued work: ") || find(m, "Last enqueued NCCL work: ")) {
+		int rk = inner_rank(m);
+		if (rk >= 0) {
+			struct rank_proc *p = proc_torch(r, rk);
+			note_torch(r, p, m, path, lineno, r->order, ts);
+			if (err && !p->first_error.path)
+				where_set(&p->first_error, path, lineno, m->p, m->n, r->order, ts);
+			where_set_raw(&p->last, path, lineno, m->p, m->n, r->order, ts);
+			return;
+		}
+	}
+	if (m->n == 0)
+		return;
+	if (err && !d->first_err.path)
+		where_set(&d->first_err, path, lineno, m->p, m->n, r->order, ts);
+	where_set_raw(&d->last_plain, path, lineno, m->p, m->n, r->order, ts);
+}
+
+void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq)
+{
+	(void)seq;
+	if (r->finished)
+		return;
+	r->order++;
+	if (!r->doc || strcmp(r->doc->path, path) != 0) {
+		doc_close(r);
+		doc_open(r, path);
+	}
+	double ts = ll->ts.n ? ranks_parse_ts(ll->ts.p, ll->ts.n) : -1;
+	if (ll->level != LINE_PLAIN && ll->host.n && ll->pid >= 0)
+		note_nccl(r, ll, path, lineno, ts);
+	else
+		note_plain(r, ll, path, lineno, ts);
+}
+
+/* ---- finishing ---- */
+
+static void merge_where_earlier(struct rank_where *dst, struct rank_where *src)
+{
+	if (src->path && (!dst->path || src->order < dst->order))
+		where_move(dst, src);
+}
+
+static void merge_where_later(struct rank_where *dst, struct rank_where *src)
+{
+	if (src->path && (!dst->path || src->order > dst->order))
+		where_move(dst, src);
+}
+
+static void take_str(char **dst, char **src)
+{
+	if (!*dst && *src) {
+		*dst = *src;
+		*src = NULL;
+	}
+}
+
+/* Fold src (a torch-only entry) into dst. */
+static void proc_merge(struct rank_proc *dst, struct rank_proc *src)
+{
+	dst->saw_coll |= src->saw_coll;
+	for (size_t i = 0; i < src->npgs && dst->npgs < 8; i++) {
+		size_t k = 0;
+		while (k < dst->npgs && dst->pgs[k].pg != src->pgs[i].pg)
+			k++;
+		if (k == dst->npgs)
+			dst->pgs[dst->npgs++] = src->pgs[i];
+	}
+	if (!dst->wd_where.path && src->wd_where.path) {
+		dst->wd_pg = src->wd_pg;
+		free(dst->wd_pg_name);
+		dst->wd_pg_name = src->wd_pg_name;
+		src->wd_pg_name = NULL;
+		dst->wd_seq = src->wd_seq;
+		dst->wd_numel = src->wd_numel;
+		free(dst->wd_op);
+		dst->wd_op = src->wd_op;
+		src->wd_op = NULL;
+		where_move(&dst->wd_where, &src->wd_where);
+	}
+	if (src->last_enqueued > dst->last_enqueued)
+		dst->last_enqueued = src->last_enqueued;
+	merge_where_later(&dst->enq_where, &src->enq_where);
+	if (src->last_completed > dst->last_completed)
+		dst->last_completed = src->last_completed;
+	dst->dump_observer |= src->dump_observer;
+	if (!dst->has_exit && src->has_exit) {
+		dst->has_exit = 1;
+		dst->exitcode = src->exitcode;
+	}
+	dst->root_cause |= src->root_cause;
+	dst->sigterm_sent |= src->sigterm_sent;
+	if (dst->local_rank < 0)
+		dst->local_rank = src->local_rank;
+	take_str(&dst->launcher_host, &src->launcher_host);
+	merge_where_earlier(&dst->exit_where, &src->exit_where);
+	merge_where_earlier(&dst->first_error, &src->first_error);
+	merge_where_later(&dst->last, &src->last);
+	if (dst->pid < 0)
+		dst->pid = src->pid;
+	if (src->remote_err && (!dst->remote_err || src->remote_where.order < dst->remote_where.order))
+		where_move(&dst->remote_where, &src->remote_where);
+	dst->remote_err |= src->remote_err;
+	if (dst->remote_peer < 0)
+		dst->remote_peer = src->remote_peer;
+}
+
+static void apply_exit(struct rank_proc *p, struct launcher_exit *e)
+{
+	if (e->has_exit && (!p->has_exit || e->rank >= 0)) {
+		p->has_exit = 1;
+		p->exitcode = e->exitcode;
+	}
+	p->root_cause |= e->root_cause;
+	p->sigterm_sent |= e->sigterm_sent;
+	if (p->rank < 0 && e->rank >= 0)
+		p->rank = e->rank; /* died before any Init line named it */
+	if (e->local_rank >= 0)
+		p->local_rank = e->local_rank;
+	if (p->pid < 0)
+		p->pid = e->pid;
+	take_str(&p->launcher_host, &e->host);
+	if (e->has_exit || !p->exit_where.path) {
+		if (!p->exit_where.path || (e->has_exit && e->rank >= 0))
+			where_move(&p->exit_where, &e->where);
+	}
+}
+
+void ranks_finish(struct ranks *r)
+{
+	if (r->finished)
+		return;
+	doc_close(r);
+	r->finished = 1;
+	for (size_t i = 0; i < r->n; i++)
+		where_done(&r->v[i].last);
+	/* global rank of NCCL processes: the launcher prefix, else the rank in
+	 * the largest communicator */
+	for (size_t i = 0; i < r->n; i++) {
+		struct rank_proc *p = &r->v[i];
+		if (!p->host)
+			continue;
+		int best_n = -1, best_rank = -1;
+		const char *best_id = NULL;
+		for (size_t c = 0; c < r->ncomms; c++)
+			for (size_t k = 0; k < r->comms[c].n; k++) {
+				const struct rank_member *mb = &r->comms[c].m[k];
+				if (mb->proc == i && r->comms[c].nranks > best_n) {
+					best_n = r->comms[c].nranks;
+					best_rank = mb->rank;
+					best_id = r->comms[c].id;
+				}
+			}
+		if (best_n > 0) {
+			p->nranks = best_n;
+			free(p->comm_id);
+			p->comm_id = xstrdup(best_id);
+		}
+		p->rank = p->prefix_rank >= 0 ? p->prefix_rank : best_rank >= 0 ? best_rank : p->rank;
+	}
+	/* torchrun exits: by pid, else by rank */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < r->nex; i++) {
+			struct launcher_exit *e = &r->ex[i];
+			if ((pass == 0) != (e->rank >= 0))
+				continue; /* block entries (with a rank) first */
+			struct rank_proc *t = NULL;
+			for (size_t k = 0; k < r->n && e->pid >= 0 && !t; k++)
+				if (r->v[k].pid == e->pid)
+					t = &r->v[k];
+			for (size_t k = 0; k < r->n && e->rank >= 0 && !t; k++)
+				if (r->v[k].host && r->v[k].rank == e->rank)
+					t = &r->v[k];
+			if (!t && e->rank >= 0)
+				t = proc_torch(r, e->rank);
+			if (!t) {
+				t = proc_add(r); /* known by pid only */
+				t->pid = e->pid;
+			}
+			apply_exit(t, e);
+		}
+	/* torch-only entries into the NCCL process of the same rank */
+	size_t *map = xmalloc((r->n + 1) * sizeof *map);
+	int *gone = xcalloc(r->n + 1, sizeof *gone);
+	/* one process known only by pid and one rank known only by number:
+	 * by elimination they are the same process */
+	{
+		size_t npid = 0, nrank = 0, ip = 0, ir = 0;
+		for (size_t i = 0; i < r->n; i++) {
+			const struct rank_proc *p = &r->v[i];
+			if (!p->host && p->rank < 0 && p->pid >= 0)
+				npid++, ip = i;
+			int has_nccl = 0;
+			for (size_t k = 0; k < r->n && p->rank >= 0 && !has_nccl; k++)
+				has_nccl = r->v[k].host && r->v[k].rank == p->rank;
+			if (!p->host && p->rank >= 0 && p->pid < 0 && !has_nccl)
+				nrank++, ir = i;
+		}
+		if (npid == 1 && nrank == 1) {
+			proc_merge(&r->v[ir], &r->v[ip]);
+			gone[ip] = 1;
+		} else if (npid > 1 && npid == nrank && npid <= 64) {
+			/* a launcher starts its workers in local-rank order: pair
+			 * ascending pids with ascending ranks (flagged as a guess) */
+			size_t pi[64], ri[64], a = 0, c = 0;
+			for (size_t i = 0; i < r->n; i++) {
+				const struct rank_proc *p = &r->v[i];
+				int has_nccl = 0;
+				for (size_t k = 0; k < r->n && p->rank >= 0 && !has_nccl; k++)
+					has_nccl = r->v[k].host && r->v[k].rank == p->rank;
+				if (!p->host && p->rank < 0 && p->pid >= 0)
+					pi[a++] = i;
+				else if (!p->host && p->rank >= 0 && p->pid < 0 && !has_nccl)
+					ri[c++] = i;
+			}
+			for (size_t x = 1; x < a; x++)
+				for (size_t y = x; y > 0 && r->v[pi[y - 1]].pid > r->v[pi[y]].pid; y--) {
+					size_t t = pi[y]; pi[y] = pi[y - 1]; pi[y - 1] = t;
+				}
+			for (size_t x = 1; x < c; x++)
+				for (size_t y = x; y > 0 && r->v[ri[y - 1]].rank > r->v[ri[y]].rank; y--) {
+					size_t t = ri[y]; ri[y] = ri[y - 1]; ri[y - 1] = t;
+				}
+			for (size_t x = 0; x < a; x++) {
+				proc_merge(&r->v[ri[x]], &r->v[pi[x]]);
+				r->v[ri[x]].pid_guessed = 1;
+				gone[pi[x]] = 1;
+			}
+		}
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		struct rank_proc *p = &r->v[i];
+		if (p->host || p->rank < 0)
+			continue;
+		for (size_t k = 0; k < r->n; k++)
+			if (r->v[k].host && r->v[k].rank == p->rank) {
+				proc_merge(&r->v[k], p);
+				gone[i] = 1;
+				break;
+			}
+	}
+	size_t u = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		if (gone[i]) {
+			proc_free(&r->v[i]);
+			map[i] = (size_t)-1;
+			continue;
+		}
+		map[i] = u;
+		if (u != i)
+			r->v[u] = r->v[i];
+		u++;
+	}
+	r->n = u;
+	free(r->pslot); /* indexes moved; no line is noted after finishing */
+	r->pslot = NULL;
+	r->npslot = 0;
+	for (size_t c = 0; c < r->ncomms; c++)
+		for (size_t k = 0; k < r->comms[c].n; k++)
+			r->comms[c].m[k].proc = map[r->comms[c].m[k].proc];
+	free(map);
+	free(gone);
+	/* went silent: open-ended while another rank reports its peer gone */
+	for (size_t i = 0; i < r->n; i++) {
+		struct rank_proc *p = &r->v[i];
+		if (!rank_proc_open_ended(p) || !p->last.path)
+			continue;
+		for (size_t k = 0; k < r->n; k++) {
+			const struct rank_proc *q = &r->v[k];
+			if (k == i || !q->remote_err)
+				continue;
+			int same_doc = strcmp(q->remote_where.path, p->last.path) == 0;
+			if (same_doc && q->remote_where.order < p->last.order)
+				continue; /* it still spoke after the peer error */
+			if (q->remote_peer >= 0 && p->rank >= 0 && q->remote_peer != p->rank &&
+			    (p->local_rank < 0 || q->remote_peer != p->local_rank))
+				continue; /* the peer named is another one */
+			p->went_silent = 1;
+			break;
+		}
+	}
+	/* the first failure: a rank that died without a word (its death comes
+	 * before everything it causes); else the earliest own error line; else
+	 * torchrun's root cause */
+	struct rank_proc *first = NULL;
+	for (size_t i = 0; i < r->n; i++) {
+		struct rank_proc *p = &r->v[i];
+		if ((rank_proc_killed(p) || p->went_silent) && !p->first_error.path &&
+		    (!first || (p->root_cause && !first->root_cause)))
+			first = p;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		struct rank_proc *p = &r->v[i];
+		if (p->first_error.path && (!first || (first->first_error.path && ranks_cmp_first_error(p, first) < 0)))
+			first = p;
+		else if (p->first_error.path && !first->first_error.path && ranks_cmp_first_error(p, first) < 0 &&
+		         !p->remote_err && p->first_error.ts >= 0 && first->exit_where.ts >= 0 &&
+		         floor(p->first_error.ts) < floor(first->exit_where.ts))
+			first = p; /* an own, non-remote error clearly before the death */
+	}
+	for (size_t i = 0; i < r->n && !first; i++)
+		if (r->v[i].root_cause && r->v[i].has_exit && r->v[i].exitcode != 0)
+			first = &r->v[i];
+	for (size_t i = 0; i < r->n && !first; i++)
+		if (r->v[i].has_exit && r->v[i].exitcode != 0 && r->v[i].exitcode != -15)
+			first = &r->v[i];
+	if (first)
+		first->first_failure = 1;
+	for (size_t i = 0; i < r->n; i++) {
+		r->v[i].last_path = r->v[i].last.path;
+		r->v[i].last_line = r->v[i].last.line;
+		r->v[i].last_text = r->v[i].last.text;
+	}
+}
+
+int ranks_cmp_first_error(const struct rank_proc *a, const struct rank_proc *b)
+{
+	const struct rank_where *x = &a->first_error, *y = &b->first_error;
+	if (!x->path || !y->path)
+		return x->path ? -1 : y->path ? 1 : 0;
+	if (x->ts >= 0 && y->ts >= 0 && floor(x->ts) != floor(y->ts))
+		return x->ts < y->ts ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 int ranks_lookup(const struct ranks *r, const char *host, long pid)
 {
-	if (!r->index)
-		return -1;
-	size_t slot = proc_slot(r, host, strlen(host), pid);
-	return r->index[slot] ? r->v[r->index[slot] - 1].rank : -1;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].pid == pid && r->v[i].host && strcmp(r->v[i].host, host) == 0)
+			return r->v[i].rank;
+	return -1;
 }
 
-static int cmp_proc(const void *a, const void *b)
+const struct rank_proc *ranks_first_failure(const struct ranks *r)
 {
-	const struct rank_proc *x = a, *y = b;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	int c = strcmp(x->host, y->host);
-	if (c)
-		return c;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].first_failure)
+			return &r->v[i];
+	return NULL;
 }
 
-static const char *milestone(const struct rank_proc *p)
+const struct rank_proc *ranks_by_rank(const struct ranks *r, int rank)
 {
-	if (p->saw_abort)
-		return "aborted";
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].rank == rank)
+			return &r->v[i];
+	return NULL;
+}
+
+int rank_proc_open_ended(const struct rank_proc *p)
+{
+	return !(p->saw_destroy || p->saw_abort || p->has_exit || p->sigterm_sent || p->first_error.path ||
+	         p->saw_exit_line || p->remote_err);
+}
+
+int rank_proc_killed(const struct rank_proc *p)
+{
+	if (!p->has_exit || p->exitcode >= 0 || p->exitcode == -15)
+		return 0;
+	return !(p->exitcode == -6 && p->first_error.path);
+}
+
+const char *rank_proc_milestone(const struct rank_proc *p)
+{
+	if (p->saw_coll)
+		return "collective";
 	if (p->saw_init_complete)
 		return "init_complete";
 	if (p->saw_init_start)
@@ -184,21 +1329,68 @@ static const char *milestone(const struct rank_proc *p)
 	return "started";
 }
 
+const char *ranks_signal_name(int sig)
+{
+	switch (sig) {
+	case 1: return "SIGHUP";
+	case 2: return "SIGINT";
+	case 3: return "SIGQUIT";
+	case 4: return "SIGILL";
+	case 6: return "SIGABRT";
+	case 7: return "SIGBUS";
+	case 8: return "SIGFPE";
+	case 9: return "SIGKILL";
+	case 11: return "SIGSEGV";
+	case 13: return "SIGPIPE";
+	case 15: return "SIGTERM";
+	default: return NULL;
+	}
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct rank_proc *x = *(const struct rank_proc *const *)a, *y = *(const struct rank_proc *const *)b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	int c = strcmp(x->host ? x->host : "", y->host ? y->host : "");
+	if (c)
+		return c;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static void where_json(cJSON *o, const char *key, const struct rank_where *w)
+{
+	if (!w->path)
+		return;
+	cJSON *l = cJSON_AddObjectToObject(o, key);
+	cJSON_AddStringToObject(l, "path", w->path);
+	cJSON_AddNumberToObject(l, "line", (double)w->line);
+	cJSON_AddStringToObject(l, "text", w->text ? w->text : "");
+}
+
 cJSON *ranks_to_json(const struct ranks *r)
 {
-	struct rank_proc *sorted = xmalloc((r->n ? r->n : 1) * sizeof *sorted);
-	if (r->n)
-		memcpy(sorted, r->v, r->n * sizeof *sorted);
+	const struct rank_proc **sorted = xmalloc((r->n ? r->n : 1) * sizeof *sorted);
+	for (size_t i = 0; i < r->n; i++)
+		sorted[i] = &r->v[i];
 	qsort(sorted, r->n, sizeof *sorted, cmp_proc);
 	cJSON *arr = cJSON_CreateArray();
 	for (size_t i = 0; i < r->n; i++) {
-		const struct rank_proc *p = &sorted[i];
+		const struct rank_proc *p = sorted[i];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "rank", p->rank);
 		if (p->nranks >= 0)
 			cJSON_AddNumberToObject(o, "nranks", p->nranks);
-		cJSON_AddStringToObject(o, "host", p->host);
-		cJSON_AddNumberToObject(o, "pid", (double)p->pid);
+		if (p->host)
+			cJSON_AddStringToObject(o, "host", p->host);
+		else if (p->launcher_host)
+			cJSON_AddStringToObject(o, "host", p->launcher_host);
+		if (p->pid >= 0)
+			cJSON_AddNumberToObject(o, "pid", (double)p->pid);
+		if (p->pid_guessed)
+			cJSON_AddBoolToObject(o, "pid_from_launch_order", 1);
+		if (p->local_rank >= 0)
+			cJSON_AddNumberToObject(o, "local_rank", p->local_rank);
 		if (p->cuda_dev >= 0)
 			cJSON_AddNumberToObject(o, "cuda_dev", p->cuda_dev);
 		if (p->bus_id)
@@ -207,17 +1399,91 @@ cJSON *ranks_to_json(const struct ranks *r)
 			cJSON_AddStringToObject(o, "comm_id", p->comm_id);
 		if (p->nccl_version)
 			cJSON_AddStringToObject(o, "nccl_version", p->nccl_version);
-		cJSON_AddStringToObject(o, "last_milestone", milestone(p));
-		if (p->first_warn)
-			cJSON_AddStringToObject(o, "first_error", p->first_warn);
-		if (p->last_path) {
-			cJSON *l = cJSON_AddObjectToObject(o, "last_line");
-			cJSON_AddStringToObject(l, "path", p->last_path);
-			cJSON_AddNumberToObject(l, "line", (double)p->last_line);
-			cJSON_AddStringToObject(l, "text", p->last_text ? p->last_text : "");
+		cJSON_AddStringToObject(o, "last_milestone", rank_proc_milestone(p));
+		cJSON *ms = cJSON_AddObjectToObject(o, "milestones");
+		cJSON_AddBoolToObject(ms, "banner", p->saw_banner);
+		cJSON_AddBoolToObject(ms, "init_start", p->saw_init_start);
+		cJSON_AddBoolToObject(ms, "init_complete", p->saw_init_complete);
+		cJSON_AddBoolToObject(ms, "collective", p->saw_coll);
+		cJSON_AddBoolToObject(ms, "aborted", p->saw_abort);
+		cJSON_AddBoolToObject(ms, "destroyed", p->saw_destroy);
+		if (p->transport)
+			cJSON_AddStringToObject(o, "transport", p->transport);
+		if (p->wd_where.path || p->last_enqueued > -2) {
+			cJSON *w = cJSON_AddObjectToObject(o, "watchdog");
+			if (p->wd_seq >= 0)
+				cJSON_AddNumberToObject(w, "seq", (double)p->wd_seq);
+			if (p->wd_op)
+				cJSON_AddStringToObject(w, "op", p->wd_op);
+			if (p->wd_pg_name)
+				cJSON_AddStringToObject(w, "process_group", p->wd_pg_name);
+			if (p->wd_numel >= 0)
+				cJSON_AddNumberToObject(w, "numel", (double)p->wd_numel);
+			if (p->last_enqueued > -2)
+				cJSON_AddNumberToObject(w, "last_enqueued", (double)p->last_enqueued);
+			if (p->last_completed > -2)
+				cJSON_AddNumberToObject(w, "last_completed", (double)p->last_completed);
+			cJSON_AddBoolToObject(w, "timed_out", p->wd_where.path != NULL);
 		}
+		if (p->first_error.text)
+			cJSON_AddStringToObject(o, "first_error", p->first_error.text);
+		where_json(o, "first_error_at", &p->first_error);
+		if (p->first_failure)
+			cJSON_AddBoolToObject(o, "failed_first", 1);
+		if (p->has_exit || p->sigterm_sent) {
+			cJSON *e = cJSON_AddObjectToObject(o, "exit");
+			if (p->has_exit) {
+				cJSON_AddNumberToObject(e, "code", p->exitcode);
+				if (p->exitcode < 0) {
+					cJSON_AddNumberToObject(e, "signal", -p->exitcode);
+					const char *sn = ranks_signal_name(-p->exitcode);
+					if (sn)
+						cJSON_AddStringToObject(e, "signal_name", sn);
+				}
+			}
+			if (p->root_cause)
+				cJSON_AddBoolToObject(e, "launcher_root_cause", 1);
+			if (p->sigterm_sent)
+				cJSON_AddBoolToObject(e, "sigterm_from_launcher", 1);
+		}
+		if (p->debug_file)
+			cJSON_AddStringToObject(o, "debug_file", p->debug_file);
+		where_json(o, "last_line", &p->last);
 		cJSON_AddItemToArray(arr, o);
 	}
 	free(sorted);
+	return arr;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return x < y ? -1 : x > y;
+}
+
+cJSON *ranks_comms_json(const struct ranks *r)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t c = 0; c < r->ncomms; c++) {
+		const struct rank_comm *cm = &r->comms[c];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "comm_id", cm->id);
+		cJSON_AddNumberToObject(o, "nranks", cm->nranks);
+		int *seen = xmalloc((cm->n + 1) * sizeof *seen);
+		size_t ns = 0, ncomplete = 0;
+		for (size_t k = 0; k < cm->n; k++) {
+			if (cm->m[k].rank >= 0)
+				seen[ns++] = cm->m[k].rank;
+			ncomplete += cm->m[k].complete != 0;
+		}
+		qsort(seen, ns, sizeof *seen, cmp_int);
+		cJSON *s = cJSON_AddArrayToObject(o, "ranks_seen");
+		for (size_t k = 0; k < ns; k++)
+			if (k == 0 || seen[k] != seen[k - 1])
+				cJSON_AddItemToArray(s, cJSON_CreateNumber(seen[k]));
+		cJSON_AddNumberToObject(o, "init_complete", (double)ncomplete);
+		free(seen);
+		cJSON_AddItemToArray(arr, o);
+	}
 	return arr;
 }

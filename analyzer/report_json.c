@@ -5,6 +5,7 @@
 
 #include "bundle.h"
 #include "correlate.h"
+#include "nextsteps.h" /* ranks */
 #include "ranks.h"
 #include "sigdb.h"
 
@@ -110,6 +111,8 @@ cJSON *report_bundle_json(const struct bundle *b)
 	}
 	cJSON_AddItemToObject(o, "facts", cJSON_Duplicate(b->facts, 1));
 	cJSON_AddItemToObject(o, "ranks", ranks_to_json(b->ranks));
+	cJSON_AddItemToObject(o, "communicators", ranks_comms_json(b->ranks)); /* ranks */
+	cJSON_AddItemToObject(o, "next_steps", next_steps_json(b));            /* ranks */
 	cJSON *diags = cJSON_AddArrayToObject(o, "diagnoses");
 	for (size_t i = 0; i < b->ndiags; i++)
 		cJSON_AddItemToArray(diags, diagnosis_json(b, &b->diags[i]));

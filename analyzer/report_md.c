@@ -7,6 +7,8 @@
 
 #include "bundle.h"
 #include "correlate.h"
+#include "nextsteps.h" /* ranks */
+#include "ranktable.h" /* ranks */
 #include "sigdb.h"
 
 /* Inline text: escape Markdown and HTML metacharacters. */
@@ -127,6 +129,8 @@ void report_md(FILE *out, const struct bundle *b, const struct report_opts *o)
 	}
 	if (infos)
 		fprintf(out, "\n");
+	rank_table_md(out, b); /* ranks */
+	next_steps_text(out, b, 1); /* ranks */
 	if (b->verdict == VERDICT_UNKNOWN_FAILURE && b->nfailures) {
 		fprintf(out, "### Unexplained failure lines\n\n```\n");
 		for (size_t i = 0; i < b->nfailures && i < 10; i++)

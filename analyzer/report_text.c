@@ -7,6 +7,8 @@
 
 #include "bundle.h"
 #include "correlate.h"
+#include "nextsteps.h" /* ranks */
+#include "ranktable.h" /* ranks */
 #include "sigdb.h"
 
 #define C_RESET "\033[0m"
@@ -143,6 +145,7 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 		print_ranks(out, d);
 		fprintf(out, ")%s\n", col(o, C_RESET));
 	}
+	rank_table_text(out, b, o->color); /* ranks */
 	if (b->verdict == VERDICT_UNKNOWN_FAILURE && b->nfailures) {
 		fprintf(out, "\n%sUnexplained failure evidence%s (no signature matched):\n", col(o, C_BOLD), col(o, C_RESET));
 		for (size_t i = 0; i < b->nfailures && i < 10; i++)
@@ -154,6 +157,7 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 		if (b->failure_count > 10)
 			fprintf(out, "     (%llu more)\n", (unsigned long long)(b->failure_count - 10));
 	}
+	next_steps_text(out, b, 0); /* ranks */
 	if (b->warnings.list.n) {
 		fprintf(out, "\n%sWarnings%s (input that was skipped or cut):\n", col(o, C_YELLOW), col(o, C_RESET));
 		for (size_t i = 0; i < b->warnings.list.n && i < 20; i++)

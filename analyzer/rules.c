@@ -7,10 +7,12 @@
 #include "envvars.h"
 
 extern const struct rule_provider RULES_SYS;
+extern const struct rule_provider RULES_RANKS; /* rules_ranks.c */
 
 const struct rule_provider *const RULE_PROVIDERS[] = {
 	&RULES_ENV,
 	&RULES_SYS,
+	&RULES_RANKS,
 	NULL,
 };
 

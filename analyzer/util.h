@@ -64,6 +64,13 @@ void msgs_add(struct msgs *m, const char *fmt, ...) NT_PRINTF(2, 3);
 void msgs_free(struct msgs *m);
 
 /* Text helpers. */
+/* memmem(hay, n, lit, len) with the same result, faster on log text: it
+ * looks for lit[anchor] with memchr (vectorised) and compares from there, so
+ * pick as anchor a byte of lit that is rare in logs (a capital, 'y', 'v'). */
+const char *mem_find(const void *hay, size_t n, const char *lit, size_t len, size_t anchor);
+/* mem_find with the anchor chosen as the rarest byte of lit (by a fixed
+ * estimate of byte frequencies in NCCL/PyTorch logs). */
+const char *mem_find_rare(const void *hay, size_t n, const char *lit, size_t len);
 int str_starts(const char *s, const char *prefix);
 int str_ends(const char *s, const char *suffix);
 /* Copy of s[0..n) with control bytes other than tab, C1 controls

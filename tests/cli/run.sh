@@ -136,6 +136,14 @@ expect_rc 0 "explain" "$BIN" explain $DB t.dup
 expect_grep "$T/out" "DEVICE_ASSIGNMENT" "explain shows category"
 expect_rc 2 "explain unknown" "$BIN" explain $DB nope.nope
 
+# one option table: every option of every command's --help is in the man page
+for cmd in analyze batch merge check-db list explain; do
+	for o in $("$BIN" $cmd --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		pat=$(printf '%s' "$o" | sed 's/-/\\\\-/g')
+		if grep -q -- "$pat" docs/nccl-triage.1; then ok; else bad "man page lacks $o ($cmd)"; fi
+	done
+done
+
 # determinism: two runs, same bytes
 "$BIN" analyze $DB --format json "$CAP" >"$T/a.json" 2>/dev/null
 "$BIN" analyze $DB --format json "$CAP" >"$T/b.json" 2>/dev/null

@@ -1,0 +1,114 @@
+/* cascade.c - see cascade.h. */
+#include "cascade.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle.h"
+#include "correlate.h"
+#include "ranks.h"
+#include "sigdb.h"
+#include "util.h"
+
+static int has_rank(const struct diagnosis *d, int rank)
+{
+	for (size_t i = 0; i < d->nranks; i++)
+		if (d->ranks[i] == rank)
+			return 1;
+	return 0;
+}
+
+static int disjoint(const struct diagnosis *a, const struct diagnosis *b)
+{
+	for (size_t i = 0; i < b->nranks; i++)
+		if (has_rank(a, b->ranks[i]))
+			return 0;
+	return 1;
+}
+
+static int echo_prone(const char *cat)
+{
+	static const char *const c[] = {"RANK_FAILURE", "COLLECTIVE_TIMEOUT", "SOCKET_NETWORK", "IB_RDMA", "RENDEZVOUS", NULL};
+	for (size_t i = 0; c[i]; i++)
+		if (strcmp(cat, c[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_root_error(const struct diagnosis *d)
+{
+	return d->role == ROLE_ROOT && d->def->severity == SEV_ERROR;
+}
+
+
+static const struct diagnosis *find_root(const struct bundle *b, const char *const *ids)
+{
+	for (size_t i = 0; i < b->ndiags; i++) /* in ranked order */
+		for (size_t k = 0; ids[k]; k++)
+			if (strcmp(b->diags[i].def->id, ids[k]) == 0 && is_root_error(&b->diags[i]))
+				return &b->diags[i];
+	return NULL;
+}
+
+void cascade_link(struct bundle *b)
+{
+	if (!b->ndiags)
+		return;
+	static const char *const death[] = {"ranks.sigkill_oom_killer", "ranks.killed_by_signal", "ranks.died_silently", NULL};
+	static const char *const absent[] = {"ranks.missing_from_comm", NULL};
+	static const char *const behind[] = {"ranks.watchdog_seqnum_behind", "ranks.collective_mismatch", NULL};
+	const struct diagnosis *anchor = find_root(b, death);
+	if (!anchor)
+		anchor = find_root(b, absent);
+	if (!anchor)
+		anchor = find_root(b, behind);
+	const struct rank_proc *first = b->ranks ? ranks_first_failure(b->ranks) : NULL;
+	for (size_t i = 0; i < b->ndiags && !anchor && first && first->rank >= 0; i++)
+		if (is_root_error(&b->diags[i]) && has_rank(&b->diags[i], first->rank))
+			anchor = &b->diags[i];
+	int changed = 0;
+	if (!anchor)
+		goto context;
+	int mine = strncmp(anchor->def->id, "ranks.", 6) == 0;
+	int gone = 0; /* the anchor is a rank that died or never came */
+	for (size_t k = 0; death[k]; k++)
+		gone |= strcmp(anchor->def->id, death[k]) == 0;
+	gone |= strcmp(anchor->def->id, absent[0]) == 0;
+	for (size_t i = 0; i < b->ndiags; i++) {
+		struct diagnosis *d = &b->diags[i];
+		if (d == anchor)
+			continue;
+		int echo = 0;
+		if (d->role == ROLE_CASCADE && !d->echo_of)
+			echo = 1; /* a cascade without a (root) target: this is its root */
+		else if (is_root_error(d) && echo_prone(d->def->category) && d->nranks && anchor->nranks &&
+		         disjoint(anchor, d))
+			echo = 1; /* seen only on the other ranks */
+		else if (is_root_error(d) && gone && echo_prone(d->def->category) && !d->nranks &&
+		         d->confidence < anchor->confidence)
+			echo = 1; /* not tied to a rank: the waiting of the survivors */
+		else if (is_root_error(d) && mine && strncmp(d->def->id, "ranks.", 6) != 0 &&
+		         strcmp(d->def->category, anchor->def->category) == 0 && d->confidence <= anchor->confidence)
+			echo = 1; /* the same finding, less specific */
+		if (echo) {
+			d->role = ROLE_CASCADE;
+			d->echo_of = anchor->def->id;
+			changed = 1;
+		}
+	}
+context:
+	/* "never reached NCCL" beside a specific root: a context remark */
+	for (size_t i = 0; i < b->ndiags; i++) {
+		struct diagnosis *d = &b->diags[i];
+		if (strcmp(d->def->id, "ranks.never_reached_nccl") != 0 || d->role != ROLE_ROOT)
+			continue;
+		for (size_t k = 0; k < b->ndiags; k++)
+			if (k != i && is_root_error(&b->diags[k])) {
+				d->role = ROLE_CONTEXT;
+				changed = 1;
+				break;
+			}
+	}
+	if (changed)
+		correlate_sort(b->diags, b->ndiags);
+}

@@ -1,0 +1,53 @@
+/* clicommon.h - what the subcommands share on the command line: the parsed
+ * common options, finding and loading the signature database, and opening
+ * and closing the output.  CLI code: these print their messages to stderr
+ * (library modules never do). */
+#ifndef NT_CLICOMMON_H
+#define NT_CLICOMMON_H
+
+#include <stdio.h>
+#include "nt_limits.h"
+#include "sigdb.h"
+#include "util.h"
+
+struct common {
+	struct strvec pattern_dirs;
+	int no_builtin;
+	int quiet;
+	const char *format;
+	const char *output;
+	const char *color;
+	int evidence;
+	struct limits lim;
+	const char *name;
+	int regex, rules, summary_only, jobs;
+	const char *progress;
+	int redact;         /* --redact (redact.h) */
+};
+
+/* Parse options for a subcommand from argv[2] on (argv[1] is the command);
+ * operands go to *ops.  Returns 0, 1 for --help (printed), -1 on error. */
+int parse_common(int argc, char **argv, unsigned cmd, const char *cmdname, const char *synopsis,
+                 struct common *c, struct strvec *ops);
+/* Same, starting at argv[first] (1 for the cmd_*.c modules, whose argv[0]
+ * is the command name). */
+int parse_common_at(int argc, char **argv, int first, unsigned cmd, const char *cmdname, const char *synopsis,
+                    struct common *c, struct strvec *ops);
+void free_common(struct common *c);
+/* Load the built-in database, NCCL_TRIAGE_PATTERNS and --patterns dirs.
+ * Returns the number of errors (for_check) or -1 when the database is
+ * unusable (messages printed).  db must be freed with sigdb_free either way. */
+int load_db(struct sigdb *db, const struct common *c, int for_check);
+/* 1 when text output to out should be coloured (--color, NO_COLOR, tty). */
+int want_color(const struct common *c, FILE *out);
+/* Open the output; "-" or NULL is stdout.  NULL on error (printed). */
+FILE *open_output(const char *path);
+/* Flush and close.  0; -1 on a write error (ENOSPC...: one message
+ * printed); -2 when the reader closed the pipe (EPIPE: nothing printed). */
+int close_output(FILE *f, const char *path);
+/* The exit status after close_output returned rc: OUTPUT_EXIT_PIPE (141,
+ * as for a filter killed by SIGPIPE) on -2, 2 on -1, else status. */
+#define OUTPUT_EXIT_PIPE 141
+int output_status(int rc, int status);
+
+#endif

@@ -1,0 +1,684 @@
+/* cmd_batch.c - `nccl-triage batch PATH...`: many bundles at once.
+ *
+ * Every operand that is a file is one bundle; every operand that is a folder
+ * contributes each direct child that is a folder, an archive (.gz, .tgz,
+ * .tar, .tar.gz) or a log (.log, .txt) as one bundle (sorted by name).
+ * Worker threads (-j) take bundles in that order, each with its own bundle
+ * and matcher over the shared read-only database; the main thread writes
+ * their reports in the same order whatever finished first (a bounded buffer
+ * of finished reports; workers wait when it is full), draws the progress bar
+ * and finally prints the summary (summary.h).  A damaged bundle (empty,
+ * corrupt, truncated) is analysed as far as it can be read and listed with
+ * its error; it never stops the batch. */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "bundle.h"
+#include "cli.h"
+#include "clicommon.h"
+#include "commands.h"
+#include "progress.h"
+#include "report.h"
+#include "redact.h"
+#include "report_formats.h"
+#include "sigdb.h"
+#include "summary.h"
+
+#ifndef NT_VERSION
+#define NT_VERSION "0.0.0"
+#endif
+
+enum { EXIT_HEALTHY = 0, EXIT_FOUND = 1, EXIT_TROUBLE = 2 };
+enum fmt { FMT_TEXT, FMT_JSONL, FMT_JSON, FMT_HTML };
+
+/* finished reports waiting for an earlier one beyond this many bytes make
+ * workers wait before they start another bundle */
+#define PENDING_MAX (8u << 20)
+
+struct item {
+	char *path;      /* as opened */
+	char *name;      /* as reported */
+	uint64_t size;   /* bytes on disk (progress); folders: sum of their files */
+};
+
+struct slot {
+	char *out;       /* rendered report, NULL when nothing to print */
+	size_t len;
+	int done;
+};
+
+struct batch {
+	const struct sigdb *db;
+	struct limits lim;
+	enum fmt fmt;
+	int summary_only;
+	struct redactor *red;   /* --redact: shared by the workers (it locks itself) */
+	struct item *items;
+	size_t nitems;
+
+	pthread_mutex_t mu;
+	pthread_cond_t ready;   /* a slot finished */
+	pthread_cond_t room;    /* pending output shrank */
+	size_t next;            /* next item to take */
+	struct slot *slots;
+	size_t pending;         /* bytes of finished, unwritten reports */
+	size_t finished;
+	uint64_t bytes_done;    /* item sizes of finished bundles */
+};
+
+struct worker {
+	struct batch *bt;
+	struct summary *sum;
+	pthread_t th;
+};
+
+/* ---- operands to bundles ---- */
+
+static int is_archive_name(const char *n)
+{
+	return str_ends(n, ".gz") || str_ends(n, ".tgz") || str_ends(n, ".tar");
+}
+
+static int is_log_name(const char *n)
+{
+	return str_ends(n, ".log") || str_ends(n, ".txt");
+}
+
+static uint64_t tree_size(const char *path, int depth)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		return S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	if (depth > 32)
+		return 0;
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	uint64_t sum = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		char *p = xasprintf("%s/%s", path, de->d_name);
+		sum += tree_size(p, depth + 1);
+		free(p);
+	}
+	closedir(d);
+	return sum;
+}
+
+static void add_item(struct item **v, size_t *n, size_t *cap, const char *path, uint64_t size)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*v = xrealloc(*v, *cap * sizeof **v);
+	}
+	(*v)[*n].path = xstrdup(path);
+	(*v)[*n].name = xstrdup(strcmp(path, "-") == 0 ? "stdin" : path);
+	(*v)[*n].size = size;
+	(*n)++;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Expand the operands: a file is one bundle, a folder gives one bundle per
+ * folder/archive/log in it, @LIST (@- for stdin) names one bundle per line.
+ * Returns the number of files skipped in folders. */
+static size_t expand(const struct strvec *ops, int want_sizes, struct item **items, size_t *nitems, int quiet,
+                     int *bad_lists)
+{
+	size_t cap = 0, skipped = 0;
+	for (size_t i = 0; i < ops->n; i++) {
+		const char *op = ops->v[i];
+		struct stat st;
+		if (op[0] == '@' && op[1]) {
+			/* a list of bundles, one path a line: each is one bundle as it is */
+			FILE *f = strcmp(op + 1, "-") == 0 ? stdin : fopen(op + 1, "r");
+			if (!f) {
+				fprintf(stderr, "nccl-triage batch: cannot read the bundle list '%s': %s\n", op + 1, strerror(errno));
+				*bad_lists += 1;
+				continue;
+			}
+			char *line = NULL;
+			size_t cap_line = 0;
+			ssize_t n;
+			while ((n = getline(&line, &cap_line, f)) > 0) {
+				while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+					line[--n] = 0;
+				if (n == 0)
+					continue;
+				add_item(items, nitems, &cap, line, want_sizes ? tree_size(line, 0) : 0);
+			}
+			free(line);
+			if (f != stdin)
+				fclose(f);
+			continue;
+		}
+		if (strcmp(op, "-") == 0 || stat(op, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			/* a file, stdin, or something unreadable: one bundle (errors reported in it) */
+			add_item(items, nitems, &cap, op, strcmp(op, "-") && stat(op, &st) == 0 ? (uint64_t)st.st_size : 0);
+			continue;
+		}
+		DIR *d = opendir(op);
+		if (!d) {
+			add_item(items, nitems, &cap, op, 0);
+			continue;
+		}
+		struct strvec names = {0};
+		struct dirent *de;
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.')
+				strvec_push(&names, de->d_name);
+		closedir(d);
+		if (names.n > 1)
+			qsort(names.v, names.n, sizeof *names.v, cmp_str);
+		size_t oplen = strlen(op);
+		for (size_t k = 0; k < names.n; k++) {
+			char *p = oplen && op[oplen - 1] == '/' ? xasprintf("%s%s", op, names.v[k])
+			                                        : xasprintf("%s/%s", op, names.v[k]);
+			struct stat cs;
+			if (stat(p, &cs) == 0 && S_ISDIR(cs.st_mode)) {
+				add_item(items, nitems, &cap, p, want_sizes ? tree_size(p, 0) : 0);
+			} else if (is_archive_name(names.v[k]) || is_log_name(names.v[k])) {
+				add_item(items, nitems, &cap, p, stat(p, &cs) == 0 ? (uint64_t)cs.st_size : 0);
+			} else {
+				skipped++;
+				if (!quiet && skipped <= 5)
+					fprintf(stderr, "nccl-triage batch: skipping '%s': not a folder, archive (.gz .tgz .tar) or log (.log .txt)\n", p);
+			}
+			free(p);
+		}
+		strvec_free(&names);
+	}
+	if (!quiet && skipped > 5)
+		fprintf(stderr, "nccl-triage batch: skipped %zu files in all that are not folders, archives or logs\n", skipped);
+	return skipped;
+}
+
+/* ---- one bundle ---- */
+
+/* 1 when the 512-byte block is a tar header (checksum holds) or all zero */
+static int tar_header_ok(const unsigned char *h)
+{
+	unsigned long sum = 0, zero = 1;
+	for (int i = 0; i < 512; i++) {
+		sum += (i >= 148 && i < 156) ? ' ' : h[i];
+		if (h[i])
+			zero = 0;
+	}
+	if (zero)
+		return 1;
+	unsigned long want = 0;
+	int digits = 0;
+	for (int i = 148; i < 156; i++) {
+		if (h[i] >= '0' && h[i] <= '7') {
+			want = want * 8 + (unsigned long)(h[i] - '0');
+			digits++;
+		} else if (digits) {
+			break;
+		}
+	}
+	return digits && want == sum;
+}
+
+/* What the name promises and the first bytes contradict: an empty file, a
+ * .gz that is not gzip, a .tar that is neither tar nor gzip.  Adds a message
+ * and returns 1 when the file should not be read at all. */
+static int precheck(const struct item *it, struct msgs *m)
+{
+	if (strcmp(it->path, "-") == 0)
+		return 0;
+	struct stat st;
+	if (stat(it->path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0; /* the walk reports it */
+	int gz = str_ends(it->path, ".gz") || str_ends(it->path, ".tgz");
+	int tar = str_ends(it->path, ".tar");
+	if (!gz && !tar)
+		return 0;
+	if (st.st_size == 0) {
+		msgs_add(m, "%s: empty file (0 bytes), not a %s archive", it->name, gz ? "gzip" : "tar");
+		return 1;
+	}
+	FILE *f = fopen(it->path, "rb");
+	if (!f)
+		return 0;
+	unsigned char h[512];
+	size_t n = fread(h, 1, sizeof h, f);
+	fclose(f);
+	int is_gzip = n >= 2 && h[0] == 0x1f && h[1] == 0x8b;
+	if (gz && !is_gzip) {
+		msgs_add(m, "%s: not a gzip file (it does not start with the gzip magic bytes 1f 8b)", it->name);
+		return 1;
+	}
+	if (tar && !is_gzip && (n < 512 || !tar_header_ok(h))) {
+		msgs_add(m, "%s: not a tar archive (%s)", it->name,
+		         n < 512 ? "shorter than one 512-byte header" : "the first header's checksum is wrong");
+		return 1;
+	}
+	return 0;
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	return strcmp(x->string, y->string);
+}
+
+static char *text_row(const struct bundle *b, const cJSON *obj, int readable, const struct msgs *inerr)
+{
+	const char *verdict = readable ? verdict_name(b->verdict) : "unreadable";
+	char what[160];
+	what[0] = 0;
+	const char *err = inerr->list.n ? inerr->list.v[0] : NULL;
+	if (err) {
+		size_t nl = strlen(b->name);
+		if (strncmp(err, b->name, nl) == 0 && err[nl] == ':' && err[nl + 1] == ' ')
+			err += nl + 2;
+	}
+	if (!readable && err) {
+		snprintf(what, sizeof what, "%s", err);
+	} else if (b->ndiags) {
+		const cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "diagnoses"), 0);
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
+		const cJSON *cat = cJSON_GetObjectItemCaseSensitive(d, "category");
+		snprintf(what, sizeof what, "%s (%s)%s", cJSON_IsString(id) ? id->valuestring : "?",
+		         cJSON_IsString(cat) ? cat->valuestring : "?",
+		         b->ndiags > 1 ? " +more" : "");
+	} else if (b->verdict == VERDICT_UNKNOWN_FAILURE && b->nfailures) {
+		snprintf(what, sizeof what, "%s: %.100s", b->failures[0].what, b->failures[0].text);
+	}
+	if (readable && err)
+		snprintf(what + strlen(what), sizeof what - strlen(what), "%s[input error: %s]", what[0] ? " " : "", err);
+	return xasprintf("%-15s %-52s %s\n", verdict, what, b->name);
+}
+
+/* What the HTML batch report's table needs of a bundle (kept small: a
+ * batch may have ten thousand of them): name, verdict, the first
+ * diagnoses with their first evidence line, the first unexplained line. */
+static char *html_row(const cJSON *obj)
+{
+	cJSON *row = cJSON_CreateObject();
+	static const char *const KEYS[] = {"name", "verdict"};
+	for (size_t i = 0; i < 2; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, KEYS[i]);
+		if (v)
+			cJSON_AddItemToObject(row, KEYS[i], cJSON_Duplicate(v, 1));
+	}
+	cJSON *ds = cJSON_AddArrayToObject(row, "diagnoses");
+	const cJSON *d;
+	int k = 0;
+	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(obj, "diagnoses")) {
+		if (k++ == 3)
+			break;
+		cJSON *x = cJSON_CreateObject();
+		static const char *const DK[] = {"id", "title", "category", "severity", "role"};
+		for (size_t i = 0; i < 5; i++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, DK[i]);
+			if (v)
+				cJSON_AddItemToObject(x, DK[i], cJSON_Duplicate(v, 1));
+		}
+		const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "evidence"), 0);
+		cJSON *ev = cJSON_AddArrayToObject(x, "evidence");
+		if (e0)
+			cJSON_AddItemToArray(ev, cJSON_Duplicate(e0, 1));
+		cJSON_AddItemToArray(ds, x);
+	}
+	cJSON *un = cJSON_AddArrayToObject(row, "unexplained");
+	const cJSON *u0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "unexplained"), 0);
+	if (u0)
+		cJSON_AddItemToArray(un, cJSON_Duplicate(u0, 1));
+	char *s = cJSON_PrintUnformatted(row);
+	cJSON_Delete(row);
+	char *line = xasprintf("%s\n", s);
+	free(s);
+	return line;
+}
+
+/* Analyse one bundle; fold it into sum; return its rendered report. */
+static char *run_bundle(struct batch *bt, const struct item *it, struct summary *sum)
+{
+	struct bundle *b = bundle_new(it->name, bt->db, &bt->lim);
+	struct msgs inerr = {0};
+	int readable = 1;
+	if (precheck(it, &inerr)) {
+		readable = 0;
+	} else {
+		struct doc_sink s = bundle_sink(b);
+		int rc = input_walk_path(it->path, &bt->lim, &s, &inerr, &b->stats);
+		if (rc < 0)
+			readable = 0;
+		else if (b->stats.bytes_out == 0 && inerr.list.n == 0)
+			msgs_add(&inerr, "%s: empty: no document with any content", it->name);
+	}
+	for (size_t i = 0; i < inerr.list.n; i++)
+		msgs_add(&b->warnings, "%s", inerr.list.v[i]);
+	bundle_finish(b);
+
+	cJSON *obj = report_bundle_json(b);
+	cJSON_AddBoolToObject(obj, "readable", readable);
+	cJSON *ie = cJSON_AddArrayToObject(obj, "input_errors");
+	for (size_t i = 0; i < inerr.list.n; i++)
+		cJSON_AddItemToArray(ie, cJSON_CreateString(inerr.list.v[i]));
+	cJSON_AddNumberToObject(obj, "input_bytes", (double)b->stats.bytes_in);
+	cJSON *ec = cJSON_AddObjectToObject(obj, "evidence_counts");
+	if (b->ev.ncounts) {
+		cJSON **v = xmalloc(b->ev.ncounts * sizeof *v);
+		for (size_t i = 0; i < b->ev.ncounts; i++) {
+			v[i] = cJSON_CreateNumber((double)b->ev.counts[i].count);
+			v[i]->string = b->ev.counts[i].id; /* borrowed only for sorting */
+		}
+		qsort(v, b->ev.ncounts, sizeof *v, cmp_count);
+		for (size_t i = 0; i < b->ev.ncounts; i++) {
+			const char *id = v[i]->string;
+			v[i]->string = NULL;
+			cJSON_AddItemToObject(ec, id, v[i]);
+		}
+		free(v);
+	}
+	if (bt->red) {
+		redact_learn_bundle(bt->red, b);
+		redact_json(bt->red, obj);
+	}
+	summary_add_bundle(sum, obj);
+
+	char *out = NULL;
+	if (!bt->summary_only) {
+		if (bt->fmt == FMT_TEXT) {
+			out = text_row(b, obj, readable, &inerr);
+			if (bt->red) {
+				char *r = redact_string(bt->red, out);
+				free(out);
+				out = r;
+			}
+		} else if (bt->fmt == FMT_HTML) {
+			out = html_row(obj);
+		} else {
+			char *s = cJSON_PrintUnformatted(obj);
+			out = xasprintf("%s\n", s);
+			free(s);
+		}
+	}
+	cJSON_Delete(obj);
+	msgs_free(&inerr);
+	bundle_free(b);
+	return out;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct batch *bt = w->bt;
+	for (;;) {
+		pthread_mutex_lock(&bt->mu);
+		while (bt->pending > PENDING_MAX && bt->next < bt->nitems)
+			pthread_cond_wait(&bt->room, &bt->mu);
+		if (bt->next >= bt->nitems) {
+			pthread_mutex_unlock(&bt->mu);
+			break;
+		}
+		size_t i = bt->next++;
+		pthread_mutex_unlock(&bt->mu);
+
+		char *out = run_bundle(bt, &bt->items[i], w->sum);
+
+		pthread_mutex_lock(&bt->mu);
+		bt->slots[i].out = out;
+		bt->slots[i].len = out ? strlen(out) : 0;
+		bt->slots[i].done = 1;
+		bt->pending += bt->slots[i].len;
+		bt->finished++;
+		bt->bytes_done += bt->items[i].size;
+		pthread_cond_signal(&bt->ready);
+		pthread_mutex_unlock(&bt->mu);
+	}
+	return NULL;
+}
+
+static int default_jobs(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+static void json_header(FILE *out, const struct sigdb *db)
+{
+	cJSON *h = cJSON_CreateObject();
+	cJSON *tool = cJSON_AddObjectToObject(h, "tool");
+	cJSON_AddStringToObject(tool, "name", "nccl-triage");
+	cJSON_AddStringToObject(tool, "version", NT_VERSION);
+	cJSON *dbo = cJSON_AddObjectToObject(h, "db");
+	cJSON_AddStringToObject(dbo, "version", db->version);
+	cJSON_AddNumberToObject(dbo, "signatures", (double)db->nsigs);
+	char *t = cJSON_PrintUnformatted(tool), *d = cJSON_PrintUnformatted(dbo);
+	fprintf(out, "{\"schema_version\":1,\"tool\":%s,\"db\":%s", t, d);
+	free(t);
+	free(d);
+	cJSON_Delete(h);
+}
+
+/* registered in commands.c */
+int cmd_batch(int argc, char **argv);
+
+int cmd_batch(int argc, char **argv)
+{
+	struct common c;
+	struct strvec ops = {0};
+	int pr = parse_common_at(argc, argv, 1, CMD_BATCH, "batch",
+	                         "batch [-j N] [--format text|jsonl|json|html] [--summary-only] [--redact] [-o FILE] [--patterns DIR] PATH...",
+	                         &c, &ops);
+	if (pr) {
+		strvec_free(&ops);
+		free_common(&c);
+		return pr > 0 ? 0 : EXIT_TROUBLE;
+	}
+	int status = EXIT_TROUBLE;
+	struct batch bt;
+	memset(&bt, 0, sizeof bt);
+	struct sigdb db;
+	int db_loaded = 0;
+	FILE *out = NULL;
+	const char *fmts = c.format ? c.format : "text";
+	if (strcmp(fmts, "text") == 0) {
+		bt.fmt = FMT_TEXT;
+	} else if (strcmp(fmts, "jsonl") == 0) {
+		bt.fmt = FMT_JSONL;
+	} else if (strcmp(fmts, "json") == 0) {
+		bt.fmt = FMT_JSON;
+	} else if (strcmp(fmts, "html") == 0) {
+		bt.fmt = FMT_HTML;
+	} else {
+		fprintf(stderr, "nccl-triage batch: unknown format '%s' (text, jsonl, json, html)\n", fmts);
+		goto done;
+	}
+	const char *prog = c.progress ? c.progress : "auto";
+	if (strcmp(prog, "auto") && strcmp(prog, "always") && strcmp(prog, "never")) {
+		fprintf(stderr, "nccl-triage batch: --progress: '%s' is not auto, always or never\n", prog);
+		goto done;
+	}
+	int show_progress = !c.quiet && (strcmp(prog, "always") == 0 || (strcmp(prog, "auto") == 0 && isatty(2)));
+	if (ops.n == 0) {
+		fprintf(stderr, "nccl-triage batch: no input\nhint: nccl-triage batch /var/log/jobs/  (each archive and folder in it is one bundle)\n");
+		goto done;
+	}
+	if (load_db(&db, &c, 0) < 0) {
+		sigdb_free(&db);
+		goto done;
+	}
+	db_loaded = 1;
+	bt.db = &db;
+	bt.lim = c.lim;
+	bt.summary_only = c.summary_only;
+	if (c.redact)
+		bt.red = redactor_new();
+	int bad_lists = 0;
+	expand(&ops, show_progress, &bt.items, &bt.nitems, c.quiet, &bad_lists);
+	if (bad_lists)
+		goto done;
+	if (bt.nitems == 0) {
+		fprintf(stderr, "nccl-triage batch: no bundles found in the operands\n");
+		goto done;
+	}
+	out = open_output(c.output);
+	if (!out)
+		goto done;
+
+	int jobs = c.jobs > 0 ? c.jobs : default_jobs();
+	if ((size_t)jobs > bt.nitems)
+		jobs = (int)bt.nitems;
+	uint64_t total_bytes = 0;
+	for (size_t i = 0; i < bt.nitems; i++)
+		total_bytes += bt.items[i].size;
+	bt.slots = xcalloc(bt.nitems, sizeof *bt.slots);
+	pthread_mutex_init(&bt.mu, NULL);
+	pthread_cond_init(&bt.ready, NULL);
+	pthread_cond_init(&bt.room, NULL);
+	struct worker *ws = xcalloc((size_t)jobs, sizeof *ws);
+	int started = 0;
+	for (int k = 0; k < jobs; k++) {
+		ws[k].bt = &bt;
+		ws[k].sum = summary_new();
+		if (pthread_create(&ws[k].th, NULL, worker_main, &ws[k]) != 0) {
+			summary_free(ws[k].sum);
+			break;
+		}
+		started++;
+	}
+	if (!started) {
+		fprintf(stderr, "nccl-triage batch: cannot start worker threads: %s\n", strerror(errno));
+		free(ws);
+		goto done;
+	}
+	struct progress *pg = show_progress ? progress_new(stderr, bt.nitems, total_bytes) : NULL;
+
+	if (bt.fmt == FMT_JSON) {
+		json_header(out, &db);
+		if (!bt.summary_only)
+			fputs(",\"bundles\":[", out);
+	}
+	cJSON *html_rows = bt.fmt == FMT_HTML ? cJSON_CreateArray() : NULL;
+	/* write finished reports in order */
+	size_t emit = 0;
+	pthread_mutex_lock(&bt.mu);
+	while (emit < bt.nitems) {
+		if (!bt.slots[emit].done) {
+			if (pg) {
+				struct timespec ts;
+				clock_gettime(CLOCK_REALTIME, &ts);
+				ts.tv_nsec += 200000000L;
+				if (ts.tv_nsec >= 1000000000L) {
+					ts.tv_sec++;
+					ts.tv_nsec -= 1000000000L;
+				}
+				pthread_cond_timedwait(&bt.ready, &bt.mu, &ts);
+				size_t fin = bt.finished;
+				uint64_t bd = bt.bytes_done;
+				pthread_mutex_unlock(&bt.mu);
+				progress_update(pg, fin, bd, 0);
+				pthread_mutex_lock(&bt.mu);
+			} else {
+				pthread_cond_wait(&bt.ready, &bt.mu);
+			}
+			continue;
+		}
+		char *s = bt.slots[emit].out;
+		size_t len = bt.slots[emit].len;
+		bt.slots[emit].out = NULL;
+		pthread_mutex_unlock(&bt.mu);
+		if (s) {
+			if (bt.fmt == FMT_JSON) {
+				if (emit)
+					fputc(',', out);
+				fwrite(s, 1, len - 1, out); /* without the newline */
+			} else if (bt.fmt == FMT_HTML) {
+				cJSON *row = cJSON_Parse(s);
+				if (row)
+					cJSON_AddItemToArray(html_rows, row);
+			} else {
+				fwrite(s, 1, len, out);
+			}
+			free(s);
+		}
+		pthread_mutex_lock(&bt.mu);
+		bt.pending -= len;
+		emit++;
+		pthread_cond_broadcast(&bt.room);
+	}
+	pthread_mutex_unlock(&bt.mu);
+	struct summary *sum = summary_new();
+	summary_set_db(sum, db.version, (double)db.nsigs);
+	for (int k = 0; k < started; k++) {
+		pthread_join(ws[k].th, NULL);
+		summary_merge(sum, ws[k].sum);
+		summary_free(ws[k].sum);
+	}
+	free(ws);
+	if (pg) {
+		progress_update(pg, bt.finished, bt.bytes_done, 1);
+		progress_free(pg);
+	}
+
+	cJSON *sj = summary_json(sum);
+	if (bt.fmt == FMT_HTML) {
+		report_html_batch(out, sj, html_rows);
+		cJSON_Delete(html_rows);
+	} else if (bt.fmt == FMT_JSON) {
+		if (!bt.summary_only)
+			fputc(']', out);
+		char *s = cJSON_PrintUnformatted(sj);
+		fprintf(out, ",\"summary\":%s}\n", s);
+		free(s);
+	} else if (bt.fmt == FMT_JSONL) {
+		json_header(out, &db);
+		char *s = cJSON_PrintUnformatted(sj);
+		fprintf(out, ",\"summary\":%s}\n", s);
+		free(s);
+	} else {
+		if (!bt.summary_only)
+			fputc('\n', out);
+		summary_text(out, sum, want_color(&c, out));
+	}
+	cJSON_Delete(sj);
+	status = summary_failed(sum) ? EXIT_FOUND : EXIT_HEALTHY;
+	if (summary_unreadable(sum) == summary_bundles(sum))
+		status = EXIT_TROUBLE;
+	summary_free(sum);
+	pthread_mutex_destroy(&bt.mu);
+	pthread_cond_destroy(&bt.ready);
+	pthread_cond_destroy(&bt.room);
+	status = output_status(close_output(out, c.output), status);
+	out = NULL;
+
+done:
+	if (out && out != stdout)
+		fclose(out);
+	for (size_t i = 0; i < bt.nitems; i++) {
+		free(bt.items[i].path);
+		free(bt.items[i].name);
+		if (bt.slots)
+			free(bt.slots[i].out);
+	}
+	free(bt.items);
+	free(bt.slots);
+	if (db_loaded)
+		sigdb_free(&db);
+	redactor_free(bt.red);
+	free_common(&c);
+	strvec_free(&ops);
+	return status;
+}

@@ -1,0 +1,117 @@
+/* report_github.c - GitHub Actions workflow commands: one annotation per
+ * diagnosis at its earliest evidence line,
+ *   ::error file=logs/rank0.log,line=42,title=Two ranks on one GPU::message
+ * (error -> ::error, warning -> ::warning, info -> ::notice), one ::error for
+ * a bundle whose failure no signature explains, and a ::notice per bundle
+ * without findings.  Values are escaped as the runner expects: in the
+ * message %, CR, LF; in properties also ':' and ','.  Borrows the JSON. */
+#include "report_formats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static const cJSON *jget(const cJSON *o, const char *k)
+{
+	return o ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = jget(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void gh_esc(FILE *f, const char *s, int prop)
+{
+	if (!s)
+		return;
+	for (; *s; s++) {
+		switch (*s) {
+		case '%': fputs("%25", f); break;
+		case '\r': fputs("%0D", f); break;
+		case '\n': fputs("%0A", f); break;
+		case ':': fputs(prop ? "%3A" : ":", f); break;
+		case ',': fputs(prop ? "%2C" : ",", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+static const char *command_of(const char *sev)
+{
+	if (sev && !strcmp(sev, "error"))
+		return "error";
+	if (sev && !strcmp(sev, "warning"))
+		return "warning";
+	return "notice";
+}
+
+/* "::CMD file=F,line=N,title=T::" for evidence e (may be NULL). */
+static void head(FILE *f, const char *cmd, const char *bundle, const cJSON *e, const char *title)
+{
+	fprintf(f, "::%s ", cmd);
+	int any = 0;
+	if (e && jstr(e, "path")) {
+		char *p = report_artifact_path(bundle, jstr(e, "path"));
+		fputs("file=", f);
+		gh_esc(f, p, 1);
+		free(p);
+		any = 1;
+		const cJSON *ln = jget(e, "line");
+		if (cJSON_IsNumber(ln) && ln->valuedouble >= 1)
+			fprintf(f, ",line=%.0f", ln->valuedouble);
+	}
+	if (title) {
+		fputs(any ? ",title=" : "title=", f);
+		gh_esc(f, title, 1);
+	}
+	fputs("::", f);
+}
+
+void report_github(FILE *f, const cJSON *doc)
+{
+	const cJSON *b, *d;
+	cJSON_ArrayForEach(b, jget(doc, "bundles")) {
+		const char *name = jstr(b, "name"), *v = jstr(b, "verdict");
+		int n = 0;
+		cJSON_ArrayForEach(d, jget(b, "diagnoses")) {
+			n++;
+			const cJSON *e0 = cJSON_GetArrayItem(jget(d, "evidence"), 0);
+			char *title = xasprintf("nccl-triage: %s", jstr(d, "title") ? jstr(d, "title") : "");
+			head(f, command_of(jstr(d, "severity")), name, e0, title);
+			free(title);
+			struct buf m;
+			buf_init(&m);
+			if (jstr(d, "echo_of"))
+				buf_printf(&m, "(consequence of %s) ", jstr(d, "echo_of"));
+			buf_printf(&m, "[%s] %s", jstr(d, "category") ? jstr(d, "category") : "",
+			           jstr(d, "explanation") ? jstr(d, "explanation") : "");
+			const cJSON *x;
+			int i = 0;
+			cJSON_ArrayForEach(x, jget(d, "fix"))
+				if (cJSON_IsString(x))
+					buf_printf(&m, "%sFix: %s", i++ ? "\n" : "\n\n", x->valuestring);
+			if (e0 && jstr(e0, "text"))
+				buf_printf(&m, "\n\nEvidence: %s", jstr(e0, "text"));
+			gh_esc(f, m.data, 0);
+			buf_free(&m);
+			fputc('\n', f);
+		}
+		if (v && !strcmp(v, "unknown_failure")) {
+			const cJSON *u0 = cJSON_GetArrayItem(jget(b, "unexplained"), 0);
+			head(f, "error", name, u0, "nccl-triage: the job failed and no known cause matched");
+			gh_esc(f, u0 ? jstr(u0, "text") : "failure evidence found", 0);
+			fputc('\n', f);
+			n++;
+		}
+		if (!n) {
+			fputs("::notice title=nccl-triage::", f);
+			gh_esc(f, name, 0);
+			fputs(": ", f);
+			gh_esc(f, v && !strcmp(v, "healthy") ? "healthy (no failure evidence found)" : "nothing recognisable to analyse", 0);
+			fputc('\n', f);
+		}
+	}
+}

@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""Load HTML reports in headless Chromium and check them like a person would
+see them: the page renders (visible text, its sections, non-blank pixels),
+the console stays clean, and the browser makes no network request at all.
+Talks the DevTools protocol over --remote-debugging-pipe (stdlib only).
+Writes a full-page PNG screenshot and a PDF print of each page into OUTDIR.
+
+usage: browser_check.py CHROMIUM OUTDIR PAGE.html[:must-contain,...] ...
+Prints one "ok"/"FAIL" line per page and ends with "N passed, N failed".
+Exit status 0 when all pass."""
+import base64
+import json
+import os
+import select
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+
+class Browser:
+    def __init__(self, exe):
+        self.r_ours, self.w_theirs = os.pipe()   # browser writes fd 4 -> we read
+        self.r_theirs, self.w_ours = os.pipe()   # we write -> browser reads fd 3
+        self.profile = tempfile.mkdtemp(prefix="nt-chrome-")
+        args = [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
+                "--user-data-dir=" + self.profile, "--no-first-run", "--no-default-browser-check",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-extensions", "--disable-dev-shm-usage", "--hide-scrollbars", "about:blank"]
+
+        def child():
+            # move both ends out of the way first: either may already be 3 or 4
+            r = os.dup(self.r_theirs)
+            w = os.dup(self.w_theirs)
+            os.dup2(r, 3)
+            os.dup2(w, 4)
+            os.set_inheritable(3, True)
+            os.set_inheritable(4, True)
+
+        # fds 3 and 4 must survive the close-fds step that runs after preexec_fn
+        self.proc = subprocess.Popen(args, pass_fds=(3, 4), preexec_fn=child,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # the child uses fds 3/4 (dup2 of these); pass_fds keeps the originals open there too
+        os.close(self.r_theirs)
+        os.close(self.w_theirs)
+        self.buf = b""
+        self.next_id = 0
+        self.events = []
+
+    def send(self, method, params=None, session=None):
+        self.next_id += 1
+        msg = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = session
+        os.write(self.w_ours, json.dumps(msg).encode() + b"\0")
+        return self.next_id
+
+    def _read(self, timeout):
+        r, _, _ = select.select([self.r_ours], [], [], timeout)
+        if not r:
+            return None
+        chunk = os.read(self.r_ours, 1 << 20)
+        if not chunk:
+            raise RuntimeError("browser closed the pipe")
+        self.buf += chunk
+        return True
+
+    def _messages(self):
+        while b"\0" in self.buf:
+            raw, self.buf = self.buf.split(b"\0", 1)
+            yield json.loads(raw)
+
+    def call(self, method, params=None, session=None, timeout=30):
+        mid = self.send(method, params, session)
+        end = time.time() + timeout
+        while time.time() < end:
+            for m in self._messages():
+                if m.get("id") == mid:
+                    if "error" in m:
+                        raise RuntimeError("%s: %s" % (method, m["error"]))
+                    return m.get("result", {})
+                self.events.append(m)
+            self._read(0.2)
+        raise RuntimeError("timeout waiting for " + method)
+
+    def wait_event(self, name, timeout=30):
+        end = time.time() + timeout
+        while time.time() < end:
+            for i, e in enumerate(self.events):
+                if e.get("method") == name:
+                    return self.events.pop(i)
+            for m in self._messages():
+                self.events.append(m)
+            self._read(0.2)
+        raise RuntimeError("timeout waiting for " + name)
+
+    def pump(self, seconds):
+        end = time.time() + seconds
+        while time.time() < end:
+            for m in self._messages():
+                self.events.append(m)
+            self._read(0.1)
+
+    def close(self):
+        try:
+            self.send("Browser.close")
+            self.proc.wait(timeout=10)
+        except Exception:
+            self.proc.kill()
+            self.proc.wait()
+        subprocess.run(["rm", "-rf", self.profile])
+
+
+def png_nonblank(png):
+    """Fraction of pixels (sampled rows) that are not near-white: decodes the
+    PNG's IDAT stream (8-bit RGB/RGBA, the filters undone)."""
+    pos, idat, w, h, ctype = 8, b"", 0, 0, 6
+    while pos < len(png):
+        n, typ = struct.unpack(">I4s", png[pos:pos + 8])
+        data = png[pos + 8:pos + 8 + n]
+        if typ == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", data[:10])
+        elif typ == b"IDAT":
+            idat += data
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    bpp = 4 if ctype == 6 else 3
+    stride = w * bpp
+    prev = bytearray(stride)
+    dark = total = 0
+    off = 0
+    for y in range(h):
+        f = raw[off]
+        line = bytearray(raw[off + 1:off + 1 + stride])
+        off += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        prev = line
+        if y % 8 == 0:
+            for x in range(0, w, 4):
+                px = line[x * bpp:x * bpp + 3]
+                total += 1
+                if min(px) < 235:
+                    dark += 1
+    return dark / max(total, 1), w, h
+
+
+def check_page(br, path, must, outdir):
+    url = "file://" + os.path.abspath(path)
+    t = br.call("Target.createTarget", {"url": "about:blank"})
+    sid = br.call("Target.attachToTarget", {"targetId": t["targetId"], "flatten": True})["sessionId"]
+    for dom in ("Page", "Runtime", "Log", "Network"):
+        br.call(dom + ".enable", session=sid)
+    br.call("Emulation.setDeviceMetricsOverride",
+            {"width": 1200, "height": 900, "deviceScaleFactor": 1, "mobile": False}, session=sid)
+    br.events.clear()
+    br.call("Page.navigate", {"url": url}, session=sid)
+    br.wait_event("Page.loadEventFired")
+    br.pump(0.5)
+    problems = []
+    for e in br.events:
+        m, p = e.get("method"), e.get("params", {})
+        if m == "Network.requestWillBeSent":
+            u = p.get("request", {}).get("url", "")
+            if u != url and not u.startswith("data:"):
+                problems.append("network request: " + u)
+        elif m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "warning", "assert"):
+            problems.append("console %s: %s" % (p.get("type"), [a.get("value") for a in p.get("args", [])]))
+        elif m == "Runtime.exceptionThrown":
+            problems.append("exception: " + json.dumps(p.get("exceptionDetails", {}))[:300])
+        elif m == "Log.entryAdded" and p.get("entry", {}).get("level") in ("error", "warning"):
+            problems.append("log %s: %s" % (p["entry"]["level"], p["entry"].get("text")))
+    ev = br.call("Runtime.evaluate", {"returnByValue": True, "expression":
+                 "JSON.stringify({text: document.body ? document.body.innerText : '',"
+                 " svgs: document.querySelectorAll('svg').length,"
+                 " scripts: document.scripts.length,"
+                 " h: document.documentElement.scrollHeight,"
+                 " title: document.title})"}, session=sid)
+    info = json.loads(ev["result"]["value"])
+    if len(info["text"].strip()) < 200:
+        problems.append("blank page: %d characters of text" % len(info["text"].strip()))
+    if info["scripts"]:
+        problems.append("%d script elements" % info["scripts"])
+    for word in must:
+        if word and word not in info["text"]:
+            problems.append("missing text: %r" % word)
+    height = min(max(info["h"], 900), 12000)
+    br.call("Emulation.setDeviceMetricsOverride",
+            {"width": 1200, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=sid)
+    shot = br.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session=sid)
+    png = base64.b64decode(shot["data"])
+    base = os.path.join(outdir, os.path.splitext(os.path.basename(path))[0])
+    with open(base + ".png", "wb") as f:
+        f.write(png)
+    if os.environ.get("NT_SHOT_TILES"):
+        # viewport-sized pieces, for a person to read at full size
+        for k in range(0, (height + 999) // 1000):
+            tile = br.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
+                           "clip": {"x": 0, "y": k * 1000, "width": 1200,
+                                    "height": min(1000, height - k * 1000), "scale": 1}}, session=sid)
+            with open("%s-%d.png" % (base, k), "wb") as f:
+                f.write(base64.b64decode(tile["data"]))
+    frac, w, h = png_nonblank(png)
+    if frac < 0.01:
+        problems.append("screenshot is blank (%.3f%% non-white)" % (frac * 100))
+    pdf = br.call("Page.printToPDF", {"printBackground": True, "preferCSSPageSize": False}, session=sid, timeout=60)
+    data = base64.b64decode(pdf["data"])
+    with open(base + ".pdf", "wb") as f:
+        f.write(data)
+    if not data.startswith(b"%PDF") or len(data) < 2000:
+        problems.append("print to PDF failed")
+    br.pump(0.3)
+    for e in br.events:
+        if e.get("method") == "Network.requestWillBeSent":
+            u = e["params"].get("request", {}).get("url", "")
+            if u != url and not u.startswith("data:") and ("network request: " + u) not in problems:
+                problems.append("network request: " + u)
+    br.call("Target.closeTarget", {"targetId": t["targetId"]})
+    return problems, info, (w, h, frac)
+
+
+def main():
+    exe, outdir, pages = sys.argv[1], sys.argv[2], sys.argv[3:]
+    os.makedirs(outdir, exist_ok=True)
+    br = Browser(exe)
+    npass = nfail = 0
+    try:
+        br.call("Target.setDiscoverTargets", {"discover": False})
+        for spec in pages:
+            path, _, must = spec.partition(":")
+            try:
+                problems, info, (w, h, frac) = check_page(br, path, must.split(",") if must else [], outdir)
+            except Exception as ex:  # a broken page must not stop the others
+                problems, info, w, h, frac = ["check failed: %s" % ex], {"text": "", "svgs": 0}, 0, 0, 0
+            if problems:
+                nfail += 1
+                print("FAIL %s" % path)
+                for p in problems:
+                    print("     " + p)
+            else:
+                npass += 1
+                print("ok   %s (%d chars, %d svg, %dx%d screenshot, %.0f%% ink)" %
+                      (path, len(info["text"]), info["svgs"], w, h, frac * 100))
+    finally:
+        br.close()
+    print("%d passed, %d failed" % (npass, nfail))
+    return 1 if nfail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,256 @@
+#!/bin/sh
+# tests/reports/run.sh BINARY - the report formats end to end, on the real
+# captures in fixtures/captures/:
+#   html     self-contained page: no script, no external reference, CSP, log
+#            text escaped (a hostile file name and the real "<0>" of NCCL lines)
+#   facts    topology grid, memory chart and OOM arithmetic from real files
+#            (tests/reports/facts_from_captures.py, when the parsers have not
+#            produced them), and the batch page
+#   junit    xmllint against Jenkins' junit-10.xsd + GitLab/Jenkins shape
+#   sarif    the OASIS SARIF 2.1.0 schema (python3 jsonschema)
+#   github   workflow-command syntax, one annotation per diagnosis
+#   redact   every format with --redact: no host, address, user, UUID, bus id
+#            or serial of the inputs survives; the diagnosis is unchanged
+#   browser  headless Chromium loads each page: not blank, no console error,
+#            no network request; screenshots land in $NT_BUILD/report-shots/
+#            (skipped with a message when chromium is not installed:
+#            tests/reports/deps.sh installs it)
+# Ends with "N passed, N failed[, N skipped]".
+BIN=${1:-./nccl-triage}
+B=${NT_BUILD:-build}
+HERE=tests/reports
+CAP=fixtures/captures/h200-2gpu
+SC=$CAP/scenarios
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+skip=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { # check DESCRIPTION COMMAND...
+	d=$1; shift
+	if "$@" >"$T/out" 2>&1; then ok; else bad "$d"; sed 's/^/    /' "$T/out" | tail -n 20; fi
+}
+# sub-checks that print their own "N passed, N failed"
+sub() {
+	d=$1; shift
+	"$@" >"$T/sub" 2>&1
+	rc=$?
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$T/sub" | tail -n 1)
+	p=$(echo "$line" | sed 's/ passed.*//'); f=$(echo "$line" | sed 's/.*passed, //; s/ failed.*//')
+	[ -n "$p" ] || { p=0; f=1; }
+	[ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	pass=$((pass + p)); fail=$((fail + f))
+	if [ "$f" -ne 0 ]; then echo "FAIL: $d"; grep -v '^[0-9]* passed' "$T/sub" | sed 's/^/    /' | tail -n 30; fi
+}
+
+PY=
+for p in python3 /usr/bin/python3; do
+	if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import jsonschema' 2>/dev/null; then PY=$p; break; fi
+done
+[ -n "$PY" ] || PY=python3
+
+# the database: the built-in one when it is there, else the core's test db
+if [ -d patterns ] && "$BIN" check-db >/dev/null 2>&1; then DB=""; else DB="--no-builtin -p tests/db-min"; fi
+
+# the render driver, built against this build's library (sanitizers too)
+CCX=${CC:-cc}
+XF=
+case "$B" in *asan*) CCX=clang; XF="-fsanitize=address,undefined -fno-omit-frame-pointer" ;; esac
+if ! $CCX -std=c11 -D_GNU_SOURCE $XF -Ianalyzer $(pkg-config --cflags libpcre2-8 libcjson zlib) -o "$T/render" \
+	$HERE/render.c "$B/libnccltriage.a" $(pkg-config --libs libpcre2-8 libcjson zlib) -lpthread -ldl -lm 2>"$T/cc"; then
+	bad "cannot build tests/reports/render.c"; cat "$T/cc"
+	echo "$pass passed, $fail failed"; exit 1
+fi
+R="$T/render"
+
+mkdir -p "$T/o"
+an() { # an FORMAT OUT OPERANDS... ; exit 0 or 1 is fine
+	f=$1; o=$2; shift 2
+	# shellcheck disable=SC2086
+	"$BIN" analyze -q $DB --format "$f" -o "$o" "$@"
+	[ $? -le 1 ]
+}
+
+# ---- every format over every scenario ----
+SCEN="duplicate_gpu bad_socket_ifname oom_unshard collective_timeout ok ok_p2p_ib_disabled debug_file_ok"
+MORE=""
+for m in rdzv_bad_master_addr sigkill_coll_plain shm_small cuda_illegal_address nproc_gt_visible; do
+	[ -d fixtures/captures/h200-2gpu-more/$m ] && MORE="$MORE fixtures/captures/h200-2gpu-more/$m"
+done
+ALL=""
+for s in $SCEN; do ALL="$ALL $SC/$s"; done
+ALL="$ALL $MORE"
+for s in $SCEN; do
+	for f in json html junit sarif github text md; do
+		check "analyze --format $f $s" an $f "$T/o/$s.$f" "$SC/$s"
+	done
+done
+# shellcheck disable=SC2086
+check "analyze --format json (all bundles)" an json "$T/o/all.json" $ALL
+for f in html junit sarif github; do
+	# shellcheck disable=SC2086
+	check "analyze --format $f (all bundles)" an $f "$T/o/all.$f" $ALL
+done
+check "unknown format is refused" sh -c "! \"$BIN\" analyze -q $DB --format pdf $SC/ok 2>/dev/null"
+
+# ---- HTML: self-contained, escaped ----
+for h in "$T"/o/*.html; do
+	n=$(basename "$h")
+	check "$n: doctype, charset, CSP" sh -c "grep -q '^<!DOCTYPE html>' '$h' && grep -q '<meta charset=\"utf-8\">' '$h' && grep -q \"default-src 'none'\" '$h'"
+	check "$n: no script, no external resource" sh -c "! grep -Eiq '<script|<link|<iframe|<img|<object|<embed|@import|url\\(|src=\"(https?:)?//' '$h'"
+	check "$n: verdict shown first" sh -c "grep -q 'class=\"hero' '$h'"
+done
+# a real NCCL line with '<' and '>' ("eth0:192.0.2.2<0>") as evidence of a diagnosis
+check "html: evidence fixture with a real '<0>' line" sh -c "$PY - '$T/o/duplicate_gpu.json' '$SC/oom_unshard/run.log' '$T/lt.json' <<'PYEOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for n, line in enumerate(open(sys.argv[2]), 1):
+    if 'Bootstrap: Using eth0:' in line and '<0>' in line:
+        break
+doc['bundles'][0]['diagnoses'][0]['evidence'].append({'path': 'run.log', 'line': n, 'text': line.rstrip(), 'signature': 'fixture'})
+json.dump(doc, open(sys.argv[3], 'w'))
+PYEOF
+'$R' html '$T/lt.json' > '$T/o/lt.html'"
+check "html: '<' of log text is escaped (NCCL's <0>)" sh -c "grep -q 'eth0:192.0.2.2&lt;0&gt;' '$T/o/lt.html' && ! grep -q '192.0.2.2<0>' '$T/o/lt.html'"
+check "html: rank timeline drawn (svg) with a lane per rank" sh -c "grep -q 'aria-label=\"rank timeline\"' '$T/o/duplicate_gpu.html' && [ \$(grep -o '>rank [0-9]*</text>' '$T/o/duplicate_gpu.html' | wc -l) -ge 2 ]"
+check "html: diagnosis evidence with file:line" sh -c "grep -q 'run.log:42' '$T/o/duplicate_gpu.html'"
+check "html: healthy verdict says so" sh -c "grep -q 'No problem found' '$T/o/ok.html'"
+# a hostile file name: markup in a document path must stay text
+mkdir -p "$T/hostile"
+cp "$SC/duplicate_gpu/run.log" "$T/hostile/run<img src=x onerror=alert(1)>.log"
+check "hostile file name analysed" an html "$T/o/hostile.html" "$T/hostile"
+check "hostile file name escaped" sh -c "! grep -q '<img src=x' '$T/o/hostile.html' && grep -q 'run&lt;img src=x onerror=alert(1)&gt;.log' '$T/o/hostile.html'"
+
+# ---- facts sections from real files ----
+check "facts fixture (oom_unshard + topo-m.txt + memtrace.csv)" sh -c "$PY $HERE/facts_from_captures.py '$T/o/oom_unshard.json' --topo $CAP/sys/topo-m.txt --memtrace $SC/oom_unshard/memtrace.csv > '$T/oom-facts.json'"
+check "render html from facts" sh -c "'$R' html '$T/oom-facts.json' > '$T/o/oom-facts.html'"
+check "html: topology grid with NV18 and a P2P group outline" sh -c "grep -q 'GPU topology' '$T/o/oom-facts.html' && grep -q 'class=\"l-NV\"[^>]*>NV18' '$T/o/oom-facts.html' && grep -q 'border-top:3px' '$T/o/oom-facts.html'"
+check "html: memory chart with capacity line and failure mark" sh -c "grep -q 'aria-label=\"GPU memory over time\"' '$T/o/oom-facts.html' && grep -q 'capacity 140.40 GiB' '$T/o/oom-facts.html' && grep -Eq '>(failure|failed: memory released)</text>' '$T/o/oom-facts.html'"
+if grep -q '"oom_events"' "$T/oom-facts.json"; then
+	check "html: OOM arithmetic (4.00 GiB asked, 545 MiB free)" sh -c "grep -q 'out-of-memory arithmetic' '$T/o/oom-facts.html' && grep -q '<b>4.00 GiB</b>' '$T/o/oom-facts.html' && grep -q '<b>545 MiB</b>' '$T/o/oom-facts.html'"
+fi
+# a many-GPU matrix without direct links, when the topology fixtures are there
+for m in fixtures/sys/public/topo-m-5gpu-spaces-sys-phb-node.txt; do
+	[ -f "$m" ] || continue
+	check "facts fixture ($m)" sh -c "$PY $HERE/facts_from_captures.py '$T/o/duplicate_gpu.json' --topo $m > '$T/topo5.json' && '$R' html '$T/topo5.json' > '$T/o/topo5.html'"
+	check "html: 5-GPU grid with SYS/PHB/NODE cells" sh -c "grep -q '>SYS</td>' '$T/o/topo5.html' && grep -q '>NODE</td>' '$T/o/topo5.html' && grep -q '>PHB</td>' '$T/o/topo5.html'"
+done
+# batch page: from `batch --format json` (summary + bundles) when the command is there
+if "$BIN" batch --help >/dev/null 2>&1; then
+	# shellcheck disable=SC2086
+	"$BIN" batch -q $DB --format json -o "$T/batch.json" $SC 2>/dev/null
+	check "batch html (from batch --format json)" sh -c "$PY -c 'import json,sys; d=json.load(open(sys.argv[1])); json.dump(d[\"summary\"], open(sys.argv[2], \"w\"))' '$T/batch.json' '$T/summary.json' && '$R' batch '$T/summary.json' '$T/batch.json' > '$T/o/batch.html'"
+	check "batch html: top fingerprints" sh -c "grep -q 'Top fingerprints' '$T/o/batch.html'"
+else
+	check "batch html" sh -c "$PY -c 'import json,sys; d=json.load(open(sys.argv[1])); json.dump({\"bundles\": len(d[\"bundles\"])}, open(sys.argv[2], \"w\"))' '$T/o/all.json' '$T/summary.json' && '$R' batch '$T/summary.json' '$T/o/all.json' > '$T/o/batch.html'"
+fi
+check "batch html: categories chart and bundle table" sh -c "grep -q 'aria-label=\"failure categories\"' '$T/o/batch.html' && [ \$(grep -c '<tr><td class=\"mono\">' '$T/o/batch.html') -ge 7 ]"
+
+# ---- CI formats against their consumers ----
+for s in $SCEN all; do
+	check "junit $s: junit-10.xsd" xmllint --noout --schema tests/schemas/junit-10.xsd "$T/o/$s.junit"
+	sub "junit $s: GitLab/Jenkins shape" $PY $HERE/ci_check.py junit "$T/o/$s.junit" "$T/o/$( [ $s = all ] && echo all || echo $s).json"
+	sub "sarif $s: SARIF 2.1.0 schema" $PY $HERE/ci_check.py sarif "$T/o/$s.sarif" tests/schemas/sarif-schema-2.1.0.json "$T/o/$s.json"
+	sub "github $s: workflow commands" $PY $HERE/ci_check.py github "$T/o/$s.github" "$T/o/$s.json"
+done
+check "github: file and line of the first evidence" sh -c "grep -q '^::error file=$SC/duplicate_gpu/run.log,line=42,' '$T/o/duplicate_gpu.github'"
+check "sarif: region.startLine of the evidence" sh -c "grep -q '\"startLine\":[[:space:]]*42' '$T/o/duplicate_gpu.sarif'"
+
+# ---- redaction ----
+RB="$T/redact-bundle"
+mkdir -p "$RB/ranks" "$RB/sys"
+cp "$SC/duplicate_gpu/run.log" "$RB/duplicate_gpu.log"
+cp "$SC/oom_unshard/run.log" "$RB/oom.log"
+cp "$SC"/debug_file_ok/ranks/* "$RB/ranks/"
+cp "$CAP/sys/nvidia-smi-L.txt" "$CAP/sys/nvidia-smi-q.txt" "$CAP/sys/topo-m.txt" "$CAP/sys/nvidia-smi.txt" "$RB/sys/"
+# real logs with their host, address and script path substituted (formats unchanged):
+# a cluster node name, a private IPv4, an IPv6 link-local address with its zone, a home directory
+sed -e 's/^vm:/dgx-a100-042:/; s/\] vm:/] dgx-a100-042:/; s/192\.0\.2\.2/10.23.41.7/g; s#/srv/job/#/home/jsmith/llm/#g' \
+	"$SC/bad_socket_ifname/run.log" > "$RB/node042.log"
+sed -e 's/^vm:/gpu-07:/; s/\] vm:/] gpu-07:/; s/eth0:192\.0\.2\.2</eth0:fe80::a00:27ff:fe4e:66a1%eth0</g; s#/srv/job/#/home/jsmith/llm/#g' \
+	"$SC/collective_timeout/run.log" > "$RB/node07.log"
+for f in json html junit sarif github text md; do
+	check "analyze --redact --format $f" an $f "$T/o/red.$f" --redact "$RB"
+done
+check "analyze --format json (not redacted)" an json "$T/o/plain.json" "$RB"
+sub "redact: no original token in any format" $PY $HERE/redact_check.py scan "$RB" "$T"/o/red.*
+sub "redact: diagnosis unchanged" $PY $HERE/redact_check.py same "$T/o/plain.json" "$T/o/red.json"
+check "redact: the plain report does show the tokens (the scan is not vacuous)" sh -c "! $PY $HERE/redact_check.py scan '$RB' '$T/o/plain.json' >/dev/null"
+check "redact: stable pseudonyms (host-1, same in json and html)" sh -c "grep -q 'host-1' '$T/o/red.json' && grep -q 'host-1' '$T/o/red.html' && grep -q 'ranks/nccl.host-[0-9]*.301[45].log' '$T/o/red.json'"
+check "redact: the report says it is redacted" sh -c "grep -q '\"redacted\":[[:space:]]*true' '$T/o/red.json' && grep -q 'replaced by pseudonyms' '$T/o/red.html'"
+# facts too: GPU UUIDs, serials and bus ids from the real nvidia-smi -q, through redact_json
+check "redact (facts): fixture with gpus from nvidia-smi -q" sh -c "$PY $HERE/facts_from_captures.py '$T/o/plain.json' --gpus $CAP/sys/nvidia-smi-q.txt --topo $CAP/sys/topo-m.txt > '$T/pf.json' && '$R' redact '$T/pf.json' > '$T/o/rf.json'"
+for f in html junit sarif github; do
+	check "redact (facts): render $f" sh -c "'$R' $f '$T/o/rf.json' > '$T/o/rf.$f'"
+done
+sub "redact (facts): no UUID, serial or bus id survives" $PY $HERE/redact_check.py scan "$RB" "$T"/o/rf.*
+check "redact (facts): the unredacted facts do hold them" sh -c "grep -q 'GPU-0cbaf63b-5102-0ac0-54f4-22b3052a0958' '$T/pf.json' && grep -Eq '(0000)?0000:00:06.0' '$T/pf.json'"
+check "redact (facts): bus id of gpus[0] = NCCL's busId 60 of rank 0" sh -c "$PY -c 'import json,sys; d=json.load(open(sys.argv[1]))[\"bundles\"][0]; g=d[\"facts\"][\"gpus\"][0][\"bus_id\"]; assert g.startswith(\"busid-\"), g; assert any(r.get(\"bus_id\")==g for r in d[\"ranks\"]), (g, [r.get(\"bus_id\") for r in d[\"ranks\"]])' '$T/o/rf.json'"
+# the scanner on single strings (formats from NCCL and PyTorch output)
+"$R" redact-string \
+	"vm:1425:1425 [0] NCCL INFO Bootstrap: Using eth0:192.0.2.2<0>" \
+	"vm:1425:1425 [0] NCCL INFO RAS client listening socket at 127.0.0.1<28028>" \
+	"[rank0]:[E1130 14:19:17.712615150 ProcessGroupNCCL.cpp:689] [Rank 0] c10d::ProcessGroupNCCL" \
+	"NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:fe80::a00:27ff:fe4e:66a1%eth0<0>" \
+	"ncclCommInitRankConfig comm 0x166a4a50 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 60 commId 0x601dba4392a88ba6 - Init START" \
+	"GPU 0: NVIDIA H200 (UUID: GPU-0cbaf63b-5102-0ac0-54f4-22b3052a0958)" \
+	"Bus Id : 00000000:00:06.0" \
+	"File \"/home/jsmith/llm/train.py\", line 37, in <module>" \
+	"nvidia-cublas-cu12==12.4.5.8" \
+	"[W socket.cpp:663] [c10d] The client socket has failed to connect to [node-17.cluster.local]:29500" > "$T/rs" 2>&1
+exp() { sed -n "${1}p" "$T/rs" | grep -qF -- "$2"; }
+check "redact-string: host and IPv4" exp 1 "host-1:1425:1425 [0] NCCL INFO Bootstrap: Using eth0:ip-1<0>"
+check "redact-string: loopback kept" exp 2 "127.0.0.1<28028>"
+check "redact-string: times and c10d:: untouched" exp 3 "[rank0]:[E1130 14:19:17.712615150 ProcessGroupNCCL.cpp:689] [Rank 0] c10d::ProcessGroupNCCL"
+check "redact-string: IPv6 with zone" exp 4 "OOB eth0:ip6-1<0>"
+check "redact-string: NCCL short bus id = the PCI bus id" sh -c "b=\$(sed -n 5p '$T/rs' | grep -o 'busid-[0-9]*'); [ -n \"\$b\" ] && sed -n 7p '$T/rs' | grep -q \"Bus Id : \$b\$\""
+check "redact-string: GPU UUID" exp 6 "(UUID: gpu-uuid-1)"
+check "redact-string: user in a path" exp 8 "/home/user-1/llm/train.py"
+check "redact-string: a version is not an address" exp 9 "nvidia-cublas-cu12==12.4.5.8"
+check "redact-string: FQDN in [host]:port" exp 10 "connect to [host-2]:29500"
+
+# ---- browser ----
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROME" ]; then
+	echo "SKIP: browser test: chromium is not installed (sh tests/reports/deps.sh installs it)"
+	skip=$((skip + 1))
+else
+	SHOTS="$B/report-shots"
+	rm -rf "$SHOTS"
+	mkdir -p "$SHOTS"
+	cp "$T"/o/duplicate_gpu.html "$T"/o/ok.html "$T"/o/oom-facts.html "$T"/o/hostile.html "$T"/o/batch.html "$T"/o/all.html "$SHOTS/"
+	cp "$T/o/red.html" "$SHOTS/redacted.html"
+	[ -f "$T/o/topo5.html" ] && cp "$T/o/topo5.html" "$SHOTS/"
+	pages="$SHOTS/duplicate_gpu.html:Failure,Rank timeline,What the logs show
+$SHOTS/ok.html:Healthy
+$SHOTS/oom-facts.html:GPU topology,GPU memory,out-of-memory arithmetic
+$SHOTS/hostile.html:run<img src=x onerror=alert(1)>.log
+$SHOTS/batch.html:Failure categories,Bundles
+$SHOTS/all.html:Rank timeline
+$SHOTS/redacted.html:host-1"
+	[ -f "$SHOTS/topo5.html" ] && pages="$pages
+$SHOTS/topo5.html:GPU topology"
+	echo "$pages" > "$T/pages"
+	# shellcheck disable=SC2046
+	(IFS='
+'; sub "browser: pages render offline, clean console" timeout 300 $PY $HERE/browser_check.py "$CHROME" "$SHOTS" $(cat "$T/pages"); echo "$pass $fail" > "$T/pf")
+	read -r pass fail < "$T/pf"
+	# the checker must catch what it is there to catch
+	cat > "$T/bad.html" <<'EOF'
+<!DOCTYPE html><html><head><meta charset="utf-8"><title>control</title></head>
+<body><p>This control page must fail the browser check: it loads an image from the network and logs an error.</p>
+<p>padding text so that the blank-page rule does not decide it ........................................................................................................................................................................</p>
+<img src="http://192.0.2.1/x.png"><script>console.error("control")</script></body></html>
+EOF
+	check "browser: a page with a network request and a console error is caught" sh -c "! timeout 120 $PY $HERE/browser_check.py '$CHROME' '$T/shots-bad' '$T/bad.html' >/dev/null 2>&1"
+	echo "screenshots and PDFs: $SHOTS/"
+fi
+
+if [ $skip -gt 0 ]; then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ "$fail" -eq 0 ]

@@ -1,0 +1,342 @@
+/* Tests of the rank timelines (ranks.c), the rank rules (rules_ranks.c),
+ * cascade linking (cascade.c), the rank table and next steps.  Log lines
+ * are real NCCL 2.28.9 / torch 2.11 output from fixtures/captures; the
+ * bundle-level expectations are in fixtures/ranks/expected.tsv.  The
+ * database is tests/db-min plus patterns/ranks.json (only the diagnoses
+ * this module owns, so that other families cannot change the ranking). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bundle.h"
+#include "correlate.h"
+#include "logline.h"
+#include "nextsteps.h"
+#include "ranks.h"
+#include "ranktable.h"
+#include "sigdb.h"
+#include "testlib.h"
+
+static struct sigdb db;
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct buf b;
+	buf_init(&b);
+	char tmp[4096];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+		buf_add(&b, tmp, n);
+	fclose(f);
+	return buf_steal(&b);
+}
+
+static struct bundle *run_text(const char *name, const char *text)
+{
+	struct bundle *b = bundle_new("t", &db, NULL);
+	bundle_add_memory(b, name, text, strlen(text));
+	bundle_finish(b);
+	return b;
+}
+
+static const struct diagnosis *diag(const struct bundle *b, const char *id)
+{
+	for (size_t i = 0; i < b->ndiags; i++)
+		if (strcmp(b->diags[i].def->id, id) == 0)
+			return &b->diags[i];
+	return NULL;
+}
+
+static void feed(struct ranks *r, const char *path, const char *text)
+{
+	uint64_t no = 0;
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		size_t n = nl ? (size_t)(nl - text) : strlen(text);
+		struct logline ll;
+		logline_parse(text, n, &ll);
+		ranks_note(r, &ll, path, ++no, 0);
+		text += n + (nl ? 1 : 0);
+	}
+}
+
+static void test_timestamps(void)
+{
+	double a = ranks_parse_ts("2026-11-30 14:16:25", 19);
+	double b = ranks_parse_ts("[E1130 14:16:25.500000000 ProcessGroupNCCL.cpp:689] x", 52);
+	double c = ranks_parse_ts("W1130 14:16:26.028000 1183 torch/distributed/run.py:851]", 56);
+	double d = ranks_parse_ts("2026-11-30_14:16:25", 19);
+	CHECK(a > 0);
+	CHECK(b - a > 0.49 && b - a < 0.51);
+	CHECK(c > b);
+	CHECK(d == a);
+	CHECK(ranks_parse_ts("vm:1224:1224 [0] NCCL INFO x", 27) < 0);
+	CHECK(ranks_parse_ts("2026-13-30 14:16:25", 19) < 0);
+	CHECK(ranks_parse_ts("", 0) < 0);
+}
+
+/* NCCL lines joined with Init lines and torchrun's block (duplicate_gpu, bad_socket_ifname). */
+static void test_timelines(void)
+{
+	struct ranks *r = ranks_new();
+	feed(r, "run.log",
+	     "[rank1]  using cuda:0 of 2, torch 2.11.0+cu130 cuda 13.0 nccl (2, 28, 9)\n"
+	     "vm:1224:1224 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n"
+	     "vm:1225:1225 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n"
+	     "vm:1225:1225 [0] NCCL INFO ncclCommInitRankConfig comm 0x31d13d50 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 60 commId 0xfd044cd5d55e6dab - Init START\n"
+	     "vm:1224:1224 [0] NCCL INFO ncclCommInitRankConfig comm 0x1a64a540 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 60 commId 0xfd044cd5d55e6dab - Init START\n"
+	     "\n"
+	     "[2026-11-30 14:16:25] vm:1224:1224 [0] init.cc:904 NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 60\n"
+	     "\n"
+	     "[2026-11-30 14:16:25] vm:1225:1225 [0] init.cc:904 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 60\n"
+	     "W1130 14:16:25.913000 1183 torch/distributed/elastic/multiprocessing/api.py:1012] Sending process 1224 closing signal SIGTERM\n"
+	     "E1130 14:16:26.028000 1183 torch/distributed/elastic/multiprocessing/api.py:986] failed (exitcode: 1) local_rank: 1 (pid: 1225) of binary: /opt/torch/.venv/bin/python\n"
+	     "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+	     "============================================================\n"
+	     "/srv/job/train.py FAILED\n"
+	     "------------------------------------------------------------\n"
+	     "Failures:\n"
+	     "[1]:\n"
+	     "  time      : 2026-11-30_14:16:26\n"
+	     "  host      : localhost\n"
+	     "  rank      : 0 (local_rank: 0)\n"
+	     "  exitcode  : 1 (pid: 1224)\n"
+	     "  error_file: <N/A>\n"
+	     "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+	     "------------------------------------------------------------\n"
+	     "Root Cause (first observed failure):\n"
+	     "[0]:\n"
+	     "  time      : 2026-11-30_14:16:25\n"
+	     "  host      : localhost\n"
+	     "  rank      : 1 (local_rank: 1)\n"
+	     "  exitcode  : 1 (pid: 1225)\n"
+	     "  error_file: <N/A>\n"
+	     "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+	     "============================================================\n");
+	ranks_finish(r);
+	CHECK_INT(r->n, 2);
+	CHECK_INT(r->ncomms, 1);
+	CHECK_STR(r->comms[0].id, "0xfd044cd5d55e6dab");
+	CHECK_INT(r->comms[0].nranks, 2);
+	CHECK_INT(ranks_lookup(r, "vm", 1224), 0);
+	CHECK_INT(ranks_lookup(r, "vm", 1225), 1);
+	const struct rank_proc *p0 = ranks_by_rank(r, 0), *p1 = ranks_by_rank(r, 1);
+	CHECK(p0 && p1);
+	if (p0 && p1) {
+		CHECK_INT(p0->has_exit, 1);
+		CHECK_INT(p0->exitcode, 1);
+		CHECK_INT(p0->sigterm_sent, 1);
+		CHECK_INT(p1->root_cause, 1);
+		CHECK_INT(p1->local_rank, 1);
+		CHECK_STR(p1->launcher_host, "localhost");
+		CHECK_STR(rank_proc_milestone(p0), "init_start");
+		CHECK_STR(p0->nccl_version, "2.28.9");
+		CHECK_STR(p0->bus_id, "60");
+		CHECK(p0->first_error.text && strstr(p0->first_error.text, "Duplicate GPU detected : rank 0"));
+		CHECK(p0->first_failure); /* same second: the earlier line wins */
+		CHECK(!p1->first_failure);
+		/* the torch-only "[rank1]" line merged into the NCCL process of rank 1 */
+		CHECK(p1->last.text != NULL);
+	}
+	ranks_free(r);
+}
+
+/* Communicators kept apart; sub-communicator without commId. */
+static void test_comms(void)
+{
+	struct ranks *r = ranks_new();
+	feed(r, "run.log",
+	     "vm:3146:3146 [1] NCCL INFO ncclCommInitRankConfig comm 0x2bf31e50 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 70 commId 0x19811819b8bd787 - Init COMPLETE\n"
+	     "vm:3145:3145 [0] NCCL INFO ncclCommInitRankConfig comm 0x3a94d2f0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 60 commId 0x19811819b8bd787 - Init COMPLETE\n"
+	     "vm:3145:3145 [0] NCCL INFO ncclCommSplit comm 0x43c9d3a0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 60 parent 0x3a94d2f0 splitCount 1 color 2130503744 key 0 - Init COMPLETE\n"
+	     "vm:3145:3145 [0] NCCL INFO comm 0x43c9d3a0 rank 0 nRanks 2 cudaDev 0 busId 60 - Abort START\n");
+	ranks_finish(r);
+	CHECK_INT(r->ncomms, 2);
+	CHECK_STR(r->comms[0].id, "0x19811819b8bd787");
+	CHECK_STR(r->comms[1].id, "nranks=2");
+	CHECK_INT(r->comms[1].n, 1);
+	CHECK_INT(r->comms[1].m[0].aborted, 1);
+	CHECK_INT(r->comms[0].m[0].aborted, 0);
+	const struct rank_proc *p0 = ranks_by_rank(r, 0);
+	CHECK(p0 && p0->saw_abort && p0->cuda_dev == 0);
+	ranks_free(r);
+}
+
+/* Per-process NCCL_DEBUG_FILE documents: unprefixed lines belong to the process. */
+static void test_debug_file(void)
+{
+	struct ranks *r = ranks_new();
+	feed(r, "nccl.vm.3014.log",
+	     "vm:3014:3014 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n"
+	     "vm:3014:3014 [0] NCCL INFO ncclCommInitRankConfig comm 0x3303f810 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 60 commId 0x3634fdbb33b62536 - Init START\n"
+	     "Traceback (most recent call last):\n");
+	feed(r, "nccl.vm.3015.log",
+	     "vm:3015:3015 [1] NCCL INFO NCCL version 2.28.9+cuda13.0\n");
+	ranks_finish(r);
+	const struct rank_proc *p0 = ranks_by_rank(r, 0);
+	CHECK(p0 != NULL);
+	if (p0) {
+		CHECK_STR(p0->debug_file, "nccl.vm.3014.log");
+		CHECK_STR(p0->first_error.text, "Traceback (most recent call last):");
+		CHECK_INT(p0->first_error.line, 3);
+	}
+	ranks_free(r);
+}
+
+/* Watchdog SeqNum per process group (torch_async_eh_off_timeout, subgroup_fail). */
+static void test_watchdog(void)
+{
+	struct ranks *r = ranks_new();
+	feed(r, "run.log",
+	     "[rank1]:[E1130 15:05:44.408572066 ProcessGroupNCCL.cpp:689] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, Timeout(ms)=20000) ran for 20026 milliseconds before timing out.\n"
+	     "[rank1]:[E1130 15:05:44.408728133 ProcessGroupNCCL.cpp:2303] [PG ID 1 PG GUID 1(tp) Rank 1]  failure detected by watchdog at work sequence id: 2 PG status: last enqueued work: 2, last completed work: 1\n"
+	     "[rank1]:[E1130 15:05:48.459271514 ProcessGroupNCCL.cpp:1914] [PG ID 0 PG GUID 0(default_pg) Rank 1] Received a dump signal due to a collective timeout from  rank 0 and we will try our best to dump the debug info. Last enqueued NCCL work: 1, last completed NCCL work: 1.\n");
+	ranks_finish(r);
+	const struct rank_proc *p1 = ranks_by_rank(r, 1);
+	CHECK(p1 != NULL);
+	if (p1) {
+		CHECK_INT(p1->wd_seq, 2);
+		CHECK_STR(p1->wd_op, "ALLREDUCE");
+		CHECK_INT(p1->wd_numel, 1048576);
+		CHECK_INT(p1->wd_pg, 1);
+		CHECK_STR(p1->wd_pg_name, "1(tp)");
+		CHECK_INT(p1->npgs, 2);
+		CHECK_INT(p1->dump_observer, 1);
+		CHECK_INT(p1->last_enqueued, 2);
+		CHECK_STR(rank_proc_milestone(p1), "collective");
+	}
+	ranks_free(r);
+}
+
+static int ranks_match(const struct diagnosis *d, const char *want)
+{
+	char got[256] = "";
+	size_t o = 0;
+	for (size_t i = 0; i < d->nranks && o + 16 < sizeof got; i++)
+		o += (size_t)snprintf(got + o, sizeof got - o, "%s%d", i ? "," : "", d->ranks[i]);
+	if (strcmp(got, want) != 0) {
+		fprintf(stderr, "  ranks of %s: want %s, got %s\n", d->def->id, want, got);
+		return 0;
+	}
+	return 1;
+}
+
+/* fixtures/ranks/expected.tsv over the real captures. */
+static void test_captures(void)
+{
+	char *tsv = slurp("fixtures/ranks/expected.tsv");
+	CHECK(tsv != NULL);
+	if (!tsv)
+		return;
+	int cases = 0;
+	for (char *line = strtok(tsv, "\n"); line; line = strtok(NULL, "\n")) {
+		if (line[0] == '#')
+			continue;
+		char *f[4] = {0};
+		char *save = NULL, *p = line;
+		for (int i = 0; i < 4; i++, p = NULL)
+			f[i] = strtok_r(p, "\t", &save);
+		if (!f[3])
+			continue;
+		cases++;
+		struct bundle *b = bundle_new(f[0], &db, NULL);
+		bundle_add_path(b, f[0]);
+		bundle_finish(b);
+		const struct diagnosis *top = NULL;
+		for (size_t i = 0; i < b->ndiags && !top; i++)
+			if (b->diags[i].def->severity == SEV_ERROR && b->diags[i].role == ROLE_ROOT)
+				top = &b->diags[i];
+		if (strcmp(f[1], "-") == 0) {
+			int ours = 0;
+			for (size_t i = 0; i < b->ndiags; i++)
+				ours += strncmp(b->diags[i].def->id, "ranks.", 6) == 0;
+			if (ours)
+				fprintf(stderr, "  %s: healthy capture got %s\n", f[0], b->diags[0].def->id);
+			CHECK_INT(ours, 0);
+		} else {
+			if (!top || strcmp(top->def->id, f[1]) != 0)
+				fprintf(stderr, "  %s: top %s\n", f[0], top ? top->def->id : "(none)");
+			CHECK(top && strcmp(top->def->id, f[1]) == 0);
+			CHECK(top && b->diags[0].def == top->def);
+			CHECK(top && ranks_match(top, f[2]));
+		}
+		if (strcmp(f[3], "-") != 0) {
+			char *save2 = NULL;
+			for (char *e = strtok_r(f[3], ",", &save2); e; e = strtok_r(NULL, ",", &save2)) {
+				char *eq = strchr(e, '=');
+				if (!eq)
+					continue;
+				*eq = 0;
+				const struct diagnosis *d = diag(b, e);
+				int ok = d && d->role == ROLE_CASCADE && d->echo_of && strcmp(d->echo_of, eq + 1) == 0;
+				if (!ok)
+					fprintf(stderr, "  %s: %s should be an echo of %s (got %s)\n", f[0], e, eq + 1,
+					        d ? (d->echo_of ? d->echo_of : "no echo") : "absent");
+				CHECK(ok);
+			}
+		}
+		bundle_free(b);
+	}
+	CHECK(cases >= 15);
+	free(tsv);
+}
+
+/* Never reached NCCL; next steps ask for NCCL_DEBUG; the rank table. */
+static void test_reports(void)
+{
+	struct bundle *b = run_text("run.log",
+		"W1130 15:05:19.113000 2766 torch/distributed/run.py:851] *****************************************\n"
+		"torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29635, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use\n");
+	CHECK(diag(b, "ranks.never_reached_nccl") != NULL);
+	cJSON *ns = next_steps_json(b);
+	const cJSON *s0 = cJSON_GetArrayItem(ns, 0);
+	CHECK(cJSON_IsString(s0) && strstr(s0->valuestring, "NCCL_DEBUG=INFO") &&
+	      strstr(s0->valuestring, "NCCL_DEBUG_FILE="));
+	cJSON_Delete(ns);
+	bundle_free(b);
+
+	b = bundle_new("t", &db, NULL);
+	bundle_add_path(b, "fixtures/captures/h200-2gpu-more/sigkill_init");
+	bundle_finish(b);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	rank_table_text(f, b, 0);
+	rank_table_md(f, b);
+	next_steps_text(f, b, 0);
+	fclose(f);
+	CHECK(buf && strstr(buf, "host:pid"));
+	CHECK(buf && strstr(buf, "-9 SIGKILL"));
+	CHECK(buf && strstr(buf, "| 1\\* |"));
+	CHECK(buf && strstr(buf, "dmesg"));
+	free(buf);
+	bundle_free(b);
+}
+
+int main(void)
+{
+	struct msgs m = {0};
+	sigdb_init(&db);
+	CHECK_INT(sigdb_load_dir(&db, "tests/db-min", &m), 0);
+	char *rj = slurp("patterns/ranks.json");
+	CHECK(rj != NULL);
+	if (rj)
+		CHECK_INT(sigdb_load_text(&db, "patterns/ranks.json", rj, strlen(rj), &m), 0);
+	free(rj);
+	CHECK_INT(sigdb_finalize(&db, &m), 0);
+	for (size_t i = 0; i < m.list.n; i++)
+		fprintf(stderr, "%s\n", m.list.v[i]);
+	msgs_free(&m);
+
+	test_timestamps();
+	test_timelines();
+	test_comms();
+	test_debug_file();
+	test_watchdog();
+	test_captures();
+	test_reports();
+	sigdb_free(&db);
+	TEST_MAIN_END();
+}
