@@ -97,6 +97,18 @@ build-asan-tests: $(UNIT_BIN) $(FUZZ_BIN) $(TOOL_BIN)
 $(B)/nccl-triage-asan: $(B)/obj/main.o $(LIB)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(LDFLAGS)
 
+# libFuzzer: every tests/fuzz/fuzz_*.c for FUZZ_SECONDS each (corpus in
+# tests/fuzz/corpus/NAME, findings in tests/fuzz/crashes/); FUZZ_JOBS=2 runs two
+# at a time; FUZZ_TARGETS="tar gzip" picks some.  See docs/hardening.md.
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
+FUZZ_TARGETS ?=
+fuzz:
+	@$(MAKE) --no-print-directory B=build-fuzz CC=clang \
+	  CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	  build-fuzz/libnccltriage.a
+	FUZZ_JOBS=$(FUZZ_JOBS) CC=clang sh tests/fuzz/run-fuzz.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 check-db: nccl-triage
 	./nccl-triage check-db patterns
 

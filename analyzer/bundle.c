@@ -102,14 +102,19 @@ static void add_unique_string(cJSON *facts, const char *key, const char *val)
 		arr = cJSON_AddArrayToObject(facts, key);
 	const cJSON *it;
 	cJSON_ArrayForEach(it, arr) if (cJSON_IsString(it) && strcmp(it->valuestring, val) == 0) return;
-	/* keep sorted for deterministic output */
-	int idx = 0;
-	cJSON_ArrayForEach(it, arr) {
-		if (cJSON_IsString(it) && strcmp(it->valuestring, val) > 0)
-			break;
-		idx++;
+	/* keep sorted for deterministic output: append, then move the string
+	 * down into place.  (cJSON_InsertItemInArray is not used: cJSON 1.7.15
+	 * as patched in Debian 12 refuses an insert in the middle after an
+	 * insert at 0, and the item leaked.) */
+	cJSON *item = cJSON_CreateString(val);
+	cJSON_AddItemToArray(arr, item);
+	while (item->prev && item->prev != item && item != arr->child && cJSON_IsString(item->prev) &&
+	       strcmp(item->prev->valuestring, item->valuestring) > 0) {
+		char *t = item->prev->valuestring;
+		item->prev->valuestring = item->valuestring;
+		item->valuestring = t;
+		item = item->prev;
 	}
-	cJSON_InsertItemInArray(arr, idx, cJSON_CreateString(val));
 }
 
 static void fact_source(cJSON *o, const char *path, uint64_t line)
@@ -386,6 +391,17 @@ static void feed_lines(struct bundle *b, struct docstate *ds, const char *p, siz
 {
 	size_t maxl = b->lim.max_line;
 	while (n > 0) {
+		if (ds->partial.len == 0 && !ds->partial_cut && *p == 0) {
+			/* NULs at the start of a line are a hole (copytruncate
+			 * rotation, a crash with preallocated blocks): skipped, so
+			 * the line written after the hole is not cut by --max-line */
+			while (n > 0 && *p == 0) {
+				p++;
+				n--;
+			}
+			if (n == 0)
+				break;
+		}
 		const char *nl = memchr(p, '\n', n);
 		size_t len = nl ? (size_t)(nl - p) : n;
 		if (ds->partial.len == 0 && nl && len <= maxl) {
@@ -538,6 +554,7 @@ int bundle_add_path(struct bundle *b, const char *path)
 	int rc = input_walk_path(path, &b->lim, &s, &m, &b->stats);
 	for (size_t i = 0; i < m.list.n; i++)
 		msgs_add(&b->warnings, "%s", m.list.v[i]);
+	b->warnings.dropped += m.dropped; /* counted in the report's "N more warnings" */
 	msgs_free(&m);
 	return rc;
 }
@@ -549,6 +566,7 @@ int bundle_add_memory(struct bundle *b, const char *name, const void *data, size
 	int rc = input_walk_memory(name, data, len, &b->lim, &s, &m, &b->stats);
 	for (size_t i = 0; i < m.list.n; i++)
 		msgs_add(&b->warnings, "%s", m.list.v[i]);
+	b->warnings.dropped += m.dropped; /* counted in the report's "N more warnings" */
 	msgs_free(&m);
 	return rc;
 }

@@ -32,7 +32,7 @@ const struct cli_opt CLI_OPTS[] = {
 	{"max-members", 0, "N", READ, OPT_MAX_MEMBERS, "tar members per archive (default 100000)"},
 	{"max-nesting", 0, "N", READ, OPT_MAX_NESTING, "archives inside archives (default 4)"},
 	{"max-depth", 0, "N", READ, OPT_MAX_DEPTH, "folder depth (default 32)"},
-	{"max-entries", 0, "N", READ, OPT_MAX_ENTRIES, "folder entries per bundle (default 100000)"},
+	{"max-entries", 0, "N", READ, OPT_MAX_ENTRIES, "folder entries, and documents, per bundle (default 100000)"},
 	{"max-line", 0, "SIZE", READ, OPT_MAX_LINE, "bytes of one line that are analysed (default 64K)"},
 	{"max-lines", 0, "N", READ, OPT_MAX_LINES, "lines analysed per document (default 100000000)"},
 	{"match-limit", 0, "N", READ | CMD_CHECKDB, OPT_MATCH_LIMIT, "PCRE2 match limit per line and signature (default 1000000)"},

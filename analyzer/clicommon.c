@@ -224,20 +224,36 @@ FILE *open_output(const char *path)
 	return f;
 }
 
-/* Flush and close; reports a write error (ENOSPC, EPIPE...) once. */
+/* ---- output errors: ENOSPC, EPIPE (docs/hardening.md, "Faults") ----
+ * SIGPIPE is ignored (main), so a reader that goes away (`| head -1`) shows
+ * up as EPIPE on a write: not an error of the analysis.  The program stops
+ * writing quietly and exits OUTPUT_EXIT_PIPE, 141, the status a shell shows
+ * for a filter killed by SIGPIPE.  Any other write error (ENOSPC on
+ * -o /dev/full, EIO) gets one message and exit status 2. */
 int close_output(FILE *f, const char *path)
 {
+	int saved = errno; /* a failed write inside stdio left its errno here */
 	int bad = ferror(f);
+	errno = 0;
 	if (fflush(f) != 0)
 		bad = 1;
 	int e = errno;
-	if (f != stdout && fclose(f) != 0)
+	if (f != stdout && fclose(f) != 0) {
+		if (!e)
+			e = errno;
 		bad = 1;
-	if (bad) {
-		if (e != EPIPE)
-			fprintf(stderr, "nccl-triage: error writing '%s': %s\n", path ? path : "standard output",
-			        strerror(e ? e : EIO));
-		return -1;
 	}
-	return 0;
+	if (!bad)
+		return 0;
+	if (!e)
+		e = saved == EPIPE || saved == ENOSPC || saved == EIO || saved == EDQUOT || saved == EFBIG ? saved : EIO;
+	if (e == EPIPE)
+		return -2;
+	fprintf(stderr, "nccl-triage: error writing '%s': %s\n", path ? path : "standard output", strerror(e));
+	return -1;
+}
+
+int output_status(int rc, int status)
+{
+	return rc == -2 ? OUTPUT_EXIT_PIPE : rc < 0 ? 2 : status;
 }

@@ -42,7 +42,12 @@ int load_db(struct sigdb *db, const struct common *c, int for_check);
 int want_color(const struct common *c, FILE *out);
 /* Open the output; "-" or NULL is stdout.  NULL on error (printed). */
 FILE *open_output(const char *path);
-/* Flush and close; reports a write error (ENOSPC, EPIPE...) once; -1 then. */
+/* Flush and close.  0; -1 on a write error (ENOSPC...: one message
+ * printed); -2 when the reader closed the pipe (EPIPE: nothing printed). */
 int close_output(FILE *f, const char *path);
+/* The exit status after close_output returned rc: OUTPUT_EXIT_PIPE (141,
+ * as for a filter killed by SIGPIPE) on -2, 2 on -1, else status. */
+#define OUTPUT_EXIT_PIPE 141
+int output_status(int rc, int status);
 
 #endif

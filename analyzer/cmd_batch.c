@@ -661,8 +661,7 @@ int cmd_batch(int argc, char **argv)
 	pthread_mutex_destroy(&bt.mu);
 	pthread_cond_destroy(&bt.ready);
 	pthread_cond_destroy(&bt.room);
-	if (close_output(out, c.output) < 0)
-		status = EXIT_TROUBLE;
+	status = output_status(close_output(out, c.output), status);
 	out = NULL;
 
 done:

@@ -241,8 +241,7 @@ int cmd_merge(int argc, char **argv)
 	if (errors || summary_bundles(total) == 0)
 		status = EXIT_TROUBLE;
 	summary_free(total);
-	if (close_output(out, c.output) < 0)
-		status = EXIT_TROUBLE;
+	status = output_status(close_output(out, c.output), status);
 	strvec_free(&ops);
 	free_common(&c);
 	return status;

@@ -78,10 +78,24 @@ enum doc_kind detect_kind(const char *h, size_t n, int complete)
 		return DOC_EMPTY;
 	/* text or binary: count bytes that never occur in text and bytes that
 	 * are not valid UTF-8 (Latin-1 logs have a few; random data mostly) */
-	size_t bad = 0, look = n < 65536 ? n : 65536;
+	size_t bad = 0, look = n < 65536 ? n : 65536, nulruns = 0;
 	const unsigned char *u = (const unsigned char *)h;
 	for (size_t i = 0; i < look;) {
 		unsigned c = u[i];
+		if (c == 0) {
+			/* A run of NULs (the hole a copytruncate rotation leaves at
+			 * the start of a log, a preallocated file) is neither text
+			 * nor binary; isolated NULs (UTF-16, binary data) are bad. */
+			size_t r = 1;
+			while (i + r < look && u[i + r] == 0)
+				r++;
+			if (r >= 16)
+				nulruns += r;
+			else
+				bad += r;
+			i += r;
+			continue;
+		}
 		if (c < 0x80) {
 			if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b && c != '\f') || c == 0x7f)
 				bad++;
@@ -99,7 +113,7 @@ enum doc_kind detect_kind(const char *h, size_t n, int complete)
 			i += k;
 		}
 	}
-	if (bad * 10 > look)
+	if (bad * 10 > look - nulruns)
 		return DOC_BINARY;
 
 	if (has(h, n, " NCCL INFO ") || has(h, n, " NCCL WARN ") || has(h, n, " NCCL WARN\n") ||

@@ -149,6 +149,17 @@ static ssize_t fd_read(struct stream *s, void *buf, size_t n)
 	struct fd_stream *f = (struct fd_stream *)s;
 	for (;;) {
 		ssize_t r = read(f->fd, buf, n);
+		if (r == 0 && f->expect > 0) {
+			/* a regular file that ends before the size it had when it
+			 * was opened was cut while being read (log rotation with
+			 * copytruncate, an upload still being replaced) */
+			off_t pos = lseek(f->fd, 0, SEEK_CUR);
+			if (pos >= 0 && (uint64_t)pos < f->expect)
+				in_msg(s->w, "%s: the file shrank while being read: it had %llu bytes when "
+				       "opened, the end came after %llu", f->disp,
+				       (unsigned long long)f->expect, (unsigned long long)pos);
+			f->expect = 0;
+		}
 		if (r >= 0) {
 			s->w->st->bytes_in += (uint64_t)r;
 			return r;
@@ -190,9 +201,12 @@ void fd_stream_init(struct fd_stream *f, struct walker *w, int fd, const char *d
 	f->s.read = fd_read;
 	f->fd = fd;
 	f->disp = disp;
+	f->expect = 0;
 	struct stat sb;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0)
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0) {
 		f->s.skip = fd_skip;
+		f->expect = sb.st_size > 0 ? (uint64_t)sb.st_size : 0;
+	}
 }
 
 /* ---- memory stream ----------------------------------------------------------- */
@@ -233,7 +247,24 @@ static void deliver(struct walker *w, struct stream *s, const char *leaf, const 
 {
 	const struct limits *lim = w->lim;
 	struct input_stats *st = w->st;
-	char *name = str_sanitize(leaf, strlen(leaf));
+	/* Each document costs a record in the bundle: a tar of empty members
+	 * nested in tars would otherwise cost ~100 bytes of memory per 0.5
+	 * byte of compressed input. */
+	if (st->documents >= lim->max_entries) {
+		in_msg(w, "%s: more than %zu documents in the bundle (--max-entries), the rest of the "
+		       "input is skipped", disp, lim->max_entries);
+		w->stop = 1;
+		return;
+	}
+	/* Names are only names: one longer than IN_NAME_MAX (a 1 MiB pax
+	 * path) is kept as its first bytes and "..." */
+	size_t ll = strlen(leaf);
+	char *name = str_sanitize(leaf, ll > IN_NAME_MAX ? IN_NAME_MAX : ll);
+	if (ll > IN_NAME_MAX) {
+		char *t = xasprintf("%s...", name);
+		free(name);
+		name = t;
+	}
 	w->sink->begin(w->sink->ctx, name);
 	st->documents++;
 	uint64_t got = 0;

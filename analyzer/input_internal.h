@@ -18,6 +18,7 @@
 #define IN_BUFSZ (256u * 1024u) /* read(2), inflate input and document chunks */
 #define IN_SNIFF 512u           /* bytes inspected to recognise the content */
 #define IN_RATIO_AFTER (16ull << 20) /* the ratio check starts after this much output */
+#define IN_NAME_MAX 4096u            /* bytes of a document name that are kept */
 
 struct walker;
 
@@ -62,6 +63,7 @@ struct fd_stream {
 	int fd;
 	const char *disp;
 	int seekable;
+	uint64_t expect; /* size of a regular file when opened; 0 once checked */
 };
 void fd_stream_init(struct fd_stream *f, struct walker *w, int fd, const char *disp);
 

@@ -357,6 +357,51 @@ static int resync(struct tar *t, unsigned char *h, uint64_t bad_off)
 	}
 }
 
+/* After the end-of-archive marker (two zero blocks): zero padding is the
+ * normal end.  Another archive appended (cat a.tar b.tar) is read on, like
+ * tar --ignore-zeros; anything else is reported with its offset and
+ * skipped up to the next valid header, if any.  Returns 1 with that header
+ * in h, 0 at the end. */
+static int after_end(struct tar *t, unsigned char *h)
+{
+	uint64_t junk = 0, junk_off = 0;
+	for (;;) {
+		int err;
+		uint64_t at = t->off;
+		size_t n = st_read_full(t->s, h, 512, &err);
+		t->off += n;
+		if (err || n == 0)
+			break;
+		size_t k = 0;
+		while (k < n && h[k] == 0)
+			k++;
+		if (k == n) {
+			if (n < 512)
+				break;
+			continue;
+		}
+		if (n == 512 && in_tar_header_valid(h)) {
+			if (junk)
+				in_msg(t->w, "%s: byte %llu: %llu bytes of data after the end-of-archive "
+				       "marker skipped up to a tar header at byte %llu", t->disp,
+				       (unsigned long long)junk_off, (unsigned long long)junk,
+				       (unsigned long long)at);
+			return 1;
+		}
+		size_t last = n;
+		while (last > k && h[last - 1] == 0)
+			last--;
+		if (!junk)
+			junk_off = at + k;
+		junk = at + last - junk_off; /* first to last non-zero byte */
+	}
+	if (junk)
+		in_msg(t->w, "%s: byte %llu: %llu bytes of data after the end-of-archive marker ignored",
+		       t->disp, (unsigned long long)junk_off, (unsigned long long)junk);
+	t->ended = 1;
+	return 0;
+}
+
 void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const char *disp, int nest)
 {
 	struct tar t;
@@ -382,8 +427,11 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 			int r = read_block(&t, h);
 			if (r <= 0)
 				break;
-			if (is_zero_block(h))
-				break; /* end of archive */
+			if (is_zero_block(h)) {
+				/* end of archive; what follows must be padding */
+				if (!after_end(&t, h))
+					break;
+			}
 			have = 1;
 			continue;
 		}

@@ -157,8 +157,7 @@ static int run_analyze(struct common *c, struct strvec *ops)
 				free(mem);
 			}
 		}
-		if (close_output(out, c->output) < 0)
-			status = EXIT_TROUBLE;
+		status = output_status(close_output(out, c->output), status);
 	}
 	for (size_t i = 0; i < ops->n; i++)
 		bundle_free(bundles[i]);
@@ -212,8 +211,7 @@ static int run_list(struct common *c, struct strvec *ops)
 		for (size_t p = 0; RULE_PROVIDERS[p]; p++)
 			for (size_t i = 0; i < RULE_PROVIDERS[p]->nrules; i++)
 				fprintf(out, "%-40s %s\n", RULE_PROVIDERS[p]->rules[i].id, RULE_PROVIDERS[p]->rules[i].summary);
-		close_output(out, c->output);
-		return 0;
+		return output_status(close_output(out, c->output), 0);
 	}
 	struct sigdb db;
 	if (load_db(&db, c, 0) < 0) {
@@ -272,8 +270,7 @@ static int run_list(struct common *c, struct strvec *ops)
 		fprintf(stderr, "nccl-triage list: unknown format '%s' (text, md, json)\n", fmt);
 		status = EXIT_TROUBLE;
 	}
-	if (close_output(out, c->output) < 0)
-		status = EXIT_TROUBLE;
+	status = output_status(close_output(out, c->output), status);
 	sigdb_free(&db);
 	return status;
 }
@@ -381,7 +378,7 @@ static int run_builtin(const struct builtin *bi, int argc, char **argv)
 	return status;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -406,4 +403,28 @@ int main(int argc, char **argv)
 			return c->run(argc - 1, argv + 1);
 	fprintf(stderr, "nccl-triage: unknown command '%s'\nhint: nccl-triage --help\n", cmd);
 	return EXIT_TROUBLE;
+}
+
+int main(int argc, char **argv)
+{
+	/* A closed pipe is EPIPE on a write (close_output), not a silent kill. */
+	signal(SIGPIPE, SIG_IGN);
+	int status = run_command(argc, argv);
+	/* What a command printed to stdout with printf (explain, version,
+	 * check-db): flush it now and report a failure instead of losing it
+	 * at exit.  Output already closed by close_output flushes to nothing. */
+	errno = 0;
+	int bad = ferror(stdout);
+	if (fflush(stdout) != 0)
+		bad = 1;
+	if (bad && status != OUTPUT_EXIT_PIPE && status != EXIT_TROUBLE) {
+		int e = errno ? errno : EIO;
+		if (e == EPIPE) {
+			status = OUTPUT_EXIT_PIPE;
+		} else {
+			fprintf(stderr, "nccl-triage: error writing 'standard output': %s\n", strerror(e));
+			status = EXIT_TROUBLE;
+		}
+	}
+	return status;
 }

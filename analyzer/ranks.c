@@ -580,6 +580,10 @@ static void blk_flush(struct ranks *r, struct rank_doc *d)
 	d->have_entry = 0;
 	if (d->cur.rank < 0 && d->cur.pid < 0) {
 		ex_free(&d->cur);
+		memset(&d->cur, 0, sizeof d->cur); /* doc_free frees d->cur again */
+		d->cur.rank = d->cur.local_rank = -1;
+		d->cur.pid = -1;
+		d->cur.where.ts = -1;
 		return;
 	}
 	struct launcher_exit *e = ex_add(r);

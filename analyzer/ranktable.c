@@ -38,13 +38,21 @@ static char *col_rank(const struct rank_proc *p)
 static char *col_host(const struct rank_proc *p)
 {
 	const char *h = p->host ? p->host : p->launcher_host ? p->launcher_host : "?";
-	return p->pid >= 0 ? xasprintf("%s:%ld", h, p->pid) : xstrdup(h);
+	/* host names come raw from log prefixes: no control bytes on a terminal */
+	char *hs = str_sanitize(h, strlen(h));
+	char *s = p->pid >= 0 ? xasprintf("%s:%ld", hs, p->pid) : xstrdup(hs);
+	free(hs);
+	return s;
 }
 
 static char *col_gpu(const struct rank_proc *p)
 {
-	if (p->cuda_dev >= 0 && p->bus_id)
-		return xasprintf("%d (%s)", p->cuda_dev, p->bus_id);
+	if (p->cuda_dev >= 0 && p->bus_id) {
+		char *b = str_sanitize(p->bus_id, strlen(p->bus_id));
+		char *s = xasprintf("%d (%s)", p->cuda_dev, b);
+		free(b);
+		return s;
+	}
 	if (p->cuda_dev >= 0)
 		return xasprintf("%d", p->cuda_dev);
 	return xstrdup("-");

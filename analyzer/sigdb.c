@@ -745,6 +745,10 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 	int fails = 0;
 	*ok = 0;
 	pcre2_match_data *md = pcre2_match_data_create(db->max_capture_groups + 1, NULL);
+	/* the limits analyze uses: a catastrophic regex fails here quickly too */
+	pcre2_match_context *mc = pcre2_match_context_create(NULL);
+	pcre2_set_match_limit(mc, db->match_limit);
+	pcre2_set_depth_limit(mc, db->depth_limit);
 	for (size_t i = 0; i < db->nsigs; i++) {
 		const struct signature *s = &db->sigs[i];
 		const cJSON *samples = cJSON_GetObjectItemCaseSensitive(s->json, "samples");
@@ -765,8 +769,13 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 			logline_parse(line, strlen(line), &ll);
 			int rc = -1;
 			if (sig_accepts_level(s->on, ll.level))
-				rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, NULL);
-			if (rc < 0) {
+				rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
+			if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
+			    rc == PCRE2_ERROR_JIT_STACKLIMIT) {
+				msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" exceeded the regex match limit (catastrophic backtracking?)",
+				         s->file, s->index, k, s->id);
+				fails++;
+			} else if (rc < 0) {
 				msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" does not match%s", s->file,
 				         s->index, k, s->id,
 				         sig_accepts_level(s->on, ll.level) ? "" : " (line level not accepted by \"on\")");
@@ -821,9 +830,14 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 			logline_parse(it->valuestring, strlen(it->valuestring), &ll);
 			int rc = -1;
 			if (sig_accepts_level(s->on, ll.level))
-				rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, NULL);
+				rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
 			if (rc >= 0) {
 				msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: \"%s\" matches but must not",
+				         s->file, s->index, k, s->id);
+				fails++;
+			} else if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+			           rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
+				msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: \"%s\" exceeded the regex match limit (catastrophic backtracking?)",
 				         s->file, s->index, k, s->id);
 				fails++;
 			} else {
@@ -833,5 +847,6 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 		}
 	}
 	pcre2_match_data_free(md);
+	pcre2_match_context_free(mc);
 	return fails;
 }

@@ -221,10 +221,24 @@ cJSON *sys_gpu(cJSON *facts, int index, int create)
 	g = cJSON_CreateObject();
 	cJSON_AddNumberToObject(g, "index", index);
 	/* keep the array sorted by index */
-	if (pos >= (size_t)cJSON_GetArraySize(gpus))
+	cJSON *at = gpus->child;
+	for (size_t i = 0; at && i < pos; i++)
+		at = at->next;
+	if (!at) {
 		cJSON_AddItemToArray(gpus, g);
-	else
-		cJSON_InsertItemInArray(gpus, (int)pos, g);
+	} else {
+		/* linked in by hand: Debian 12's cJSON 1.7.15 refuses
+		 * cJSON_InsertItemInArray in the middle after an insert at 0
+		 * (the GPU was lost and leaked).  cJSON keeps child->prev at the
+		 * tail and tail->next NULL. */
+		g->next = at;
+		g->prev = at->prev;
+		if (at == gpus->child)
+			gpus->child = g;
+		else
+			g->prev->next = g;
+		at->prev = g;
+	}
 	return g;
 }
 

@@ -195,6 +195,15 @@ void msgs_add(struct msgs *m, const char *fmt, ...)
 	for (char *p = s; *p; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
+	/* bounded: a message quoting a 1 MiB archive member name keeps its
+	 * first MSG_LEN_MAX bytes (cut on a UTF-8 boundary) */
+	size_t len = strlen(s);
+	if (len > MSG_LEN_MAX) {
+		size_t cut = MSG_LEN_MAX - 3;
+		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			cut--;
+		memcpy(s + cut, "...", 4);
+	}
 	strvec_push_owned(&m->list, s);
 }
 
@@ -289,6 +298,14 @@ char *str_sanitize(const char *s, size_t n)
 		if (l == 0) {
 			buf_adds(&b, "\xef\xbf\xbd");
 			i++;
+		} else if ((l == 2 && c == 0xc2 && p[i + 1] < 0xa0) ||
+		           (l == 3 && c == 0xe2 && ((p[i + 1] == 0x80 && p[i + 2] >= 0xaa && p[i + 2] <= 0xae) ||
+		                                    (p[i + 1] == 0x81 && p[i + 2] >= 0xa6 && p[i + 2] <= 0xa9)))) {
+			/* C1 controls (U+0080..U+009F: U+009B is CSI on some
+			 * terminals) and bidirectional overrides/isolates
+			 * (U+202A..U+202E, U+2066..U+2069) that reorder what is shown */
+			buf_addc(&b, '?');
+			i += l;
 		} else {
 			buf_add(&b, p + i, l);
 			i += l;

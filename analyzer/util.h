@@ -59,6 +59,7 @@ struct msgs {
 	size_t dropped; /* messages beyond MSGS_MAX, counted but not kept */
 };
 #define MSGS_MAX 1000
+#define MSG_LEN_MAX 4096 /* bytes kept of one message */
 void msgs_add(struct msgs *m, const char *fmt, ...) NT_PRINTF(2, 3);
 void msgs_free(struct msgs *m);
 
@@ -72,9 +73,10 @@ const char *mem_find(const void *hay, size_t n, const char *lit, size_t len, siz
 const char *mem_find_rare(const void *hay, size_t n, const char *lit, size_t len);
 int str_starts(const char *s, const char *prefix);
 int str_ends(const char *s, const char *suffix);
-/* Copy of s[0..n) with control bytes other than tab replaced by '?' and
- * invalid UTF-8 sequences replaced by U+FFFD, so it is safe in JSON and on a
- * terminal.  Caller frees. */
+/* Copy of s[0..n) with control bytes other than tab, C1 controls
+ * (U+0080..U+009F) and bidi overrides (U+202A..U+202E, U+2066..U+2069)
+ * replaced by '?' and invalid UTF-8 sequences replaced by U+FFFD, so it is
+ * safe in JSON and on a terminal.  Caller frees. */
 char *str_sanitize(const char *s, size_t n);
 /* Human size: "12.3 MiB". Writes into out (at least 32 bytes). */
 const char *fmt_size(uint64_t bytes, char *out, size_t outsz);

@@ -1,0 +1,124 @@
+/* fuzz_analyze.c - the whole analyze on an in-memory bundle: input layer,
+ * detection, line splitting, matching, system reports, fact rules,
+ * correlation, and the JSON, text and Markdown reports.  The database is
+ * tests/db-min (plus patterns/ when present), loaded once; run from the
+ * repository root or set FUZZ_DB_DIR.  Checks: the JSON parses back; the
+ * text and Markdown reports (no colour) hold no control bytes and no raw
+ * HTML from the logs. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "bundle.h"
+#include "fuzz_common.h"
+#include "report.h"
+#include "sigdb.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+static struct sigdb g_db;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	const char *dir = getenv("FUZZ_DB_DIR");
+	struct msgs m = {0};
+	int errors = 0;
+	/* tests/db-min plus the real patterns/ when they load cleanly */
+	for (int with_patterns = 1; with_patterns >= 0; with_patterns--) {
+		sigdb_init(&g_db);
+		g_db.match_limit = 100000;
+		g_db.depth_limit = 1000;
+		msgs_free(&m);
+		errors = sigdb_load_dir(&g_db, dir ? dir : "tests/db-min", &m);
+		struct stat sb;
+		if (with_patterns && !dir && stat("patterns", &sb) == 0 && S_ISDIR(sb.st_mode))
+			errors += sigdb_load_dir(&g_db, "patterns", &m);
+		errors += sigdb_finalize(&g_db, &m);
+		if (!errors)
+			break;
+		sigdb_free(&g_db);
+	}
+	if (errors || g_db.nsigs == 0) {
+		fprintf(stderr, "fuzz_analyze: cannot load the database (run from the repository root):\n");
+		for (size_t i = 0; i < m.list.n; i++)
+			fprintf(stderr, "  %s\n", m.list.v[i]);
+		exit(2);
+	}
+	msgs_free(&m);
+	return 0;
+}
+
+static void check_rendered(char *s, size_t n)
+{
+	FUZZ_ASSERT(fuzz_text_clean(s, n, 1));
+}
+
+/* Outside fences, a '<' that is not inside an inline code span must be one
+ * of the report's own tags (<details>, <summary>). */
+static void check_md_line(const char *line, size_t n)
+{
+	int code = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (line[i] == '\\' && i + 1 < n) {
+			i++;
+			continue;
+		}
+		if (line[i] == '`')
+			code = !code;
+		else if (line[i] == '<' && !code)
+			FUZZ_ASSERT(strncmp(line + i, "<details>", 9) == 0 || strncmp(line + i, "</details>", 10) == 0 ||
+			            strncmp(line + i, "<summary>", 9) == 0 || strncmp(line + i, "</summary>", 10) == 0);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct limits lim;
+	fuzz_limits(&lim);
+	struct bundle *b = bundle_new("fuzz-ticket", &g_db, &lim);
+	bundle_add_memory(b, "fuzz-ticket", data, size);
+	bundle_finish(b);
+
+	cJSON *j = report_bundle_json(b);
+	char *s = cJSON_PrintUnformatted(j);
+	FUZZ_ASSERT(s != NULL);
+	cJSON *back = cJSON_Parse(s);
+	FUZZ_ASSERT(back != NULL);
+	cJSON_Delete(back);
+	free(s);
+	cJSON_Delete(j);
+
+	struct report_opts ro = {0, 5};
+	for (int md = 0; md < 2; md++) {
+		char *out = NULL;
+		size_t outlen = 0;
+		FILE *f = open_memstream(&out, &outlen);
+		FUZZ_ASSERT(f != NULL);
+		if (md)
+			report_md(f, b, &ro);
+		else
+			report_text(f, b, &ro);
+		fclose(f);
+		check_rendered(out, outlen);
+		if (md) {
+			/* log text reaches Markdown escaped or inside a code fence: a
+			 * raw tag from the input must not appear outside a fence */
+			int in_fence = 0;
+			for (char *line = out; line && *line;) {
+				char *nl = strchr(line, '\n');
+				size_t ll = nl ? (size_t)(nl - line) : strlen(line);
+				if (ll >= 3 && memcmp(line, "```", 3) == 0)
+					in_fence = !in_fence;
+				else if (!in_fence)
+					check_md_line(line, ll);
+				line = nl ? nl + 1 : NULL;
+			}
+		}
+		free(out);
+	}
+	bundle_free(b);
+	return 0;
+}

@@ -1,0 +1,80 @@
+#!/bin/sh
+# tests/fuzz/seed.sh OUTDIR - build the seed inputs for every fuzz target from
+# fixtures/ (real captures and the bad-input samples) with the real tools
+# (gzip, tar).  `make fuzz` merges them into tests/fuzz/corpus/NAME with
+# libFuzzer's -merge=1, which keeps only inputs that add coverage.
+set -e
+OUT=${1:?usage: seed.sh OUTDIR}
+C=fixtures/captures/h200-2gpu
+S=$C/scenarios
+rm -rf "$OUT"
+for t in gzip tar detect logline sysreport sigdb analyze; do mkdir -p "$OUT/$t"; done
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# logs and reports: the real captures (heads, to keep seeds small)
+i=0
+for f in $S/*/run.log $S/*/ranks/*.log $S/*/env.txt $S/*/memtrace.csv; do
+	[ -f "$f" ] || continue
+	i=$((i + 1))
+	head -c 8192 "$f" > "$OUT/logline/log$i"
+	head -c 8192 "$f" > "$OUT/detect/log$i"
+	head -c 8192 "$f" > "$OUT/analyze/log$i"
+done
+for f in $C/sys/*; do
+	b=$(basename "$f")
+	head -c 16384 "$f" > "$OUT/detect/$b"
+done
+cp fixtures/bad-input/crlf-nul.log "$OUT/logline/crlf-nul"
+cp fixtures/bad-input/crlf-nul.log "$OUT/analyze/crlf-nul"
+
+# system reports: first byte = kind (order of KINDS in fuzz_sysreport.c)
+sr() { # sr KINDBYTE FILE
+	[ -f "$2" ] || return 0
+	{ printf "\\$(printf %03o "$1")"; head -c 16384 "$2"; } > "$OUT/sysreport/$(basename "$2")"
+}
+sr 0 $C/sys/topo-m.txt
+sr 1 $C/sys/topo-p2p-r.txt
+sr 1 $C/sys/topo-p2p-n.txt
+sr 2 $C/sys/nccl-topo.xml
+sr 3 $C/sys/nvidia-smi.txt
+sr 4 $C/sys/nvidia-smi-q.txt
+sr 5 $C/sys/nvidia-smi-L.txt
+sr 7 $C/sys/pip-list.txt
+sr 7 $C/sys/pip-freeze.txt
+sr 8 $C/sys/collect_env.txt
+sr 9 $C/sys/nvcc-version.txt
+sr 10 $C/sys/proc-driver-version.txt
+for f in $S/*/memtrace.csv; do { printf '\006'; head -c 4096 "$f"; } > "$OUT/sysreport/mem-$(basename "$(dirname "$f")")"; done
+for f in $S/*/env.txt; do { printf '\013'; head -c 4096 "$f"; } > "$OUT/sysreport/env-$(basename "$(dirname "$f")")"; done
+
+# archives made with the real tools
+mkdir -p "$TMP/t/logs" "$TMP/t/a-very-long-folder-name-that-needs-more-than-one-hundred-bytes-in-the-tar-header-so-pax-or-gnu-is-used"
+head -c 3000 $S/bad_socket_ifname/run.log > "$TMP/t/logs/rank0.log"
+head -c 2000 $S/duplicate_gpu/run.log > "$TMP/t/logs/rank1.log"
+cp $C/sys/topo-m.txt "$TMP/t/"
+echo "long name" > "$TMP/t/a-very-long-folder-name-that-needs-more-than-one-hundred-bytes-in-the-tar-header-so-pax-or-gnu-is-used/x.log"
+(cd "$TMP/t" && tar --format=ustar -b1 -cf "$TMP/ustar.tar" logs topo-m.txt 2>/dev/null || true)
+(cd "$TMP/t" && tar --format=pax -b1 -cf "$TMP/pax.tar" .)
+(cd "$TMP/t" && tar --format=gnu -b1 -cf "$TMP/gnu.tar" .)
+gzip -9 -n -c "$TMP/t/logs/rank0.log" > "$TMP/rank0.log.gz"
+cp "$TMP/rank0.log.gz" "$TMP/t/logs/"
+(cd "$TMP/t" && tar --format=gnu -b1 -cf "$TMP/nested.tar" logs)
+gzip -9 -n -c "$TMP/nested.tar" > "$TMP/nested.tar.gz"
+for f in ustar.tar pax.tar gnu.tar nested.tar; do
+	cp "$TMP/$f" "$OUT/tar/$f"
+	cp "$TMP/$f" "$OUT/analyze/$f"
+	{ cat "$TMP/$f"; printf '\001'; } > "$OUT/tar/$f.fixsum"
+done
+cp fixtures/bad-input/*.tar "$OUT/tar/"
+for f in rank0.log.gz nested.tar.gz; do cp "$TMP/$f" "$OUT/gzip/$f"; cp "$TMP/$f" "$OUT/analyze/$f"; done
+cp fixtures/bad-input/*.gz "$OUT/gzip/"
+cp fixtures/bad-input/*.gz fixtures/bad-input/*.tar "$OUT/analyze/"
+cp fixtures/demo/ticket-oom.tar.gz "$OUT/gzip/"
+cp fixtures/demo/ticket-oom.tar.gz "$OUT/analyze/"
+for f in "$OUT"/tar/* "$OUT"/gzip/*; do head -c 512 "$f" > "$OUT/detect/head-$(basename "$f")"; done
+
+# signature databases
+cp tests/db-min/core.json "$OUT/sigdb/"
+for f in patterns/*.json; do [ -f "$f" ] && cp "$f" "$OUT/sigdb/"; done
+exit 0
