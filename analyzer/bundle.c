@@ -581,6 +581,9 @@ struct evidence *bundle_rule_evidence(struct bundle *b, const char *rule_id,
 void bundle_finish(struct bundle *b)
 {
 	ranks_finish(b->ranks); /* ranks: merge timelines before ranks_lookup */
+	if (b->ranks->untracked)
+		msgs_add(&b->warnings, "%s: more than %d processes: %llu lines of the others were matched but not placed on rank timelines",
+		         b->name, RANKS_MAX_PROCS, (unsigned long long)b->ranks->untracked);
 	/* give rank numbers to evidence known only by host:pid */
 	for (size_t i = 0; i < b->ev.n; i++) {
 		struct evidence *e = &b->ev.v[i];

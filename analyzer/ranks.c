@@ -348,6 +348,8 @@ static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn,
 				return q;
 		}
 	}
+	if (r->n >= RANKS_MAX_PROCS)
+		return NULL;
 	struct rank_proc *p = proc_add(r);
 	p->host = xstrndup(host, hn);
 	p->pid = pid;
@@ -368,6 +370,8 @@ static struct rank_proc *proc_torch(struct ranks *r, int rank)
 	for (size_t i = 0; i < r->n; i++)
 		if (!r->v[i].host && r->v[i].rank == rank)
 			return &r->v[i];
+	if (r->n >= RANKS_MAX_PROCS)
+		return NULL;
 	struct rank_proc *p = proc_add(r);
 	p->rank = rank;
 	return p;
@@ -523,8 +527,9 @@ static void doc_close(struct ranks *r)
 	if (!d)
 		return;
 	blk_flush(r, d);
-	if (d->host && !d->mixed && !d->launcher && d->nccl > 0) {
-		struct rank_proc *p = proc_nccl(r, d->host, strlen(d->host), d->pid);
+	struct rank_proc *p = d->host && !d->mixed && !d->launcher && d->nccl > 0
+	                      ? proc_nccl(r, d->host, strlen(d->host), d->pid) : NULL;
+	if (p) {
 		if (!p->debug_file)
 			p->debug_file = xstrdup(d->path);
 		if (d->prefix_rank >= 0 && p->prefix_rank < 0)
@@ -559,8 +564,13 @@ static void doc_prefix_rank(struct rank_doc *d, int rank)
 
 /* ---- launcher ---- */
 
+/* NULL past RANKS_MAX_PROCS records (counted in r->untracked). */
 static struct launcher_exit *ex_add(struct ranks *r)
 {
+	if (r->nex >= RANKS_MAX_PROCS) {
+		r->untracked++;
+		return NULL;
+	}
 	if (r->nex == r->capex) {
 		r->capex = r->capex ? r->capex * 2 : 8;
 		r->ex = xrealloc(r->ex, r->capex * sizeof *r->ex);
@@ -587,7 +597,10 @@ static void blk_flush(struct ranks *r, struct rank_doc *d)
 		return;
 	}
 	struct launcher_exit *e = ex_add(r);
-	*e = d->cur;
+	if (e)
+		*e = d->cur;
+	else
+		ex_free(&d->cur);
 	memset(&d->cur, 0, sizeof d->cur);
 	d->cur.where.ts = -1;
 }
@@ -698,8 +711,8 @@ static int note_launcher(struct ranks *r, const struct span *m, const char *path
 	if (k && find(m, "closing signal SIGTERM")) {
 		int ok;
 		long pid = num_at(k + 16, m->p + m->n, &ok);
-		if (ok) {
-			struct launcher_exit *e = ex_add(r);
+		struct launcher_exit *e = ok ? ex_add(r) : NULL;
+		if (e) {
 			e->pid = pid;
 			e->sigterm_sent = 1;
 			where_set(&e->where, path, lineno, m->p, m->n, order, ts);
@@ -713,8 +726,8 @@ static int note_launcher(struct ranks *r, const struct span *m, const char *path
 		long pid = -1, lr = -1;
 		num_after(m, "(pid: ", &pid);
 		num_after(m, "local_rank: ", &lr);
-		if (ok && pid >= 0) {
-			struct launcher_exit *e = ex_add(r);
+		struct launcher_exit *e = ok && pid >= 0 ? ex_add(r) : NULL;
+		if (e) {
 			e->pid = pid;
 			e->has_exit = 1;
 			e->exitcode = (int)code;
@@ -831,6 +844,10 @@ static void note_nccl(struct ranks *r, const struct logline *ll, const char *pat
 		d->mixed = 1;
 	}
 	struct rank_proc *p = proc_nccl(r, ll->host.p, ll->host.n, ll->pid);
+	if (!p) {
+		r->untracked++;
+		return;
+	}
 	if (ll->rank >= 0) {
 		p->prefix_rank = ll->rank;
 		doc_prefix_rank(d, ll->rank);
@@ -950,6 +967,10 @@ static void note_plain(struct ranks *r, const struct logline *ll, const char *pa
 	if (ll->rank >= 0) {
 		doc_prefix_rank(d, ll->rank);
 		struct rank_proc *p = proc_torch(r, ll->rank);
+		if (!p) {
+			r->untracked++;
+			return;
+		}
 		note_torch(r, p, m, path, lineno, r->order, ts);
 		note_remote(p, m, path, lineno, r->order, ts);
 		if (err && !p->first_error.path)
@@ -962,6 +983,10 @@ static void note_plain(struct ranks *r, const struct logline *ll, const char *pa
 		int rk = inner_rank(m);
 		if (rk >= 0) {
 			struct rank_proc *p = proc_torch(r, rk);
+			if (!p) {
+				r->untracked++;
+				return;
+			}
 			note_torch(r, p, m, path, lineno, r->order, ts);
 			if (err && !p->first_error.path)
 				where_set(&p->first_error, path, lineno, m->p, m->n, r->order, ts);
@@ -1133,11 +1158,14 @@ void ranks_finish(struct ranks *r)
 					t = &r->v[k];
 			if (!t && e->rank >= 0)
 				t = proc_torch(r, e->rank);
-			if (!t) {
+			if (!t && r->n < RANKS_MAX_PROCS) {
 				t = proc_add(r); /* known by pid only */
 				t->pid = e->pid;
 			}
-			apply_exit(t, e);
+			if (t)
+				apply_exit(t, e);
+			else
+				r->untracked++;
 		}
 	/* torch-only entries into the NCCL process of the same rank */
 	size_t *map = xmalloc((r->n + 1) * sizeof *map);

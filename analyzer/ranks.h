@@ -115,7 +115,14 @@ struct rank_comm {
 struct launcher_exit; /* private */
 struct rank_doc;      /* private */
 
+/* Processes (and launcher exit records) followed per bundle: past this,
+ * lines of further processes are still matched by signatures but not put
+ * on a timeline (counted in `untracked`, reported as a warning), so a log
+ * with a hundred thousand pids cannot make the timeline work quadratic. */
+#define RANKS_MAX_PROCS 4096
+
 struct ranks {
+	uint64_t untracked;   /* lines and exits of processes past RANKS_MAX_PROCS */
 	struct rank_proc *v;
 	size_t n, cap;
 	struct rank_comm *comms;

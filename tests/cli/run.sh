@@ -136,6 +136,11 @@ expect_rc 0 "explain" "$BIN" explain $DB t.dup
 expect_grep "$T/out" "DEVICE_ASSIGNMENT" "explain shows category"
 expect_rc 2 "explain unknown" "$BIN" explain $DB nope.nope
 
+# a log with 20000 distinct NCCL processes: bounded timeline work, a warning
+awk 'BEGIN { for (i = 10; i < 20010; i++) printf "vm:%d:%d [0] NCCL INFO cudaDriverVersion 13000\n", i, i }' >"$T/pids.log"
+expect_rc 0 "20000 processes" "$BIN" analyze $DB "$T/pids.log"
+expect_grep "$T/err" "more than 4096 processes" "process cap warning"
+
 # one option table: every option of every command's --help is in the man page
 for cmd in analyze batch merge check-db list explain; do
 	for o in $("$BIN" $cmd --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
