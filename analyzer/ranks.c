@@ -902,7 +902,7 @@ static void note_nccl(struct ranks *r, const struct logline *ll, const char *pat
 		}
 	}
 	/* INFO lines only carry "[Service thread] Connection closed by localRank N" */
-	if (ll->level == LINE_WARN || (ll->level == LINE_INFO && find(m, "onnection closed")))
+	if (ll->level == LINE_WARN || (ll->level == LINE_INFO && m->n > 30 && m->p[0] == '[' && find(m, "onnection closed")))
 		note_remote(p, m, path, lineno, r->order, ts);
 	if (ll->level == LINE_WARN) {
 		p->saw_warn = 1;
