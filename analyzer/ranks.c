@@ -154,6 +154,19 @@ static void where_done(struct rank_where *w)
 	w->raw = 0;
 }
 
+/* The first error of a process: the first error line, except that a
+ * "Traceback (most recent call last):" header gives way to the exception
+ * line that ends the traceback (it says what went wrong). */
+static void first_error_set(struct rank_where *w, const char *path, uint64_t line, const struct span *m,
+                            uint64_t order, double ts)
+{
+	if (w->path && !(w->text && str_starts(w->text, "Traceback (most recent call last)")))
+		return;
+	if (w->path && starts(m, "Traceback (most recent call last)"))
+		return;
+	where_set(w, path, line, m->p, m->n, order, ts);
+}
+
 static void where_move(struct rank_where *dst, struct rank_where *src)
 {
 	where_free(dst);
@@ -973,8 +986,8 @@ static void note_plain(struct ranks *r, const struct logline *ll, const char *pa
 		}
 		note_torch(r, p, m, path, lineno, r->order, ts);
 		note_remote(p, m, path, lineno, r->order, ts);
-		if (err && !p->first_error.path)
-			where_set(&p->first_error, path, lineno, m->p, m->n, r->order, ts);
+		if (err)
+			first_error_set(&p->first_error, path, lineno, m, r->order, ts);
 		where_set_raw(&p->last, path, lineno, m->p, m->n, r->order, ts);
 		return;
 	}
@@ -988,16 +1001,16 @@ static void note_plain(struct ranks *r, const struct logline *ll, const char *pa
 				return;
 			}
 			note_torch(r, p, m, path, lineno, r->order, ts);
-			if (err && !p->first_error.path)
-				where_set(&p->first_error, path, lineno, m->p, m->n, r->order, ts);
+			if (err)
+				first_error_set(&p->first_error, path, lineno, m, r->order, ts);
 			where_set_raw(&p->last, path, lineno, m->p, m->n, r->order, ts);
 			return;
 		}
 	}
 	if (m->n == 0)
 		return;
-	if (err && !d->first_err.path)
-		where_set(&d->first_err, path, lineno, m->p, m->n, r->order, ts);
+	if (err)
+		first_error_set(&d->first_err, path, lineno, m, r->order, ts);
 	where_set_raw(&d->last_plain, path, lineno, m->p, m->n, r->order, ts);
 }
 

@@ -183,6 +183,22 @@ static void test_debug_file(void)
 		CHECK_INT(p0->first_error.line, 3);
 	}
 	ranks_free(r);
+
+	/* a traceback header gives way to the exception that ends it (oom_unshard) */
+	r = ranks_new();
+	feed(r, "run.log",
+	     "[rank0]: Traceback (most recent call last):\n"
+	     "[rank0]:   File \"/srv/job/train.py\", line 65, in <module>\n"
+	     "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB.\n"
+	     "[rank0]: RuntimeError: a later error\n");
+	ranks_finish(r);
+	p0 = ranks_by_rank(r, 0);
+	CHECK(p0 != NULL);
+	if (p0) {
+		CHECK_STR(p0->first_error.text, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB.");
+		CHECK_INT(p0->first_error.line, 3);
+	}
+	ranks_free(r);
 }
 
 /* Watchdog SeqNum per process group (torch_async_eh_off_timeout, subgroup_fail). */
