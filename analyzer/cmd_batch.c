@@ -456,19 +456,18 @@ static int default_jobs(void)
 	return n > 0 ? (int)n : 1;
 }
 
+/* The document's head without its closing brace: the bundles and the
+ * summary are streamed after it. */
 static void json_header(FILE *out, const struct sigdb *db)
 {
-	cJSON *h = cJSON_CreateObject();
-	cJSON *tool = cJSON_AddObjectToObject(h, "tool");
-	cJSON_AddStringToObject(tool, "name", "nccl-triage");
-	cJSON_AddStringToObject(tool, "version", NT_VERSION);
-	cJSON *dbo = cJSON_AddObjectToObject(h, "db");
-	cJSON_AddStringToObject(dbo, "version", db->version);
-	cJSON_AddNumberToObject(dbo, "signatures", (double)db->nsigs);
-	char *t = cJSON_PrintUnformatted(tool), *d = cJSON_PrintUnformatted(dbo);
-	fprintf(out, "{\"schema_version\":1,\"tool\":%s,\"db\":%s", t, d);
-	free(t);
-	free(d);
+	cJSON *h = report_header_json(db);
+	/* merge rebuilds this head from the summary, which records the
+	 * database's version and signature count only */
+	cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(h, "db"), "diagnoses");
+	char *s = cJSON_PrintUnformatted(h);
+	size_t n = strlen(s);
+	fwrite(s, 1, n ? n - 1 : 0, out);
+	free(s);
 	cJSON_Delete(h);
 }
 

@@ -20,6 +20,8 @@ struct report_opts {
 /* The whole analyze document: {"schema_version":1, "tool":..., "db":..., "bundles":[...]}.
  * Caller owns the result. */
 cJSON *report_json(struct bundle *const *bundles, size_t n, const struct sigdb *db);
+/* {"schema_version", "tool", "db"}: the head every JSON document starts with. */
+cJSON *report_header_json(const struct sigdb *db);
 /* One bundle's object as in "bundles" (used by batch's JSONL). Caller owns. */
 cJSON *report_bundle_json(const struct bundle *b);
 void report_text(FILE *out, const struct bundle *b, const struct report_opts *o);

@@ -138,7 +138,7 @@ cJSON *report_bundle_json(const struct bundle *b)
 	return o;
 }
 
-cJSON *report_json(struct bundle *const *bundles, size_t n, const struct sigdb *db)
+cJSON *report_header_json(const struct sigdb *db)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddNumberToObject(root, "schema_version", 1);
@@ -149,6 +149,12 @@ cJSON *report_json(struct bundle *const *bundles, size_t n, const struct sigdb *
 	cJSON_AddStringToObject(dbo, "version", db->version);
 	cJSON_AddNumberToObject(dbo, "signatures", (double)db->nsigs);
 	cJSON_AddNumberToObject(dbo, "diagnoses", (double)db->ndiags);
+	return root;
+}
+
+cJSON *report_json(struct bundle *const *bundles, size_t n, const struct sigdb *db)
+{
+	cJSON *root = report_header_json(db);
 	cJSON *arr = cJSON_AddArrayToObject(root, "bundles");
 	for (size_t i = 0; i < n; i++)
 		cJSON_AddItemToArray(arr, report_bundle_json(bundles[i]));
