@@ -79,8 +79,13 @@ demo: deps
 # The whole suite.  The last line says how many tests passed and failed.
 check: deps
 	@sh tests/deps.sh
-	@$(MAKE) --no-print-directory check-fast
-	@$(MAKE) --no-print-directory check-asan
+	@rm -f build/test-totals build-asan/test-totals
+	@$(MAKE) --no-print-directory check-fast; a=$$?; \
+	 $(MAKE) --no-print-directory check-asan; b=$$?; \
+	 set -- $$(cat build/test-totals 2>/dev/null || echo 0 1) $$(cat build-asan/test-totals 2>/dev/null || echo 0 1); \
+	 echo "make check: normal build $$1 passed, $$2 failed; ASan+UBSan build $$3 passed, $$4 failed"; \
+	 echo "total: $$(($$1 + $$3)) passed, $$(($$2 + $$4)) failed"; \
+	 test $$a -eq 0 -a $$b -eq 0
 
 check-fast: nccl-triage $(UNIT_BIN) $(FUZZ_BIN) $(TOOL_BIN)
 	@sh tests/run.sh $(B) ./nccl-triage

@@ -49,4 +49,5 @@ for s in tests/*/run.sh; do
 	run "$(dirname "$s" | sed 's|tests/||')" sh "$s" "$BIN"
 done
 echo "$TOTAL_P passed, $TOTAL_F failed"
+echo "$TOTAL_P $TOTAL_F" >"$B/test-totals"
 [ "$TOTAL_F" -eq 0 ]
