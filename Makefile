@@ -22,7 +22,7 @@ DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
 endif
 
 CFLAGS ?= -O2 -g
-WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-sign-compare
+WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) $(DEP_CFLAGS) \
 	-DNT_VERSION='"$(VERSION)"' -DNT_DATADIR='"$(DATADIR)"'
 LDLIBS := $(DEP_LIBS) -lpthread -ldl -lm
