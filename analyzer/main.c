@@ -239,11 +239,10 @@ static int run_list(struct common *c, struct strvec *ops)
 			fprintf(out, " |\n");
 		}
 		fprintf(out, "\n## Signatures\n\n| id | on | file | regex |\n|---|---|---|---|\n");
-		static const char *onn[] = {"warn", "info", "nccl", "plain", "any"};
 		for (size_t i = 0; i < db.nsigs; i++) {
 			const struct signature *s = &db.sigs[i];
 			const char *base = strrchr(s->file, '/');
-			fprintf(out, "| `%s` | %s | %s | `", s->id, onn[s->on], base ? base + 1 : s->file);
+			fprintf(out, "| `%s` | %s | %s | `", s->id, sig_on_name(s->on), base ? base + 1 : s->file);
 			for (const char *p = s->regex; *p; p++)
 				fputs(*p == '|' ? "\\|" : *p == '`' ? "'" : (char[]){*p, 0}, out);
 			fprintf(out, "` |\n");
@@ -332,8 +331,8 @@ static int run_explain(struct common *c, struct strvec *ops)
 				printf("  ref: %s\n", d->references.v[i]);
 		}
 		if (s) {
-			printf("%ssignature %s  (%s)\n  on:       %d\n  regex:    %s\n  literals:", d ? "\n" : "", s->id, s->file,
-			       (int)s->on, s->regex);
+			printf("%ssignature %s  (%s)\n  on:       %s\n  regex:    %s\n  literals:", d ? "\n" : "", s->id, s->file,
+			       sig_on_name(s->on), s->regex);
 			for (size_t i = 0; i < s->literals.n; i++)
 				printf(" \"%s\"", s->literals.v[i]);
 			printf("%s\n", s->literals_derived ? " (derived)" : "");

@@ -278,11 +278,17 @@ static int get_strvec(struct loadctx *c, const cJSON *o, const char *key, const 
 	return 0;
 }
 
+static const char *const ON_NAMES[] = {"warn", "info", "nccl", "plain", "any"};
+
+const char *sig_on_name(enum sig_on on)
+{
+	return on >= ON_WARN && on <= ON_ANY ? ON_NAMES[on] : "?";
+}
+
 static int parse_on(const char *s, enum sig_on *on)
 {
-	static const char *names[] = {"warn", "info", "nccl", "plain", "any"};
 	for (int i = 0; i < 5; i++)
-		if (strcmp(s, names[i]) == 0) {
+		if (strcmp(s, ON_NAMES[i]) == 0) {
 			*on = (enum sig_on)i;
 			return 1;
 		}

@@ -98,6 +98,7 @@ long nccl_version_code(const char *v);
 int version_in_range(long v, const struct version_range *r);
 
 const char *severity_name(enum severity s);
+const char *sig_on_name(enum sig_on on);
 /* Whether a signature with this "on" is tried on a line of this level (enum line_level). */
 int sig_accepts_level(enum sig_on on, int level);
 const char *role_name(enum role r);
