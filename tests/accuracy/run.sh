@@ -1,7 +1,8 @@
 #!/bin/sh
 # Accuracy on the real captures in fixtures/ (the development set): the top
-# diagnosis must name the expected category (and rank, where one is at
-# fault); healthy runs must have verdict healthy.  Rows marked xfail are
+# diagnosis (the first of severity error or warning; info is context) must
+# name the expected category (and rank, where one is at fault); healthy runs
+# must have verdict healthy (no error diagnosis; warnings allowed).  Rows marked xfail are
 # known limitations: reported, not counted as failures.  Also usable on any
 # other TSV of the same shape: tests/accuracy/run.sh BIN [FILE.tsv].
 BIN=${1:-./nccl-triage}
@@ -13,12 +14,16 @@ while IFS="$TAB" read -r path want rank mode; do
 	[ -e "$path" ] || { echo "missing: $path"; fail=$((fail + 1)); continue; }
 	got=$("$BIN" analyze -q --format json "$path" | "${NT_BUILD:-build}/tools/jsonproj" | awk '
 		/^bundle/ { verdict = $NF }
-		/^diag/ && $4 == "error" && top == "" { top = $3; r = $0; sub(/.* ranks ?/, "", r); if (r ~ /^diag/) r = "" ; ranks = r }
-		END { if (top == "") print verdict, "-"; else print top, (ranks == "" ? "-" : ranks) }')
-	gcat=${got% *}
-	granks=${got#* }
+		/^diag/ && ($4 == "error" || $4 == "warning") && top == "" { top = $3; r = $0; sub(/.* ranks ?/, "", r); if (r ~ /^diag/) r = "" ; ranks = r }
+		END { print verdict, (top == "" ? verdict : top), (ranks == "" ? "-" : ranks) }')
+	gverdict=${got%% *}
+	rest=${got#* }
+	gcat=${rest% *}
+	granks=${rest#* }
 	ok=1
-	if [ "$want" = healthy ]; then [ "$gcat" = healthy ] || ok=0
+	if [ "$want" = healthy ]; then
+		[ "$gverdict" = healthy ] || ok=0
+		gcat=$gverdict
 	else
 		[ "$gcat" = "$want" ] || ok=0
 		if [ "$rank" != "-" ] && [ $ok = 1 ]; then
