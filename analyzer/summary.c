@@ -637,6 +637,22 @@ static void pct(FILE *out, uint64_t n, uint64_t of)
 		fprintf(out, " %5.1f%%", 100.0 * (double)n / (double)of);
 }
 
+/* A table's most frequent keys with their bundle and hit counts. */
+static void top_counts(FILE *out, const struct table *t, const char *title, const char *note, int color)
+{
+	const char *B = color ? C_BOLD : "", *R = color ? C_RESET : "", *D = color ? C_DIM : "";
+	if (!t->n)
+		return;
+	fprintf(out, "\n%s%s%s %s%s%s\n", B, title, R, D, note, R);
+	const struct entry **e = sorted(t);
+	for (size_t i = 0; i < t->n && i < TEXT_TOP; i++)
+		fprintf(out, "  %-44s %8llu %8llu\n", e[i]->key, (unsigned long long)e[i]->bundles,
+		        (unsigned long long)e[i]->hits);
+	if (t->n > TEXT_TOP)
+		fprintf(out, "  %s... %zu more (--format json)%s\n", D, t->n - TEXT_TOP, R);
+	free(e);
+}
+
 void summary_text(FILE *out, const struct summary *s, int color)
 {
 	const char *B = color ? C_BOLD : "", *R = color ? C_RESET : "", *D = color ? C_DIM : "";
@@ -669,26 +685,8 @@ void summary_text(FILE *out, const struct summary *s, int color)
 		}
 		free(e);
 	}
-	if (s->diagnoses.n) {
-		fprintf(out, "\n%sdiagnoses%s %s(bundles where found, as root cause)%s\n", B, R, D, R);
-		const struct entry **e = sorted(&s->diagnoses);
-		for (size_t i = 0; i < s->diagnoses.n && i < TEXT_TOP; i++)
-			fprintf(out, "  %-44s %8llu %8llu\n", e[i]->key, (unsigned long long)e[i]->bundles,
-			        (unsigned long long)e[i]->hits);
-		if (s->diagnoses.n > TEXT_TOP)
-			fprintf(out, "  %s... %zu more (--format json)%s\n", D, s->diagnoses.n - TEXT_TOP, R);
-		free(e);
-	}
-	if (s->evidence.n) {
-		fprintf(out, "\n%ssignatures and rules%s %s(bundles, matching lines)%s\n", B, R, D, R);
-		const struct entry **e = sorted(&s->evidence);
-		for (size_t i = 0; i < s->evidence.n && i < TEXT_TOP; i++)
-			fprintf(out, "  %-44s %8llu %8llu\n", e[i]->key, (unsigned long long)e[i]->bundles,
-			        (unsigned long long)e[i]->hits);
-		if (s->evidence.n > TEXT_TOP)
-			fprintf(out, "  %s... %zu more (--format json)%s\n", D, s->evidence.n - TEXT_TOP, R);
-		free(e);
-	}
+	top_counts(out, &s->diagnoses, "diagnoses", "(bundles where found, as root cause)", color);
+	top_counts(out, &s->evidence, "signatures and rules", "(bundles, matching lines)", color);
 	if (s->fingerprints.n) {
 		fprintf(out, "\n%smost frequent fingerprints%s %s(diagnosis and key captures: bundles, examples)%s\n", B, R, D, R);
 		const struct entry **e = sorted(&s->fingerprints);
