@@ -19,9 +19,11 @@
 #include "sysreport.h"
 
 #define HEAD_BYTES (64u << 10)
-/* Pasted tickets (text, PyTorch output) may embed a topo matrix or version
- * lines; the first SCAN_MAX bytes are kept to look for them. */
+/* Pasted tickets (text, PyTorch or NCCL output) may embed a topo matrix or
+ * version lines; the first SCAN_MAX bytes are kept to look for them (an
+ * NCCL log only when it is at most SCAN_MAX_NCCL bytes in all). */
 #define SCAN_MAX (4u << 20)
+#define SCAN_MAX_NCCL (1u << 20)
 #define FAILURES_KEPT 20
 
 const char *verdict_name(enum verdict v)
@@ -44,7 +46,8 @@ struct docstate {
 	int lines_capped;        /* max_lines reached */
 	struct buf sys;          /* whole system report */
 	int sys_cut;
-	struct buf scan;         /* text/torch documents: scanned for embedded reports at the end */
+	struct buf scan;         /* log documents: scanned for embedded reports at the end */
+	int scan_off;            /* an NCCL log too large to be a pasted ticket: not scanned */
 	/* context for evidence: the previous lines (a ring), and the evidence
 	 * still waiting for the lines after it (indexes into b->ev.v) */
 	char prev[EVIDENCE_CONTEXT][EVIDENCE_CONTEXT_TEXT];
@@ -436,8 +439,15 @@ static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_
 {
 	struct input_doc *doc = &b->docs[ds->doc];
 	if (doc_kind_is_log(doc->kind)) {
-		if (doc->kind != DOC_NCCL_LOG && ds->scan.len < SCAN_MAX)
-			buf_add(&ds->scan, p, n < SCAN_MAX - ds->scan.len ? n : SCAN_MAX - ds->scan.len);
+		/* an NCCL log is scanned only when it is small (a pasted ticket):
+		 * the scan costs about as much as the analysis of the same bytes */
+		size_t scan_max = doc->kind == DOC_NCCL_LOG ? SCAN_MAX_NCCL : SCAN_MAX;
+		if (ds->scan.len + n > scan_max && doc->kind == DOC_NCCL_LOG)
+			ds->scan_off = 1;
+		if (ds->scan_off)
+			buf_free(&ds->scan);
+		else if (ds->scan.len < scan_max)
+			buf_add(&ds->scan, p, n < scan_max - ds->scan.len ? n : scan_max - ds->scan.len);
 		feed_lines(b, ds, p, n);
 	} else if (is_sysreport(doc->kind)) {
 		size_t room = ds->sys.len < SYSREPORT_MAX ? SYSREPORT_MAX - ds->sys.len : 0;

@@ -136,6 +136,13 @@ expect_rc 0 "explain" "$BIN" explain $DB t.dup
 expect_grep "$T/out" "DEVICE_ASSIGNMENT" "explain shows category"
 expect_rc 2 "explain unknown" "$BIN" explain $DB nope.nope
 
+# a pasted ticket: prose, a topo matrix and an NCCL log in one text file
+{ echo "Hi, our job fails at init:"; echo; cat fixtures/captures/h200-2gpu/sys/topo-m.txt; echo;
+  cat fixtures/captures/h200-2gpu-more/env_algo_simple/run.log; } >"$T/ticket.txt"
+expect_rc 1 "pasted ticket" "$BIN" analyze -q --format json "$T/ticket.txt"
+expect_grep "$T/out" '"NV18"' "matrix inside a pasted NCCL log is parsed"
+expect_grep "$T/out" 'env.bad_algo_proto_token' "pasted ticket diagnosed"
+
 # a log with 20000 distinct NCCL processes: bounded timeline work, a warning
 awk 'BEGIN { for (i = 10; i < 20010; i++) printf "vm:%d:%d [0] NCCL INFO cudaDriverVersion 13000\n", i, i }' >"$T/pids.log"
 expect_rc 0 "20000 processes" "$BIN" analyze $DB "$T/pids.log"
