@@ -353,12 +353,19 @@ static void proc_reindex(struct ranks *r, size_t nslot)
 /* host:pid's entry, created when new; hashed, since every NCCL line asks. */
 static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn, long pid)
 {
+	if (r->last_proc) {
+		struct rank_proc *q = &r->v[r->last_proc - 1];
+		if (q->host && q->pid == pid && strncmp(q->host, host, hn) == 0 && q->host[hn] == 0)
+			return q;
+	}
 	if (r->npslot) {
 		size_t h = proc_hash(host, hn, pid) & (r->npslot - 1);
 		for (; r->pslot[h]; h = (h + 1) & (r->npslot - 1)) {
 			struct rank_proc *q = &r->v[r->pslot[h] - 1];
-			if (q->host && q->pid == pid && memcmp(q->host, host, hn) == 0 && q->host[hn] == 0)
+			if (q->host && q->pid == pid && strncmp(q->host, host, hn) == 0 && q->host[hn] == 0) {
+				r->last_proc = r->pslot[h];
 				return q;
+			}
 		}
 	}
 	if (r->n >= RANKS_MAX_PROCS)
@@ -374,6 +381,7 @@ static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn,
 			h = (h + 1) & (r->npslot - 1);
 		r->pslot[h] = r->n;
 	}
+	r->last_proc = r->n;
 	return p;
 }
 
@@ -714,8 +722,8 @@ static int note_block(struct ranks *r, struct rank_doc *d, const struct span *m0
 static int note_launcher(struct ranks *r, const struct span *m, const char *path, uint64_t lineno,
                          uint64_t order, double ts)
 {
-	if (!find(m, "torch/distributed/elastic") && !find(m, "torch.distributed.elastic") &&
-	    !find(m, "torch/distributed/run.py"))
+	if (!find(m, "distributed") || (!find(m, "torch/distributed/elastic") && !find(m, "torch.distributed.elastic") &&
+	                                 !find(m, "torch/distributed/run.py")))
 		return 0;
 	r->saw_launcher = 1;
 	if (r->doc)

@@ -145,6 +145,8 @@ struct ranks {
 	struct rank_doc *doc;
 	size_t *pslot;        /* host:pid -> index + 1 into v while lines are noted (0 empty) */
 	size_t npslot;
+	size_t last_proc;     /* 1 + index of the process of the previous NCCL line (consecutive lines
+	                         mostly come from one process); 0 = none */
 };
 
 struct ranks *ranks_new(void);
