@@ -42,8 +42,9 @@ mkdir -p bench/results
 NRE=$(wc -l < "$C/regexes.txt")
 # ripgrep's default engine takes the same regexes once PCRE-only syntax is
 # rewritten: named groups become plain groups (rg reports lines, not
-# captures), \" becomes ".  Should one still not parse, rg -P is used.
-sed -E -e 's/\(\?<([A-Za-z_][A-Za-z0-9_]*)>/(?:/g' -e 's/\\"/"/g' "$C/regexes.txt" > "$C/regexes-rg.txt"
+# captures), a backreference \k<name> becomes \d+ (the default engine has no
+# backreferences; the only one repeats a number), \" becomes ".  Should one still not parse, rg -P is used.
+sed -E -e 's/\(\?<([A-Za-z_][A-Za-z0-9_]*)>/(?:/g' -e 's/\\k<[A-Za-z_][A-Za-z0-9_]*>/\\d+/g' -e 's/\\"/"/g' "$C/regexes.txt" > "$C/regexes-rg.txt"
 RGOPT=""
 rc=0; "$RG" -f "$C/regexes-rg.txt" -q "$C/templates" 2>/dev/null || rc=$?
 if [ "$rc" -gt 1 ]; then
