@@ -364,8 +364,6 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 			fact_cuda_driver(b, m);
 			if (m->n > 24 && m->p[0] == 'N') /* "NCCL_X set by environment to Y" */
 				fact_env_line(b, m, doc->path, doc->lines);
-			if (!b->saw_init_complete && mem_find(m->p, m->n, "Init COMPLETE", 13, 11))
-				b->saw_init_complete = 1;
 		}
 	}
 	/* the banner starts an INFO message; PyTorch quotes the version anywhere */

@@ -62,7 +62,6 @@ struct bundle {
 	size_t nfailures, capfailures;
 	uint64_t failure_count;     /* all failure lines seen, kept or not */
 	int saw_nccl;               /* any NCCL line at all */
-	int saw_init_complete;      /* any "Init COMPLETE" */
 
 	struct ranks *ranks;        /* per-rank timelines (ranks.h) */
 

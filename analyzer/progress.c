@@ -31,11 +31,6 @@ struct progress *progress_new(FILE *out, size_t total_items, uint64_t total_byte
 	return p;
 }
 
-double progress_elapsed(const struct progress *p)
-{
-	return now() - p->start;
-}
-
 static void fmt_dur(double s, char *buf, size_t n)
 {
 	if (s < 0 || s > 360000) {

@@ -18,7 +18,5 @@ struct progress *progress_new(FILE *out, size_t total_items, uint64_t total_byte
 void progress_update(struct progress *p, size_t done, uint64_t bytes_done, int force);
 /* Erase the bar and free; p may be NULL. */
 void progress_free(struct progress *p);
-/* Seconds since progress_new. */
-double progress_elapsed(const struct progress *p);
 
 #endif

@@ -122,11 +122,6 @@ void redactor_free(struct redactor *r)
 	free(r);
 }
 
-size_t redact_count(const struct redactor *r)
-{
-	return r ? r->n : 0;
-}
-
 /* ---- classification helpers ---- */
 
 static int is_run(int c)
@@ -457,18 +452,6 @@ static void learn_user(struct redactor *r, const char *s, size_t n)
 		if (!is_run((unsigned char)s[i]))
 			return;
 	intern(r, K_USER, s, n);
-}
-
-void redact_learn(struct redactor *r, const char *kind, const char *name)
-{
-	if (!name)
-		return;
-	pthread_mutex_lock(&r->mu);
-	if (!strcmp(kind, "user"))
-		learn_user(r, name, strlen(name));
-	else
-		learn_host(r, name, strlen(name));
-	pthread_mutex_unlock(&r->mu);
 }
 
 static size_t run_back(const char *start, const char *end)

@@ -40,10 +40,6 @@ void redact_json(struct redactor *r, cJSON *item);
  * addresses numbered).  Caller frees. */
 char *redact_string(struct redactor *r, const char *s);
 
-/* Teach a name explicitly (e.g. from --redact-host).  kind: "host" or "user". */
-void redact_learn(struct redactor *r, const char *kind, const char *name);
 
-/* How many distinct originals were replaced, for the report footer. */
-size_t redact_count(const struct redactor *r);
 
 #endif

@@ -170,7 +170,6 @@ static char *derive_literal(const char *re)
 	while (*p) {
 		char lit = 0;
 		int is_lit = 0;
-		const char *start = p;
 		if (*p == '\\') {
 			char c = p[1];
 			if (!c) break;
@@ -195,7 +194,6 @@ static char *derive_literal(const char *re)
 			is_lit = 1;
 			p++;
 		}
-		(void)start;
 		/* a following quantifier that allows zero repetitions drops the char */
 		int optional = (*p == '?' || *p == '*' || (*p == '{' && p[1] == '0'));
 		int repeat = (*p == '+' || *p == '{');
@@ -602,8 +600,6 @@ int sigdb_load_dir(struct sigdb *db, const char *dir, struct msgs *m)
 		free(path);
 	}
 	strvec_free(&names);
-	if (names.n == 0 && errors == 0)
-		(void)0;
 	return errors;
 }
 

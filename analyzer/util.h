@@ -49,7 +49,6 @@ struct strvec {
 void strvec_push(struct strvec *sv, const char *s);       /* copies s */
 void strvec_push_owned(struct strvec *sv, char *s);       /* takes s */
 int strvec_contains(const struct strvec *sv, const char *s);
-void strvec_sort(struct strvec *sv);
 void strvec_free(struct strvec *sv);
 
 /* Messages for the user: library code appends, the CLI decides where they go.

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "bundle.h"
 #include "correlate.h"
+#include "ranks.h"
 #include "sigdb.h"
 #include "testlib.h"
 
@@ -69,7 +70,8 @@ int main(void)
 	CHECK_STR(fact_first(b, "nccl_versions"), "2.28.9");
 	CHECK_STR(fact_first(b, "nccl_cuda_builds"), "13.0");
 	CHECK_STR(fact_first(b, "cuda_driver_versions"), "13.0");
-	CHECK(b->saw_init_complete);
+	const struct rank_proc *p0 = ranks_by_rank(b->ranks, 0);
+	CHECK(p0 && p0->saw_init_complete); /* the rank timeline records Init COMPLETE */
 	bundle_free(b);
 
 	/* ranks resolved from Init START for WARN lines that carry only host:pid */

@@ -115,8 +115,6 @@ int main(void)
 	parse("a:1:2 [x] NCCL INFO y");
 	CHECK_INT(L.level, LINE_PLAIN);
 	/* a NUL byte inside the line is data, not an end */
-	const char nul[] = "vm:1:1 [0] NCCL WARN\0x";
-	(void)nul;
 	const char withnul[] = "vm:1:1 [0] init.cc:1 NCCL WARN a\0b";
 	logline_parse(withnul, sizeof withnul - 1, &L);
 	CHECK_INT(L.level, LINE_WARN);
