@@ -1,4 +1,4 @@
-/* acmatch.h - Aho-Corasick over the signatures' literals: one pass over a
+/* acmatch.h - the literal prefilter over the signatures' literals: one pass over a
  * line finds every literal it contains, so the prefilter costs the same for
  * 10 or 1000 signatures.  Immutable after acmatch_build(); thread-safe to
  * search. */

@@ -1,4 +1,4 @@
-/* match.c - see match.h.  Prefilter: one Aho-Corasick pass over the message
+/* match.c - see match.h.  Prefilter: one pass of acmatch over the message
  * yields the signatures whose literals occur; only those (plus signatures
  * without literals) reach PCRE2. */
 #include "match.h"
