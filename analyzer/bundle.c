@@ -11,6 +11,7 @@
 
 #include "cascade.h"
 #include "correlate.h"
+#include "linekw.h"
 #include "logline.h"
 #include "match.h"
 #include "ranks.h"
@@ -215,12 +216,11 @@ static const char *failure_kind(const struct logline *ll)
 		return "nccl_warn";
 	if (ll->level != LINE_PLAIN)
 		return NULL;
-	if (mem_find(p, n, "Traceback (most recent call last)", 33, 0))
+	if (ll->kw & KW_BIT(KW_TRACEBACK))
 		return "traceback";
-	if (mem_find(p, n, "Segmentation fault", 18, 0) || mem_find(p, n, "core dumped", 11, 8) ||
-	    mem_find(p, n, "terminate called after", 22, 19))
+	if (ll->kw & (KW_BIT(KW_SEGFAULT) | KW_BIT(KW_CORE_DUMPED) | KW_BIT(KW_TERMINATE)))
 		return "crash";
-	const char *ec = mem_find(p, n, "exitcode", 8, 1);
+	const char *ec = ll->kw & KW_BIT(KW_EXITCODE) ? mem_find(p, n, "exitcode", 8, 1) : NULL;
 	if (ec) {
 		const char *q = ec + 8, *end = p + n;
 		while (q < end && (*q == ' ' || *q == ':'))
@@ -356,6 +356,7 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 	}
 	struct logline ll;
 	logline_parse(s, n, &ll);
+	matcher_scan(b->matcher, &ll); /* the prefilter; it also finds the keywords (ll.kw) used below */
 	const struct span *m = &ll.msg;
 	ranks_note(b->ranks, &ll, doc->path, doc->lines, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
 	if (ll.level != LINE_PLAIN) {
@@ -368,15 +369,15 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 	}
 	/* the banner starts an INFO message; PyTorch quotes the version anywhere */
 	if (ll.level == LINE_INFO ? (m->n > 13 && memcmp(m->p, "NCCL version ", 13) == 0)
-	                          : (m->n > 13 && mem_find(m->p, m->n, "NCCL version ", 13, 5) != NULL))
+	                          : (ll.kw & KW_BIT(KW_NCCL_VERSION)) != 0)
 		fact_nccl_version(b, m);
-	if (ll.level == LINE_PLAIN && m->n > 18 && mem_find(m->p, m->n, "CUDA out of memory", 18, 3))
+	if (ll.level == LINE_PLAIN && (ll.kw & KW_BIT(KW_CUDA_OOM)))
 		sysreport_torch_oom(m->p, m->n, b->facts, doc->path, doc->lines);
 	if (ds->nwaiting)
 		context_after(b, ds, s, n);
 	struct line_ctx c = {b, doc->path, doc->lines, s, n};
 	size_t first = b->ev.n;
-	size_t hits = matcher_run(b->matcher, &ll, doc->path, on_match, &c, &b->warnings);
+	size_t hits = matcher_match(b->matcher, &ll, doc->path, on_match, &c, &b->warnings);
 	if (b->ev.n > first)
 		context_before(b, ds, first);
 	context_push(ds, s, n);

@@ -3,6 +3,7 @@
 #include "logline.h"
 
 #include <string.h>
+#include "linekw.h"
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -247,4 +248,9 @@ const char *line_level_name(enum line_level l)
 	case LINE_CALL: return "CALL";
 	default: return "PLAIN";
 	}
+}
+
+uint64_t logline_keywords(const struct logline *ll)
+{
+	return ll->kw_known ? ll->kw : linekw_scan(ll->msg.p, ll->msg.n);
 }

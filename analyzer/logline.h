@@ -13,6 +13,7 @@
 #define NT_LOGLINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum line_level { LINE_PLAIN, LINE_INFO, LINE_WARN, LINE_TRACE, LINE_CALL };
 
@@ -32,9 +33,15 @@ struct logline {
 	struct span file;    /* WARN/TRACE file:line */
 	int srcline;
 	struct span func;    /* 2.30 "(function)" on WARN */
+	/* keywords (linekw.h) present in msg: filled by matcher_scan(); zero and
+	 * kw_known == 0 after logline_parse (use logline_keywords()) */
+	uint64_t kw;
+	int kw_known;
 };
 
 void logline_parse(const char *line, size_t len, struct logline *out);
 const char *line_level_name(enum line_level l);
+/* ll->kw when the prefilter filled it, else linekw_scan() of the message. */
+uint64_t logline_keywords(const struct logline *ll);
 
 #endif

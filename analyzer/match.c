@@ -1,10 +1,12 @@
 /* match.c - see match.h.  Prefilter: one pass of acmatch over the message
  * yields the signatures whose literals occur; only those (plus signatures
- * without literals) reach PCRE2. */
+ * without literals) reach PCRE2.  The same pass finds the line keywords
+ * (linekw.h) for the rest of the per-line analysis. */
 #include "match.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include "linekw.h"
 #include "util.h"
 
 struct matcher {
@@ -18,6 +20,7 @@ struct matcher {
 	size_t *cand;
 	size_t ncand;
 	int level;            /* level of the line being matched */
+	uint64_t kw;          /* keywords found by the scan (linekw.h) */
 };
 
 struct matcher *matcher_new(const struct sigdb *db)
@@ -54,6 +57,10 @@ void matcher_free(struct matcher *mt)
 static void on_hit(void *ctx, uint32_t v)
 {
 	struct matcher *mt = ctx;
+	if (v & LINEKW_FLAG) {
+		mt->kw |= KW_BIT(v & ~LINEKW_FLAG);
+		return;
+	}
 	if (mt->stamp[v] == mt->gen)
 		return;
 	mt->stamp[v] = mt->gen;
@@ -67,8 +74,7 @@ static int cmp_size(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-size_t matcher_run(struct matcher *mt, const struct logline *ll, const char *where,
-                   match_cb cb, void *ctx, struct msgs *m)
+void matcher_scan(struct matcher *mt, struct logline *ll)
 {
 	const struct sigdb *db = mt->db;
 	if (++mt->gen == 0) {
@@ -76,13 +82,29 @@ size_t matcher_run(struct matcher *mt, const struct logline *ll, const char *whe
 		mt->gen = 1;
 	}
 	mt->ncand = 0;
+	mt->kw = 0;
 	mt->level = ll->level;
 	acmatch_search(db->ac, ll->msg.p, ll->msg.n, on_hit, mt);
+	ll->kw = mt->kw;
+	ll->kw_known = 1;
 	int lv = ll->level;
 	for (size_t i = 0; i < db->nalways[lv]; i++)
 		mt->cand[mt->ncand++] = db->always[lv][i];
 	if (mt->ncand > 1)
 		qsort(mt->cand, mt->ncand, sizeof *mt->cand, cmp_size); /* database order: deterministic */
+}
+
+size_t matcher_run(struct matcher *mt, struct logline *ll, const char *where,
+                   match_cb cb, void *ctx, struct msgs *m)
+{
+	matcher_scan(mt, ll);
+	return matcher_match(mt, ll, where, cb, ctx, m);
+}
+
+size_t matcher_match(struct matcher *mt, const struct logline *ll, const char *where,
+                     match_cb cb, void *ctx, struct msgs *m)
+{
+	const struct sigdb *db = mt->db;
 	size_t hits = 0;
 	for (size_t i = 0; i < mt->ncand; i++) {
 		size_t si = mt->cand[i];

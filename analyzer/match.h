@@ -17,7 +17,14 @@ void matcher_free(struct matcher *mt);
 /* Try every applicable signature on the line; cb for each match.  Returns
  * the number of matches.  A signature whose regex hits the PCRE2 match or
  * depth limit is reported once in m (naming where) and skipped from then on. */
-size_t matcher_run(struct matcher *mt, const struct logline *ll, const char *where,
+size_t matcher_run(struct matcher *mt, struct logline *ll, const char *where,
                    match_cb cb, void *ctx, struct msgs *m);
+/* matcher_run in two steps, for callers that use the keywords in between:
+ * matcher_scan runs the prefilter over the message (queues the candidate
+ * signatures, sets ll->kw and ll->kw_known); matcher_match runs PCRE2 on
+ * the candidates queued by the last scan of the same line. */
+void matcher_scan(struct matcher *mt, struct logline *ll);
+size_t matcher_match(struct matcher *mt, const struct logline *ll, const char *where,
+                     match_cb cb, void *ctx, struct msgs *m);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "linekw.h"
 #include "util.h"
 
 #define TEXT_MAX 300
@@ -124,12 +125,13 @@ static void where_set(struct rank_where *w, const char *path, uint64_t line, con
 /* The same for the lines that are set on every line (a process's last
  * line): keep the raw bytes in a reused buffer and sanitise once, in
  * where_done(), when the timeline is finished. */
-static void where_set_raw(struct rank_where *w, const char *path, uint64_t line, const char *t, size_t tn,
+static void where_set_raw(struct ranks *r, struct rank_where *w, uint64_t line, const char *t, size_t tn,
                           uint64_t order, double ts)
 {
-	if (!w->path || strcmp(w->path, path) != 0) {
+	if (!w->path || w->doc != r->doc_serial) {
 		free(w->path);
-		w->path = xstrdup(path);
+		w->path = xstrdup(r->doc->path);
+		w->doc = r->doc_serial;
 	}
 	if (!w->raw) {
 		free(w->text);
@@ -497,14 +499,14 @@ static int is_echo_text(const struct span *m)
 	       find(m, "destroy_process_group() was not called");
 }
 
-static int is_error_text(const struct span *m)
+static int is_error_text(const struct span *m, uint64_t kw)
 {
 	const char *p = m->p;
 	size_t n = m->n;
 	if (n >= 3 && p[0] == '[' && (p[1] == 'E' || p[1] == 'F') && is_digit(p[2]))
 		return !is_echo_text(m);
-	if (find(m, "Traceback (most recent call last)") || find(m, "terminate called after") ||
-	    find(m, "Segmentation fault") || find(m, "Fatal Python error") || find(m, "Watchdog caught"))
+	if (kw & (KW_BIT(KW_TRACEBACK) | KW_BIT(KW_TERMINATE) | KW_BIT(KW_SEGFAULT) | KW_BIT(KW_FATAL_PYTHON) |
+	          KW_BIT(KW_WATCHDOG_CAUGHT)))
 		return 1;
 	/* a Python exception line: "module.NameError: text" */
 	size_t i = 0;
@@ -517,18 +519,11 @@ static int is_error_text(const struct span *m)
 	return 0;
 }
 
-/* Errors that say a peer is gone: echoes of a failure elsewhere. */
-static int is_remote_text(const struct span *m)
-{
-	return find(m, "Connection closed by remote peer") || find(m, "Connection closed by localRank") ||
-	       find(m, "remote process exited") || find(m, "ncclRemoteError") || find(m, "Socket recv failed") ||
-	       find(m, "Connection reset by peer") || find(m, "Broken pipe");
-}
-
-static void note_remote(struct rank_proc *p, const struct span *m, const char *path, uint64_t lineno,
+/* Errors that say a peer is gone (KW_REMOTE): echoes of a failure elsewhere. */
+static void note_remote(struct rank_proc *p, const struct span *m, uint64_t kw, const char *path, uint64_t lineno,
                         uint64_t order, double ts)
 {
-	if (!is_remote_text(m))
+	if (!(kw & KW_BIT(KW_REMOTE)))
 		return;
 	long peer;
 	if (p->remote_peer < 0 && num_after(m, "closed by localRank ", &peer) && peer >= 0 && peer < 100000)
@@ -573,6 +568,7 @@ static void doc_open(struct ranks *r, const char *path)
 	d->first_err.ts = d->last_plain.ts = -1;
 	d->cur.where.ts = -1;
 	r->doc = d;
+	r->doc_serial++;
 }
 
 static void doc_prefix_rank(struct rank_doc *d, int rank)
@@ -636,13 +632,10 @@ static const char *skip_spaces(const struct span *m, size_t *rest)
 }
 
 /* One line inside or around torchrun's ChildFailedError block. */
-static int note_block(struct ranks *r, struct rank_doc *d, const struct span *m0, const char *path,
+static int note_block(struct ranks *r, struct rank_doc *d, const struct span *m0, uint64_t kw, const char *path,
                       uint64_t lineno, uint64_t order)
 {
-	size_t n;
-	const char *s = skip_spaces(m0, &n);
-	struct span m = {s, n};
-	if (find(&m, "ChildFailedError")) {
+	if (kw & KW_BIT(KW_CHILD_FAILED)) {
 		r->saw_child_failed = r->saw_launcher = 1;
 		d->launcher = 1;
 		d->blk = 1;
@@ -651,6 +644,9 @@ static int note_block(struct ranks *r, struct rank_doc *d, const struct span *m0
 	}
 	if (!d->blk)
 		return 0;
+	size_t n;
+	const char *s = skip_spaces(m0, &n);
+	struct span m = {s, n};
 	while (m.n && (m.p[m.n - 1] == ' ' || m.p[m.n - 1] == '\r'))
 		m.n--;
 	if (m.n >= 3 && (m.p[0] == '=' || m.p[0] == '-') && m.p[1] == m.p[0] && m.p[2] == m.p[0]) {
@@ -719,11 +715,10 @@ static int note_block(struct ranks *r, struct rank_doc *d, const struct span *m0
 }
 
 /* torchrun's own log lines (elastic agent). */
-static int note_launcher(struct ranks *r, const struct span *m, const char *path, uint64_t lineno,
+static int note_launcher(struct ranks *r, const struct span *m, uint64_t kw, const char *path, uint64_t lineno,
                          uint64_t order, double ts)
 {
-	if (!find(m, "distributed") || (!find(m, "torch/distributed/elastic") && !find(m, "torch.distributed.elastic") &&
-	                                 !find(m, "torch/distributed/run.py")))
+	if (!(kw & KW_BIT(KW_ELASTIC)))
 		return 0;
 	r->saw_launcher = 1;
 	if (r->doc)
@@ -776,12 +771,10 @@ static int inner_rank(const struct span *m)
 }
 
 /* PyTorch ProcessGroupNCCL lines of one rank. */
-static void note_torch(struct ranks *r, struct rank_proc *p, const struct span *m, const char *path,
+static void note_torch(struct ranks *r, struct rank_proc *p, const struct span *m, uint64_t kw, const char *path,
                        uint64_t lineno, uint64_t order, double ts)
 {
-	const char *k;
-	if ((k = find(m, "Watchdog caught collective operation timeout: WorkNCCL(")) ||
-	    (k = find(m, "timed out in blocking wait"))) {
+	if (kw & (KW_BIT(KW_WD_TIMEOUT) | KW_BIT(KW_BLOCKING_WAIT))) {
 		long v;
 		r->saw_watchdog = 1;
 		if (!p->wd_where.path) {
@@ -796,8 +789,9 @@ static void note_torch(struct ranks *r, struct rank_proc *p, const struct span *
 		p->saw_coll = 1;
 	}
 	long en, co;
-	if ((num_after(m, "last enqueued work: ", &en) && num_after(m, "last completed work: ", &co)) ||
-	    (num_after(m, "Last enqueued NCCL work: ", &en) && num_after(m, "last completed NCCL work: ", &co))) {
+	if ((kw & KW_BIT(KW_LAST_ENQUEUED)) &&
+	    ((num_after(m, "last enqueued work: ", &en) && num_after(m, "last completed work: ", &co)) ||
+	     (num_after(m, "Last enqueued NCCL work: ", &en) && num_after(m, "last completed NCCL work: ", &co)))) {
 		r->saw_watchdog = 1;
 		long pg = -1, wseq;
 		num_after(m, "[PG ID ", &pg);
@@ -838,8 +832,8 @@ static void note_torch(struct ranks *r, struct rank_proc *p, const struct span *
 			p->saw_coll = 1;
 		where_set(&p->enq_where, path, lineno, m->p, m->n, order, ts);
 	}
-	if (find(m, "Observed flight recorder dump signal from another rank") ||
-	    (find(m, "Received a dump signal due to a collective timeout from") && !find(m, "from this local rank")))
+	if ((kw & KW_BIT(KW_DUMP_OBSERVED)) ||
+	    ((kw & KW_BIT(KW_DUMP_RECEIVED)) && !find(m, "from this local rank")))
 		p->dump_observer = 1;
 }
 
@@ -853,7 +847,8 @@ static int is_opcount_line(const struct span *m)
 	return c && rest >= 10 && memcmp(c, ": opCount ", 10) == 0;
 }
 
-static void note_nccl(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, double ts)
+static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, const char *path, uint64_t lineno,
+                      double ts)
 {
 	struct rank_doc *d = r->doc;
 	r->nccl_lines++;
@@ -923,34 +918,35 @@ static void note_nccl(struct ranks *r, const struct logline *ll, const char *pat
 		}
 	}
 	/* INFO lines only carry "[Service thread] Connection closed by localRank N" */
-	if (ll->level == LINE_WARN || (ll->level == LINE_INFO && m->n > 30 && m->p[0] == '[' && find(m, "onnection closed")))
-		note_remote(p, m, path, lineno, r->order, ts);
+	if (ll->level == LINE_WARN || (ll->level == LINE_INFO && m->n > 30 && m->p[0] == '[' && (kw & KW_BIT(KW_CONN_CLOSED))))
+		note_remote(p, m, kw, path, lineno, r->order, ts);
 	if (ll->level == LINE_WARN) {
 		p->saw_warn = 1;
 		if (!p->first_error.path)
 			where_set(&p->first_error, path, lineno, m->p, m->n, r->order, ts);
 	}
-	where_set_raw(&p->last, path, lineno, m->p, m->n, r->order, ts);
+	where_set_raw(r, &p->last, lineno, m->p, m->n, r->order, ts);
 }
 
-static void note_plain(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, double ts)
+static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, const char *path, uint64_t lineno,
+                       double ts)
 {
 	struct rank_doc *d = r->doc;
 	const struct span *m = &ll->msg;
 	if (ts < 0)
 		ts = ranks_parse_ts(m->p, m->n);
-	if (note_block(r, d, m, path, lineno, r->order))
+	if (note_block(r, d, m, kw, path, lineno, r->order))
 		return;
-	if (ll->rank < 0 && find(m, "elastic.multiprocessing.api.SignalException: Process ") && find(m, "got signal")) {
+	if (ll->rank < 0 && (kw & KW_BIT(KW_SIGNAL_EXCEPTION)) && find(m, "got signal")) {
 		if (!r->launcher_signalled)
 			where_set(&r->launcher_signal_where, path, lineno, m->p, m->n, r->order, ts);
 		r->launcher_signalled = 1;
 		r->saw_launcher = 1;
 		return;
 	}
-	if (ll->rank < 0 && note_launcher(r, m, path, lineno, r->order, ts))
+	if (ll->rank < 0 && note_launcher(r, m, kw, path, lineno, r->order, ts))
 		return;
-	int err = is_error_text(m);
+	int err = is_error_text(m, kw);
 	if (!r->saw_nccl_text) {
 		/* "NCCL" as a word of PyTorch's messages (not an NCCL_* variable name) */
 		const char *q = m->p, *end = m->p + m->n;
@@ -964,7 +960,8 @@ static void note_plain(struct ranks *r, const struct logline *ll, const char *pa
 		if (find(m, "CollectiveFingerPrint") || find(m, "Detected mismatch between collectives"))
 			r->saw_nccl_text = 1;
 	}
-	const char *u = find(m, "] is setting up NCCL communicator and retrieving ncclUniqueId from [");
+	const char *u = kw & KW_BIT(KW_UNIQUEID_WAIT)
+	                ? find(m, "] is setting up NCCL communicator and retrieving ncclUniqueId from [") : NULL;
 	if (u) {
 		const char *o = u;
 		while (o > m->p && is_digit(o[-1]))
@@ -992,15 +989,15 @@ static void note_plain(struct ranks *r, const struct logline *ll, const char *pa
 			r->untracked++;
 			return;
 		}
-		note_torch(r, p, m, path, lineno, r->order, ts);
-		note_remote(p, m, path, lineno, r->order, ts);
+		note_torch(r, p, m, kw, path, lineno, r->order, ts);
+		note_remote(p, m, kw, path, lineno, r->order, ts);
 		if (err)
 			first_error_set(&p->first_error, path, lineno, m, r->order, ts);
-		where_set_raw(&p->last, path, lineno, m->p, m->n, r->order, ts);
+		where_set_raw(r, &p->last, lineno, m->p, m->n, r->order, ts);
 		return;
 	}
 	/* older PyTorch: "[E ProcessGroupNCCL.cpp:475] [Rank 1] Watchdog caught ..." without a launcher prefix */
-	if (find(m, "WorkNCCL(") || find(m, "last enqueued work: ") || find(m, "Last enqueued NCCL work: ")) {
+	if (kw & (KW_BIT(KW_WORKNCCL) | KW_BIT(KW_LAST_ENQUEUED))) {
 		int rk = inner_rank(m);
 		if (rk >= 0) {
 			struct rank_proc *p = proc_torch(r, rk);
@@ -1008,10 +1005,10 @@ static void note_plain(struct ranks *r, const struct logline *ll, const char *pa
 				r->untracked++;
 				return;
 			}
-			note_torch(r, p, m, path, lineno, r->order, ts);
+			note_torch(r, p, m, kw, path, lineno, r->order, ts);
 			if (err)
 				first_error_set(&p->first_error, path, lineno, m, r->order, ts);
-			where_set_raw(&p->last, path, lineno, m->p, m->n, r->order, ts);
+			where_set_raw(r, &p->last, lineno, m->p, m->n, r->order, ts);
 			return;
 		}
 	}
@@ -1019,7 +1016,7 @@ static void note_plain(struct ranks *r, const struct logline *ll, const char *pa
 		return;
 	if (err)
 		first_error_set(&d->first_err, path, lineno, m, r->order, ts);
-	where_set_raw(&d->last_plain, path, lineno, m->p, m->n, r->order, ts);
+	where_set_raw(r, &d->last_plain, lineno, m->p, m->n, r->order, ts);
 }
 
 void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq)
@@ -1028,15 +1025,17 @@ void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uin
 	if (r->finished)
 		return;
 	r->order++;
-	if (!r->doc || strcmp(r->doc->path, path) != 0) {
+	if (!r->doc || (r->doc_key != path && strcmp(r->doc->path, path) != 0)) {
 		doc_close(r);
 		doc_open(r, path);
 	}
+	r->doc_key = path;
 	double ts = ll->ts.n ? ranks_parse_ts(ll->ts.p, ll->ts.n) : -1;
+	uint64_t kw = logline_keywords(ll);
 	if (ll->level != LINE_PLAIN && ll->host.n && ll->pid >= 0)
-		note_nccl(r, ll, path, lineno, ts);
+		note_nccl(r, ll, kw, path, lineno, ts);
 	else
-		note_plain(r, ll, path, lineno, ts);
+		note_plain(r, ll, kw, path, lineno, ts);
 }
 
 /* ---- finishing ---- */

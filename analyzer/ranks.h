@@ -35,6 +35,7 @@ struct rank_where {
 	double ts;         /* seconds (month/day/time; year ignored), -1 = unknown */
 	size_t rawn;       /* internal: text holds rawn unsanitised bytes until ranks_finish */
 	int raw;
+	unsigned doc;      /* internal: the document path belongs to (raw wheres) */
 };
 
 struct rank_proc {
@@ -143,6 +144,8 @@ struct ranks {
 	struct launcher_exit *ex;
 	size_t nex, capex;
 	struct rank_doc *doc;
+	const char *doc_key;  /* the caller's path pointer for doc (compared before the string) */
+	unsigned doc_serial;  /* numbers the documents: 1, 2, ... */
 	size_t *pslot;        /* host:pid -> index + 1 into v while lines are noted (0 empty) */
 	size_t npslot;
 	size_t last_proc;     /* 1 + index of the process of the previous NCCL line (consecutive lines

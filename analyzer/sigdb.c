@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "linekw.h"
 #include "logline.h"
 #include "rules.h"
 
@@ -713,6 +714,7 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 				}
 		}
 	}
+	linekw_add(db->ac); /* the line keywords ride on the same pass */
 	acmatch_build(db->ac);
 	/* version: a hash of every id and regex, stable across runs */
 	uint64_t h = 1469598103934665603ULL;

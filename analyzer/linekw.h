@@ -1,0 +1,53 @@
+/* linekw.h - the fixed literals that the built-in line analyses (rank
+ * timelines in ranks.c, unexplained failure lines and log facts in
+ * bundle.c) look for in a line's message.
+ *
+ * They are found by the same prefilter pass that finds the signatures'
+ * literals (sigdb adds them to its acmatch with LINEKW_FLAG set in the
+ * value; matcher_scan collects them), so a line is scanned once, whatever
+ * the number of checks; the result is a mask of KW_BIT(k) for every
+ * keyword k present in the message.  linekw_scan() computes the same mask
+ * the slow way, for callers without a matcher (and to test the fast one). */
+#ifndef NT_LINEKW_H
+#define NT_LINEKW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct acmatch;
+
+enum linekw {
+	KW_CHILD_FAILED,      /* torchrun's ChildFailedError block */
+	KW_SIGNAL_EXCEPTION,  /* the launcher itself got a signal */
+	KW_ELASTIC,           /* torchrun's own log lines (any of three spellings) */
+	KW_TRACEBACK,
+	KW_TERMINATE,
+	KW_SEGFAULT,
+	KW_CORE_DUMPED,
+	KW_FATAL_PYTHON,
+	KW_WATCHDOG_CAUGHT,
+	KW_EXITCODE,
+	KW_UNIQUEID_WAIT,     /* "[r] is setting up NCCL communicator and retrieving ncclUniqueId from [root]" */
+	KW_WD_TIMEOUT,        /* "Watchdog caught collective operation timeout: WorkNCCL(" */
+	KW_BLOCKING_WAIT,     /* "timed out in blocking wait" */
+	KW_WORKNCCL,          /* "WorkNCCL(" */
+	KW_LAST_ENQUEUED,     /* either spelling of the watchdog's enqueued/completed counters */
+	KW_DUMP_OBSERVED,     /* "Observed flight recorder dump signal from another rank" */
+	KW_DUMP_RECEIVED,     /* "Received a dump signal due to a collective timeout from" */
+	KW_REMOTE,            /* a peer is gone: "Connection reset by peer", "remote process exited", ... */
+	KW_CONN_CLOSED,       /* "onnection closed" (NCCL's service thread, INFO) */
+	KW_NCCL_VERSION,      /* "NCCL version " */
+	KW_CUDA_OOM,          /* "CUDA out of memory" */
+	KW_COUNT
+};
+
+#define KW_BIT(k) ((uint64_t)1 << (k))
+/* acmatch values with this bit are keywords (the low bits are the enum) */
+#define LINEKW_FLAG 0x80000000u
+
+/* Add every keyword literal to ac, with the value LINEKW_FLAG | k. */
+void linekw_add(struct acmatch *ac);
+/* The mask for a message, by searching for each literal (slow path). */
+uint64_t linekw_scan(const char *s, size_t n);
+
+#endif
