@@ -1,5 +1,8 @@
-/* Unit tests for the Aho-Corasick prefilter: overlapping literals, literals
- * that are suffixes of others, binary bytes, and every occurrence found. */
+/* Unit tests for the literal prefilter: overlapping literals, literals that
+ * are suffixes of others, binary bytes, every occurrence found; and a
+ * differential test against a naive search over random literal sets (with
+ * and without short literals, which take another scan) and random text. */
+#include <stdlib.h>
 #include <string.h>
 #include "acmatch.h"
 #include "testlib.h"
@@ -19,8 +22,61 @@ static void search(const struct acmatch *ac, const char *s)
 	acmatch_search(ac, s, strlen(s), hit, NULL);
 }
 
+/* Differential test: n random literals of 1..maxlen bytes over a small
+ * alphabet (so that they overlap and recur), random haystacks of every
+ * length up to 40; the number of reports per value must equal the number of
+ * occurrences a naive search finds. */
+#define NLIT 24
+static unsigned counts[NLIT];
+
+static void count_hit(void *ctx, uint32_t v)
+{
+	(void)ctx;
+	if (v < NLIT)
+		counts[v]++;
+}
+
+static void differential(unsigned seed, size_t minlen, size_t maxlen)
+{
+	srand(seed);
+	const char alpha[] = "abcNC\x00\xff";
+	char lit[NLIT][9];
+	size_t len[NLIT];
+	struct acmatch *ac = acmatch_new();
+	for (size_t i = 0; i < NLIT; i++) {
+		len[i] = minlen + (size_t)rand() % (maxlen - minlen + 1);
+		for (size_t k = 0; k < len[i]; k++)
+			lit[i][k] = alpha[rand() % 7];
+		acmatch_add(ac, lit[i], len[i], (uint32_t)i);
+	}
+	acmatch_build(ac);
+	int bad = 0;
+	for (int round = 0; round < 400 && !bad; round++) {
+		char hay[40];
+		size_t n = (size_t)round % (sizeof hay + 1);
+		for (size_t k = 0; k < n; k++)
+			hay[k] = alpha[rand() % 7];
+		memset(counts, 0, sizeof counts);
+		acmatch_search(ac, hay, n, count_hit, NULL);
+		for (size_t i = 0; i < NLIT; i++) {
+			unsigned want = 0;
+			for (size_t at = 0; at + len[i] <= n; at++)
+				want += memcmp(hay + at, lit[i], len[i]) == 0;
+			if (counts[i] != want)
+				bad = 1;
+		}
+	}
+	CHECK(!bad);
+	acmatch_free(ac);
+}
+
 int main(void)
 {
+	for (unsigned seed = 1; seed <= 20; seed++) {
+		differential(seed, 4, 8);  /* 4-gram anchors only: the fast scan */
+		differential(seed, 1, 8);  /* with one-byte and short literals */
+		differential(seed, 2, 3);  /* short literals only */
+	}
 	struct acmatch *ac = acmatch_new();
 	acmatch_add(ac, "he", 2, 0);
 	acmatch_add(ac, "she", 3, 1);
