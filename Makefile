@@ -1,7 +1,8 @@
 # nccl-triage - GNU Makefile.
 #   make            build ./nccl-triage
 #   make demo       analyse the bundled sample ticket and print the report
-#   make check      every test: unit, golden, CLI, check-db, catalog, fuzz replays, and the ASan+UBSan suite
+#   make check      every test: unit, golden, CLI, check-db, catalog, fuzz replays, the ASan+UBSan
+#                   suite, and the multi-threaded suites under ThreadSanitizer
 #   make install PREFIX=/usr/local
 # Needs PCRE2 (8-bit), cJSON and zlib through pkg-config; `make deps` installs the
 # Debian -dev packages when they are missing (as root).  No CUDA or NCCL at build time.
@@ -39,7 +40,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz-replay/%)
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(B)/tools/%)
 
-.PHONY: all deps demo check check-fast check-asan check-db catalog install clean fuzz bench
+.PHONY: all deps demo check check-fast check-asan check-tsan check-db catalog install clean fuzz bench
 
 all: deps-ok nccl-triage
 
@@ -79,13 +80,15 @@ demo: deps
 # The whole suite.  The last line says how many tests passed and failed.
 check: deps
 	@sh tests/deps.sh
-	@rm -f build/test-totals build-asan/test-totals
+	@rm -f build/test-totals build-asan/test-totals build-tsan/test-totals
 	@$(MAKE) --no-print-directory check-fast; a=$$?; \
 	 $(MAKE) --no-print-directory check-asan; b=$$?; \
-	 set -- $$(cat build/test-totals 2>/dev/null || echo 0 1) $$(cat build-asan/test-totals 2>/dev/null || echo 0 1); \
-	 echo "make check: normal build $$1 passed, $$2 failed; ASan+UBSan build $$3 passed, $$4 failed"; \
-	 echo "total: $$(($$1 + $$3)) passed, $$(($$2 + $$4)) failed"; \
-	 test $$a -eq 0 -a $$b -eq 0
+	 $(MAKE) --no-print-directory check-tsan; c=$$?; \
+	 set -- $$(cat build/test-totals 2>/dev/null || echo 0 1) $$(cat build-asan/test-totals 2>/dev/null || echo 0 1) \
+	        $$(cat build-tsan/test-totals 2>/dev/null || echo 0 1); \
+	 echo "make check: normal build $$1 passed, $$2 failed; ASan+UBSan build $$3 passed, $$4 failed; TSan build $$5 passed, $$6 failed"; \
+	 echo "total: $$(($$1 + $$3 + $$5)) passed, $$(($$2 + $$4 + $$6)) failed"; \
+	 test $$a -eq 0 -a $$b -eq 0 -a $$c -eq 0
 
 check-fast: nccl-triage $(UNIT_BIN) $(FUZZ_BIN) $(TOOL_BIN)
 	@sh tests/run.sh $(B) ./nccl-triage
@@ -99,7 +102,15 @@ check-asan:
 
 build-asan-tests: $(UNIT_BIN) $(FUZZ_BIN) $(TOOL_BIN)
 
-$(B)/nccl-triage-asan: $(B)/obj/main.o $(LIB)
+# ThreadSanitizer: the suites that run threads (analyze -j2, batch -jN);
+# a data race fails the run (exit 66).
+check-tsan:
+	@$(MAKE) --no-print-directory B=build-tsan CC=clang \
+	  CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" build-tsan/nccl-triage-tsan
+	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" NT_SUITES="threads batch" \
+	  sh tests/run.sh build-tsan build-tsan/nccl-triage-tsan
+
+$(B)/nccl-triage-asan $(B)/nccl-triage-tsan: $(B)/obj/main.o $(LIB)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(LDFLAGS)
 
 # libFuzzer: every tests/fuzz/fuzz_*.c for FUZZ_SECONDS each (corpus in
@@ -127,4 +138,4 @@ install: all
 	install -m 644 docs/nccl-triage.1 $(DESTDIR)$(MANDIR)/nccl-triage.1
 
 clean:
-	rm -rf build build-asan build-fuzz nccl-triage
+	rm -rf build build-asan build-tsan build-fuzz nccl-triage

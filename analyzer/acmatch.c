@@ -46,13 +46,16 @@ struct lit {
 	uint32_t value;
 	uint32_t off;      /* offset of the anchor in s */
 	uint32_t anchor;   /* the anchor's bytes: load32() of a 4-gram, load16() of a bigram */
+	int owns;          /* frees s (a literal has one entry per anchor: stride entries) */
 };
 
 #define QUAD_BITS 16
+#define MAX_STRIDE 4
 
 struct acmatch {
-	struct lit *lits;  /* after build: literals of length >= 4, sorted by anchor */
+	struct lit *lits;  /* after build: anchors of literals of length >= 4, sorted */
 	size_t n, cap;
+	unsigned stride;   /* the 4-gram scan tests every stride-th position */
 	struct lit *shorts; /* literals of length 2 and 3, sorted by anchor */
 	size_t nshort;
 	struct lit *one;   /* literals of one byte */
@@ -83,6 +86,7 @@ void acmatch_add(struct acmatch *ac, const char *lit, size_t len, uint32_t value
 	memcpy(l->s, lit, len);
 	l->len = (uint32_t)len;
 	l->value = value;
+	l->owns = 1;
 }
 
 /* How common a byte is in log text (higher = more common). */
@@ -174,30 +178,16 @@ void acmatch_build(struct acmatch *ac)
 	}
 	free(byb);
 
-	/* one-byte and short literals apart; anchors for all */
-	size_t k = 0;
+	/* one-byte and short literals apart */
+	size_t nlong = 0, minlen = SIZE_MAX;
 	for (size_t i = 0; i < ac->n; i++) {
 		struct lit *l = &ac->lits[i];
 		if (l->len == 1) {
 			ac->one = xrealloc(ac->one, (ac->none + 1) * sizeof *ac->one);
 			ac->one[ac->none++] = *l;
 			ac->onebyte[(unsigned char)l->s[0]] = 1;
-			continue;
-		}
-		int best = 1 << 30;
-		if (l->len >= 4) {
-			/* the rarest 4-gram: weighted to a rare first half */
-			for (uint32_t o = 0; o + 3 < l->len; o++) {
-				int c = 4 * bigram_cost(l->s + o) + bigram_cost(l->s + o + 2);
-				if (c < best) {
-					best = c;
-					l->off = o;
-				}
-			}
-			l->anchor = load32(l->s + l->off);
-			SETBIT(ac->quad, quad_hash(l->anchor));
-			ac->lits[k++] = *l;
-		} else {
+		} else if (l->len < 4) {
+			int best = 1 << 30;
 			for (uint32_t o = 0; o + 1 < l->len; o++) {
 				int c = bigram_cost(l->s + o);
 				if (c < best) {
@@ -209,6 +199,47 @@ void acmatch_build(struct acmatch *ac)
 			SETBIT(ac->pair, l->anchor);
 			ac->shorts = xrealloc(ac->shorts, (ac->nshort + 1) * sizeof *ac->shorts);
 			ac->shorts[ac->nshort++] = *l;
+		} else {
+			ac->lits[nlong++] = *l;
+			if (l->len < minlen)
+				minlen = l->len;
+		}
+	}
+	/* The stride: with every literal at least stride + 3 bytes long, each
+	 * gets stride consecutive 4-grams as anchors (the rarest such window,
+	 * weighted to rare first halves, which are tested everywhere).
+	 * Wherever a literal occurs, exactly one of its anchors starts at a
+	 * multiple of the stride, so the scan tests only those positions and
+	 * reports each occurrence once.  Short literals need every position. */
+	ac->stride = 1;
+	if (ac->nshort == 0 && nlong > 0)
+		ac->stride = (unsigned)(minlen - 3 < MAX_STRIDE ? minlen - 3 : MAX_STRIDE);
+	size_t k = nlong;
+	if (ac->stride > 1) {
+		ac->cap = nlong * ac->stride;
+		ac->lits = xrealloc(ac->lits, ac->cap * sizeof *ac->lits);
+	}
+	for (size_t i = 0; i < nlong; i++) {
+		struct lit *l = &ac->lits[i];
+		uint32_t w = 0;
+		int best = 1 << 30;
+		for (uint32_t o = 0; o + ac->stride + 3 <= l->len; o++) {
+			int c = 0;
+			for (uint32_t j = 0; j < ac->stride; j++)
+				c += 4 * bigram_cost(l->s + o + j) + bigram_cost(l->s + o + j + 2);
+			if (c < best) {
+				best = c;
+				w = o;
+			}
+		}
+		for (uint32_t j = 0; j < ac->stride; j++) {
+			struct lit *e = j == 0 ? l : &ac->lits[k++];
+			if (j)
+				*e = *l;
+			e->owns = j == 0;
+			e->off = w + j;
+			e->anchor = load32(l->s + e->off);
+			SETBIT(ac->quad, quad_hash(e->anchor));
 		}
 	}
 	ac->n = k;
@@ -224,7 +255,8 @@ void acmatch_free(struct acmatch *ac)
 	if (!ac)
 		return;
 	for (size_t i = 0; i < ac->n; i++)
-		free(ac->lits[i].s);
+		if (ac->lits[i].owns)
+			free(ac->lits[i].s);
 	for (size_t i = 0; i < ac->nshort; i++)
 		free(ac->shorts[i].s);
 	for (size_t i = 0; i < ac->none; i++)
@@ -287,7 +319,7 @@ void acmatch_search(const struct acmatch *ac, const char *s, size_t n,
 	if (ac->nshort == 0) {
 		/* the common case (the built-in database): one test a position */
 		const uint8_t *quad = ac->quad;
-		for (size_t i = 0; i + 4 <= n; i++) {
+		for (size_t i = 0; i + 4 <= n; i += ac->stride) {
 			uint32_t x = load32(p + i);
 			if (BIT(quad, quad_hash(x)))
 				verify(ac->lits, ac->n, x, p, n, i, hit, ctx);

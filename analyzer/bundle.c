@@ -14,6 +14,7 @@
 #include "linekw.h"
 #include "logline.h"
 #include "match.h"
+#include "pipeline.h"
 #include "ranks.h"
 #include "rules.h"
 #include "sigdb.h"
@@ -44,7 +45,7 @@ struct docstate {
 	struct buf partial;      /* an unfinished line */
 	int partial_cut;         /* the current line passed max_line */
 	uint64_t long_lines;     /* lines cut at max_line */
-	int lines_capped;        /* max_lines reached */
+	uint64_t lines_capped;   /* the first line past max_lines; 0 = none */
 	struct buf sys;          /* whole system report */
 	int sys_cut;
 	struct buf scan;         /* log documents: scanned for embedded reports at the end */
@@ -57,6 +58,8 @@ struct docstate {
 	size_t waiting[8];
 	unsigned nwaiting;
 };
+
+static void lines_stop(struct bundle *b);
 
 struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct limits *lim)
 {
@@ -78,6 +81,7 @@ void bundle_free(struct bundle *b)
 {
 	if (!b)
 		return;
+	lines_stop(b);
 	free(b->name);
 	matcher_free(b->matcher);
 	for (size_t i = 0; i < b->ndocs; i++)
@@ -342,50 +346,129 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 		e->ts = xstrndup(ll->ts.p, ll->ts.n);
 }
 
+/* ---- lines ----
+ * Each line is counted and prepared (logline_parse, the prefilter scan) on
+ * the thread that feeds the bundle, then applied (below) in line order:
+ * in place, or on the pipeline's thread (bundle_set_threads). */
+
+/* Everything a line changes in the bundle, given its parse and the
+ * candidate signatures of the prefilter. */
+static void apply_line(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
+                       const char *s, size_t n, const size_t *cand, size_t ncand)
+{
+	const char *path = b->docs[ds->doc].path;
+	const struct span *m = &ll->msg;
+	ranks_note(b->ranks, ll, path, lineno, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
+	if (ll->level != LINE_PLAIN) {
+		b->saw_nccl = 1;
+		if (ll->level == LINE_INFO) {
+			fact_cuda_driver(b, m);
+			if (m->n > 24 && m->p[0] == 'N') /* "NCCL_X set by environment to Y" */
+				fact_env_line(b, m, path, lineno);
+		}
+	}
+	/* the banner starts an INFO message; PyTorch quotes the version anywhere */
+	if (ll->level == LINE_INFO ? (m->n > 13 && memcmp(m->p, "NCCL version ", 13) == 0)
+	                           : (ll->kw & KW_BIT(KW_NCCL_VERSION)) != 0)
+		fact_nccl_version(b, m);
+	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_CUDA_OOM)))
+		sysreport_torch_oom(m->p, m->n, b->facts, path, lineno);
+	if (ds->nwaiting)
+		context_after(b, ds, s, n);
+	struct line_ctx c = {b, path, lineno, s, n};
+	size_t first = b->ev.n;
+	size_t hits = matcher_match_list(b->matcher, ll, cand, ncand, path, on_match, &c, &b->warnings);
+	if (b->ev.n > first)
+		context_before(b, ds, first);
+	context_push(ds, s, n);
+	if (hits == 0) {
+		const char *what = failure_kind(ll);
+		if (what)
+			note_failure(b, what, path, lineno, m);
+	}
+}
+
+static void apply_batch(void *ctx, struct line_batch *bt)
+{
+	struct bundle *b = ctx;
+	for (size_t i = 0; i < bt->n; i++) {
+		const struct prepared_line *pl = &bt->v[i];
+		apply_line(b, pl->doc, &pl->ll, pl->lineno, pl->raw, pl->rawlen, bt->cand + pl->cand, pl->ncand);
+	}
+}
+
+/* Copy the line into the batch being filled and prepare it there. */
+static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, const char *s, size_t n)
+{
+	char *dst = line_batch_room(b->fill, n);
+	if (!dst) {
+		pipeline_submit(b->pipe, b->fill);
+		b->fill = pipeline_batch(b->pipe);
+		dst = line_batch_room(b->fill, n);
+	}
+	memcpy(dst, s, n);
+	b->fill->len += n;
+	struct prepared_line *pl = line_batch_add(b->fill);
+	logline_parse(dst, n, &pl->ll);
+	size_t nc = matcher_scan(b->scanner, &pl->ll);
+	line_batch_add_cands(b->fill, pl, matcher_candidates(b->scanner), nc);
+	pl->raw = dst;
+	pl->rawlen = n;
+	pl->lineno = lineno;
+	pl->doc = ds;
+}
+
+/* Wait until the pipeline has applied every line given so far: before
+ * anything that reads or writes what apply_line does. */
+static void lines_drain(struct bundle *b)
+{
+	if (!b->pipe)
+		return;
+	pipeline_submit(b->pipe, b->fill);
+	pipeline_drain(b->pipe);
+	b->fill = pipeline_batch(b->pipe);
+}
+
+static void lines_stop(struct bundle *b)
+{
+	pipeline_stop(b->pipe); /* drains first */
+	b->pipe = NULL;
+	b->fill = NULL;
+	matcher_free(b->scanner);
+	b->scanner = NULL;
+}
+
+void bundle_set_threads(struct bundle *b, int threads)
+{
+	b->threads = threads;
+}
+
 static void process_line(struct bundle *b, struct docstate *ds, const char *s, size_t n)
 {
 	struct input_doc *doc = &b->docs[ds->doc];
 	doc->lines++;
 	if (doc->lines > b->lim.max_lines) {
-		if (!ds->lines_capped) {
-			ds->lines_capped = 1;
-			msgs_add(&b->warnings, "%s: line %llu: more than %llu lines; the rest of the document was not analysed (--max-lines)",
-			         doc->path, (unsigned long long)doc->lines, (unsigned long long)b->lim.max_lines);
+		if (!ds->lines_capped)
+			ds->lines_capped = doc->lines; /* reported by sink_end */
+		return;
+	}
+	if (b->threads > 1 && !b->pipe) {
+		b->pipe = pipeline_start(apply_batch, b);
+		if (b->pipe) {
+			b->scanner = matcher_new(b->db);
+			b->fill = pipeline_batch(b->pipe);
+		} else {
+			b->threads = 1; /* no thread: apply in place */
 		}
+	}
+	if (b->pipe) {
+		queue_line(b, ds, doc->lines, s, n);
 		return;
 	}
 	struct logline ll;
 	logline_parse(s, n, &ll);
-	matcher_scan(b->matcher, &ll); /* the prefilter; it also finds the keywords (ll.kw) used below */
-	const struct span *m = &ll.msg;
-	ranks_note(b->ranks, &ll, doc->path, doc->lines, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
-	if (ll.level != LINE_PLAIN) {
-		b->saw_nccl = 1;
-		if (ll.level == LINE_INFO) {
-			fact_cuda_driver(b, m);
-			if (m->n > 24 && m->p[0] == 'N') /* "NCCL_X set by environment to Y" */
-				fact_env_line(b, m, doc->path, doc->lines);
-		}
-	}
-	/* the banner starts an INFO message; PyTorch quotes the version anywhere */
-	if (ll.level == LINE_INFO ? (m->n > 13 && memcmp(m->p, "NCCL version ", 13) == 0)
-	                          : (ll.kw & KW_BIT(KW_NCCL_VERSION)) != 0)
-		fact_nccl_version(b, m);
-	if (ll.level == LINE_PLAIN && (ll.kw & KW_BIT(KW_CUDA_OOM)))
-		sysreport_torch_oom(m->p, m->n, b->facts, doc->path, doc->lines);
-	if (ds->nwaiting)
-		context_after(b, ds, s, n);
-	struct line_ctx c = {b, doc->path, doc->lines, s, n};
-	size_t first = b->ev.n;
-	size_t hits = matcher_match(b->matcher, &ll, doc->path, on_match, &c, &b->warnings);
-	if (b->ev.n > first)
-		context_before(b, ds, first);
-	context_push(ds, s, n);
-	if (hits == 0) {
-		const char *what = failure_kind(&ll);
-		if (what)
-			note_failure(b, what, doc->path, doc->lines, m);
-	}
+	size_t nc = matcher_scan(b->matcher, &ll); /* the prefilter; it also finds the keywords (ll.kw) */
+	apply_line(b, ds, &ll, doc->lines, s, n, matcher_candidates(b->matcher), nc);
 }
 
 /* Split bytes into lines; carries an unfinished line in ds->partial. */
@@ -519,6 +602,10 @@ static void sink_end(void *ctx, int complete)
 			ds->long_lines++;
 		process_line(b, ds, ds->partial.data ? ds->partial.data : "", ds->partial.len);
 	}
+	lines_drain(b); /* the document's lines are applied: the rest may touch the bundle */
+	if (ds->lines_capped)
+		msgs_add(&b->warnings, "%s: line %llu: more than %llu lines; the rest of the document was not analysed (--max-lines)",
+		         doc->path, (unsigned long long)ds->lines_capped, (unsigned long long)b->lim.max_lines);
 	if (ds->long_lines)
 		msgs_add(&b->warnings, "%s: %llu line(s) longer than %zu bytes: only the first %zu bytes of each were analysed (--max-line)",
 		         doc->path, (unsigned long long)ds->long_lines, b->lim.max_line, b->lim.max_line);
@@ -589,6 +676,7 @@ struct evidence *bundle_rule_evidence(struct bundle *b, const char *rule_id,
 
 void bundle_finish(struct bundle *b)
 {
+	lines_stop(b);
 	ranks_finish(b->ranks); /* ranks: merge timelines before ranks_lookup */
 	if (b->ranks->untracked)
 		msgs_add(&b->warnings, "%s: more than %d processes: %llu lines of the others were matched but not placed on rank timelines",

@@ -71,11 +71,20 @@ struct bundle {
 
 	/* streaming state of the current document (bundle.c) */
 	void *cur;
+	/* lines applied on a second thread (bundle_set_threads; bundle.c) */
+	int threads;
+	struct pipeline *pipe;      /* owned; NULL when lines are applied in place */
+	struct matcher *scanner;    /* owned: the reading thread's prefilter scratch */
+	struct line_batch *fill;    /* the batch being filled (in pipe) */
 };
 
 /* db is borrowed and must outlive the bundle. */
 struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct limits *lim);
 void bundle_free(struct bundle *b);
+/* threads 2: lines are parsed and scanned on the thread that feeds the
+ * bundle and applied (timelines, regexes, evidence) on a second one; the
+ * result is the same as with 1 (the default).  Before any input. */
+void bundle_set_threads(struct bundle *b, int threads);
 struct doc_sink bundle_sink(struct bundle *b);
 /* Feed a whole operand (path or '-'): convenience over input_walk_path. */
 int bundle_add_path(struct bundle *b, const char *path);

@@ -447,15 +447,6 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int default_jobs(void)
-{
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-		return CPU_COUNT(&set);
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (int)n : 1;
-}
-
 /* The document's head without its closing brace: the bundles and the
  * summary are streamed after it. */
 static void json_header(FILE *out, const struct sigdb *db)
@@ -537,7 +528,7 @@ int cmd_batch(int argc, char **argv)
 	if (!out)
 		goto done;
 
-	int jobs = c.jobs > 0 ? c.jobs : default_jobs();
+	int jobs = c.jobs > 0 ? c.jobs : online_cpus();
 	if ((size_t)jobs > bt.nitems)
 		jobs = (int)bt.nitems;
 	uint64_t total_bytes = 0;

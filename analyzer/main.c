@@ -72,11 +72,15 @@ static int run_analyze(struct common *c, struct strvec *ops)
 		sigdb_free(&db);
 		return EXIT_TROUBLE;
 	}
+	/* -j: a second thread applies the lines while the first reads, parses and scans them */
+	int threads = c->jobs > 0 ? c->jobs : online_cpus();
+	threads = threads > 1 ? 2 : 1;
 	struct bundle **bundles = xcalloc(ops->n, sizeof *bundles);
 	size_t readable = 0;
 	for (size_t i = 0; i < ops->n; i++) {
 		const char *name = c->name ? c->name : (strcmp(ops->v[i], "-") == 0 ? "stdin" : ops->v[i]);
 		bundles[i] = bundle_new(name, &db, &c->lim);
+		bundle_set_threads(bundles[i], threads);
 		int rc = bundle_add_path(bundles[i], ops->v[i]);
 		if (rc == 0)
 			readable++;

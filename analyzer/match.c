@@ -74,7 +74,7 @@ static int cmp_size(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void matcher_scan(struct matcher *mt, struct logline *ll)
+size_t matcher_scan(struct matcher *mt, struct logline *ll)
 {
 	const struct sigdb *db = mt->db;
 	if (++mt->gen == 0) {
@@ -92,22 +92,28 @@ void matcher_scan(struct matcher *mt, struct logline *ll)
 		mt->cand[mt->ncand++] = db->always[lv][i];
 	if (mt->ncand > 1)
 		qsort(mt->cand, mt->ncand, sizeof *mt->cand, cmp_size); /* database order: deterministic */
+	return mt->ncand;
+}
+
+const size_t *matcher_candidates(const struct matcher *mt)
+{
+	return mt->cand;
 }
 
 size_t matcher_run(struct matcher *mt, struct logline *ll, const char *where,
                    match_cb cb, void *ctx, struct msgs *m)
 {
-	matcher_scan(mt, ll);
-	return matcher_match(mt, ll, where, cb, ctx, m);
+	size_t n = matcher_scan(mt, ll);
+	return matcher_match_list(mt, ll, mt->cand, n, where, cb, ctx, m);
 }
 
-size_t matcher_match(struct matcher *mt, const struct logline *ll, const char *where,
-                     match_cb cb, void *ctx, struct msgs *m)
+size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const size_t *cand, size_t ncand,
+                          const char *where, match_cb cb, void *ctx, struct msgs *m)
 {
 	const struct sigdb *db = mt->db;
 	size_t hits = 0;
-	for (size_t i = 0; i < mt->ncand; i++) {
-		size_t si = mt->cand[i];
+	for (size_t i = 0; i < ncand; i++) {
+		size_t si = cand[i];
 		if (mt->disabled[si])
 			continue;
 		const struct signature *s = &db->sigs[si];

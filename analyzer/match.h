@@ -19,12 +19,14 @@ void matcher_free(struct matcher *mt);
  * depth limit is reported once in m (naming where) and skipped from then on. */
 size_t matcher_run(struct matcher *mt, struct logline *ll, const char *where,
                    match_cb cb, void *ctx, struct msgs *m);
-/* matcher_run in two steps, for callers that use the keywords in between:
- * matcher_scan runs the prefilter over the message (queues the candidate
- * signatures, sets ll->kw and ll->kw_known); matcher_match runs PCRE2 on
- * the candidates queued by the last scan of the same line. */
-void matcher_scan(struct matcher *mt, struct logline *ll);
-size_t matcher_match(struct matcher *mt, const struct logline *ll, const char *where,
-                     match_cb cb, void *ctx, struct msgs *m);
+/* matcher_run in two steps, for callers that use the keywords in between
+ * or scan on another thread: matcher_scan runs the prefilter over the
+ * message (sets ll->kw, ll->kw_known) and returns the number of candidate
+ * signatures, matcher_candidates() lists them (valid until the next scan);
+ * matcher_match_list runs PCRE2 for the candidates given. */
+size_t matcher_scan(struct matcher *mt, struct logline *ll);
+const size_t *matcher_candidates(const struct matcher *mt);
+size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const size_t *cand, size_t ncand,
+                          const char *where, match_cb cb, void *ctx, struct msgs *m);
 
 #endif

@@ -23,6 +23,7 @@ struct launcher_exit {
 struct rank_doc {
 	char *path;
 	char *host;
+	size_t host_len;
 	long pid;
 	int mixed;            /* NCCL lines of several processes */
 	int launcher;         /* launcher output inside: not one process's document */
@@ -357,14 +358,14 @@ static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn,
 {
 	if (r->last_proc) {
 		struct rank_proc *q = &r->v[r->last_proc - 1];
-		if (q->host && q->pid == pid && strncmp(q->host, host, hn) == 0 && q->host[hn] == 0)
+		if (q->host && q->pid == pid && q->host_len == hn && memcmp(q->host, host, hn) == 0)
 			return q;
 	}
 	if (r->npslot) {
 		size_t h = proc_hash(host, hn, pid) & (r->npslot - 1);
 		for (; r->pslot[h]; h = (h + 1) & (r->npslot - 1)) {
 			struct rank_proc *q = &r->v[r->pslot[h] - 1];
-			if (q->host && q->pid == pid && strncmp(q->host, host, hn) == 0 && q->host[hn] == 0) {
+			if (q->host && q->pid == pid && q->host_len == hn && memcmp(q->host, host, hn) == 0) {
 				r->last_proc = r->pslot[h];
 				return q;
 			}
@@ -374,6 +375,7 @@ static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn,
 		return NULL;
 	struct rank_proc *p = proc_add(r);
 	p->host = xstrndup(host, hn);
+	p->host_len = hn;
 	p->pid = pid;
 	if (r->n * 2 > r->npslot) {
 		proc_reindex(r, r->npslot ? r->npslot * 2 : 64);
@@ -544,7 +546,7 @@ static void doc_close(struct ranks *r)
 		return;
 	blk_flush(r, d);
 	struct rank_proc *p = d->host && !d->mixed && !d->launcher && d->nccl > 0
-	                      ? proc_nccl(r, d->host, strlen(d->host), d->pid) : NULL;
+	                      ? proc_nccl(r, d->host, d->host_len, d->pid) : NULL;
 	if (p) {
 		if (!p->debug_file)
 			p->debug_file = xstrdup(d->path);
@@ -855,8 +857,9 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 	d->nccl++;
 	if (!d->host) {
 		d->host = xstrndup(ll->host.p, ll->host.n);
+		d->host_len = ll->host.n;
 		d->pid = ll->pid;
-	} else if (d->pid != ll->pid || strlen(d->host) != ll->host.n || memcmp(d->host, ll->host.p, ll->host.n) != 0) {
+	} else if (d->pid != ll->pid || d->host_len != ll->host.n || memcmp(d->host, ll->host.p, ll->host.n) != 0) {
 		d->mixed = 1;
 	}
 	struct rank_proc *p = proc_nccl(r, ll->host.p, ll->host.n, ll->pid);

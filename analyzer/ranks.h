@@ -40,6 +40,7 @@ struct rank_where {
 
 struct rank_proc {
 	char *host;           /* NCCL hostname; NULL for a rank known only from torch/torchrun */
+	size_t host_len;      /* internal: strlen(host) when proc_nccl made it */
 	long pid;             /* -1 unknown */
 	int rank;             /* global rank (after ranks_finish), -1 unknown */
 	int nranks;           /* size of the largest communicator it joined */

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <errno.h>
 #include <ctype.h>
+#include <sched.h>
+#include <unistd.h>
 
 static void oom(size_t n)
 {
@@ -373,4 +375,13 @@ int64_t parse_size(const char *s)
 	if (r > 9.0e18)
 		return -1;
 	return (int64_t)r;
+}
+
+int online_cpus(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
 }

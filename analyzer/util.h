@@ -70,6 +70,8 @@ const char *mem_find(const void *hay, size_t n, const char *lit, size_t len, siz
 /* mem_find with the anchor chosen as the rarest byte of lit (by a fixed
  * estimate of byte frequencies in NCCL/PyTorch logs). */
 const char *mem_find_rare(const void *hay, size_t n, const char *lit, size_t len);
+/* CPUs this process may run on (affinity mask), at least 1. */
+int online_cpus(void);
 int str_starts(const char *s, const char *prefix);
 int str_ends(const char *s, const char *suffix);
 /* Copy of s[0..n) with control bytes other than tab, C1 controls

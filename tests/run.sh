@@ -2,6 +2,8 @@
 # tests/run.sh BUILD_DIR BINARY - run the whole suite against one build.
 # Each part prints "N passed, N failed"; this script sums them and ends with
 # one such line for the whole run.  Exit status 1 when anything failed.
+# NT_SUITES="threads batch" runs only those tests/NAME/run.sh parts (the
+# ThreadSanitizer build runs the multi-threaded ones).
 B=${1:-build}
 BIN=${2:-./nccl-triage}
 case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
@@ -33,21 +35,27 @@ run() {
 	fi
 }
 
-for t in "$B"/tests/test_*; do
-	[ -x "$t" ] && run "unit $(basename "$t")" "$t"
-done
-for t in "$B"/fuzz-replay/fuzz_*; do
-	[ -x "$t" ] || continue
-	n=$(basename "$t")
-	run "fuzz replay $n" "$t" "tests/fuzz/corpus/${n#fuzz_}" tests/fuzz/crashes
-done
-run "check-db (patterns/)" "$BIN" check-db
-run "catalog up to date" sh -c "\"$BIN\" list --format md | diff -u docs/catalog.md -"
-run "golden fixtures" sh tests/golden/run.sh "$BIN" "$B/tools/jsonproj"
-for s in tests/*/run.sh; do
-	case "$s" in tests/golden/run.sh) continue ;; esac
-	run "$(dirname "$s" | sed 's|tests/||')" sh "$s" "$BIN"
-done
+if [ -n "${NT_SUITES:-}" ]; then
+	for n in $NT_SUITES; do
+		run "$n" sh "tests/$n/run.sh" "$BIN"
+	done
+else
+	for t in "$B"/tests/test_*; do
+		[ -x "$t" ] && run "unit $(basename "$t")" "$t"
+	done
+	for t in "$B"/fuzz-replay/fuzz_*; do
+		[ -x "$t" ] || continue
+		n=$(basename "$t")
+		run "fuzz replay $n" "$t" "tests/fuzz/corpus/${n#fuzz_}" tests/fuzz/crashes
+	done
+	run "check-db (patterns/)" "$BIN" check-db
+	run "catalog up to date" sh -c "\"$BIN\" list --format md | diff -u docs/catalog.md -"
+	run "golden fixtures" sh tests/golden/run.sh "$BIN" "$B/tools/jsonproj"
+	for s in tests/*/run.sh; do
+		case "$s" in tests/golden/run.sh) continue ;; esac
+		run "$(dirname "$s" | sed 's|tests/||')" sh "$s" "$BIN"
+	done
+fi
 echo "$TOTAL_P passed, $TOTAL_F failed"
 echo "$TOTAL_P $TOTAL_F" >"$B/test-totals"
 [ "$TOTAL_F" -eq 0 ]

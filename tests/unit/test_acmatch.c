@@ -74,6 +74,9 @@ int main(void)
 {
 	for (unsigned seed = 1; seed <= 20; seed++) {
 		differential(seed, 4, 8);  /* 4-gram anchors only: the fast scan */
+		differential(seed, 5, 8);  /* ... testing every 2nd position */
+		differential(seed, 6, 8);  /* every 3rd */
+		differential(seed, 7, 8);  /* every 4th */
 		differential(seed, 1, 8);  /* with one-byte and short literals */
 		differential(seed, 2, 3);  /* short literals only */
 	}

@@ -1,0 +1,63 @@
+#!/bin/sh
+# tests/threads/run.sh BINARY - analyze with a second thread (-j2: lines are
+# read, parsed and scanned on one thread, applied on another) must give
+# byte-identical reports to one thread (-j1), whatever the input: every real
+# capture and pasted report in fixtures/ and tests/, damaged inputs, and
+# inputs built to cross the pipeline's edges (many batches, a line larger
+# than a batch, the --max-lines cap, many documents in one archive, stdin).
+# Ends with "N passed, N failed".
+BIN=${1:-./nccl-triage}
+case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
+pass=0
+fail=0
+T=$(mktemp -d)
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$T"' EXIT
+
+# same NAME ARGS...: -j1 and -j2 print the same JSON, text and warnings, exit alike
+same() {
+	name=$1; shift
+	for fmt in json text; do
+		r1=0; "$BIN" analyze -j1 --format $fmt "$@" > "$T/1.out" 2> "$T/1.err" || r1=$?
+		r2=0; "$BIN" analyze -j2 --format $fmt "$@" > "$T/2.out" 2> "$T/2.err" || r2=$?
+		if [ "$r1" != "$r2" ] || ! cmp -s "$T/1.out" "$T/2.out" || ! cmp -s "$T/1.err" "$T/2.err" || [ "$r1" -gt 1 ]; then
+			fail=$((fail + 1)); echo "FAIL: $name ($fmt): -j1 exit $r1, -j2 exit $r2"
+			diff "$T/1.out" "$T/2.out" | head -5; diff "$T/1.err" "$T/2.err" | head -5
+			return
+		fi
+	done
+	pass=$((pass + 1))
+}
+
+for d in fixtures/captures/*/scenarios/*/ fixtures/captures/h200-2gpu-more/*/; do
+	[ -d "$d" ] && same "$d" "$d"
+done
+for f in tests/corpus/*.log tests/heldout/*.log fixtures/bad-input/*.tar fixtures/bad-input/*.gz fixtures/bad-input/*.log; do
+	[ -f "$f" ] && same "$f" "$f"
+done
+same "demo" fixtures/demo/ticket-oom.tar.gz
+
+# many batches: ~6 MiB of real lines from every capture, in one document
+cat fixtures/captures/*/scenarios/*/*.log fixtures/captures/h200-2gpu-more/*/*.log > "$T/one.log" 2>/dev/null
+i=0
+while [ "$i" -lt 3 ]; do cat "$T/one.log" "$T/one.log" > "$T/two.log"; mv "$T/two.log" "$T/one.log"; i=$((i + 1)); done
+[ "$(wc -c < "$T/one.log")" -gt 2000000 ] || { fail=$((fail + 1)); echo "FAIL: big input too small"; }
+same "big" "$T/one.log"
+# ... with a line of 300 KB (more than a batch holds) in the middle, analysed whole
+{ head -n 2000 "$T/one.log"; head -c 300000 /dev/zero | tr '\0' 'x'; echo " NCCL WARN Cuda failure 'out of memory'"; tail -n 2000 "$T/one.log"; } > "$T/long.log"
+same "long line" --max-line 1M "$T/long.log"
+same "long line, cut" "$T/long.log"
+# ... cut by --max-lines (the warning is reported once, as with one thread)
+same "max-lines" --max-lines 5000 "$T/one.log"
+# many documents in one archive, and the same through stdin
+mkdir -p "$T/tree"
+for d in fixtures/captures/h200-2gpu-more/*/; do cp -r "$d" "$T/tree/"; done
+tar czf "$T/tree.tar.gz" -C "$T" tree
+same "archive" "$T/tree.tar.gz"
+r1=0; "$BIN" analyze -j1 --format json - < "$T/tree.tar.gz" > "$T/s1" 2>/dev/null || r1=$?
+r2=0; "$BIN" analyze -j2 --format json - < "$T/tree.tar.gz" > "$T/s2" 2>/dev/null || r2=$?
+if [ "$r1" = "$r2" ] && cmp -s "$T/s1" "$T/s2" && [ -s "$T/s1" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: stdin"; fi
+# several operands: one bundle each, in order
+same "operands" fixtures/captures/h200-2gpu/scenarios/ok fixtures/captures/h200-2gpu/scenarios/duplicate_gpu "$T/one.log"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
