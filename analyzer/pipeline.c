@@ -31,9 +31,7 @@ struct prepared_line *line_batch_add(struct line_batch *bt)
 		bt->capv = bt->capv ? bt->capv * 2 : 1024;
 		bt->v = xrealloc(bt->v, bt->capv * sizeof *bt->v);
 	}
-	struct prepared_line *pl = &bt->v[bt->n++];
-	memset(pl, 0, sizeof *pl);
-	return pl;
+	return &bt->v[bt->n++]; /* the caller sets every field */
 }
 
 void line_batch_add_cands(struct line_batch *bt, struct prepared_line *pl, const size_t *cand, size_t n)

@@ -38,7 +38,7 @@ struct line_batch {
  * copy it, or NULL when the batch must be submitted first (it is not
  * empty and the line does not fit).  An empty batch grows to any n. */
 char *line_batch_room(struct line_batch *bt, size_t n);
-/* A new record (zeroed) for the line just copied. */
+/* A new record for the line just copied (uninitialised: set every field). */
 struct prepared_line *line_batch_add(struct line_batch *bt);
 void line_batch_add_cands(struct line_batch *bt, struct prepared_line *pl, const size_t *cand, size_t n);
 

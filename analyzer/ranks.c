@@ -875,6 +875,10 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 		p->cuda_dev = ll->dev; /* the main thread's device, until an Init line says */
 	const struct span *m = &ll->msg;
 	if (ll->level == LINE_INFO) {
+		/* Init/Abort/Destroy lines end with START or COMPLETE; the bulk of
+		 * INFO lines fall through every test below */
+		int tail = (m->n > 5 && memcmp(m->p + m->n - 5, "START", 5) == 0) ||
+		           (m->n > 8 && memcmp(m->p + m->n - 8, "COMPLETE", 8) == 0);
 		if (starts(m, "Bootstrap") || starts(m, "NET/"))
 			r->saw_net_lines = 1;
 		if (starts(m, "NCCL version ")) {
@@ -884,18 +888,13 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 				l++;
 			free(p->nccl_version);
 			p->nccl_version = str_sanitize(m->p + 13, l - 13 > 40 ? 40 : l - 13);
-		} else if (!(m->n > 5 && (memcmp(m->p + m->n - 5, "START", 5) == 0 ||
-		                          (m->n > 8 && memcmp(m->p + m->n - 8, "COMPLETE", 8) == 0))) &&
-		           !starts(m, "Channel ") && !starts(m, "ENV/Plugin") &&
-		           !is_opcount_line(m)) {
-			/* the bulk of INFO lines: nothing for the timeline */
-		} else if (find(m, "Init START")) {
+		} else if (tail && find(m, "Init START")) {
 			p->saw_init_start = 1;
 			note_init(r, p, m, 0, path, lineno, r->order, ts);
-		} else if (find(m, "Init COMPLETE")) {
+		} else if (tail && find(m, "Init COMPLETE")) {
 			p->saw_init_complete = 1;
 			note_init(r, p, m, 1, path, lineno, r->order, ts);
-		} else if (find(m, "Abort START") || find(m, "Abort COMPLETE")) {
+		} else if (tail && (find(m, "Abort START") || find(m, "Abort COMPLETE"))) {
 			p->saw_abort = 1;
 			char *ptr = word_after(m, "comm ");
 			if (ptr) {
@@ -904,7 +903,7 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 					mb->aborted = 1;
 				free(ptr);
 			}
-		} else if (find(m, "Destroy COMPLETE")) {
+		} else if (tail && find(m, "Destroy COMPLETE")) {
 			p->saw_destroy = p->saw_exit_line = 1;
 		} else if (starts(m, "Channel ") && find(m, " via ")) {
 			if (!p->transport) {
