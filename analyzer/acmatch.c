@@ -334,3 +334,8 @@ size_t acmatch_states(const struct acmatch *ac)
 {
 	return ac->states;
 }
+
+unsigned acmatch_stride(const struct acmatch *ac)
+{
+	return ac->stride;
+}

@@ -20,5 +20,8 @@ void acmatch_free(struct acmatch *ac);
 void acmatch_search(const struct acmatch *ac, const char *s, size_t n,
                     void (*hit)(void *ctx, uint32_t value), void *ctx);
 size_t acmatch_states(const struct acmatch *ac);
+/* After build: the scan tests every stride-th position (1..4; 4 when every
+ * literal has 7 bytes or more and none has fewer than 4). */
+unsigned acmatch_stride(const struct acmatch *ac);
 
 #endif

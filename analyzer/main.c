@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "acmatch.h"
 #include "bundle.h"
 #include "cli.h"
 #include "clicommon.h"
@@ -196,6 +197,16 @@ static int run_check_db(struct common *c, struct strvec *ops)
 		derived += db.sigs[i].literals_derived;
 		nolit += db.sigs[i].literals.n == 0;
 	}
+	/* short literals slow every line down (acmatch.c): name them */
+	unsigned stride = acmatch_stride(db.ac);
+	for (size_t i = 0; i < db.nsigs && stride < 4; i++)
+		for (size_t j = 0; j < db.sigs[i].literals.n; j++)
+			if (strlen(db.sigs[i].literals.v[j]) < 7)
+				fprintf(stderr, "nccl-triage: %s: signatures[%zu].literals[%zu]: \"%s\" is shorter than 7 bytes: "
+				        "the prefilter tests %s instead of every 4th (slower, not wrong)\n",
+				        db.sigs[i].file, db.sigs[i].index, j, db.sigs[i].literals.v[j],
+				        stride == 1 ? "every position" : stride == 2 ? "every 2nd position" : "every 3rd position");
+
 	printf("check-db: %zu files, %zu signatures (%zu with derived literals, %zu without a prefilter literal), "
 	       "%zu diagnoses; %zu samples passed, %d failed; %d load error%s\n",
 	       db.files.n, db.nsigs, derived, nolit, db.ndiags, ok, fails, errors, errors == 1 ? "" : "s");

@@ -126,6 +126,15 @@ expect_rc 2 "truncated JSON pattern file" "$BIN" check-db "$T/pat"
 expect_grep "$T/err" "bad.json: line 1, column" "json error position"
 expect_rc 0 "check-db on the test db" "$BIN" check-db tests/db-min
 expect_grep "$T/out" "0 failed; 0 load errors" "check-db summary"
+expect_nogrep "$T/err" "shorter than 7 bytes" "no literal note for long literals"
+# a short literal slows the prefilter: check-db names it, and it still works
+mkdir -p "$T/short"
+sed 's/"regex": "^Bootstrap ?: no socket interface found",/"regex": "^Bootstrap ?: no socket interface found", "literals": ["no sock"],/;
+     s/"regex": "Duplicate GPU detected/"literals": ["GPU"], "regex": "Duplicate GPU detected/' tests/db-min/core.json >"$T/short/core.json"
+expect_rc 0 "check-db, short literal" "$BIN" check-db "$T/short"
+expect_grep "$T/err" 'signatures\[1\].literals\[0\]: "GPU" is shorter than 7 bytes: the prefilter tests every position' "short literal named"
+expect_rc 1 "analyze with a short literal" "$BIN" analyze --no-builtin -p "$T/short" "$CAP/duplicate_gpu"
+expect_grep "$T/out" "Two ranks on one GPU" "short literal still matches"
 
 # list / explain
 expect_rc 0 "list" "$BIN" list $DB
