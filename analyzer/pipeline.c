@@ -1,7 +1,8 @@
 /* pipeline.c - see pipeline.h.  A fixed ring of NBATCH batches: the
  * producer fills one while the consumer works on the ones submitted
  * before it; both wait on a condition variable when the ring is full or
- * empty.  Batches are reused, so memory stays at NBATCH batches. */
+ * empty.  Batches are reused, so memory stays at NBATCH batches of at most
+ * BATCH_LINES lines and BATCH_TEXT bytes (or one longer line). */
 #include "pipeline.h"
 
 #include <pthread.h>
@@ -9,11 +10,14 @@
 #include <string.h>
 #include "util.h"
 
-#define NBATCH 4
-#define BATCH_TEXT (128u << 10)
+#define NBATCH 8
+#define BATCH_TEXT (256u << 10)
+#define BATCH_LINES 4096  /* records are ~190 bytes: empty lines must not grow a batch without end */
 
 char *line_batch_room(struct line_batch *bt, size_t n)
 {
+	if (bt->n >= BATCH_LINES)
+		return NULL;
 	if (bt->text && bt->len + n <= bt->cap)
 		return bt->text + bt->len;
 	if (bt->n > 0)

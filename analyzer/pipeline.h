@@ -35,8 +35,9 @@ struct line_batch {
 };
 
 /* Room for a line of n bytes at the end of batch->text: returns where to
- * copy it, or NULL when the batch must be submitted first (it is not
- * empty and the line does not fit).  An empty batch grows to any n. */
+ * copy it, or NULL when the batch must be submitted first (it is full of
+ * lines, or not empty and the line does not fit).  An empty batch grows to
+ * any n. */
 char *line_batch_room(struct line_batch *bt, size_t n);
 /* A new record for the line just copied (uninitialised: set every field). */
 struct prepared_line *line_batch_add(struct line_batch *bt);

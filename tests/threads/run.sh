@@ -59,5 +59,25 @@ if [ "$r1" = "$r2" ] && cmp -s "$T/s1" "$T/s2" && [ -s "$T/s1" ]; then pass=$((p
 # several operands: one bundle each, in order
 same "operands" fixtures/captures/h200-2gpu/scenarios/ok fixtures/captures/h200-2gpu/scenarios/duplicate_gpu "$T/one.log"
 
+# memory stays bounded with two threads, whatever the lines: 20 million
+# empty lines (records, not text, fill the batches) and the big input
+# (peak RSS from GNU time; not for sanitizer builds, which inflate it)
+head -c 20000000 /dev/zero | tr '\0' '\n' > "$T/empty.log"
+case "$BIN" in
+*-asan|*-tsan) ;;
+*)
+	if [ -x /usr/bin/time ]; then
+		for f in "$T/empty.log" "$T/one.log"; do
+			/usr/bin/time -f "%M" -o "$T/rss" "$BIN" analyze -j2 -q --format json "$f" > /dev/null 2>&1
+			kib=$(tail -n 1 "$T/rss")
+			if [ "$kib" -gt 0 ] 2>/dev/null && [ "$kib" -lt 65536 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: peak RSS $kib KiB on $(basename "$f") (limit 64 MiB)"; fi
+		done
+	else
+		echo "skip: /usr/bin/time missing (GNU time): peak memory not checked"
+	fi
+	;;
+esac
+same "empty lines" --max-lines 200000 "$T/empty.log"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
