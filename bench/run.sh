@@ -4,6 +4,7 @@
 # RUNS runs, peak memory and the ratios the project's targets are stated in:
 #
 #   analyze over MB MiB of plain NCCL logs, full database   vs  rg -f (the database's regexes)
+#     (analyze uses two threads, as it does by default on two cores or more; -j1 is timed too)
 #   batch over FILES gzip archives holding MB MiB of text     vs  gzip -dc on one core
 #   batch -j1 vs -j2 (scaling), peak RSS of both (/usr/bin/time)
 #
@@ -75,6 +76,7 @@ cat "$C/all.log" "$C"/gz/*.gz > /dev/null
 
 {
 time_cmd analyze "$BIN" analyze $DB -q --format json "$C/all.log"
+time_cmd analyze-j1 "$BIN" analyze $DB -q -j1 --format json "$C/all.log"
 time_cmd rg "$RG" $RGOPT -f "$C/regexes-rg.txt" "$C/all.log"
 time_cmd rg-folder "$RG" $RGOPT -f "$C/regexes-rg.txt" "$C/plain"
 time_cmd gunzip sh -c "gzip -dc $C/gz/*.gz"
@@ -96,6 +98,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; 
 	echo
 	echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (wall-clock ratios need an idle machine; CPU ratios are in brackets)"
 	echo "analyze / rg (one file)        $(ratio "$(get analyze 2)" "$(get rg 2)") [cpu $(ratio "$(get analyze 3)" "$(get rg 3)")]   (target <= 1.0, goal 0.5)"
+	echo "analyze -j1 / rg (one thread)  $(ratio "$(get analyze-j1 2)" "$(get rg 2)")"
 	echo "analyze / rg (folder, threads) $(ratio "$(get analyze 2)" "$(get rg-folder 2)")"
 	echo "batch -j$JOBS / gzip -dc        $(ratio "$(get "batch-j$JOBS" 2)" "$(get gunzip 2)") [cpu/$JOBS $(ratio "$(get "batch-j$JOBS" 3)" "$(awk -v g="$(get gunzip 3)" -v j="$JOBS" 'BEGIN {print g * j}')")]   (target <= 1.0)"
 	echo "batch -j1 / -j2 (speed-up)     $(ratio "$(get batch-j1 2)" "$(get batch-j2 2)")   (target >= 1.7)"
