@@ -40,6 +40,8 @@ const char *verdict_name(enum verdict v)
 
 struct docstate {
 	size_t doc;              /* index into b->docs */
+	const char *path;        /* b->docs[doc].path: read by apply_line, which must not touch
+	                            b->docs (the reading thread updates its counters on every line) */
 	int kind_known;
 	struct buf head;         /* bytes held until the kind is known */
 	struct buf partial;      /* an unfinished line */
@@ -356,11 +358,12 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 static void apply_line(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
                        const char *s, size_t n, const size_t *cand, size_t ncand)
 {
-	const char *path = b->docs[ds->doc].path;
+	const char *path = ds->path;
 	const struct span *m = &ll->msg;
 	ranks_note(b->ranks, ll, path, lineno, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
 	if (ll->level != LINE_PLAIN) {
-		b->saw_nccl = 1;
+		if (!b->saw_nccl)
+			b->saw_nccl = 1;
 		if (ll->level == LINE_INFO) {
 			fact_cuda_driver(b, m);
 			if (m->n > 24 && m->p[0] == 'N') /* "NCCL_X set by environment to Y" */
@@ -563,6 +566,7 @@ static void sink_begin(void *ctx, const char *name)
 	doc->complete = 1;
 	struct docstate *ds = xcalloc(1, sizeof *ds);
 	ds->doc = b->ndocs++;
+	ds->path = doc->path;
 	b->cur = ds;
 }
 
