@@ -198,12 +198,9 @@ static int nccl_prefix(const char *s, size_t n, struct logline *out)
 	return 1;
 }
 
-static const struct logline EMPTY_LINE = {.level = LINE_PLAIN, .pid = -1, .tid = -1, .dev = -1, .rank = -1,
-                                          .srcline = -1};
-
 void logline_parse(const char *line, size_t len, struct logline *out)
 {
-	*out = EMPTY_LINE; /* copied, not built: gcc zeroes a built one with "rep stos", slow for 136 bytes */
+	*out = (struct logline){.level = LINE_PLAIN, .pid = -1, .tid = -1, .dev = -1, .rank = -1, .srcline = -1};
 
 	const char *s = line;
 	size_t n = len;
