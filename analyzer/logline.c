@@ -200,7 +200,11 @@ static int nccl_prefix(const char *s, size_t n, struct logline *out)
 
 void logline_parse(const char *line, size_t len, struct logline *out)
 {
-	*out = (struct logline){.level = LINE_PLAIN, .pid = -1, .tid = -1, .dev = -1, .rank = -1, .srcline = -1};
+	memset(out, 0, sizeof *out);
+	out->pid = out->tid = -1;
+	out->dev = out->rank = -1;
+	out->srcline = -1;
+	out->level = LINE_PLAIN;
 
 	const char *s = line;
 	size_t n = len;
