@@ -396,7 +396,8 @@ static void apply_batch(void *ctx, struct line_batch *bt)
 	struct bundle *b = ctx;
 	for (size_t i = 0; i < bt->n; i++) {
 		const struct prepared_line *pl = &bt->v[i];
-		apply_line(b, pl->doc, &pl->ll, pl->lineno, pl->raw, pl->rawlen, bt->cand + pl->cand, pl->ncand);
+		const size_t *cand = pl->ncand ? bt->cand + pl->cand : NULL; /* bt->cand is NULL until a line has one */
+		apply_line(b, pl->doc, &pl->ll, pl->lineno, pl->raw, pl->rawlen, cand, pl->ncand);
 	}
 }
 
