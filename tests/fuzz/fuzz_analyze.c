@@ -4,7 +4,8 @@
  * tests/db-min (plus patterns/ when present), loaded once; run from the
  * repository root or set FUZZ_DB_DIR.  Checks: the JSON parses back; the
  * text and Markdown reports (no colour) hold no control bytes and no raw
- * HTML from the logs. */
+ * HTML from the logs; the same bundle analysed with two threads
+ * (bundle_set_threads, what analyze does by default) gives the same JSON. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -88,8 +89,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cJSON *back = cJSON_Parse(s);
 	FUZZ_ASSERT(back != NULL);
 	cJSON_Delete(back);
-	free(s);
 	cJSON_Delete(j);
+
+	struct bundle *b2 = bundle_new("fuzz-ticket", &g_db, &lim);
+	bundle_set_threads(b2, 2);
+	bundle_add_memory(b2, "fuzz-ticket", data, size);
+	bundle_finish(b2);
+	cJSON *j2 = report_bundle_json(b2);
+	char *s2 = cJSON_PrintUnformatted(j2);
+	FUZZ_ASSERT(s2 != NULL && strcmp(s, s2) == 0);
+	free(s2);
+	cJSON_Delete(j2);
+	bundle_free(b2);
+	free(s);
 
 	struct report_opts ro = {0, 5};
 	for (int md = 0; md < 2; md++) {
