@@ -8,7 +8,8 @@
 #   batch over FILES gzip archives holding MB MiB of text     vs  gzip -dc on one core
 #   batch -j1 vs -j2 (scaling), peak RSS of both (/usr/bin/time)
 #
-# Environment: MB (default 512), FILES (64), RUNS (5), JOBS (batch -j for the
+# Environment: MB (default 512), FILES (64), RUNS (5), SLICES=1 (also time the
+# corpus's NCCL lines alone and its other lines alone), JOBS (batch -j for the
 # ratio, default: cores), DB ("--no-builtin -p DIR" to use another database),
 # RG (ripgrep binary; installed with apt-get when missing and possible),
 # CPUS (e.g. "0,1": pin every command to these CPUs with taskset), TIME (GNU
@@ -83,6 +84,16 @@ time_cmd gunzip sh -c "gzip -dc $C/gz/*.gz"
 time_cmd batch-j1 "$BIN" batch $DB -q -j1 --summary-only "$C/gz"
 time_cmd batch-j2 "$BIN" batch $DB -q -j2 --summary-only "$C/gz"
 [ "$JOBS" -le 2 ] || time_cmd "batch-j$JOBS" "$BIN" batch $DB -q "-j$JOBS" --summary-only "$C/gz"
+if [ -n "${SLICES:-}" ]; then
+	# the line mix matters: the corpus's NCCL lines alone, and its other lines alone
+	grep -a ' NCCL ' "$C/all.log" > "$C/nccl-lines.log" || :
+	grep -av ' NCCL ' "$C/all.log" > "$C/other-lines.log" || :
+	for sl in nccl-lines other-lines; do
+		time_cmd "analyze-$sl" "$BIN" analyze $DB -q --format json "$C/$sl.log"
+		time_cmd "rg-$sl" "$RG" $RGOPT -f "$C/regexes-rg.txt" "$C/$sl.log"
+	done
+	rm -f "$C/nccl-lines.log" "$C/other-lines.log"
+fi
 } > "$C/.res"
 
 get() { awk -v n="$1" -v f="$2" '$1 == n {print $f}' "$C/.res"; }
@@ -91,9 +102,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; 
 	echo "nccl-triage benchmark  $(date -u +%Y-%m-%d)  $(uname -m), $NCPU CPUs${CPUS:+ (taskset $CPUS)}, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')"
 	echo "corpus: $MB MiB of NCCL/PyTorch logs in $FILES files from fixtures/captures; $(du -sm "$C/gz" | cut -f1) MiB gzip'ed; $NRE regexes ($("$RG" --version 2>/dev/null | sed -n 1p)${RGOPT:+, -P}); median of $RUNS runs"
 	echo
-	printf '%-14s %10s %10s %12s\n' command "wall s" "cpu s" "peak RSS"
+	printf '%-20s %10s %10s %12s\n' command "wall s" "cpu s" "peak RSS"
 	while read -r n s c m; do
-		printf '%-14s %10s %10s %9s MiB\n' "$n" "$s" "$c" "$((m / 1024))"
+		printf '%-20s %10s %10s %9s MiB\n' "$n" "$s" "$c" "$((m / 1024))"
 	done < "$C/.res"
 	echo
 	echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (wall-clock ratios need an idle machine; CPU ratios are in brackets)"
@@ -103,4 +114,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; 
 	echo "batch -j$JOBS / gzip -dc        $(ratio "$(get "batch-j$JOBS" 2)" "$(get gunzip 2)") [cpu/$JOBS $(ratio "$(get "batch-j$JOBS" 3)" "$(awk -v g="$(get gunzip 3)" -v j="$JOBS" 'BEGIN {print g * j}')")]   (target <= 1.0)"
 	echo "batch -j1 / -j2 (speed-up)     $(ratio "$(get batch-j1 2)" "$(get batch-j2 2)")   (target >= 1.7)"
 	echo "analyze MB/s                   $(awk -v s="$(get analyze 2)" -v mb="$MB" 'BEGIN {printf "%.0f", mb / s}')"
+	if [ -n "${SLICES:-}" ]; then
+		echo "analyze / rg, NCCL lines only  $(ratio "$(get analyze-nccl-lines 2)" "$(get rg-nccl-lines 2)")"
+		echo "analyze / rg, other lines only $(ratio "$(get analyze-other-lines 2)" "$(get rg-other-lines 2)")"
+	fi
 } | tee bench/results/latest.txt
