@@ -18,7 +18,10 @@ char *line_batch_room(struct line_batch *bt, size_t n)
 {
 	if (bt->n >= BATCH_LINES)
 		return NULL;
-	if (bt->text && bt->len + n <= bt->cap)
+	/* an empty batch grown for one long line (--max-line) goes back to the
+	 * usual size, so the ring does not keep NBATCH long lines' worth */
+	int oversized = bt->n == 0 && bt->cap > BATCH_TEXT && n <= BATCH_TEXT;
+	if (bt->text && bt->len + n <= bt->cap && !oversized)
 		return bt->text + bt->len;
 	if (bt->n > 0)
 		return NULL;
