@@ -11,9 +11,13 @@ static int is_digit(char c) { return c >= '0' && c <= '9'; }
 static long digits(const char *s, size_t n, size_t *i)
 {
 	size_t j = *i;
+	size_t end = j >= n ? j : n - j > 18 ? j + 18 : n; /* at most 18 digits: no overflow */
 	long v = 0;
-	while (j < n && is_digit(s[j]) && j - *i < 18)
-		v = v * 10 + (s[j++] - '0');
+	unsigned d;
+	while (j < end && (d = (unsigned char)s[j] - (unsigned)'0') < 10) {
+		v = v * 10 + (long)d;
+		j++;
+	}
 	if (j == *i)
 		return -1;
 	*i = j;
@@ -90,6 +94,23 @@ static size_t launcher_prefix(const char *s, size_t n, int *rank)
 	return 0;
 }
 
+/* The bytes that end a host name: ':', or whitespace (then it is not one). */
+static const unsigned char HOST_STOP[256] = {[':'] = 1, [' '] = 1, ['\t'] = 1};
+
+/* Consecutive lines mostly come from one thread of one process: the last
+ * INFO/CALL line's "host:pid:tid [dev] NCCL INFO " is remembered, with its
+ * parse, per thread.  The parse of those bytes depends on nothing else, so
+ * a line that starts with the same bytes gets the same fields at once. */
+struct prefix_memo {
+	char bytes[120];
+	size_t len;          /* 0: nothing remembered */
+	size_t hostlen;
+	long pid, tid;
+	int dev;
+	enum line_level level;
+};
+static _Thread_local struct prefix_memo memo;
+
 /* Try NCCL's prefix at s.  Fills out and returns 1 on success. */
 static int nccl_prefix(const char *s, size_t n, struct logline *out)
 {
@@ -103,9 +124,24 @@ static int nccl_prefix(const char *s, size_t n, struct logline *out)
 		ts.n = (size_t)(close - s) - 1;
 		i = (size_t)(close - s) + 2;
 	}
+	if (memo.len && n - i >= memo.len && memcmp(s + i, memo.bytes, memo.len) == 0) {
+		out->level = memo.level;
+		out->msg.p = s + i + memo.len;
+		out->msg.n = n - i - memo.len;
+		out->ts = ts;
+		out->host.p = s + i;
+		out->host.n = memo.hostlen;
+		out->pid = memo.pid;
+		out->tid = memo.tid;
+		out->dev = memo.dev;
+		out->file = out->func = (struct span){NULL, 0};
+		out->srcline = -1;
+		return 1;
+	}
 	/* host: up to the first ':' with no whitespace */
 	size_t h0 = i;
-	while (i < n && s[i] != ':' && s[i] != ' ' && s[i] != '\t' && i - h0 < 256)
+	size_t hend = n - h0 > 256 ? h0 + 256 : n;
+	while (i < hend && !HOST_STOP[(unsigned char)s[i]])
 		i++;
 	if (i == h0 || i >= n || s[i] != ':')
 		return 0;
@@ -182,6 +218,15 @@ static int nccl_prefix(const char *s, size_t n, struct logline *out)
 		file.p = rest + f0;
 		file.n = f1 - f0;
 		srcline = (int)ln;
+	}
+	if ((lvl == LINE_INFO || lvl == LINE_CALL) && i + msg_off - h0 <= sizeof memo.bytes) {
+		memo.len = i + msg_off - h0;
+		memcpy(memo.bytes, s + h0, memo.len);
+		memo.hostlen = h1 - h0;
+		memo.pid = pid;
+		memo.tid = tid;
+		memo.dev = dev;
+		memo.level = lvl;
 	}
 	out->level = lvl;
 	out->msg.p = rest + msg_off;

@@ -1,6 +1,8 @@
 /* fuzz_logline.c - the NCCL / PyTorch line parser: every line of the input
  * (and the whole input as one line) through logline_parse; every span must
- * lie inside the line. */
+ * lie inside the line, and the parse must not depend on the line before
+ * (the parser remembers the previous NCCL prefix): the same fields after an
+ * unrelated line. */
 #include "fuzz_common.h"
 #include "logline.h"
 
@@ -32,6 +34,21 @@ static void one(const char *line, size_t len)
 		FUZZ_ASSERT(ll.msg.p == NULL || (ll.msg.p >= l && ll.msg.p <= l + len));
 	/* a real prefix leaves a message no longer than the line */
 	FUZZ_ASSERT(ll.msg.n <= len);
+	static const char other[] = "fuzz-reset:1:1 [0] NCCL INFO x";
+	struct logline reset, fresh;
+	logline_parse(other, sizeof other - 1, &reset);
+	logline_parse(l, len, &fresh);
+	FUZZ_ASSERT(fresh.level == ll.level && fresh.pid == ll.pid && fresh.tid == ll.tid && fresh.dev == ll.dev &&
+	            fresh.rank == ll.rank && fresh.srcline == ll.srcline);
+	FUZZ_ASSERT(fresh.msg.p == ll.msg.p && fresh.msg.n == ll.msg.n && fresh.ts.p == ll.ts.p &&
+	            fresh.ts.n == ll.ts.n && fresh.host.p == ll.host.p && fresh.host.n == ll.host.n &&
+	            fresh.file.p == ll.file.p && fresh.file.n == ll.file.n && fresh.func.p == ll.func.p &&
+	            fresh.func.n == ll.func.n);
+	/* and again right after itself (the memo now holds its own prefix) */
+	struct logline again;
+	logline_parse(l, len, &again);
+	FUZZ_ASSERT(again.level == ll.level && again.msg.p == ll.msg.p && again.msg.n == ll.msg.n &&
+	            again.host.n == ll.host.n && again.pid == ll.pid && again.tid == ll.tid && again.dev == ll.dev);
 	free(l);
 }
 

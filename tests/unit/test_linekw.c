@@ -1,7 +1,11 @@
-/* The line keywords found by the prefilter pass (matcher_scan, the fast
- * path every analysed line takes) must equal the slow search (linekw_scan)
- * on every line of the real logs and pasted reports in fixtures/ and
- * tests/: a keyword missed there would silently change rank timelines. */
+/* Two fast paths checked against the slow ones on every line of the real
+ * logs and pasted reports in fixtures/ and tests/:
+ *   - the line keywords found by the prefilter pass (matcher_scan) must
+ *     equal the slow search (linekw_scan): a keyword missed there would
+ *     silently change rank timelines;
+ *   - logline_parse remembers the previous NCCL prefix (per thread): each
+ *     line parsed right after its predecessor (the memo may apply) must get
+ *     the same fields as after an unrelated line (the memo cannot). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +18,34 @@
 #include "testlib.h"
 
 static struct matcher *mt;
-static size_t lines, mismatches;
+static size_t lines, mismatches, parse_mismatches;
 static uint64_t seen;
+
+static int same_span(struct span a, const char *la, struct span b, const char *lb)
+{
+	if (!a.p || !b.p)
+		return !a.p && !b.p && a.n == b.n;
+	return a.p - la == b.p - lb && a.n == b.n;
+}
+
+/* The parse of line (len n) as it comes in the file, and again after a
+ * line with another NCCL prefix has replaced the memo. */
+static void check_parse(const char *path, const char *p, size_t n, const struct logline *in_order)
+{
+	static const char other[] = "memo-reset:1:1 [0] NCCL INFO x";
+	struct logline reset, fresh;
+	logline_parse(other, sizeof other - 1, &reset);
+	logline_parse(p, n, &fresh);
+	const struct logline *a = in_order, *b = &fresh;
+	if (a->level != b->level || a->pid != b->pid || a->tid != b->tid || a->dev != b->dev || a->rank != b->rank ||
+	    a->srcline != b->srcline || !same_span(a->msg, p, b->msg, p) || !same_span(a->ts, p, b->ts, p) ||
+	    !same_span(a->host, p, b->host, p) || !same_span(a->file, p, b->file, p) ||
+	    !same_span(a->func, p, b->func, p)) {
+		if (parse_mismatches++ < 5)
+			fprintf(stderr, "%s: the remembered prefix parses differently: %.*s\n", path,
+			        (int)(n > 200 ? 200 : n), p);
+	}
+}
 
 static void check_text(const char *path, const char *p, size_t n)
 {
@@ -26,6 +56,7 @@ static void check_text(const char *path, const char *p, size_t n)
 		logline_parse(p, len, &ll);
 		matcher_scan(mt, &ll);
 		uint64_t slow = linekw_scan(ll.msg.p, ll.msg.n);
+		check_parse(path, p, len, &ll);
 		if (!ll.kw_known || ll.kw != slow) {
 			if (mismatches++ < 5)
 				fprintf(stderr, "%s: keywords %llx, slow search %llx: %.*s\n", path,
@@ -87,6 +118,7 @@ int main(void)
 	walk("tests/heldout");
 	CHECK(lines > 10000);
 	CHECK(mismatches == 0);
+	CHECK(parse_mismatches == 0);
 	/* the sample exercises most keywords */
 	int bits = 0;
 	for (int k = 0; k < KW_COUNT; k++)
