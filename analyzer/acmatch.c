@@ -111,13 +111,24 @@ static int byte_cost(unsigned char c)
 }
 
 /* How common a bigram is: its place in COMMON_BIGRAMS dominates. */
-static int bigram_cost(const char *s)
+/* common[bigram]: 1000 + its weight when it is in COMMON_BIGRAMS (the
+ * first occurrence counts), else 0.  Built for one acmatch_build. */
+static uint16_t *common_table(void)
 {
+	uint16_t *common = xcalloc(65536, sizeof *common);
 	size_t n = sizeof COMMON_BIGRAMS - 1;
-	for (size_t i = 0; i + 1 < n; i += 2)
-		if (COMMON_BIGRAMS[i] == s[0] && COMMON_BIGRAMS[i + 1] == s[1])
-			return 1000 + (int)(n - i);
-	return byte_cost((unsigned char)s[0]) + byte_cost((unsigned char)s[1]);
+	for (size_t i = n & ~(size_t)1; i >= 2; i -= 2) {
+		size_t k = i - 2;
+		common[(unsigned char)COMMON_BIGRAMS[k] | (unsigned)(unsigned char)COMMON_BIGRAMS[k + 1] << 8] =
+			(uint16_t)(1000 + n - k);
+	}
+	return common;
+}
+
+static int bigram_cost(const uint16_t *common, const char *s)
+{
+	uint16_t c = common[(unsigned char)s[0] | (unsigned)(unsigned char)s[1] << 8];
+	return c ? c : byte_cost((unsigned char)s[0]) + byte_cost((unsigned char)s[1]);
 }
 
 #define BIT(bm, x) (((bm)[(x) >> 3] >> ((x) & 7)) & 1)
@@ -181,6 +192,7 @@ void acmatch_build(struct acmatch *ac)
 	}
 	free(byb);
 
+	uint16_t *common = common_table();
 	/* one-byte and short literals apart */
 	size_t nlong = 0, minlen = SIZE_MAX;
 	for (size_t i = 0; i < ac->n; i++) {
@@ -192,7 +204,7 @@ void acmatch_build(struct acmatch *ac)
 		} else if (l->len < 4) {
 			int best = 1 << 30;
 			for (uint32_t o = 0; o + 1 < l->len; o++) {
-				int c = bigram_cost(l->s + o);
+				int c = bigram_cost(common, l->s + o);
 				if (c < best) {
 					best = c;
 					l->off = o;
@@ -229,7 +241,7 @@ void acmatch_build(struct acmatch *ac)
 		for (uint32_t o = 0; o + ac->stride + 3 <= l->len; o++) {
 			int c = 0;
 			for (uint32_t j = 0; j < ac->stride; j++)
-				c += 4 * bigram_cost(l->s + o + j) + bigram_cost(l->s + o + j + 2);
+				c += 4 * bigram_cost(common, l->s + o + j) + bigram_cost(common, l->s + o + j + 2);
 			if (c < best) {
 				best = c;
 				w = o;
@@ -245,6 +257,7 @@ void acmatch_build(struct acmatch *ac)
 			SETBIT(ac->quad, quad_hash(e->anchor));
 		}
 	}
+	free(common);
 	ac->n = k;
 	if (ac->n > 1)
 		qsort(ac->lits, ac->n, sizeof *ac->lits, cmp_anchor);
