@@ -905,13 +905,16 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 			}
 		} else if (tail && find(m, "Destroy COMPLETE")) {
 			p->saw_destroy = p->saw_exit_line = 1;
-		} else if (starts(m, "Channel ") && find(m, " via ")) {
-			if (!p->transport) {
-				const char *v = find(m, " via ") + 5;
+		} else if (starts(m, "Channel ")) {
+			/* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM": looked at until it
+			 * has told the transport and, after init, that a collective ran */
+			const char *v = !p->transport || (p->saw_init_complete && !p->saw_coll) ? find(m, " via ") : NULL;
+			if (v && !p->transport) {
+				v += 5;
 				size_t l = (size_t)(m->p + m->n - v);
 				p->transport = str_sanitize(v, l > 60 ? 60 : l);
 			}
-			if (p->saw_init_complete)
+			if (v && p->saw_init_complete)
 				p->saw_coll = 1; /* 2.22+: connections are made at the first collective */
 		} else if (is_opcount_line(m)) {
 			p->saw_coll = 1;
