@@ -53,7 +53,6 @@ struct lit {
 };
 
 #define QUAD_BITS 16
-#define MAX_STRIDE 4
 
 struct acmatch {
 	struct lit *lits;  /* after build: anchors of literals of length >= 4, sorted */
@@ -228,7 +227,7 @@ void acmatch_build(struct acmatch *ac)
 	 * reports each occurrence once.  Short literals need every position. */
 	ac->stride = 1;
 	if (ac->nshort == 0 && nlong > 0)
-		ac->stride = (unsigned)(minlen - 3 < MAX_STRIDE ? minlen - 3 : MAX_STRIDE);
+		ac->stride = (unsigned)(minlen - 3 < ACMATCH_MAX_STRIDE ? minlen - 3 : ACMATCH_MAX_STRIDE);
 	size_t k = nlong;
 	if (ac->stride > 1) {
 		ac->cap = nlong * ac->stride;

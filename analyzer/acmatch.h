@@ -20,8 +20,13 @@ void acmatch_free(struct acmatch *ac);
 void acmatch_search(const struct acmatch *ac, const char *s, size_t n,
                     void (*hit)(void *ctx, uint32_t value), void *ctx);
 size_t acmatch_states(const struct acmatch *ac);
-/* After build: the scan tests every stride-th position (1..4; 4 when every
- * literal has 7 bytes or more and none has fewer than 4). */
+/* The largest stride, and the literal length that allows it: the scan of a
+ * line tests every ACMATCH_MAX_STRIDE-th position when every literal has
+ * ACMATCH_FAST_LEN bytes or more. */
+#define ACMATCH_MAX_STRIDE 4
+#define ACMATCH_FAST_LEN (ACMATCH_MAX_STRIDE + 3)
+/* After build: the scan tests every stride-th position (1..ACMATCH_MAX_STRIDE;
+ * 1 when a literal has fewer than 4 bytes). */
 unsigned acmatch_stride(const struct acmatch *ac);
 
 #endif

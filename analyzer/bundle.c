@@ -433,6 +433,19 @@ static void lines_drain(struct bundle *b)
 	b->fill = pipeline_batch(b->pipe);
 }
 
+/* The pipeline's thread, at the first line; without it (the thread
+ * cannot be made) lines are applied in place. */
+static void lines_start(struct bundle *b)
+{
+	b->pipe = pipeline_start(apply_batch, b);
+	if (!b->pipe) {
+		b->threads = 1;
+		return;
+	}
+	b->scanner = matcher_new(b->db);
+	b->fill = pipeline_batch(b->pipe);
+}
+
 static void lines_stop(struct bundle *b)
 {
 	pipeline_stop(b->pipe); /* drains first */
@@ -456,15 +469,8 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 			ds->lines_capped = doc->lines; /* reported by sink_end */
 		return;
 	}
-	if (b->threads > 1 && !b->pipe) {
-		b->pipe = pipeline_start(apply_batch, b);
-		if (b->pipe) {
-			b->scanner = matcher_new(b->db);
-			b->fill = pipeline_batch(b->pipe);
-		} else {
-			b->threads = 1; /* no thread: apply in place */
-		}
-	}
+	if (b->threads > 1 && !b->pipe)
+		lines_start(b);
 	if (b->pipe) {
 		queue_line(b, ds, doc->lines, s, n);
 		return;

@@ -199,13 +199,14 @@ static int run_check_db(struct common *c, struct strvec *ops)
 	}
 	/* short literals slow every line down (acmatch.c): name them */
 	unsigned stride = acmatch_stride(db.ac);
-	for (size_t i = 0; i < db.nsigs && stride < 4; i++)
+	for (size_t i = 0; i < db.nsigs && stride < ACMATCH_MAX_STRIDE; i++)
 		for (size_t j = 0; j < db.sigs[i].literals.n; j++)
-			if (strlen(db.sigs[i].literals.v[j]) < 7)
-				fprintf(stderr, "nccl-triage: %s: signatures[%zu].literals[%zu]: \"%s\" is shorter than 7 bytes: "
-				        "the prefilter tests %s instead of every 4th (slower, not wrong)\n",
-				        db.sigs[i].file, db.sigs[i].index, j, db.sigs[i].literals.v[j],
-				        stride == 1 ? "every position" : stride == 2 ? "every 2nd position" : "every 3rd position");
+			if (strlen(db.sigs[i].literals.v[j]) < ACMATCH_FAST_LEN)
+				fprintf(stderr, "nccl-triage: %s: signatures[%zu].literals[%zu]: \"%s\" is shorter than %d bytes: "
+				        "the prefilter tests %s instead of every %dth (slower, not wrong)\n",
+				        db.sigs[i].file, db.sigs[i].index, j, db.sigs[i].literals.v[j], ACMATCH_FAST_LEN,
+				        stride == 1 ? "every position" : stride == 2 ? "every 2nd position" : "every 3rd position",
+				        ACMATCH_MAX_STRIDE);
 
 	printf("check-db: %zu files, %zu signatures (%zu with derived literals, %zu without a prefilter literal), "
 	       "%zu diagnoses; %zu samples passed, %d failed; %d load error%s\n",
