@@ -19,6 +19,7 @@
 #include "rules.h"
 #include "sigdb.h"
 #include "sysreport.h"
+#include "verdict.h"
 
 #define HEAD_BYTES (64u << 10)
 /* Pasted tickets (text, PyTorch or NCCL output) may embed a topo matrix or
@@ -59,6 +60,10 @@ struct docstate {
 	unsigned nprev, prevpos;
 	size_t waiting[8];
 	unsigned nwaiting;
+	/* "Exception ignored in: ..." (benign, "benign_block": "traceback"): the
+	 * traceback that follows, to its exception line, is benign too */
+	int benign_tb;
+	int benign_tb_rank;
 };
 
 static void lines_stop(struct bundle *b);
@@ -100,6 +105,7 @@ void bundle_free(struct bundle *b)
 	free(b->failures);
 	ranks_free(b->ranks);
 	correlate_free(b);
+	free(b->verdict_reason);
 	free(b);
 }
 
@@ -210,6 +216,23 @@ static void fact_env_line(struct bundle *b, const struct span *m, const char *pa
 		cJSON_AddStringToObject(o, "source", "nccl_log");
 	}
 	free(name);
+}
+
+/* nccl-tests' summary: "# Out of bounds values : 0 OK" then "# Avg bus
+ * bandwidth    : 52.9753" (explicit success); "... : 3 FAILED" (wrong values). */
+static void note_nccltests(struct bundle *b, const struct span *m)
+{
+	const char *o = mem_find(m->p, m->n, "Out of bounds values : ", 23, 4);
+	if (o) {
+		const char *q = o + 23, *end = m->p + m->n;
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q > o + 23 && !(q - (o + 23) == 1 && o[23] == '0'))
+			b->run.nccltests_wrong = 1;
+		return;
+	}
+	if (mem_find(m->p, m->n, "Avg bus bandwidth", 17, 4))
+		b->run.nccltests = 1;
 }
 
 /* ---- failure evidence that no signature explains ---- */
@@ -355,11 +378,57 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 
 /* Everything a line changes in the bundle, given its parse and the
  * candidate signatures of the prefilter. */
+/* Whether the line continues a benign traceback ("Exception ignored in:"
+ * then "Traceback (most recent call last):", indented frames, and the
+ * exception line that ends it). */
+static int benign_tb_line(struct docstate *ds, const struct logline *ll)
+{
+	if (ll->rank != ds->benign_tb_rank)
+		return 0; /* another rank's line, interleaved */
+	const struct span *m = &ll->msg;
+	if (ll->level != LINE_PLAIN || m->n == 0) {
+		ds->benign_tb = 0;
+		return 0;
+	}
+	if (m->p[0] == ' ' || m->p[0] == '\t' || (m->n >= 9 && memcmp(m->p, "Traceback", 9) == 0))
+		return 1;
+	ds->benign_tb = 0; /* the exception line: the last one */
+	return 1;
+}
+
+static void apply_benign(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
+                         const char *s, size_t n)
+{
+	b->benign_lines++;
+	struct logline cp = *ll;
+	cp.kw = logline_keywords(ll) | KW_BENIGN_BIT;
+	cp.kw_known = 1;
+	ranks_note(b->ranks, &cp, ds->path, lineno, b->ev.next_seq); /* milestones, last line; not an error */
+	if (ll->level != LINE_PLAIN && !b->saw_nccl)
+		b->saw_nccl = 1;
+	if (ds->nwaiting)
+		context_after(b, ds, s, n);
+	context_push(ds, s, n);
+}
+
 static void apply_line(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
                        const char *s, size_t n, const size_t *cand, size_t ncand)
 {
 	const char *path = ds->path;
 	const struct span *m = &ll->msg;
+	if (ds->benign_tb && benign_tb_line(ds, ll)) {
+		apply_benign(b, ds, ll, lineno, s, n);
+		return;
+	}
+	const struct signature *bn = ncand ? matcher_benign(b->matcher, ll, cand, ncand) : NULL;
+	if (bn) {
+		if (bn->benign_block) {
+			ds->benign_tb = 1;
+			ds->benign_tb_rank = ll->rank;
+		}
+		apply_benign(b, ds, ll, lineno, s, n);
+		return;
+	}
 	ranks_note(b->ranks, ll, path, lineno, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
 	if (ll->level != LINE_PLAIN) {
 		if (!b->saw_nccl)
@@ -374,6 +443,8 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	if (ll->level == LINE_INFO ? (m->n > 13 && memcmp(m->p, "NCCL version ", 13) == 0)
 	                           : (ll->kw & KW_BIT(KW_NCCL_VERSION)) != 0)
 		fact_nccl_version(b, m);
+	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_NCCLTESTS)))
+		note_nccltests(b, m);
 	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_CUDA_OOM)))
 		sysreport_torch_oom(m->p, m->n, b->facts, path, lineno);
 	if (ds->nwaiting)
@@ -701,4 +772,5 @@ void bundle_finish(struct bundle *b)
 	rules_run_all(b);
 	correlate(b);
 	cascade_link(b); /* ranks: echoes across ranks (cascade.h) */
+	verdict_decide(b);
 }

@@ -68,6 +68,13 @@ struct bundle {
 	struct diagnosis *diags;
 	size_t ndiags;
 	enum verdict verdict;
+	char *verdict_reason;       /* owned: why the verdict is what it is (verdict.c) */
+	/* explicit success seen in the log lines (verdict.c) */
+	struct {
+		int nccltests;          /* nccl-tests printed "# Avg bus bandwidth" */
+		int nccltests_wrong;    /* ... and "# Out of bounds values : N FAILED" */
+	} run;
+	uint64_t benign_lines;      /* lines matched by the benign list (patterns/benign.json) */
 
 	/* streaming state of the current document (bundle.c) */
 	void *cur;

@@ -97,6 +97,28 @@ void cascade_link(struct bundle *b)
 		}
 	}
 context:
+	/* One root per failure chain: a derived diagnosis (a category read from
+	 * NCCL's or torch's structure, a rank's exit status) on ranks that a
+	 * specific root already covers is that root's consequence. */
+	for (size_t i = 0; i < b->ndiags; i++) {
+		struct diagnosis *d = &b->diags[i];
+		if (!d->def->derived || !is_root_error(d))
+			continue;
+		for (size_t k = 0; k < b->ndiags; k++) {
+			const struct diagnosis *s = &b->diags[k];
+			if (k == i || s->def->derived || !is_root_error(s))
+				continue;
+			int covered = !d->nranks || !s->nranks;
+			for (size_t r = 0; r < d->nranks && !covered; r++)
+				covered = has_rank(s, d->ranks[r]);
+			if (covered) {
+				d->role = ROLE_CASCADE;
+				d->echo_of = s->def->id;
+				changed = 1;
+				break;
+			}
+		}
+	}
 	/* "never reached NCCL" beside a specific root: a context remark */
 	for (size_t i = 0; i < b->ndiags; i++) {
 		struct diagnosis *d = &b->diags[i];

@@ -39,6 +39,8 @@ static const struct {
 	{"onnection closed", KW_CONN_CLOSED},
 	{"NCCL version ", KW_NCCL_VERSION},
 	{"CUDA out of memory", KW_CUDA_OOM},
+	{"Avg bus bandwidth", KW_NCCLTESTS},
+	{"Out of bounds values", KW_NCCLTESTS},
 };
 
 _Static_assert(KW_COUNT <= 31, "keyword numbers must fit beside LINEKW_FLAG and in the mask");

@@ -53,6 +53,7 @@ struct rank_proc {
 	int saw_coll;         /* a collective was issued (opCount line, transport
 	                       * connect after init, or a watchdog SeqNum) */
 	int saw_exit_line;    /* process teardown seen (Closing env plugin, Destroy) */
+	uint64_t destroy_order; /* arrival order of its Destroy COMPLETE line; 0 none */
 	char *transport;      /* first "via X" transport */
 	/* PyTorch watchdog */
 	long wd_seq;          /* SeqNum of the timed-out work, -1 none */
@@ -136,8 +137,18 @@ struct ranks {
 	int saw_watchdog;     /* any WorkNCCL watchdog line */
 	int saw_net_lines;    /* "Bootstrap: Using" / "NET/..." lines (network choice logged) */
 	int saw_nccl_text;    /* a plain line names NCCL (PyTorch's NCCL errors, ProcessGroupNCCL) */
-	int launcher_signalled; /* torchrun itself got a signal (SignalException): stopped from outside */
+	int launcher_signalled; /* torchrun itself got a signal (SignalException), a scheduler cancelled
+	                           the step, or an exit record says timeout(1) stopped it: stopped from outside */
 	struct rank_where launcher_signal_where;
+	/* the job's own exit status record ("exit=N" of a wrapper script,
+	 * mpirun/srun exit reports): -1 none seen */
+	int job_exit;
+	struct rank_where job_exit_where;
+	/* the launcher's banner and nothing after it: no rank, no NCCL line,
+	 * no other line after the launcher's last line in its document */
+	int launcher_quiet;   /* a launcher document ends with launcher lines only */
+	int launcher_followed;/* a launcher document has other lines after its launcher lines */
+	struct rank_where launcher_last; /* the last launcher line */
 	int finished;
 	/* private state */
 	struct uid_wait *uid;

@@ -218,8 +218,9 @@ void report_junit(FILE *f, const cJSON *doc)
 			fputc('"', f);
 			classname(f, name);
 			fputs(" time=\"0\">\n      <system-out>", f);
-			xesc(f, v && !strcmp(v, "healthy") ? "No failure evidence found; NCCL initialised."
-			                                   : "No NCCL or PyTorch output was recognised in the inputs.",
+			xesc(f, jstr(b, "verdict_reason") ? jstr(b, "verdict_reason")
+			        : v && !strcmp(v, "healthy") ? "No failure evidence found."
+			                                      : "No NCCL or PyTorch output was recognised in the inputs.",
 			     0);
 			fputs("</system-out>\n    </testcase>\n", f);
 		}

@@ -64,12 +64,13 @@ void report_md(FILE *out, const struct bundle *b, const struct report_opts *o)
 		fprintf(out, "**Most likely root cause: `%s`** — ", top->def->category);
 		md_inline(out, top->title);
 		fprintf(out, "\n\n");
-	} else if (b->verdict == VERDICT_HEALTHY) {
-		fprintf(out, "No failure found: the job's NCCL initialisation and the system reports show no problem.\n\n");
-	} else if (b->verdict == VERDICT_NO_EVIDENCE) {
-		fprintf(out, "Nothing recognisable was found in the attached files (no NCCL or PyTorch output, no system report).\n\n");
 	} else if (b->verdict == VERDICT_UNKNOWN_FAILURE) {
 		fprintf(out, "The logs show a failure that no known signature explains; the lines are listed below.\n\n");
+	}
+	if (b->verdict_reason) {
+		fprintf(out, "Verdict: ");
+		md_inline(out, b->verdict_reason);
+		fprintf(out, "\n\n");
 	}
 	size_t shown = 0;
 	for (size_t i = 0; i < b->ndiags; i++) {
@@ -78,7 +79,8 @@ void report_md(FILE *out, const struct bundle *b, const struct report_opts *o)
 			continue; /* listed compactly below */
 		fprintf(out, "### %zu. %s: ", ++shown, d->def->category);
 		md_inline(out, d->title);
-		fprintf(out, "\n\n*%s, %s", severity_name(d->def->severity), role_name(d->role));
+		fprintf(out, "\n\n*%s, %s%s", severity_name(d->def->severity), role_name(d->role),
+		        d->def->derived ? " (derived, no specific signature)" : "");
 		if (d->echo_of)
 			fprintf(out, " of `%s`", d->echo_of);
 		if (d->supports)

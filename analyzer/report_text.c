@@ -77,10 +77,8 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 		fprintf(out, ", ... %zu more", b->ndocs - 8);
 	fprintf(out, "%s\n", col(o, C_RESET));
 
-	if (b->ndiags == 0 && b->verdict == VERDICT_HEALTHY)
-		fprintf(out, "\n  No failure found: NCCL initialised and nothing in the evidence points to a problem.\n");
-	if (b->ndiags == 0 && b->verdict == VERDICT_NO_EVIDENCE)
-		fprintf(out, "\n  Nothing recognisable: no NCCL or PyTorch output and no system report in these inputs.\n");
+	if (b->verdict_reason)
+		fprintf(out, "  %sVerdict:%s %s\n", col(o, C_BOLD), col(o, C_RESET), b->verdict_reason);
 
 	size_t shown = 0;
 	for (size_t i = 0; i < b->ndiags; i++) {
@@ -91,7 +89,7 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 		fprintf(out, "\n%s%zu. [%s%s%s%s] %s%s — %s\n", col(o, C_BOLD), shown,
 		        col(o, sev_colour(d->def->severity)), severity_name(d->def->severity),
 		        col(o, C_RESET), col(o, C_BOLD), d->def->category, col(o, C_RESET), d->title);
-		fprintf(out, "   %s%s", col(o, C_DIM), role_name(d->role));
+		fprintf(out, "   %s%s%s", col(o, C_DIM), role_name(d->role), d->def->derived ? " (derived, no specific signature)" : "");
 		if (d->echo_of)
 			fprintf(out, " of %s", d->echo_of);
 		if (d->supports)

@@ -28,6 +28,11 @@ struct signature {
 	struct strvec literals;   /* declared or derived; empty = always tried */
 	int literals_derived;
 	cJSON *json;              /* the entry itself (samples etc.); owned by the db */
+	const char *benign;       /* "benign": why the line is harmless (patterns/benign.json);
+	                             NULL for a failure signature.  A benign line is neither
+	                             evidence nor a failure line (docs/verdicts.md). */
+	int benign_block;         /* "benign_block": "traceback": the Python traceback that
+	                             follows the line, to its exception line, is benign too */
 	size_t ncapnames;
 	char **capnames;          /* index = capture group number; NULL when unnamed */
 };
@@ -54,6 +59,9 @@ struct diagdef {
 	struct version_range nccl;
 	struct strvec cascade_of;
 	struct strvec references;
+	int derived;              /* "derived": true - a category derived from NCCL's or
+	                             torch's structure, not a specific signature: ranked
+	                             after every specific diagnosis (docs/derived.md) */
 	cJSON *json;
 };
 
