@@ -903,7 +903,7 @@ static int note_exit_record(struct ranks *r, const struct span *m, const char *p
 			return 0;
 		q += 2;
 		int code;
-		if (end - q > 25 && memcmp(q, "Exited with exit code ", 22) == 0) {
+		if (end - q > 22 && memcmp(q, "Exited with exit code ", 22) == 0) {
 			long c = num_at(q + 22, end, &ok);
 			if (!ok || c < 0 || c > 255)
 				return 0;
@@ -1193,8 +1193,10 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 			return;
 		}
 		note_torch(r, p, m, kw, path, lineno, r->order, ts);
-		if (!(kw & KW_BENIGN_BIT))
+		if (!(kw & KW_BENIGN_BIT)) {
 			note_remote(p, m, kw, path, lineno, r->order, ts);
+			p->own_lines++;
+		}
 		if (err)
 			first_error_set(&p->first_error, path, lineno, m, r->order, ts);
 		where_set_raw(r, &p->last, lineno, m->p, m->n, r->order, ts);
@@ -1314,6 +1316,7 @@ static void proc_merge(struct rank_proc *dst, struct rank_proc *src)
 	if (src->remote_err && (!dst->remote_err || src->remote_where.order < dst->remote_where.order))
 		where_move(&dst->remote_where, &src->remote_where);
 	dst->remote_err |= src->remote_err;
+	dst->own_lines += src->own_lines;
 	if (dst->remote_peer < 0)
 		dst->remote_peer = src->remote_peer;
 }

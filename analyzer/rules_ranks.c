@@ -686,6 +686,16 @@ static void attribute_orphans(struct bundle *b, const struct ranks *r)
 	}
 }
 
+/* A log document was cut (truncated stream, cap reached): a rank whose
+ * output stops may just have lost the rest of it. */
+static int logs_cut(const struct bundle *b)
+{
+	for (size_t i = 0; i < b->ndocs; i++)
+		if (!b->docs[i].complete && doc_kind_is_log(b->docs[i].kind))
+			return 1;
+	return 0;
+}
+
 static void run(struct bundle *b)
 {
 	struct ranks *r = b->ranks;
@@ -693,18 +703,26 @@ static void run(struct bundle *b)
 		return;
 	ranks_finish(r);
 	attribute_orphans(b, r);
+	/* the findings from absence (stuck in init, never arrived, went silent,
+	 * stops mid-way, nothing after the banner) mean nothing when the log
+	 * itself was cut: the verdict says what is missing instead (verdict.c) */
+	int cut = logs_cut(b);
 	int any_stuck = 0;
-	rule_init(b, r, &any_stuck);
+	if (!cut) {
+		rule_init(b, r, &any_stuck);
+		rule_silent(b, r);
+	}
 	rule_uid_wait(b, r);
-	rule_silent(b, r);
 	rule_hang(b, r, any_stuck);
 	rule_never_reached(b, r);
 	rule_exits(b, r);
 	rule_exited(b, r);
-	rule_launcher_only(b, r);
+	if (!cut)
+		rule_launcher_only(b, r);
 	rule_job_exit(b, r);
 	rule_watchdog(b, r);
-	rule_midway(b, r, any_stuck);
+	if (!cut)
+		rule_midway(b, r, any_stuck);
 }
 
 const struct rule_provider RULES_RANKS = {

@@ -116,7 +116,7 @@ void verdict_decide(struct bundle *b)
 			nccl_destroyed += p->saw_destroy != 0;
 		} else if (p->rank >= 0) {
 			torch_ranks++;
-			torch_quiet += !p->last.path;
+			torch_quiet += !p->last.path || !p->own_lines; /* only benign lines: not a sign of life */
 		}
 	}
 
