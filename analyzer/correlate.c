@@ -170,7 +170,7 @@ void correlate_sort(struct diagnosis *v, size_t n)
 
 void correlate(struct bundle *b)
 {
-	correlate_free(b);
+	bundle_clear_diagnoses(b);
 	const struct sigdb *db = b->db;
 	struct diagnosis *v = xcalloc(db->ndiags + 1, sizeof *v);
 	size_t n = 0;
@@ -217,17 +217,4 @@ void correlate(struct bundle *b)
 	b->diags = v;
 	b->ndiags = n;
 	/* the verdict: verdict.c, after cascade_link */
-}
-
-void correlate_free(struct bundle *b)
-{
-	for (size_t i = 0; i < b->ndiags; i++) {
-		free(b->diags[i].title);
-		free(b->diags[i].explanation);
-		free(b->diags[i].ev);
-		free(b->diags[i].ranks);
-	}
-	free(b->diags);
-	b->diags = NULL;
-	b->ndiags = 0;
 }

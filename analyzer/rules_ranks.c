@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bundle.h"
 #include "ranks.h"
 #include "util.h"
 
@@ -73,17 +72,17 @@ static char *who(const struct rank_proc *p)
 	return xstrdup("no NCCL output");
 }
 
-static void emit(struct bundle *b, const char *id, const struct rank_where *w, int rank,
+static void emit(struct rule_ctx *rc, const char *id, const struct rank_where *w, int rank,
                  const struct rank_proc *p, struct capset *cs, const char *fmt, ...) NT_PRINTF(7, 8);
 
-static void emit(struct bundle *b, const char *id, const struct rank_where *w, int rank,
+static void emit(struct rule_ctx *rc, const char *id, const struct rank_where *w, int rank,
                  const struct rank_proc *p, struct capset *cs, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	char *stmt = xvasprintf(fmt, ap);
 	va_end(ap);
-	struct evidence *e = bundle_rule_evidence(b, id, w && w->path ? w->path : b->name, w ? w->line : 0, stmt,
+	struct evidence *e = rule_emit(rc, id, w && w->path ? w->path : rc->name, w ? w->line : 0, stmt,
 	                                          cs->n ? cs->c : NULL, cs->n);
 	if (e) {
 		e->rank = rank;
@@ -168,7 +167,7 @@ static int member_stuck(const struct ranks *r, const struct rank_member *mb)
 
 /* ---- rules ---- */
 
-static void rule_init(struct bundle *b, const struct ranks *r, int *any_stuck)
+static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck)
 {
 	int world = world_size(r);
 	for (size_t c = 0; c < r->ncomms; c++) {
@@ -189,7 +188,7 @@ static void rule_init(struct bundle *b, const struct ranks *r, int *any_stuck)
 			cap(&cs, "last", xstrdup(last_text(p)));
 			char *w = who(p);
 			char rb[96];
-			emit(b, "ranks.stuck_in_init", &mb->start_where, p->rank, p, &cs,
+			emit(rc, "ranks.stuck_in_init", &mb->start_where, p->rank, p, &cs,
 			     "rank %s (%s) reached Init START of communicator %s (rank %d of %d) but never Init COMPLETE%s; its last line: %s",
 			     rl(p, rb, sizeof rb), w, cm->id, mb->rank, cm->nranks,
 			     ncomplete ? " although other ranks completed" : "", last_text(p));
@@ -234,7 +233,7 @@ static void rule_init(struct bundle *b, const struct ranks *r, int *any_stuck)
 			cap(&cs, "rank", int_str(miss[i]));
 			if (mp && mp->last.text)
 				cap(&cs, "missing_last", xstrdup(mp->last.text));
-			emit(b, "ranks.missing_from_comm", where, global ? miss[i] : -1, mp, &cs,
+			emit(rc, "ranks.missing_from_comm", where, global ? miss[i] : -1, mp, &cs,
 			     "communicator %s expects %d ranks; only rank%s %s reached Init START; rank %d never did%s%s",
 			     cm->id, cm->nranks, nh == 1 ? "" : "s", hl, miss[i],
 			     mp && mp->last.text ? " (its last line: " : " (no NCCL line from it at all",
@@ -250,7 +249,7 @@ static void rule_init(struct bundle *b, const struct ranks *r, int *any_stuck)
 
 /* "[1] is setting up NCCL communicator and retrieving ncclUniqueId from [0]
  * ... got error": the root never published the id (never arrived). */
-static void rule_uid_wait(struct bundle *b, const struct ranks *r)
+static void rule_uid_wait(struct rule_ctx *rc, const struct ranks *r)
 {
 	for (size_t i = 0; i < r->nuid; i++) {
 		const struct uid_wait *w = &r->uid[i];
@@ -281,7 +280,7 @@ static void rule_uid_wait(struct bundle *b, const struct ranks *r)
 		cap(&cs, "rank", int_str(w->root));
 		if (mp && mp->last.text)
 			cap(&cs, "missing_last", xstrdup(mp->last.text));
-		emit(b, "ranks.missing_from_comm", &w->where, w->root, mp, &cs,
+		emit(rc, "ranks.missing_from_comm", &w->where, w->root, mp, &cs,
 		     "rank%s %s waited for the ncclUniqueId that rank %d publishes in the c10d store and never got it: rank %d never reached NCCL init%s%s%s",
 		     nw == 1 ? "" : "s", wl, w->root, w->root, mp && mp->last.text ? " (its last line: " : "",
 		     mp && mp->last.text ? mp->last.text : "", mp && mp->last.text ? ")" : "");
@@ -290,7 +289,7 @@ static void rule_uid_wait(struct bundle *b, const struct ranks *r)
 	}
 }
 
-static void rule_silent(struct bundle *b, const struct ranks *r)
+static void rule_silent(struct rule_ctx *rc, const struct ranks *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
@@ -308,7 +307,7 @@ static void rule_silent(struct bundle *b, const struct ranks *r)
 		cap(&cs, "remote", xstrdup(q && q->remote_where.text ? q->remote_where.text : "?"));
 		char *w = who(p);
 		char rb[96], qb[96];
-		emit(b, "ranks.died_silently", &p->last, p->rank, p, &cs,
+		emit(rc, "ranks.died_silently", &p->last, p->rank, p, &cs,
 		     "rank %s (%s) stops after %s with no error, exit or teardown, while rank %s reports: %s; last line of rank %s: %s",
 		     rl(p, rb, sizeof rb), w, rank_proc_milestone(p), rl(q, qb, sizeof qb),
 		     q && q->remote_where.text ? q->remote_where.text : "?", rb, last_text(p));
@@ -316,7 +315,7 @@ static void rule_silent(struct bundle *b, const struct ranks *r)
 	}
 }
 
-static void rule_hang(struct bundle *b, const struct ranks *r, int any_stuck)
+static void rule_hang(struct rule_ctx *rc, const struct ranks *r, int any_stuck)
 {
 	if (!r->launcher_signalled || any_stuck)
 		return;
@@ -330,15 +329,15 @@ static void rule_hang(struct bundle *b, const struct ranks *r, int any_stuck)
 		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
 		cap(&cs, "last", xstrdup(last_text(p)));
 		char rb[96];
-		emit(b, "ranks.hang_stopped_outside", &p->last, p->rank, p, &cs,
+		emit(rc, "ranks.hang_stopped_outside", &p->last, p->rank, p, &cs,
 		     "rank %s reached %s and printed no error; its last line: %s", rl(p, rb, sizeof rb), rank_proc_milestone(p),
 		     last_text(p));
 	}
 }
 
-static int bundle_failed(const struct bundle *b, const struct ranks *r)
+static int bundle_failed(const struct rule_ctx *rc, const struct ranks *r)
 {
-	if (b->failure_count)
+	if (rc->failure_count)
 		return 1;
 	for (size_t i = 0; i < r->n; i++)
 		if (r->v[i].first_error.path || (r->v[i].has_exit && r->v[i].exitcode != 0))
@@ -346,14 +345,14 @@ static int bundle_failed(const struct bundle *b, const struct ranks *r)
 	return r->saw_child_failed;
 }
 
-static void rule_never_reached(struct bundle *b, const struct ranks *r)
+static void rule_never_reached(struct rule_ctx *rc, const struct ranks *r)
 {
-	if (r->nccl_lines || r->saw_watchdog || b->saw_nccl || r->saw_nccl_text)
+	if (r->nccl_lines || r->saw_watchdog || rc->saw_nccl || r->saw_nccl_text)
 		return;
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(b->facts, "nccl_versions");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(rc->facts, "nccl_versions");
 	if (cJSON_IsArray(v) && cJSON_GetArraySize(v) > 0)
 		return;
-	if (!bundle_failed(b, r))
+	if (!bundle_failed(rc, r))
 		return;
 	for (size_t i = 0; i < r->n; i++)
 		if (rank_proc_killed(&r->v[i]) || r->v[i].saw_coll)
@@ -361,10 +360,10 @@ static void rule_never_reached(struct bundle *b, const struct ranks *r)
 	struct rank_where w = {0};
 	w.ts = -1;
 	const char *what = "a failure";
-	if (b->nfailures) {
-		w.path = b->failures[0].path;
-		w.line = b->failures[0].line;
-		what = b->failures[0].text;
+	if (rc->nfailures) {
+		w.path = rc->failures[0].path;
+		w.line = rc->failures[0].line;
+		what = rc->failures[0].text;
 	} else {
 		for (size_t i = 0; i < r->n && !w.path; i++)
 			if (r->v[i].exit_where.path) {
@@ -374,11 +373,11 @@ static void rule_never_reached(struct bundle *b, const struct ranks *r)
 	}
 	struct capset cs = {0};
 	cap(&cs, "what", xstrdup(what ? what : "a failure"));
-	emit(b, "ranks.never_reached_nccl", &w, -1, NULL, &cs,
+	emit(rc, "ranks.never_reached_nccl", &w, -1, NULL, &cs,
 	     "no process printed any NCCL line (no banner, no Init START), yet the job failed: %s", what ? what : "");
 }
 
-static void rule_exits(struct bundle *b, const struct ranks *r)
+static void rule_exits(struct rule_ctx *rc, const struct ranks *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
@@ -387,7 +386,7 @@ static void rule_exits(struct bundle *b, const struct ranks *r)
 			struct capset cs = {0};
 			char *lbl = rank_label(p);
 			cap(&cs, "rank", xstrdup(lbl));
-			emit(b, "ranks.sigterm_by_launcher", &p->exit_where, p->rank, p, &cs,
+			emit(rc, "ranks.sigterm_by_launcher", &p->exit_where, p->rank, p, &cs,
 			     "rank %s was stopped by the launcher with SIGTERM", lbl);
 			free(lbl);
 			continue;
@@ -413,7 +412,7 @@ static void rule_exits(struct bundle *b, const struct ranks *r)
 			cap(&cs, "host", xstrdup(p->launcher_host ? p->launcher_host : p->host));
 		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
 		const char *id = sig == 9 ? "ranks.sigkill_oom_killer" : "ranks.killed_by_signal";
-		emit(b, id, &p->exit_where, p->rank, p, &cs,
+		emit(rc, id, &p->exit_where, p->rank, p, &cs,
 		     "rank %s was killed by %s (exit code %d)%s; it had reached %s",
 		     lbl, sn, p->exitcode, p->root_cause ? ", the launcher's first observed failure" : "",
 		     rank_proc_milestone(p));
@@ -424,7 +423,7 @@ static void rule_exits(struct bundle *b, const struct ranks *r)
 /* A rank that exited with a non-zero status of its own (not a signal):
  * the launcher's record, and its own first error line when it printed
  * one (its traceback).  The others' errors are its echoes (cascade.c). */
-static void rule_exited(struct bundle *b, const struct ranks *r)
+static void rule_exited(struct rule_ctx *rc, const struct ranks *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
@@ -442,12 +441,12 @@ static void rule_exited(struct bundle *b, const struct ranks *r)
 			cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
 			cap(&cs, "own_error", xstrdup(own ? own : "no error line of its own in these logs"));
 			if (k == 0)
-				emit(b, "ranks.exited_with_error", w, p->rank, p, &cs,
+				emit(rc, "ranks.exited_with_error", w, p->rank, p, &cs,
 				     "rank %s exited with status %d after reaching %s%s%s", lbl, p->exitcode,
 				     rank_proc_milestone(p), own ? "; its own error: " : " (no error line of its own here)",
 				     own ? own : "");
 			else
-				emit(b, "ranks.exited_with_error", w, p->rank, p, &cs, "%s", own);
+				emit(rc, "ranks.exited_with_error", w, p->rank, p, &cs, "%s", own);
 		}
 		free(lbl);
 	}
@@ -455,9 +454,9 @@ static void rule_exited(struct bundle *b, const struct ranks *r)
 
 /* torchrun's banner and nothing else: the workers never printed a line (the
  * rendezvous did not complete, or the whole output is missing). */
-static void rule_launcher_only(struct bundle *b, const struct ranks *r)
+static void rule_launcher_only(struct rule_ctx *rc, const struct ranks *r)
 {
-	if (!r->launcher_quiet || r->launcher_followed || r->n || r->nccl_lines || b->failure_count || b->saw_nccl ||
+	if (!r->launcher_quiet || r->launcher_followed || r->n || r->nccl_lines || rc->failure_count || rc->saw_nccl ||
 	    r->saw_child_failed || r->job_exit == 0 || !r->launcher_last.path)
 		return;
 	struct capset cs = {0};
@@ -475,28 +474,28 @@ static void rule_launcher_only(struct bundle *b, const struct ranks *r)
 		end = xstrdup("no exit record");
 	cap(&cs, "end", xstrdup(end));
 	cap(&cs, "last", xstrdup(r->launcher_last.text ? r->launcher_last.text : ""));
-	emit(b, "ranks.launcher_only", &r->launcher_last, -1, NULL, &cs,
+	emit(rc, "ranks.launcher_only", &r->launcher_last, -1, NULL, &cs,
 	     "the launcher printed its banner and nothing followed (no worker line, no NCCL line); %s", end);
 	free(end);
 }
 
 /* A wrapper's exit record says the job failed, and nothing else ties it to
  * a rank or an error line. */
-static void rule_job_exit(struct bundle *b, const struct ranks *r)
+static void rule_job_exit(struct rule_ctx *rc, const struct ranks *r)
 {
 	if (r->job_exit <= 0 || r->job_exit == 124 || !r->job_exit_where.path)
 		return;
 	for (size_t i = 0; i < r->n; i++)
 		if (r->v[i].first_error.path || (r->v[i].has_exit && r->v[i].exitcode != 0))
 			return;
-	if (b->failure_count || (r->launcher_quiet && !r->launcher_followed && !r->n))
+	if (rc->failure_count || (r->launcher_quiet && !r->launcher_followed && !r->n))
 		return;
 	struct capset cs = {0};
 	cap(&cs, "code", int_str(r->job_exit));
 	int sig = r->job_exit > 128 && r->job_exit < 128 + 65 ? r->job_exit - 128 : 0;
 	cap(&cs, "how", sig ? xasprintf("killed by %s", ranks_signal_name(sig) ? ranks_signal_name(sig) : "a signal")
 	                    : xstrdup("a non-zero status"));
-	emit(b, "ranks.job_exit_nonzero", &r->job_exit_where, -1, NULL, &cs,
+	emit(rc, "ranks.job_exit_nonzero", &r->job_exit_where, -1, NULL, &cs,
 	     "the job's exit record is %d (%s) and no line of the log says why", r->job_exit,
 	     sig ? "killed by a signal" : "failed");
 }
@@ -514,7 +513,7 @@ static long enqueued(const struct rank_proc *p, int pg)
 	return e;
 }
 
-static void rule_behind_pg(struct bundle *b, const struct ranks *r, int pg)
+static void rule_behind_pg(struct rule_ctx *rc, const struct ranks *r, int pg)
 {
 	int timed_out = 0;
 	long maxe = -2, mine = 0x7fffffff;
@@ -557,7 +556,7 @@ static void rule_behind_pg(struct bundle *b, const struct ranks *r, int pg)
 		cap(&cs, "op", xstrdup(op ? op : "collective"));
 		cap(&cs, "pg", pg >= 0 ? int_str(pg) : xstrdup("default"));
 		const struct rank_where *w = p->enq_where.path ? &p->enq_where : p->wd_where.path ? &p->wd_where : &p->last;
-		emit(b, "ranks.watchdog_seqnum_behind", w, p->rank, p, &cs,
+		emit(rc, "ranks.watchdog_seqnum_behind", w, p->rank, p, &cs,
 		     "rank %d enqueued collectives only up to SeqNum %ld while rank%s %s reached SeqNum %ld (%s)",
 		     p->rank, e, na == 1 ? "" : "s", al, maxe, op ? op : "collective");
 	}
@@ -565,7 +564,7 @@ static void rule_behind_pg(struct bundle *b, const struct ranks *r, int pg)
 	free(ahead);
 }
 
-static void rule_watchdog(struct bundle *b, const struct ranks *r)
+static void rule_watchdog(struct rule_ctx *rc, const struct ranks *r)
 {
 	int pgs[64];
 	size_t npg = 0;
@@ -580,7 +579,7 @@ static void rule_watchdog(struct bundle *b, const struct ranks *r)
 			pgs[npg++] = p->wd_pg;
 	}
 	for (size_t k = 0; k < npg; k++)
-		rule_behind_pg(b, r, pgs[k]);
+		rule_behind_pg(rc, r, pgs[k]);
 	/* same SeqNum, different collective; or waiting in different process groups */
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
@@ -618,7 +617,7 @@ static void rule_watchdog(struct bundle *b, const struct ranks *r)
 			else
 				cap(&cs, "detail", xasprintf("rank %d: %s NumelIn=%ld; rank %d: %s NumelIn=%ld", p->rank, p->wd_op,
 				                             p->wd_numel, q->rank, q->wd_op, q->wd_numel));
-			emit(b, "ranks.collective_mismatch", &p->wd_where, p->rank, p, &cs,
+			emit(rc, "ranks.collective_mismatch", &p->wd_where, p->rank, p, &cs,
 			     "rank %d timed out in %s SeqNum %ld (NumelIn=%ld%s%s) while rank %d timed out in %s SeqNum %ld (NumelIn=%ld%s%s)",
 			     p->rank, p->wd_op, p->wd_seq, p->wd_numel, p->wd_pg_name ? ", process group " : "",
 			     p->wd_pg_name ? p->wd_pg_name : "", q->rank, q->wd_op, q->wd_seq, q->wd_numel,
@@ -628,9 +627,9 @@ static void rule_watchdog(struct bundle *b, const struct ranks *r)
 	}
 }
 
-static void rule_midway(struct bundle *b, const struct ranks *r, int any_stuck)
+static void rule_midway(struct rule_ctx *rc, const struct ranks *r, int any_stuck)
 {
-	if (!any_stuck && !bundle_failed(b, r))
+	if (!any_stuck && !bundle_failed(rc, r))
 		return;
 	if (r->saw_child_failed)
 		return; /* the launcher saw every worker end */
@@ -644,7 +643,7 @@ static void rule_midway(struct bundle *b, const struct ranks *r, int any_stuck)
 		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
 		char *w = who(p);
 		char rb[96];
-		emit(b, "ranks.log_ends_midway", &p->last, p->rank, p, &cs,
+		emit(rc, "ranks.log_ends_midway", &p->last, p->rank, p, &cs,
 		     "rank %s (%s) stops after %s with no error, exit or teardown; its last line: %s", rl(p, rb, sizeof rb), w,
 		     rank_proc_milestone(p), last_text(p));
 		free(w);
@@ -655,7 +654,7 @@ static void rule_midway(struct bundle *b, const struct ranks *r, int any_stuck)
  * launcher's SIGTERM, or the only rank with its own error) and the others
  * were only stopped, the failure lines that carry no rank (unprefixed
  * tracebacks in a combined log) are that rank's. */
-static void attribute_orphans(struct bundle *b, const struct ranks *r)
+static void attribute_orphans(struct rule_ctx *rc, const struct ranks *r)
 {
 	const struct rank_proc *alone = NULL;
 	for (size_t i = 0; i < r->n; i++) {
@@ -670,8 +669,8 @@ static void attribute_orphans(struct bundle *b, const struct ranks *r)
 	}
 	if (!alone || alone->rank < 0)
 		return;
-	for (size_t i = 0; i < b->ev.n; i++) {
-		struct evidence *e = &b->ev.v[i];
+	for (size_t i = 0; i < rc->ev->n; i++) {
+		struct evidence *e = &rc->ev->v[i];
 		if (e->rank >= 0 || e->host || e->line == 0 || strncmp(e->id, "ranks.", 6) == 0)
 			continue;
 		/* only lines before the launcher's first report of an exit */
@@ -686,43 +685,33 @@ static void attribute_orphans(struct bundle *b, const struct ranks *r)
 	}
 }
 
-/* A log document was cut (truncated stream, cap reached): a rank whose
- * output stops may just have lost the rest of it. */
-static int logs_cut(const struct bundle *b)
+static void run(struct rule_ctx *rc)
 {
-	for (size_t i = 0; i < b->ndocs; i++)
-		if (!b->docs[i].complete && doc_kind_is_log(b->docs[i].kind))
-			return 1;
-	return 0;
-}
-
-static void run(struct bundle *b)
-{
-	struct ranks *r = b->ranks;
+	const struct ranks *r = rc->ranks;
 	if (!r)
 		return;
-	ranks_finish(r);
-	attribute_orphans(b, r);
+	attribute_orphans(rc, r);
 	/* the findings from absence (stuck in init, never arrived, went silent,
-	 * stops mid-way, nothing after the banner) mean nothing when the log
-	 * itself was cut: the verdict says what is missing instead (verdict.c) */
-	int cut = logs_cut(b);
+	 * stops mid-way, nothing after the banner) mean nothing when a log
+	 * document itself was cut: its end is not the job's end, and the
+	 * verdict says what is missing instead (verdict.c) */
+	int cut = rc->logs_cut;
 	int any_stuck = 0;
 	if (!cut) {
-		rule_init(b, r, &any_stuck);
-		rule_silent(b, r);
+		rule_init(rc, r, &any_stuck);
+		rule_silent(rc, r);
 	}
-	rule_uid_wait(b, r);
-	rule_hang(b, r, any_stuck);
-	rule_never_reached(b, r);
-	rule_exits(b, r);
-	rule_exited(b, r);
+	rule_uid_wait(rc, r);
+	rule_hang(rc, r, any_stuck);
+	rule_never_reached(rc, r);
+	rule_exits(rc, r);
+	rule_exited(rc, r);
 	if (!cut)
-		rule_launcher_only(b, r);
-	rule_job_exit(b, r);
-	rule_watchdog(b, r);
+		rule_launcher_only(rc, r);
+	rule_job_exit(rc, r);
+	rule_watchdog(rc, r);
 	if (!cut)
-		rule_midway(b, r, any_stuck);
+		rule_midway(rc, r, any_stuck);
 }
 
 const struct rule_provider RULES_RANKS = {

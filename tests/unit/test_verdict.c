@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis.h"
 #include "bundle.h"
 #include "correlate.h"
 #include "ranks.h"
+#include "rules.h"
 #include "sigdb.h"
 #include "testlib.h"
 
@@ -35,7 +37,7 @@ static struct bundle *run_text(const char *name, const char *text)
 {
 	struct bundle *b = bundle_new("t", &db, NULL);
 	bundle_add_memory(b, name, text, strlen(text));
-	bundle_finish(b);
+	analysis_finish(b);
 	return b;
 }
 
@@ -76,6 +78,7 @@ int main(void)
 {
 	struct msgs m = {0};
 	sigdb_init(&db);
+	rules_register(&db);
 	CHECK_INT(sigdb_load_dir(&db, "tests/db-min", &m), 0);
 	const char *files[] = {"patterns/ranks.json", "patterns/benign.json"};
 	for (size_t i = 0; i < 2; i++) {
@@ -101,7 +104,7 @@ int main(void)
 	b = bundle_new("t", &db, NULL);
 	bundle_add_memory(b, "run.log", BANNER, strlen(BANNER));
 	bundle_add_memory(b, "result.txt", "exit=137 ms=150004\n", 19);
-	bundle_finish(b);
+	analysis_finish(b);
 	CHECK_INT(b->verdict, VERDICT_DIAGNOSED);
 	CHECK_STR(top_id(b), "ranks.launcher_only");
 	CHECK(b->ndiags && b->diags[0].title && strstr(b->diags[0].title, "killed by SIGKILL") != NULL);
@@ -111,7 +114,7 @@ int main(void)
 	b = bundle_new("t", &db, NULL);
 	bundle_add_memory(b, "run.log", BANNER, strlen(BANNER));
 	bundle_add_memory(b, "result.txt", "exit=0 ms=8799\n", 15);
-	bundle_finish(b);
+	analysis_finish(b);
 	CHECK(b->verdict == VERDICT_HEALTHY);
 	CHECK(diag(b, "ranks.launcher_only") == NULL);
 	bundle_free(b);
