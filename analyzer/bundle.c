@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "derive.h"
 #include "diagnosis.h"
 #include "linekw.h"
 #include "logline.h"
@@ -98,8 +99,18 @@ void bundle_free(struct bundle *b)
 		free(b->failures[i].path);
 		free(b->failures[i].text);
 		free(b->failures[i].what);
+		free(b->failures[i].raw);
+		free(b->failures[i].src);
+		free(b->failures[i].host);
 	}
 	free(b->failures);
+	for (size_t i = 0; i < b->nclues; i++) {
+		free(b->clues[i].path);
+		free(b->clues[i].raw);
+		free(b->clues[i].src);
+		free(b->clues[i].host);
+	}
+	free(b->clues);
 	ranks_free(b->ranks);
 	bundle_clear_diagnoses(b);
 	free(b->verdict_reason);
@@ -272,15 +283,19 @@ static const char *failure_kind(const struct logline *ll)
 	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') ||
 	                 (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9')))
 		i++;
-	if (i > 5 && i < n && p[i] == ':' &&
+	/* ... or the type alone on its line, as Python prints an exception raised
+	 * without a message ("torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError") */
+	int alone = i == n && memchr(p, '.', n) != NULL;
+	if (i > 5 && ((i < n && p[i] == ':') || alone) &&
 	    ((i >= 5 && memcmp(p + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
 		return "exception";
 	return NULL;
 }
 
 static void note_failure(struct bundle *b, const char *what, const char *path, uint64_t line,
-                         const struct span *text)
+                         const struct logline *ll, const char *raw, size_t rawn)
 {
+	const struct span *text = &ll->msg;
 	b->failure_count++;
 	if (b->nfailures >= FAILURES_KEPT)
 		return;
@@ -289,10 +304,44 @@ static void note_failure(struct bundle *b, const char *what, const char *path, u
 		b->failures = xrealloc(b->failures, b->capfailures * sizeof *b->failures);
 	}
 	struct failure_line *f = &b->failures[b->nfailures++];
+	memset(f, 0, sizeof *f);
 	f->path = xstrdup(path);
 	f->line = line;
 	f->text = str_sanitize(text->p, text->n > 400 ? 400 : text->n);
 	f->what = xstrdup(what);
+	f->raw = str_sanitize(raw, rawn > 500 ? 500 : rawn);
+	f->src = ll->level == LINE_WARN && ll->file.n ? str_sanitize(ll->file.p, ll->file.n > 120 ? 120 : ll->file.n) : NULL;
+	f->host = ll->host.n ? str_sanitize(ll->host.p, ll->host.n > 120 ? 120 : ll->host.n) : NULL;
+	f->pid = ll->pid;
+	f->rank = ll->rank;
+}
+
+/* The first return-chain frame ("init.cc:1234 -> 2") of each process. */
+#define CLUES_KEPT 64
+static void note_chain(struct bundle *b, const struct logline *ll, const char *path, uint64_t line,
+                       const char *raw, size_t rawn)
+{
+	struct span f;
+	int code;
+	if (b->nclues >= CLUES_KEPT || !derive_chain_frame(&ll->msg, &f, &code))
+		return;
+	for (size_t i = 0; i < b->nclues; i++)
+		if (b->clues[i].pid == ll->pid && b->clues[i].host && strlen(b->clues[i].host) == ll->host.n &&
+		    memcmp(b->clues[i].host, ll->host.p, ll->host.n) == 0)
+			return;
+	if (b->nclues == b->capclues) {
+		b->capclues = b->capclues ? b->capclues * 2 : 8;
+		b->clues = xrealloc(b->clues, b->capclues * sizeof *b->clues);
+	}
+	struct chain_clue *c = &b->clues[b->nclues++];
+	c->path = xstrdup(path);
+	c->line = line;
+	c->raw = str_sanitize(raw, rawn > 500 ? 500 : rawn);
+	c->src = str_sanitize(f.p, f.n > 120 ? 120 : f.n);
+	c->code = code;
+	c->host = str_sanitize(ll->host.p, ll->host.n > 120 ? 120 : ll->host.n);
+	c->pid = ll->pid;
+	c->rank = ll->rank;
 }
 
 /* ---- context lines around evidence ---- */
@@ -444,6 +493,8 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 		if (!b->saw_nccl)
 			b->saw_nccl = 1;
 		if (ll->level == LINE_INFO) {
+			if (m->n >= 10 && m->p[0] >= 'a' && m->p[0] <= 'z')
+				note_chain(b, ll, path, lineno, s, n); /* "init.cc:1234 -> 2" */
 			fact_cuda_driver(b, m);
 			if (m->n > 24 && m->p[0] == 'N') /* "NCCL_X set by environment to Y" */
 				fact_env_line(b, m, path, lineno);
@@ -468,7 +519,7 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	if (hits == 0) {
 		const char *what = failure_kind(ll);
 		if (what)
-			note_failure(b, what, path, lineno, m);
+			note_failure(b, what, path, lineno, ll, s, n);
 	}
 }
 

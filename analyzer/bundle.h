@@ -52,6 +52,8 @@ struct bundle {
 	struct failure_line *failures;
 	size_t nfailures, capfailures;
 	uint64_t failure_count;     /* all failure lines seen, kept or not */
+	struct chain_clue *clues;   /* NCCL return-chain frames, first per process (derive.h) */
+	size_t nclues, capclues;
 	int saw_nccl;               /* any NCCL line at all */
 
 	struct ranks *ranks;        /* per-rank timelines (ranks.h) */

@@ -119,6 +119,24 @@ context:
 			}
 		}
 	}
+	/* a derived category (patterns/derived.json) that echoes a specific root
+	 * says nothing the root does not: dropped (its lines stay listed under
+	 * "unexplained"); a rank's own exit (ranks.exited_with_error) stays */
+	size_t u = 0;
+	for (size_t i = 0; i < b->ndiags; i++) {
+		struct diagnosis *d = &b->diags[i];
+		if (d->def->derived && d->role == ROLE_CASCADE && strncmp(d->def->id, "derived.", 8) == 0) {
+			free(d->title);
+			free(d->explanation);
+			free(d->ev);
+			free(d->ranks);
+			continue;
+		}
+		if (u != i)
+			b->diags[u] = *d;
+		u++;
+	}
+	b->ndiags = u;
 	/* "never reached NCCL" beside a specific root: a context remark */
 	for (size_t i = 0; i < b->ndiags; i++) {
 		struct diagnosis *d = &b->diags[i];

@@ -523,7 +523,8 @@ static int is_error_text(const struct span *m, uint64_t kw)
 	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
 	                 is_digit(p[i])))
 		i++;
-	if (i > 5 && i < n && p[i] == ':' &&
+	int alone = i == n && memchr(p, '.', n) != NULL; /* "a.b.RendezvousTimeoutError" alone */
+	if (i > 5 && ((i < n && p[i] == ':') || alone) &&
 	    ((i >= 5 && memcmp(p + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
 		return 1;
 	return 0;
@@ -740,7 +741,7 @@ static int note_launcher(struct ranks *r, const struct span *m, uint64_t kw, con
 	if (r->doc) {
 		r->doc->launcher = 1;
 		r->doc->line_launcher = 1;
-		where_set(&r->launcher_last, path, lineno, m->p, m->n, order, ts);
+		where_set_raw(r, &r->launcher_last, lineno, m->p, m->n, order, ts); /* copied once, at the end */
 	}
 	const char *k = find(m, "Sending process ");
 	if (k && find(m, "closing signal SIGTERM")) {
@@ -1350,6 +1351,7 @@ void ranks_finish(struct ranks *r)
 	r->finished = 1;
 	for (size_t i = 0; i < r->n; i++)
 		where_done(&r->v[i].last);
+	where_done(&r->launcher_last);
 	/* global rank of NCCL processes: the launcher prefix, else the rank in
 	 * the largest communicator */
 	for (size_t i = 0; i < r->n; i++) {

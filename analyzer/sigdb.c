@@ -2,6 +2,7 @@
  * problem with the file and JSON path; a file with errors contributes
  * nothing, so a broken user file never half-loads. */
 #include "sigdb.h"
+#include "derive.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -88,6 +89,7 @@ void sigdb_free(struct sigdb *db)
 	for (int i = 0; i < 5; i++)
 		free(db->always[i]);
 	free(db->rules);
+	derive_free_rows(db);
 	memset(db, 0, sizeof *db);
 }
 
@@ -545,12 +547,17 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 		cJSON_Delete(doc);
 		return c.errors;
 	}
-	size_t s0 = db->nsigs, d0 = db->ndiags;
+	size_t s0 = db->nsigs, d0 = db->ndiags, r0 = db->nderived;
 	size_t i = 0;
 	const cJSON *it;
 	cJSON_ArrayForEach(it, sigs) load_signature(db, &c, it, i++);
 	i = 0;
 	cJSON_ArrayForEach(it, diags) load_diagnosis(db, &c, it, i++);
+	const cJSON *der = cJSON_GetObjectItemCaseSensitive(doc, "derived");
+	if (der) {
+		int e = derive_load(db, name, der, m);
+		c.errors += e;
+	}
 	if (c.errors) {
 		/* all or nothing per file */
 		for (size_t k = s0; k < db->nsigs; k++)
@@ -559,6 +566,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 			diag_free(&db->diags[k]);
 		db->nsigs = s0;
 		db->ndiags = d0;
+		derive_truncate(db, r0);
 		cJSON_Delete(doc);
 		return c.errors;
 	}
@@ -949,6 +957,7 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 		}
 	}
 	fails += benign_crosscheck(db, m, ok, md, mc);
+	fails += derive_selftest(db, m, ok);
 	pcre2_match_data_free(md);
 	pcre2_match_context_free(mc);
 	return fails;

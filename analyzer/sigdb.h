@@ -78,6 +78,8 @@ struct rule_table {
 	size_t n;
 };
 
+struct derive_row;
+
 struct sigdb {
 	struct signature *sigs;
 	size_t nsigs;
@@ -92,6 +94,9 @@ struct sigdb {
 	size_t *always[5];        /* per line class: signatures without literals */
 	size_t nalways[5];
 	size_t max_capture_groups;
+	/* the derived categories (derive.h): rows of the files' "derived" arrays */
+	struct derive_row *derived;
+	size_t nderived;
 	uint32_t match_limit, depth_limit;
 	struct rule_table *rules;  /* the fact rules' ids, borrowed tables (sigdb_add_rules) */
 	size_t nrules;
