@@ -19,8 +19,8 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
 # Fake libraries: one folder with both, one with only libcuda, one with only libnccl.
 mkdir -p "$T/fake" "$T/cudaonly" "$T/ncclonly" "$T/x"
-$CC -shared -fPIC -O1 -o "$T/fake/libcuda.so.1" "$ROOT/tests/fake-nccl/fake_cuda.c" || { echo "0 passed, 1 failed"; exit 1; }
-$CC -shared -fPIC -O1 -o "$T/fake/libnccl.so.2" "$ROOT/tests/fake-nccl/fake_nccl.c" || { echo "0 passed, 1 failed"; exit 1; }
+$CC -shared -fPIC -O1 -pthread -Wl,-soname,libcuda.so.1 -o "$T/fake/libcuda.so.1" "$ROOT/tests/fake-nccl/fake_cuda.c" || { echo "0 passed, 1 failed"; exit 1; }
+$CC -shared -fPIC -O1 -pthread -Wl,-soname,libnccl.so.2 -o "$T/fake/libnccl.so.2" "$ROOT/tests/fake-nccl/fake_nccl.c" -ldl || { echo "0 passed, 1 failed"; exit 1; }
 cp "$T/fake/libcuda.so.1" "$T/cudaonly/"; cp "$T/fake/libnccl.so.2" "$T/ncclonly/"
 
 if [ $# -ge 1 ]; then
@@ -116,6 +116,22 @@ has healthy1 out '"checks_ok":	2'
 FAKE_CUDA_NDEV=4 run four 0 $F --format json
 has four out '"nranks":	4'
 has four out '"rank":	3'
+
+# ---- ordering: copies and collective on one stream (issue 15) ---------------------------
+# The fake's streams are asynchronous: a pageable cuMemcpyHtoD lands FAKE_CUDA_DMA_MS after
+# it returns, on the legacy stream, which the run's non-blocking stream does not wait for;
+# the collective starts FAKE_NCCL_COLL_MS after its stream reaches it.  Copies that are not
+# ordered with the all-reduce read back the 0xff poison (NaN) or stale data: WRONG VALUES.
+# Whatever the delays, a correctly ordered run passes.
+for delays in "100 2 2" "5 40 1" "0 0 30"; do
+	set -- $delays
+	FAKE_CUDA_DMA_MS=$1 FAKE_CUDA_ASYNC_MS=$2 FAKE_NCCL_COLL_MS=$3 run "order_$1_$2_$3" 0 $F --nranks 1 --format json
+	has "order_$1_$2_$3" out '"checks_ok":	2'
+	hasnt "order_$1_$2_$3" out 'wrong_values'
+done
+FAKE_CUDA_ASYNC_MS=20 FAKE_NCCL_COLL_MS=20 run order2 0 $F
+has order2 out "baseline  PASS"
+hasnt order2 out "WRONG VALUES"
 
 # ---- a broken environment and its fix ------------------------------------------------------
 NCCL_SOCKET_IFNAME=nonexist0 run ifname 0 $F --env NCCL_SOCKET_IFNAME=eth0
