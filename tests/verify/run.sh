@@ -164,6 +164,31 @@ echo '{"bundles":[{"diagnoses":[{"id":"socket.no_interface","category":"SOCKET_N
 NCCL_SOCKET_IFNAME=nonexist0 run fromunset 0 $F --from-report "$T/unset.json"
 has fromunset out "candidate PASS  unset NCCL_SOCKET_IFNAME"
 
+# the same in JSON with null (what analyze writes for "unset it")
+echo '{"bundles":[{"diagnoses":[{"id":"socket.no_interface","category":"SOCKET_NETWORK","verify":{"env":{"NCCL_SOCKET_IFNAME":null}}}]}]}' > "$T/unsetnull.json"
+NCCL_SOCKET_IFNAME=nonexist0 run fromnull 0 $F --from-report "$T/unsetnull.json"
+has fromnull out "candidate PASS  unset NCCL_SOCKET_IFNAME"
+
+# One proposal for one diagnosis (issue 15): verify's "try:" line, analyze's "Confirm:" line and
+# analyze's JSON all say "unset NCCL_SOCKET_IFNAME" -- not "--env NCCL_SOCKET_IFNAME=", which
+# sets it to the empty string (NCCL then picks an interface itself, but an empty variable still
+# hides a value from ~/.nccl.conf or /etc/nccl.conf).  Needs the analysis engine (the full binary).
+if "$BIN" analyze --help >/dev/null 2>&1; then
+	E="--cuda-lib $T/fake --nccl-lib $T/fake --size 64k --iters 3"
+	NCCL_SOCKET_IFNAME=nonexist0 run ifname_try 1 $E --logs "$T/ilogs"
+	has ifname_try out "diagnosis: socket.no_interface"
+	has ifname_try out "try: nccl-triage verify --unset NCCL_SOCKET_IFNAME"
+	hasnt ifname_try out "--env NCCL_SOCKET_IFNAME"
+	"$BIN" analyze "$T/ilogs/baseline" > "$T/ian.out" 2>&1
+	has ian out "Confirm: nccl-triage verify --unset NCCL_SOCKET_IFNAME"
+	hasnt ian out "--env NCCL_SOCKET_IFNAME"
+	"$BIN" analyze --format json "$T/ilogs/baseline" > "$T/ianj.out" 2>&1
+	has ianj out '"NCCL_SOCKET_IFNAME":	null'
+	NCCL_SOCKET_IFNAME=nonexist0 run ifname_round 0 $E --from-report "$T/ianj.out"
+	has ifname_round out "candidate PASS  unset NCCL_SOCKET_IFNAME"
+	has ifname_round out "verdict: fix_confirmed (exit status 0)"
+fi
+
 # candidate that does not help; candidate that breaks a healthy baseline
 NCCL_ALGO=simple run nofix 1 $F --env NCCL_P2P_DISABLE=1
 has nofix out "verdict: fix_failed (exit status 1)"
