@@ -178,6 +178,10 @@ for num, text, mapping, note in [
         ('RuntimeError: CUDA error: ' + text) if mapping.startswith('sig:') else '')
 row('pytorch c10/cuda/CUDAFunctions.cpp', '1.13.1', '2.6.0', 'raise', 'Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx', 'sig:cudart.no_driver')
 row('pytorch c10/cuda/CUDAFunctions.cpp', '1.13.1', '2.6.0', 'raise', 'The NVIDIA driver on your system is too old (found version {}).', 'sig:cudart.driver_too_old_torch')
+row('pytorch c10/util (c10::Error backtrace)', '1.13.1', '2.11', 'error', 'Exception raised from {} at {}:{} (most recent call first):', 'sig:c10d.cpp_exception_origin')
+row('pytorch c10/util (c10::Error backtrace)', '1.13.1', '2.11', 'error', 'frame #{}: {}', 'benign:C++ stack frame under the exception line')
+row('libstdc++ verbose terminate handler', 'gcc', 'gcc', 'error', "terminate called after throwing an instance of '{}'", 'sig:launch.cpp_terminate')
+row('lightning src/lightning/fabric/utilities/device_parser.py', '2.0', '2.5', 'raise', 'GPUs requested but none are available.', 'sig:cudart.no_driver')
 row('pytorch c10/cuda/CUDAFunctions.cpp', '1.13.1', '2.6.0', 'warn', 'CUDA initialization: {}', 'derived:CUDA_ERROR_OTHER', 'wrapper: the CUDA error after it decides (804, 803, 802 are matched)')
 
 out = []
