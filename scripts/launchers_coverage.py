@@ -136,6 +136,13 @@ for x, sig, note in [('13', 'kernel.xid_app_fault', 'Graphics Engine Exception')
     row(XID, '470', '580', 'kernel', 'NVRM: Xid (PCI:{}): %s, {}' % x, 'sig:' + sig, note,
         'kernel: NVRM: Xid (PCI:0000:b7:00): %s, pid=31742, name=python' % x)
 row(XID, '470', '580', 'kernel', 'NVRM: Xid (PCI:{}): {}, {}', 'sig:cuda.xid_event', 'any other Xid: the generic diagnosis with the catalog link')
+row(XID, '550', '580', 'kernel', 'NVRM: Xid (PCI:{}): 154, GPU recovery action changed from {} ({}) to {} ({})', 'sig:kernel.xid_reset_required')
+row('nvidia src/common/nvswitch/kernel/inc/common_nvswitch.h', '470', '580', 'kernel', 'nvidia-{}: SXid (PCI:{}): {}, Fatal, {}', 'sig:kernel.nvswitch_sxid_fatal')
+row('nvidia src/common/nvswitch/kernel/inc/common_nvswitch.h', '470', '580', 'kernel', 'nvidia-{}: SXid (PCI:{}): {}, Non-fatal, {}', 'sig:kernel.nvswitch_sxid_nonfatal')
+row('nvidia src/nvidia/arch/nvalloc/unix/src/osapi.c', '470', '580', 'kernel', 'NVRM: The NVIDIA GPU {} (PCI ID: {})', 'sig:kernel.gpu_unsupported_by_driver', 'followed by "installed in this system is not supported by the ... driver release"')
+row('nvidia src/nvidia/arch/nvalloc/unix/src/osapi.c', '470', '580', 'kernel', 'NVRM: installed in this system is not supported by the', 'sig:kernel.gpu_unsupported_by_driver')
+row('nvidia (proprietary RM)', '470', '580', 'kernel', 'NVRM: GPU {}: RmInitAdapter failed! ({})', 'sig:kernel.rm_init_adapter_failed')
+row('nvidia src/nvidia/arch/nvalloc/unix/src/osapi.c', '550', '580', 'kernel', "NVRM: API mismatch: the client '{}' (pid {})", 'sig:kernel.nvrm_api_mismatch')
 # ---------------- CUDA runtime error strings (cudaGetErrorString), by number
 CU = 'cuda runtime cudaGetErrorString'
 for num, text, mapping, note in [
