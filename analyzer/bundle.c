@@ -256,6 +256,50 @@ static void note_nccltests(struct bundle *b, const struct span *m)
 		b->run.nccltests = 1;
 }
 
+/* A result row of nccl-tests: "size count type [redop] root time algbw busbw
+ * #wrong time algbw busbw #wrong" ("8  2  float  sum  -1  8.49  0.00  0.00
+ * 0 ..."); #wrong is a number or N/A (validation off).  Counts the row and
+ * flags wrong values. */
+static void note_nccltests_row(struct bundle *b, const struct span *m)
+{
+	const char *p = m->p, *end = m->p + m->n;
+	struct span tok[16];
+	size_t nt = 0;
+	while (p < end && nt < 16) {
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p >= end)
+			break;
+		const char *q = p;
+		while (q < end && *q != ' ' && *q != '\t')
+			q++;
+		tok[nt].p = p;
+		tok[nt].n = (size_t)(q - p);
+		nt++;
+		p = q;
+	}
+	if (nt < 12 || nt > 14 || p < end)
+		return;
+	static const char *const TYPES[] = {"float", "half", "double", "int8", "uint8", "int32", "uint32", "int64",
+	                                    "uint64", "bfloat16", "fp8_e4m3", "fp8_e5m2", NULL};
+	int typed = 0;
+	for (size_t k = 0; TYPES[k] && !typed; k++)
+		typed = tok[2].n == strlen(TYPES[k]) && memcmp(tok[2].p, TYPES[k], tok[2].n) == 0;
+	if (!typed || tok[0].p[0] < '0' || tok[0].p[0] > '9' || tok[1].p[0] < '0' || tok[1].p[0] > '9')
+		return;
+	for (int k = 0; k < 2; k++) {
+		const struct span *w = &tok[k == 0 ? nt - 1 : nt - 5];
+		if (w->n == 3 && memcmp(w->p, "N/A", 3) == 0)
+			continue;
+		for (size_t i = 0; i < w->n; i++)
+			if (w->p[i] < '0' || w->p[i] > '9')
+				return; /* not a #wrong column: not a row */
+		if (!(w->n == 1 && w->p[0] == '0'))
+			b->run.nccltests_wrong = 1;
+	}
+	b->run.nccltests_rows++;
+}
+
 /* ---- failure evidence that no signature explains ---- */
 
 static const char *failure_kind(const struct logline *ll)
@@ -506,6 +550,8 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 		fact_nccl_version(b, m);
 	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_NCCLTESTS)))
 		note_nccltests(b, m);
+	else if (ll->level == LINE_PLAIN && m->n > 40 && (m->p[0] == ' ' || (m->p[0] >= '0' && m->p[0] <= '9')))
+		note_nccltests_row(b, m);
 	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_CUDA_OOM)))
 		sysreport_torch_oom(m->p, m->n, b->facts, path, lineno);
 	if (ds->nwaiting)

@@ -1095,6 +1095,8 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 			p->saw_destroy = p->saw_exit_line = 1;
 			if (!p->destroy_order)
 				p->destroy_order = r->order;
+		} else if (starts(m, "Connected all ")) {
+			p->saw_connected = 1; /* "Connected all rings"/"trees": the end of init (<2.22) or the first collective */
 		} else if (starts(m, "Channel ")) {
 			/* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM": looked at until it
 			 * has told the transport and, after init, that a collective ran */
@@ -1241,7 +1243,7 @@ void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uin
 	uint64_t kw = logline_keywords(ll);
 	struct rank_doc *d = r->doc;
 	d->line_launcher = 0;
-	if (ll->level != LINE_PLAIN && ll->host.n && ll->pid >= 0)
+	if (ll->level != LINE_PLAIN && ll->pid >= 0) /* the host may be redacted to nothing */
 		note_nccl(r, ll, kw, path, lineno, ts);
 	else
 		note_plain(r, ll, kw, path, lineno, ts);
@@ -1275,6 +1277,7 @@ static void take_str(char **dst, char **src)
 static void proc_merge(struct rank_proc *dst, struct rank_proc *src)
 {
 	dst->saw_coll |= src->saw_coll;
+	dst->saw_connected |= src->saw_connected;
 	for (size_t i = 0; i < src->npgs && dst->npgs < 8; i++) {
 		size_t k = 0;
 		while (k < dst->npgs && dst->pgs[k].pg != src->pgs[i].pg)

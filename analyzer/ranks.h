@@ -53,6 +53,7 @@ struct rank_proc {
 	int saw_coll;         /* a collective was issued (opCount line, transport
 	                       * connect after init, or a watchdog SeqNum) */
 	int saw_exit_line;    /* process teardown seen (Closing env plugin, Destroy) */
+	int saw_connected;    /* "Connected all rings" / "Connected all trees": its connections are up */
 	uint64_t destroy_order; /* arrival order of its Destroy COMPLETE line; 0 none */
 	char *transport;      /* first "via X" transport */
 	/* PyTorch watchdog */

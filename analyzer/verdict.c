@@ -71,8 +71,8 @@ static void list_ranks(struct buf *o, const struct ranks *r, int complete)
 	size_t k = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
-		int past = p->saw_init_complete || p->saw_coll || p->saw_destroy;
-		if (!p->host || past != complete)
+		int past = p->saw_init_complete || p->saw_coll || p->saw_destroy || p->saw_connected;
+		if (!p->host || past != complete || (!complete && !p->saw_init_start))
 			continue;
 		if (k++ == 8) {
 			buf_adds(o, ", ...");
@@ -106,13 +106,15 @@ void verdict_decide(struct bundle *b)
 	const struct diagnosis *spec = top_error(b, 0), *der = top_error(b, 1);
 	size_t ncut = 0;
 	const struct input_doc *cut = cut_doc(b, &ncut);
-	size_t nccl_procs = 0, nccl_complete = 0, nccl_destroyed = 0, torch_ranks = 0, torch_quiet = 0;
+	size_t nccl_procs = 0, nccl_complete = 0, nccl_stuck = 0, nccl_destroyed = 0, torch_ranks = 0, torch_quiet = 0;
 	for (size_t i = 0; r && i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
 		if (p->host) {
 			nccl_procs++;
 			/* past init: Init COMPLETE, a collective after it, or its teardown */
-			nccl_complete += p->saw_init_complete || p->saw_coll || p->saw_destroy;
+			int past = p->saw_init_complete || p->saw_coll || p->saw_destroy || p->saw_connected;
+			nccl_complete += past;
+			nccl_stuck += p->saw_init_start && !past;
 			nccl_destroyed += p->saw_destroy != 0;
 		} else if (p->rank >= 0) {
 			torch_ranks++;
@@ -149,14 +151,23 @@ void verdict_decide(struct bundle *b)
 			               "attach the job's log to judge the run)");
 		else
 			buf_adds(&why, "nothing recognisable: no NCCL or PyTorch output and no system report");
-	} else if (nccl_procs && nccl_complete == nccl_procs) {
+	} else if (nccl_complete && !nccl_stuck) {
+		/* every member of a communicator takes part in its init: once one
+		 * completed it, a process whose lines show no init milestone is an
+		 * excerpt's gap, not a rank that stopped */
 		b->verdict = VERDICT_HEALTHY;
-		buf_printf(&why, "every NCCL process that appears (%zu) got past init (Init COMPLETE, a collective or "
-		                 "its teardown)%s and nothing failed",
-		           nccl_procs, nccl_destroyed == nccl_procs ? ", and destroyed its communicators" : "");
-	} else if (b->run.nccltests && !b->run.nccltests_wrong) {
+		if (nccl_complete == nccl_procs)
+			buf_printf(&why, "every NCCL process that appears (%zu) got past init (Init COMPLETE, its connections, "
+			                 "a collective or its teardown)%s and nothing failed",
+			           nccl_procs, nccl_destroyed == nccl_procs ? ", and destroyed its communicators" : "");
+		else
+			buf_printf(&why, "%zu of the %zu NCCL processes that appear got past init (Init COMPLETE, their "
+			                 "connections, a collective or teardown), none stopped in init, and nothing failed",
+			           nccl_complete, nccl_procs);
+	} else if ((b->run.nccltests || b->run.nccltests_rows) && !b->run.nccltests_wrong && !nccl_stuck) {
 		b->verdict = VERDICT_HEALTHY;
-		buf_adds(&why, "nccl-tests finished: bus bandwidth reported and no out-of-bounds values");
+		buf_printf(&why, "nccl-tests ran: %s and no wrong values", b->run.nccltests ? "bus bandwidth reported"
+		                                                                           : "result rows printed");
 	} else if (r && r->job_exit == 0 && !nccl_procs) {
 		b->verdict = VERDICT_HEALTHY;
 		buf_adds(&why, "the job's exit status record is 0 and nothing failed");
@@ -166,14 +177,14 @@ void verdict_decide(struct bundle *b)
 		                 "(no NCCL debug output to confirm init)", torch_ranks);
 	} else {
 		b->verdict = VERDICT_NO_EVIDENCE;
-		if (nccl_procs) {
+		if (nccl_stuck) {
 			buf_adds(&why, "not healthy: the log stops before Init COMPLETE on ");
 			list_ranks(&why, r, 0);
 			buf_adds(&why, " with no error and no end: an excerpt, or a run still hanging or killed without a "
 			               "trace when the log was taken; collect the whole log of every rank to the end");
 		} else {
-			buf_adds(&why, "neither success nor failure: no rank reached Init COMPLETE or reported its end in "
-			               "these lines (an excerpt?); collect the whole log with NCCL_DEBUG=INFO");
+			buf_adds(&why, "neither success nor failure: no rank reached Init COMPLETE, failed or reported its end "
+			               "in these lines (an excerpt?); collect the whole log of every rank with NCCL_DEBUG=INFO");
 		}
 	}
 	free(b->verdict_reason);
