@@ -322,7 +322,19 @@ static const char *failure_kind(const struct logline *ll)
 		if (q < end && (*q == '-' || (*q >= '1' && *q <= '9')))
 			return "exit_code";
 	}
-	/* a Python exception line: "module.Name(Error|Exception): text" at line start */
+	if (ll->kw & (KW_BIT(KW_WATCHDOG_CAUGHT) | KW_BIT(KW_BLOCKING_WAIT)))
+		return "watchdog";
+	/* a Python exception line: "module.Name(Error|Exception): text" at line
+	 * start (after the indent of a paste that is indented as a whole) */
+	{
+		size_t sp = 0;
+		while (sp < n && sp < 16 && (p[sp] == ' ' || p[sp] == '\t'))
+			sp++;
+		if (sp && sp < n && ((p[sp] >= 'A' && p[sp] <= 'Z') || (p[sp] >= 'a' && p[sp] <= 'z'))) {
+			p += sp;
+			n -= sp;
+		}
+	}
 	size_t i = 0;
 	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') ||
 	                 (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9')))

@@ -56,7 +56,8 @@ void cascade_link(struct bundle *b)
 		return;
 	static const char *const death[] = {"ranks.sigkill_oom_killer", "ranks.killed_by_signal", "ranks.died_silently", NULL};
 	static const char *const absent[] = {"ranks.missing_from_comm", NULL};
-	static const char *const behind[] = {"ranks.watchdog_seqnum_behind", "ranks.collective_mismatch", NULL};
+	static const char *const behind[] = {"ranks.watchdog_seqnum_behind", "ranks.collective_mismatch",
+	                                     "ranks.behind_no_timeout", NULL};
 	const struct diagnosis *anchor = find_root(b, death);
 	if (!anchor)
 		anchor = find_root(b, absent);

@@ -9,11 +9,11 @@
 #include "sigdb.h"
 #include "util.h"
 
-static const char *const FROM_NAMES[] = {"nccl_file", "nccl_result", "exception"};
+static const char *const FROM_NAMES[] = {"nccl_file", "nccl_result", "exception", "message"};
 
 const char *derive_from_name(enum derive_from f)
 {
-	return f >= DERIVE_NCCL_FILE && f <= DERIVE_EXCEPTION ? FROM_NAMES[f] : "?";
+	return f >= DERIVE_NCCL_FILE && f <= DERIVE_MESSAGE ? FROM_NAMES[f] : "?";
 }
 
 static pcre2_code *compile(const char *re, const char *file, const char *path, struct msgs *m, int *errors)
@@ -100,11 +100,11 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, struct msg
 			errors++;
 		}
 		int f = -1;
-		for (int k = 0; from && k < 3; k++)
+		for (int k = 0; from && k < 4; k++)
 			if (strcmp(from, FROM_NAMES[k]) == 0)
 				f = k;
 		if (f < 0) {
-			msgs_add(m, "%s: %s.from: \"%s\" (expected nccl_file, nccl_result or exception)", file, path,
+			msgs_add(m, "%s: %s.from: \"%s\" (expected nccl_file, nccl_result, exception or message)", file, path,
 			         from ? from : "");
 			errors++;
 		}
@@ -116,6 +116,10 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, struct msg
 		}
 		if (f == DERIVE_EXCEPTION && !tre) {
 			msgs_add(m, "%s: %s: an exception row needs \"exception\"", file, path);
+			errors++;
+		}
+		if (f == DERIVE_MESSAGE && !mre) {
+			msgs_add(m, "%s: %s: a message row needs \"message\"", file, path);
 			errors++;
 		}
 		if (f == DERIVE_NCCL_RESULT && !mre && !cJSON_IsNumber(code)) {
@@ -194,8 +198,15 @@ static size_t exception_type(const char *p, size_t n)
 	return 0;
 }
 
-const struct derive_row *derive_match(const struct sigdb *db, const struct derive_input *in)
+const struct derive_row *derive_match(const struct sigdb *db, const struct derive_input *in0)
 {
+	/* the indent of a paste that is indented as a whole */
+	struct derive_input cp = *in0;
+	const struct derive_input *in = &cp;
+	while (cp.msgn > 0 && cp.exception && (cp.msg[0] == ' ' || cp.msg[0] == '\t')) {
+		cp.msg++;
+		cp.msgn--;
+	}
 	size_t tn = in->exception ? exception_type(in->msg, in->msgn) : 0;
 	for (size_t i = 0; i < db->nderived; i++) {
 		const struct derive_row *r = &db->derived[i];
@@ -216,6 +227,10 @@ const struct derive_row *derive_match(const struct sigdb *db, const struct deriv
 			if (r->code >= 0 && in->code == r->code)
 				return r;
 			if (r->msg_re && re_on(r->msg_re, in->msg, in->msgn))
+				return r;
+			continue;
+		case DERIVE_MESSAGE:
+			if (!in->src && re_on(r->msg_re, in->msg, in->msgn))
 				return r;
 			continue;
 		}
@@ -285,9 +300,14 @@ int derive_input_from_line(const struct logline *ll, struct derive_input *in)
 		in->code = code;
 		return 1;
 	}
-	if (ll->level == LINE_PLAIN && exception_type(ll->msg.p, ll->msg.n) > 0) { /* "Type: text" or "a.b.TypeError" */
-		in->exception = 1;
-		return 1;
+	if (ll->level == LINE_PLAIN) {
+		size_t sp = 0;
+		while (sp < ll->msg.n && sp < 16 && (ll->msg.p[sp] == ' ' || ll->msg.p[sp] == '\t'))
+			sp++;
+		if (exception_type(ll->msg.p + sp, ll->msg.n - sp) > 0) { /* "Type: text" or "a.b.TypeError" */
+			in->exception = 1;
+			return 1;
+		}
 	}
 	return ll->level == LINE_PLAIN && ll->msg.n > 0;
 }

@@ -10,7 +10,10 @@
  *               (`unhandled cuda error`, `-> 6`);
  *   exception   the type of a Python exception line (`DistNetworkError`,
  *               `torch.OutOfMemoryError`), optionally narrowed by the
- *               message.
+ *               message;
+ *   message     a record PyTorch or a launcher prints in a fixed form
+ *               (the watchdog's "Watchdog caught collective operation
+ *               timeout"), on any failure line.
  * The first row that matches wins; its category becomes a diagnosis marked
  * "derived" (lower confidence, ranked after every specific one; the
  * explanation says it was derived and from what).  Rows are data, each with
@@ -26,7 +29,7 @@ struct sigdb;
 struct msgs;
 struct cJSON;
 
-enum derive_from { DERIVE_NCCL_FILE, DERIVE_NCCL_RESULT, DERIVE_EXCEPTION };
+enum derive_from { DERIVE_NCCL_FILE, DERIVE_NCCL_RESULT, DERIVE_EXCEPTION, DERIVE_MESSAGE };
 
 struct derive_row {
 	char *id;

@@ -502,6 +502,19 @@ void logline_parse(const char *line, size_t len, struct logline *out)
 		return;
 	}
 	out->ts = ts_keep;
+	/* a paste indented as a whole (a Markdown code block): spaces before an
+	 * NCCL prefix; the line stays as it is when none follows */
+	if (n > 10 && (s[0] == ' ' || s[0] == '\t')) {
+		size_t j = 0;
+		while (j < n && j < 16 && (s[j] == ' ' || s[j] == '\t'))
+			j++;
+		if (j < n && s[j] != ' ' && s[j] != '\t' && nccl_prefix(s + j, n - j, out)) {
+			if (out->ts.n == 0)
+				out->ts = ts_keep;
+			return;
+		}
+		out->ts = ts_keep;
+	}
 	/* a pasted line number in front of an NCCL line ("451 host:41449:41449
 	 * [6] NCCL INFO ..."): only when an NCCL prefix follows it */
 	if (n > 10 && is_digit(s[0])) {

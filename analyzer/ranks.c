@@ -1669,7 +1669,10 @@ cJSON *ranks_to_json(const struct ranks *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = sorted[i];
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "rank", p->rank);
+		if (p->rank >= 0)
+			cJSON_AddNumberToObject(o, "rank", p->rank);
+		else
+			cJSON_AddNullToObject(o, "rank"); /* unknown: never -1 */
 		if (p->nranks >= 0)
 			cJSON_AddNumberToObject(o, "nranks", p->nranks);
 		if (p->host)

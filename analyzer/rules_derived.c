@@ -80,6 +80,8 @@ static void run(struct rule_ctx *rc)
 		in.msg = f->text;
 		in.msgn = strlen(f->text);
 		in.exception = strcmp(f->what, "exception") == 0;
+		if (f->src == NULL && strcmp(f->what, "nccl_warn") == 0)
+			in.src = ""; /* a WARN whose prefix named no file: only its message can say */
 		const struct derive_row *row = derive_match(db, &in);
 		if (!row)
 			continue;
@@ -89,6 +91,8 @@ static void run(struct rule_ctx *rc)
 		else if (row->from == DERIVE_EXCEPTION)
 			from = xasprintf("the exception type of %.*s", (int)(strchr(f->text, ':') ? strchr(f->text, ':') - f->text : 0),
 			                 f->text);
+		else if (row->from == DERIVE_MESSAGE)
+			from = xasprintf("PyTorch's %s record in the message", row->category);
 		else
 			from = xstrdup("the ncclResult in the message");
 		emit(rc, row, f->path, f->line, f->raw ? f->raw : f->text, from, f->rank, f->host, f->pid);

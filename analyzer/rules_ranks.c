@@ -29,6 +29,7 @@ static const struct rule_def DEFS[] = {
 	{"ranks.exited_with_error", "the launcher or a wrapper reports a rank that exited with a non-zero status (not a signal)"},
 	{"ranks.launcher_only", "the launcher printed its banner and nothing followed: no rank, no NCCL line, no worker output"},
 	{"ranks.job_exit_nonzero", "the job's own exit status record is non-zero, with no rank and no error to tie it to"},
+	{"ranks.behind_no_timeout", "some ranks timed out in a collective while another rank printed no timeout and no error: that rank was elsewhere"},
 };
 
 /* ---- helpers ---- */
@@ -355,8 +356,8 @@ static void rule_never_reached(struct rule_ctx *rc, const struct ranks *r)
 	if (!bundle_failed(rc, r))
 		return;
 	for (size_t i = 0; i < r->n; i++)
-		if (rank_proc_killed(&r->v[i]) || r->v[i].saw_coll)
-			return; /* a death explains it; NCCL may just have been silent */
+		if (rank_proc_killed(&r->v[i]) || r->v[i].saw_coll || (r->v[i].has_exit && r->v[i].exitcode > 0))
+			return; /* a death or a rank's own failing exit explains it; NCCL may just have been silent */
 	struct rank_where w = {0};
 	w.ts = -1;
 	const char *what = "a failure";
@@ -564,8 +565,57 @@ static void rule_behind_pg(struct rule_ctx *rc, const struct ranks *r, int pg)
 	free(ahead);
 }
 
+/* Ranks timed out in a collective (watchdog) while another rank of the job
+ * printed no timeout, no error, no flight-recorder counters and was not
+ * killed: it never reached the collective (busy elsewhere: data loading,
+ * checkpointing, a different code path).  The rank that is behind, not the
+ * ones that waited. */
+static void rule_behind_silent(struct rule_ctx *rc, const struct ranks *r)
+{
+	const struct rank_proc *w = NULL;
+	int *waiters = xmalloc((r->n + 1) * sizeof *waiters);
+	size_t nw = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (p->wd_where.path && p->rank >= 0) {
+			if (!w)
+				w = p;
+			waiters[nw++] = p->rank;
+		}
+	}
+	if (!w) {
+		free(waiters);
+		return;
+	}
+	qsort(waiters, nw, sizeof *waiters, cmp_int);
+	char *wl = int_list(waiters, nw);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (p->rank < 0 || p->wd_where.path || p->npgs || p->remote_err || !p->last.path)
+			continue;
+		if (p->first_error.path || rank_proc_killed(p) || (p->has_exit && p->exitcode > 0))
+			continue; /* it failed by itself: another finding says so */
+		if (w->nranks > 0 && p->rank >= w->nranks)
+			continue;
+		struct capset cs = {0};
+		char rb[96];
+		cap(&cs, "rank", rank_label(p));
+		cap(&cs, "ahead", xstrdup(wl));
+		cap(&cs, "op", xstrdup(w->wd_op ? w->wd_op : "a collective"));
+		cap(&cs, "ahead_seq", w->wd_seq >= 0 ? int_str(w->wd_seq) : xstrdup("?"));
+		cap(&cs, "last", xstrdup(last_text(p)));
+		emit(rc, "ranks.behind_no_timeout", &p->last, p->rank, p, &cs,
+		     "rank%s %s timed out waiting in %s (SeqNum %ld) while rank %s printed no timeout and no error; its last line: %s",
+		     nw == 1 ? "" : "s", wl, w->wd_op ? w->wd_op : "a collective", w->wd_seq, rl(p, rb, sizeof rb),
+		     last_text(p));
+	}
+	free(wl);
+	free(waiters);
+}
+
 static void rule_watchdog(struct rule_ctx *rc, const struct ranks *r)
 {
+	rule_behind_silent(rc, r);
 	int pgs[64];
 	size_t npg = 0;
 	for (size_t i = 0; i < r->n; i++) {

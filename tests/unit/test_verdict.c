@@ -276,7 +276,20 @@ int main(void)
 	CHECK(reason_has(b, "Init COMPLETE"));
 	bundle_free(b);
 
-	/* 8. rank labels never say -1 */
+	/* 8. in a timeout, the rank that is behind, not the one that waited:
+	 * lines 148, 149 and 157 of fixtures/captures/h200-2gpu-more/torch_async_eh_off_timeout/run.log
+	 * (rank 1 saving a checkpoint, rank 0's watchdog, rank 1 only seeing the dump signal) */
+	b = run_text("run.log",
+		"[rank1]  saving checkpoint\n"
+		"[rank0]:[E1130 15:04:54.835190787 ProcessGroupNCCL.cpp:689] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, Timeout(ms)=15000) ran for 15040 milliseconds before timing out.\n"
+		"[rank1]:[E1130 15:04:59.262869997 ProcessGroupNCCL.cpp:1849] [PG ID 0 PG GUID 0(default_pg) Rank 1] Observed flight recorder dump signal from another rank via TCPStore.\n");
+	d = diag(b, "ranks.behind_no_timeout");
+	CHECK(d != NULL && d->nranks == 1 && d->ranks[0] == 1);
+	CHECK_STR(top_id(b), "ranks.behind_no_timeout");
+	CHECK(d && strstr(d->title, "Rank 1 is behind") != NULL);
+	bundle_free(b);
+
+	/* 9. rank labels never say -1 */
 	b = run_text("result.txt", "exit=137 ms=150004\n");
 	for (size_t i = 0; i < b->ndiags; i++) {
 		CHECK(strstr(b->diags[i].title, "-1") == NULL);
