@@ -110,7 +110,10 @@ void report_github(FILE *f, const cJSON *doc)
 			fputs("::notice title=nccl-triage::", f);
 			gh_esc(f, name, 0);
 			fputs(": ", f);
-			gh_esc(f, v && !strcmp(v, "healthy") ? "healthy (no failure evidence found)" : "nothing recognisable to analyse", 0);
+			gh_esc(f, v ? v : "no verdict", 0);
+			fputs(": ", f);
+			gh_esc(f, jstr(b, "verdict_reason") ? jstr(b, "verdict_reason")
+			          : v && !strcmp(v, "healthy") ? "no failure evidence found" : "nothing recognisable to analyse", 0);
 			fputc('\n', f);
 		}
 	}

@@ -128,7 +128,7 @@ static const char *verdict_words(const char *v)
 	if (!strcmp(v, "healthy"))
 		return "Healthy";
 	if (!strcmp(v, "no_evidence"))
-		return "Nothing to analyse";
+		return "No verdict: not enough evidence";
 	return v;
 }
 
