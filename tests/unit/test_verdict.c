@@ -136,6 +136,7 @@ int main(void)
 		CHECK_INT(b->benign_lines, 1);
 		bundle_free(b);
 		buf_free(&t);
+		free(okunset);
 	}
 	/* the warning alone is no sign of a run */
 	b = run_text("run.log", DESTROY_WARN);
