@@ -38,6 +38,8 @@ struct rank_doc {
 	struct launcher_exit cur;
 	/* the launcher's banner and nothing after it (ranks.h, launcher_quiet) */
 	int line_launcher;    /* the current line is the launcher's own */
+	int last_is_coll;     /* its last non-blank line is an NCCL collective call */
+	uint64_t coll_line;
 	uint64_t after_launcher; /* non-blank lines, not the launcher's, after its first line */
 };
 
@@ -245,7 +247,7 @@ struct ranks *ranks_new(void)
 {
 	struct ranks *r = xcalloc(1, sizeof(struct ranks));
 	r->job_exit = -1;
-	r->launcher_signal_where.ts = r->job_exit_where.ts = r->launcher_last.ts = -1;
+	r->launcher_signal_where.ts = r->job_exit_where.ts = r->launcher_last.ts = r->coll_end_where.ts = -1;
 	return r;
 }
 
@@ -314,6 +316,7 @@ void ranks_free(struct ranks *r)
 	where_free(&r->launcher_signal_where);
 	where_free(&r->job_exit_where);
 	where_free(&r->launcher_last);
+	where_free(&r->coll_end_where);
 	free(r);
 }
 
@@ -550,6 +553,10 @@ static void blk_flush(struct ranks *r, struct rank_doc *d);
 
 static void doc_close(struct ranks *r)
 {
+	if (r->doc && r->doc->last_is_coll && !r->doc_ends_in_coll) {
+		r->doc_ends_in_coll = 1;
+		where_set(&r->coll_end_where, r->doc->path, r->doc->coll_line, "", 0, r->order, -1);
+	}
 	if (r->doc && r->doc->launcher) {
 		if (r->doc->after_launcher)
 			r->launcher_followed = 1;
@@ -1110,6 +1117,8 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 				p->saw_coll = 1; /* 2.22+: connections are made at the first collective */
 		} else if (is_opcount_line(m)) {
 			p->saw_coll = 1;
+			d->last_is_coll = 2; /* ranks_note turns it into 1 for this line */
+			d->coll_line = lineno;
 		} else if (starts(m, "ENV/Plugin: Closing")) {
 			p->saw_exit_line = 1;
 		}
@@ -1249,6 +1258,10 @@ void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uin
 		note_plain(r, ll, kw, path, lineno, ts);
 	if (!d->line_launcher && d->launcher && ll->msg.n && !(ll->msg.n == 1 && ll->msg.p[0] == ' '))
 		d->after_launcher++;
+	if (d->last_is_coll == 2)
+		d->last_is_coll = 1;
+	else if (ll->msg.n)
+		d->last_is_coll = 0;
 }
 
 /* ---- finishing ---- */

@@ -151,6 +151,9 @@ struct ranks {
 	int launcher_quiet;   /* a launcher document ends with launcher lines only */
 	int launcher_followed;/* a launcher document has other lines after its launcher lines */
 	struct rank_where launcher_last; /* the last launcher line */
+	int doc_ends_in_coll; /* a log document's last line is an NCCL collective call (opCount):
+	                         the run stops inside a collective unless something says it ended */
+	struct rank_where coll_end_where;
 	int finished;
 	/* private state */
 	struct uid_wait *uid;

@@ -151,6 +151,12 @@ void verdict_decide(struct bundle *b)
 			               "attach the job's log to judge the run)");
 		else
 			buf_adds(&why, "nothing recognisable: no NCCL or PyTorch output and no system report");
+	} else if (r && r->doc_ends_in_coll && r->job_exit != 0 && !(nccl_procs && nccl_destroyed == nccl_procs)) {
+		b->verdict = VERDICT_NO_EVIDENCE;
+		buf_printf(&why, "not healthy: %s ends with an NCCL collective call (line %llu) and nothing after it: the run "
+		                 "stops inside a collective with no error and no end (a hang, or an excerpt); collect the "
+		                 "whole log of every rank to the end, and py-spy dumps while it hangs",
+		           r->coll_end_where.path ? r->coll_end_where.path : "a log", (unsigned long long)r->coll_end_where.line);
 	} else if (nccl_complete && !nccl_stuck) {
 		/* every member of a communicator takes part in its init: once one
 		 * completed it, a process whose lines show no init milestone is an

@@ -277,6 +277,29 @@ int main(void)
 	CHECK(reason_has(b, "Init COMPLETE"));
 	bundle_free(b);
 
+	/* a log that ends with a collective call and nothing after it: not healthy.
+	 * fixtures/captures/h200-2gpu-more/env_subsys_coll/run.log (NCCL_DEBUG_SUBSYS=COLL)
+	 * cut after its last "AllReduce: opCount" line; whole, it is healthy */
+	char *coll = slurp("fixtures/captures/h200-2gpu-more/env_subsys_coll/run.log");
+	CHECK(coll != NULL);
+	if (coll) {
+		b = run_text("run.log", coll);
+		CHECK_INT(b->verdict, VERDICT_HEALTHY);
+		bundle_free(b);
+		char *last = NULL, *q = coll;
+		while ((q = strstr(q, "AllReduce: opCount")) != NULL)
+			last = q++;
+		CHECK(last != NULL);
+		if (last && strchr(last, '\n')) {
+			strchr(last, '\n')[1] = 0;
+			b = run_text("run.log", coll);
+			CHECK_INT(b->verdict, VERDICT_NO_EVIDENCE);
+			CHECK(reason_has(b, "stops inside a collective"));
+			bundle_free(b);
+		}
+		free(coll);
+	}
+
 	/* 8. in a timeout, the rank that is behind, not the one that waited:
 	 * lines 148, 149 and 157 of fixtures/captures/h200-2gpu-more/torch_async_eh_off_timeout/run.log
 	 * (rank 1 saving a checkpoint, rank 0's watchdog, rank 1 only seeing the dump signal) */
