@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "dbpath.h"
+#include "rules.h"
 
 /* ---- database discovery ---- */
 
@@ -37,6 +38,7 @@ int load_db(struct sigdb *db, const struct common *c, int for_check)
 	struct strvec seen = {0};
 	int errors = 0;
 	sigdb_init(db);
+	rules_register(db);
 	db->match_limit = c->lim.match_limit;
 	db->depth_limit = c->lim.depth_limit;
 	if (!c->no_builtin) {

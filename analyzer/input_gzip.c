@@ -183,7 +183,7 @@ void in_walk_gzip(struct walker *w, struct stream *s, const char *leaf, const ch
 		inner = xasprintf("%.*s.tar", (int)(n - 4), leaf);
 	else
 		inner = xstrdup(leaf);
-	in_walk(w, &g.s, inner, prefix, disp, nest, 1);
+	w->walk(w, &g.s, inner, prefix, disp, nest, 1);
 	free(inner);
 	inflateEnd(&g.z);
 	free(g.in);
