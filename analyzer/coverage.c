@@ -434,9 +434,15 @@ void coverage_render(FILE *out, int md, const struct sigdb *db, const struct cov
 			}
 		}
 		if (md) {
-			fprintf(out, "## %s: summary\n\n%zu messages from releases %s to %s (%zu releases read).\n\n",
+			struct buf rel;
+			buf_init(&rel);
+			for (size_t i = 0; i < tb->releases.n; i++)
+				buf_printf(&rel, "%s%s", i ? ", " : "", tb->releases.v[i]);
+			fprintf(out, "## %s: summary\n\n%zu messages from releases %s to %s (%zu releases read: %s). A row's "
+			             "release range is the first and last release read that has the exact string.\n\n",
 			        base, tb->n, tb->releases.n ? tb->releases.v[0] : "?",
-			        tb->releases.n ? tb->releases.v[tb->releases.n - 1] : "?", tb->releases.n);
+			        tb->releases.n ? tb->releases.v[tb->releases.n - 1] : "?", tb->releases.n, rel.len ? rel.data : "none");
+			buf_free(&rel);
 			fprintf(out, "| level | messages | signature | derived | benign | not yet |\n|---|---|---|---|---|---|\n");
 			for (int lv = 0; LEVELS[lv]; lv++) {
 				size_t tot = 0;

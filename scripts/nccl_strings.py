@@ -311,7 +311,9 @@ def main():
     out = sys.stdout if a.output == '-' else open(a.output, 'w', encoding='utf-8')
     out.write('# NCCL failure messages, extracted by scripts/nccl_strings.py from NVIDIA/nccl tags %s .. %s\n'
               % (allrel[0], allrel[-1]))
-    out.write('# (the last -1 tag of each minor release and the newest tag); mapping rules: %s.\n' % a.map)
+    out.write('# (the last -1 tag of each minor release and the newest tag; --tags all reads every -1 tag); mapping rules: %s.\n' % a.map)
+    out.write('# first_release/last_release: the first and last of the releases read that have the exact string (a string\n'
+              '# first seen in 2.18.6 may already exist in 2.18.1, which was not read).\n')
     out.write('# Generated: edit the rules and rerun, do not edit by hand.  docs/coverage.md renders it.\n')
     out.write('# releases: %s\n' % ' '.join(allrel))
     out.write('file\tfirst_release\tlast_release\tlevel\tformat\tmapping\tnote\tsample\n')
