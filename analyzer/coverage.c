@@ -29,7 +29,7 @@ static char *read_file(const char *path, size_t *len)
 		return NULL;
 	}
 	*len = b.len;
-	return buf_steal(&b);
+	return b.data ? buf_steal(&b) : xstrdup(""); /* an empty file has no rows */
 }
 
 int coverage_load(const char *path, struct covtable *t, struct msgs *m)
@@ -45,14 +45,20 @@ int coverage_load(const char *path, struct covtable *t, struct msgs *m)
 	int errors = 0;
 	size_t cap = 0, lineno = 0;
 	char *save = NULL;
-	for (char *p = text; p && *p;) {
-		char *nl = strchr(p, '\n');
-		if (nl)
-			*nl = 0;
+	char *end = text + len;
+	for (char *p = text; p && p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *stop = nl ? nl : end;
+		*stop = 0; /* text[len] is the buffer's terminator */
 		char *line = p;
 		p = nl ? nl + 1 : NULL;
 		lineno++;
 		size_t L = strlen(line);
+		if (line + L != stop) {
+			msgs_add(m, "%s:%zu: contains a NUL byte", path, lineno);
+			errors++;
+			continue;
+		}
 		if (L && line[L - 1] == '\r')
 			line[--L] = 0;
 		if (L == 0)

@@ -52,6 +52,11 @@ printf 'bootstrap.cc\t2.10.3\tWARN\tx\n' >"$T/db/coverage/t.tsv"
 check 2 "a short row" 'tab-separated columns'
 row "sig:t.no_socket_if" "vm:1159:1159 [0] NCCL INFO Bootstrap : no socket interface found" >"$T/db/coverage/t.tsv"
 check 2 "a sample of the wrong level" 'INFO line, not WARN'
+{ row sig:t.no_socket_if "$W"; printf 'a\000b\n'; row sig:t.nope "$W"; } >"$T/db/coverage/t.tsv"
+check 2 "a NUL byte is reported, and the rows after it are still read" 'contains a NUL byte'
+grep -q 'no signature "t.nope"' "$T/err" && ok || bad "the row after the NUL byte was not checked"
+: >"$T/db/coverage/t.tsv"
+check 0 "an empty table"
 
 # the built-in tables pass and are counted
 "$BIN" check-db >"$T/out" 2>"$T/err" && ok || bad "check-db on patterns/ fails"
