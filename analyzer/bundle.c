@@ -263,6 +263,24 @@ static void note_nccltests(struct bundle *b, const struct span *m)
 static void note_nccltests_row(struct bundle *b, const struct span *m)
 {
 	const char *p = m->p, *end = m->p + m->n;
+	/* cheap first: digits, spaces, digits, spaces, a letter */
+	{
+		const char *q = p;
+		while (q < end && *q == ' ')
+			q++;
+		for (int k = 0; k < 2; k++) {
+			if (q >= end || *q < '0' || *q > '9')
+				return;
+			while (q < end && *q >= '0' && *q <= '9')
+				q++;
+			if (q >= end || *q != ' ')
+				return;
+			while (q < end && *q == ' ')
+				q++;
+		}
+		if (q >= end || *q < 'a' || *q > 'z')
+			return;
+	}
 	struct span tok[16];
 	size_t nt = 0;
 	while (p < end && nt < 16) {

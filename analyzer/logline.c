@@ -345,15 +345,8 @@ static int nccl_prefix(const char *s, size_t n, struct logline *out)
 	struct span file = {NULL, 0}, func = {NULL, 0};
 	int srcline = -1;
 	if (i >= n || s[i] != ':') {
-		/* no host:pid:tid: "NCCL INFO msg" right here (after "[dev] ", or
-		 * after the spaces left where a prefix was cut away) */
-		if (i == h0 && i < n && s[i] == ' ') {
-			while (h0 < n && h0 - i < 8 && s[h0] == ' ')
-				h0++;
-			i = h0;
-			while (i < hend && !HOST_STOP[(unsigned char)s[i]])
-				i++;
-		}
+		/* no host:pid:tid: "NCCL INFO msg" right here (after "[dev] "; after
+		 * spaces, logline_parse's indented-paste case retries past them) */
 		if (i - h0 != 4 || memcmp(s + h0, "NCCL", 4) != 0 ||
 		    !level_part(s + h0, n - h0, &lvl, &msg_off, &file, &func, &srcline))
 			return 0;

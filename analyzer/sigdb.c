@@ -709,7 +709,7 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 		for (int k = 0; k < 3; k++)
 			for (size_t j = 0; j < lists[k]->n; j++) {
 				const struct signature *bs = sigdb_sig(db, lists[k]->v[j]);
-				if (!evidence_id_known(db, lists[k]->v[j])) {
+				if (!bs && !evidence_id_known(db, lists[k]->v[j])) {
 					msgs_add(m, "%s: diagnoses[%zu].when.%s[%zu]: no signature or fact rule \"%s\"",
 					         d->file, d->index, lname[k], j, lists[k]->v[j]);
 					errors++;
