@@ -17,6 +17,7 @@
 #include "ranks.h"
 #include "sigdb.h"
 #include "sysreport.h"
+#include "version.h"
 
 #define HEAD_BYTES (64u << 10)
 /* Pasted tickets (text, PyTorch or NCCL output) may embed a topo matrix or
@@ -161,7 +162,7 @@ static void fact_nccl_version(struct bundle *b, const struct span *m)
 	char v[20];
 	memcpy(v, p, (size_t)(q - p));
 	v[q - p] = 0;
-	if (nccl_version_code(v) < 0)
+	if (version_code(v) < 0)
 		return;
 	add_unique_string(b->facts, "nccl_versions", v);
 	if (q < end && *q == '+' && end - q > 5 && memcmp(q, "+cuda", 5) == 0) {

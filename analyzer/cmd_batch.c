@@ -32,6 +32,7 @@
 #include "report_formats.h"
 #include "sigdb.h"
 #include "summary.h"
+#include "tarhdr.h"
 
 #ifndef NT_VERSION
 #define NT_VERSION "0.0.0"
@@ -211,30 +212,6 @@ static size_t expand(const struct strvec *ops, int want_sizes, struct item **ite
 
 /* ---- one bundle ---- */
 
-/* 1 when the 512-byte block is a tar header (checksum holds) or all zero */
-static int tar_header_ok(const unsigned char *h)
-{
-	unsigned long sum = 0, zero = 1;
-	for (int i = 0; i < 512; i++) {
-		sum += (i >= 148 && i < 156) ? ' ' : h[i];
-		if (h[i])
-			zero = 0;
-	}
-	if (zero)
-		return 1;
-	unsigned long want = 0;
-	int digits = 0;
-	for (int i = 148; i < 156; i++) {
-		if (h[i] >= '0' && h[i] <= '7') {
-			want = want * 8 + (unsigned long)(h[i] - '0');
-			digits++;
-		} else if (digits) {
-			break;
-		}
-	}
-	return digits && want == sum;
-}
-
 /* What the name promises and the first bytes contradict: an empty file, a
  * .gz that is not gzip, a .tar that is neither tar nor gzip.  Adds a message
  * and returns 1 when the file should not be read at all. */
@@ -264,7 +241,7 @@ static int precheck(const struct item *it, struct msgs *m)
 		msgs_add(m, "%s: not a gzip file (it does not start with the gzip magic bytes 1f 8b)", it->name);
 		return 1;
 	}
-	if (tar && !is_gzip && (n < 512 || !tar_header_ok(h))) {
+	if (tar && !is_gzip && (n < TAR_BLOCK || !(tar_zero_block(h) || tar_checksum_ok(h)))) {
 		msgs_add(m, "%s: not a tar archive (%s)", it->name,
 		         n < 512 ? "shorter than one 512-byte header" : "the first header's checksum is wrong");
 		return 1;

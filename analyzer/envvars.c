@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
+#include "version.h"
 
 #define NOCHK 1, 0
 #define INT_(n, lo, hi, d, s, note) { n, ENV_INT, NULL, lo, hi, d, s, NULL, NULL, 0, note }
@@ -410,40 +411,6 @@ const struct env_var *envvar_find(const char *name)
 	return NULL;
 }
 
-int envvar_version_code(const char *v)
-{
-	if (!v)
-		return 0;
-	while (*v && !isdigit((unsigned char)*v))
-		v++;
-	char *end;
-	long maj = strtol(v, &end, 10);
-	if (end == v || *end != '.')
-		return 0;
-	long min = strtol(end + 1, &end, 10);
-	long patch = 0;
-	if (*end == '.')
-		patch = strtol(end + 1, &end, 10);
-	if (maj < 0 || maj > 99 || min < 0 || min > 99 || patch < 0 || patch > 99)
-		return 0;
-	return (int)(maj * 10000 + min * 100 + patch);
-}
-
-/* "2.24" -> 22400 */
-static int vcode_short(const char *s)
-{
-	if (!s)
-		return 0;
-	char buf[16];
-	size_t n = strlen(s);
-	if (n > 8)
-		return 0;
-	memcpy(buf, s, n + 1);
-	if (!strchr(strchr(buf, '.') ? strchr(buf, '.') + 1 : buf, '.'))
-		strcat(buf, ".0");
-	return envvar_version_code(buf);
-}
-
 int envvar_in_scope(const char *name)
 {
 	return str_starts(name, "NCCL_") || str_starts(name, "TORCH_NCCL_") ||
@@ -698,8 +665,8 @@ enum env_verdict envvar_check(const char *name, const char *value, int nccl, str
 	if (v->flags & ENVF_IMAGE)
 		return ENVCHK_IGNORED;
 	/* removed */
-	if (v->until && (nccl == 0 || nccl > vcode_short(v->until) + 99)) {
-		if (nccl || !v->since || vcode_short(v->until) < 22000) {
+	if (v->until && (nccl == 0 || nccl > version_code(v->until) + 99)) {
+		if (nccl || !v->since || version_code(v->until) < 22000) {
 			set(f, ENVCHK_REMOVED, "env.removed_variable",
 			    v->renamed_to ? xasprintf("use %s", v->renamed_to) : xasprintf("remove %s", name),
 			    xasprintf("%s: %s; NCCL%s ignores it.", name, v->note, nccl ? " in this job" : " 2.10 and later"));

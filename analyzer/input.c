@@ -6,6 +6,7 @@
  * walker.walk, never by name.  Nothing returned here needs freeing; names
  * passed to the sink are owned by the walk and valid until end() returns. */
 #include "input_internal.h"
+#include "tarhdr.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -171,7 +172,7 @@ static void in_walk(struct walker *w, struct stream *s, const char *leaf, const 
 		in_walk_gzip(w, s, leaf, prefix, disp, nest + 1);
 		return;
 	}
-	if (n == IN_SNIFF && in_tar_header_valid(p)) {
+	if (n == IN_SNIFF && tar_header_valid(p)) {
 		if (!via_gz) {
 			if (nest >= w->lim->max_nesting) {
 				in_msg(w, "%s: archives nested more than %d deep (--max-nesting), skipped",

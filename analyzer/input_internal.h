@@ -82,7 +82,6 @@ void in_walk_gzip(struct walker *w, struct stream *s, const char *leaf, const ch
                   const char *disp, int nest);
 
 /* tar archive (input_tar.c): s starts with a valid header. */
-int in_tar_header_valid(const unsigned char h[512]);
 void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const char *disp,
                  int nest);
 

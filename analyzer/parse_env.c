@@ -32,7 +32,7 @@ int sys_env_set(cJSON *facts, const char *name, const char *value,
 	cJSON *env = sys_obj(facts, "env");
 	cJSON *cur = cJSON_GetObjectItemCaseSensitive(env, name);
 	if (cur) {
-		const char *old = sys_get_str(cur, "value");
+		const char *old = json_str(cur, "value");
 		if (old && strcmp(old, value)) {
 			cJSON *arr = sys_arr(facts, "env_conflicts");
 			if (cJSON_GetArraySize(arr) < 256) {

@@ -23,8 +23,8 @@ static cJSON *find_series(cJSON *facts, const char *path, int gpu)
 	cJSON *s;
 	cJSON_ArrayForEach(s, ser) {
 		double g;
-		const char *p = sys_get_str(s, "path");
-		if (p && !strcmp(p, path) && sys_get_num(s, "gpu", &g) && (int)g == gpu)
+		const char *p = json_str(s, "path");
+		if (p && !strcmp(p, path) && json_num(s, "gpu", &g) && (int)g == gpu)
 			return s;
 	}
 	if (cJSON_GetArraySize(ser) >= 1024)
@@ -47,27 +47,27 @@ void sys_mem_sample(cJSON *facts, const char *path, uint64_t line, int gpu,
 	if (!s)
 		return;
 	double n = 0, t0, last, peak, iv;
-	sys_get_num(s, "sample_count", &n);
+	json_num(s, "sample_count", &n);
 	double rel = NAN;
 	if (!isnan(t)) {
-		if (!sys_get_num(s, "start_epoch_s", &t0)) {
+		if (!json_num(s, "start_epoch_s", &t0)) {
 			t0 = t;
 			cJSON_AddNumberToObject(s, "start_epoch_s", t0);
 			if (ts)
 				sys_set_str(s, "start", ts);
 		}
 		rel = round((t - t0) * 1000.0) / 1000.0;
-		if (sys_get_num(s, "last_t", &last)) {
+		if (json_num(s, "last_t", &last)) {
 			double d = rel - last;
 			if (d > 0) {
-				if (!sys_get_num(s, "interval_s", &iv) || d < iv)
+				if (!json_num(s, "interval_s", &iv) || d < iv)
 					sys_set_num(s, "interval_s", d);
-				sys_get_num(s, "interval_s", &iv);
+				json_num(s, "interval_s", &iv);
 				if (d > 2.0 && d > 5 * iv) {
 					double g = 0, mg = 0;
-					sys_get_num(s, "gaps", &g);
+					json_num(s, "gaps", &g);
 					sys_set_num(s, "gaps", g + 1);
-					if (!sys_get_num(s, "max_gap_s", &mg) || d > mg)
+					if (!json_num(s, "max_gap_s", &mg) || d > mg)
 						sys_set_num(s, "max_gap_s", d);
 				}
 			}
@@ -91,10 +91,10 @@ void sys_mem_sample(cJSON *facts, const char *path, uint64_t line, int gpu,
 		cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(s, "samples"), o);
 	} else {
 		double d = 0;
-		sys_get_num(s, "samples_dropped", &d);
+		json_num(s, "samples_dropped", &d);
 		sys_set_num(s, "samples_dropped", d + 1);
 	}
-	if (!sys_get_num(s, "peak_mib", &peak) || used > peak) {
+	if (!json_num(s, "peak_mib", &peak) || used > peak) {
 		sys_set_num(s, "peak_mib", used);
 		if (isnan(rel))
 			cJSON_DeleteItemFromObjectCaseSensitive(s, "peak_t");
@@ -107,11 +107,11 @@ void sys_mem_sample(cJSON *facts, const char *path, uint64_t line, int gpu,
 	}
 	if (!isnan(total)) {
 		double ot;
-		if (!sys_get_num(s, "total_mib", &ot) || total > ot)
+		if (!json_num(s, "total_mib", &ot) || total > ot)
 			sys_set_num(s, "total_mib", total);
 	}
 	double pk, tt;
-	if (sys_get_num(s, "peak_mib", &pk) && sys_get_num(s, "total_mib", &tt)) {
+	if (json_num(s, "peak_mib", &pk) && json_num(s, "total_mib", &tt)) {
 		sys_set_num(s, "headroom_mib", tt - pk);
 		sys_set_num(s, "peak_fraction", round(pk / tt * 10000.0) / 10000.0);
 	}
@@ -224,7 +224,7 @@ int sys_parse_mem_csv(const char *text, size_t len, const char *path, cJSON *fac
 			rows++;
 			for (size_t i = 0; i < n; i++) {
 				char *nb = strchr(f[i], ':') ? sys_bus_norm(f[i]) : NULL;
-				if (!isnan(sys_parse_time(f[i])))
+				if (!isnan(tstamp_epoch_of(f[i])))
 					isTs[i]++;
 				else if (nb)
 					isBus[i]++;
@@ -326,7 +326,7 @@ int sys_parse_mem_csv(const char *text, size_t len, const char *path, cJSON *fac
 		double appmem = NAN;
 		for (size_t i = 0; i < n; i++) {
 			switch (roles[i]) {
-			case R_TS: t = sys_parse_time(f[i]); ts = f[i]; break;
+			case R_TS: t = tstamp_epoch_of(f[i]); ts = f[i]; break;
 			case R_INDEX: if (isdigit((unsigned char)f[i][0])) gpu = atoi(f[i]); break;
 			case R_BUS: bus = f[i]; break;
 			case R_USED: used = mem_value(f[i], gib[i]); break;
@@ -364,7 +364,7 @@ int sys_parse_mem_csv(const char *text, size_t len, const char *path, cJSON *fac
 			char *nb = sys_bus_norm(bus);
 			cJSON *g = nb ? sys_gpu_by_bus(facts, nb) : NULL;
 			double gi;
-			if (g && sys_get_num(g, "index", &gi))
+			if (g && json_num(g, "index", &gi))
 				gpu = (int)gi;
 			else if (nb) {
 				for (int k = 0; k < nbus; k++)
@@ -403,7 +403,7 @@ int sys_parse_mem_csv(const char *text, size_t len, const char *path, cJSON *fac
 	if (guessed && added) {
 		cJSON *s;
 		cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(sys_obj(facts, "memory"), "series")) {
-			const char *p = sys_get_str(s, "path");
+			const char *p = json_str(s, "path");
 			if (p && !strcmp(p, path))
 				sys_set_bool(s, "columns_guessed", 1);
 		}
@@ -541,8 +541,8 @@ int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *
 	if ((p = find(line, len, "[rank")) && sscanf(p, "[rank%d]", &rank) == 1 && rank >= 0)
 		cJSON_AddNumberToObject(ev, "rank", rank);
 	double cap, fr, use;
-	if (sys_get_num(ev, "capacity_mib", &cap) && sys_get_num(ev, "free_mib", &fr) &&
-	    sys_get_num(ev, "process_in_use_mib", &use)) {
+	if (json_num(ev, "capacity_mib", &cap) && json_num(ev, "free_mib", &fr) &&
+	    json_num(ev, "process_in_use_mib", &use)) {
 		double other = cap - fr - use;
 		cJSON_AddNumberToObject(ev, "held_elsewhere_mib", round(other * 100) / 100);
 	}

@@ -42,9 +42,9 @@ static void add_process(cJSON *facts, const char *path, uint64_t line, int gpu, 
 		mib = sys_parse_mib(mem, NULL);
 	cJSON_ArrayForEach(p, procs) {
 		double g, pd;
-		if (sys_get_num(p, "gpu", &g) && sys_get_num(p, "pid", &pd) && (int)g == gpu && (long)pd == pid) {
+		if (json_num(p, "gpu", &g) && json_num(p, "pid", &pd) && (int)g == gpu && (long)pd == pid) {
 			double old;
-			if (!isnan(mib) && (!sys_get_num(p, "used_mib", &old) || mib > old)) {
+			if (!isnan(mib) && (!json_num(p, "used_mib", &old) || mib > old)) {
 				sys_set_num(p, "used_mib", mib);
 				sys_put_source(p, path, line);
 			}
@@ -97,7 +97,7 @@ int sys_parse_nvsmi(const char *text, size_t len, const char *path, cJSON *facts
 		}
 		/* date line before each dashboard */
 		if (!strchr(line, '|')) {
-			double tt = sys_parse_time(line);
+			double tt = tstamp_epoch_of(line);
 			if (!isnan(tt)) {
 				t = tt;
 				snprintf(ts, sizeof ts, "%s", sys_trim(line));
@@ -184,15 +184,15 @@ int sys_parse_nvsmi(const char *text, size_t len, const char *path, cJSON *facts
 							buf_addc(&nm, ' ');
 						buf_adds(&nm, tok[j]);
 					}
-					if (!sys_get_str(g, "name") && nm.len) {
+					if (!json_str(g, "name") && nm.len) {
 						sys_set_str(g, "name", nm.data);
 						if (strstr(nm.data, "..."))
 							sys_set_bool(g, "name_truncated", 1);
 					}
 					buf_free(&nm);
-					if (!sys_get_str(g, "bus_id"))
+					if (!json_str(g, "bus_id"))
 						sys_set_str(g, "bus_id", bus);
-					if (pers && !sys_get_str(g, "persistence"))
+					if (pers && !json_str(g, "persistence"))
 						sys_set_str(g, "persistence", !strcmp(pers, "On") ? "on" : "off");
 					char *ecc = f[2];
 					if (isdigit((unsigned char)ecc[0])) {
@@ -268,11 +268,11 @@ int sys_parse_nvsmi_l(const char *text, size_t len, const char *path, cJSON *fac
 				*e = 0;
 		}
 		cJSON *g = sys_gpu(facts, idx, 1);
-		if (!sys_get_str(g, "name") || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "name_truncated"))) {
+		if (!json_str(g, "name") || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "name_truncated"))) {
 			sys_set_str(g, "name", sys_trim(name));
 			cJSON_DeleteItemFromObjectCaseSensitive(g, "name_truncated");
 		}
-		if (uuid && !sys_get_str(g, "uuid"))
+		if (uuid && !json_str(g, "uuid"))
 			sys_set_str(g, "uuid", uuid);
 		if (!cJSON_GetObjectItemCaseSensitive(g, "source"))
 			sys_put_source(g, path, it.lineno);
@@ -346,7 +346,7 @@ int sys_parse_nvsmi_q(const char *text, size_t len, const char *path, cJSON *fac
 				cJSON *g = sys_gpu_by_bus(facts, bus);
 				if (!g) {
 					g = sys_gpu(facts, ordinal, 1);
-					const char *ob = sys_get_str(g, "bus_id");
+					const char *ob = json_str(g, "bus_id");
 					if (ob && strcmp(ob, bus)) {
 						msgs_add(m, "%s: line %llu: GPU %s is the %d-th GPU but gpus[%d] has bus %s; index left unknown",
 						         path, (unsigned long long)it.lineno, bus, ordinal + 1, ordinal, ob);
@@ -354,7 +354,7 @@ int sys_parse_nvsmi_q(const char *text, size_t len, const char *path, cJSON *fac
 					}
 				}
 				if (g) {
-					if (!sys_get_str(g, "bus_id"))
+					if (!json_str(g, "bus_id"))
 						sys_set_str(g, "bus_id", bus);
 					if (!cJSON_GetObjectItemCaseSensitive(g, "source"))
 						sys_put_source(g, path, it.lineno);
@@ -456,7 +456,7 @@ int sys_parse_nvsmi_q(const char *text, size_t len, const char *path, cJSON *fac
 					cJSON_AddNumberToObject(q.g, "memory_used_mib", v);
 			}
 		} else if (depth == 0) {
-			if (!strcmp(key, "Product Name") && !sys_get_str(q.g, "name"))
+			if (!strcmp(key, "Product Name") && !json_str(q.g, "name"))
 				sys_set_str(q.g, "name", val);
 			else if (!strcmp(key, "Product Name")) {
 				if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(q.g, "name_truncated"))) {
@@ -467,7 +467,7 @@ int sys_parse_nvsmi_q(const char *text, size_t len, const char *path, cJSON *fac
 				sys_set_str(q.g, "architecture", val);
 			else if (!strcmp(key, "Persistence Mode"))
 				sys_set_str(q.g, "persistence", !strcmp(val, "Enabled") ? "on" : !strcmp(val, "Disabled") ? "off" : val);
-			else if (!strcmp(key, "GPU UUID") && !sys_get_str(q.g, "uuid"))
+			else if (!strcmp(key, "GPU UUID") && !json_str(q.g, "uuid"))
 				sys_set_str(q.g, "uuid", val);
 		}
 	}

@@ -173,7 +173,7 @@ int sys_parse_p2p(const char *text, size_t len, const char *path, cJSON *facts, 
 			cJSON_Delete(mt);
 			continue;
 		}
-		const char *cap = sys_get_str(mt, "cap");
+		const char *cap = json_str(mt, "cap");
 		if (!cap && nmat == 1) {
 			cap = cap_from_path(path);
 			if (cap) {
@@ -190,7 +190,7 @@ int sys_parse_p2p(const char *text, size_t len, const char *path, cJSON *facts, 
 		int bad = 0;
 		cJSON *pr;
 		cJSON_ArrayForEach(pr, cJSON_GetObjectItemCaseSensitive(mt, "pairs")) {
-			const char *s = sys_get_str(pr, "status");
+			const char *s = json_str(pr, "status");
 			if (s && strcmp(s, "OK"))
 				bad++;
 		}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linkclass.h"
 #include "sysparse.h"
 
 #define MAXCOL 512
@@ -35,52 +36,6 @@ static int gpu_num(const char *t)
 	if (*e || v < 0 || v >= SYS_MAX_GPUS)
 		return -1;
 	return (int)v;
-}
-
-int topo_is_link_token(const char *t)
-{
-	static const char *known[] = {"X", "PIX", "PXB", "PHB", "NODE", "SYS", "SOC", "NVB", "C2C", "P2C", "PXN", NULL};
-	for (int i = 0; known[i]; i++)
-		if (!strcmp(t, known[i]))
-			return 1;
-	if (!strncmp(t, "NV", 2) && t[2] && isdigit((unsigned char)t[2])) {
-		for (const char *p = t + 2; *p; p++)
-			if (!isdigit((unsigned char)*p))
-				return 0;
-		return 1;
-	}
-	return 0;
-}
-
-const char *topo_link_class(const char *t)
-{
-	if (!strcmp(t, "X"))
-		return "self";
-	if (!strncmp(t, "NV", 2))
-		return "nvlink";
-	if (!strcmp(t, "C2C"))
-		return "c2c";
-	if (!strcmp(t, "PIX") || !strcmp(t, "PXB") || !strcmp(t, "P2C"))
-		return "pcie_switch";
-	if (!strcmp(t, "PHB"))
-		return "host_bridge";
-	if (!strcmp(t, "NODE"))
-		return "numa_node";
-	if (!strcmp(t, "SYS") || !strcmp(t, "SOC"))
-		return "cross_socket";
-	return "unknown";
-}
-
-int topo_link_direct(const char *t)
-{
-	const char *c = topo_link_class(t);
-	return !strcmp(c, "nvlink") || !strcmp(c, "pcie_switch") || !strcmp(c, "c2c");
-}
-
-int topo_link_through_cpu(const char *t)
-{
-	const char *c = topo_link_class(t);
-	return !strcmp(c, "host_bridge") || !strcmp(c, "numa_node") || !strcmp(c, "cross_socket");
 }
 
 struct col {
@@ -288,10 +243,10 @@ int sys_parse_topo(const char *text, size_t len, const char *path, cJSON *facts,
 				int found = 0;
 				cJSON_ArrayForEach(l, links) {
 					double a, b;
-					if (sys_get_num(l, "a", &a) && sys_get_num(l, "b", &b) &&
+					if (json_num(l, "a", &a) && json_num(l, "b", &b) &&
 					    (int)a == cols[c].gpu && (int)b == r) {
 						found = 1;
-						const char *t = sys_get_str(l, "type");
+						const char *t = json_str(l, "type");
 						if (t && strcmp(t, cell)) {
 							char *w = xasprintf("GPU%d-GPU%d is %s here but %s in row GPU%d",
 							                    r, cols[c].gpu, cell, t, cols[c].gpu);
@@ -364,12 +319,12 @@ int sys_parse_topo(const char *text, size_t len, const char *path, cJSON *facts,
 	/* name the NIC columns from the legend */
 	cJSON *l;
 	cJSON_ArrayForEach(l, niclinks) {
-		const char *nm = sys_get_str(l, "nic");
+		const char *nm = json_str(l, "nic");
 		cJSON *n;
 		cJSON_ArrayForEach(n, nics) {
-			const char *x = sys_get_str(n, "name");
+			const char *x = json_str(n, "name");
 			if (nm && x && !strcmp(nm, x))
-				cJSON_AddStringToObject(l, "device", sys_get_str(n, "device"));
+				cJSON_AddStringToObject(l, "device", json_str(n, "device"));
 		}
 	}
 	/* NIC columns named by device (old drivers) become nics entries too */

@@ -107,7 +107,7 @@ int sys_parse_topoxml(const char *text, size_t len, const char *path, cJSON *fac
 					cJSON_AddStringToObject(g, "bus_id", nb);
 					cJSON *fg = sys_gpu_by_bus(facts, nb);
 					double sm;
-					if (fg && sys_get_num(g, "sm", &sm) && !cJSON_GetObjectItemCaseSensitive(fg, "sm"))
+					if (fg && json_num(g, "sm", &sm) && !cJSON_GetObjectItemCaseSensitive(fg, "sm"))
 						cJSON_AddNumberToObject(fg, "sm", sm);
 				}
 				free(nb);

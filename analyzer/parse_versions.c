@@ -88,7 +88,7 @@ static int gpu_line(cJSON *facts, const char *s, const char *path, uint64_t line
 	int added = 0;
 	if (*name) {
 		cJSON *g = sys_gpu(facts, idx, 1);
-		if (!sys_get_str(g, "name")) {
+		if (!json_str(g, "name")) {
 			sys_set_str(g, "name", name);
 			added = 1;
 		}
@@ -185,7 +185,7 @@ static int handle_kv(cJSON *facts, const char *key, const char *val, const char 
 			n += gpu_line(facts, val, path, line);
 		else if (*val && strcmp(val, "Could not collect")) {
 			cJSON *g = sys_gpu(facts, 0, 1);
-			if (!sys_get_str(g, "name")) {
+			if (!json_str(g, "name")) {
 				sys_set_str(g, "name", val);
 				sys_put_source(g, path, line);
 				n++;
@@ -193,7 +193,7 @@ static int handle_kv(cJSON *facts, const char *key, const char *val, const char 
 		}
 	} else if (!strcmp(k, "gpu type")) {
 		cJSON *g = sys_gpu(facts, 0, 1);
-		if (!sys_get_str(g, "name") && *val) {
+		if (!json_str(g, "name") && *val) {
 			sys_set_str(g, "name", val);
 			sys_put_source(g, path, line);
 			n++;
@@ -230,11 +230,11 @@ static int derive_from_packages(cJSON *facts, const char *path)
 	(void)path;
 	cJSON_ArrayForEach(p, pk) {
 		const char *name = p->string;
-		const char *ver = sys_get_str(p, "version");
+		const char *ver = json_str(p, "version");
 		cJSON *src = cJSON_GetObjectItemCaseSensitive(p, "source");
-		const char *sp = sys_get_str(src, "path");
+		const char *sp = json_str(src, "path");
 		double sl = 0;
-		sys_get_num(src, "line", &sl);
+		json_num(src, "line", &sl);
 		if (!ver || !sp)
 			continue;
 		if (!strcmp(name, "torch") || !strcmp(name, "pytorch"))

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "report.h"
 #include "util.h"
 
@@ -30,8 +31,7 @@ struct redactor {
 	pthread_mutex_t mu;
 	struct entry *v;
 	size_t n, cap;
-	size_t *slots;  /* open addressing: index+1 into v, 0 = empty */
-	size_t nslots;
+	struct hindex ix; /* into v */
 	unsigned next[K_N];
 };
 
@@ -39,43 +39,33 @@ struct redactor {
 
 static uint64_t hash_key(enum kind k, const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)k;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
+	return hash_bytes(HASH_SEED ^ (uint64_t)k, s, n);
 }
 
 static struct entry *lookup(const struct redactor *r, enum kind k, const char *s, size_t n)
 {
-	if (!r->nslots)
+	if (!r->ix.nslot)
 		return NULL;
 	uint64_t h = hash_key(k, s, n);
-	for (size_t i = h & (r->nslots - 1);; i = (i + 1) & (r->nslots - 1)) {
-		size_t x = r->slots[i];
-		if (!x)
-			return NULL;
-		struct entry *e = &r->v[x - 1];
+	for (size_t i = hindex_first(&r->ix, h); r->ix.slot[i]; i = hindex_next(&r->ix, i)) {
+		struct entry *e = &r->v[r->ix.slot[i] - 1];
 		if (e->hash == h && e->kind == k && strlen(e->orig) == n && memcmp(e->orig, s, n) == 0)
 			return e;
 	}
+	return NULL;
+}
+
+static int entry_hash(const void *ctx, size_t i, uint64_t *h)
+{
+	const struct redactor *r = ctx;
+	*h = r->v[i].hash;
+	return 1;
 }
 
 static void rehash(struct redactor *r)
 {
-	size_t ns = r->nslots ? r->nslots * 2 : 64;
-	free(r->slots);
-	r->slots = xcalloc(ns, sizeof *r->slots);
-	r->nslots = ns;
-	for (size_t j = 0; j < r->n; j++) {
-		size_t i = r->v[j].hash & (ns - 1);
-		while (r->slots[i])
-			i = (i + 1) & (ns - 1);
-		r->slots[i] = j + 1;
-	}
+	hindex_grow(&r->ix, r->n, entry_hash, r);
 }
-
 static const char *intern(struct redactor *r, enum kind k, const char *s, size_t n)
 {
 	struct entry *e = lookup(r, k, s, n);
@@ -90,14 +80,10 @@ static const char *intern(struct redactor *r, enum kind k, const char *s, size_t
 	e->orig = xstrndup(s, n);
 	e->pseudo = xasprintf("%s%u", PREFIX[k], ++r->next[k]);
 	e->hash = hash_key(k, s, n);
-	if (r->n * 2 > r->nslots)
+	if (hindex_crowded(&r->ix, r->n))
 		rehash(r);
-	else {
-		size_t i = e->hash & (r->nslots - 1);
-		while (r->slots[i])
-			i = (i + 1) & (r->nslots - 1);
-		r->slots[i] = r->n;
-	}
+	else
+		hindex_put(&r->ix, e->hash, r->n - 1);
 	return e->pseudo;
 }
 
@@ -117,7 +103,7 @@ void redactor_free(struct redactor *r)
 		free(r->v[i].pseudo);
 	}
 	free(r->v);
-	free(r->slots);
+	hindex_free(&r->ix);
 	pthread_mutex_destroy(&r->mu);
 	free(r);
 }

@@ -93,10 +93,10 @@ static void run(struct rule_ctx *rc)
 		if (ev) {
 			const cJSON *src = cJSON_GetObjectItemCaseSensitive(ev, "source");
 			double l = 0;
-			sys_get_num(src, "line", &l);
+			json_num(src, "line", &l);
 			lc.oom_in_log = 1;
-			lc.oom_text = sys_get_str(ev, "text");
-			lc.oom_path = sys_get_str(src, "path");
+			lc.oom_text = json_str(ev, "text");
+			lc.oom_path = json_str(src, "path");
 			lc.oom_line = (uint64_t)l;
 		}
 	}

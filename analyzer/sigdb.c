@@ -10,8 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hash.h"
 #include "linekw.h"
 #include "logline.h"
+#include "version.h"
 
 const char *const CATEGORIES[] = {
 	"P2P_BROKEN", "IB_RDMA", "SOCKET_NETWORK", "SHM_EXHAUSTED", "GPU_OOM",
@@ -91,15 +93,6 @@ void sigdb_free(struct sigdb *db)
 	memset(db, 0, sizeof *db);
 }
 
-long nccl_version_code(const char *v)
-{
-	int a = 0, b = 0, c = 0;
-	int n = sscanf(v, "%d.%d.%d", &a, &b, &c);
-	if (n < 2 || a < 0 || b < 0 || c < 0 || b > 99 || c > 99)
-		return -1;
-	return (long)a * 10000 + b * 100 + c;
-}
-
 int version_in_range(long v, const struct version_range *r)
 {
 	if (r->has_min && (r->min_incl ? v < r->min : v <= r->min))
@@ -123,14 +116,14 @@ static int parse_range(const char *s, struct version_range *r)
 		else if (tok[0] == '<') { lower = 0; tok += 1; }
 		else if (str_starts(tok, "==") || tok[0] == '=') {
 			tok += tok[1] == '=' ? 2 : 1;
-			long v = nccl_version_code(tok);
+			long v = version_code(tok);
 			if (v < 0) { ok = 0; break; }
 			r->has_min = r->has_max = r->min_incl = r->max_incl = 1;
 			r->min = r->max = v;
 			any = 1;
 			continue;
 		} else { ok = 0; break; }
-		long v = nccl_version_code(tok);
+		long v = version_code(tok);
 		if (v < 0) { ok = 0; break; }
 		if (lower) { r->has_min = 1; r->min_incl = incl; r->min = v; }
 		else { r->has_max = 1; r->max_incl = incl; r->max = v; }
@@ -642,16 +635,6 @@ static int evidence_id_known(const struct sigdb *db, const char *id)
 	return sigdb_sig(db, id) != NULL || sigdb_rule(db, id) != NULL;
 }
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	for (size_t i = 0; i < n; i++) {
-		h ^= s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 int sig_accepts_level(enum sig_on on, int level)
 {
 	switch (on) {
@@ -734,14 +717,14 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 	linekw_add(db->ac); /* the line keywords ride on the same pass */
 	acmatch_build(db->ac);
 	/* version: a hash of every id and regex, stable across runs */
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = HASH_SEED;
 	for (size_t i = 0; i < db->nsigs; i++) {
-		h = fnv1a(h, db->sigs[i].id, strlen(db->sigs[i].id));
-		h = fnv1a(h, db->sigs[i].regex, strlen(db->sigs[i].regex));
+		h = hash_bytes(h, db->sigs[i].id, strlen(db->sigs[i].id));
+		h = hash_bytes(h, db->sigs[i].regex, strlen(db->sigs[i].regex));
 	}
 	for (size_t i = 0; i < db->ndiags; i++) {
 		char *s = cJSON_PrintUnformatted(db->diags[i].json);
-		h = fnv1a(h, s, strlen(s));
+		h = hash_bytes(h, s, strlen(s));
 		free(s);
 	}
 	snprintf(db->version, sizeof db->version, "%zu.%zu-%012llx", db->nsigs, db->ndiags,

@@ -113,8 +113,7 @@ const struct diagdef *sigdb_diag(const struct sigdb *db, const char *id);
 /* A fact rule given with sigdb_add_rules, or NULL. */
 const struct rule_def *sigdb_rule(const struct sigdb *db, const char *id);
 
-/* Versions "2.28.9" -> 22809; -1 when unparsable. */
-long nccl_version_code(const char *v);
+/* Version codes (22809 for "2.28.9") are version_code's (version.h). */
 int version_in_range(long v, const struct version_range *r);
 
 const char *severity_name(enum severity s);

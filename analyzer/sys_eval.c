@@ -87,10 +87,10 @@ static const struct { int cuda; const char *driver; } DRIVER_MIN[] = {
 /* "12.4.1" -> 124; -1 when unreadable */
 static int cuda_code(const char *v)
 {
-	int a, b = 0;
-	if (!v || sscanf(v, "%d.%d", &a, &b) < 1 || a < 1 || a > 99 || b < 0 || b > 9)
+	struct version x;
+	if (!version_parse(v, &x) || x.part[0] < 1 || x.part[0] > 99 || x.part[1] > 9)
 		return -1;
-	return a * 10 + b;
+	return (int)(x.part[0] * 10 + x.part[1]);
 }
 
 static const char *driver_min_for(int cuda)
@@ -108,7 +108,7 @@ static const char *driver_min_for(int cuda)
 static int driver_max_cuda(const char *driver)
 {
 	for (int i = 0; DRIVER_MIN[i].driver; i++)
-		if (sys_vercmp(driver, DRIVER_MIN[i].driver) >= 0)
+		if (version_cmp_str(driver, DRIVER_MIN[i].driver) >= 0)
 			return DRIVER_MIN[i].cuda;
 	return -1;
 }
@@ -165,9 +165,9 @@ static void emit(struct emitter *e, const char *id, const cJSON *src, struct cap
 	va_start(ap, fmt);
 	char *st = xvasprintf(fmt, ap);
 	va_end(ap);
-	const char *path = sys_get_str(src, "path");
+	const char *path = json_str(src, "path");
 	double line = 0;
-	sys_get_num(src, "line", &line);
+	json_num(src, "line", &line);
 	e->fn(e->ctx, id, path ? path : "", (uint64_t)line, st, c ? c->v : NULL, c ? c->n : 0);
 	free(st);
 	if (c)
@@ -176,9 +176,9 @@ static void emit(struct emitter *e, const char *id, const cJSON *src, struct cap
 
 static const char *src_str(const cJSON *src, char *buf, size_t n)
 {
-	const char *p = sys_get_str(src, "path");
+	const char *p = json_str(src, "path");
 	double l = 0;
-	sys_get_num(src, "line", &l);
+	json_num(src, "line", &l);
 	snprintf(buf, n, "%s:%llu", p ? p : "?", (unsigned long long)l);
 	return buf;
 }
@@ -186,14 +186,14 @@ static const char *src_str(const cJSON *src, char *buf, size_t n)
 static const cJSON *version(const cJSON *facts, const char *key, const char **val)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "versions"), key);
-	*val = sys_get_str(v, "value");
+	*val = json_str(v, "value");
 	return *val ? cJSON_GetObjectItemCaseSensitive(v, "source") : NULL;
 }
 
 static const char *env_value(const cJSON *facts, const char *name)
 {
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "env"), name);
-	return sys_get_str(e, "value");
+	return json_str(e, "value");
 }
 
 static double mib_to_gib(double m)
@@ -233,10 +233,10 @@ static int is_consumer_gpu(const cJSON *facts, int gpu)
 	const cJSON *x;
 	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
 		double i;
-		if (sys_get_num(x, "index", &i) && (int)i == gpu)
+		if (json_num(x, "index", &i) && (int)i == gpu)
 			g = x;
 	}
-	return g && sys_gpu_consumer_nop2p(sys_get_str(g, "name"));
+	return g && sys_gpu_consumer_nop2p(json_str(g, "name"));
 }
 
 static void build_pairs(const cJSON *facts, struct pairinfo *pi)
@@ -246,8 +246,8 @@ static void build_pairs(const cJSON *facts, struct pairinfo *pi)
 	const cJSON *l;
 	cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(topo, "links")) {
 		double a, b;
-		const char *t = sys_get_str(l, "type");
-		if (!t || !sys_get_num(l, "a", &a) || !sys_get_num(l, "b", &b))
+		const char *t = json_str(l, "type");
+		if (!t || !json_num(l, "a", &a) || !json_num(l, "b", &b))
 			continue;
 		int i = pos_of(pi, (int)a), j = pos_of(pi, (int)b);
 		if (i < 0 || j < 0)
@@ -263,7 +263,7 @@ static void build_pairs(const cJSON *facts, struct pairinfo *pi)
 	const cJSON *p2p = cJSON_GetObjectItemCaseSensitive(topo, "p2p");
 	const cJSON *mt;
 	cJSON_ArrayForEach(mt, p2p) {
-		const char *cap = sys_get_str(mt, "cap");
+		const char *cap = json_str(mt, "cap");
 		int decisive = cap && (!strcmp(cap, "read") || !strcmp(cap, "write") || !strcmp(cap, "unknown"));
 		int pcie = cap && !strcmp(cap, "pcie");
 		if (!decisive && !pcie)
@@ -271,8 +271,8 @@ static void build_pairs(const cJSON *facts, struct pairinfo *pi)
 		const cJSON *pr;
 		cJSON_ArrayForEach(pr, cJSON_GetObjectItemCaseSensitive(mt, "pairs")) {
 			double a, b;
-			const char *s = sys_get_str(pr, "status");
-			if (!s || !sys_get_num(pr, "a", &a) || !sys_get_num(pr, "b", &b))
+			const char *s = json_str(pr, "status");
+			if (!s || !json_num(pr, "a", &a) || !json_num(pr, "b", &b))
 				continue;
 			int i = pos_of(pi, (int)a), j = pos_of(pi, (int)b);
 			if (i < 0 || j < 0)
@@ -395,7 +395,7 @@ void sys_derive(cJSON *facts)
 		return;
 	cJSON *g;
 	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
-		const char *name = sys_get_str(g, "name");
+		const char *name = json_str(g, "name");
 		if (!name)
 			continue;
 		int sm = sys_gpu_sm(name);
@@ -479,9 +479,9 @@ static void rule_topology(const cJSON *facts, const struct sys_logctx *lc, struc
 		const cJSON *first = NULL;
 		const cJSON *l;
 		cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(topo, "links")) {
-			const char *t = sys_get_str(l, "type");
+			const char *t = json_str(l, "type");
 			double a, b;
-			if (!t || !sys_get_num(l, "a", &a) || !sys_get_num(l, "b", &b))
+			if (!t || !json_num(l, "a", &a) || !json_num(l, "b", &b))
 				continue;
 			total++;
 			if (topo_link_direct(t) && !strncmp(t, "P", 1))
@@ -520,7 +520,7 @@ static void rule_topology(const cJSON *facts, const struct sys_logctx *lc, struc
 	{
 		const cJSON *mt;
 		cJSON_ArrayForEach(mt, cJSON_GetObjectItemCaseSensitive(topo, "p2p")) {
-			const char *cap = sys_get_str(mt, "cap");
+			const char *cap = json_str(mt, "cap");
 			if (!cap || !strcmp(cap, "atomics") || !strcmp(cap, "nvlink") || !strcmp(cap, "prop"))
 				continue;
 			int pcie = !strcmp(cap, "pcie");
@@ -530,9 +530,9 @@ static void rule_topology(const cJSON *facts, const struct sys_logctx *lc, struc
 			const cJSON *first = NULL, *pr;
 			const char *status = NULL;
 			cJSON_ArrayForEach(pr, cJSON_GetObjectItemCaseSensitive(mt, "pairs")) {
-				const char *s = sys_get_str(pr, "status");
+				const char *s = json_str(pr, "status");
 				double a, b;
-				if (!s || !strcmp(s, "OK") || !sys_get_num(pr, "a", &a) || !sys_get_num(pr, "b", &b) || a > b)
+				if (!s || !strcmp(s, "OK") || !json_num(pr, "a", &a) || !json_num(pr, "b", &b) || a > b)
 					continue;
 				if (pcie) {
 					int i = -1, j = -1;
@@ -582,7 +582,7 @@ static void rule_topology(const cJSON *facts, const struct sys_logctx *lc, struc
 		const char *model = NULL;
 		const cJSON *src = NULL, *g;
 		cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
-			const char *name = sys_get_str(g, "name");
+			const char *name = json_str(g, "name");
 			if (sys_gpu_consumer_nop2p(name)) {
 				n++;
 				if (!model) {
@@ -654,7 +654,7 @@ static void rule_versions(const cJSON *facts, const struct sys_logctx *lc, struc
 		struct caps c = {0};
 		const char *need = driver_min_for(rc);
 		const char *fam = family_min(rc / 10);
-		int minor_ok = rc / 10 == dmax / 10 && (!drv || !fam || sys_vercmp(drv, fam) >= 0);
+		int minor_ok = rc / 10 == dmax / 10 && (!drv || !fam || version_cmp_str(drv, fam) >= 0);
 		if (minor_ok) {
 			cap_add(&c, "runtime", "%s", run);
 			cap_add(&c, "driver_cuda", "%d.%d", dmax / 10, dmax % 10);
@@ -696,9 +696,9 @@ static void rule_versions(const cJSON *facts, const struct sys_logctx *lc, struc
 		const cJSON *g;
 		cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
 			double sm = 0;
-			if (!sys_get_num(g, "sm", &sm) && !sys_get_num(g, "sm_from_name", &sm))
+			if (!json_num(g, "sm", &sm) && !json_num(g, "sm_from_name", &sm))
 				continue;
-			const char *name = sys_get_str(g, "name");
+			const char *name = json_str(g, "name");
 			int need = sm_min_cuda((int)sm);
 			const cJSON *src = cJSON_GetObjectItemCaseSensitive(g, "source");
 			if (tc > 0 && need > 0 && tc < need) {
@@ -767,7 +767,7 @@ static void rule_versions(const cJSON *facts, const struct sys_logctx *lc, struc
 			if (strncmp(p->string, "nvidia-nccl", 11))
 				continue;
 			npk++;
-			buf_printf(&pk, "%s%s==%s", pk.len ? ", " : "", p->string, sys_get_str(p, "version"));
+			buf_printf(&pk, "%s%s==%s", pk.len ? ", " : "", p->string, json_str(p, "version"));
 			if (!first)
 				first = cJSON_GetObjectItemCaseSensitive(p, "source");
 		}
@@ -806,7 +806,7 @@ static void rule_versions(const cJSON *facts, const struct sys_logctx *lc, struc
 				maj = (q[3] - '0') * 10 + (q[4] - '0');
 			else if ((q = strstr(n, "-cuda")) && isdigit((unsigned char)q[5]) && isdigit((unsigned char)q[6]))
 				maj = (q[5] - '0') * 10 + (q[6] - '0');
-			const char *ver = sys_get_str(p, "version");
+			const char *ver = json_str(p, "version");
 			if (!maj && (!strcmp(n, "torch") || !strcmp(n, "torchvision") || !strcmp(n, "torchaudio")) && ver &&
 			    (q = strstr(ver, "+cu")) && isdigit((unsigned char)q[3]) && isdigit((unsigned char)q[4])) {
 				int d = atoi(q + 3);
@@ -851,18 +851,18 @@ static void rule_versions(const cJSON *facts, const struct sys_logctx *lc, struc
 	{
 		const cJSON *cf;
 		cJSON_ArrayForEach(cf, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "versions"), "conflicts")) {
-			const char *k = sys_get_str(cf, "key");
+			const char *k = json_str(cf, "key");
 			if (!k || (strcmp(k, "driver") && strcmp(k, "torch") && strcmp(k, "nccl_pip") && strcmp(k, "nccl_torch") &&
 			           strcmp(k, "torch_cuda") && strcmp(k, "cuda")))
 				continue;
 			struct caps c = {0};
 			cap_add(&c, "key", "%s", k);
-			cap_add(&c, "first", "%s", sys_get_str(cf, "first"));
-			cap_add(&c, "second", "%s", sys_get_str(cf, "value"));
+			cap_add(&c, "first", "%s", json_str(cf, "first"));
+			cap_add(&c, "second", "%s", json_str(cf, "value"));
 			const cJSON *src = cJSON_GetObjectItemCaseSensitive(cf, "source");
 			emit(e, "versions.differ_between_reports", src, &c,
 			     "%s differs between the reports of this bundle: %s, and %s [%s] (different nodes or images?)",
-			     k, sys_get_str(cf, "first"), sys_get_str(cf, "value"), src_str(src, sb, sizeof sb));
+			     k, json_str(cf, "first"), json_str(cf, "value"), src_str(src, sb, sizeof sb));
 		}
 	}
 	cJSON_Delete(logsrc);
@@ -882,20 +882,20 @@ static void rule_memory(const cJSON *facts, const struct sys_logctx *lc, struct 
 		double tried, cap, fr, use, alloc, other, oth;
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(ev, "source");
 		double g = -1;
-		sys_get_num(ev, "gpu", &g);
-		if (sys_get_num(ev, "tried_mib", &tried) && sys_get_num(ev, "capacity_mib", &cap)) {
+		json_num(ev, "gpu", &g);
+		if (json_num(ev, "tried_mib", &tried) && json_num(ev, "capacity_mib", &cap)) {
 			struct caps c = {0};
 			struct buf a;
 			buf_init(&a);
-			if (sys_get_num(ev, "process_in_use_mib", &use))
+			if (json_num(ev, "process_in_use_mib", &use))
 				buf_printf(&a, "%.2f GiB in use by the process + %.2f GiB requested = %.2f GiB > %.2f GiB capacity",
 				           mib_to_gib(use), mib_to_gib(tried), mib_to_gib(use + tried), mib_to_gib(cap));
-			else if (sys_get_num(ev, "allocated_mib", &alloc))
+			else if (json_num(ev, "allocated_mib", &alloc))
 				buf_printf(&a, "%.2f GiB allocated by PyTorch + %.2f GiB requested = %.2f GiB against %.2f GiB capacity",
 				           mib_to_gib(alloc), mib_to_gib(tried), mib_to_gib(alloc + tried), mib_to_gib(cap));
 			else
 				buf_printf(&a, "%.2f GiB requested of %.2f GiB capacity", mib_to_gib(tried), mib_to_gib(cap));
-			if (sys_get_num(ev, "free_mib", &fr))
+			if (json_num(ev, "free_mib", &fr))
 				buf_printf(&a, " (only %.2f MiB free)", fr);
 			cap_add(&c, "arith", "%s", a.data);
 			if (g >= 0)
@@ -905,14 +905,14 @@ static void rule_memory(const cJSON *facts, const struct sys_logctx *lc, struct 
 			buf_free(&a);
 		}
 		/* memory held by others, from the same message */
-		if ((sys_get_num(ev, "other_processes_mib", &oth) && oth > 0) ||
-		    (sys_get_num(ev, "held_elsewhere_mib", &other) && other >= 1024)) {
-			if (!sys_get_num(ev, "other_processes_mib", &oth))
+		if ((json_num(ev, "other_processes_mib", &oth) && oth > 0) ||
+		    (json_num(ev, "held_elsewhere_mib", &other) && other >= 1024)) {
+			if (!json_num(ev, "other_processes_mib", &oth))
 				oth = other;
 			struct caps c = {0};
 			cap_add(&c, "arith", "%.2f GiB capacity - %.2f MiB free - this process's in-use = %.2f GiB held by other processes",
-			        sys_get_num(ev, "capacity_mib", &cap) ? mib_to_gib(cap) : 0,
-			        sys_get_num(ev, "free_mib", &fr) ? fr : 0, mib_to_gib(oth));
+			        json_num(ev, "capacity_mib", &cap) ? mib_to_gib(cap) : 0,
+			        json_num(ev, "free_mib", &fr) ? fr : 0, mib_to_gib(oth));
 			cap_add(&c, "recommend", "free the GPU (nvidia-smi shows the processes; kill stale ones) or lower this job's share");
 			emit(e, "memory.other_process_holds_memory", src, &c,
 			     "%.2f GiB of GPU %d is held by other processes at the moment of the OOM [%s]", mib_to_gib(oth),
@@ -924,16 +924,16 @@ static void rule_memory(const cJSON *facts, const struct sys_logctx *lc, struct 
 	int at_cap = 0;
 	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(mem, "series")) {
 		double pk, tot, frac, g, n = 0;
-		if (!sys_get_num(s, "peak_mib", &pk) || !sys_get_num(s, "total_mib", &tot) || tot <= 0 ||
-		    !sys_get_num(s, "gpu", &g))
+		if (!json_num(s, "peak_mib", &pk) || !json_num(s, "total_mib", &tot) || tot <= 0 ||
+		    !json_num(s, "gpu", &g))
 			continue;
-		sys_get_num(s, "sample_count", &n);
+		json_num(s, "sample_count", &n);
 		frac = pk / tot;
 		if (frac < 0.97 || at_cap >= 4)
 			continue;
 		at_cap++;
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(s, "peak_source");
-		const char *pts = sys_get_str(s, "peak_ts");
+		const char *pts = json_str(s, "peak_ts");
 		struct caps c = {0};
 		cap_add(&c, "arith", "peak %.0f MiB of %.0f MiB = %.1f%% (headroom %.0f MiB)", pk, tot, frac * 100, tot - pk);
 		cap_add(&c, "gpu", "%d", (int)g);
@@ -959,12 +959,12 @@ static void rule_memory(const cJSON *facts, const struct sys_logctx *lc, struct 
 	/* memory in use before the job: trace baseline */
 	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(mem, "series")) {
 		double base, tot, g, n = 0;
-		if (!sys_get_num(s, "baseline_mib", &base) || !sys_get_num(s, "gpu", &g))
+		if (!json_num(s, "baseline_mib", &base) || !json_num(s, "gpu", &g))
 			continue;
-		sys_get_num(s, "sample_count", &n);
+		json_num(s, "sample_count", &n);
 		if (n < 3 || base < 2048)
 			continue;
-		if (!sys_get_num(s, "total_mib", &tot))
+		if (!json_num(s, "total_mib", &tot))
 			tot = 0;
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(s, "baseline_source");
 		struct caps c = {0};
@@ -984,22 +984,22 @@ static void rule_memory(const cJSON *facts, const struct sys_logctx *lc, struct 
 		int done[64] = {0};
 		cJSON_ArrayForEach(p, procs) {
 			double g;
-			if (!sys_get_num(p, "gpu", &g) || g < 0 || g >= 64 || done[(int)g])
+			if (!json_num(p, "gpu", &g) || g < 0 || g >= 64 || done[(int)g])
 				continue;
 			int n = 0;
 			struct buf l;
 			buf_init(&l);
 			cJSON_ArrayForEach(q, procs) {
 				double g2, pid, u;
-				if (!sys_get_num(q, "gpu", &g2) || g2 != g || !sys_get_num(q, "pid", &pid))
+				if (!json_num(q, "gpu", &g2) || g2 != g || !json_num(q, "pid", &pid))
 					continue;
 				n++;
-				const char *nm = sys_get_str(q, "name");
-				if (sys_get_num(q, "used_mib", &u))
+				const char *nm = json_str(q, "name");
+				if (json_num(q, "used_mib", &u))
 					buf_printf(&l, "%spid %.0f %s %.0f MiB", l.len ? ", " : "", pid, nm ? nm : "", u);
 				else
 					buf_printf(&l, "%spid %.0f %s %s", l.len ? ", " : "", pid, nm ? nm : "",
-					           sys_get_str(q, "used_text") ? sys_get_str(q, "used_text") : "");
+					           json_str(q, "used_text") ? json_str(q, "used_text") : "");
 			}
 			done[(int)g] = 1;
 			if (n >= 2) {
@@ -1025,7 +1025,7 @@ static void rule_ecc(const cJSON *facts, struct emitter *e)
 		if (!ecc)
 			continue;
 		double idx = -1;
-		sys_get_num(g, "index", &idx);
+		json_num(g, "index", &idx);
 		static const struct { const char *key, *what; } k[] = {
 			{"volatile_uncorrectable", "uncorrectable ECC errors since the last reset"},
 			{"remap_failure", "a row-remapping failure"},
@@ -1040,7 +1040,7 @@ static void rule_ecc(const cJSON *facts, struct emitter *e)
 			const cJSON *src = NULL;
 			if (cJSON_IsNumber(o))
 				v = o->valuedouble, src = cJSON_GetObjectItemCaseSensitive(ecc, "source");
-			else if (o && sys_get_num(o, "value", &v))
+			else if (o && json_num(o, "value", &v))
 				src = cJSON_GetObjectItemCaseSensitive(o, "source");
 			if (v <= 0)
 				continue;
@@ -1049,7 +1049,7 @@ static void rule_ecc(const cJSON *facts, struct emitter *e)
 			cap_add(&c, "count", "%.0f", v);
 			const char *id = i < 4 ? "ecc.uncorrectable" : "ecc.history";
 			emit(e, id, src, &c, "GPU %d (%s) shows %s: %.0f [%s]", (int)idx,
-			     sys_get_str(g, "bus_id") ? sys_get_str(g, "bus_id") : "?", k[i].what, v, src_str(src, sb, sizeof sb));
+			     json_str(g, "bus_id") ? json_str(g, "bus_id") : "?", k[i].what, v, src_str(src, sb, sizeof sb));
 			break;
 		}
 	}
@@ -1073,22 +1073,22 @@ void sys_rules_eval(cJSON *facts, const struct sys_logctx *lc, sys_emit_fn fn, v
 		const cJSON *topo = cJSON_GetObjectItemCaseSensitive(facts, "topology");
 		const cJSON *l;
 		cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(topo, "links")) {
-			const char *t = sys_get_str(l, "type");
+			const char *t = json_str(l, "type");
 			if (t && topo_link_through_cpu(t))
 				seen.any = 1;
 		}
 		const cJSON *mt;
 		cJSON_ArrayForEach(mt, cJSON_GetObjectItemCaseSensitive(topo, "p2p")) {
 			double bad;
-			const char *cap = sys_get_str(mt, "cap");
+			const char *cap = json_str(mt, "cap");
 			if (cap && (!strcmp(cap, "read") || !strcmp(cap, "write") || !strcmp(cap, "unknown")) &&
-			    sys_get_num(mt, "not_ok", &bad) && bad > 0)
+			    json_num(mt, "not_ok", &bad) && bad > 0)
 				seen.any = 1;
 		}
 		int consumer = 0;
 		const cJSON *g;
 		cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus"))
-			consumer += sys_gpu_consumer_nop2p(sys_get_str(g, "name"));
+			consumer += sys_gpu_consumer_nop2p(json_str(g, "name"));
 		if (consumer >= 2)
 			seen.any = 1;
 	}

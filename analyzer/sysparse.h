@@ -16,6 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cjson/cJSON.h>
+#include "json.h"
+#include "linkclass.h"
+#include "tstamp.h"
+#include "version.h"
 #include "util.h"
 
 #define SYS_LINE_MAX 65536      /* bytes of one line kept; the rest is cut */
@@ -53,9 +57,7 @@ cJSON *sys_arr(cJSON *parent, const char *key);   /* get or create */
 void sys_set_str(cJSON *obj, const char *key, const char *val);
 void sys_set_num(cJSON *obj, const char *key, double v);
 void sys_set_bool(cJSON *obj, const char *key, int v);
-const char *sys_get_str(const cJSON *obj, const char *key);
-/* Returns 1 and sets *v when obj[key] is a number. */
-int sys_get_num(const cJSON *obj, const char *key, double *v);
+/* getters: json.h (json_str, json_num) */
 
 /* facts.gpus[]: the entry with that index (created when create). */
 cJSON *sys_gpu(cJSON *facts, int index, int create);
@@ -85,12 +87,10 @@ void sys_mem_sample(cJSON *facts, const char *path, uint64_t line, int gpu,
 /* Parse "1234 MiB", "1.5 GiB", "512MiB", "23.65 GiB" to MiB; NAN on error.
  * *end is set after the unit when end is not NULL. */
 double sys_parse_mib(const char *s, const char **end);
-/* Seconds since 1970 for "2026/11/30 14:16:53.366" or "Mon Nov 30 14:30:31
- * 2026"; NAN when not recognised. */
-double sys_parse_time(const char *s);
+/* Times: tstamp_epoch_of (tstamp.h) for "2026/11/30 14:16:53.366" or
+ * "Mon Nov 30 14:30:31 2026". */
 
-/* Version compare of dotted numbers ("580.159.04" vs "525.60.13"): <0, 0, >0. */
-int sys_vercmp(const char *a, const char *b);
+/* Versions compare with version_cmp_str (version.h). */
 
 /* Per-kind parsers: each returns the number of facts added. */
 int sys_parse_topo(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
@@ -105,13 +105,6 @@ int sys_parse_env(const char *text, size_t len, const char *path, cJSON *facts, 
 /* PyTorch OOM messages in any text (one per line). */
 int sys_parse_oom_text(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
 
-/* Link types of nvidia-smi topo -m: X, NV#, PIX, PXB, PHB, NODE, SYS (SOC
- * on old drivers), NVB, C2C, P2C.  Classes: self, nvlink, c2c, pcie_switch,
- * host_bridge, numa_node, cross_socket, unknown. */
-int topo_is_link_token(const char *t);
-const char *topo_link_class(const char *t);
-int topo_link_direct(const char *t);       /* NV#, PIX, PXB, C2C */
-int topo_link_through_cpu(const char *t);  /* PHB, NODE, SYS */
 
 /* A PyTorch OOM line into facts (parse_memory.c; sysreport.h). */
 int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *path, uint64_t lineno);

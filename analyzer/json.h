@@ -1,0 +1,20 @@
+/* json.h - reading cJSON trees: the one set of getters every layer uses
+ * (facts, the report document, summaries, pattern files).  Every getter
+ * takes NULL and values of the wrong type, and then answers "absent".
+ * Returned pointers are borrowed from the tree. */
+#ifndef NT_JSON_H
+#define NT_JSON_H
+
+#include <cjson/cJSON.h>
+
+/* o[key] (case-sensitive), or NULL when o is NULL or has no such key.
+ * Mutable like strchr's result: the caller decides whether it may write. */
+cJSON *json_get(const cJSON *o, const char *key);
+/* o[key] when it is a string, else NULL. */
+const char *json_str(const cJSON *o, const char *key);
+/* 1 and *out = o[key] when it is a number; 0 (and *out untouched) else. */
+int json_num(const cJSON *o, const char *key, double *out);
+/* Number of items of an array or object; 0 for anything else and NULL. */
+int json_size(const cJSON *a);
+
+#endif
