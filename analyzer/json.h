@@ -17,4 +17,13 @@ int json_num(const cJSON *o, const char *key, double *out);
 /* Number of items of an array or object; 0 for anything else and NULL. */
 int json_size(const cJSON *a);
 
+/* The 1-based line of JSON text where the value at path is named: the
+ * line of the key of an object member, of the first byte of an array
+ * element, 1 for "" or "$" (the whole document).  path is written as the
+ * signature loader writes it: keys joined by '.', elements as "[i]"
+ * ("diagnoses[3].when.nccl").  0 when the path is not in the text or the
+ * text is not JSON (at most JSON_LINE_DEPTH levels deep are followed). */
+#define JSON_LINE_DEPTH 256
+size_t json_path_line(const char *text, size_t len, const char *path);
+
 #endif

@@ -16,6 +16,7 @@
 #include "clicommon.h"
 #include "commands.h"
 #include "dbpath.h"
+#include "patids.h"
 #include "redact.h"
 #include "report.h"
 #include "report_formats.h"
@@ -190,6 +191,13 @@ static int run_check_db(struct common *c, struct strvec *ops)
 	struct msgs m = {0};
 	size_t ok = 0;
 	int fails = sigdb_selftest(&db, &m, &ok);
+	/* the other direction: the ids C code names (patids.h) are in the
+	 * database; only a database with the built-in patterns must have them */
+	int refs_missing = -1;
+	if (!c->no_builtin) {
+		refs_missing = patids_check(&db, &m);
+		errors += refs_missing;
+	}
 	for (size_t i = 0; i < m.list.n; i++)
 		fprintf(stderr, "nccl-triage: %s\n", m.list.v[i]);
 	msgs_free(&m);
@@ -210,8 +218,11 @@ static int run_check_db(struct common *c, struct strvec *ops)
 				        ACMATCH_MAX_STRIDE);
 
 	printf("check-db: %zu files, %zu signatures (%zu with derived literals, %zu without a prefilter literal), "
-	       "%zu diagnoses; %zu samples passed, %d failed; %d load error%s\n",
+	       "%zu diagnoses; %zu samples passed, %d failed; %d load error%s",
 	       db.files.n, db.nsigs, derived, nolit, db.ndiags, ok, fails, errors, errors == 1 ? "" : "s");
+	if (refs_missing >= 0)
+		printf("; %zu of %zu ids named in C found", NPATIDS - (size_t)refs_missing, NPATIDS);
+	printf("\n");
 	sigdb_free(&db);
 	return (errors || fails) ? EXIT_TROUBLE : 0;
 }

@@ -5,6 +5,7 @@
 
 #include "bundle.h"
 #include "evidence.h"
+#include "patids.h"
 #include "ranks.h"
 
 static int has_kind(const struct bundle *b, enum doc_kind k)
@@ -17,9 +18,9 @@ static int has_kind(const struct bundle *b, enum doc_kind k)
 
 static int is_hang(const struct bundle *b)
 {
-	return evlist_has(&b->ev, "ranks.stuck_in_init") || evlist_has(&b->ev, "ranks.missing_from_comm") ||
-	       evlist_has(&b->ev, "ranks.watchdog_seqnum_behind") || evlist_has(&b->ev, "ranks.collective_mismatch") ||
-	       evlist_has(&b->ev, "ranks.log_ends_midway") || (b->ranks && b->ranks->saw_watchdog);
+	return evlist_has(&b->ev, RULE_RANKS_STUCK_IN_INIT) || evlist_has(&b->ev, RULE_RANKS_MISSING_FROM_COMM) ||
+	       evlist_has(&b->ev, RULE_RANKS_WATCHDOG_SEQNUM_BEHIND) || evlist_has(&b->ev, RULE_RANKS_COLLECTIVE_MISMATCH) ||
+	       evlist_has(&b->ev, RULE_RANKS_LOG_ENDS_MIDWAY) || (b->ranks && b->ranks->saw_watchdog);
 }
 
 static int any_failure(const struct bundle *b)
@@ -66,7 +67,7 @@ void next_steps(const struct bundle *b, struct strvec *out)
 		                 "every rank dumps to `/tmp/nccl_trace_rank_<rank>` on timeout; analyse the dumps with "
 		                 "the fr_trace script of torch/distributed/flight_recorder. While it hangs, "
 		                 "`py-spy dump --pid <pid>` of each rank shows where it waits");
-	if (evlist_has(&b->ev, "ranks.sigkill_oom_killer") || evlist_has(&b->ev, "ranks.died_silently"))
+	if (evlist_has(&b->ev, RULE_RANKS_SIGKILL_OOM_KILLER) || evlist_has(&b->ev, RULE_RANKS_DIED_SILENTLY))
 		strvec_push(out, "A rank was SIGKILLed or vanished: attach `dmesg -T | tail -200` (or `journalctl -k`) from its host "
 		                 "and the scheduler's record of the job (sacct, kubectl describe pod)");
 	int ts = 0;

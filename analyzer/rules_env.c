@@ -12,6 +12,7 @@
 
 #include "envvars.h"
 #include "json.h"
+#include "patids.h"
 #include "rules.h"
 #include "util.h"
 #include "version.h"
@@ -66,12 +67,12 @@ static void emit(struct rule_ctx *c, const char *rule, const char *name, const c
 
 static int has_ib_device(const struct rule_ctx *c)
 {
-	return evlist_has(c->ev, "ib.using_devices");
+	return evlist_has(c->ev, SIG_IB_USING_DEVICES);
 }
 
 static int ib_absent(const struct rule_ctx *c)
 {
-	return (evlist_has(c->ev, "ib.no_device") || evlist_has(c->ev, "ib.libibverbs_missing")) &&
+	return (evlist_has(c->ev, SIG_IB_NO_DEVICE) || evlist_has(c->ev, SIG_IB_LIBIBVERBS_MISSING)) &&
 	       !has_ib_device(c);
 }
 
@@ -99,7 +100,7 @@ static void run_env(struct rule_ctx *c)
 			     "unset NCCL_NET (NCCL picks IB when it works and falls back to sockets otherwise), or make the RDMA devices visible (rdma-core, /dev/infiniband in the container)",
 			     "NCCL_NET=IB requires InfiniBand/RoCE, but NCCL found no RDMA device (`NET/IB : No device found`); NCCL cannot fall back to sockets and fails to initialise.",
 			     it);
-		else if (strcmp(name, "NCCL_IB_HCA") == 0 && *value && evlist_has(c->ev, "ib.no_device") &&
+		else if (strcmp(name, "NCCL_IB_HCA") == 0 && *value && evlist_has(c->ev, SIG_IB_NO_DEVICE) &&
 		         !has_ib_device(c))
 			emit(c, "env.forces_unusable_path", name, value,
 			     "set NCCL_IB_HCA to devices listed by `ibv_devinfo` (prefix match; `=mlx5_0` exact; `:1` port), or unset it",

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "hash.h"
+#include "json.h"
 #include "linekw.h"
 #include "logline.h"
 #include "version.h"
@@ -86,6 +87,7 @@ void sigdb_free(struct sigdb *db)
 		cJSON_Delete(db->docs[i]);
 	free(db->docs);
 	strvec_free(&db->files);
+	strvec_free(&db->texts);
 	acmatch_free(db->ac);
 	for (int i = 0; i < 5; i++)
 		free(db->always[i]);
@@ -218,8 +220,12 @@ struct loadctx {
 	const char *file;
 	struct msgs *m;
 	int errors;
+	const char *text;  /* the file's text, for the line of a path; NULL: none */
+	size_t len;
 };
 
+/* "file:line: path: problem" (the line of path in the file's text), or
+ * "file: path: problem" when the line is unknown. */
 static void lerr(struct loadctx *c, const char *path, const char *fmt, ...) NT_PRINTF(3, 4);
 static void lerr(struct loadctx *c, const char *path, const char *fmt, ...)
 {
@@ -227,9 +233,109 @@ static void lerr(struct loadctx *c, const char *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
-	msgs_add(c->m, "%s: %s: %s", c->file, path, s);
+	size_t line = c->text ? json_path_line(c->text, c->len, path) : 0;
+	if (line)
+		msgs_add(c->m, "%s:%zu: %s: %s", c->file, line, path, s);
+	else
+		msgs_add(c->m, "%s: %s: %s", c->file, path, s);
 	free(s);
 	c->errors++;
+}
+
+/* The keys a pattern file may hold, per kind of object: the one list.  Any
+ * other key is an error (a misspelt "nccl_version" or "cascade-of" would
+ * otherwise drop its limit without a word).  A new key goes here, into the
+ * code that reads it and into docs/signature-format.md, together.  The
+ * keys of "captures" (capture names) and "verify_env" (variable names) are
+ * free. */
+static const struct known_keys {
+	const char *object;
+	const char *label;           /* in messages */
+	const char *keys[16];
+} KNOWN_KEYS[] = {
+	{"file", "a pattern file", {"family", "description", "signatures", "diagnoses", NULL}},
+	{"signature", "a signature", {"id", "on", "regex", "literals", "samples", "negative_samples", "references", NULL}},
+	{"sample", "a sample", {"line", "captures", NULL}},
+	{"diagnosis", "a diagnosis", {"id", "category", "severity", "role", "confidence", "title", "explanation", "fix",
+	                              "verify_env", "when", "cascade_of", "references", NULL}},
+	{"when", "\"when\"", {"any", "all", "none", "nccl", NULL}},
+};
+
+static const struct known_keys *known_keys(const char *object)
+{
+	for (size_t i = 0; i < sizeof KNOWN_KEYS / sizeof KNOWN_KEYS[0]; i++)
+		if (strcmp(KNOWN_KEYS[i].object, object) == 0)
+			return &KNOWN_KEYS[i];
+	return NULL;
+}
+
+const char *const *sigdb_known_keys(const char *object)
+{
+	const struct known_keys *k = known_keys(object);
+	return k ? k->keys : NULL;
+}
+
+/* Edit distance of two short strings, capped at 3 ('-' and '_' are the same). */
+static int near(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b);
+	if (n > 31 || m > 31 || (n > m ? n - m : m - n) > 2)
+		return 3;
+	int d[32][32];
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t j = 1; j <= m; j++) {
+			int same = a[i - 1] == b[j - 1] || ((a[i - 1] == '-' || a[i - 1] == '_') && (b[j - 1] == '-' || b[j - 1] == '_'));
+			int v = d[i - 1][j - 1] + !same;
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			d[i][j] = v;
+		}
+	return d[n][m] < 3 ? d[n][m] : 3;
+}
+
+/* Every key of o must be one of object's (KNOWN_KEYS). */
+static void check_keys(struct loadctx *c, const cJSON *o, const char *path, const char *object)
+{
+	const struct known_keys *kk = known_keys(object);
+	const char *const *keys = kk->keys;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, o) {
+		int known = 0;
+		for (size_t k = 0; keys[k] && !known; k++)
+			known = strcmp(it->string, keys[k]) == 0;
+		if (known)
+			continue;
+		struct buf list, sub;
+		buf_init(&list);
+		buf_init(&sub);
+		const char *best = NULL;
+		int bestd = 3;
+		for (size_t k = 0; keys[k]; k++) {
+			buf_printf(&list, "%s%s", k ? ", " : "", keys[k]);
+			size_t kl = strlen(keys[k]);
+			int d = near(it->string, keys[k]);
+			if (d == 3 && kl >= 4 && strncmp(it->string, keys[k], kl) == 0)
+				d = 2; /* "nccl_version" for "nccl" */
+			if (d < bestd) {
+				bestd = d;
+				best = keys[k];
+			}
+		}
+		buf_printf(&sub, "%s%s%s", strcmp(path, "$") ? path : "", strcmp(path, "$") ? "." : "", it->string);
+		if (best)
+			lerr(c, sub.data, "unknown key \"%s\"; did you mean \"%s\"? (%s has: %s)", it->string, best,
+			     kk->label, list.data);
+		else
+			lerr(c, sub.data, "unknown key \"%s\" (%s has: %s)", it->string, kk->label, list.data);
+		buf_free(&list);
+		buf_free(&sub);
+	}
 }
 
 static const char *get_str(struct loadctx *c, const cJSON *o, const char *key, const char *path, int required)
@@ -296,6 +402,7 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		return;
 	}
 	int before = c->errors;
+	check_keys(c, o, path, "signature");
 	const char *id = get_str(c, o, "id", path, 1);
 	const char *on = get_str(c, o, "on", path, 1);
 	const char *re = get_str(c, o, "regex", path, 1);
@@ -311,6 +418,15 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		lerr(c, path, "\"samples\" must be a non-empty array");
 	if (!cJSON_IsArray(neg) || cJSON_GetArraySize(neg) < 1)
 		lerr(c, path, "\"negative_samples\" must be a non-empty array");
+	size_t k = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, samples) {
+		if (cJSON_IsObject(it)) {
+			snprintf(sub, sizeof sub, "%s.samples[%zu]", path, k);
+			check_keys(c, it, sub, "sample");
+		}
+		k++;
+	}
 	struct strvec lits = {0};
 	snprintf(sub, sizeof sub, "%s", path);
 	get_strvec(c, o, "literals", sub, &lits);
@@ -401,6 +517,7 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	int before = c->errors;
 	struct diagdef d;
 	memset(&d, 0, sizeof d);
+	check_keys(c, o, path, "diagnosis");
 	const char *id = get_str(c, o, "id", path, 1);
 	const char *cat = get_str(c, o, "category", path, 1);
 	const char *sev = get_str(c, o, "severity", path, 1);
@@ -452,6 +569,7 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	if (!cJSON_IsObject(when)) {
 		lerr(c, path, "\"when\" must be an object");
 	} else {
+		check_keys(c, when, sub, "when");
 		get_strvec(c, when, "any", sub, &d.when_any);
 		get_strvec(c, when, "all", sub, &d.when_all);
 		get_strvec(c, when, "none", sub, &d.when_none);
@@ -496,7 +614,7 @@ static void line_col(const char *text, size_t off, size_t *line, size_t *col)
 
 int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m)
 {
-	struct loadctx c = {name, m, 0};
+	struct loadctx c = {name, m, 0, text, len};
 	const char *end = NULL;
 	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	if (!doc) {
@@ -530,6 +648,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 	cJSON_ArrayForEach(it, sigs) load_signature(db, &c, it, i++);
 	i = 0;
 	cJSON_ArrayForEach(it, diags) load_diagnosis(db, &c, it, i++);
+	check_keys(&c, doc, "$", "file");
 	if (c.errors) {
 		/* all or nothing per file */
 		for (size_t k = s0; k < db->nsigs; k++)
@@ -544,6 +663,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 	db->docs = xrealloc(db->docs, (db->ndocs + 1) * sizeof *db->docs);
 	db->docs[db->ndocs++] = doc;
 	strvec_push(&db->files, name);
+	strvec_push_owned(&db->texts, xstrndup(text, len)); /* for sigdb_finalize's lines */
 	return 0;
 }
 
@@ -646,21 +766,45 @@ int sig_accepts_level(enum sig_on on, int level)
 	}
 }
 
+/* A cross-check's message: "file:line: path: problem" while the file's text
+ * is kept (until sigdb_finalize ends), like the loader's. */
+static void ferr(const struct sigdb *db, struct msgs *m, const char *file, const char *fmt, ...) NT_PRINTF(4, 5);
+static void ferr(const struct sigdb *db, struct msgs *m, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	const char *text = NULL;
+	for (size_t i = 0; i < db->files.n && i < db->texts.n && !text; i++)
+		if (strcmp(db->files.v[i], file) == 0)
+			text = db->texts.v[i];
+	struct loadctx c = {file, m, 0, text, text ? strlen(text) : 0};
+	char *colon = strstr(s, ": ");
+	if (colon) {
+		*colon = 0;
+		lerr(&c, s, "%s", colon + 2);
+	} else {
+		msgs_add(m, "%s: %s", file, s);
+	}
+	free(s);
+}
+
 int sigdb_finalize(struct sigdb *db, struct msgs *m)
 {
 	int errors = 0;
 	for (size_t i = 0; i < db->nsigs; i++)
 		for (size_t j = i + 1; j < db->nsigs; j++)
 			if (strcmp(db->sigs[i].id, db->sigs[j].id) == 0) {
-				msgs_add(m, "%s: signatures[%zu].id: duplicate id \"%s\" (first in %s)",
-				         db->sigs[j].file, db->sigs[j].index, db->sigs[j].id, db->sigs[i].file);
+				ferr(db, m, db->sigs[j].file, "signatures[%zu].id: duplicate id \"%s\" (first in %s)",
+				     db->sigs[j].index, db->sigs[j].id, db->sigs[i].file);
 				errors++;
 			}
 	for (size_t i = 0; i < db->ndiags; i++)
 		for (size_t j = i + 1; j < db->ndiags; j++)
 			if (strcmp(db->diags[i].id, db->diags[j].id) == 0) {
-				msgs_add(m, "%s: diagnoses[%zu].id: duplicate id \"%s\" (first in %s)",
-				         db->diags[j].file, db->diags[j].index, db->diags[j].id, db->diags[i].file);
+				ferr(db, m, db->diags[j].file, "diagnoses[%zu].id: duplicate id \"%s\" (first in %s)",
+				     db->diags[j].index, db->diags[j].id, db->diags[i].file);
 				errors++;
 			}
 	for (size_t i = 0; i < db->ndiags; i++) {
@@ -670,14 +814,14 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 		for (int k = 0; k < 3; k++)
 			for (size_t j = 0; j < lists[k]->n; j++)
 				if (!evidence_id_known(db, lists[k]->v[j])) {
-					msgs_add(m, "%s: diagnoses[%zu].when.%s[%zu]: no signature or fact rule \"%s\"",
-					         d->file, d->index, lname[k], j, lists[k]->v[j]);
+					ferr(db, m, d->file, "diagnoses[%zu].when.%s[%zu]: no signature or fact rule \"%s\"",
+					     d->index, lname[k], j, lists[k]->v[j]);
 					errors++;
 				}
 		for (size_t j = 0; j < d->cascade_of.n; j++)
 			if (!sigdb_diag(db, d->cascade_of.v[j])) {
-				msgs_add(m, "%s: diagnoses[%zu].cascade_of[%zu]: no diagnosis \"%s\"",
-				         d->file, d->index, j, d->cascade_of.v[j]);
+				ferr(db, m, d->file, "diagnoses[%zu].cascade_of[%zu]: no diagnosis \"%s\"",
+				     d->index, j, d->cascade_of.v[j]);
 				errors++;
 			}
 	}
@@ -689,7 +833,7 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 			       strvec_contains(&db->diags[j].when_all, s->id) ||
 			       strvec_contains(&db->diags[j].when_none, s->id);
 		if (!used) {
-			msgs_add(m, "%s: signatures[%zu]: \"%s\" feeds no diagnosis", s->file, s->index, s->id);
+			ferr(db, m, s->file, "signatures[%zu]: \"%s\" feeds no diagnosis", s->index, s->id);
 			errors++;
 		}
 	}
@@ -729,6 +873,7 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 	}
 	snprintf(db->version, sizeof db->version, "%zu.%zu-%012llx", db->nsigs, db->ndiags,
 	         (unsigned long long)(h & 0xffffffffffffULL));
+	strvec_free(&db->texts); /* the lines of messages are no longer needed */
 	return errors;
 }
 
@@ -761,7 +906,7 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 		const cJSON *it;
 		cJSON_ArrayForEach(it, samples) {
 			const char *line = cJSON_IsString(it) ? it->valuestring
-			                 : get_str(&(struct loadctx){s->file, m, 0}, it, "line", "sample", 0);
+			                 : get_str(&(struct loadctx){s->file, m, 0, NULL, 0}, it, "line", "sample", 0);
 			const cJSON *want = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "captures") : NULL;
 			if (!line) {
 				msgs_add(m, "%s: signatures[%zu].samples[%zu]: needs a \"line\" string", s->file, s->index, k);

@@ -36,6 +36,48 @@ static void test_json(void)
 	cJSON_Delete(o);
 }
 
+static void test_json_line(void)
+{
+	const char *t = "{\n"
+	                "  \"family\": \"x\",\n"
+	                "  \"signatures\": [\n"
+	                "    {\"id\": \"a\",\n"
+	                "     \"samples\": [\"s0\",\n"
+	                "                 {\"line\": \"l\\\"x\\n\", \"captures\": {}}]},\n"
+	                "    {\"id\": \"b\"}\n"
+	                "  ],\n"
+	                "  \"diagnoses\": [{\"when\": {\"any\": [\"a\",\n\"b\"], \"nccl\": \">=2\"}}]\n"
+	                "}\n";
+	size_t n = strlen(t);
+	CHECK_INT(json_path_line(t, n, "$"), 1);
+	CHECK_INT(json_path_line(t, n, ""), 1);
+	CHECK_INT(json_path_line(t, n, "family"), 2);
+	CHECK_INT(json_path_line(t, n, "signatures"), 3);
+	CHECK_INT(json_path_line(t, n, "signatures[0]"), 4);
+	CHECK_INT(json_path_line(t, n, "signatures[0].id"), 4);
+	CHECK_INT(json_path_line(t, n, "signatures[0].samples[0]"), 5);
+	CHECK_INT(json_path_line(t, n, "signatures[0].samples[1]"), 6);
+	CHECK_INT(json_path_line(t, n, "signatures[0].samples[1].captures"), 6);
+	CHECK_INT(json_path_line(t, n, "signatures[1].id"), 7);
+	CHECK_INT(json_path_line(t, n, "diagnoses[0].when.any[1]"), 10);
+	CHECK_INT(json_path_line(t, n, "diagnoses[0].when.nccl"), 10);
+	CHECK_INT(json_path_line(t, n, "signatures[2]"), 0);
+	CHECK_INT(json_path_line(t, n, "nope"), 0);
+	CHECK_INT(json_path_line(t, n, "signatures.id"), 0);
+	CHECK_INT(json_path_line("{\"a\": [1, 2", 11, "a[1]"), 1);  /* found before the text breaks */
+	CHECK_INT(json_path_line("{\"a\": [1, 2", 11, "a[2]"), 0);
+	CHECK_INT(json_path_line("not json", 8, "a"), 0);
+	CHECK_INT(json_path_line(NULL, 0, "a"), 0);
+	/* nesting deeper than JSON_LINE_DEPTH is not followed, and does not crash */
+	struct buf deep;
+	buf_init(&deep);
+	for (int i = 0; i < 100000; i++)
+		buf_adds(&deep, "[");
+	CHECK_INT(json_path_line(deep.data, deep.len, "[0][0]"), 1);
+	CHECK_INT(json_path_line(deep.data, deep.len, "x"), 0);
+	buf_free(&deep);
+}
+
 static void test_version(void)
 {
 	struct version v;
@@ -275,6 +317,7 @@ static void test_tarhdr(void)
 int main(void)
 {
 	test_json();
+	test_json_line();
 	test_version();
 	test_tstamp();
 	test_hash();
