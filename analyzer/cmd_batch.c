@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "clicommon.h"
 #include "commands.h"
+#include "json.h"
 #include "progress.h"
 #include "report.h"
 #include "redact.h"
@@ -255,32 +256,37 @@ static int cmp_count(const void *a, const void *b)
 	return strcmp(x->string, y->string);
 }
 
-static char *text_row(const struct bundle *b, const cJSON *obj, int readable, const struct msgs *inerr)
+/* One line of the text listing, from the bundle's (redacted) object. */
+static char *text_row(const cJSON *obj)
 {
-	const char *verdict = readable ? verdict_name(b->verdict) : "unreadable";
+	const char *name = json_str(obj, "name") ? json_str(obj, "name") : "?";
+	const char *v = json_str(obj, "verdict");
+	int readable = !cJSON_IsFalse(json_get(obj, "readable"));
+	const char *verdict = readable ? (v ? v : "?") : "unreadable";
 	char what[160];
 	what[0] = 0;
-	const char *err = inerr->list.n ? inerr->list.v[0] : NULL;
+	const cJSON *e0 = cJSON_GetArrayItem(json_get(obj, "input_errors"), 0);
+	const char *err = cJSON_IsString(e0) ? e0->valuestring : NULL;
 	if (err) {
-		size_t nl = strlen(b->name);
-		if (strncmp(err, b->name, nl) == 0 && err[nl] == ':' && err[nl + 1] == ' ')
+		size_t nl = strlen(name);
+		if (strncmp(err, name, nl) == 0 && err[nl] == ':' && err[nl + 1] == ' ')
 			err += nl + 2;
 	}
+	const cJSON *diags = json_get(obj, "diagnoses");
+	const cJSON *u0 = cJSON_GetArrayItem(json_get(obj, "unexplained"), 0);
 	if (!readable && err) {
 		snprintf(what, sizeof what, "%s", err);
-	} else if (b->ndiags) {
-		const cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "diagnoses"), 0);
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
-		const cJSON *cat = cJSON_GetObjectItemCaseSensitive(d, "category");
-		snprintf(what, sizeof what, "%s (%s)%s", cJSON_IsString(id) ? id->valuestring : "?",
-		         cJSON_IsString(cat) ? cat->valuestring : "?",
-		         b->ndiags > 1 ? " +more" : "");
-	} else if (b->verdict == VERDICT_UNKNOWN_FAILURE && b->nfailures) {
-		snprintf(what, sizeof what, "%s: %.100s", b->failures[0].what, b->failures[0].text);
+	} else if (json_size(diags)) {
+		const cJSON *d = cJSON_GetArrayItem(diags, 0);
+		const char *id = json_str(d, "id"), *cat = json_str(d, "category");
+		snprintf(what, sizeof what, "%s (%s)%s", id ? id : "?", cat ? cat : "?", json_size(diags) > 1 ? " +more" : "");
+	} else if (v && !strcmp(v, "unknown_failure") && u0) {
+		const char *kind = json_str(u0, "kind"), *text = json_str(u0, "text");
+		snprintf(what, sizeof what, "%s: %.100s", kind ? kind : "?", text ? text : "");
 	}
 	if (readable && err)
 		snprintf(what + strlen(what), sizeof what - strlen(what), "%s[input error: %s]", what[0] ? " " : "", err);
-	return xasprintf("%-15s %-52s %s\n", verdict, what, b->name);
+	return xasprintf("%-15s %-52s %s\n", verdict, what, name);
 }
 
 /* What the HTML batch report's table needs of a bundle (kept small: a
@@ -345,7 +351,7 @@ static char *run_bundle(struct batch *bt, const struct item *it, struct summary 
 		msgs_add(&b->warnings, "%s", inerr.list.v[i]);
 	analysis_finish(b);
 
-	cJSON *obj = report_bundle_json(b);
+	cJSON *obj = report_bundle_json(b, 0);
 	cJSON_AddBoolToObject(obj, "readable", readable);
 	cJSON *ie = cJSON_AddArrayToObject(obj, "input_errors");
 	for (size_t i = 0; i < inerr.list.n; i++)
@@ -366,21 +372,14 @@ static char *run_bundle(struct batch *bt, const struct item *it, struct summary 
 		}
 		free(v);
 	}
-	if (bt->red) {
-		redact_learn_bundle(bt->red, b);
+	if (bt->red)
 		redact_json(bt->red, obj);
-	}
 	summary_add_bundle(sum, obj);
 
 	char *out = NULL;
 	if (!bt->summary_only) {
 		if (bt->fmt == FMT_TEXT) {
-			out = text_row(b, obj, readable, &inerr);
-			if (bt->red) {
-				char *r = redact_string(bt->red, out);
-				free(out);
-				out = r;
-			}
+			out = text_row(obj);
 		} else if (bt->fmt == FMT_HTML) {
 			out = html_row(obj);
 		} else {

@@ -88,24 +88,6 @@ static int run_analyze(struct common *c, struct strvec *ops)
 		if (rc == 0)
 			readable++;
 		analysis_finish(bundles[i]);
-		if (c->redact)
-			continue; /* warnings are printed once redacted, below */
-		if (!c->quiet)
-			for (size_t k = 0; k < bundles[i]->warnings.list.n; k++)
-				fprintf(stderr, "nccl-triage: %s\n", bundles[i]->warnings.list.v[k]);
-	}
-	/* --redact: after the diagnosis, before anything is shown */
-	struct redactor *red = NULL;
-	if (c->redact) {
-		red = redactor_new();
-		for (size_t i = 0; i < ops->n; i++)
-			redact_learn_bundle(red, bundles[i]);
-		for (size_t i = 0; i < ops->n && !c->quiet; i++)
-			for (size_t k = 0; k < bundles[i]->warnings.list.n; k++) {
-				char *w = redact_string(red, bundles[i]->warnings.list.v[k]);
-				fprintf(stderr, "nccl-triage: %s\n", w);
-				free(w);
-			}
 	}
 	int status = EXIT_HEALTHY;
 	for (size_t i = 0; i < ops->n; i++)
@@ -113,59 +95,56 @@ static int run_analyze(struct common *c, struct strvec *ops)
 			status = EXIT_FOUND;
 	if (readable == 0)
 		status = EXIT_TROUBLE;
+	/* the report document: every format renders from it; text and md may
+	 * show more evidence than the JSON contract keeps */
+	int text = !strcmp(fmt, "text") || !strcmp(fmt, "md");
+	size_t evmax = text && c->evidence > REPORT_EVIDENCE_MAX ? (size_t)c->evidence : 0;
+	cJSON *doc = report_json(bundles, ops->n, &db, evmax);
+	/* --redact: after the diagnosis, before anything is shown */
+	struct redactor *red = NULL;
+	if (c->redact) {
+		red = redactor_new();
+		redact_json(red, cJSON_GetObjectItemCaseSensitive(doc, "bundles"));
+		cJSON_AddBoolToObject(doc, "redacted", 1);
+	}
+	if (!c->quiet) {
+		const cJSON *b;
+		cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(doc, "bundles")) {
+			size_t nw, dropped, k = 0;
+			report_warnings(b, &nw, &dropped);
+			const cJSON *w;
+			cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(b, "warnings"))
+				if (k++ < nw && cJSON_IsString(w))
+					fprintf(stderr, "nccl-triage: %s\n", w->valuestring);
+		}
+	}
 
 	FILE *out = open_output(c->output);
 	if (!out) {
 		status = EXIT_TROUBLE;
 	} else {
-		if (strcmp(fmt, "text") && strcmp(fmt, "md")) {
-			/* every format but text and md renders from the JSON document */
-			cJSON *doc = report_json(bundles, ops->n, &db);
-			if (red) {
-				redact_json(red, cJSON_GetObjectItemCaseSensitive(doc, "bundles"));
-				cJSON_AddBoolToObject(doc, "redacted", 1);
-			}
-			if (strcmp(fmt, "html") == 0) {
-				report_html(out, doc);
-			} else if (strcmp(fmt, "junit") == 0) {
-				report_junit(out, doc);
-			} else if (strcmp(fmt, "sarif") == 0) {
-				report_sarif(out, doc);
-			} else if (strcmp(fmt, "github") == 0) {
-				report_github(out, doc);
-			} else {
-				char *s = cJSON_Print(doc);
-				fputs(s, out);
-				fputc('\n', out);
-				free(s);
-			}
-			cJSON_Delete(doc);
+		struct report_opts ro = {want_color(c, out), c->evidence};
+		if (strcmp(fmt, "html") == 0) {
+			report_html(out, doc);
+		} else if (strcmp(fmt, "junit") == 0) {
+			report_junit(out, doc);
+		} else if (strcmp(fmt, "sarif") == 0) {
+			report_sarif(out, doc);
+		} else if (strcmp(fmt, "github") == 0) {
+			report_github(out, doc);
+		} else if (strcmp(fmt, "md") == 0) {
+			report_md(out, doc, &ro);
+		} else if (strcmp(fmt, "text") == 0) {
+			report_text(out, doc, &ro);
 		} else {
-			struct report_opts ro = {want_color(c, out), c->evidence};
-			/* --redact: render to memory, then redact the text as a whole */
-			char *mem = NULL;
-			size_t memlen = 0;
-			FILE *to = red ? open_memstream(&mem, &memlen) : out;
-			if (!to)
-				to = out;
-			for (size_t i = 0; i < ops->n; i++) {
-				if (i)
-					fputc('\n', to);
-				if (strcmp(fmt, "md") == 0)
-					report_md(to, bundles[i], &ro);
-				else
-					report_text(to, bundles[i], &ro);
-			}
-			if (to != out) {
-				fclose(to);
-				char *x = redact_string(red, mem);
-				fputs(x, out);
-				free(x);
-				free(mem);
-			}
+			char *s = cJSON_Print(doc);
+			fputs(s, out);
+			fputc('\n', out);
+			free(s);
 		}
 		status = output_status(close_output(out, c->output), status);
 	}
+	cJSON_Delete(doc);
 	for (size_t i = 0; i < ops->n; i++)
 		bundle_free(bundles[i]);
 	free(bundles);

@@ -5,6 +5,7 @@
 
 #include "bundle.h"
 #include "evidence.h"
+#include "json.h"
 #include "patids.h"
 #include "ranks.h"
 
@@ -90,24 +91,26 @@ cJSON *next_steps_json(const struct bundle *b)
 	return a;
 }
 
-void next_steps_text(FILE *out, const struct bundle *b, int markdown)
+void next_steps_text(FILE *out, const cJSON *steps, int markdown)
 {
-	struct strvec sv = {0};
-	next_steps(b, &sv);
 	if (markdown)
 		fprintf(out, "**Next steps: what to collect**\n\n");
 	else
 		fprintf(out, "\nNext steps (what to collect):\n");
-	if (!sv.n)
+	if (!json_size(steps))
 		fprintf(out, markdown ? "- Nothing more is needed to support this conclusion.\n" :
 		                        "   nothing more is needed to support this conclusion\n");
-	for (size_t i = 0; i < sv.n; i++) {
+	size_t i = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, steps) {
+		if (!cJSON_IsString(it))
+			continue;
 		if (markdown)
-			fprintf(out, "%zu. %s\n", i + 1, sv.v[i]);
+			fprintf(out, "%zu. %s\n", i + 1, it->valuestring);
 		else
-			fprintf(out, "   %zu. %s\n", i + 1, sv.v[i]);
+			fprintf(out, "   %zu. %s\n", i + 1, it->valuestring);
+		i++;
 	}
 	if (markdown)
 		fprintf(out, "\n");
-	strvec_free(&sv);
 }

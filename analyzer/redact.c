@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "hash.h"
-#include "report.h"
 #include "util.h"
 
 enum kind { K_HOST, K_USER, K_IP4, K_IP6, K_MAC, K_UUID, K_BUS, K_SERIAL, K_N };
@@ -576,17 +575,6 @@ static void learn_json(struct redactor *r, const cJSON *it, const char *key)
 		}
 		learn_json(r, c, k);
 	}
-}
-
-void redact_learn_bundle(struct redactor *r, const struct bundle *b)
-{
-	/* through the JSON contract, so that every field a report can show is
-	 * seen, whatever the modules behind it keep in their structs */
-	cJSON *j = report_bundle_json(b);
-	pthread_mutex_lock(&r->mu);
-	learn_json(r, j, NULL);
-	pthread_mutex_unlock(&r->mu);
-	cJSON_Delete(j);
 }
 
 /* ---- rewriting ---- */

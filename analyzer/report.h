@@ -17,14 +17,28 @@ struct report_opts {
 	int max_evidence;   /* evidence lines shown per diagnosis (text/md) */
 };
 
+/* The report document is the one model every format renders from: the JSON
+ * of docs/json.md (json itself prints it).  --redact rewrites it
+ * (redact_json) before any renderer sees it.
+ *
+ * evidence_max: evidence kept per diagnosis; 0 is the contract's
+ * REPORT_EVIDENCE_MAX (what --format json shows).  A renderer that shows
+ * more (text with --evidence 30) is given a document built with more. */
+#define REPORT_EVIDENCE_MAX 20
+
 /* The whole analyze document: {"schema_version":1, "tool":..., "db":..., "bundles":[...]}.
  * Caller owns the result. */
-cJSON *report_json(struct bundle *const *bundles, size_t n, const struct sigdb *db);
+cJSON *report_json(struct bundle *const *bundles, size_t n, const struct sigdb *db, size_t evidence_max);
 /* {"schema_version", "tool", "db"}: the head every JSON document starts with. */
 cJSON *report_header_json(const struct sigdb *db);
-/* One bundle's object as in "bundles" (used by batch's JSONL). Caller owns. */
-cJSON *report_bundle_json(const struct bundle *b);
-void report_text(FILE *out, const struct bundle *b, const struct report_opts *o);
-void report_md(FILE *out, const struct bundle *b, const struct report_opts *o);
+/* One bundle's object as in "bundles" (batch's JSONL, verify). Caller owns. */
+cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max);
+/* The warnings of a bundle's object: *n real ones (without the closing
+ * "N more warnings not shown"), *dropped the ones beyond the cap. */
+void report_warnings(const cJSON *bundle, size_t *n, size_t *dropped);
+
+/* Renderers of the document (doc as report_json makes it). */
+void report_text(FILE *out, const cJSON *doc, const struct report_opts *o);
+void report_md(FILE *out, const cJSON *doc, const struct report_opts *o);
 
 #endif

@@ -59,7 +59,7 @@ void *verify_analyze_run(const struct verify_run *r, const char *patterns_dir, c
 		free(name);
 	}
 	analysis_finish(b);
-	cJSON *j = report_bundle_json(b);
+	cJSON *j = report_bundle_json(b, 0);
 	bundle_free(b);
 	sigdb_free(&db);
 	return j;

@@ -14,6 +14,7 @@
 #include "nextsteps.h"
 #include "ranks.h"
 #include "ranktable.h"
+#include "report.h"
 #include "rules.h"
 #include "sigdb.h"
 #include "testlib.h"
@@ -321,9 +322,11 @@ static void test_reports(void)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	rank_table_text(f, b, 0);
-	rank_table_md(f, b);
-	next_steps_text(f, b, 0);
+	cJSON *bj = report_bundle_json(b, 0);
+	rank_table_text(f, bj, 0);
+	rank_table_md(f, bj);
+	next_steps_text(f, cJSON_GetObjectItemCaseSensitive(bj, "next_steps"), 0);
+	cJSON_Delete(bj);
 	fclose(f);
 	CHECK(buf && strstr(buf, "host:pid"));
 	CHECK(buf && strstr(buf, "-9 SIGKILL"));
