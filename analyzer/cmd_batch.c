@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "clicommon.h"
 #include "commands.h"
+#include "formats.h"
 #include "json.h"
 #include "progress.h"
 #include "report.h"
@@ -39,7 +40,6 @@
 #define NT_VERSION "0.0.0"
 #endif
 
-enum { EXIT_HEALTHY = 0, EXIT_FOUND = 1, EXIT_TROUBLE = 2 };
 enum fmt { FMT_TEXT, FMT_JSONL, FMT_JSON, FMT_HTML };
 
 /* finished reports waiting for an earlier one beyond this many bytes make
@@ -334,22 +334,17 @@ static char *html_row(const cJSON *obj)
 /* Analyse one bundle; fold it into sum; return its rendered report. */
 static char *run_bundle(struct batch *bt, const struct item *it, struct summary *sum)
 {
-	struct bundle *b = bundle_new(it->name, bt->db, &bt->lim);
 	struct msgs inerr = {0};
-	int readable = 1;
-	if (precheck(it, &inerr)) {
+	struct analysis_opts ao = {bt->db, &bt->lim, 1};
+	int pre = precheck(it, &inerr), readable = 0;
+	struct bundle *b = analysis_run(it->name, pre ? NULL : it->path, &ao, &inerr, &readable);
+	if (pre) {
 		readable = 0;
-	} else {
-		struct doc_sink s = bundle_sink(b);
-		int rc = input_walk_path(it->path, &bt->lim, &s, &inerr, &b->stats);
-		if (rc < 0)
-			readable = 0;
-		else if (b->stats.bytes_out == 0 && inerr.list.n == 0)
-			msgs_add(&inerr, "%s: empty: no document with any content", it->name);
+		msgs_add(&b->warnings, "%s", inerr.list.v[0]);
+	} else if (readable && b->stats.bytes_out == 0 && inerr.list.n == 0) {
+		msgs_add(&inerr, "%s: empty: no document with any content", it->name);
+		msgs_add(&b->warnings, "%s", inerr.list.v[0]);
 	}
-	for (size_t i = 0; i < inerr.list.n; i++)
-		msgs_add(&b->warnings, "%s", inerr.list.v[i]);
-	analysis_finish(b);
 
 	cJSON *obj = report_bundle_json(b, 0);
 	cJSON_AddBoolToObject(obj, "readable", readable);
@@ -439,73 +434,52 @@ static void json_header(FILE *out, const struct sigdb *db)
 	cJSON_Delete(h);
 }
 
-/* registered in commands.c */
-int cmd_batch(int argc, char **argv);
-
-int cmd_batch(int argc, char **argv)
+int cmd_batch(struct common *c, struct strvec *ops)
 {
-	struct common c;
-	struct strvec ops = {0};
-	int pr = parse_common_at(argc, argv, 1, CMD_BATCH, "batch",
-	                         "batch [-j N] [--format text|jsonl|json|html] [--summary-only] [--redact] [-o FILE] [--patterns DIR] PATH...",
-	                         &c, &ops);
-	if (pr) {
-		strvec_free(&ops);
-		free_common(&c);
-		return pr > 0 ? 0 : EXIT_TROUBLE;
-	}
 	int status = EXIT_TROUBLE;
 	struct batch bt;
 	memset(&bt, 0, sizeof bt);
 	struct sigdb db;
 	int db_loaded = 0;
 	FILE *out = NULL;
-	const char *fmts = c.format ? c.format : "text";
-	if (strcmp(fmts, "text") == 0) {
-		bt.fmt = FMT_TEXT;
-	} else if (strcmp(fmts, "jsonl") == 0) {
-		bt.fmt = FMT_JSONL;
-	} else if (strcmp(fmts, "json") == 0) {
-		bt.fmt = FMT_JSON;
-	} else if (strcmp(fmts, "html") == 0) {
-		bt.fmt = FMT_HTML;
-	} else {
-		fprintf(stderr, "nccl-triage batch: unknown format '%s' (text, jsonl, json, html)\n", fmts);
+	const struct format *f = format_pick(c->format, CMD_BATCH, "batch");
+	if (!f)
 		goto done;
-	}
-	const char *prog = c.progress ? c.progress : "auto";
+	bt.fmt = !strcmp(f->name, "jsonl") ? FMT_JSONL : !strcmp(f->name, "json") ? FMT_JSON
+	       : !strcmp(f->name, "html") ? FMT_HTML : FMT_TEXT;
+	const char *prog = c->progress ? c->progress : "auto";
 	if (strcmp(prog, "auto") && strcmp(prog, "always") && strcmp(prog, "never")) {
 		fprintf(stderr, "nccl-triage batch: --progress: '%s' is not auto, always or never\n", prog);
 		goto done;
 	}
-	int show_progress = !c.quiet && (strcmp(prog, "always") == 0 || (strcmp(prog, "auto") == 0 && isatty(2)));
-	if (ops.n == 0) {
+	int show_progress = !c->quiet && (strcmp(prog, "always") == 0 || (strcmp(prog, "auto") == 0 && isatty(2)));
+	if (ops->n == 0) {
 		fprintf(stderr, "nccl-triage batch: no input\nhint: nccl-triage batch /var/log/jobs/  (each archive and folder in it is one bundle)\n");
 		goto done;
 	}
-	if (load_db(&db, &c, 0) < 0) {
+	if (load_db(&db, c, 0) < 0) {
 		sigdb_free(&db);
 		goto done;
 	}
 	db_loaded = 1;
 	bt.db = &db;
-	bt.lim = c.lim;
-	bt.summary_only = c.summary_only;
-	if (c.redact)
+	bt.lim = c->lim;
+	bt.summary_only = c->summary_only;
+	if (c->redact)
 		bt.red = redactor_new();
 	int bad_lists = 0;
-	expand(&ops, show_progress, &bt.items, &bt.nitems, c.quiet, &bad_lists);
+	expand(ops, show_progress, &bt.items, &bt.nitems, c->quiet, &bad_lists);
 	if (bad_lists)
 		goto done;
 	if (bt.nitems == 0) {
 		fprintf(stderr, "nccl-triage batch: no bundles found in the operands\n");
 		goto done;
 	}
-	out = open_output(c.output);
+	out = open_output(c->output);
 	if (!out)
 		goto done;
 
-	int jobs = c.jobs > 0 ? c.jobs : online_cpus();
+	int jobs = c->jobs > 0 ? c->jobs : online_cpus();
 	if ((size_t)jobs > bt.nitems)
 		jobs = (int)bt.nitems;
 	uint64_t total_bytes = 0;
@@ -618,7 +592,7 @@ int cmd_batch(int argc, char **argv)
 	} else {
 		if (!bt.summary_only)
 			fputc('\n', out);
-		summary_text(out, sum, want_color(&c, out));
+		summary_text(out, sum, want_color(c, out));
 	}
 	cJSON_Delete(sj);
 	status = summary_failed(sum) ? EXIT_FOUND : EXIT_HEALTHY;
@@ -628,7 +602,7 @@ int cmd_batch(int argc, char **argv)
 	pthread_mutex_destroy(&bt.mu);
 	pthread_cond_destroy(&bt.ready);
 	pthread_cond_destroy(&bt.room);
-	status = output_status(close_output(out, c.output), status);
+	status = output_status(close_output(out, c->output), status);
 	out = NULL;
 
 done:
@@ -645,7 +619,5 @@ done:
 	if (db_loaded)
 		sigdb_free(&db);
 	redactor_free(bt.red);
-	free_common(&c);
-	strvec_free(&ops);
 	return status;
 }

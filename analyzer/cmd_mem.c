@@ -9,44 +9,26 @@
 #include <strings.h>
 #include <cjson/cJSON.h>
 
+#include "cli.h"
+#include "clicommon.h"
 #include "commands.h"
+#include "formats.h"
 #include "memcalc.h"
 
 
-static void usage(FILE *f)
+/* After the options in --help: the presets (memcalc.c's tables). */
+void cmd_mem_help(FILE *f)
 {
 	size_t n, ng;
 	const struct mem_preset *p = mem_presets(&n);
 	const struct gpu_preset *g = gpu_presets(&ng);
-	fprintf(f,
-	        "usage: nccl-triage mem (--model NAME | --params N) [options]\n"
-	        "Per-GPU memory of a model against a GPU's usable memory, with the verdict and the\n"
-	        "smallest change that fits.  Exit status: 0 fits, 1 does not fit, 2 usage error.\n\n"
-	        "  --model NAME        preset:");
+	fprintf(f, "\nmodel presets (--model):");
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, " %s", p[i].name);
-	fprintf(f, "\n"
-	        "  --params N          custom parameter count: 8B, 70e9, 1.5T\n"
-	        "  --unit-params N     parameters FSDP/ZeRO-3 gathers at once (default: one decoder layer\n"
-	        "                      of the preset; none for --params unless given)\n"
-	        "  --dtype T           bf16 (default), fp16, fp32, fp8, int8, int4\n"
-	        "  --mode M            infer (default) or train (mixed-precision AdamW: + gradients,\n"
-	        "                      fp32 master weights, 2 Adam states)\n"
-	        "  --gpus N            number of GPUs the model is spread over (default 1)\n"
-	        "  --shard S           none|ddp, zero1, zero2|shard_grad_op, zero3|fsdp|full_shard, tp\n"
-	        "                      (default: fsdp when --gpus > 1, else none)\n"
-	        "  --prefetch K        units resident at once while unsharding (default 1 infer, 2 train)\n"
-	        "  --extra X           activations / KV cache per GPU, e.g. 6GiB (default 0)\n"
-	        "  --gpu NAME          GPU preset:");
+	fprintf(f, "\nGPU presets (--gpu):");
 	for (size_t i = 0; i < ng; i++)
 		fprintf(f, " %s", g[i].name);
-	fprintf(f, "\n"
-	        "  --gpu-mem X         GPU memory.total instead of a preset, e.g. 24564MiB, 80GiB\n"
-	        "  --reserve X         memory not available to the model: CUDA context, NCCL buffers,\n"
-	        "                      allocator slack (default 1GiB)\n"
-	        "  --usable X          usable memory per GPU directly (overrides --gpu-mem/--reserve)\n"
-	        "  --format text|json  output format (default text)\n"
-	        "  -h, --help          this help\n");
+	fprintf(f, "\n");
 }
 
 /* "24564MiB", "80GiB", "22.15GB", "1024" (MiB) -> MiB */
@@ -89,7 +71,7 @@ static int try_change(const struct mem_job *base, struct mem_job *j, struct chan
 	return c->r.fits;
 }
 
-int cmd_mem(int argc, char **argv)
+int cmd_mem(struct common *c, struct strvec *ops)
 {
 	struct mem_job j;
 	memset(&j, 0, sizeof j);
@@ -98,23 +80,23 @@ int cmd_mem(int argc, char **argv)
 	j.mode = MODE_INFER;
 	j.reserve_mib = 1024;
 	j.prefetch = -1;
-	int shard_set = 0, json = 0;
+	int shard_set = 0;
 	double usable = -1;
 	const char *model = NULL, *dtype = "bf16", *gpuname = NULL;
-	const struct mem_preset *preset = NULL;
-	const struct gpu_preset *gp = NULL;
+	const struct format *fmt = format_pick(c->format, CMD_MEM, "mem");
+	if (!fmt)
+		return 2;
+	int json = !strcmp(fmt->name, "json");
+	if (ops->n) {
+		fprintf(stderr, "nccl-triage mem: unexpected operand '%s' (see --help)\n", ops->v[0]);
+		return 2;
+	}
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		}
-#define NEED() do { if (!v) { fprintf(stderr, "nccl-triage mem: option '%s' needs a value\n", a); return 2; } i++; } while (0)
-		if (!strcmp(a, "--model")) {
-			NEED();
-			preset = mem_preset_find(v);
+	for (size_t i = 0; i < c->nargs; i++) {
+		enum opt_id id = c->args[i].id;
+		const char *v = c->args[i].arg;
+		if (id == OPT_MODEL) {
+			const struct mem_preset *preset = mem_preset_find(v);
 			if (!preset) {
 				fprintf(stderr, "nccl-triage mem: unknown model '%s'; try --params N or --help for the presets\n", v);
 				return 2;
@@ -123,31 +105,27 @@ int cmd_mem(int argc, char **argv)
 			j.params = preset->params;
 			if (j.unit_params == 0)
 				j.unit_params = preset->unit_params;
-		} else if (!strcmp(a, "--params")) {
-			NEED();
+		} else if (id == OPT_PARAMS) {
 			j.params = mem_parse_params(v);
 			if (j.params <= 0) {
 				fprintf(stderr, "nccl-triage mem: bad parameter count '%s' (e.g. 8B, 70e9)\n", v);
 				return 2;
 			}
 			model = "custom";
-		} else if (!strcmp(a, "--unit-params")) {
-			NEED();
+		} else if (id == OPT_UNIT_PARAMS) {
 			j.unit_params = mem_parse_params(v);
 			if (j.unit_params <= 0) {
 				fprintf(stderr, "nccl-triage mem: bad unit size '%s'\n", v);
 				return 2;
 			}
-		} else if (!strcmp(a, "--dtype")) {
-			NEED();
+		} else if (id == OPT_DTYPE) {
 			j.dtype_bytes = mem_dtype_bytes(v);
 			dtype = v;
 			if (j.dtype_bytes <= 0) {
 				fprintf(stderr, "nccl-triage mem: unknown dtype '%s' (bf16, fp16, fp32, fp8, int8, int4)\n", v);
 				return 2;
 			}
-		} else if (!strcmp(a, "--mode")) {
-			NEED();
+		} else if (id == OPT_MODE) {
 			if (!strcmp(v, "infer") || !strcmp(v, "inference"))
 				j.mode = MODE_INFER;
 			else if (!strcmp(v, "train") || !strcmp(v, "training"))
@@ -156,63 +134,43 @@ int cmd_mem(int argc, char **argv)
 				fprintf(stderr, "nccl-triage mem: --mode is infer or train, not '%s'\n", v);
 				return 2;
 			}
-		} else if (!strcmp(a, "--gpus")) {
-			NEED();
+		} else if (id == OPT_MEM_GPUS) {
 			j.gpus = atoi(v);
 			if (j.gpus < 1 || j.gpus > 100000) {
 				fprintf(stderr, "nccl-triage mem: bad GPU count '%s'\n", v);
 				return 2;
 			}
-		} else if (!strcmp(a, "--shard")) {
-			NEED();
+		} else if (id == OPT_SHARD) {
 			if (mem_shard_parse(v, &j.shard)) {
 				fprintf(stderr, "nccl-triage mem: unknown sharding '%s'\n", v);
 				return 2;
 			}
 			shard_set = 1;
-		} else if (!strcmp(a, "--prefetch")) {
-			NEED();
+		} else if (id == OPT_PREFETCH) {
 			j.prefetch = atoi(v);
 			if (j.prefetch < 1 || j.prefetch > 64) {
 				fprintf(stderr, "nccl-triage mem: bad prefetch '%s'\n", v);
 				return 2;
 			}
-		} else if (!strcmp(a, "--extra") || !strcmp(a, "--gpu-mem") || !strcmp(a, "--reserve") ||
-		           !strcmp(a, "--usable")) {
-			NEED();
+		} else if (id == OPT_EXTRA || id == OPT_GPU_MEM || id == OPT_RESERVE || id == OPT_USABLE) {
 			double m = parse_mem(v);
 			if (m < 0) {
-				fprintf(stderr, "nccl-triage mem: bad size '%s' for %s (e.g. 24564MiB, 80GiB)\n", v, a);
+				fprintf(stderr, "nccl-triage mem: bad size '%s' for --%s (e.g. 24564MiB, 80GiB)\n", v, cli_opt_name(id));
 				return 2;
 			}
-			if (!strcmp(a, "--extra")) j.extra_mib = m;
-			else if (!strcmp(a, "--gpu-mem")) j.gpu_total_mib = m, gpuname = "custom";
-			else if (!strcmp(a, "--reserve")) j.reserve_mib = m;
+			if (id == OPT_EXTRA) j.extra_mib = m;
+			else if (id == OPT_GPU_MEM) j.gpu_total_mib = m, gpuname = "custom";
+			else if (id == OPT_RESERVE) j.reserve_mib = m;
 			else usable = m;
-		} else if (!strcmp(a, "--gpu")) {
-			NEED();
-			gp = gpu_preset_find(v);
+		} else if (id == OPT_GPU) {
+			const struct gpu_preset *gp = gpu_preset_find(v);
 			if (!gp) {
 				fprintf(stderr, "nccl-triage mem: unknown GPU '%s'; use --gpu-mem or --help for the presets\n", v);
 				return 2;
 			}
 			j.gpu_total_mib = gp->total_mib;
 			gpuname = gp->desc;
-		} else if (!strcmp(a, "--format")) {
-			NEED();
-			if (!strcmp(v, "json"))
-				json = 1;
-			else if (!strcmp(v, "text"))
-				json = 0;
-			else {
-				fprintf(stderr, "nccl-triage mem: --format is text or json, not '%s'\n", v);
-				return 2;
-			}
-		} else {
-			fprintf(stderr, "nccl-triage mem: unknown option '%s' (see --help)\n", a);
-			return 2;
 		}
-#undef NEED
 	}
 	if (j.params <= 0) {
 		fprintf(stderr, "nccl-triage mem: say which model: --model NAME or --params N (see --help)\n");
@@ -266,11 +224,11 @@ int cmd_mem(int argc, char **argv)
 				t.shard = SHARD_FULL;
 			for (int n = j.gpus + 1; n <= 4096; n++) {
 				t.gpus = n;
-				struct change c;
-				if (try_change(&j, &t, &c, "")) {
+				struct change tried;
+				if (try_change(&j, &t, &tried, "")) {
 					snprintf(ch[nch].what, sizeof ch[nch].what, "spread the model over %d GPUs%s (%s)", n,
 					         j.shard == SHARD_NONE ? " with FSDP/ZeRO-3" : "", mem_shard_name(t.shard));
-					ch[nch].r = c.r;
+					ch[nch].r = tried.r;
 					nch++;
 					break;
 				}
@@ -326,11 +284,11 @@ int cmd_mem(int argc, char **argv)
 		cJSON_AddNumberToObject(o, "margin_mib", round((r.usable_mib - r.total_mib) * 100) / 100);
 		cJSON *arr = cJSON_AddArrayToObject(o, "changes_that_fit");
 		for (int k = 0; k < nch; k++) {
-			cJSON *c = cJSON_CreateObject();
-			cJSON_AddStringToObject(c, "change", ch[k].what);
-			cJSON_AddNumberToObject(c, "total_mib", round(ch[k].r.total_mib * 100) / 100);
-			cJSON_AddNumberToObject(c, "usable_mib", round(ch[k].r.usable_mib * 100) / 100);
-			cJSON_AddItemToArray(arr, c);
+			cJSON *co = cJSON_CreateObject();
+			cJSON_AddStringToObject(co, "change", ch[k].what);
+			cJSON_AddNumberToObject(co, "total_mib", round(ch[k].r.total_mib * 100) / 100);
+			cJSON_AddNumberToObject(co, "usable_mib", round(ch[k].r.usable_mib * 100) / 100);
+			cJSON_AddItemToArray(arr, co);
 		}
 		char *s = cJSON_Print(o);
 		puts(s);

@@ -2,8 +2,11 @@
  * Parses options, probes the host, runs baseline / candidate / survey,
  * analyses the captured logs, prints the report and returns the exit status
  * (docs/verify.md).  This is CLI code: it prints to stdout/stderr. */
-#include "cmd_verify.h"
+#include "cli.h"
+#include "clicommon.h"
+#include "commands.h"
 #include "dbpath.h"
+#include "formats.h"
 #include "verify_int.h"
 
 #include <errno.h>
@@ -20,29 +23,7 @@
 #define NT_DATADIR "/usr/local/share/nccl-triage"
 #endif
 
-static const char USAGE[] =
-	"usage: nccl-triage verify [OPTIONS]\n"
-	"Replay a minimal NCCL job on this host's GPUs: one process per GPU, unique id from\n"
-	"rank 0, ncclCommInitRank, an all-reduce whose values are checked, a short bandwidth\n"
-	"measurement; first with the environment as it is (baseline), then with a candidate fix.\n"
-	"\n"
-	"  --gpus LIST          GPU ordinals, e.g. 0,1 or 0-3 (default: every visible GPU)\n"
-	"  --nranks N           number of ranks (default: one per GPU in --gpus); each rank needs its own GPU\n"
-	"  --env K=V            candidate: set K=V on top of the environment (repeatable)\n"
-	"  --unset K            candidate: remove K from the environment (repeatable)\n"
-	"  --from-report FILE   candidate: the verify.env of the top diagnosis in analyze's JSON\n"
-	"  --survey             also try P2P, SHM and NET/Socket one at a time and tabulate them\n"
-	"  --timeout S          watchdog per run, seconds (default 60)\n"
-	"  --size BYTES         all-reduce size for the bandwidth measurement (default 64M)\n"
-	"  --iters N            timed iterations (default 20, after 5 warm-up)\n"
-	"  --nccl-lib PATH      libnccl.so.2 file or folder (default: LD_LIBRARY_PATH, system, pip's nvidia/nccl/lib)\n"
-	"  --cuda-lib PATH      libcuda.so.1 file or folder (default: the dynamic linker's search)\n"
-	"  --format text|json|md  report format (default text)\n"
-	"  -o, --output FILE    write the report to FILE\n"
-	"  --logs DIR           also write every rank's captured NCCL output to DIR/RUN/rankN.log\n"
-	"  --patterns DIR       signature database for the analysis of the captured logs\n"
-	"  --no-analysis        do not analyse the captured logs\n"
-	"  -h, --help           this help\n"
+const char CMD_VERIFY_EXIT_STATUS[] =
 	"\n"
 	"Exit status: 0 the final configuration works (healthy baseline, or the candidate passes: fix\n"
 	"confirmed); 1 it fails (error, wrong values or crash); 2 usage error; 3 verify cannot run here\n"
@@ -209,82 +190,63 @@ static void progress(const char *what, const struct venv_list *env)
 	free(d);
 }
 
-static int parse_args(int argc, char **argv, struct vopts *o)
+/* verify's own options (c->args, in order) and the shared ones. */
+static int parse_args(const struct common *c, const struct strvec *ops, struct vopts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-		char name[64];
-		const char *eq = str_starts(a, "--") ? strchr(a, '=') : NULL;
-		if (eq && (size_t)(eq - a) < sizeof name) {
-			memcpy(name, a, (size_t)(eq - a));
-			name[eq - a] = 0;
-			val = eq + 1;
-		} else {
-			snprintf(name, sizeof name, "%s", a);
-		}
-#define NEED() do { if (!val) { if (i + 1 >= argc) return usage_error("option '%s' needs a value", name); val = argv[++i]; } } while (0)
+	const struct format *fmt = format_pick(c->format, CMD_VERIFY, "verify");
+	if (!fmt)
+		return VERIFY_EXIT_USAGE;
+	o->format = fmt->name;
+	o->output = c->output;
+	if (ops->n)
+		return usage_error("unexpected operand '%s'", ops->v[0]);
+	for (size_t i = 0; i < c->nargs; i++) {
+		const char *val = c->args[i].arg;
 		long v;
-		if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
-			fputs(USAGE, stdout);
-			return -1;
-		} else if (!strcmp(name, "--gpus")) {
-			NEED(); o->gpus = val;
-		} else if (!strcmp(name, "--nranks")) {
-			NEED();
+		switch (c->args[i].id) {
+		case OPT_VERIFY_GPUS: o->gpus = val; break;
+		case OPT_NRANKS:
 			if (parse_int(val, 1, 4096, &v))
 				return usage_error("--nranks: '%s' is not a number from 1 to 4096", val);
 			o->nranks = (int)v;
-		} else if (!strcmp(name, "--env")) {
-			NEED();
+			break;
+		case OPT_ENV:
 			if (!strchr(val, '=') || venv_parse(&o->env, val))
 				return usage_error("--env: '%s' is not K=V with K a valid variable name", val);
-		} else if (!strcmp(name, "--unset")) {
-			NEED();
+			break;
+		case OPT_UNSET:
 			if (strchr(val, '=') || venv_parse(&o->env, val))
 				return usage_error("--unset: '%s' is not a variable name", val);
-		} else if (!strcmp(name, "--from-report")) {
-			NEED(); o->from_report = val;
-		} else if (!strcmp(name, "--survey")) {
-			o->survey = 1;
-		} else if (!strcmp(name, "--timeout")) {
-			NEED();
+			break;
+		case OPT_FROM_REPORT: o->from_report = val; break;
+		case OPT_SURVEY: o->survey = 1; break;
+		case OPT_TIMEOUT: {
 			char *end;
 			double t = strtod(val, &end);
 			if (end == val || *end || !(t > 0) || t > 86400)
 				return usage_error("--timeout: '%s' is not a number of seconds (0 < S <= 86400)", val);
 			o->cfg.timeout_s = t;
-		} else if (!strcmp(name, "--size")) {
-			NEED();
+			break;
+		}
+		case OPT_SIZE: {
 			int64_t s = parse_size(val);
 			if (s < 4 || s > (int64_t)16 << 30)
 				return usage_error("--size: '%s' is not a size from 4 bytes to 16G", val);
 			o->cfg.bytes = (size_t)s;
-		} else if (!strcmp(name, "--iters")) {
-			NEED();
+			break;
+		}
+		case OPT_ITERS:
 			if (parse_int(val, 1, 100000, &v))
 				return usage_error("--iters: '%s' is not a number from 1 to 100000", val);
 			o->cfg.iters = (int)v;
-		} else if (!strcmp(name, "--nccl-lib")) {
-			NEED(); o->cfg.nccl_lib = val;
-		} else if (!strcmp(name, "--cuda-lib")) {
-			NEED(); o->cfg.cuda_lib = val;
-		} else if (!strcmp(name, "--format")) {
-			NEED();
-			if (strcmp(val, "text") && strcmp(val, "json") && strcmp(val, "md"))
-				return usage_error("--format: '%s' is not text, json or md", val);
-			o->format = val;
-		} else if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
-			NEED(); o->output = val;
-		} else if (!strcmp(name, "--logs")) {
-			NEED(); o->logs = val;
-		} else if (!strcmp(name, "--patterns")) {
-			NEED(); o->patterns = val;
-		} else if (!strcmp(name, "--no-analysis")) {
-			o->no_analysis = 1;
-		} else {
-			return usage_error("unknown option '%s'", a);
+			break;
+		case OPT_NCCL_LIB: o->cfg.nccl_lib = val; break;
+		case OPT_CUDA_LIB: o->cfg.cuda_lib = val; break;
+		case OPT_LOGS: o->logs = val; break;
+		case OPT_VERIFY_PATTERNS: o->patterns = val; break;
+		case OPT_NO_ANALYSIS: o->no_analysis = 1; break;
+		default: break;
 		}
-#undef NEED
 	}
 	return 0;
 }
@@ -300,7 +262,7 @@ static void analyze_run(struct verify_session *s, struct verify_run *r, const ch
 	free(msg);
 }
 
-int cmd_verify(int argc, char **argv)
+int cmd_verify(struct common *c, struct strvec *ops)
 {
 	struct vopts o;
 	struct verify_session s;
@@ -311,10 +273,10 @@ int cmd_verify(int argc, char **argv)
 	memset(&s, 0, sizeof s);
 	verify_cfg_default(&o.cfg);
 	o.format = "text";
-	rc = parse_args(argc, argv, &o);
+	rc = parse_args(c, ops, &o);
 	if (rc) {
 		venv_free(&o.env);
-		return rc < 0 ? 0 : rc;
+		return rc;
 	}
 	struct venv_list cand = {0};
 	if (o.from_report) {
