@@ -37,6 +37,16 @@ cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max);
  * "N more warnings not shown"), *dropped the ones beyond the cap. */
 void report_warnings(const cJSON *bundle, size_t *n, size_t *dropped);
 
+/* One proposed change as an argument of `nccl-triage verify`, with a
+ * leading space: " --unset KEY" when value is NULL or empty, else
+ * " --env KEY=VALUE" (VALUE in single quotes when the shell would need it).
+ * A proposal never means "set KEY to the empty string": NCCL reads an empty
+ * NCCL_SOCKET_IFNAME as no choice, but an empty variable still hides the
+ * value of ~/.nccl.conf or /etc/nccl.conf, so it is not the same as unset.
+ * Every format of analyze and verify writes its proposal with this
+ * (verify, above the report layer, too). */
+char *verify_env_arg(const char *key, const char *value);
+
 /* Renderers of the document (doc as report_json makes it). */
 void report_text(FILE *out, const cJSON *doc, const struct report_opts *o);
 void report_md(FILE *out, const cJSON *doc, const struct report_opts *o);

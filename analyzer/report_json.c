@@ -1,6 +1,7 @@
 /* report_json.c - the JSON contract (see docs/json.md and DESIGN). */
 #include "report.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "bundle.h"
@@ -9,6 +10,7 @@
 #include "nextsteps.h" /* ranks */
 #include "ranks.h"
 #include "sigdb.h"
+#include "util.h"
 
 #ifndef NT_VERSION
 #define NT_VERSION "0.0.0"
@@ -80,8 +82,14 @@ static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d, 
 	if (d->def->verify_env) {
 		const cJSON *it;
 		cJSON_ArrayForEach(it, d->def->verify_env) {
+			/* "" in a signature means "unset it": null here, as in
+			 * verify's own JSON, so that no reader takes it for
+			 * "set it to the empty string" (docs/json.md). */
 			char *s = render_template(it->valuestring, b, d);
-			cJSON_AddStringToObject(env, it->string, s);
+			if (*s)
+				cJSON_AddStringToObject(env, it->string, s);
+			else
+				cJSON_AddNullToObject(env, it->string);
 			free(s);
 		}
 	}
@@ -169,4 +177,42 @@ void report_warnings(const cJSON *bundle, size_t *n, size_t *dropped)
 	*dropped = d > 0 ? (size_t)d : 0;
 	size_t all = (size_t)json_size(json_get(bundle, "warnings"));
 	*n = *dropped && all ? all - 1 : all; /* the last says how many more */
+}
+
+/* ---- the proposal of every format ---- */
+
+/* word, in single quotes when a POSIX shell would need them */
+static void shell_word(struct buf *b, const char *word)
+{
+	int plain = *word != 0;
+	for (const char *p = word; *p && plain; p++)
+		plain = isalnum((unsigned char)*p) || strchr("_.,:/=^+@%-", *p);
+	if (plain) {
+		buf_adds(b, word);
+		return;
+	}
+	buf_addc(b, '\'');
+	for (const char *p = word; *p; p++) {
+		if (*p == '\'')
+			buf_adds(b, "'\\''");
+		else
+			buf_addc(b, *p);
+	}
+	buf_addc(b, '\'');
+}
+
+char *verify_env_arg(const char *key, const char *value)
+{
+	struct buf b;
+	buf_init(&b);
+	if (!value || !*value) {
+		buf_adds(&b, " --unset ");
+		shell_word(&b, key);
+	} else {
+		char *kv = xasprintf("%s=%s", key, value);
+		buf_adds(&b, " --env ");
+		shell_word(&b, kv);
+		free(kv);
+	}
+	return buf_steal(&b);
 }

@@ -4,6 +4,7 @@
  * decides: a terminal, NO_COLOR unset, or --color=always). */
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -151,8 +152,12 @@ static void report_text_bundle(FILE *out, const cJSON *b, const struct report_op
 		}
 		if (acts && json_size(env) > 0) {
 			fprintf(out, "   Confirm: nccl-triage verify");
-			cJSON_ArrayForEach(it, env)
-				fprintf(out, " --env %s=%s", it->string, cJSON_IsString(it) ? it->valuestring : "");
+			cJSON_ArrayForEach(it, env) {
+				/* null: unset it (verify_env_arg) */
+				char *arg = verify_env_arg(it->string, cJSON_IsString(it) ? it->valuestring : NULL);
+				fputs(arg, out);
+				free(arg);
+			}
 			fprintf(out, "\n");
 		}
 	}

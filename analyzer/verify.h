@@ -45,6 +45,7 @@ int venv_parse(struct venv_list *l, const char *arg);
 void venv_free(struct venv_list *l);
 /* "K=V K2=V2 -K3" (caller frees); "(environment as is)" when empty. */
 char *venv_describe(const struct venv_list *l);
+/* verify_env_arg (the proposal as verify's argument): report.h */
 
 /* What the probe found.  Strings owned by the struct. */
 struct verify_gpu {

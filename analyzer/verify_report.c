@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "json.h"
+#include "report.h" /* verify_env_arg */
 
 static const char *const SURVEY_P2P[] = {"NCCL_P2P_DISABLE=0", "NCCL_SHM_DISABLE=1", NULL};
 static const char *const SURVEY_SHM[] = {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=0", NULL};
@@ -309,10 +310,11 @@ static void run_detail_text(struct buf *o, const struct verify_run *r, const cha
 		if (cJSON_IsObject(ve) && ve->child) {
 			buf_printf(o, "%s  try: nccl-triage verify", ind);
 			cJSON_ArrayForEach(it, ve) {
-				if (cJSON_IsString(it) && it->valuestring[0])
-					buf_printf(o, " --env %s=%s", it->string, it->valuestring);
-				else if (cJSON_IsString(it) || cJSON_IsNull(it))
-					buf_printf(o, " --unset %s", it->string);
+				if (!cJSON_IsString(it) && !cJSON_IsNull(it))
+					continue;
+				char *arg = verify_env_arg(it->string, cJSON_IsString(it) ? it->valuestring : NULL);
+				buf_adds(o, arg);
+				free(arg);
 			}
 			buf_adds(o, "\n");
 		}
