@@ -194,3 +194,15 @@ int sys_parse_env(const char *text, size_t len, const char *path, cJSON *facts, 
 		msgs_add(m, "%s: no environment variables found", path);
 	return added;
 }
+
+/* ---- recognising it ---- */
+
+static int env_lines(const struct sys_head *h)
+{
+	int kv = h->env_kv + h->exports;
+	if (kv >= 3 && kv * 2 >= h->lines)
+		return 1;
+	return kv >= 1 && kv == h->lines; /* a short env.txt: every line is NAME=value */
+}
+
+const struct sysreport_kind SYS_ENV_DUMP = {DOC_ENV_DUMP, "env_dump", NULL, env_lines, sys_parse_env};

@@ -581,3 +581,20 @@ int sys_parse_oom_text(const char *text, size_t len, const char *path, cJSON *fa
 	}
 	return n;
 }
+
+/* ---- recognising it ---- */
+
+/* --query-gpu / --query-compute-apps CSV */
+static int mem_csv_marker(const char *h, size_t n)
+{
+	return (sys_has(h, n, "memory.used") || sys_has(h, n, "memory.total") || sys_has(h, n, "used_gpu_memory")) &&
+	       sys_has(h, n, ", ");
+}
+
+/* without a header */
+static int mem_csv_lines(const struct sys_head *h)
+{
+	return h->csv_mem >= 2 && h->csv_mem * 2 >= h->lines;
+}
+
+const struct sysreport_kind SYS_MEM_CSV = {DOC_MEM_CSV, "memory_csv", mem_csv_marker, mem_csv_lines, sys_parse_mem_csv};

@@ -479,3 +479,24 @@ int sys_parse_nvsmi_q(const char *text, size_t len, const char *path, cJSON *fac
 		msgs_add(m, "%s: nothing readable in this nvidia-smi -q report", path);
 	return added;
 }
+
+/* ---- recognising them ---- */
+
+static int nvsmi_q_marker(const char *h, size_t n)
+{
+	return sys_has(h, n, "==============NVSMI LOG==============");
+}
+
+static int nvsmi_marker(const char *h, size_t n)
+{
+	return sys_has(h, n, "| NVIDIA-SMI ") && sys_has(h, n, "Driver Version");
+}
+
+static int nvsmi_l_lines(const struct sys_head *h)
+{
+	return h->gpu_l >= 1 && h->gpu_l * 2 >= h->lines;
+}
+
+const struct sysreport_kind SYS_NVSMI_Q = {DOC_NVSMI_Q, "nvidia_smi_q", nvsmi_q_marker, NULL, sys_parse_nvsmi_q};
+const struct sysreport_kind SYS_NVSMI = {DOC_NVSMI, "nvidia_smi", nvsmi_marker, NULL, sys_parse_nvsmi};
+const struct sysreport_kind SYS_NVSMI_L = {DOC_NVSMI_L, "nvidia_smi_list", NULL, nvsmi_l_lines, sys_parse_nvsmi_l};

@@ -204,3 +204,18 @@ int sys_parse_p2p(const char *text, size_t len, const char *path, cJSON *facts, 
 	cJSON_Delete(found);
 	return added;
 }
+
+/* ---- recognising it ---- */
+
+/* before topo -m's: both have "GPU0\t" rows */
+static int p2p_marker(const char *h, size_t n)
+{
+	return sys_has(h, n, "CNS  = Chipset not supported") || sys_has(h, n, "TNS  = Topology not supported");
+}
+
+static int p2p_lines(const struct sys_head *h)
+{
+	return h->p2p_rows >= 1;
+}
+
+const struct sysreport_kind SYS_TOPO_P2P = {DOC_TOPO_P2P, "topo_p2p", p2p_marker, p2p_lines, sys_parse_p2p};

@@ -372,3 +372,19 @@ int sys_parse_topo(const char *text, size_t len, const char *path, cJSON *facts,
 	free(cols);
 	return added + 1;
 }
+
+/* ---- recognising it ---- */
+
+static int topo_marker(const char *h, size_t n)
+{
+	return sys_has(h, n, "NV#  = Connection traversing") || sys_has(h, n, "PHB  = Connection traversing") ||
+	       sys_has(h, n, "PIX  = Connection traversing");
+}
+
+/* without a legend: rows, with a header or more than one */
+static int topo_lines(const struct sys_head *h)
+{
+	return h->topo_rows >= 1 && (h->header_gpu0 || h->topo_rows >= 2);
+}
+
+const struct sysreport_kind SYS_TOPO_MATRIX = {DOC_TOPO_MATRIX, "topo_matrix", topo_marker, topo_lines, sys_parse_topo};

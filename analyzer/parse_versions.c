@@ -403,3 +403,41 @@ int sys_parse_versions(const char *text, size_t len, const char *path, cJSON *fa
 		msgs_add(m, "%s: no version information found", path);
 	return added;
 }
+
+/* ---- recognising them ---- */
+
+static int collect_env_marker(const char *h, size_t n)
+{
+	return sys_has(h, n, "PyTorch version:") || sys_has(h, n, "Collecting environment information") ||
+	       (sys_has(h, n, "PyTorch version") && sys_has(h, n, "CUDA used to build PyTorch")) ||
+	       sys_has(h, n, "DeepSpeed general environment info") || sys_has(h, n, "torch cuda version ....") ||
+	       (sys_has(h, n, "- PyTorch version:") && sys_has(h, n, "version:"));
+}
+
+/* python -c "import torch; print(torch.__version__, torch.version.cuda, ...)" */
+static int collect_env_lines(const struct sys_head *h)
+{
+	return h->lines <= 3 && isdigit((unsigned char)h->p[0]) && memmem(h->p, h->n, "+cu", 3);
+}
+
+static int nvcc_marker(const char *h, size_t n)
+{
+	return sys_has(h, n, "Cuda compilation tools, release");
+}
+
+static int driver_marker(const char *h, size_t n)
+{
+	return sys_has(h, n, "NVRM version: NVIDIA");
+}
+
+static int pip_lines(const struct sys_head *h)
+{
+	return h->pip_hdr || h->conda_hdr || (h->pip_eq >= 5 && h->pip_eq * 2 >= h->lines);
+}
+
+const struct sysreport_kind SYS_COLLECT_ENV = {DOC_COLLECT_ENV, "collect_env", collect_env_marker, collect_env_lines,
+                                               sys_parse_versions};
+const struct sysreport_kind SYS_NVCC = {DOC_NVCC, "nvcc_version", nvcc_marker, NULL, sys_parse_versions};
+const struct sysreport_kind SYS_DRIVER_VERSION = {DOC_DRIVER_VERSION, "driver_version", driver_marker, NULL,
+                                                  sys_parse_versions};
+const struct sysreport_kind SYS_PIP_LIST = {DOC_PIP_LIST, "package_list", NULL, pip_lines, sys_parse_versions};

@@ -1,5 +1,5 @@
 /* sysparse.c - the small helpers the system-report parsers (parse_*.c),
- * their detector (detect_sys.c) and the rules over their facts share: line
+ * the registry of their kinds (sysreport.c) and the rules over their facts share: line
  * iteration without ANSI escapes, facts getters and setters that record
  * sources, version comparison, size and time parsing.  Below the dispatcher
  * (sysreport.c): no parser calls back into it.  Facts are merged into the
@@ -376,3 +376,7 @@ double sys_parse_mib(const char *s, const char **end)
 	return v * mul;
 }
 
+int sys_has(const char *head, size_t len, const char *needle)
+{
+	return memmem(head, len, needle, strlen(needle)) != NULL;
+}

@@ -1,7 +1,7 @@
 /* sysparse.h - internal helpers shared by the system-report parsers
  * (parse_topo.c, parse_p2p.c, parse_topoxml.c, parse_nvsmi.c,
- * parse_versions.c, parse_memory.c, parse_env.c), their detector
- * (detect_sys.c) and the rules over their facts (rules_sys.c, sys_eval.c);
+ * parse_versions.c, parse_memory.c, parse_env.c), the registry of their
+ * kinds (sysreport.c) and the rules over their facts (rules_sys.c, sys_eval.c);
  * implemented in sysparse.c, below the dispatcher (sysreport.c), and the
  * parsers' entry points that the dispatcher calls.  Not a public
  * interface: sysreport.h is.
@@ -20,6 +20,7 @@
 #include "linkclass.h"
 #include "tstamp.h"
 #include "version.h"
+#include "detect.h"
 #include "util.h"
 
 #define SYS_LINE_MAX 65536      /* bytes of one line kept; the rest is cut */
@@ -91,6 +92,44 @@ double sys_parse_mib(const char *s, const char **end);
  * "Mon Nov 30 14:30:31 2026". */
 
 /* Versions compare with version_cmp_str (version.h). */
+
+/* ---- the registry of system-report kinds (sysreport.c lists them) ----
+ * Each parse_*.c defines the kinds it reads: how to recognise one from the
+ * head of a document and how to parse it.  Detection runs in two passes
+ * over the list in sysreport.c, in its order: first every kind's marker
+ * (a legend, a banner), then, when no marker spoke, every kind's test of
+ * the line counts of struct sys_head. */
+
+/* The first 400 non-blank lines of a document's head, counted by kind of
+ * line (sysreport.c: each line is counted once, as the first that fits). */
+struct sys_head {
+	const char *p;          /* the head */
+	size_t n;
+	int lines;              /* non-blank lines looked at */
+	int gpu_l;              /* "GPU 0: NAME (UUID: GPU-...)" (nvidia-smi -L) */
+	int topo_rows;          /* "GPU0  X  NV18 ..." (topo -m row) */
+	int p2p_rows;           /* "GPU0  X  OK ..." (topo -p2p row) */
+	int header_gpu0;        /* a matrix header "GPU0 GPU1 ..." */
+	int pip_eq, pip_hdr;    /* "name==1.2" lines; a "Package Version" header */
+	int conda_hdr;          /* "# packages in environment", "# Name" */
+	int env_kv, exports;    /* "NAME=value"; "export NAME=..." / "declare -x" */
+	int csv_mem;            /* "1234 MiB, ..." rows without a header */
+	int other;
+};
+
+struct sysreport_kind {
+	enum doc_kind kind;
+	const char *name;       /* doc_kind_name, the report's "kind" */
+	/* 1 when a marker of the head names this kind (first pass); or NULL */
+	int (*marker)(const char *head, size_t len);
+	/* 1 when the line counts say this kind (second pass); or NULL */
+	int (*lines)(const struct sys_head *h);
+	/* the parser: facts added */
+	int (*parse)(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+};
+
+/* Whether needle occurs in head[0..len). */
+int sys_has(const char *head, size_t len, const char *needle);
 
 /* Per-kind parsers: each returns the number of facts added. */
 int sys_parse_topo(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);

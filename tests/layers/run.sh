@@ -15,7 +15,7 @@ LAYERS="base input parse match rules engine report verify cli"
 TABLE='
 base     util nt_limits json version tstamp hash linkclass tarhdr acmatch scan
 input    input input_internal input_stream input_dir input_gzip input_tar
-parse    detect detect_sys logline linekw sysreport sysparse parse_env parse_memory parse_nvsmi
+parse    detect logline linekw sysreport sysparse parse_env parse_memory parse_nvsmi
 parse    parse_p2p parse_topo parse_topoxml parse_versions ranks
 match    sigdb match evidence patids
 rules    rules rules_env rules_sys rules_ranks sys_eval envvars memcalc
