@@ -1,10 +1,7 @@
 /* cli.c - see cli.h. */
 #include "cli.h"
 
-#include <stdlib.h>
 #include <string.h>
-
-#include "formats.h"
 
 #define ANY (CMD_ANALYZE | CMD_BATCH | CMD_CHECKDB | CMD_LIST | CMD_EXPLAIN | CMD_MERGE | CMD_MEM | CMD_VERIFY | CMD_VERSION)
 #define READ (CMD_ANALYZE | CMD_BATCH)
@@ -143,7 +140,7 @@ int cli_next(int argc, char **argv, int *i, unsigned cmd, const char *cmdname,
 	return 1;
 }
 
-void cli_help(FILE *out, unsigned cmd)
+void cli_help(FILE *out, unsigned cmd, const char *formats)
 {
 	for (const struct cli_opt *p = CLI_OPTS; p->name; p++) {
 		if (!(p->cmds & cmd))
@@ -155,9 +152,7 @@ void cli_help(FILE *out, unsigned cmd)
 		else
 			snprintf(left, sizeof left, "    --%s%s%s", p->name, p->arg ? " " : "", p->arg ? p->arg : "");
 		if (p->id == OPT_FORMAT) {
-			char *list = format_list(cmd, 1);
-			fprintf(out, "  %-28s %s: %s\n", left, p->help, list);
-			free(list);
+			fprintf(out, "  %-28s %s: %s\n", left, p->help, formats ? formats : "text");
 		} else {
 			fprintf(out, "  %-28s %s\n", left, p->help);
 		}

@@ -49,8 +49,9 @@ extern const struct cli_opt CLI_OPTS[];
  * (it ends options), -1 on error (message printed to stderr). */
 int cli_next(int argc, char **argv, int *i, unsigned cmd, const char *cmdname,
              enum opt_id *id, const char **arg, int *no_more_opts);
-/* The options of cmd, one per line ("  -f, --format FMT   help"). */
-void cli_help(FILE *out, unsigned cmd);
+/* The options of cmd, one per line ("  -f, --format FMT   help"); formats
+ * is what the --format line lists (formats.c's format_list). */
+void cli_help(FILE *out, unsigned cmd, const char *formats);
 /* "--name" of an option id (for messages). */
 const char *cli_opt_name(enum opt_id id);
 

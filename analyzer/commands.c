@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "clicommon.h"
+#include "formats.h"
 
 #ifndef NT_VERSION
 #define NT_VERSION "0.0.0"
@@ -87,7 +88,9 @@ static void command_help(const struct command *cmd)
 	if (cmd->about)
 		printf("%s", cmd->about);
 	printf("\noptions:\n");
-	cli_help(stdout, cmd->bit);
+	char *formats = format_list(cmd->bit, 1);
+	cli_help(stdout, cmd->bit, formats);
+	free(formats);
 	if (cmd->help_more)
 		cmd->help_more(stdout);
 }
