@@ -12,19 +12,17 @@
 cd "$(dirname "$0")/../.." || exit 2
 LAYERS="base input parse match rules engine report verify cli"
 
+# module -> layer; NAME_* (a trailing '*') covers every module named so
 TABLE='
 base     util nt_limits json version tstamp hash linkclass tarhdr acmatch scan
-input    input input_internal input_stream input_dir input_gzip input_tar
-parse    detect logline linekw sysreport sysparse parse_env parse_memory parse_nvsmi
-parse    parse_p2p parse_topo parse_topoxml parse_versions ranks
+input    input input_internal input_stream input_*
+parse    detect logline linekw sysreport sysparse parse_* ranks
 match    sigdb match evidence patids
-rules    rules rules_env rules_sys rules_ranks sys_eval envvars memcalc
-engine   bundle pipeline analysis correlate cascade diagnosis nextsteps
-report   report report_formats report_json report_text report_md report_html report_junit
-report   report_sarif report_github ranktable redact summary
-verify   verify verify_int verify_load verify_child verify_run verify_report verify_analyze
-cli      cli clicommon commands formats cmd_analyze cmd_batch cmd_merge cmd_mem cmd_verify cmd_db
-cli      dbpath progress main
+rules    rules rules_* sys_eval envvars memcalc
+engine   bundle pipeline analysis correlate cascade diagnosis nextsteps verdict
+report   report report_* ranktable redact summary
+verify   verify verify_*
+cli      cli clicommon commands formats cmd_* dbpath progress main coverage
 '
 
 rank_of() { # layer name -> 1..9, 0 when not a layer
@@ -44,7 +42,10 @@ layer_of() {
 		return
 	fi
 	m=$(basename "$1"); m=${m%.[ch]}
-	echo "$TABLE" | awk -v m="$m" '{ for (i = 2; i <= NF; i++) if ($i == m) { print $1; exit } }'
+	echo "$TABLE" | awk -v m="$m" '
+		{ for (i = 2; i <= NF; i++) if ($i == m) { exact = $1 }
+		  for (i = 2; i <= NF; i++) if ($i ~ /\*$/ && index(m, substr($i, 1, length($i) - 1)) == 1) { glob = $1 } }
+		END { if (exact != "") print exact; else if (glob != "") print glob }'
 }
 
 pass=0
