@@ -262,171 +262,193 @@ static void analyze_run(struct verify_session *s, struct verify_run *r, const ch
 	free(msg);
 }
 
-int cmd_verify(struct common *c, struct strvec *ops)
+/* The candidate environment: --from-report, then --env/--unset on top. */
+static int read_candidate(struct vopts *o, struct verify_session *s, struct venv_list *cand)
 {
-	struct vopts o;
-	struct verify_session s;
-	int gpus[4096];
-	int rc;
-
-	memset(&o, 0, sizeof o);
-	memset(&s, 0, sizeof s);
-	verify_cfg_default(&o.cfg);
-	o.format = "text";
-	rc = parse_args(c, ops, &o);
-	if (rc) {
-		venv_free(&o.env);
-		return rc;
-	}
-	struct venv_list cand = {0};
-	if (o.from_report) {
-		if (env_from_report(o.from_report, &cand, &s.candidate_source) != 0) {
-			venv_free(&o.env);
-			free(s.candidate_source);
+	if (o->from_report) {
+		if (env_from_report(o->from_report, cand, &s->candidate_source) != 0) {
 			return VERIFY_EXIT_USAGE;
 		}
 	}
-	for (size_t i = 0; i < o.env.n; i++)
-		venv_set(&cand, o.env.v[i].key, o.env.v[i].value);
-	if (o.env.n && !s.candidate_source)
-		s.candidate_source = xstrdup("--env/--unset");
-	else if (o.env.n) {
-		char *t = xasprintf("%s, with --env/--unset on top", s.candidate_source);
-		free(s.candidate_source);
-		s.candidate_source = t;
+	for (size_t i = 0; i < o->env.n; i++)
+		venv_set(cand, o->env.v[i].key, o->env.v[i].value);
+	if (o->env.n && !s->candidate_source)
+		s->candidate_source = xstrdup("--env/--unset");
+	else if (o->env.n) {
+		char *t = xasprintf("%s, with --env/--unset on top", s->candidate_source);
+		free(s->candidate_source);
+		s->candidate_source = t;
 	}
-	venv_free(&o.env);
+	venv_free(&o->env);
+	return 0;
+}
 
+/* The GPUs asked for, and the probe of the host: libraries and GPUs. */
+static int probe(const struct vopts *o, struct verify_session *s, int *gpus)
+{
 	int ngpus = -1;
-	if (o.gpus && (ngpus = parse_gpus(o.gpus, gpus, 4096)) <= 0) {
-		venv_free(&cand);
-		free(s.candidate_source);
-		return usage_error("--gpus: '%s' is not a list of distinct GPU ordinals like 0,1 or 0-3", o.gpus);
+	if (o->gpus && (ngpus = parse_gpus(o->gpus, gpus, 4096)) <= 0) {
+		return usage_error("--gpus: '%s' is not a list of distinct GPU ordinals like 0,1 or 0-3", o->gpus);
 	}
-	if (ngpus > 0 && o.nranks > ngpus) {
-		venv_free(&cand);
-		free(s.candidate_source);
+	if (ngpus > 0 && o->nranks > ngpus) {
 		fprintf(stderr, "nccl-triage verify: --nranks %d but --gpus lists %d GPU%s: each rank needs its own GPU\n",
-		        o.nranks, ngpus, ngpus == 1 ? "" : "s");
+		        o->nranks, ngpus, ngpus == 1 ? "" : "s");
 		return VERIFY_EXIT_USAGE;
 	}
 
 	/* Probe: libraries and GPUs, in a child. */
-	s.cfg = o.cfg;
-	verify_probe_host(&o.cfg, o.cfg.timeout_s < 30 ? o.cfg.timeout_s : 30, &s.probe);
-	if (s.probe.ok) {
-		int want = o.nranks ? o.nranks : ngpus > 0 ? ngpus : (int)s.probe.ngpus;
+	s->cfg = o->cfg;
+	verify_probe_host(&o->cfg, o->cfg.timeout_s < 30 ? o->cfg.timeout_s : 30, &s->probe);
+	if (s->probe.ok) {
+		int want = o->nranks ? o->nranks : ngpus > 0 ? ngpus : (int)s->probe.ngpus;
 		if (ngpus <= 0) {
 			ngpus = 0;
-			for (size_t i = 0; i < s.probe.ngpus && ngpus < 4096; i++)
-				gpus[ngpus++] = s.probe.gpus[i].index;
+			for (size_t i = 0; i < s->probe.ngpus && ngpus < 4096; i++)
+				gpus[ngpus++] = s->probe.gpus[i].index;
 		}
 		for (int i = 0; i < ngpus && i < want; i++)
-			if (gpus[i] >= (int)s.probe.ngpus)
-				strvec_push_owned(&s.probe.missing, xasprintf(
+			if (gpus[i] >= (int)s->probe.ngpus)
+				strvec_push_owned(&s->probe.missing, xasprintf(
 					"GPU %d is not visible: the driver lists %zu GPU%s (CUDA_VISIBLE_DEVICES=%s)",
-					gpus[i], s.probe.ngpus, s.probe.ngpus == 1 ? "" : "s",
+					gpus[i], s->probe.ngpus, s->probe.ngpus == 1 ? "" : "s",
 					getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "unset"));
 		if (want > ngpus)
-			strvec_push_owned(&s.probe.missing, xasprintf(
+			strvec_push_owned(&s->probe.missing, xasprintf(
 				"%d ranks asked for but only %d GPU%s visible: each rank needs its own GPU",
 				want, ngpus, ngpus == 1 ? " is" : "s are"));
-		if (s.probe.missing.n)
-			s.probe.ok = 0;
-		s.cfg.nranks = want;
-		s.cfg.gpus = gpus;
+		if (s->probe.missing.n)
+			s->probe.ok = 0;
+		s->cfg.nranks = want;
+		s->cfg.gpus = gpus;
 	}
-	s.cfg.resolved_nccl = s.probe.nccl_path;
-	s.cfg.resolved_cuda = s.probe.cuda_path;
+	s->cfg.resolved_nccl = s->probe.nccl_path;
+	s->cfg.resolved_cuda = s->probe.cuda_path;
+	return 0;
+}
 
+/* Baseline, candidate, survey; the analysis of their logs; --logs. */
+static void run_all(const struct vopts *o, struct verify_session *s, const struct venv_list *cand)
+{
 	char *patterns = NULL;
-	if (!o.no_analysis)
-		patterns = o.patterns ? xstrdup(o.patterns) : builtin_patterns_dir();
+	if (!o->no_analysis)
+		patterns = o->patterns ? xstrdup(o->patterns) : builtin_patterns_dir();
 	int noted = 0;
-	if (!o.no_analysis && !patterns) {
-		strvec_push(&s.notes, "analysis skipped: no signature database found (use --patterns DIR)");
+	if (!o->no_analysis && !patterns) {
+		strvec_push(&s->notes, "analysis skipped: no signature database found (use --patterns DIR)");
 		noted = 1;
 	}
 
-	if (s.probe.ok) {
+	if (s->probe.ok) {
 		struct venv_list none = {0};
-		s.baseline = xcalloc(1, sizeof *s.baseline);
+		s->baseline = xcalloc(1, sizeof *s->baseline);
 		progress("baseline", &none);
-		verify_run_mode(&s.cfg, "baseline", &none, s.baseline);
-		if (cand.n) {
-			s.candidate = xcalloc(1, sizeof *s.candidate);
-			progress("candidate", &cand);
-			verify_run_mode(&s.cfg, "candidate", &cand, s.candidate);
+		verify_run_mode(&s->cfg, "baseline", &none, s->baseline);
+		if (cand->n) {
+			s->candidate = xcalloc(1, sizeof *s->candidate);
+			progress("candidate", cand);
+			verify_run_mode(&s->cfg, "candidate", cand, s->candidate);
 		}
-		if (o.survey && s.cfg.nranks < 2) {
-			strvec_push(&s.notes, "transport survey skipped: with 1 rank there is no transport between GPUs");
-		} else if (o.survey) {
-			s.survey = xcalloc(VERIFY_SURVEY_N, sizeof *s.survey);
+		if (o->survey && s->cfg.nranks < 2) {
+			strvec_push(&s->notes, "transport survey skipped: with 1 rank there is no transport between GPUs");
+		} else if (o->survey) {
+			s->survey = xcalloc(VERIFY_SURVEY_N, sizeof *s->survey);
 			for (size_t i = 0; i < VERIFY_SURVEY_N; i++) {
 				struct venv_list e = {0};
-				for (size_t j = 0; j < cand.n; j++)
-					venv_set(&e, cand.v[j].key, cand.v[j].value);
+				for (size_t j = 0; j < cand->n; j++)
+					venv_set(&e, cand->v[j].key, cand->v[j].value);
 				for (const char *const *kv = VERIFY_SURVEY[i].env; *kv; kv++)
 					venv_parse(&e, *kv);
 				char *mode = xasprintf("survey:%s", VERIFY_SURVEY[i].name);
 				progress(mode, &e);
-				verify_run_mode(&s.cfg, mode, &e, &s.survey[i]);
-				s.nsurvey++;
+				verify_run_mode(&s->cfg, mode, &e, &s->survey[i]);
+				s->nsurvey++;
 				free(mode);
 				venv_free(&e);
 			}
-			if (cand.n)
-				strvec_push(&s.notes, "the survey ran on top of the candidate environment");
+			if (cand->n)
+				strvec_push(&s->notes, "the survey ran on top of the candidate environment");
 		}
 		if (patterns) {
-			analyze_run(&s, s.baseline, patterns, &noted);
-			if (s.candidate)
-				analyze_run(&s, s.candidate, patterns, &noted);
-			for (size_t i = 0; i < s.nsurvey; i++)
-				analyze_run(&s, &s.survey[i], patterns, &noted);
+			analyze_run(s, s->baseline, patterns, &noted);
+			if (s->candidate)
+				analyze_run(s, s->candidate, patterns, &noted);
+			for (size_t i = 0; i < s->nsurvey; i++)
+				analyze_run(s, &s->survey[i], patterns, &noted);
 		}
-		if (o.logs) {
-			write_logs(o.logs, s.baseline);
-			if (s.candidate)
-				write_logs(o.logs, s.candidate);
-			for (size_t i = 0; i < s.nsurvey; i++)
-				write_logs(o.logs, &s.survey[i]);
+		if (o->logs) {
+			write_logs(o->logs, s->baseline);
+			if (s->candidate)
+				write_logs(o->logs, s->candidate);
+			for (size_t i = 0; i < s->nsurvey; i++)
+				write_logs(o->logs, &s->survey[i]);
 		}
 	}
 	free(patterns);
-	venv_free(&cand);
-	verify_judge(&s);
+	
+}
 
-	if (!s.baseline) {
+/* The report in the chosen format, to --output or stdout; the exit status. */
+static int report(const struct vopts *o, struct verify_session *s)
+{
+	int rc;
+	if (!s->baseline) {
 		fprintf(stderr, "nccl-triage verify: cannot run here:\n");
-		for (size_t i = 0; i < s.probe.missing.n; i++)
-			fprintf(stderr, "  - %s\n", s.probe.missing.v[i]);
+		for (size_t i = 0; i < s->probe.missing.n; i++)
+			fprintf(stderr, "  - %s\n", s->probe.missing.v[i]);
 		fprintf(stderr, "(exit status %d: verify needs the CUDA driver, at least one GPU per rank and libnccl.so.2;"
 		                " see --nccl-lib, --cuda-lib, --gpus)\n", VERIFY_EXIT_UNAVAILABLE);
 	}
 
 	char *out;
-	if (!strcmp(o.format, "json"))
-		out = verify_report_json(&s);
-	else if (!strcmp(o.format, "md"))
-		out = verify_report_md(&s);
+	if (!strcmp(o->format, "json"))
+		out = verify_report_json(s);
+	else if (!strcmp(o->format, "md"))
+		out = verify_report_md(s);
 	else
-		out = verify_report_text(&s, !o.output && isatty(1) && !getenv("NO_COLOR"));
-	rc = s.exit_status;
+		out = verify_report_text(s, !o->output && isatty(1) && !getenv("NO_COLOR"));
+	rc = s->exit_status;
 	/* Without --output, the text report of an unavailable host goes to
 	 * stderr only (already printed); JSON and Markdown still go to stdout. */
-	if (o.output) {
-		FILE *f = fopen(o.output, "wb");
+	if (o->output) {
+		FILE *f = fopen(o->output, "wb");
 		if (!f || fputs(out, f) < 0 || fclose(f) != 0) {
-			fprintf(stderr, "nccl-triage verify: %s: cannot write: %s\n", o.output, strerror(errno));
+			fprintf(stderr, "nccl-triage verify: %s: cannot write: %s\n", o->output, strerror(errno));
 			if (rc == 0)
 				rc = VERIFY_EXIT_USAGE;
 		}
-	} else if (s.baseline || strcmp(o.format, "text")) {
+	} else if (s->baseline || strcmp(o->format, "text")) {
 		fputs(out, stdout);
 		fflush(stdout);
 	}
 	free(out);
+	return rc;
+}
+
+int cmd_verify(struct common *c, struct strvec *ops)
+{
+	struct vopts o;
+	struct verify_session s;
+	int gpus[4096];
+	memset(&o, 0, sizeof o);
+	memset(&s, 0, sizeof s);
+	verify_cfg_default(&o.cfg);
+	o.format = "text";
+	int rc = parse_args(c, ops, &o);
+	struct venv_list cand = {0};
+	if (!rc)
+		rc = read_candidate(&o, &s, &cand);
+	venv_free(&o.env);
+	if (!rc)
+		rc = probe(&o, &s, gpus);
+	if (rc) {
+		venv_free(&cand);
+		free(s.candidate_source);
+		return rc;
+	}
+	run_all(&o, &s, &cand);
+	venv_free(&cand);
+	verify_judge(&s);
+	rc = report(&o, &s);
 	verify_session_free(&s);
 	return rc;
 }
