@@ -889,6 +889,108 @@ static int literal_present(const struct signature *s, const char *msg, size_t n)
 	return 0;
 }
 
+static int limit_hit(int rc)
+{
+	return rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
+	       rc == PCRE2_ERROR_JIT_STACKLIMIT;
+}
+
+/* A sample's expected captures against the match (rc groups in md); 1 when all agree. */
+static int check_captures(const struct signature *s, size_t k, const cJSON *want, const struct logline *ll, int rc,
+                          pcre2_match_data *md, struct msgs *m)
+{
+	int good = 1;
+	const cJSON *cw;
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+	cJSON_ArrayForEach(cw, want) {
+		int found = 0;
+		for (size_t g = 1; g < s->ncapnames; g++) {
+			if (!s->capnames[g] || strcmp(s->capnames[g], cw->string) != 0)
+				continue;
+			found = 1;
+			const char *exp = cJSON_IsString(cw) ? cw->valuestring : "";
+			if ((int)g >= rc || ov[2 * g] == PCRE2_UNSET) {
+				msgs_add(m, "%s: signatures[%zu].samples[%zu].captures.%s: expected \"%s\", group did not participate",
+				         s->file, s->index, k, cw->string, exp);
+				good = 0;
+			} else {
+				size_t L = ov[2 * g + 1] - ov[2 * g];
+				if (strlen(exp) != L || memcmp(exp, ll->msg.p + ov[2 * g], L) != 0) {
+					msgs_add(m, "%s: signatures[%zu].samples[%zu].captures.%s: expected \"%s\", got \"%.*s\"",
+					         s->file, s->index, k, cw->string, exp, (int)L, ll->msg.p + ov[2 * g]);
+					good = 0;
+				}
+			}
+		}
+		if (!found) {
+			msgs_add(m, "%s: signatures[%zu].samples[%zu].captures.%s: the regex has no such named group",
+			         s->file, s->index, k, cw->string);
+			good = 0;
+		}
+	}
+	return good;
+}
+
+/* Sample k (a line, or {"line", "captures"}) must match; 1 when it does as told. */
+static int check_sample(const struct signature *s, size_t k, const cJSON *it, pcre2_match_data *md,
+                        pcre2_match_context *mc, struct msgs *m)
+{
+	const char *line = cJSON_IsString(it) ? it->valuestring
+	                 : get_str(&(struct loadctx){s->file, m, 0, NULL, 0}, it, "line", "sample", 0);
+	const cJSON *want = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "captures") : NULL;
+	if (!line) {
+		msgs_add(m, "%s: signatures[%zu].samples[%zu]: needs a \"line\" string", s->file, s->index, k);
+		return 0;
+	}
+	struct logline ll;
+	logline_parse(line, strlen(line), &ll);
+	int rc = -1;
+	if (sig_accepts_level(s->on, ll.level))
+		rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
+	if (limit_hit(rc)) {
+		msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" exceeded the regex match limit (catastrophic backtracking?)",
+		         s->file, s->index, k, s->id);
+		return 0;
+	}
+	if (rc < 0) {
+		msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" does not match%s", s->file, s->index, k, s->id,
+		         sig_accepts_level(s->on, ll.level) ? "" : " (line level not accepted by \"on\")");
+		return 0;
+	}
+	if (!literal_present(s, ll.msg.p, ll.msg.n)) {
+		msgs_add(m, "%s: signatures[%zu].samples[%zu]: matches but contains none of the literals (prefilter would skip it)",
+		         s->file, s->index, k);
+		return 0;
+	}
+	return check_captures(s, k, want, &ll, rc, md, m);
+}
+
+/* Negative sample k must not match; 1 when it does not. */
+static int check_negative(const struct signature *s, size_t k, const cJSON *it, pcre2_match_data *md,
+                          pcre2_match_context *mc, struct msgs *m)
+{
+	if (!cJSON_IsString(it)) {
+		msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: must be a string", s->file, s->index, k);
+		return 0;
+	}
+	struct logline ll;
+	logline_parse(it->valuestring, strlen(it->valuestring), &ll);
+	int rc = -1;
+	if (sig_accepts_level(s->on, ll.level))
+		rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
+	if (rc >= 0) {
+		msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: \"%s\" matches but must not",
+		         s->file, s->index, k, s->id);
+		return 0;
+	}
+	if (limit_hit(rc)) {
+		msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: \"%s\" exceeded the regex match limit (catastrophic backtracking?)",
+		         s->file, s->index, k, s->id);
+		return 0;
+	}
+	return 1;
+}
+
 int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 {
 	int fails = 0;
@@ -900,99 +1002,20 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 	pcre2_set_depth_limit(mc, db->depth_limit);
 	for (size_t i = 0; i < db->nsigs; i++) {
 		const struct signature *s = &db->sigs[i];
-		const cJSON *samples = cJSON_GetObjectItemCaseSensitive(s->json, "samples");
-		const cJSON *neg = cJSON_GetObjectItemCaseSensitive(s->json, "negative_samples");
 		size_t k = 0;
 		const cJSON *it;
-		cJSON_ArrayForEach(it, samples) {
-			const char *line = cJSON_IsString(it) ? it->valuestring
-			                 : get_str(&(struct loadctx){s->file, m, 0, NULL, 0}, it, "line", "sample", 0);
-			const cJSON *want = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "captures") : NULL;
-			if (!line) {
-				msgs_add(m, "%s: signatures[%zu].samples[%zu]: needs a \"line\" string", s->file, s->index, k);
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(s->json, "samples")) {
+			if (check_sample(s, k++, it, md, mc, m))
+				(*ok)++;
+			else
 				fails++;
-				k++;
-				continue;
-			}
-			struct logline ll;
-			logline_parse(line, strlen(line), &ll);
-			int rc = -1;
-			if (sig_accepts_level(s->on, ll.level))
-				rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
-			if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
-			    rc == PCRE2_ERROR_JIT_STACKLIMIT) {
-				msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" exceeded the regex match limit (catastrophic backtracking?)",
-				         s->file, s->index, k, s->id);
-				fails++;
-			} else if (rc < 0) {
-				msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" does not match%s", s->file,
-				         s->index, k, s->id,
-				         sig_accepts_level(s->on, ll.level) ? "" : " (line level not accepted by \"on\")");
-				fails++;
-			} else if (!literal_present(s, ll.msg.p, ll.msg.n)) {
-				msgs_add(m, "%s: signatures[%zu].samples[%zu]: matches but contains none of the literals (prefilter would skip it)",
-				         s->file, s->index, k);
-				fails++;
-			} else {
-				int good = 1;
-				const cJSON *cw;
-				PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-				cJSON_ArrayForEach(cw, want) {
-					int found = 0;
-					for (size_t g = 1; g < s->ncapnames; g++) {
-						if (!s->capnames[g] || strcmp(s->capnames[g], cw->string) != 0)
-							continue;
-						found = 1;
-						const char *exp = cJSON_IsString(cw) ? cw->valuestring : "";
-						if ((int)g >= rc || ov[2 * g] == PCRE2_UNSET) {
-							msgs_add(m, "%s: signatures[%zu].samples[%zu].captures.%s: expected \"%s\", group did not participate",
-							         s->file, s->index, k, cw->string, exp);
-							good = 0;
-						} else {
-							size_t L = ov[2 * g + 1] - ov[2 * g];
-							if (strlen(exp) != L || memcmp(exp, ll.msg.p + ov[2 * g], L) != 0) {
-								msgs_add(m, "%s: signatures[%zu].samples[%zu].captures.%s: expected \"%s\", got \"%.*s\"",
-								         s->file, s->index, k, cw->string, exp, (int)L, ll.msg.p + ov[2 * g]);
-								good = 0;
-							}
-						}
-					}
-					if (!found) {
-						msgs_add(m, "%s: signatures[%zu].samples[%zu].captures.%s: the regex has no such named group",
-						         s->file, s->index, k, cw->string);
-						good = 0;
-					}
-				}
-				if (good) (*ok)++; else fails++;
-			}
-			k++;
 		}
 		k = 0;
-		cJSON_ArrayForEach(it, neg) {
-			if (!cJSON_IsString(it)) {
-				msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: must be a string", s->file, s->index, k);
-				fails++;
-				k++;
-				continue;
-			}
-			struct logline ll;
-			logline_parse(it->valuestring, strlen(it->valuestring), &ll);
-			int rc = -1;
-			if (sig_accepts_level(s->on, ll.level))
-				rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
-			if (rc >= 0) {
-				msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: \"%s\" matches but must not",
-				         s->file, s->index, k, s->id);
-				fails++;
-			} else if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
-			           rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
-				msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: \"%s\" exceeded the regex match limit (catastrophic backtracking?)",
-				         s->file, s->index, k, s->id);
-				fails++;
-			} else {
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(s->json, "negative_samples")) {
+			if (check_negative(s, k++, it, md, mc, m))
 				(*ok)++;
-			}
-			k++;
+			else
+				fails++;
 		}
 	}
 	pcre2_match_data_free(md);
