@@ -739,158 +739,139 @@ static void svg_text(FILE *f, double x, double y, const char *attrs, const char 
 	fputs("</text>", f);
 }
 
-static void timeline_section(FILE *f, const cJSON *b)
+/* Where the timeline is drawn, and who failed first. */
+struct tl {
+	const cJSON *diags, *top;   /* the top root diagnosis */
+	double first_rank, first_pid;
+	const char *first_host;     /* the place of its earliest evidence */
+	int any_failed_first;
+	int lanes;
+	double left, colw, top_y, laneh, outx, width, height;
+};
+
+/* The outcome of one lane: a failure (first or echo) or "no error seen". */
+static void timeline_outcome(FILE *f, const struct tl *t, const cJSON *r, double y, double rk, double pid,
+                             const char *host)
 {
-	const cJSON *ranks = json_get(b, "ranks"), *r;
-	int n = json_size(ranks);
-	if (!n)
-		return;
-	/* the first failure: the earliest evidence of the top root diagnosis */
-	const cJSON *diags = json_get(b, "diagnoses"), *d, *top = NULL;
-	cJSON_ArrayForEach(d, diags)
-		if (!top && !is_cascade(d))
-			top = d;
-	double first_rank = -1;
-	const char *first_host = NULL;
-	double first_pid = -1;
-	const cJSON *e0 = cJSON_GetArrayItem(json_get(top, "evidence"), 0);
-	if (e0) {
-		json_num(e0, "rank", &first_rank);
-		first_host = json_str(e0, "host");
-		json_num(e0, "pid", &first_pid);
+	const cJSON *diags = t->diags, *top = t->top, *d;
+	const double outx = t->outx;
+	const int any_failed_first = t->any_failed_first;
+	const double first_rank = t->first_rank, first_pid = t->first_pid;
+	const char *first_host = t->first_host;
+	const char *err = json_str(r, "first_error");
+	int in_diag = 0;
+	cJSON_ArrayForEach(d, diags) {
+		const cJSON *x;
+		cJSON_ArrayForEach(x, json_get(d, "ranks"))
+			if (rk >= 0 && x->valuedouble == rk)
+				in_diag = 1;
 	}
-	int lanes = n < HTML_MAX_LANES ? n : HTML_MAX_LANES;
-	int any_failed_first = 0;
-	cJSON_ArrayForEach(r, ranks)
-		any_failed_first |= cJSON_IsTrue(json_get(r, "failed_first"));
-	const double left = 150, colw = 118, top_y = 46, laneh = 26;
-	const double outx = left + NSTAGES * colw + 10;
-	const double width = outx + 440, height = top_y + lanes * laneh + 40;
-	fputs("<h2>Rank timeline</h2>\n<p class=\"sub\">One lane per NCCL process: how far it got through NCCL "
-	      "start-up, and where it failed. <span style=\"color:#b3261e\">&#9679;</span> the first failure, "
-	      "<span style=\"color:#c25e00\">&#9679;</span> echoes on other ranks, "
-	      "<span style=\"color:#1e7b34\">&#9679;</span> milestones reached, hollow: not reached.</p>\n",
-	      f);
-	fprintf(f, "<svg role=\"img\" aria-label=\"rank timeline\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-	           "xmlns=\"http://www.w3.org/2000/svg\" style=\"max-width:100%%;height:auto\">\n",
-	        width, height, width, height);
+	int is_first;
+	if (cJSON_IsBool(json_get(r, "failed_first")) || any_failed_first)
+		is_first = cJSON_IsTrue(json_get(r, "failed_first"));
+	else
+		is_first = (first_rank >= 0 && rk == first_rank) ||
+		           (first_rank < 0 && first_pid >= 0 && pid == first_pid && (!first_host || !host || !strcmp(first_host, host)));
+	const char *ms = json_str(r, "last_milestone");
+	int aborted = (ms && !strcmp(ms, "aborted")) || cJSON_IsTrue(json_get(json_get(r, "milestones"), "aborted"));
+	const cJSON *ex = json_get(r, "exit");
+	double code = 0;
+	int died = json_num(ex, "code", &code) && code != 0;
+	char exitmsg[64] = "";
+	if (died) {
+		const char *sn = json_str(ex, "signal_name");
+		snprintf(exitmsg, sizeof exitmsg, " [exit %.0f%s%s]", code, sn ? " " : "", sn ? sn : "");
+	}
+	if (is_first || err || in_diag || aborted || died) {
+		const char *col = is_first ? "#b3261e" : "#c25e00";
+		fprintf(f, "<g><circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" fill=\"%s\"/>"
+		           "<path d=\"M%.1f %.1fl8 8M%.1f %.1fl-8 8\" stroke=\"#fff\" stroke-width=\"2\"/>",
+		        outx, y, col, outx - 4, y - 4, outx + 4, y - 4);
+		fputs("<title>", f);
+		esc(f, is_first ? "first failure: " : "echo: ");
+		esc(f, err ? err : aborted ? "communicator aborted" : "named in a diagnosis");
+		fputs("</title></g>", f);
+		char msg[200];
+		const char *what = err;
+		/* the glog / NCCL prefix of the first error is noise here */
+		if (what && what[0] == '[') {
+			const char *q = strstr(what, "] ");
+			if (q && q - what < 60)
+				what = q + 2;
+			if (!strncmp(what, "[Rank ", 6) && (q = strstr(what, "] ")))
+				what = q + 2;
+		}
+		if (!what && is_first && json_str(top, "title"))
+			what = json_str(top, "title");
+		if (!what)
+			what = aborted ? "communicator aborted" : died ? "process exited" : "named in a diagnosis";
+		snprintf(msg, sizeof msg, "%s%s", is_first ? "first failure: " : "echo: ", what);
+		if (died) {
+			/* keep the exit status visible: cut the message to make room */
+			size_t room = 44 > strlen(exitmsg) ? 44 - strlen(exitmsg) : 0;
+			if (strlen(msg) > room) {
+				size_t k = room;
+				while (k > 0 && ((unsigned char)msg[k] & 0xC0) == 0x80)
+					k--;
+				snprintf(msg + k, sizeof msg - k, "…");
+			}
+			snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s", exitmsg);
+		}
+		svg_text(f, outx + 14, y + 4, is_first ? "font-size=\"11\" fill=\"#b3261e\" font-weight=\"600\"" : "font-size=\"11\" fill=\"#8a4a00\"",
+		         msg, 64);
+	} else {
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"#1e7b34\"/>", outx, y);
+		svg_text(f, outx + 14, y + 4, "font-size=\"11\" fill=\"#1e7b34\"", "no error seen", 40);
+	}
+}
+
+/* One lane: the rank's label, the stages it reached, its outcome. */
+static void timeline_lane(FILE *f, const struct tl *t, const cJSON *r, int lane)
+{
+	const double left = t->left, colw = t->colw, top_y = t->top_y, laneh = t->laneh, outx = t->outx,
+	             width = t->width;
+	double y = top_y + lane * laneh + laneh / 2, rk = -1, pid = -1;
+	json_num(r, "rank", &rk);
+	json_num(r, "pid", &pid);
+	const char *host = json_str(r, "host");
+	char label[96];
+	if (rk >= 0)
+		snprintf(label, sizeof label, "rank %.0f", rk);
+	else
+		snprintf(label, sizeof label, "pid %.0f", pid);
+	if (lane % 2)
+		fprintf(f, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f7f9fa\"/>", y - laneh / 2, width, laneh);
+	svg_text(f, 6, y + 4, "font-size=\"12\" font-weight=\"600\"", label, 30);
+	if (host) {
+		char hl[80];
+		snprintf(hl, sizeof hl, "%s:%.0f", host, pid);
+		svg_text(f, 62, y + 4, "font-size=\"11\" fill=\"#5b6673\"", hl, 14);
+	}
+	int have[NSTAGES];
+	int best = reached(r, have);
+	double x0 = left + colw / 2, xb = left + best * colw + colw / 2;
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1e7b34\" stroke-width=\"3\"/>", x0, y,
+	        xb, y);
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c7cdd3\" stroke-width=\"2\" "
+	           "stroke-dasharray=\"4 4\"/>",
+	        xb, y, outx - 14, y);
 	for (int i = 0; i < NSTAGES; i++) {
 		double x = left + i * colw + colw / 2;
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e6ea\"/>", x, top_y - 8, x,
-		        top_y + lanes * laneh);
-		svg_text(f, x, top_y - 16, "text-anchor=\"middle\" font-size=\"12\" fill=\"#5b6673\"", STAGE_LABELS[i], 40);
-	}
-	svg_text(f, outx, top_y - 16, "font-size=\"12\" fill=\"#5b6673\"", "outcome", 20);
-	int lane = 0;
-	cJSON_ArrayForEach(r, ranks) {
-		if (lane >= lanes)
-			break;
-		double y = top_y + lane * laneh + laneh / 2, rk = -1, pid = -1;
-		json_num(r, "rank", &rk);
-		json_num(r, "pid", &pid);
-		const char *host = json_str(r, "host");
-		char label[96];
-		if (rk >= 0)
-			snprintf(label, sizeof label, "rank %.0f", rk);
+		if (have[i])
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"#1e7b34\"><title>%s</title></circle>", x, y,
+			        STAGE_LABELS[i]);
 		else
-			snprintf(label, sizeof label, "pid %.0f", pid);
-		if (lane % 2)
-			fprintf(f, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f7f9fa\"/>", y - laneh / 2, width, laneh);
-		svg_text(f, 6, y + 4, "font-size=\"12\" font-weight=\"600\"", label, 30);
-		if (host) {
-			char hl[80];
-			snprintf(hl, sizeof hl, "%s:%.0f", host, pid);
-			svg_text(f, 62, y + 4, "font-size=\"11\" fill=\"#5b6673\"", hl, 14);
-		}
-		int have[NSTAGES];
-		int best = reached(r, have);
-		double x0 = left + colw / 2, xb = left + best * colw + colw / 2;
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1e7b34\" stroke-width=\"3\"/>", x0, y,
-		        xb, y);
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c7cdd3\" stroke-width=\"2\" "
-		           "stroke-dasharray=\"4 4\"/>",
-		        xb, y, outx - 14, y);
-		for (int i = 0; i < NSTAGES; i++) {
-			double x = left + i * colw + colw / 2;
-			if (have[i])
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"#1e7b34\"><title>%s</title></circle>", x, y,
-				        STAGE_LABELS[i]);
-			else
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#fff\" stroke=\"#9aa3ad\" stroke-width=\"1.5\">"
-				           "<title>%s not reached</title></circle>",
-				        x, y, STAGE_LABELS[i]);
-		}
-		const char *err = json_str(r, "first_error");
-		int in_diag = 0;
-		cJSON_ArrayForEach(d, diags) {
-			const cJSON *x;
-			cJSON_ArrayForEach(x, json_get(d, "ranks"))
-				if (rk >= 0 && x->valuedouble == rk)
-					in_diag = 1;
-		}
-		int is_first;
-		if (cJSON_IsBool(json_get(r, "failed_first")) || any_failed_first)
-			is_first = cJSON_IsTrue(json_get(r, "failed_first"));
-		else
-			is_first = (first_rank >= 0 && rk == first_rank) ||
-			           (first_rank < 0 && first_pid >= 0 && pid == first_pid && (!first_host || !host || !strcmp(first_host, host)));
-		const char *ms = json_str(r, "last_milestone");
-		int aborted = (ms && !strcmp(ms, "aborted")) || cJSON_IsTrue(json_get(json_get(r, "milestones"), "aborted"));
-		const cJSON *ex = json_get(r, "exit");
-		double code = 0;
-		int died = json_num(ex, "code", &code) && code != 0;
-		char exitmsg[64] = "";
-		if (died) {
-			const char *sn = json_str(ex, "signal_name");
-			snprintf(exitmsg, sizeof exitmsg, " [exit %.0f%s%s]", code, sn ? " " : "", sn ? sn : "");
-		}
-		if (is_first || err || in_diag || aborted || died) {
-			const char *col = is_first ? "#b3261e" : "#c25e00";
-			fprintf(f, "<g><circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" fill=\"%s\"/>"
-			           "<path d=\"M%.1f %.1fl8 8M%.1f %.1fl-8 8\" stroke=\"#fff\" stroke-width=\"2\"/>",
-			        outx, y, col, outx - 4, y - 4, outx + 4, y - 4);
-			fputs("<title>", f);
-			esc(f, is_first ? "first failure: " : "echo: ");
-			esc(f, err ? err : aborted ? "communicator aborted" : "named in a diagnosis");
-			fputs("</title></g>", f);
-			char msg[200];
-			const char *what = err;
-			/* the glog / NCCL prefix of the first error is noise here */
-			if (what && what[0] == '[') {
-				const char *q = strstr(what, "] ");
-				if (q && q - what < 60)
-					what = q + 2;
-				if (!strncmp(what, "[Rank ", 6) && (q = strstr(what, "] ")))
-					what = q + 2;
-			}
-			if (!what && is_first && json_str(top, "title"))
-				what = json_str(top, "title");
-			if (!what)
-				what = aborted ? "communicator aborted" : died ? "process exited" : "named in a diagnosis";
-			snprintf(msg, sizeof msg, "%s%s", is_first ? "first failure: " : "echo: ", what);
-			if (died) {
-				/* keep the exit status visible: cut the message to make room */
-				size_t room = 44 > strlen(exitmsg) ? 44 - strlen(exitmsg) : 0;
-				if (strlen(msg) > room) {
-					size_t k = room;
-					while (k > 0 && ((unsigned char)msg[k] & 0xC0) == 0x80)
-						k--;
-					snprintf(msg + k, sizeof msg - k, "…");
-				}
-				snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s", exitmsg);
-			}
-			svg_text(f, outx + 14, y + 4, is_first ? "font-size=\"11\" fill=\"#b3261e\" font-weight=\"600\"" : "font-size=\"11\" fill=\"#8a4a00\"",
-			         msg, 64);
-		} else {
-			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"#1e7b34\"/>", outx, y);
-			svg_text(f, outx + 14, y + 4, "font-size=\"11\" fill=\"#1e7b34\"", "no error seen", 40);
-		}
-		lane++;
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#fff\" stroke=\"#9aa3ad\" stroke-width=\"1.5\">"
+			           "<title>%s not reached</title></circle>",
+			        x, y, STAGE_LABELS[i]);
 	}
-	fputs("</svg>\n", f);
-	if (n > lanes)
-		fprintf(f, "<p class=\"sub\">… %d more processes not drawn.</p>\n", n - lanes);
-	/* the same as a table, for copying and for screen readers */
+	timeline_outcome(f, t, r, y, rk, pid, host);
+}
+
+/* the same as a table, for copying and for screen readers */
+static void timeline_table(FILE *f, const cJSON *ranks)
+{
+	const cJSON *r;
 	fputs("<details><summary>Rank table</summary>\n<table><tr><th>rank</th><th>host</th><th>pid</th><th>GPU</th>"
 	      "<th>bus id</th><th>NCCL</th><th>got to</th><th>first error</th><th>exit</th><th>last line</th></tr>\n",
 	      f);
@@ -937,6 +918,56 @@ static void timeline_section(FILE *f, const cJSON *b)
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table></details>\n", f);
+}
+
+static void timeline_section(FILE *f, const cJSON *b)
+{
+	const cJSON *ranks = json_get(b, "ranks"), *r, *d;
+	int n = json_size(ranks);
+	if (!n)
+		return;
+	struct tl t = {json_get(b, "diagnoses"), NULL, -1, -1, NULL, 0, 0, 150, 118, 46, 26, 0, 0, 0};
+	/* the first failure: the earliest evidence of the top root diagnosis */
+	cJSON_ArrayForEach(d, t.diags)
+		if (!t.top && !is_cascade(d))
+			t.top = d;
+	const cJSON *e0 = cJSON_GetArrayItem(json_get(t.top, "evidence"), 0);
+	if (e0) {
+		json_num(e0, "rank", &t.first_rank);
+		t.first_host = json_str(e0, "host");
+		json_num(e0, "pid", &t.first_pid);
+	}
+	t.lanes = n < HTML_MAX_LANES ? n : HTML_MAX_LANES;
+	cJSON_ArrayForEach(r, ranks)
+		t.any_failed_first |= cJSON_IsTrue(json_get(r, "failed_first"));
+	t.outx = t.left + NSTAGES * t.colw + 10;
+	t.width = t.outx + 440;
+	t.height = t.top_y + t.lanes * t.laneh + 40;
+	fputs("<h2>Rank timeline</h2>\n<p class=\"sub\">One lane per NCCL process: how far it got through NCCL "
+	      "start-up, and where it failed. <span style=\"color:#b3261e\">&#9679;</span> the first failure, "
+	      "<span style=\"color:#c25e00\">&#9679;</span> echoes on other ranks, "
+	      "<span style=\"color:#1e7b34\">&#9679;</span> milestones reached, hollow: not reached.</p>\n",
+	      f);
+	fprintf(f, "<svg role=\"img\" aria-label=\"rank timeline\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+	           "xmlns=\"http://www.w3.org/2000/svg\" style=\"max-width:100%%;height:auto\">\n",
+	        t.width, t.height, t.width, t.height);
+	for (int i = 0; i < NSTAGES; i++) {
+		double x = t.left + i * t.colw + t.colw / 2;
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e6ea\"/>", x, t.top_y - 8, x,
+		        t.top_y + t.lanes * t.laneh);
+		svg_text(f, x, t.top_y - 16, "text-anchor=\"middle\" font-size=\"12\" fill=\"#5b6673\"", STAGE_LABELS[i], 40);
+	}
+	svg_text(f, t.outx, t.top_y - 16, "font-size=\"12\" fill=\"#5b6673\"", "outcome", 20);
+	int lane = 0;
+	cJSON_ArrayForEach(r, ranks) {
+		if (lane >= t.lanes)
+			break;
+		timeline_lane(f, &t, r, lane++);
+	}
+	fputs("</svg>\n", f);
+	if (n > t.lanes)
+		fprintf(f, "<p class=\"sub\">… %d more processes not drawn.</p>\n", n - t.lanes);
+	timeline_table(f, ranks);
 }
 
 /* ---- topology ---- */
