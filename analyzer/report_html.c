@@ -988,13 +988,10 @@ static int uf_find(int *p, int x)
 	return x;
 }
 
-static void topology_section(FILE *f, const cJSON *b)
+/* The matrix of link types: from facts.topology's links, else its matrix
+ * rows; returns the number of GPUs. */
+static int topo_cells(const cJSON *topo, const char *cell[HTML_MAX_GPUS][HTML_MAX_GPUS])
 {
-	const cJSON *topo = json_get(json_get(b, "facts"), "topology");
-	if (!topo)
-		return;
-	static const char *cell[HTML_MAX_GPUS][HTML_MAX_GPUS];
-	memset(cell, 0, sizeof cell);
 	int n = 0;
 	const cJSON *x;
 	cJSON_ArrayForEach(x, json_get(topo, "links")) {
@@ -1025,14 +1022,16 @@ static void topology_section(FILE *f, const cJSON *b)
 			}
 		}
 	}
-	if (n == 0)
-		return;
-	for (int i = 0; i < n; i++)
-		if (!cell[i][i])
-			cell[i][i] = "X";
-	/* P2P-capable groups: from the facts when given, else connected
-	 * components over direct links */
-	int group[HTML_MAX_GPUS], ngroups = 0, computed = 0;
+	return n;
+}
+
+/* P2P-capable groups: from the facts when given, else connected components
+ * over direct links; *computed says which.  Returns their number. */
+static int topo_groups(const cJSON *topo, const char *cell[HTML_MAX_GPUS][HTML_MAX_GPUS], int n, int *group,
+                       int *computed)
+{
+	int ngroups = 0;
+	*computed = 0;
 	for (int i = 0; i < n; i++)
 		group[i] = -1;
 	const cJSON *groups = json_get(topo, "groups");
@@ -1065,8 +1064,13 @@ static void topology_section(FILE *f, const cJSON *b)
 				id[r] = ngroups++;
 			group[i] = id[r];
 		}
-		computed = 1;
+		*computed = 1;
 	}
+	return ngroups;
+}
+
+static void topo_grid(FILE *f, const char *cell[HTML_MAX_GPUS][HTML_MAX_GPUS], int n, const int *group)
+{
 	fputs("<h2>GPU topology</h2>\n<p class=\"sub\">How each pair of GPUs is connected (from <code>nvidia-smi topo -m</code>). "
 	      "Green is fast and direct; red crosses CPU sockets. Thick outlines mark groups of GPUs that can talk to each "
 	      "other directly (peer-to-peer).</p>\n<div class=\"grid2\"><table class=\"topo\"><tr><th></th>",
@@ -1108,7 +1112,11 @@ static void topology_section(FILE *f, const cJSON *b)
 	      "<span><i class=\"sw l-NODE\"></i>NODE between host bridges in one NUMA node</span>"
 	      "<span><i class=\"sw l-SYS\"></i>SYS across CPU sockets: slowest, P2P often unusable</span></div></div>\n",
 	      f);
-	/* recommendation */
+}
+
+/* The recommendation: the facts', else the largest direct group. */
+static void topo_recommend(FILE *f, const cJSON *topo, int n, const int *group, int ngroups, int computed)
+{
 	const cJSON *rec = json_get(topo, "recommend");
 	if (!rec)
 		rec = json_get(topo, "recommendation");
@@ -1156,6 +1164,25 @@ static void topology_section(FILE *f, const cJSON *b)
 		}
 		fputs("</p>\n", f);
 	}
+}
+
+static void topology_section(FILE *f, const cJSON *b)
+{
+	const cJSON *topo = json_get(json_get(b, "facts"), "topology");
+	if (!topo)
+		return;
+	static const char *cell[HTML_MAX_GPUS][HTML_MAX_GPUS];
+	memset(cell, 0, sizeof cell);
+	int n = topo_cells(topo, cell);
+	if (n == 0)
+		return;
+	for (int i = 0; i < n; i++)
+		if (!cell[i][i])
+			cell[i][i] = "X";
+	int group[HTML_MAX_GPUS], computed;
+	int ngroups = topo_groups(topo, cell, n, group, &computed);
+	topo_grid(f, cell, n, group);
+	topo_recommend(f, topo, n, group, ngroups, computed);
 }
 
 /* ---- memory ---- */
