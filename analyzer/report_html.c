@@ -1267,11 +1267,23 @@ static int same_path(const cJSON *s, const char *path)
 }
 
 /* One chart for the series of one document (their clocks agree). */
-static void memory_chart(FILE *f, const cJSON *b, const cJSON *series, const char *path, const cJSON *mem)
+/* One chart: its scale and the moment of failure. */
+struct chart {
+	double tmax, ymax, cap, start;  /* start: the first series' clock, NAN when none */
+	double fail_t;                  /* NAN when it could not be placed */
+	int released;                   /* fail_t is where the memory was released */
+	double top, pw, ph;
+};
+#define CHART_W 700
+#define CHART_H 280
+#define CHART_L 56
+#define CHART_T 16
+
+/* The scale: longest time, highest use, capacity, the start's clock. */
+static void chart_scan(struct chart *c, const cJSON *series, const char *path)
 {
 	const cJSON *s;
-	double tmax = 0, ymax = 0, cap = 0, start = NAN, v;
-	int nser = 0;
+	double v;
 	cJSON_ArrayForEach(s, series) {
 		if (!same_path(s, path))
 			continue;
@@ -1282,38 +1294,43 @@ static void memory_chart(FILE *f, const cJSON *b, const cJSON *series, const cha
 			if (!json_num(x, "t", &t))
 				t = idx;
 			idx++;
-			if (t > tmax) tmax = t;
-			if (json_num(x, "used_mib", &v) && v > ymax) ymax = v;
-			if (json_num(x, "total_mib", &v) && v > cap) cap = v;
+			if (t > c->tmax) c->tmax = t;
+			if (json_num(x, "used_mib", &v) && v > c->ymax) c->ymax = v;
+			if (json_num(x, "total_mib", &v) && v > c->cap) c->cap = v;
 		}
-		if (json_num(s, "total_mib", &v) && v > cap)
-			cap = v;
+		if (json_num(s, "total_mib", &v) && v > c->cap)
+			c->cap = v;
 		double st;
-		if (isnan(start) && parse_stamp(json_str(s, "start"), &st))
-			start = st;
-		nser++;
+		if (isnan(c->start) && parse_stamp(json_str(s, "start"), &st))
+			c->start = st;
 	}
-	/* the moment of failure: given by the facts, else the top diagnosis'
-	 * earliest timestamp against the trace's clock, else where the memory
-	 * was released after the peak (the processes exited) */
-	double fail_t = NAN;
+}
+
+/* The moment of failure: given by the facts, else the top diagnosis'
+ * earliest timestamp against the trace's clock, else where the memory was
+ * released after the peak (the processes exited). */
+static void chart_failure(struct chart *c, const cJSON *b, const cJSON *series, const char *path, const cJSON *mem)
+{
+	const cJSON *s;
+	double v;
+	c->fail_t = NAN;
 	if (json_num(mem, "failure_t", &v))
-		fail_t = v;
-	if (isnan(fail_t) && !isnan(start)) {
+		c->fail_t = v;
+	if (isnan(c->fail_t) && !isnan(c->start)) {
 		const cJSON *d, *top = NULL, *e;
 		cJSON_ArrayForEach(d, json_get(b, "diagnoses"))
 			if (!top && !is_cascade(d))
 				top = d;
 		cJSON_ArrayForEach(e, json_get(top, "evidence")) {
 			double ts;
-			if (parse_stamp(json_str(e, "time"), &ts) && ts - start >= 0 && ts - start <= tmax + 5) {
-				fail_t = ts - start;
+			if (parse_stamp(json_str(e, "time"), &ts) && ts - c->start >= 0 && ts - c->start <= c->tmax + 5) {
+				c->fail_t = ts - c->start;
 				break;
 			}
 		}
 	}
-	int released = 0;
-	if (isnan(fail_t)) {
+	c->released = 0;
+	if (isnan(c->fail_t)) {
 		cJSON_ArrayForEach(s, series) {
 			double pk, pt, idx = 0;
 			if (!same_path(s, path) || !json_num(s, "peak_mib", &pk) || !json_num(s, "peak_t", &pt) || pk < 1024)
@@ -1325,21 +1342,21 @@ static void memory_chart(FILE *f, const cJSON *b, const cJSON *series, const cha
 					t = idx;
 				idx++;
 				if (t > pt && json_num(x, "used_mib", &u) && u < pk / 2) {
-					if (isnan(fail_t) || t < fail_t)
-						fail_t = t;
-					released = 1;
+					if (isnan(c->fail_t) || t < c->fail_t)
+						c->fail_t = t;
+					c->released = 1;
 					break;
 				}
 			}
 		}
 	}
-	double top = (cap > ymax ? cap : ymax) * 1.08;
-	if (top <= 0)
-		top = 1024;
-	if (tmax <= 0)
-		tmax = 1;
-	const double W = 700, H = 280, L = 56, R = 16, T = 16, B = 40;
-	double pw = W - L - R, ph = H - T - B;
+}
+
+/* The frame: grid, axes, the capacity line. */
+static void chart_axes(FILE *f, const struct chart *c, const char *path)
+{
+	const double W = CHART_W, H = CHART_H, L = CHART_L, T = CHART_T, pw = c->pw, ph = c->ph, top = c->top,
+	             tmax = c->tmax, cap = c->cap;
 	fputs("<div><div class=\"sub\">", f);
 	esc(f, path ? path : "memory trace");
 	fputs("</div>\n", f);
@@ -1369,6 +1386,13 @@ static void memory_chart(FILE *f, const cJSON *b, const cJSON *series, const cha
 		           "text-anchor=\"end\">capacity %s</text>",
 		        L, y, L + pw, y, L + pw - 4, y - 4, cs);
 	}
+}
+
+/* One polyline per GPU of the document, with its peak. */
+static void chart_lines(FILE *f, const struct chart *c, const cJSON *series, const char *path)
+{
+	const double L = CHART_L, T = CHART_T, pw = c->pw, ph = c->ph, top = c->top, tmax = c->tmax;
+	const cJSON *s;
 	int si = 0;
 	cJSON_ArrayForEach(s, series) {
 		if (!same_path(s, path))
@@ -1399,6 +1423,13 @@ static void memory_chart(FILE *f, const cJSON *b, const cJSON *series, const cha
 			        L + pt / tmax * pw, T + ph - pk / top * ph, col, g, pk, pt);
 		si++;
 	}
+}
+
+/* The failure line and what it means. */
+static void chart_failure_line(FILE *f, const struct chart *c)
+{
+	const double L = CHART_L, T = CHART_T, pw = c->pw, ph = c->ph, tmax = c->tmax, fail_t = c->fail_t;
+	const int released = c->released;
 	if (!isnan(fail_t) && fail_t >= 0 && fail_t <= tmax * 1.05) {
 		double x = L + (fail_t > tmax ? tmax : fail_t) / tmax * pw;
 		int right = x > L + pw - 150;
@@ -1415,6 +1446,23 @@ static void memory_chart(FILE *f, const cJSON *b, const cJSON *series, const cha
 		fprintf(f, "<p class=\"sub\">This trace shares no clock with the logs; the red line marks where the memory "
 		           "was released (%.1f s), when the processes exited after the failure.</p>", fail_t);
 	fputs("</div>\n", f);
+}
+
+static void memory_chart(FILE *f, const cJSON *b, const cJSON *series, const char *path, const cJSON *mem)
+{
+	struct chart c = {0, 0, 0, NAN, NAN, 0, 0, 0, 0};
+	chart_scan(&c, series, path);
+	chart_failure(&c, b, series, path, mem);
+	c.top = (c.cap > c.ymax ? c.cap : c.ymax) * 1.08;
+	if (c.top <= 0)
+		c.top = 1024;
+	if (c.tmax <= 0)
+		c.tmax = 1;
+	c.pw = CHART_W - CHART_L - 16;
+	c.ph = CHART_H - CHART_T - 40;
+	chart_axes(f, &c, path);
+	chart_lines(f, &c, series, path);
+	chart_failure_line(f, &c);
 }
 
 static void memory_section(FILE *f, const cJSON *b)
