@@ -68,14 +68,9 @@ static int fence_len(const cJSON *ev, int maxev)
 	return longest >= 3 ? longest + 1 : 3;
 }
 
-static void report_md_bundle(FILE *out, const cJSON *b, const struct report_opts *o)
+/* The first paragraph: the most likely root cause, or what the verdict means. */
+static void md_lead(FILE *out, const cJSON *diags, const char *verdict)
 {
-	int maxev = o->max_evidence > 0 ? o->max_evidence : 5;
-	const char *verdict = str(b, "verdict");
-	const cJSON *diags = json_get(b, "diagnoses"), *d, *it;
-	fprintf(out, "## nccl-triage: ");
-	md_inline(out, str(b, "name"));
-	fprintf(out, " — **%s**\n\n", verdict);
 	const cJSON *top = cJSON_GetArrayItem(diags, 0);
 	if (top && !strcmp(str(top, "severity"), "error")) {
 		fprintf(out, "**Most likely root cause: `%s`** — ", str(top, "category"));
@@ -88,56 +83,62 @@ static void report_md_bundle(FILE *out, const cJSON *b, const struct report_opts
 	} else if (!strcmp(verdict, "unknown_failure")) {
 		fprintf(out, "The logs show a failure that no known signature explains; the lines are listed below.\n\n");
 	}
-	size_t shown = 0;
-	cJSON_ArrayForEach(d, diags) {
-		const char *sev = str(d, "severity"), *role = str(d, "role");
-		if (!strcmp(sev, "info"))
-			continue; /* listed compactly below */
-		fprintf(out, "### %zu. %s: ", ++shown, str(d, "category"));
-		md_inline(out, str(d, "title"));
-		fprintf(out, "\n\n*%s, %s", sev, role);
-		if (json_str(d, "echo_of"))
-			fprintf(out, " of `%s`", json_str(d, "echo_of"));
-		if (json_str(d, "supports"))
-			fprintf(out, ", supports `%s`", json_str(d, "supports"));
-		fprintf(out, ", confidence %.2f", number(d, "confidence"));
-		const cJSON *ranks = json_get(d, "ranks");
-		if (json_size(ranks)) {
-			fprintf(out, ", rank%s ", json_size(ranks) > 1 ? "s" : "");
-			int k = 0;
-			cJSON_ArrayForEach(it, ranks)
-				fprintf(out, "%s%d", k++ ? ", " : "", (int)it->valuedouble);
-		}
-		fprintf(out, " — `%s`*\n\n", str(d, "id"));
-		md_inline(out, str(d, "explanation"));
-		fprintf(out, "\n\n");
-		const cJSON *fix = json_get(d, "fix");
-		if (strcmp(role, "cascade") && !json_str(d, "supports") && json_size(fix)) {
-			fprintf(out, "**Fix**\n\n");
-			int k = 0;
-			cJSON_ArrayForEach(it, fix) {
-				fprintf(out, "%d. ", ++k);
-				md_own(out, cJSON_IsString(it) ? it->valuestring : "");
-				fprintf(out, "\n");
-			}
-			fprintf(out, "\n");
-		}
-		const cJSON *ev = json_get(d, "evidence"), *e;
-		if (json_size(ev)) {
-			int fl = fence_len(ev, maxev), k = 0;
-			fprintf(out, "**Evidence**\n\n%.*s\n", fl, "``````````````````````````````");
-			cJSON_ArrayForEach(e, ev) {
-				if (k++ == maxev)
-					break;
-				fprintf(out, "%s:%llu: %s\n", str(e, "path"), (unsigned long long)number(e, "line"), str(e, "text"));
-			}
-			fprintf(out, "%.*s\n", fl, "``````````````````````````````");
-			double total = number(d, "evidence_total");
-			if (total > maxev)
-				fprintf(out, "(%zu more lines)\n", (size_t)total - (size_t)maxev);
-			fprintf(out, "\n");
-		}
+}
+
+static void md_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev)
+{
+	const char *sev = str(d, "severity"), *role = str(d, "role");
+	const cJSON *it;
+	fprintf(out, "### %zu. %s: ", shown, str(d, "category"));
+	md_inline(out, str(d, "title"));
+	fprintf(out, "\n\n*%s, %s", sev, role);
+	if (json_str(d, "echo_of"))
+		fprintf(out, " of `%s`", json_str(d, "echo_of"));
+	if (json_str(d, "supports"))
+		fprintf(out, ", supports `%s`", json_str(d, "supports"));
+	fprintf(out, ", confidence %.2f", number(d, "confidence"));
+	const cJSON *ranks = json_get(d, "ranks");
+	if (json_size(ranks)) {
+		fprintf(out, ", rank%s ", json_size(ranks) > 1 ? "s" : "");
+		int k = 0;
+		cJSON_ArrayForEach(it, ranks)
+			fprintf(out, "%s%d", k++ ? ", " : "", (int)it->valuedouble);
 	}
+	fprintf(out, " — `%s`*\n\n", str(d, "id"));
+	md_inline(out, str(d, "explanation"));
+	fprintf(out, "\n\n");
+	const cJSON *fix = json_get(d, "fix");
+	if (strcmp(role, "cascade") && !json_str(d, "supports") && json_size(fix)) {
+		fprintf(out, "**Fix**\n\n");
+		int k = 0;
+		cJSON_ArrayForEach(it, fix) {
+			fprintf(out, "%d. ", ++k);
+			md_own(out, cJSON_IsString(it) ? it->valuestring : "");
+			fprintf(out, "\n");
+		}
+		fprintf(out, "\n");
+	}
+	const cJSON *ev = json_get(d, "evidence"), *e;
+	if (json_size(ev)) {
+		int fl = fence_len(ev, maxev), k = 0;
+		fprintf(out, "**Evidence**\n\n%.*s\n", fl, "``````````````````````````````");
+		cJSON_ArrayForEach(e, ev) {
+			if (k++ == maxev)
+				break;
+			fprintf(out, "%s:%llu: %s\n", str(e, "path"), (unsigned long long)number(e, "line"), str(e, "text"));
+		}
+		fprintf(out, "%.*s\n", fl, "``````````````````````````````");
+		double total = number(d, "evidence_total");
+		if (total > maxev)
+			fprintf(out, "(%zu more lines)\n", (size_t)total - (size_t)maxev);
+		fprintf(out, "\n");
+	}
+}
+
+/* diagnoses of severity info, one line each */
+static void md_infos(FILE *out, const cJSON *diags)
+{
+	const cJSON *d;
 	int infos = 0;
 	cJSON_ArrayForEach(d, diags) {
 		if (strcmp(str(d, "severity"), "info"))
@@ -150,8 +151,11 @@ static void report_md_bundle(FILE *out, const cJSON *b, const struct report_opts
 	}
 	if (infos)
 		fprintf(out, "\n");
-	rank_table_md(out, b); /* ranks */
-	next_steps_text(out, json_get(b, "next_steps"), 1); /* ranks */
+}
+
+static void md_unexplained(FILE *out, const cJSON *b, const char *verdict)
+{
+	const cJSON *it;
 	const cJSON *un = json_get(b, "unexplained");
 	if (!strcmp(verdict, "unknown_failure") && json_size(un)) {
 		fprintf(out, "### Unexplained failure lines\n\n```\n");
@@ -163,6 +167,11 @@ static void report_md_bundle(FILE *out, const cJSON *b, const struct report_opts
 		}
 		fprintf(out, "```\n\n");
 	}
+}
+
+static void md_inputs_warnings(FILE *out, const cJSON *b)
+{
+	const cJSON *it;
 	const cJSON *inputs = json_get(b, "inputs");
 	fprintf(out, "<details><summary>Inputs (%d)</summary>\n\n", json_size(inputs));
 	cJSON_ArrayForEach(it, inputs) {
@@ -185,6 +194,26 @@ static void report_md_bundle(FILE *out, const cJSON *b, const struct report_opts
 			fprintf(out, "\n");
 		}
 	}
+}
+
+static void report_md_bundle(FILE *out, const cJSON *b, const struct report_opts *o)
+{
+	int maxev = o->max_evidence > 0 ? o->max_evidence : 5;
+	const char *verdict = str(b, "verdict");
+	const cJSON *diags = json_get(b, "diagnoses"), *d;
+	fprintf(out, "## nccl-triage: ");
+	md_inline(out, str(b, "name"));
+	fprintf(out, " — **%s**\n\n", verdict);
+	md_lead(out, diags, verdict);
+	size_t shown = 0;
+	cJSON_ArrayForEach(d, diags)
+		if (strcmp(str(d, "severity"), "info"))
+			md_diagnosis(out, d, ++shown, maxev);
+	md_infos(out, diags);
+	rank_table_md(out, b); /* ranks */
+	next_steps_text(out, json_get(b, "next_steps"), 1); /* ranks */
+	md_unexplained(out, b, verdict);
+	md_inputs_warnings(out, b);
 	fprintf(out, "\n");
 }
 

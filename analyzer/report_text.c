@@ -81,6 +81,118 @@ static void print_ranks(FILE *out, const cJSON *d)
 		fprintf(out, "%s%d", i++ ? "," : "", (int)r->valuedouble);
 }
 
+static void text_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev, const struct report_opts *o)
+{
+	const char *sev = str(d, "severity"), *role = str(d, "role");
+	const cJSON *it;
+	fprintf(out, "\n%s%zu. [%s%s%s%s] %s%s — %s\n", col(o, C_BOLD), shown, col(o, sev_colour(sev)), sev,
+	        col(o, C_RESET), col(o, C_BOLD), str(d, "category"), col(o, C_RESET), str(d, "title"));
+	fprintf(out, "   %s%s", col(o, C_DIM), role);
+	if (json_str(d, "echo_of"))
+		fprintf(out, " of %s", json_str(d, "echo_of"));
+	if (json_str(d, "supports"))
+		fprintf(out, ", supports %s", json_str(d, "supports"));
+	fprintf(out, ", confidence %.2f", number(d, "confidence"));
+	print_ranks(out, d);
+	fprintf(out, ", id %s%s\n", str(d, "id"), col(o, C_RESET));
+	fprintf(out, "   %s\n", str(d, "explanation"));
+	const cJSON *ev = json_get(d, "evidence"), *e;
+	if (json_size(ev)) {
+		fprintf(out, "   Evidence:\n");
+		int k = 0;
+		cJSON_ArrayForEach(e, ev) {
+			if (k++ == maxev)
+				break;
+			double line = number(e, "line");
+			if (line)
+				fprintf(out, "     %s%s:%llu%s  ", col(o, C_CYAN), str(e, "path"), (unsigned long long)line,
+				        col(o, C_RESET));
+			else
+				fprintf(out, "     %s%s%s  ", col(o, C_CYAN), str(e, "path"), col(o, C_RESET));
+			print_clipped(out, str(e, "text"));
+		}
+		double total = number(d, "evidence_total");
+		if (total > maxev)
+			fprintf(out, "     %s(%zu more)%s\n", col(o, C_DIM), (size_t)total - (size_t)maxev, col(o, C_RESET));
+	}
+	int acts = strcmp(role, "cascade") && !json_str(d, "supports");
+	const cJSON *fix = json_get(d, "fix"), *env = json_get(json_get(d, "verify"), "env");
+	if (acts && json_size(fix)) {
+		fprintf(out, "   Fix:\n");
+		int k = 0;
+		cJSON_ArrayForEach(it, fix)
+			fprintf(out, "     %d. %s\n", ++k, cJSON_IsString(it) ? it->valuestring : "");
+	}
+	if (acts && json_size(env) > 0) {
+		fprintf(out, "   Confirm: nccl-triage verify");
+		cJSON_ArrayForEach(it, env) {
+			/* null: unset it (verify_env_arg) */
+			char *arg = verify_env_arg(it->string, cJSON_IsString(it) ? it->valuestring : NULL);
+			fputs(arg, out);
+			free(arg);
+		}
+		fprintf(out, "\n");
+	}
+}
+
+/* diagnoses of severity info, one line each */
+static void text_infos(FILE *out, const cJSON *diags, const struct report_opts *o)
+{
+	const cJSON *d;
+	int infos = 0;
+	cJSON_ArrayForEach(d, diags) {
+		if (strcmp(str(d, "severity"), "info"))
+			continue;
+		if (!infos++)
+			fprintf(out, "\n%sAlso noted%s (information, not failures):\n", col(o, C_BOLD), col(o, C_RESET));
+		fprintf(out, "   - %s: %s %s(%s", str(d, "category"), str(d, "title"), col(o, C_DIM), str(d, "id"));
+		print_ranks(out, d);
+		fprintf(out, ")%s\n", col(o, C_RESET));
+	}
+}
+
+static void text_unexplained(FILE *out, const cJSON *b, const char *verdict, const struct report_opts *o)
+{
+	const cJSON *it;
+	int i;
+	const cJSON *un = json_get(b, "unexplained");
+	if (!strcmp(verdict, "unknown_failure") && json_size(un)) {
+		fprintf(out, "\n%sUnexplained failure evidence%s (no signature matched):\n", col(o, C_BOLD), col(o, C_RESET));
+		i = 0;
+		cJSON_ArrayForEach(it, un) {
+			if (i++ == 10)
+				break;
+			fprintf(out, "     %s%s:%llu%s  [%s] ", col(o, C_CYAN), str(it, "path"),
+			        (unsigned long long)number(it, "line"), col(o, C_RESET), str(it, "kind"));
+			print_clipped(out, str(it, "text"));
+		}
+		double total = number(b, "unexplained_total");
+		if (total > 10)
+			fprintf(out, "     (%llu more)\n", (unsigned long long)total - 10);
+	}
+}
+
+static void text_warnings(FILE *out, const cJSON *b, const struct report_opts *o)
+{
+	const cJSON *it;
+	int i;
+	size_t nw, dropped;
+	report_warnings(b, &nw, &dropped);
+	if (nw) {
+		fprintf(out, "\n%sWarnings%s (input that was skipped or cut):\n", col(o, C_YELLOW), col(o, C_RESET));
+		i = 0;
+		cJSON_ArrayForEach(it, json_get(b, "warnings")) {
+			if (i++ == 20)
+				break;
+			fprintf(out, "   %s\n", cJSON_IsString(it) ? it->valuestring : "");
+		}
+		size_t more = nw > 20 ? nw - 20 : 0;
+		more += dropped;
+		if (more)
+			fprintf(out, "   (%zu more; see --format json)\n", more);
+	}
+}
+
 static void report_text_bundle(FILE *out, const cJSON *b, const struct report_opts *o)
 {
 	int maxev = o->max_evidence > 0 ? o->max_evidence : 3;
@@ -107,102 +219,14 @@ static void report_text_bundle(FILE *out, const cJSON *b, const struct report_op
 
 	size_t shown = 0;
 	const cJSON *d;
-	cJSON_ArrayForEach(d, diags) {
-		const char *sev = str(d, "severity"), *role = str(d, "role");
-		if (!strcmp(sev, "info"))
-			continue; /* listed compactly below */
-		shown++;
-		fprintf(out, "\n%s%zu. [%s%s%s%s] %s%s — %s\n", col(o, C_BOLD), shown, col(o, sev_colour(sev)), sev,
-		        col(o, C_RESET), col(o, C_BOLD), str(d, "category"), col(o, C_RESET), str(d, "title"));
-		fprintf(out, "   %s%s", col(o, C_DIM), role);
-		if (json_str(d, "echo_of"))
-			fprintf(out, " of %s", json_str(d, "echo_of"));
-		if (json_str(d, "supports"))
-			fprintf(out, ", supports %s", json_str(d, "supports"));
-		fprintf(out, ", confidence %.2f", number(d, "confidence"));
-		print_ranks(out, d);
-		fprintf(out, ", id %s%s\n", str(d, "id"), col(o, C_RESET));
-		fprintf(out, "   %s\n", str(d, "explanation"));
-		const cJSON *ev = json_get(d, "evidence"), *e;
-		if (json_size(ev)) {
-			fprintf(out, "   Evidence:\n");
-			int k = 0;
-			cJSON_ArrayForEach(e, ev) {
-				if (k++ == maxev)
-					break;
-				double line = number(e, "line");
-				if (line)
-					fprintf(out, "     %s%s:%llu%s  ", col(o, C_CYAN), str(e, "path"), (unsigned long long)line,
-					        col(o, C_RESET));
-				else
-					fprintf(out, "     %s%s%s  ", col(o, C_CYAN), str(e, "path"), col(o, C_RESET));
-				print_clipped(out, str(e, "text"));
-			}
-			double total = number(d, "evidence_total");
-			if (total > maxev)
-				fprintf(out, "     %s(%zu more)%s\n", col(o, C_DIM), (size_t)total - (size_t)maxev, col(o, C_RESET));
-		}
-		int acts = strcmp(role, "cascade") && !json_str(d, "supports");
-		const cJSON *fix = json_get(d, "fix"), *env = json_get(json_get(d, "verify"), "env");
-		if (acts && json_size(fix)) {
-			fprintf(out, "   Fix:\n");
-			int k = 0;
-			cJSON_ArrayForEach(it, fix)
-				fprintf(out, "     %d. %s\n", ++k, cJSON_IsString(it) ? it->valuestring : "");
-		}
-		if (acts && json_size(env) > 0) {
-			fprintf(out, "   Confirm: nccl-triage verify");
-			cJSON_ArrayForEach(it, env) {
-				/* null: unset it (verify_env_arg) */
-				char *arg = verify_env_arg(it->string, cJSON_IsString(it) ? it->valuestring : NULL);
-				fputs(arg, out);
-				free(arg);
-			}
-			fprintf(out, "\n");
-		}
-	}
-	int infos = 0;
-	cJSON_ArrayForEach(d, diags) {
+	cJSON_ArrayForEach(d, diags)
 		if (strcmp(str(d, "severity"), "info"))
-			continue;
-		if (!infos++)
-			fprintf(out, "\n%sAlso noted%s (information, not failures):\n", col(o, C_BOLD), col(o, C_RESET));
-		fprintf(out, "   - %s: %s %s(%s", str(d, "category"), str(d, "title"), col(o, C_DIM), str(d, "id"));
-		print_ranks(out, d);
-		fprintf(out, ")%s\n", col(o, C_RESET));
-	}
+			text_diagnosis(out, d, ++shown, maxev, o);
+	text_infos(out, diags, o);
 	rank_table_text(out, b, o->color); /* ranks */
-	const cJSON *un = json_get(b, "unexplained");
-	if (!strcmp(verdict, "unknown_failure") && json_size(un)) {
-		fprintf(out, "\n%sUnexplained failure evidence%s (no signature matched):\n", col(o, C_BOLD), col(o, C_RESET));
-		i = 0;
-		cJSON_ArrayForEach(it, un) {
-			if (i++ == 10)
-				break;
-			fprintf(out, "     %s%s:%llu%s  [%s] ", col(o, C_CYAN), str(it, "path"),
-			        (unsigned long long)number(it, "line"), col(o, C_RESET), str(it, "kind"));
-			print_clipped(out, str(it, "text"));
-		}
-		double total = number(b, "unexplained_total");
-		if (total > 10)
-			fprintf(out, "     (%llu more)\n", (unsigned long long)total - 10);
-	}
+	text_unexplained(out, b, verdict, o);
 	next_steps_text(out, json_get(b, "next_steps"), 0); /* ranks */
-	size_t nw, dropped;
-	report_warnings(b, &nw, &dropped);
-	if (nw) {
-		fprintf(out, "\n%sWarnings%s (input that was skipped or cut):\n", col(o, C_YELLOW), col(o, C_RESET));
-		i = 0;
-		cJSON_ArrayForEach(it, json_get(b, "warnings")) {
-			if (i++ == 20)
-				break;
-			fprintf(out, "   %s\n", cJSON_IsString(it) ? it->valuestring : "");
-		}
-		size_t more = nw > 20 ? nw - 20 : 0;
-		more += dropped;
-		if (more)
-			fprintf(out, "   (%zu more; see --format json)\n", more);
-	}
+	text_warnings(out, b, o);
 }
 
 void report_text(FILE *out, const cJSON *doc, const struct report_opts *o)
