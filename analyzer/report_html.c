@@ -1580,41 +1580,21 @@ static int interesting_package(const char *k)
 	return 0;
 }
 
-static void versions_section(FILE *f, const cJSON *b)
+static const struct { const char *k, *label; } VERSION_TOPS[] = {
+	{"nccl_versions", "NCCL (from the logs)"},
+	{"nccl_cuda_builds", "CUDA that NCCL was built for"},
+	{"cuda_driver_versions", "CUDA version of the driver (from NCCL)"},
+};
+
+/* component, version, where it was read */
+static void versions_table(FILE *f, const cJSON *facts, const cJSON *ver)
 {
-	const cJSON *facts = json_get(b, "facts");
-	const cJSON *ver = json_get(facts, "versions");
-	static const struct { const char *k, *label; } tops[] = {
-		{"nccl_versions", "NCCL (from the logs)"},
-		{"nccl_cuda_builds", "CUDA that NCCL was built for"},
-		{"cuda_driver_versions", "CUDA version of the driver (from NCCL)"},
-	};
-	int rows = 0;
-	for (size_t i = 0; i < sizeof tops / sizeof *tops; i++)
-		rows += json_size(json_get(facts, tops[i].k)) > 0;
-	const cJSON *compat = json_get(facts, "compat");
-	if (!compat) compat = json_get(facts, "compatibility");
-	if (!compat) compat = json_get(ver, "compat");
-	if (!compat) compat = json_get(ver, "compatibility");
-	if (!rows && !json_size(ver) && !json_size(compat))
-		return;
-	fputs("<h2>Versions</h2>\n", f);
-	if (json_size(compat)) {
-		fputs("<ul>", f);
-		const cJSON *x;
-		cJSON_ArrayForEach(x, compat) {
-			fputs("<li>", f);
-			item_line(f, x);
-			fputs("</li>", f);
-		}
-		fputs("</ul>\n", f);
-	}
 	fputs("<div class=\"grid2\"><table><tr><th>component</th><th>version</th><th>from</th></tr>\n", f);
-	for (size_t i = 0; i < sizeof tops / sizeof *tops; i++) {
-		const cJSON *a = json_get(facts, tops[i].k), *x;
+	for (size_t i = 0; i < sizeof VERSION_TOPS / sizeof *VERSION_TOPS; i++) {
+		const cJSON *a = json_get(facts, VERSION_TOPS[i].k), *x;
 		if (!json_size(a))
 			continue;
-		fprintf(f, "<tr><td>%s</td><td>", tops[i].label);
+		fprintf(f, "<tr><td>%s</td><td>", VERSION_TOPS[i].label);
 		int k = 0;
 		cJSON_ArrayForEach(x, a) {
 			fputs(k++ ? ", " : "", f);
@@ -1645,6 +1625,12 @@ static void versions_section(FILE *f, const cJSON *b)
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
+}
+
+/* the packages that matter for NCCL jobs, at most 40 */
+static void versions_packages(FILE *f, const cJSON *ver)
+{
+	const cJSON *x;
 	const cJSON *pk = json_get(ver, "packages");
 	if (json_size(pk)) {
 		int shown = 0, total = json_size(pk);
@@ -1662,7 +1648,11 @@ static void versions_section(FILE *f, const cJSON *b)
 		fprintf(f, "</table><p class=\"sub\">%d of %d installed packages shown (those that matter for NCCL jobs).</p>",
 		        shown, total);
 	}
-	fputs("</div>\n", f);
+}
+
+static void versions_conflicts(FILE *f, const cJSON *ver)
+{
+	const cJSON *x;
 	const cJSON *conf = json_get(ver, "conflicts");
 	if (json_size(conf)) {
 		fputs("<p><b>Conflicting reports</b> (two sources disagree):</p><ul>", f);
@@ -1686,6 +1676,36 @@ static void versions_section(FILE *f, const cJSON *b)
 		}
 		fputs("</ul>\n", f);
 	}
+}
+
+static void versions_section(FILE *f, const cJSON *b)
+{
+	const cJSON *facts = json_get(b, "facts");
+	const cJSON *ver = json_get(facts, "versions");
+	int rows = 0;
+	for (size_t i = 0; i < sizeof VERSION_TOPS / sizeof *VERSION_TOPS; i++)
+		rows += json_size(json_get(facts, VERSION_TOPS[i].k)) > 0;
+	const cJSON *compat = json_get(facts, "compat");
+	if (!compat) compat = json_get(facts, "compatibility");
+	if (!compat) compat = json_get(ver, "compat");
+	if (!compat) compat = json_get(ver, "compatibility");
+	if (!rows && !json_size(ver) && !json_size(compat))
+		return;
+	fputs("<h2>Versions</h2>\n", f);
+	if (json_size(compat)) {
+		fputs("<ul>", f);
+		const cJSON *x;
+		cJSON_ArrayForEach(x, compat) {
+			fputs("<li>", f);
+			item_line(f, x);
+			fputs("</li>", f);
+		}
+		fputs("</ul>\n", f);
+	}
+	versions_table(f, facts, ver);
+	versions_packages(f, ver);
+	fputs("</div>\n", f);
+	versions_conflicts(f, ver);
 }
 
 /* Variables that matter to an NCCL job; an env dump holds every other one too. */
