@@ -1978,18 +1978,10 @@ static const cJSON *top_diag(const cJSON *b)
 	return d;
 }
 
-void report_html_batch(FILE *f, const cJSON *summary, const cJSON *bundles)
+/* the four verdicts, counted */
+static void batch_verdicts(FILE *f, const cJSON *summary, const cJSON *bundles)
 {
-	const cJSON *x, *b;
-	page_begin(f, "nccl-triage: batch summary");
-	fputs("<h1>Batch summary</h1>\n", f);
-	double nb = json_size(bundles), el = 0;
-	json_num(summary, "bundles", &nb);
-	fprintf(f, "<p class=\"sub\">%.0f bundle%s analysed", nb, nb == 1 ? "" : "s");
-	if (json_num(summary, "elapsed_s", &el))
-		fprintf(f, " in %.1f s", el);
-	fputs(".</p>\n", f);
-	/* verdicts */
+	const cJSON *b;
 	const cJSON *verd = json_get(summary, "verdicts");
 	static const char *VN[] = {"diagnosed", "unknown_failure", "healthy", "no_evidence"};
 	double vc[4] = {0};
@@ -2005,7 +1997,12 @@ void report_html_batch(FILE *f, const cJSON *summary, const cJSON *bundles)
 	for (int i = 0; i < 4; i++)
 		fprintf(f, "<span class=\"badge v-%s\">%s: %.0f</span> ", VN[i], verdict_words(VN[i]), vc[i]);
 	fputs("</p>\n", f);
-	/* categories */
+}
+
+/* bundles by the category of their most likely cause: a bar chart */
+static void batch_categories(FILE *f, const cJSON *summary, const cJSON *bundles)
+{
+	const cJSON *x, *b;
 	struct count cats[64];
 	int nc = 0;
 	const cJSON *cs = json_get(summary, "categories");
@@ -2051,7 +2048,12 @@ void report_html_batch(FILE *f, const cJSON *summary, const cJSON *bundles)
 		}
 		fputs("</svg>\n", f);
 	}
-	/* fingerprints */
+}
+
+/* the 25 most frequent fingerprints */
+static void batch_fingerprints(FILE *f, const cJSON *summary)
+{
+	const cJSON *x;
 	const cJSON *fps = json_get(summary, "fingerprints");
 	if (!fps)
 		fps = json_get(summary, "top_fingerprints");
@@ -2099,7 +2101,12 @@ void report_html_batch(FILE *f, const cJSON *summary, const cJSON *bundles)
 		}
 		fputs("</table>\n", f);
 	}
-	/* bundles */
+}
+
+/* a row per bundle */
+static void batch_bundles(FILE *f, const cJSON *bundles)
+{
+	const cJSON *b;
 	if (json_size(bundles)) {
 		fputs("<h2>Bundles</h2>\n<table><tr><th>bundle</th><th>verdict</th><th>most likely cause</th><th>category</th>"
 		      "<th>first evidence</th></tr>\n",
@@ -2136,5 +2143,21 @@ void report_html_batch(FILE *f, const cJSON *summary, const cJSON *bundles)
 		}
 		fputs("</table>\n", f);
 	}
+}
+
+void report_html_batch(FILE *f, const cJSON *summary, const cJSON *bundles)
+{
+	page_begin(f, "nccl-triage: batch summary");
+	fputs("<h1>Batch summary</h1>\n", f);
+	double nb = json_size(bundles), el = 0;
+	json_num(summary, "bundles", &nb);
+	fprintf(f, "<p class=\"sub\">%.0f bundle%s analysed", nb, nb == 1 ? "" : "s");
+	if (json_num(summary, "elapsed_s", &el))
+		fprintf(f, " in %.1f s", el);
+	fputs(".</p>\n", f);
+	batch_verdicts(f, summary, bundles);
+	batch_categories(f, summary, bundles);
+	batch_fingerprints(f, summary);
+	batch_bundles(f, bundles);
 	page_end(f, summary);
 }
