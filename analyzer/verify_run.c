@@ -401,8 +401,72 @@ static int not_done(const struct verify_rank *k)
 	return !k->done && !k->error;
 }
 
-void verify_run_mode(const struct verify_cfg *cfg, const char *mode,
-                     const struct venv_list *env, struct verify_run *r)
+/* Each rank's status lines; a rank that died on its own signal, or exited
+ * without saying why, failed too.  The rank that failed first (its index,
+ * -1 none; *stage where) and whether any rank saw wrong values. */
+static int first_failure(struct verify_run *r, enum vstage *stage, int *wrong)
+{
+	uint64_t best = 0;
+	int first = -1;
+	*stage = VS_COUNT;
+	*wrong = 0;
+	for (int i = 0; i < r->nranks; i++) {
+		struct verify_rank *k = &r->ranks[i];
+		uint64_t fs;
+		enum vstage es;
+		parse_rank(k, r->nranks, &fs, &es);
+		if (k->checks_bad)
+			*wrong = 1;
+		if (!k->error && !k->done && k->exited && !k->killed_by_us) {
+			if (k->term_signal)
+				k->error = xasprintf("killed by signal %d (%s) during %s", k->term_signal,
+				                     strsignal(k->term_signal), vstage_doing(k->stage));
+			else
+				k->error = xasprintf("exited with status %d during %s", k->exit_code,
+				                     vstage_doing(k->stage));
+			es = k->stage;
+		}
+		if (fs && k->error && (!best || fs < best)) {
+			best = fs;
+			first = i;
+			*stage = es;
+		}
+	}
+	return first;
+}
+
+/* "timed out after 60 s: ranks 0,1 still in ..." grouped by stage */
+static char *hang_reason(const struct verify_cfg *cfg, const struct verify_run *r)
+{
+	struct buf b;
+	buf_init(&b);
+	buf_printf(&b, "timed out after %.0f s:", cfg->timeout_s);
+	/* Group the ranks that did not finish by the stage they were in. */
+	int first = 1;
+	for (int st = 0; st < VS_COUNT; st++) {
+		int cnt = 0;
+		for (int i = 0; i < r->nranks; i++)
+			cnt += not_done(&r->ranks[i]) && (int)r->ranks[i].stage == st;
+		if (!cnt)
+			continue;
+		buf_printf(&b, "%s rank%s", first ? "" : ";", cnt > 1 ? "s" : "");
+		int k = 0;
+		for (int i = 0; i < r->nranks; i++)
+			if (not_done(&r->ranks[i]) && (int)r->ranks[i].stage == st) {
+				if (k < 16)
+					buf_printf(&b, "%s%d", k ? "," : " ", i);
+				else if (k == 16)
+					buf_adds(&b, ",...");
+				k++;
+			}
+		buf_printf(&b, " still in %s", vstage_doing((enum vstage)st));
+		first = 0;
+	}
+	return buf_steal(&b);
+}
+
+static void run_init(const struct verify_cfg *cfg, const char *mode, const struct venv_list *env,
+                     struct verify_run *r)
 {
 	memset(r, 0, sizeof *r);
 	r->mode = xstrdup(mode);
@@ -418,39 +482,18 @@ void verify_run_mode(const struct verify_cfg *cfg, const char *mode,
 		r->ranks[i].algbw = r->ranks[i].busbw = -1;
 		buf_init(&r->ranks[i].log);
 	}
+}
 
+void verify_run_mode(const struct verify_cfg *cfg, const char *mode,
+                     const struct venv_list *env, struct verify_run *r)
+{
+	run_init(cfg, mode, env, r);
 	struct vgroup_result gr;
 	verify_group_run(cfg, &r->env, cfg->nranks, verify_child_rank, r->ranks, cfg->timeout_s, &gr);
 	r->seconds = gr.seconds;
-
-	uint64_t best = 0;
-	enum vstage best_stage = VS_COUNT;
-	int wrong = 0;
-	for (int i = 0; i < r->nranks; i++) {
-		struct verify_rank *k = &r->ranks[i];
-		uint64_t fs;
-		enum vstage es;
-		parse_rank(k, r->nranks, &fs, &es);
-		if (k->checks_bad)
-			wrong = 1;
-		/* A rank that died on its own signal, or exited without saying
-		 * why, failed too. */
-		if (!k->error && !k->done && k->exited && !k->killed_by_us) {
-			if (k->term_signal)
-				k->error = xasprintf("killed by signal %d (%s) during %s", k->term_signal,
-				                     strsignal(k->term_signal), vstage_doing(k->stage));
-			else
-				k->error = xasprintf("exited with status %d during %s", k->exit_code,
-				                     vstage_doing(k->stage));
-			es = k->stage;
-		}
-		if (fs && k->error && (!best || fs < best)) {
-			best = fs;
-			r->first_failed_rank = i;
-			best_stage = es;
-		}
-	}
-
+	enum vstage best_stage;
+	int wrong;
+	r->first_failed_rank = first_failure(r, &best_stage, &wrong);
 	if (r->first_failed_rank >= 0) {
 		struct verify_rank *k = &r->ranks[r->first_failed_rank];
 		if (k->term_signal && !k->killed_by_us)
@@ -464,31 +507,7 @@ void verify_run_mode(const struct verify_cfg *cfg, const char *mode,
 		                      k->last_error ? k->last_error : "");
 	} else if (gr.hung) {
 		r->result = VR_HANG;
-		struct buf b;
-		buf_init(&b);
-		buf_printf(&b, "timed out after %.0f s:", cfg->timeout_s);
-		/* Group the ranks that did not finish by the stage they were in. */
-		int first = 1;
-		for (int st = 0; st < VS_COUNT; st++) {
-			int cnt = 0;
-			for (int i = 0; i < r->nranks; i++)
-				cnt += not_done(&r->ranks[i]) && (int)r->ranks[i].stage == st;
-			if (!cnt)
-				continue;
-			buf_printf(&b, "%s rank%s", first ? "" : ";", cnt > 1 ? "s" : "");
-			int k = 0;
-			for (int i = 0; i < r->nranks; i++)
-				if (not_done(&r->ranks[i]) && (int)r->ranks[i].stage == st) {
-					if (k < 16)
-						buf_printf(&b, "%s%d", k ? "," : " ", i);
-					else if (k == 16)
-						buf_adds(&b, ",...");
-					k++;
-				}
-			buf_printf(&b, " still in %s", vstage_doing((enum vstage)st));
-			first = 0;
-		}
-		r->reason = buf_steal(&b);
+		r->reason = hang_reason(cfg, r);
 	} else if (wrong) {
 		r->result = VR_WRONG_VALUES;
 		for (int i = 0; i < r->nranks; i++)
