@@ -17,6 +17,7 @@ enum cmd_bit {
 	CMD_MEM = 1 << 6,
 	CMD_VERIFY = 1 << 7,
 	CMD_VERSION = 1 << 8,
+	CMD_COVERAGE = 1 << 9,
 };
 
 enum opt_id {

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "clicommon.h"
 #include "commands.h"
+#include "coverage.h"
 #include "formats.h"
 #include "patids.h"
 #include "rules.h"
@@ -30,6 +31,12 @@ int cmd_check_db(struct common *c, struct strvec *ops)
 	struct msgs m = {0};
 	size_t ok = 0;
 	int fails = sigdb_selftest(&db, &m, &ok);
+	/* the coverage tables (DIR/coverage/NAME.tsv): ids exist, samples match */
+	struct covtable *cov = NULL;
+	size_t ncov = 0, covrows = 0;
+	errors += coverage_load_db(&db, &cov, &ncov, &m);
+	fails += coverage_check(&db, cov, ncov, &m, &covrows);
+	coverage_free(cov, ncov);
 	/* the other direction: the ids C code names (patids.h) are in the
 	 * database; only a database with the built-in patterns must have them */
 	int refs_missing = -1;
@@ -57,8 +64,8 @@ int cmd_check_db(struct common *c, struct strvec *ops)
 				        ACMATCH_MAX_STRIDE);
 
 	printf("check-db: %zu files, %zu signatures (%zu with derived literals, %zu without a prefilter literal), "
-	       "%zu diagnoses; %zu samples passed, %d failed; %d load error%s",
-	       db.files.n, db.nsigs, derived, nolit, db.ndiags, ok, fails, errors, errors == 1 ? "" : "s");
+	       "%zu diagnoses; %zu samples and %zu coverage rows passed, %d failed; %d load error%s",
+	       db.files.n, db.nsigs, derived, nolit, db.ndiags, ok, covrows, fails, errors, errors == 1 ? "" : "s");
 	if (refs_missing >= 0)
 		printf("; %zu of %zu ids named in C found", NPATIDS - (size_t)refs_missing, NPATIDS);
 	printf("\n");

@@ -51,6 +51,8 @@ const struct command COMMANDS[] = {
 	 "check-db [DIR...]", "validate and self-test a signature database", NULL, NULL, cmd_check_db},
 	{"list", NULL, CMD_LIST, "list [--regex | --rules] [--format FMT]",
 	 "list", "list signatures and diagnoses (--regex, --rules, --format md)", NULL, NULL, cmd_list},
+	{"coverage", NULL, CMD_COVERAGE, "coverage [--format FMT] [-o FILE] [--patterns DIR]",
+	 "coverage", "what each failure message NCCL prints maps to (--format md)", NULL, NULL, cmd_coverage},
 	{"explain", NULL, CMD_EXPLAIN, "explain [--format FMT] ID",
 	 "explain ID", "show one diagnosis or signature in full", NULL, NULL, cmd_explain},
 	{"version", NULL, CMD_VERSION, "version", "version", "print the version", NULL, NULL, cmd_version},

@@ -43,6 +43,7 @@ int cmd_mem(struct common *c, struct strvec *ops);
 int cmd_check_db(struct common *c, struct strvec *ops);
 int cmd_list(struct common *c, struct strvec *ops);
 int cmd_explain(struct common *c, struct strvec *ops);
+int cmd_coverage(struct common *c, struct strvec *ops);
 void cmd_mem_help(FILE *out);
 extern const char CMD_VERIFY_EXIT_STATUS[];
 

@@ -42,13 +42,13 @@ static void render_github(FILE *out, const cJSON *doc, const struct report_opts 
 	report_github(out, doc);
 }
 
-#define ALL_TEXT (CMD_ANALYZE | CMD_BATCH | CMD_MERGE | CMD_LIST | CMD_EXPLAIN | CMD_MEM | CMD_VERIFY)
+#define ALL_TEXT (CMD_ANALYZE | CMD_BATCH | CMD_MERGE | CMD_LIST | CMD_EXPLAIN | CMD_MEM | CMD_VERIFY | CMD_COVERAGE)
 
 const struct format FORMATS[] = {
 	{"text", ALL_TEXT, report_text, 1},
-	{"json", ALL_TEXT, render_json, 0},
+	{"json", ALL_TEXT & ~CMD_COVERAGE, render_json, 0},
 	{"jsonl", CMD_BATCH | CMD_MERGE, NULL, 0},
-	{"md", CMD_ANALYZE | CMD_LIST | CMD_VERIFY, report_md, 1},
+	{"md", CMD_ANALYZE | CMD_LIST | CMD_VERIFY | CMD_COVERAGE, report_md, 1},
 	{"html", CMD_ANALYZE | CMD_BATCH, render_html, 0},
 	{"junit", CMD_ANALYZE, render_junit, 0},
 	{"sarif", CMD_ANALYZE, render_sarif, 0},

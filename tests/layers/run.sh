@@ -20,9 +20,9 @@ parse    detect logline linekw sysreport sysparse parse_* ranks
 match    sigdb match evidence patids
 rules    rules rules_* sys_eval envvars memcalc
 engine   bundle pipeline analysis correlate cascade diagnosis nextsteps verdict
-report   report report_* ranktable redact summary
+report   report report_* ranktable redact summary coverage
 verify   verify verify_*
-cli      cli clicommon commands formats cmd_* dbpath progress main coverage
+cli      cli clicommon commands formats cmd_* dbpath progress main
 '
 
 rank_of() { # layer name -> 1..9, 0 when not a layer
