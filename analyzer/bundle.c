@@ -17,6 +17,7 @@
 #include "pipeline.h"
 #include "ranks.h"
 #include "rules.h"
+#include "scan.h"
 #include "sigdb.h"
 #include "sysreport.h"
 
@@ -66,7 +67,9 @@ static void lines_stop(struct bundle *b);
 struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct limits *lim)
 {
 	struct bundle *b = xcalloc(1, sizeof *b);
-	b->name = xstrdup(name);
+	/* an operand, a batch child folder, --name: shown in every format and
+	 * on the terminal, so sanitised like document names (util.h) */
+	b->name = str_sanitize(name, strlen(name));
 	b->db = db;
 	b->matcher = matcher_new(db);
 	if (lim)
@@ -172,8 +175,14 @@ static void fact_cuda_driver(struct bundle *b, const struct span *m)
 {
 	if (m->n < 19 || memcmp(m->p, "cudaDriverVersion ", 18) != 0)
 		return;
-	long v = strtol(m->p + 18, NULL, 10);
-	if (v <= 0 || v > 100000)
+	const char *p = m->p + 18, *end = m->p + m->n;
+	long v;
+	/* the whole rest of the message is the number (scan.h: never the next line's digits) */
+	if (!scan_long(&p, end, &v) || v <= 0 || v > 100000)
+		return;
+	while (p < end && (*p == ' ' || *p == '\r'))
+		p++;
+	if (p != end)
 		return;
 	char s[32];
 	snprintf(s, sizeof s, "%ld.%ld", v / 1000, (v % 1000) / 10);
@@ -398,8 +407,25 @@ static void apply_batch(void *ctx, struct line_batch *bt)
 		const struct prepared_line *pl = &bt->v[i];
 		const size_t *cand = pl->ncand ? bt->cand + pl->cand : NULL; /* bt->cand is NULL until a line has one */
 		apply_line(b, pl->doc, &pl->ll, pl->lineno, pl->raw, pl->rawlen, cand, pl->ncand);
+#ifdef NT_SPAN_CHECK
+		free((void *)pl->raw);
+#endif
 	}
 }
+
+#ifdef NT_SPAN_CHECK
+/* Test builds (the ASan build of make check, the fuzzers): every line is
+ * parsed from an allocation of exactly its size, so that a parser reading
+ * past the line's span (strtol, strstr, sscanf on a span) is a reported
+ * heap-buffer-overflow instead of a fact taken from the next line. */
+static const char *span_copy(const char *s, size_t n)
+{
+	char *c = xmalloc(n ? n : 1);
+	if (n)
+		memcpy(c, s, n);
+	return c;
+}
+#endif
 
 /* Copy the line into the batch being filled and prepare it there. */
 static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, const char *s, size_t n)
@@ -412,6 +438,9 @@ static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, c
 	}
 	memcpy(dst, s, n);
 	b->fill->len += n;
+#ifdef NT_SPAN_CHECK
+	dst = span_copy(dst, n); /* freed by apply_batch */
+#endif
 	struct prepared_line *pl = line_batch_add(b->fill);
 	logline_parse(dst, n, &pl->ll);
 	size_t nc = matcher_scan(b->scanner, &pl->ll);
@@ -476,9 +505,15 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 		return;
 	}
 	struct logline ll;
+#ifdef NT_SPAN_CHECK
+	s = span_copy(s, n);
+#endif
 	logline_parse(s, n, &ll);
 	size_t nc = matcher_scan(b->matcher, &ll); /* the prefilter; it also finds the keywords (ll.kw) */
 	apply_line(b, ds, &ll, doc->lines, s, n, matcher_candidates(b->matcher), nc);
+#ifdef NT_SPAN_CHECK
+	free((void *)s);
+#endif
 }
 
 /* Split bytes into lines; carries an unfinished line in ds->partial. */

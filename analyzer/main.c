@@ -1,6 +1,7 @@
 /* main.c - the nccl-triage command line: subcommand dispatch, database
  * discovery, output and exit status.  All analysis lives in the library. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -420,8 +421,36 @@ static int run_command(int argc, char **argv)
 	return EXIT_TROUBLE;
 }
 
+/* cJSON's allocations end like ours when memory runs out (util.h): cJSON
+ * itself would return NULL and the caller would lose data in silence. */
+static void *cjson_malloc(size_t n)
+{
+	return xmalloc(n);
+}
+
+/* Standard descriptors closed by the caller (`2>&-`): the first file
+ * opened later would take the number, and the progress bar or messages
+ * meant for stderr would land in the -o report.  Each closed one is opened
+ * on /dev/null, in order, so that each open gets the lowest free number. */
+static void std_fds_open(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+		if (n >= 0 && n != fd) {
+			/* a lower one was closed too and is taken by now: move it */
+			dup2(n, fd);
+			close(n);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
+	std_fds_open();
+	cJSON_Hooks hooks = {cjson_malloc, free};
+	cJSON_InitHooks(&hooks);
 	/* A closed pipe is EPIPE on a write (close_output), not a silent kill. */
 	signal(SIGPIPE, SIG_IGN);
 	int status = run_command(argc, argv);

@@ -592,6 +592,13 @@ static void learn_json(struct redactor *r, const cJSON *it, const char *key)
 	}
 }
 
+void redact_learn_json(struct redactor *r, const cJSON *obj)
+{
+	pthread_mutex_lock(&r->mu);
+	learn_json(r, obj, NULL);
+	pthread_mutex_unlock(&r->mu);
+}
+
 void redact_learn_bundle(struct redactor *r, const struct bundle *b)
 {
 	/* through the JSON contract, so that every field a report can show is

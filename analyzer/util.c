@@ -9,10 +9,17 @@
 #include <sched.h>
 #include <unistd.h>
 
+/* Out of memory: one line on stderr and exit status 2 (trouble), never
+ * abort() and its core file.  _exit, not exit: stdio buffers may hold half a
+ * report, which must not be flushed as if it were whole; other threads stop
+ * with the process.  The message is formatted on the stack (no allocation). */
 static void oom(size_t n)
 {
-	fprintf(stderr, "nccl-triage: out of memory (allocating %zu bytes)\n", n);
-	abort();
+	char msg[128];
+	int l = snprintf(msg, sizeof msg, "nccl-triage: out of memory (allocating %zu bytes)\n", n);
+	if (l > 0 && write(2, msg, (size_t)l < sizeof msg ? (size_t)l : sizeof msg - 1) < 0)
+		l = 0;
+	_exit(2);
 }
 
 void *xmalloc(size_t n)
@@ -297,6 +304,34 @@ char *str_sanitize(const char *s, size_t n)
 			 * (U+202A..U+202E, U+2066..U+2069) that reorder what is shown */
 			buf_addc(&b, '?');
 			i += l;
+		} else {
+			buf_add(&b, p + i, l);
+			i += l;
+		}
+	}
+	return buf_steal(&b);
+}
+
+char *str_utf8_fix(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0;
+	while (i < n) {
+		size_t l = p[i] < 0x80 ? 1 : utf8_len(p + i, n - i);
+		if (l == 0)
+			break;
+		i += l;
+	}
+	if (i == n)
+		return NULL;
+	struct buf b;
+	buf_init(&b);
+	buf_add(&b, s, i);
+	while (i < n) {
+		size_t l = p[i] < 0x80 ? 1 : utf8_len(p + i, n - i);
+		if (l == 0) {
+			buf_adds(&b, "\xef\xbf\xbd");
+			i++;
 		} else {
 			buf_add(&b, p + i, l);
 			i += l;
