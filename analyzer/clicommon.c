@@ -144,6 +144,11 @@ int parse_common_at(int argc, char **argv, int first, unsigned cmd, const char *
 		case OPT_SUMMARY_ONLY: c->summary_only = 1; break;
 		case OPT_PROGRESS: c->progress = arg; break;
 		case OPT_REDACT: c->redact = 1; break;
+		case OPT_FOLLOW_SYMLINKS: c->lim.follow_symlinks = 1; break;
+		case OPT_MATCH_BUDGET:
+			if (parse_num("match-budget", arg, 1, &v)) return -1;
+			c->lim.match_budget = v > 1000000000 ? 1000000000u : (uint32_t)v;
+			break;
 		case OPT_EVIDENCE:
 			if (parse_num("evidence", arg, 1, &v)) return -1;
 			c->evidence = (int)v;

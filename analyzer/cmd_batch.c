@@ -168,8 +168,23 @@ static int cmp_str(const void *a, const void *b)
 /* Expand the operands: a file is one bundle, a folder gives one bundle per
  * folder/archive/log in it, @LIST (@- for stdin) names one bundle per line.
  * Returns the number of files skipped in folders. */
+/* A child of a folder operand that is a symbolic link leading outside the
+ * folder: not taken unless --follow-symlinks (as in a folder walk). */
+static int link_leaves(const char *root_real, const char *child)
+{
+	struct stat ls;
+	if (lstat(child, &ls) != 0 || !S_ISLNK(ls.st_mode))
+		return 0;
+	char *real = realpath(child, NULL);
+	size_t rl = root_real ? strlen(root_real) : 0;
+	int in = real && root_real && strncmp(real, root_real, rl) == 0 &&
+	         (real[rl] == 0 || real[rl] == '/' || (rl == 1 && root_real[0] == '/'));
+	free(real);
+	return !in;
+}
+
 static size_t expand(const struct strvec *ops, int want_sizes, struct item **items, size_t *nitems, int quiet,
-                     int *bad_lists)
+                     int *bad_lists, int follow_symlinks)
 {
 	size_t cap = 0, skipped = 0, shown = 0;
 	for (size_t i = 0; i < ops->n; i++) {
@@ -230,11 +245,20 @@ static size_t expand(const struct strvec *ops, int want_sizes, struct item **ite
 		if (names.n > 1)
 			qsort(names.v, names.n, sizeof *names.v, cmp_str);
 		size_t oplen = strlen(op);
+		char *root_real = realpath(op, NULL);
 		for (size_t k = 0; k < names.n; k++) {
 			char *p = oplen && op[oplen - 1] == '/' ? xasprintf("%s%s", op, names.v[k])
 			                                        : xasprintf("%s/%s", op, names.v[k]);
 			struct stat cs;
-			if (stat(p, &cs) == 0 && S_ISDIR(cs.st_mode)) {
+			if (!follow_symlinks && link_leaves(root_real, p)) {
+				skipped++;
+				if (!quiet) {
+					char *sn = str_sanitize(p, strlen(p));
+					fprintf(stderr, "nccl-triage batch: skipping '%s': a symbolic link that leads outside the folder "
+					        "(--follow-symlinks follows it)\n", sn);
+					free(sn);
+				}
+			} else if (stat(p, &cs) == 0 && S_ISDIR(cs.st_mode)) {
 				add_item(items, nitems, &cap, p, want_sizes ? tree_size(p, 0) : 0);
 			} else if (is_archive_name(names.v[k]) || is_log_name(names.v[k])) {
 				add_item(items, nitems, &cap, p, stat(p, &cs) == 0 ? (uint64_t)cs.st_size : 0);
@@ -248,6 +272,7 @@ static size_t expand(const struct strvec *ops, int want_sizes, struct item **ite
 			}
 			free(p);
 		}
+		free(root_real);
 		strvec_free(&names);
 	}
 	if (!quiet && shown > 5)
@@ -593,7 +618,7 @@ int cmd_batch(int argc, char **argv)
 	if (c.redact)
 		bt.red = redactor_new();
 	int bad_lists = 0;
-	expand(&ops, show_progress, &bt.items, &bt.nitems, c.quiet, &bad_lists);
+	expand(&ops, show_progress, &bt.items, &bt.nitems, c.quiet, &bad_lists, c.lim.follow_symlinks);
 	if (bad_lists)
 		goto done;
 	if (bt.nitems == 0) {

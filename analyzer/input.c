@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/vfs.h>
+#endif
 #include <unistd.h>
 
 void in_msg(struct walker *w, const char *fmt, ...)
@@ -23,6 +26,18 @@ void in_msg(struct walker *w, const char *fmt, ...)
 	msgs_add(w->m, "%s", s);
 	free(s);
 	w->st->errors++;
+}
+
+void in_cut(struct walker *w, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	msgs_add(w->m, "%s", s);
+	free(s);
+	w->st->errors++;
+	w->st->cut++;
 }
 
 char *in_join(const char *a, const char *b)
@@ -147,31 +162,46 @@ size_t st_sniff(struct stream *s, int *err)
 static ssize_t fd_read(struct stream *s, void *buf, size_t n)
 {
 	struct fd_stream *f = (struct fd_stream *)s;
+	if (f->regular) {
+		/* a file that grows while it is read (a live log, /proc-like
+		 * content) is read up to the size it had when it was opened: the
+		 * read ends, and the rest is named */
+		if (f->pos >= f->size) {
+			char c;
+			if (f->size > 0 && pread(f->fd, &c, 1, (off_t)f->size) == 1)
+				in_cut(s->w, "%s: the file grew while being read: only the %llu bytes it had when "
+				       "opened were read", f->disp, (unsigned long long)f->size);
+			return 0;
+		}
+		if (n > f->size - f->pos)
+			n = (size_t)(f->size - f->pos);
+	}
 	for (;;) {
 		ssize_t r = read(f->fd, buf, n);
-		if (r == 0 && f->expect > 0) {
+		if (r == 0 && f->regular && f->pos < f->size) {
 			/* a regular file that ends before the size it had when it
 			 * was opened was cut while being read (log rotation with
 			 * copytruncate, an upload still being replaced) */
-			off_t pos = lseek(f->fd, 0, SEEK_CUR);
-			if (pos >= 0 && (uint64_t)pos < f->expect)
-				in_msg(s->w, "%s: the file shrank while being read: it had %llu bytes when "
-				       "opened, the end came after %llu", f->disp,
-				       (unsigned long long)f->expect, (unsigned long long)pos);
-			f->expect = 0;
+			in_cut(s->w, "%s: the file shrank while being read: it had %llu bytes when "
+			       "opened, the end came after %llu", f->disp,
+			       (unsigned long long)f->size, (unsigned long long)f->pos);
+			f->size = f->pos;
 		}
 		if (r >= 0) {
 			s->w->st->bytes_in += (uint64_t)r;
+			f->pos += (uint64_t)r;
 			return r;
 		}
 		if (errno == EINTR)
 			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+		if ((errno == EAGAIN || errno == EWOULDBLOCK) && !f->regular) {
+			/* standard input in non-blocking mode: wait for it (the
+			 * user asked for it) */
 			struct pollfd p = {.fd = f->fd, .events = POLLIN};
 			poll(&p, 1, -1);
 			continue;
 		}
-		in_msg(s->w, "%s: read: %s", f->disp, strerror(errno));
+		in_cut(s->w, "%s: read: %s", f->disp, strerror(errno));
 		return -1;
 	}
 }
@@ -179,19 +209,14 @@ static ssize_t fd_read(struct stream *s, void *buf, size_t n)
 static int64_t fd_skip(struct stream *s, uint64_t n)
 {
 	struct fd_stream *f = (struct fd_stream *)s;
-	struct stat sb;
-	off_t pos = lseek(f->fd, 0, SEEK_CUR);
-	if (pos < 0 || fstat(f->fd, &sb) < 0) {
-		in_msg(s->w, "%s: seek: %s", f->disp, strerror(errno));
-		return -1;
-	}
-	uint64_t left = sb.st_size > pos ? (uint64_t)(sb.st_size - pos) : 0;
+	uint64_t left = f->size > f->pos ? f->size - f->pos : 0;
 	if (n > left)
 		n = left;
 	if (lseek(f->fd, (off_t)n, SEEK_CUR) < 0) {
-		in_msg(s->w, "%s: seek: %s", f->disp, strerror(errno));
+		in_cut(s->w, "%s: seek: %s", f->disp, strerror(errno));
 		return -1;
 	}
+	f->pos += n;
 	return (int64_t)n;
 }
 
@@ -201,12 +226,59 @@ void fd_stream_init(struct fd_stream *f, struct walker *w, int fd, const char *d
 	f->s.read = fd_read;
 	f->fd = fd;
 	f->disp = disp;
-	f->expect = 0;
+	f->regular = 0;
+	f->size = f->pos = 0;
 	struct stat sb;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0) {
-		f->s.skip = fd_skip;
-		f->expect = sb.st_size > 0 ? (uint64_t)sb.st_size : 0;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		off_t at = lseek(fd, 0, SEEK_CUR);
+		f->regular = 1;
+		f->pos = at > 0 ? (uint64_t)at : 0; /* stdin may be a file read partly already */
+		f->size = sb.st_size > 0 ? (uint64_t)sb.st_size : 0;
+		if (f->size < f->pos)
+			f->size = f->pos;
+		if (at >= 0)
+			f->s.skip = fd_skip;
 	}
+}
+
+const char *in_unreadable_kind(int fd)
+{
+	struct stat sb;
+	if (fstat(fd, &sb) != 0)
+		return NULL; /* the read will say why */
+	if (S_ISFIFO(sb.st_mode))
+		return "fifo";
+	if (S_ISSOCK(sb.st_mode))
+		return "socket";
+	if (S_ISCHR(sb.st_mode))
+		return "character device";
+	if (S_ISBLK(sb.st_mode))
+		return "block device";
+	if (S_ISDIR(sb.st_mode))
+		return "folder";
+	if (!S_ISREG(sb.st_mode))
+		return "special file";
+#ifdef __linux__
+	/* files whose content the kernel makes up when they are read: their
+	 * size says nothing, a read may block (/proc/kmsg) or hold secrets of
+	 * this machine (/proc/self/environ) */
+	struct statfs fs;
+	if (fstatfs(fd, &fs) == 0) {
+		static const struct {
+			unsigned long magic;
+			const char *name;
+		} pseudo[] = {
+			{0x9fa0, "proc"}, {0x62656572, "sysfs"}, {0x64626720, "debugfs"}, {0x73636673, "securityfs"},
+			{0x74726163, "tracefs"}, {0x27e0eb, "cgroup"}, {0x63677270, "cgroup2"}, {0x62656570, "configfs"},
+			{0x1cd1, "devpts"}, {0xcafe4a11, "bpf"}, {0x6165676c, "pstore"}, {0xde5e81e4, "efivarfs"},
+			{0x65735543, "fusectl"}, {0xf97cff8c, "selinuxfs"}, {0x42494e4d, "binfmt_misc"},
+		};
+		for (size_t i = 0; i < sizeof pseudo / sizeof *pseudo; i++)
+			if ((unsigned long)fs.f_type == pseudo[i].magic)
+				return pseudo[i].name;
+	}
+#endif
+	return NULL;
 }
 
 /* ---- memory stream ----------------------------------------------------------- */
@@ -242,6 +314,45 @@ static int64_t mem_skip(struct stream *s, uint64_t n)
 
 /* ---- documents ----------------------------------------------------------------- */
 
+static char *name_of(const char *leaf)
+{
+	size_t ll = strlen(leaf);
+	char *name = str_sanitize(leaf, ll > IN_NAME_MAX ? IN_NAME_MAX : ll);
+	if (ll > IN_NAME_MAX) {
+		char *t = xasprintf("%s...", name);
+		free(name);
+		name = t;
+	}
+	return name;
+}
+
+/* The document's name: leaf sanitised, and different from every document
+ * delivered before in the bundle (when the sink can tell): "x.log" and
+ * "x.log.gz" side by side are "x.log" and "x.log.gz", two tar members of
+ * one name are "x.log" and "x.log (2)". */
+static char *doc_name(struct walker *w, const char *leaf)
+{
+	char *name = name_of(leaf);
+	if (!w->sink->taken || !w->sink->taken(w->sink->ctx, name))
+		return name;
+	if (w->gz_inner && strcmp(leaf, w->gz_inner) == 0) {
+		char *alt = name_of(w->gz_outer);
+		if (!w->sink->taken(w->sink->ctx, alt)) {
+			free(name);
+			return alt;
+		}
+		free(alt);
+	}
+	for (unsigned k = 2;; k++) {
+		char *alt = xasprintf("%s (%u)", name, k);
+		if (!w->sink->taken(w->sink->ctx, alt) || k > 1000000) {
+			free(name);
+			return alt;
+		}
+		free(alt);
+	}
+}
+
 /* Sends the rest of s to the sink as one document, within the caps. */
 static void deliver(struct walker *w, struct stream *s, const char *leaf, const char *disp)
 {
@@ -251,20 +362,14 @@ static void deliver(struct walker *w, struct stream *s, const char *leaf, const 
 	 * nested in tars would otherwise cost ~100 bytes of memory per 0.5
 	 * byte of compressed input. */
 	if (st->documents >= lim->max_entries) {
-		in_msg(w, "%s: more than %zu documents in the bundle (--max-entries), the rest of the "
+		in_cut(w, "%s: more than %zu documents in the bundle (--max-entries), the rest of the "
 		       "input is skipped", disp, lim->max_entries);
 		w->stop = 1;
 		return;
 	}
 	/* Names are only names: one longer than IN_NAME_MAX (a 1 MiB pax
 	 * path) is kept as its first bytes and "..." */
-	size_t ll = strlen(leaf);
-	char *name = str_sanitize(leaf, ll > IN_NAME_MAX ? IN_NAME_MAX : ll);
-	if (ll > IN_NAME_MAX) {
-		char *t = xasprintf("%s...", name);
-		free(name);
-		name = t;
-	}
+	char *name = doc_name(w, leaf);
 	w->sink->begin(w->sink->ctx, name);
 	st->documents++;
 	uint64_t got = 0;
@@ -292,10 +397,10 @@ static void deliver(struct walker *w, struct stream *s, const char *leaf, const 
 			} else if (r > 0) {
 				complete = 0;
 				if (which == 1) {
-					in_msg(w, "%s: cut at %llu bytes (--max-member-bytes)", disp,
+					in_cut(w, "%s: cut at %llu bytes (--max-member-bytes)", disp,
 					       (unsigned long long)got);
 				} else {
-					in_msg(w, "%s: cut at %llu bytes: the bundle reached %llu bytes "
+					in_cut(w, "%s: cut at %llu bytes: the bundle reached %llu bytes "
 					       "(--max-bundle-bytes), the rest of the input is skipped",
 					       disp, (unsigned long long)got,
 					       (unsigned long long)st->bytes_out);
@@ -357,17 +462,20 @@ void in_walk(struct walker *w, struct stream *s, const char *leaf, const char *p
 	const unsigned char *p = s->pb;
 	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
 		if (nest >= w->lim->max_nesting) {
-			in_msg(w, "%s: archives nested more than %d deep (--max-nesting), skipped",
+			in_cut(w, "%s: archives nested more than %d deep (--max-nesting), skipped",
 			       disp, w->lim->max_nesting);
 			return;
 		}
 		in_walk_gzip(w, s, leaf, prefix, disp, nest + 1);
 		return;
 	}
-	if (n == IN_SNIFF && in_tar_header_valid(p)) {
+	/* a tar, or what is left of one: a header with the ustar magic whose
+	 * checksum fails or that the input cuts is read as a damaged archive
+	 * (messages name the byte), never delivered as text */
+	if ((n == IN_SNIFF && in_tar_header_valid(p)) || in_tar_magic(p, n)) {
 		if (!via_gz) {
 			if (nest >= w->lim->max_nesting) {
-				in_msg(w, "%s: archives nested more than %d deep (--max-nesting), skipped",
+				in_cut(w, "%s: archives nested more than %d deep (--max-nesting), skipped",
 				       disp, w->lim->max_nesting);
 				return;
 			}
@@ -378,7 +486,7 @@ void in_walk(struct walker *w, struct stream *s, const char *leaf, const char *p
 	}
 	const char *kind = compressed_kind(p, n);
 	if (kind) {
-		in_msg(w, "%s: unsupported compressed format (%s): decompress it first", disp, kind);
+		in_cut(w, "%s: unsupported compressed format (%s): decompress it first", disp, kind);
 		return;
 	}
 	deliver(w, s, leaf, disp);
@@ -433,11 +541,20 @@ int input_walk_path(const char *path, const struct limits *lim, struct doc_sink 
 		} else if (S_ISDIR(sb.st_mode)) {
 			ret = in_walk_dir(&w, path, disp);
 		} else {
-			/* An operand named explicitly is read whatever its type: a
-			 * FIFO here is usually a shell's <(...) substitution. */
-			int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+			/* Only regular files are read (standard input, '-', is the
+			 * exception the user asks for): a FIFO, a device or a /proc
+			 * file may block for ever or hold this machine's secrets.
+			 * O_NONBLOCK: opening a FIFO must not wait for a writer. */
+			int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+			const char *why = fd >= 0 ? in_unreadable_kind(fd) : NULL;
 			if (fd < 0) {
 				in_msg(&w, "%s: cannot open: %s", disp, strerror(errno));
+				ret = -1;
+			} else if (why) {
+				in_msg(&w, "%s: %s%s: not read (only regular files and folders are; "
+				       "pipe anything else to standard input: ... | nccl-triage analyze -)", disp,
+				       S_ISREG(sb.st_mode) ? "a file of the kernel's pseudo file system " : "", why);
+				close(fd);
 				ret = -1;
 			} else {
 				/* the base name, with the trailing slashes of the path removed */

@@ -131,6 +131,11 @@ cJSON *report_bundle_json(const struct bundle *b)
 			cJSON_AddBoolToObject(d, "complete", 0);
 		cJSON_AddItemToArray(inputs, d);
 	}
+	/* places where the input could not be read to its end (damaged or cut
+	 * archives and files, read errors, caps): the verdict rests on part of
+	 * the bundle only; absent when every byte was read */
+	if (b->stats.cut)
+		cJSON_AddNumberToObject(o, "incomplete_inputs", (double)b->stats.cut);
 	cJSON *w = cJSON_AddArrayToObject(o, "warnings");
 	for (size_t i = 0; i < b->warnings.list.n; i++)
 		cJSON_AddItemToArray(w, cJSON_CreateString(b->warnings.list.v[i]));
