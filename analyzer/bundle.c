@@ -9,14 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cascade.h"
-#include "correlate.h"
+#include "diagnosis.h"
 #include "linekw.h"
 #include "logline.h"
 #include "match.h"
 #include "pipeline.h"
 #include "ranks.h"
-#include "rules.h"
 #include "scan.h"
 #include "sigdb.h"
 #include "sysreport.h"
@@ -107,8 +105,21 @@ void bundle_free(struct bundle *b)
 	}
 	free(b->failures);
 	ranks_free(b->ranks);
-	correlate_free(b);
+	bundle_clear_diagnoses(b);
 	free(b);
+}
+
+void bundle_clear_diagnoses(struct bundle *b)
+{
+	for (size_t i = 0; i < b->ndiags; i++) {
+		free(b->diags[i].title);
+		free(b->diags[i].explanation);
+		free(b->diags[i].ev);
+		free(b->diags[i].ranks);
+	}
+	free(b->diags);
+	b->diags = NULL;
+	b->ndiags = 0;
 }
 
 /* ---- facts from log lines ---- */
@@ -811,14 +822,7 @@ int bundle_add_memory(struct bundle *b, const char *name, const void *data, size
 	return rc;
 }
 
-struct evidence *bundle_rule_evidence(struct bundle *b, const char *rule_id,
-                                      const char *path, uint64_t line, const char *statement,
-                                      const struct capture *caps, size_t ncaps)
-{
-	return evlist_add(&b->ev, rule_id, path, line, statement, strlen(statement), caps, ncaps);
-}
-
-void bundle_finish(struct bundle *b)
+void bundle_end_input(struct bundle *b)
 {
 	lines_stop(b);
 	ranks_finish(b->ranks); /* ranks: merge timelines before ranks_lookup */
@@ -831,7 +835,4 @@ void bundle_finish(struct bundle *b)
 		if (e->rank < 0 && e->host && e->pid >= 0)
 			e->rank = ranks_lookup(b->ranks, e->host, e->pid);
 	}
-	rules_run_all(b);
-	correlate(b);
-	cascade_link(b); /* ranks: echoes across ranks (cascade.h) */
 }

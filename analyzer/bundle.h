@@ -5,7 +5,7 @@
  * classified from its head, log documents are split into lines and matched
  * against the signature database as they stream by, system reports are
  * buffered (up to SYSREPORT_MAX bytes) and handed to their parser.  Then
- * bundle_finish() runs the fact rules and the correlator. */
+ * analysis_finish() (analysis.h) runs the fact rules and the correlator. */
 #ifndef NT_BUNDLE_H
 #define NT_BUNDLE_H
 
@@ -35,15 +35,6 @@ enum verdict { VERDICT_HEALTHY, VERDICT_DIAGNOSED, VERDICT_UNKNOWN_FAILURE, VERD
 const char *verdict_name(enum verdict v);
 
 struct diagnosis;
-
-/* Unexplained failure evidence (tracebacks, NCCL WARNs, non-zero exits) that
- * the verdict unknown_failure rests on; kept short. */
-struct failure_line {
-	char *path;
-	uint64_t line;
-	char *text;
-	char *what; /* "nccl_warn", "traceback", "exit_code", "error" */
-};
 
 struct bundle {
 	char *name;
@@ -93,11 +84,10 @@ struct doc_sink bundle_sink(struct bundle *b);
 /* Feed a whole operand (path or '-'): convenience over input_walk_path. */
 int bundle_add_path(struct bundle *b, const char *path);
 int bundle_add_memory(struct bundle *b, const char *name, const void *data, size_t len);
-/* Run fact rules, correlate, rank, set the verdict. */
-void bundle_finish(struct bundle *b);
-
-/* For rule providers: record evidence that a fact rule fired. */
-struct evidence *bundle_rule_evidence(struct bundle *b, const char *rule_id,
-                                      const char *path, uint64_t line, const char *statement,
-                                      const struct capture *caps, size_t ncaps);
+/* After the last input: stop the line pipeline, finish the rank timelines,
+ * place evidence known by host:pid on its rank.  analysis_finish
+ * (analysis.h) calls it, then runs the rules and the correlator. */
+void bundle_end_input(struct bundle *b);
+/* Free the diagnoses (correlate.c fills them again). */
+void bundle_clear_diagnoses(struct bundle *b);
 #endif

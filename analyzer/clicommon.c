@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "dbpath.h"
+#include "rules.h"
 
 /* ---- database discovery ---- */
 
@@ -38,6 +39,7 @@ int load_db(struct sigdb *db, const struct common *c, int for_check)
 	struct strvec seen = {0};
 	int errors = 0;
 	sigdb_init(db);
+	rules_register(db);
 	db->match_limit = c->lim.match_limit;
 	db->depth_limit = c->lim.depth_limit;
 	if (!c->no_builtin) {

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "analysis.h"
 #include "bundle.h"
 #include "cli.h"
 #include "clicommon.h"
@@ -483,7 +484,7 @@ static void *run_bundle(struct batch *bt, const struct item *it, struct summary 
 	}
 	for (size_t i = 0; i < inerr.list.n; i++)
 		msgs_add(&b->warnings, "%s", inerr.list.v[i]);
-	bundle_finish(b);
+	analysis_finish(b);
 
 	cJSON *obj = report_bundle_json(b);
 	cJSON_AddBoolToObject(obj, "readable", readable);

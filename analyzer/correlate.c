@@ -167,7 +167,7 @@ void correlate_sort(struct diagnosis *v, size_t n)
 
 void correlate(struct bundle *b)
 {
-	correlate_free(b);
+	bundle_clear_diagnoses(b);
 	const struct sigdb *db = b->db;
 	struct diagnosis *v = xcalloc(db->ndiags + 1, sizeof *v);
 	size_t n = 0;
@@ -229,17 +229,4 @@ void correlate(struct bundle *b)
 		b->verdict = VERDICT_HEALTHY;
 	else
 		b->verdict = VERDICT_NO_EVIDENCE;
-}
-
-void correlate_free(struct bundle *b)
-{
-	for (size_t i = 0; i < b->ndiags; i++) {
-		free(b->diags[i].title);
-		free(b->diags[i].explanation);
-		free(b->diags[i].ev);
-		free(b->diags[i].ranks);
-	}
-	free(b->diags);
-	b->diags = NULL;
-	b->ndiags = 0;
 }

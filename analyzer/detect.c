@@ -6,8 +6,6 @@
 
 #include <string.h>
 
-#include "sysreport.h"
-
 static const char *const KIND_NAMES[DOC_KIND_COUNT] = {
 	[DOC_EMPTY] = "empty",
 	[DOC_BINARY] = "binary",

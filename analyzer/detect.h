@@ -31,5 +31,8 @@ const char *doc_kind_name(enum doc_kind k);
 enum doc_kind detect_kind(const char *head, size_t len, int complete);
 /* Whether lines of this kind are scanned by signatures (logs and unknown text). */
 int doc_kind_is_log(enum doc_kind k);
+/* The system-report kind of a document head (a DOC_* value), or -1
+ * (detect_sys.c). */
+int detect_sysreport(const char *head, size_t len);
 
 #endif

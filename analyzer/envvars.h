@@ -73,8 +73,4 @@ void envvar_finding_free(struct env_finding *f);
  * TORCH_NCCL_*, TORCH_DISTRIBUTED_*, TORCH_CPP_LOG_LEVEL, TORCH_FR_*)? */
 int envvar_in_scope(const char *name);
 
-/* The fact-rule provider built on this table (rules_env.c). */
-struct rule_provider;
-extern const struct rule_provider RULES_ENV;
-
 #endif

@@ -43,6 +43,15 @@ struct evlist {
 	size_t ncounts, capcounts;
 };
 
+/* Unexplained failure evidence (tracebacks, NCCL WARNs, non-zero exits) that
+ * the verdict unknown_failure rests on; kept short. */
+struct failure_line {
+	char *path;
+	uint64_t line;
+	char *text;
+	char *what; /* "nccl_warn", "traceback", "exit_code", "error" */
+};
+
 void evlist_init(struct evlist *l);
 void evlist_free(struct evlist *l);
 /* Add evidence; copies every string.  caps may be NULL.  Returns the stored

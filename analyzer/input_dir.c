@@ -92,7 +92,7 @@ static void walk_file(struct dirwalk *d, const char *path, const char *rel, cons
 	}
 	struct fd_stream f;
 	fd_stream_init(&f, w, fd, disp);
-	in_walk(w, &f.s, rel, rel, disp, 0, 0);
+	w->walk(w, &f.s, rel, rel, disp, 0, 0);
 	close(fd);
 }
 

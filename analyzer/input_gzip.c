@@ -186,7 +186,7 @@ void in_walk_gzip(struct walker *w, struct stream *s, const char *leaf, const ch
 	const char *si = w->gz_inner, *so = w->gz_outer;
 	w->gz_inner = inner;
 	w->gz_outer = leaf;
-	in_walk(w, &g.s, inner, prefix, disp, nest, 1);
+	w->walk(w, &g.s, inner, prefix, disp, nest, 1);
 	w->gz_inner = si;
 	w->gz_outer = so;
 	free(inner);

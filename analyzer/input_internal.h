@@ -35,6 +35,16 @@ struct stream {
 };
 
 struct walker {
+	/* The walk of one stream whose kind is found from its first bytes
+	 * (input.c); readers call it for what an archive or folder holds.
+	 *   leaf   - the document name if the stream turns out to be a document
+	 *   prefix - what archive member names are joined to ("" at the top)
+	 *   disp   - the name used in messages
+	 *   nest   - archives already open around this stream
+	 *   via_gz - the stream is the direct output of a gzip layer (a tar inside
+	 *            it does not count as one more nesting level: .tar.gz is one) */
+	void (*walk)(struct walker *w, struct stream *s, const char *leaf, const char *prefix,
+	             const char *disp, int nest, int via_gz);
 	const struct limits *lim;
 	struct doc_sink *sink;
 	struct msgs *m;
@@ -78,16 +88,6 @@ void fd_stream_init(struct fd_stream *f, struct walker *w, int fd, const char *d
  * kernel pseudo file system (/proc, /sys...) whose reads may block or never
  * end; NULL for a regular file on a real file system. */
 const char *in_unreadable_kind(int fd);
-
-/* The walk of one stream whose kind is found from its first bytes.
- *   leaf   - the document name if the stream turns out to be a document
- *   prefix - what archive member names are joined to ("" at the top)
- *   disp   - the name used in messages
- *   nest   - archives already open around this stream
- *   via_gz - the stream is the direct output of a gzip layer (a tar inside
- *            it does not count as one more nesting level: .tar.gz is one) */
-void in_walk(struct walker *w, struct stream *s, const char *leaf, const char *prefix,
-             const char *disp, int nest, int via_gz);
 
 /* gzip layer (input_gzip.c): walks the decompressed content of s. */
 void in_walk_gzip(struct walker *w, struct stream *s, const char *leaf, const char *prefix,

@@ -550,7 +550,7 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 			ms.hdr_off = hoff;
 			ms.truncated = 0;
 			char *leaf = in_join(prefix, name);
-			in_walk(w, &ms.s, leaf, leaf, mdisp, nest, 0);
+			w->walk(w, &ms.s, leaf, leaf, mdisp, nest, 0);
 			free(leaf);
 			/* the rest of the member (unread, cut or skipped), then padding */
 			if (!w->stop && !ms.truncated && ms.left)

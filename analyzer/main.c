@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "acmatch.h"
+#include "analysis.h"
 #include "bundle.h"
 #include "cli.h"
 #include "clicommon.h"
@@ -86,7 +87,7 @@ static int run_analyze(struct common *c, struct strvec *ops)
 		int rc = bundle_add_path(bundles[i], ops->v[i]);
 		if (rc == 0)
 			readable++;
-		bundle_finish(bundles[i]);
+		analysis_finish(bundles[i]);
 		if (c->redact)
 			continue; /* warnings are printed once redacted, below */
 		if (!c->quiet)

@@ -2,7 +2,7 @@
  * lacks: NCCL_DEBUG output, the logs of every rank, topology, versions, the
  * launcher's summary, timestamps, a flight-recorder dump for hangs, the
  * kernel log for SIGKILLs.  Part of every report.  Reads the bundle only
- * (after bundle_finish). */
+ * (after analysis_finish). */
 #ifndef NT_NEXTSTEPS_H
 #define NT_NEXTSTEPS_H
 

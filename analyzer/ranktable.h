@@ -1,7 +1,7 @@
 /* ranktable.h - the ranks of a bundle side by side: rank, host, pid, GPU,
  * furthest milestone, first error, exit.  One row per process, sorted by
  * rank; the rank that failed first is marked.  Reads b->ranks after
- * bundle_finish. */
+ * analysis_finish. */
 #ifndef NT_RANKTABLE_H
 #define NT_RANKTABLE_H
 

@@ -4,7 +4,7 @@
  * report, the same GPU's bus id is busid-1 in "00000000:60:00.0" and in
  * NCCL's short "busId 600000" alike.
  *
- * Redaction runs after bundle_finish(), on what the reports show, so the
+ * Redaction runs after analysis_finish(), on what the reports show, so the
  * diagnosis is made on the original text and does not change.  Formats
  * rendered from the JSON document (json, html, junit, sarif, github) go
  * through redact_json(), which knows the fields (a "bus_id" of "60" is a bus

@@ -2,13 +2,6 @@
  * lives in its own rules_*.c; add its provider here. */
 #include "rules.h"
 
-#include <string.h>
-
-#include "envvars.h"
-
-extern const struct rule_provider RULES_SYS;
-extern const struct rule_provider RULES_RANKS; /* rules_ranks.c */
-
 const struct rule_provider *const RULE_PROVIDERS[] = {
 	&RULES_ENV,
 	&RULES_SYS,
@@ -16,17 +9,14 @@ const struct rule_provider *const RULE_PROVIDERS[] = {
 	NULL,
 };
 
-const struct rule_def *rules_find(const char *id)
+void rules_register(struct sigdb *db)
 {
 	for (size_t p = 0; RULE_PROVIDERS[p]; p++)
-		for (size_t i = 0; i < RULE_PROVIDERS[p]->nrules; i++)
-			if (strcmp(RULE_PROVIDERS[p]->rules[i].id, id) == 0)
-				return &RULE_PROVIDERS[p]->rules[i];
-	return NULL;
+		sigdb_add_rules(db, RULE_PROVIDERS[p]->rules, RULE_PROVIDERS[p]->nrules);
 }
 
-void rules_run_all(struct bundle *b)
+void rules_run_all(struct rule_ctx *c)
 {
 	for (size_t p = 0; RULE_PROVIDERS[p]; p++)
-		RULE_PROVIDERS[p]->run(b);
+		RULE_PROVIDERS[p]->run(c);
 }

@@ -3,14 +3,13 @@
  * command lines, export lines and NCCL's "X set by environment to Y" lines)
  * against the table in envvars.c, and flags settings that force a path the
  * bundle shows to be unusable (NCCL_NET=IB without an RDMA device).
- * Evidence goes to the bundle through bundle_rule_evidence; nothing here
+ * Evidence goes to the rule context through rule_emit; nothing here
  * keeps state or prints. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <cjson/cJSON.h>
 
-#include "bundle.h"
 #include "envvars.h"
 #include "rules.h"
 #include "util.h"
@@ -36,22 +35,22 @@ static uint64_t num_item(const cJSON *o, const char *k)
 }
 
 /* Highest NCCL version the bundle shows, as 22809; 0 when none. */
-static int bundle_nccl_code(const struct bundle *b)
+static int bundle_nccl_code(const struct rule_ctx *c)
 {
-	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(b->facts, "nccl_versions");
+	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(c->facts, "nccl_versions");
 	const cJSON *v;
 	int best = 0;
 	cJSON_ArrayForEach(v, vs) {
 		if (!cJSON_IsString(v))
 			continue;
-		int c = envvar_version_code(v->valuestring);
-		if (c > best)
-			best = c;
+		int code = envvar_version_code(v->valuestring);
+		if (code > best)
+			best = code;
 	}
 	return best;
 }
 
-static void emit(struct bundle *b, const char *rule, const char *name, const char *value,
+static void emit(struct rule_ctx *c, const char *rule, const char *name, const char *value,
                  const char *meant, const char *note, const cJSON *where)
 {
 	const char *src = str_item(where, "source");
@@ -65,27 +64,27 @@ static void emit(struct bundle *b, const char *rule, const char *name, const cha
 	char *stmt = xasprintf("%s=%s: %s%s%s", name, value, note && *note ? note : "",
 	                       note && *note ? " " : "", meant && *meant ? meant : "");
 	const char *path = str_item(where, "path");
-	bundle_rule_evidence(b, rule, path ? path : "", num_item(where, "line"), stmt, caps, 5);
+	rule_emit(c, rule, path ? path : "", num_item(where, "line"), stmt, caps, 5);
 	free(stmt);
 }
 
-static int has_ib_device(const struct bundle *b)
+static int has_ib_device(const struct rule_ctx *c)
 {
-	return evlist_has(&b->ev, "ib.using_devices");
+	return evlist_has(c->ev, "ib.using_devices");
 }
 
-static int ib_absent(const struct bundle *b)
+static int ib_absent(const struct rule_ctx *c)
 {
-	return (evlist_has(&b->ev, "ib.no_device") || evlist_has(&b->ev, "ib.libibverbs_missing")) &&
-	       !has_ib_device(b);
+	return (evlist_has(c->ev, "ib.no_device") || evlist_has(c->ev, "ib.libibverbs_missing")) &&
+	       !has_ib_device(c);
 }
 
-static void run_env(struct bundle *b)
+static void run_env(struct rule_ctx *c)
 {
-	const cJSON *env = cJSON_GetObjectItemCaseSensitive(b->facts, "env");
+	const cJSON *env = cJSON_GetObjectItemCaseSensitive(c->facts, "env");
 	if (!cJSON_IsObject(env))
 		return;
-	int nccl = bundle_nccl_code(b);
+	int nccl = bundle_nccl_code(c);
 	const cJSON *it;
 	cJSON_ArrayForEach(it, env) {
 		const char *name = it->string;
@@ -95,18 +94,18 @@ static void run_env(struct bundle *b)
 		struct env_finding f;
 		enum env_verdict v = envvar_check(name, value, nccl, &f);
 		if (v != ENVCHK_OK && v != ENVCHK_IGNORED && f.rule)
-			emit(b, f.rule, name, value, f.meant, f.note, it);
+			emit(c, f.rule, name, value, f.meant, f.note, it);
 		envvar_finding_free(&f);
 
 		/* settings that force a path the bundle shows to be unusable */
-		if (strcmp(name, "NCCL_NET") == 0 && strcasecmp(value, "IB") == 0 && ib_absent(b))
-			emit(b, "env.forces_unusable_path", name, value,
+		if (strcmp(name, "NCCL_NET") == 0 && strcasecmp(value, "IB") == 0 && ib_absent(c))
+			emit(c, "env.forces_unusable_path", name, value,
 			     "unset NCCL_NET (NCCL picks IB when it works and falls back to sockets otherwise), or make the RDMA devices visible (rdma-core, /dev/infiniband in the container)",
 			     "NCCL_NET=IB requires InfiniBand/RoCE, but NCCL found no RDMA device (`NET/IB : No device found`); NCCL cannot fall back to sockets and fails to initialise.",
 			     it);
-		else if (strcmp(name, "NCCL_IB_HCA") == 0 && *value && evlist_has(&b->ev, "ib.no_device") &&
-		         !has_ib_device(b))
-			emit(b, "env.forces_unusable_path", name, value,
+		else if (strcmp(name, "NCCL_IB_HCA") == 0 && *value && evlist_has(c->ev, "ib.no_device") &&
+		         !has_ib_device(c))
+			emit(c, "env.forces_unusable_path", name, value,
 			     "set NCCL_IB_HCA to devices listed by `ibv_devinfo` (prefix match; `=mlx5_0` exact; `:1` port), or unset it",
 			     "NCCL_IB_HCA matched no active RDMA port (`NET/IB : No device found`), so inter-node traffic falls back to TCP sockets.",
 			     it);

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bundle.h"
 #include "ranks.h"
 #include "util.h"
 
@@ -70,17 +69,17 @@ static char *who(const struct rank_proc *p)
 	return xstrdup("no NCCL output");
 }
 
-static void emit(struct bundle *b, const char *id, const struct rank_where *w, int rank,
+static void emit(struct rule_ctx *rc, const char *id, const struct rank_where *w, int rank,
                  const struct rank_proc *p, struct capset *cs, const char *fmt, ...) NT_PRINTF(7, 8);
 
-static void emit(struct bundle *b, const char *id, const struct rank_where *w, int rank,
+static void emit(struct rule_ctx *rc, const char *id, const struct rank_where *w, int rank,
                  const struct rank_proc *p, struct capset *cs, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	char *stmt = xvasprintf(fmt, ap);
 	va_end(ap);
-	struct evidence *e = bundle_rule_evidence(b, id, w && w->path ? w->path : b->name, w ? w->line : 0, stmt,
+	struct evidence *e = rule_emit(rc, id, w && w->path ? w->path : rc->name, w ? w->line : 0, stmt,
 	                                          cs->n ? cs->c : NULL, cs->n);
 	if (e) {
 		e->rank = rank;
@@ -147,7 +146,7 @@ static int member_stuck(const struct ranks *r, const struct rank_member *mb)
 
 /* ---- rules ---- */
 
-static void rule_init(struct bundle *b, const struct ranks *r, int *any_stuck)
+static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck)
 {
 	int world = world_size(r);
 	for (size_t c = 0; c < r->ncomms; c++) {
@@ -167,7 +166,7 @@ static void rule_init(struct bundle *b, const struct ranks *r, int *any_stuck)
 			cap(&cs, "nranks", int_str(cm->nranks));
 			cap(&cs, "last", xstrdup(last_text(p)));
 			char *w = who(p);
-			emit(b, "ranks.stuck_in_init", &mb->start_where, p->rank, p, &cs,
+			emit(rc, "ranks.stuck_in_init", &mb->start_where, p->rank, p, &cs,
 			     "rank %d (%s) reached Init START of communicator %s (rank %d of %d) but never Init COMPLETE%s; its last line: %s",
 			     p->rank, w, cm->id, mb->rank, cm->nranks,
 			     ncomplete ? " although other ranks completed" : "", last_text(p));
@@ -212,7 +211,7 @@ static void rule_init(struct bundle *b, const struct ranks *r, int *any_stuck)
 			cap(&cs, "rank", int_str(miss[i]));
 			if (mp && mp->last.text)
 				cap(&cs, "missing_last", xstrdup(mp->last.text));
-			emit(b, "ranks.missing_from_comm", where, global ? miss[i] : -1, mp, &cs,
+			emit(rc, "ranks.missing_from_comm", where, global ? miss[i] : -1, mp, &cs,
 			     "communicator %s expects %d ranks; only rank%s %s reached Init START; rank %d never did%s%s",
 			     cm->id, cm->nranks, nh == 1 ? "" : "s", hl, miss[i],
 			     mp && mp->last.text ? " (its last line: " : " (no NCCL line from it at all",
@@ -228,7 +227,7 @@ static void rule_init(struct bundle *b, const struct ranks *r, int *any_stuck)
 
 /* "[1] is setting up NCCL communicator and retrieving ncclUniqueId from [0]
  * ... got error": the root never published the id (never arrived). */
-static void rule_uid_wait(struct bundle *b, const struct ranks *r)
+static void rule_uid_wait(struct rule_ctx *rc, const struct ranks *r)
 {
 	for (size_t i = 0; i < r->nuid; i++) {
 		const struct uid_wait *w = &r->uid[i];
@@ -259,7 +258,7 @@ static void rule_uid_wait(struct bundle *b, const struct ranks *r)
 		cap(&cs, "rank", int_str(w->root));
 		if (mp && mp->last.text)
 			cap(&cs, "missing_last", xstrdup(mp->last.text));
-		emit(b, "ranks.missing_from_comm", &w->where, w->root, mp, &cs,
+		emit(rc, "ranks.missing_from_comm", &w->where, w->root, mp, &cs,
 		     "rank%s %s waited for the ncclUniqueId that rank %d publishes in the c10d store and never got it: rank %d never reached NCCL init%s%s%s",
 		     nw == 1 ? "" : "s", wl, w->root, w->root, mp && mp->last.text ? " (its last line: " : "",
 		     mp && mp->last.text ? mp->last.text : "", mp && mp->last.text ? ")" : "");
@@ -268,7 +267,7 @@ static void rule_uid_wait(struct bundle *b, const struct ranks *r)
 	}
 }
 
-static void rule_silent(struct bundle *b, const struct ranks *r)
+static void rule_silent(struct rule_ctx *rc, const struct ranks *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
@@ -285,7 +284,7 @@ static void rule_silent(struct bundle *b, const struct ranks *r)
 		cap(&cs, "other", q ? int_str(q->rank) : xstrdup("?"));
 		cap(&cs, "remote", xstrdup(q && q->remote_where.text ? q->remote_where.text : "?"));
 		char *w = who(p);
-		emit(b, "ranks.died_silently", &p->last, p->rank, p, &cs,
+		emit(rc, "ranks.died_silently", &p->last, p->rank, p, &cs,
 		     "rank %d (%s) stops after %s with no error, exit or teardown, while rank %d reports: %s; last line of rank %d: %s",
 		     p->rank, w, rank_proc_milestone(p), q ? q->rank : -1,
 		     q && q->remote_where.text ? q->remote_where.text : "?", p->rank, last_text(p));
@@ -293,7 +292,7 @@ static void rule_silent(struct bundle *b, const struct ranks *r)
 	}
 }
 
-static void rule_hang(struct bundle *b, const struct ranks *r, int any_stuck)
+static void rule_hang(struct rule_ctx *rc, const struct ranks *r, int any_stuck)
 {
 	if (!r->launcher_signalled || any_stuck)
 		return;
@@ -306,15 +305,15 @@ static void rule_hang(struct bundle *b, const struct ranks *r, int any_stuck)
 		cap(&cs, "rank", int_str(p->rank));
 		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
 		cap(&cs, "last", xstrdup(last_text(p)));
-		emit(b, "ranks.hang_stopped_outside", &p->last, p->rank, p, &cs,
+		emit(rc, "ranks.hang_stopped_outside", &p->last, p->rank, p, &cs,
 		     "rank %d reached %s and printed no error; its last line: %s", p->rank, rank_proc_milestone(p),
 		     last_text(p));
 	}
 }
 
-static int bundle_failed(const struct bundle *b, const struct ranks *r)
+static int bundle_failed(const struct rule_ctx *rc, const struct ranks *r)
 {
-	if (b->failure_count)
+	if (rc->failure_count)
 		return 1;
 	for (size_t i = 0; i < r->n; i++)
 		if (r->v[i].first_error.path || (r->v[i].has_exit && r->v[i].exitcode != 0))
@@ -322,14 +321,14 @@ static int bundle_failed(const struct bundle *b, const struct ranks *r)
 	return r->saw_child_failed;
 }
 
-static void rule_never_reached(struct bundle *b, const struct ranks *r)
+static void rule_never_reached(struct rule_ctx *rc, const struct ranks *r)
 {
-	if (r->nccl_lines || r->saw_watchdog || b->saw_nccl || r->saw_nccl_text)
+	if (r->nccl_lines || r->saw_watchdog || rc->saw_nccl || r->saw_nccl_text)
 		return;
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(b->facts, "nccl_versions");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(rc->facts, "nccl_versions");
 	if (cJSON_IsArray(v) && cJSON_GetArraySize(v) > 0)
 		return;
-	if (!bundle_failed(b, r))
+	if (!bundle_failed(rc, r))
 		return;
 	for (size_t i = 0; i < r->n; i++)
 		if (rank_proc_killed(&r->v[i]) || r->v[i].saw_coll)
@@ -337,10 +336,10 @@ static void rule_never_reached(struct bundle *b, const struct ranks *r)
 	struct rank_where w = {0};
 	w.ts = -1;
 	const char *what = "a failure";
-	if (b->nfailures) {
-		w.path = b->failures[0].path;
-		w.line = b->failures[0].line;
-		what = b->failures[0].text;
+	if (rc->nfailures) {
+		w.path = rc->failures[0].path;
+		w.line = rc->failures[0].line;
+		what = rc->failures[0].text;
 	} else {
 		for (size_t i = 0; i < r->n && !w.path; i++)
 			if (r->v[i].exit_where.path) {
@@ -350,11 +349,11 @@ static void rule_never_reached(struct bundle *b, const struct ranks *r)
 	}
 	struct capset cs = {0};
 	cap(&cs, "what", xstrdup(what ? what : "a failure"));
-	emit(b, "ranks.never_reached_nccl", &w, -1, NULL, &cs,
+	emit(rc, "ranks.never_reached_nccl", &w, -1, NULL, &cs,
 	     "no process printed any NCCL line (no banner, no Init START), yet the job failed: %s", what ? what : "");
 }
 
-static void rule_exits(struct bundle *b, const struct ranks *r)
+static void rule_exits(struct rule_ctx *rc, const struct ranks *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
@@ -362,7 +361,7 @@ static void rule_exits(struct bundle *b, const struct ranks *r)
 		if (sig == 15 || (p->sigterm_sent && (!p->has_exit || p->exitcode == -15 || p->exitcode == 0))) {
 			struct capset cs = {0};
 			cap(&cs, "rank", rank_label(p));
-			emit(b, "ranks.sigterm_by_launcher", &p->exit_where, p->rank, p, &cs,
+			emit(rc, "ranks.sigterm_by_launcher", &p->exit_where, p->rank, p, &cs,
 			     "rank %d (pid %ld) was stopped by the launcher with SIGTERM", p->rank, p->pid);
 			continue;
 		}
@@ -386,7 +385,7 @@ static void rule_exits(struct bundle *b, const struct ranks *r)
 			cap(&cs, "host", xstrdup(p->launcher_host ? p->launcher_host : p->host));
 		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
 		const char *id = sig == 9 ? "ranks.sigkill_oom_killer" : "ranks.killed_by_signal";
-		emit(b, id, &p->exit_where, p->rank, p, &cs,
+		emit(rc, id, &p->exit_where, p->rank, p, &cs,
 		     "rank %d (pid %ld) was killed by %s (exit code %d)%s; it had reached %s",
 		     p->rank, p->pid, sn, p->exitcode, p->root_cause ? ", the launcher's first observed failure" : "",
 		     rank_proc_milestone(p));
@@ -406,7 +405,7 @@ static long enqueued(const struct rank_proc *p, int pg)
 	return e;
 }
 
-static void rule_behind_pg(struct bundle *b, const struct ranks *r, int pg)
+static void rule_behind_pg(struct rule_ctx *rc, const struct ranks *r, int pg)
 {
 	int timed_out = 0;
 	long maxe = -2, mine = 0x7fffffff;
@@ -449,7 +448,7 @@ static void rule_behind_pg(struct bundle *b, const struct ranks *r, int pg)
 		cap(&cs, "op", xstrdup(op ? op : "collective"));
 		cap(&cs, "pg", pg >= 0 ? int_str(pg) : xstrdup("default"));
 		const struct rank_where *w = p->enq_where.path ? &p->enq_where : p->wd_where.path ? &p->wd_where : &p->last;
-		emit(b, "ranks.watchdog_seqnum_behind", w, p->rank, p, &cs,
+		emit(rc, "ranks.watchdog_seqnum_behind", w, p->rank, p, &cs,
 		     "rank %d enqueued collectives only up to SeqNum %ld while rank%s %s reached SeqNum %ld (%s)",
 		     p->rank, e, na == 1 ? "" : "s", al, maxe, op ? op : "collective");
 	}
@@ -457,7 +456,7 @@ static void rule_behind_pg(struct bundle *b, const struct ranks *r, int pg)
 	free(ahead);
 }
 
-static void rule_watchdog(struct bundle *b, const struct ranks *r)
+static void rule_watchdog(struct rule_ctx *rc, const struct ranks *r)
 {
 	int pgs[64];
 	size_t npg = 0;
@@ -472,7 +471,7 @@ static void rule_watchdog(struct bundle *b, const struct ranks *r)
 			pgs[npg++] = p->wd_pg;
 	}
 	for (size_t k = 0; k < npg; k++)
-		rule_behind_pg(b, r, pgs[k]);
+		rule_behind_pg(rc, r, pgs[k]);
 	/* same SeqNum, different collective; or waiting in different process groups */
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
@@ -510,7 +509,7 @@ static void rule_watchdog(struct bundle *b, const struct ranks *r)
 			else
 				cap(&cs, "detail", xasprintf("rank %d: %s NumelIn=%ld; rank %d: %s NumelIn=%ld", p->rank, p->wd_op,
 				                             p->wd_numel, q->rank, q->wd_op, q->wd_numel));
-			emit(b, "ranks.collective_mismatch", &p->wd_where, p->rank, p, &cs,
+			emit(rc, "ranks.collective_mismatch", &p->wd_where, p->rank, p, &cs,
 			     "rank %d timed out in %s SeqNum %ld (NumelIn=%ld%s%s) while rank %d timed out in %s SeqNum %ld (NumelIn=%ld%s%s)",
 			     p->rank, p->wd_op, p->wd_seq, p->wd_numel, p->wd_pg_name ? ", process group " : "",
 			     p->wd_pg_name ? p->wd_pg_name : "", q->rank, q->wd_op, q->wd_seq, q->wd_numel,
@@ -520,9 +519,9 @@ static void rule_watchdog(struct bundle *b, const struct ranks *r)
 	}
 }
 
-static void rule_midway(struct bundle *b, const struct ranks *r, int any_stuck)
+static void rule_midway(struct rule_ctx *rc, const struct ranks *r, int any_stuck)
 {
-	if (!any_stuck && !bundle_failed(b, r))
+	if (!any_stuck && !bundle_failed(rc, r))
 		return;
 	if (r->saw_child_failed)
 		return; /* the launcher saw every worker end */
@@ -535,7 +534,7 @@ static void rule_midway(struct bundle *b, const struct ranks *r, int any_stuck)
 		cap(&cs, "last", xstrdup(last_text(p)));
 		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
 		char *w = who(p);
-		emit(b, "ranks.log_ends_midway", &p->last, p->rank, p, &cs,
+		emit(rc, "ranks.log_ends_midway", &p->last, p->rank, p, &cs,
 		     "rank %d (%s) stops after %s with no error, exit or teardown; its last line: %s", p->rank, w,
 		     rank_proc_milestone(p), last_text(p));
 		free(w);
@@ -546,7 +545,7 @@ static void rule_midway(struct bundle *b, const struct ranks *r, int any_stuck)
  * launcher's SIGTERM, or the only rank with its own error) and the others
  * were only stopped, the failure lines that carry no rank (unprefixed
  * tracebacks in a combined log) are that rank's. */
-static void attribute_orphans(struct bundle *b, const struct ranks *r)
+static void attribute_orphans(struct rule_ctx *rc, const struct ranks *r)
 {
 	const struct rank_proc *alone = NULL;
 	for (size_t i = 0; i < r->n; i++) {
@@ -561,8 +560,8 @@ static void attribute_orphans(struct bundle *b, const struct ranks *r)
 	}
 	if (!alone || alone->rank < 0)
 		return;
-	for (size_t i = 0; i < b->ev.n; i++) {
-		struct evidence *e = &b->ev.v[i];
+	for (size_t i = 0; i < rc->ev->n; i++) {
+		struct evidence *e = &rc->ev->v[i];
 		if (e->rank >= 0 || e->host || e->line == 0 || strncmp(e->id, "ranks.", 6) == 0)
 			continue;
 		/* only lines before the launcher's first report of an exit */
@@ -577,22 +576,21 @@ static void attribute_orphans(struct bundle *b, const struct ranks *r)
 	}
 }
 
-static void run(struct bundle *b)
+static void run(struct rule_ctx *rc)
 {
-	struct ranks *r = b->ranks;
+	const struct ranks *r = rc->ranks;
 	if (!r)
 		return;
-	ranks_finish(r);
-	attribute_orphans(b, r);
+	attribute_orphans(rc, r);
 	int any_stuck = 0;
-	rule_init(b, r, &any_stuck);
-	rule_uid_wait(b, r);
-	rule_silent(b, r);
-	rule_hang(b, r, any_stuck);
-	rule_never_reached(b, r);
-	rule_exits(b, r);
-	rule_watchdog(b, r);
-	rule_midway(b, r, any_stuck);
+	rule_init(rc, r, &any_stuck);
+	rule_uid_wait(rc, r);
+	rule_silent(rc, r);
+	rule_hang(rc, r, any_stuck);
+	rule_never_reached(rc, r);
+	rule_exits(rc, r);
+	rule_watchdog(rc, r);
+	rule_midway(rc, r, any_stuck);
 }
 
 const struct rule_provider RULES_RANKS = {

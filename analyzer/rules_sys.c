@@ -2,10 +2,9 @@
  * (topology, P2P, versions, memory, ECC, env) to evidence.  The rules
  * themselves are in sys_eval.c; this file summarises the log side of the
  * bundle (ranks' last lines, CUDA memory failures) and records what the
- * rules find with bundle_rule_evidence(). */
+ * rules find with rule_emit(). */
 #include <string.h>
 
-#include "bundle.h"
 #include "ranks.h"
 #include "rules.h"
 #include "sys_eval.h"
@@ -31,7 +30,7 @@ static const struct rule_def SYS_RULES[] = {
 	{"ecc.history", "uncorrectable ECC errors or retired pages in the GPU's lifetime counters"},
 };
 
-static void to_bundle(void *ctx, const char *rule_id, const char *path, uint64_t line,
+static void to_rules(void *ctx, const char *rule_id, const char *path, uint64_t line,
                       const char *statement, const struct capture *caps, size_t ncaps)
 {
 	/* the statement is also a capture, so that diagnoses can print it */
@@ -42,7 +41,7 @@ static void to_bundle(void *ctx, const char *rule_id, const char *path, uint64_t
 	all[n].name = (char *)"statement";
 	all[n].value = (char *)statement;
 	n++;
-	bundle_rule_evidence(ctx, rule_id, path, line, statement, all, n);
+	rule_emit(ctx, rule_id, path, line, statement, all, n);
 }
 
 static int contains(const char *s, const char *needle)
@@ -50,14 +49,14 @@ static int contains(const char *s, const char *needle)
 	return s && strstr(s, needle) != NULL;
 }
 
-static void run(struct bundle *b)
+static void run(struct rule_ctx *rc)
 {
 	struct sys_logctx lc;
 	memset(&lc, 0, sizeof lc);
-	if (b->ranks) {
+	if (rc->ranks) {
 		int maxrank = -1, nr = 0;
-		for (size_t i = 0; i < b->ranks->n; i++) {
-			const struct rank_proc *r = &b->ranks->v[i];
+		for (size_t i = 0; i < rc->ranks->n; i++) {
+			const struct rank_proc *r = &rc->ranks->v[i];
 			if (r->nranks > nr)
 				nr = r->nranks;
 			if (r->rank > maxrank)
@@ -73,8 +72,8 @@ static void run(struct bundle *b)
 		}
 		lc.nranks = nr;
 	}
-	for (size_t i = 0; i < b->ev.n; i++) {
-		const struct evidence *e = &b->ev.v[i];
+	for (size_t i = 0; i < rc->ev->n; i++) {
+		const struct evidence *e = &rc->ev->v[i];
 		if (!e->id || !strncmp(e->id, "memory.", 7))
 			continue;
 		if (!strncmp(e->id, "oom.", 4) || !strcmp(e->id, "cuda.nccl_unhandled_cuda") ||
@@ -90,7 +89,7 @@ static void run(struct bundle *b)
 	}
 	if (!lc.oom_in_log) {
 		const cJSON *ev = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
-			cJSON_GetObjectItemCaseSensitive(b->facts, "memory"), "oom_events"), 0);
+			cJSON_GetObjectItemCaseSensitive(rc->facts, "memory"), "oom_events"), 0);
 		if (ev) {
 			const cJSON *src = cJSON_GetObjectItemCaseSensitive(ev, "source");
 			double l = 0;
@@ -101,7 +100,7 @@ static void run(struct bundle *b)
 			lc.oom_line = (uint64_t)l;
 		}
 	}
-	sys_rules_eval(b->facts, &lc, to_bundle, b);
+	sys_rules_eval(rc->facts, &lc, to_rules, rc);
 }
 
 const struct rule_provider RULES_SYS = {

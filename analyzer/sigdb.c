@@ -12,7 +12,6 @@
 
 #include "linekw.h"
 #include "logline.h"
-#include "rules.h"
 
 const char *const CATEGORIES[] = {
 	"P2P_BROKEN", "IB_RDMA", "SOCKET_NETWORK", "SHM_EXHAUSTED", "GPU_OOM",
@@ -88,6 +87,7 @@ void sigdb_free(struct sigdb *db)
 	acmatch_free(db->ac);
 	for (int i = 0; i < 5; i++)
 		free(db->always[i]);
+	free(db->rules);
 	memset(db, 0, sizeof *db);
 }
 
@@ -620,9 +620,26 @@ const struct diagdef *sigdb_diag(const struct sigdb *db, const char *id)
 	return NULL;
 }
 
+void sigdb_add_rules(struct sigdb *db, const struct rule_def *v, size_t n)
+{
+	db->rules = xrealloc(db->rules, (db->nrules + 1) * sizeof *db->rules);
+	db->rules[db->nrules].v = v;
+	db->rules[db->nrules].n = n;
+	db->nrules++;
+}
+
+const struct rule_def *sigdb_rule(const struct sigdb *db, const char *id)
+{
+	for (size_t t = 0; t < db->nrules; t++)
+		for (size_t i = 0; i < db->rules[t].n; i++)
+			if (strcmp(db->rules[t].v[i].id, id) == 0)
+				return &db->rules[t].v[i];
+	return NULL;
+}
+
 static int evidence_id_known(const struct sigdb *db, const char *id)
 {
-	return sigdb_sig(db, id) != NULL || rules_find(id) != NULL;
+	return sigdb_sig(db, id) != NULL || sigdb_rule(db, id) != NULL;
 }
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n)

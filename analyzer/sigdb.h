@@ -57,6 +57,19 @@ struct diagdef {
 	cJSON *json;
 };
 
+/* An id that diagnoses may name besides the signatures': a fact rule written
+ * in C (rules.h).  The loader knows no rule code: the engine hands it the
+ * rules' tables (rules_register) before sigdb_finalize checks the ids. */
+struct rule_def {
+	const char *id;
+	const char *summary;
+};
+
+struct rule_table {
+	const struct rule_def *v;
+	size_t n;
+};
+
 struct sigdb {
 	struct signature *sigs;
 	size_t nsigs;
@@ -72,6 +85,8 @@ struct sigdb {
 	size_t nalways[5];
 	size_t max_capture_groups;
 	uint32_t match_limit, depth_limit;
+	struct rule_table *rules;  /* the fact rules' ids, borrowed tables (sigdb_add_rules) */
+	size_t nrules;
 };
 
 extern const char *const CATEGORIES[];
@@ -84,6 +99,9 @@ void sigdb_free(struct sigdb *db);
 int sigdb_load_dir(struct sigdb *db, const char *dir, struct msgs *m);
 /* Load one file's text (used by the fuzzer and tests). */
 int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m);
+/* The fact rules' ids (a static table, borrowed) that "when" lists may name:
+ * before sigdb_finalize. */
+void sigdb_add_rules(struct sigdb *db, const struct rule_def *v, size_t n);
 /* Cross-checks (ids unique, references resolve) and build the prefilter.
  * Returns the number of errors. */
 int sigdb_finalize(struct sigdb *db, struct msgs *m);
@@ -92,6 +110,8 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok);
 
 const struct signature *sigdb_sig(const struct sigdb *db, const char *id);
 const struct diagdef *sigdb_diag(const struct sigdb *db, const char *id);
+/* A fact rule given with sigdb_add_rules, or NULL. */
+const struct rule_def *sigdb_rule(const struct sigdb *db, const char *id);
 
 /* Versions "2.28.9" -> 22809; -1 when unparsable. */
 long nccl_version_code(const char *v);

@@ -1,7 +1,10 @@
 /* sysparse.h - internal helpers shared by the system-report parsers
  * (parse_topo.c, parse_p2p.c, parse_topoxml.c, parse_nvsmi.c,
- * parse_versions.c, parse_memory.c, parse_env.c) and the rules over their
- * facts (rules_sys.c).  Not a public interface: sysreport.h is.
+ * parse_versions.c, parse_memory.c, parse_env.c), their detector
+ * (detect_sys.c) and the rules over their facts (rules_sys.c, sys_eval.c);
+ * implemented in sysparse.c, below the dispatcher (sysreport.c), and the
+ * parsers' entry points that the dispatcher calls.  Not a public
+ * interface: sysreport.h is.
  *
  * Ownership: every cJSON node these helpers create is attached to the facts
  * object passed in (the caller owns that tree).  Strings returned by
@@ -112,10 +115,8 @@ const char *topo_link_class(const char *t);
 int topo_link_direct(const char *t);       /* NV#, PIX, PXB, C2C */
 int topo_link_through_cpu(const char *t);  /* PHB, NODE, SYS */
 
-/* Entry points also declared for the lead (sysreport.h may repeat them). */
+/* A PyTorch OOM line into facts (parse_memory.c; sysreport.h). */
 int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *path, uint64_t lineno);
-int sysreport_scan_text(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
-int detect_sysreport(const char *head, size_t len);
 
 /* Derived facts (link classes, P2P groups, memory headroom): idempotent,
  * called by rules before they look at the facts. */

@@ -19,14 +19,12 @@
 int sysreport_parse(enum doc_kind kind, const char *text, size_t len,
                     const char *path, cJSON *facts, struct msgs *m);
 
-/* A PyTorch OOM message line ("CUDA out of memory. Tried to allocate ...")
- * into facts.memory.oom_events.  Returns 1 when parsed. */
 /* Embedded reports (a topo matrix, version lines, OOM messages) inside a
  * document of another kind, e.g. a pasted ticket.  Returns facts added. */
 int sysreport_scan_text(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
-/* The system-report kind of a document head (a DOC_* value), or -1. */
-int detect_sysreport(const char *head, size_t len);
 
+/* A PyTorch OOM message line ("CUDA out of memory. Tried to allocate ...")
+ * into facts.memory.oom_events (parse_memory.c).  Returns 1 when parsed. */
 int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *path, uint64_t lineno);
 
 #endif

@@ -20,9 +20,11 @@
 #endif
 
 #ifdef VERIFY_HAVE_ENGINE
+#include "analysis.h"
 #include "bundle.h"
 #include "limits.h"
 #include "report.h"
+#include "rules.h"
 #include "sigdb.h"
 
 void *verify_analyze_run(const struct verify_run *r, const char *patterns_dir, char **msg)
@@ -31,6 +33,7 @@ void *verify_analyze_run(const struct verify_run *r, const char *patterns_dir, c
 	struct msgs m = {{0}, 0};
 	*msg = NULL;
 	sigdb_init(&db);
+	rules_register(&db);
 	int errs = sigdb_load_dir(&db, patterns_dir, &m);
 	errs += sigdb_finalize(&db, &m);
 	if (db.nsigs == 0) {
@@ -55,7 +58,7 @@ void *verify_analyze_run(const struct verify_run *r, const char *patterns_dir, c
 		bundle_add_memory(b, name, k->log.data ? k->log.data : "", k->log.len);
 		free(name);
 	}
-	bundle_finish(b);
+	analysis_finish(b);
 	cJSON *j = report_bundle_json(b);
 	bundle_free(b);
 	sigdb_free(&db);

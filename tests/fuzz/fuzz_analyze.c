@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "analysis.h"
 #include "bundle.h"
 #include "fuzz_common.h"
 #include "report.h"
+#include "rules.h"
 #include "sigdb.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -30,6 +32,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* tests/db-min plus the real patterns/ when they load cleanly */
 	for (int with_patterns = 1; with_patterns >= 0; with_patterns--) {
 		sigdb_init(&g_db);
+		rules_register(&g_db);
 		g_db.match_limit = 100000;
 		g_db.depth_limit = 1000;
 		msgs_free(&m);
@@ -81,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_limits(&lim);
 	struct bundle *b = bundle_new("fuzz-ticket", &g_db, &lim);
 	bundle_add_memory(b, "fuzz-ticket", data, size);
-	bundle_finish(b);
+	analysis_finish(b);
 
 	cJSON *j = report_bundle_json(b);
 	char *s = cJSON_PrintUnformatted(j);
@@ -94,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct bundle *b2 = bundle_new("fuzz-ticket", &g_db, &lim);
 	bundle_set_threads(b2, 2);
 	bundle_add_memory(b2, "fuzz-ticket", data, size);
-	bundle_finish(b2);
+	analysis_finish(b2);
 	cJSON *j2 = report_bundle_json(b2);
 	char *s2 = cJSON_PrintUnformatted(j2);
 	FUZZ_ASSERT(s2 != NULL && strcmp(s, s2) == 0);

@@ -6,6 +6,7 @@
 #include "fuzz_common.h"
 #include "logline.h"
 #include "match.h"
+#include "rules.h"
 #include "sigdb.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -41,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sigdb db;
 	sigdb_init(&db);
+	rules_register(&db);
 	db.match_limit = 100000;
 	db.depth_limit = 1000;
 	struct msgs m = {0};

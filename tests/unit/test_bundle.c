@@ -4,9 +4,11 @@
  * lines are real NCCL 2.28.9 output from fixtures/captures. */
 #include <stdlib.h>
 #include <string.h>
+#include "analysis.h"
 #include "bundle.h"
 #include "correlate.h"
 #include "ranks.h"
+#include "rules.h"
 #include "sigdb.h"
 #include "testlib.h"
 
@@ -16,7 +18,7 @@ static struct bundle *run(const char *name, const char *text)
 {
 	struct bundle *b = bundle_new("t", &db, NULL);
 	bundle_add_memory(b, name, text, strlen(text));
-	bundle_finish(b);
+	analysis_finish(b);
 	return b;
 }
 
@@ -39,6 +41,7 @@ int main(void)
 {
 	struct msgs m = {0};
 	sigdb_init(&db);
+	rules_register(&db);
 	CHECK_INT(sigdb_load_dir(&db, "tests/db-min", &m), 0);
 	CHECK_INT(sigdb_finalize(&db, &m), 0);
 
@@ -139,7 +142,7 @@ int main(void)
 		junk[i] = (char)(i * 7 % 31);
 	b = bundle_new("t", &db, NULL);
 	bundle_add_memory(b, "core.bin", junk, sizeof junk);
-	bundle_finish(b);
+	analysis_finish(b);
 	CHECK_INT(b->docs[0].kind, DOC_BINARY);
 	CHECK(has_warning(b, "core.bin: binary content (4096 bytes) skipped"));
 	bundle_free(b);

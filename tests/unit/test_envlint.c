@@ -4,6 +4,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
+#include "analysis.h"
 #include "bundle.h"
 #include "envvars.h"
 #include "evidence.h"
@@ -145,6 +146,13 @@ static const struct evidence *find_ev(const struct bundle *b, const char *id, co
 	return NULL;
 }
 
+static void run_env(struct bundle *b)
+{
+	struct rule_ctx rc;
+	analysis_rule_ctx(b, &rc);
+	RULES_ENV.run(&rc);
+}
+
 static void test_provider(void)
 {
 	struct sigdb db;
@@ -161,7 +169,7 @@ static void test_provider(void)
 	add_env(b->facts, "NCCL_P2P_DISABLE", "1");
 	add_env(b->facts, "NCCL_IB_DISABLE", "1");
 	add_env(b->facts, "CUDA_VISIBLE_DEVICES", "0,1");
-	RULES_ENV.run(b);
+	run_env(b);
 	const struct evidence *e = find_ev(b, "env.invalid_value", "NCCL_ALGO");
 	CHECK(e != NULL);
 	if (e) {
@@ -182,7 +190,7 @@ static void test_provider(void)
 	b = bundle_new("t2", &db, NULL);
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(b->facts, "nccl_versions"), cJSON_CreateString("2.18.6"));
 	add_env(b->facts, "NCCL_ALGO", "simple");
-	RULES_ENV.run(b);
+	run_env(b);
 	e = find_ev(b, "env.invalid_value", "NCCL_ALGO");
 	CHECK(e && strstr(evidence_cap(e, "note"), "silently ignores"));
 	bundle_free(b);
@@ -191,7 +199,7 @@ static void test_provider(void)
 	b = bundle_new("t3", &db, NULL);
 	add_env(b->facts, "NCCL_NET", "IB");
 	evlist_add(&b->ev, "ib.no_device", "run.log", 7, "NET/IB : No device found.", 25, NULL, 0);
-	RULES_ENV.run(b);
+	run_env(b);
 	CHECK(find_ev(b, "env.forces_unusable_path", "NCCL_NET") != NULL);
 	bundle_free(b);
 
@@ -199,16 +207,16 @@ static void test_provider(void)
 	b = bundle_new("t4", &db, NULL);
 	add_env(b->facts, "NCCL_NET", "IB");
 	evlist_add(&b->ev, "ib.using_devices", "run.log", 7, "NET/IB : Using [0]mlx5_0:1/IB", 30, NULL, 0);
-	RULES_ENV.run(b);
+	run_env(b);
 	CHECK_INT(b->ev.n, 1);
 	bundle_free(b);
 
 	/* no facts at all, and malformed facts */
 	b = bundle_new("t5", &db, NULL);
-	RULES_ENV.run(b);
+	run_env(b);
 	CHECK_INT(b->ev.n, 0);
 	cJSON_AddStringToObject(b->facts, "env", "not an object");
-	RULES_ENV.run(b);
+	run_env(b);
 	CHECK_INT(b->ev.n, 0);
 	bundle_free(b);
 	sigdb_free(&db);

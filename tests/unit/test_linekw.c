@@ -14,6 +14,7 @@
 #include "linekw.h"
 #include "logline.h"
 #include "match.h"
+#include "rules.h"
 #include "sigdb.h"
 #include "testlib.h"
 
@@ -110,6 +111,7 @@ int main(void)
 	struct msgs m = {0};
 	struct sigdb db;
 	sigdb_init(&db);
+	rules_register(&db);
 	CHECK(sigdb_load_dir(&db, "patterns", &m) == 0);
 	CHECK(sigdb_finalize(&db, &m) == 0);
 	mt = matcher_new(&db);

@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis.h"
 #include "bundle.h"
 #include "correlate.h"
 #include "logline.h"
 #include "nextsteps.h"
 #include "ranks.h"
 #include "ranktable.h"
+#include "rules.h"
 #include "sigdb.h"
 #include "testlib.h"
 
@@ -37,7 +39,7 @@ static struct bundle *run_text(const char *name, const char *text)
 {
 	struct bundle *b = bundle_new("t", &db, NULL);
 	bundle_add_memory(b, name, text, strlen(text));
-	bundle_finish(b);
+	analysis_finish(b);
 	return b;
 }
 
@@ -259,7 +261,7 @@ static void test_captures(void)
 		cases++;
 		struct bundle *b = bundle_new(f[0], &db, NULL);
 		bundle_add_path(b, f[0]);
-		bundle_finish(b);
+		analysis_finish(b);
 		const struct diagnosis *top = NULL;
 		for (size_t i = 0; i < b->ndiags && !top; i++)
 			if (b->diags[i].def->severity == SEV_ERROR && b->diags[i].role == ROLE_ROOT)
@@ -315,7 +317,7 @@ static void test_reports(void)
 
 	b = bundle_new("t", &db, NULL);
 	bundle_add_path(b, "fixtures/captures/h200-2gpu-more/sigkill_init");
-	bundle_finish(b);
+	analysis_finish(b);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -335,6 +337,7 @@ int main(void)
 {
 	struct msgs m = {0};
 	sigdb_init(&db);
+	rules_register(&db);
 	CHECK_INT(sigdb_load_dir(&db, "tests/db-min", &m), 0);
 	char *rj = slurp("patterns/ranks.json");
 	CHECK(rj != NULL);

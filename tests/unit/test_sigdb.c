@@ -88,6 +88,24 @@ int main(void)
 	CHECK(has_msg(&m, "f2.json: signatures[0].negative_samples[0]: \"c.x\" matches but must not"));
 	sigdb_free(&db);
 
+	/* fact-rule ids are known only from the tables the loader is given */
+	static const struct rule_def rdefs[] = {{"r.one", "a rule"}};
+	const char *f4 = "{\"signatures\":[],\"diagnoses\":[" DIAG("r.d", "r.one") "]}";
+	sigdb_init(&db);
+	msgs_free(&m);
+	CHECK_INT(sigdb_load_text(&db, "f4.json", f4, strlen(f4), &m), 0);
+	CHECK(sigdb_finalize(&db, &m) >= 1);
+	CHECK(has_msg(&m, "f4.json: diagnoses[0].when.any[0]: no signature or fact rule \"r.one\""));
+	sigdb_free(&db);
+	sigdb_init(&db);
+	msgs_free(&m);
+	sigdb_add_rules(&db, rdefs, 1);
+	CHECK_INT(sigdb_load_text(&db, "f4.json", f4, strlen(f4), &m), 0);
+	CHECK_INT(sigdb_finalize(&db, &m), 0);
+	CHECK(sigdb_rule(&db, "r.one") == &rdefs[0]);
+	CHECK(sigdb_rule(&db, "r.two") == NULL);
+	sigdb_free(&db);
+
 	/* literal derivation: alternation and optional parts give nothing unsafe */
 	const char *f3 = "{\"signatures\":["
 		SIG("d.alt", "any", "foo|barbaz", "foo", "x") ","
