@@ -228,7 +228,8 @@ static void fact_env_line(struct bundle *b, const struct span *m, const char *pa
 		env = cJSON_AddObjectToObject(b->facts, "env");
 	if (!cJSON_GetObjectItemCaseSensitive(env, name)) {
 		cJSON *o = cJSON_AddObjectToObject(env, name);
-		char *val = str_sanitize(v, vl);
+		/* a secret's value never reaches a report (util.h: str_secret_name) */
+		char *val = str_secret_name(name, nl) ? xstrdup("***") : str_sanitize(v, vl);
 		cJSON_AddStringToObject(o, "value", val);
 		free(val);
 		fact_source(o, path, line);

@@ -269,6 +269,122 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 	return len;
 }
 
+/* ---- secrets ----------------------------------------------------------- */
+
+static int ieq(const char *a, size_t n, const char *lit)
+{
+	size_t l = strlen(lit);
+	return n == l && strncasecmp(a, lit, l) == 0;
+}
+
+static int icontains(const char *s, size_t n, const char *lit)
+{
+	size_t l = strlen(lit);
+	for (size_t i = 0; i + l <= n; i++)
+		if (strncasecmp(s + i, lit, l) == 0)
+			return 1;
+	return 0;
+}
+
+int str_secret_name(const char *s, size_t n)
+{
+	if (n == 0 || n > 128)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return 0;
+	/* anywhere in the name */
+	if (icontains(s, n, "PASSWORD") || icontains(s, n, "PASSWD") || icontains(s, n, "SECRET") ||
+	    icontains(s, n, "PASSPHRASE") || icontains(s, n, "CREDENTIAL") || icontains(s, n, "APIKEY") ||
+	    icontains(s, n, "API_KEY") || icontains(s, n, "PRIVATE_KEY") || icontains(s, n, "ACCESS_KEY") ||
+	    icontains(s, n, "AUTH_TOKEN"))
+		return 1;
+	/* the last part: HF_TOKEN, GITHUB_TOKEN, HUGGING_FACE_HUB_TOKEN, *_KEY, *_PASS */
+	size_t p = n;
+	while (p > 0 && s[p - 1] != '_')
+		p--;
+	const char *last = s + p;
+	size_t ll = n - p;
+	if (ieq(last, ll, "TOKEN") || ieq(last, ll, "KEY") || ieq(last, ll, "PASS") || ieq(last, ll, "PWD") ||
+	    ieq(last, ll, "SECRETS") || ieq(last, ll, "TOKENS"))
+		return p > 0 || !ieq(last, ll, "PWD"); /* PWD alone is the working folder */
+	/* a name that ends in TOKEN without '_' (HFTOKEN, ACCESSTOKEN), not "tokenizers" */
+	return n > 5 && ieq(s + n - 5, 5, "TOKEN");
+}
+
+/* A token whose shape says what it is, wherever it appears: Hugging Face
+ * (hf_...), GitHub (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), AWS access
+ * key ids (AKIA..., ASIA...), Slack (xoxb-...).  Returns its length. */
+static size_t token_shape(const char *s, size_t n)
+{
+	static const struct {
+		const char *pre;
+		size_t min; /* characters after the prefix */
+	} shapes[] = {{"hf_", 30}, {"ghp_", 30}, {"gho_", 30}, {"ghu_", 30}, {"ghs_", 30}, {"ghr_", 30},
+	              {"github_pat_", 20}, {"AKIA", 16}, {"ASIA", 16}, {"xoxb-", 10}, {"xoxp-", 10},
+	              {"xoxa-", 10}, {"xoxs-", 10}};
+	for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+		size_t pl = strlen(shapes[k].pre);
+		if (n < pl || memcmp(s, shapes[k].pre, pl) != 0)
+			continue;
+		size_t i = pl;
+		while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '-'))
+			i++;
+		if (i - pl >= shapes[k].min)
+			return i;
+	}
+	return 0;
+}
+
+size_t str_mask_secrets(char *s, size_t n)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		char c = s[i];
+		int boundary = i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_');
+		size_t t = boundary && (c == 'h' || c == 'g' || c == 'A' || c == 'x') ? token_shape(s + i, n - i) : 0;
+		if (t) {
+			memcpy(s + o, "***", 3); /* never longer than the token */
+			o += 3;
+			i += t;
+			continue;
+		}
+		s[o++] = c;
+		i++;
+		if (c != '=' && c != ':')
+			continue;
+		/* NAME=value, NAME: value, "NAME": "value" */
+		size_t e = o - 1, b = e;
+		if (b > 0 && (s[b - 1] == '"' || s[b - 1] == '\''))
+			b--, e--;
+		while (b > 0 && (isalnum((unsigned char)s[b - 1]) || s[b - 1] == '_'))
+			b--;
+		if (b == e || !str_secret_name(s + b, e - b))
+			continue;
+		if (c == '=' && i < n && s[i] == '=')
+			continue; /* a comparison (==), not an assignment */
+		size_t v = i;
+		while (v < n && (s[v] == ' ' || s[v] == '\t'))
+			v++;
+		char q = v < n && (s[v] == '"' || s[v] == '\'') ? s[v] : 0;
+		size_t ve = v + (q ? 1 : 0);
+		while (ve < n && (q ? s[ve] != q : !(s[ve] == ' ' || s[ve] == '\t' || s[ve] == ',' || s[ve] == ';' ||
+		                                     s[ve] == '"' || s[ve] == '\'' || s[ve] == '}' || s[ve] == ')')))
+			ve++;
+		size_t vs = v + (q ? 1 : 0);
+		if (ve <= vs || (ve - vs == 3 && memcmp(s + vs, "***", 3) == 0))
+			continue; /* empty, or masked already */
+		memmove(s + o, s + i, v - i + (q ? 1 : 0)); /* the blanks and the opening quote */
+		o += v - i + (q ? 1 : 0);
+		size_t m = ve - vs < 3 ? ve - vs : 3; /* never longer than the value: in place */
+		memset(s + o, '*', m);
+		o += m;
+		i = ve;
+	}
+	s[o] = 0;
+	return o;
+}
+
 char *str_sanitize(const char *s, size_t n)
 {
 	struct buf b;
@@ -309,6 +425,10 @@ char *str_sanitize(const char *s, size_t n)
 			i += l;
 		}
 	}
+	/* every piece of input text that reaches a report passes here:
+	 * secret values are masked whatever the options (util.h) */
+	if (b.data)
+		b.len = str_mask_secrets(b.data, b.len);
 	return buf_steal(&b);
 }
 
