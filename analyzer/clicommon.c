@@ -73,6 +73,23 @@ int load_db(struct sigdb *db, const struct common *c, int for_check)
 		        errors, errors == 1 ? "" : "s");
 		return -1;
 	}
+	/* User pattern files are refused here for what check-db refuses them
+	 * for: a sample that does not match, a negative sample that does, a
+	 * literal the sample lacks (the prefilter would skip every such line:
+	 * the signature could never fire), a catastrophic regex.  The built-in
+	 * database is checked by make check, not on every run. */
+	if (!for_check && ((envp && *envp) || c->pattern_dirs.n)) {
+		size_t ok = 0;
+		int fails = sigdb_selftest(db, &m, &ok);
+		for (size_t i = 0; i < m.list.n; i++)
+			fprintf(stderr, "nccl-triage: %s\n", m.list.v[i]);
+		msgs_free(&m);
+		if (fails) {
+			fprintf(stderr, "nccl-triage: the signature database fails %d sample test%s; run 'nccl-triage check-db' "
+			        "for details\n", fails, fails == 1 ? "" : "s");
+			return -1;
+		}
+	}
 	return errors;
 }
 
