@@ -255,10 +255,19 @@ static void on_fatal_signal(int sig)
 	raise(sig);
 }
 
+int stdout_closed;
+
 FILE *open_output(const char *path)
 {
-	if (!path || strcmp(path, "-") == 0)
+	if (!path || strcmp(path, "-") == 0) {
+		if (stdout_closed) {
+			/* main opened /dev/null in its place: the report would vanish */
+			fprintf(stderr, "nccl-triage: standard output is closed: nowhere to write the report "
+			                "(hint: -o FILE)\n");
+			return NULL;
+		}
 		return stdout;
+	}
 	struct stat sb;
 	int exists = stat(path, &sb) == 0;
 	if ((!exists || S_ISREG(sb.st_mode)) && strlen(path) < PATH_MAX && !tmp_live) {

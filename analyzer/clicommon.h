@@ -44,6 +44,9 @@ int want_color(const struct common *c, FILE *out);
  * regular (or new) file is written beside it under a temporary name and
  * renamed over it by close_output once complete. */
 FILE *open_output(const char *path);
+/* Set by main when standard output was closed at start (it is /dev/null
+ * now): open_output refuses to write the report there. */
+extern int stdout_closed;
 /* Close an output that will not be completed (an error before the end):
  * its temporary file is removed, FILE stays as it was. */
 void abandon_output(FILE *f);

@@ -438,6 +438,8 @@ static void std_fds_open(void)
 	for (int fd = 0; fd <= 2; fd++) {
 		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
 			continue;
+		if (fd == 1)
+			stdout_closed = 1;
 		int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
 		if (n >= 0 && n != fd) {
 			/* a lower one was closed too and is taken by now: move it */
