@@ -74,7 +74,7 @@ static void walk_file(struct dirwalk *d, const char *path, const char *rel, cons
 	struct walker *w = d->w;
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (is_link ? 0 : O_NOFOLLOW));
 	if (fd < 0) {
-		in_msg(w, "%s: cannot open: %s", disp, strerror(errno));
+		in_cut(w, "%s: cannot open: %s", disp, strerror(errno));
 		return;
 	}
 	struct stat sb;
@@ -110,7 +110,7 @@ static void walk_dir(struct dirwalk *d, const char *path, const char *rel, const
 	else if (dfd >= 0)
 		errno = ESTALE; /* not the folder stat saw: swapped in between */
 	if (!dir) {
-		in_msg(w, "%s: cannot open: %s", disp, strerror(errno));
+		in_cut(w, "%s: cannot open: %s", disp, strerror(errno));
 		if (dfd >= 0)
 			close(dfd);
 		return;
