@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "util.h"
+#include "verify.h" /* verify_env_arg */
 
 #define HTML_MAX_LANES 64
 #define HTML_MAX_GPUS 64
@@ -443,14 +444,14 @@ static void diagnosis_card(FILE *f, const cJSON *d, int cascade, int is_top)
 	}
 	const cJSON *env = jget(jget(d, "verify"), "env");
 	if (!cascade && jsize(env)) {
-		fputs("<p class=\"sub\">To confirm, re-run with: <code>", f);
+		/* the proposal of every format (verify_env_arg): null or "" is
+		 * "unset it", never "set it to the empty string" */
+		fputs("<p class=\"sub\">To confirm on the same machine: <code>nccl-triage verify", f);
 		const cJSON *e;
-		int i = 0;
 		cJSON_ArrayForEach(e, env) {
-			fputs(i++ ? " " : "", f);
-			esc(f, e->string);
-			fputc('=', f);
-			esc(f, cJSON_IsString(e) ? e->valuestring : "");
+			char *arg = verify_env_arg(e->string, cJSON_IsString(e) ? e->valuestring : NULL);
+			esc(f, arg);
+			free(arg);
 		}
 		fputs("</code></p>\n", f);
 	}
@@ -1777,10 +1778,9 @@ static void next_steps_section(FILE *f, const cJSON *b)
 		if (jsize(env)) {
 			fputs("<li>Check it quickly on the same machine with <code>nccl-triage verify", f);
 			cJSON_ArrayForEach(x, env) {
-				fputs(" --env ", f);
-				esc(f, x->string);
-				fputc('=', f);
-				esc(f, cJSON_IsString(x) ? x->valuestring : "");
+				char *arg = verify_env_arg(x->string, cJSON_IsString(x) ? x->valuestring : NULL);
+				esc(f, arg);
+				free(arg);
 			}
 			fputs("</code>, then re-run the job.</li>", f);
 		} else {

@@ -81,8 +81,14 @@ static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d)
 	if (d->def->verify_env) {
 		const cJSON *it;
 		cJSON_ArrayForEach(it, d->def->verify_env) {
+			/* "" in a signature means "unset it": null here, as in
+			 * verify's own JSON, so that no reader takes it for
+			 * "set it to the empty string" (docs/json.md). */
 			char *s = render_template(it->valuestring, b, d);
-			cJSON_AddStringToObject(env, it->string, s);
+			if (*s)
+				cJSON_AddStringToObject(env, it->string, s);
+			else
+				cJSON_AddNullToObject(env, it->string);
 			free(s);
 		}
 	}

@@ -10,6 +10,7 @@
 #include "nextsteps.h" /* ranks */
 #include "ranktable.h" /* ranks */
 #include "sigdb.h"
+#include "verify.h" /* verify_env_arg */
 
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
@@ -128,7 +129,9 @@ void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
 			const cJSON *it;
 			cJSON_ArrayForEach(it, d->def->verify_env) {
 				char *s = render_template(it->valuestring, b, d);
-				fprintf(out, " --env %s=%s", it->string, s);
+				char *arg = verify_env_arg(it->string, s);
+				fputs(arg, out);
+				free(arg);
 				free(s);
 			}
 			fprintf(out, "\n");

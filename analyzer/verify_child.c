@@ -52,8 +52,10 @@ struct cuapi {
 	CUresult (*CtxSetCurrent)(CUcontext);
 	CUresult (*MemAlloc)(CUdeviceptr *, size_t);
 	CUresult (*MemFree)(CUdeviceptr);
-	CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
-	CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
+	CUresult (*MemAllocHost)(void **, size_t);
+	CUresult (*MemFreeHost)(void *);
+	CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+	CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
 	CUresult (*StreamCreate)(CUstream *, unsigned);
 	CUresult (*StreamQuery)(CUstream);
 	CUresult (*StreamSynchronize)(CUstream);
@@ -141,8 +143,10 @@ static int load_cuda(struct cuapi *c, const char *path, char *err, size_t errsz)
 	SYM(c, CtxSetCurrent, "cuCtxSetCurrent", 1);
 	SYM(c, MemAlloc, "cuMemAlloc_v2", 1);
 	SYM(c, MemFree, "cuMemFree_v2", 1);
-	SYM(c, MemcpyHtoD, "cuMemcpyHtoD_v2", 1);
-	SYM(c, MemcpyDtoH, "cuMemcpyDtoH_v2", 1);
+	SYM(c, MemAllocHost, "cuMemAllocHost_v2", 1);
+	SYM(c, MemFreeHost, "cuMemFreeHost", 1);
+	SYM(c, MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", 1);
+	SYM(c, MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", 1);
 	SYM(c, StreamCreate, "cuStreamCreate", 1);
 	SYM(c, StreamQuery, "cuStreamQuery", 1);
 	SYM(c, StreamSynchronize, "cuStreamSynchronize", 1);
@@ -403,11 +407,12 @@ int verify_child_rank(int fd, const struct vchild_arg *a)
 		return cuda_fail(&s, "cuda", "cuStreamCreate", r) + 9;
 	if ((r = s.cu.MemAlloc(&dsend, bytes)) != 0 || (r = s.cu.MemAlloc(&drecv, bytes)) != 0)
 		return cuda_fail(&s, "cuda", "cuMemAlloc", r) + 9;
-	float *host = malloc(bytes), *back = malloc(bytes);
-	if (!host || !back) {
-		say(fd, "error cuda 0 malloc: out of host memory for %zu bytes", bytes);
-		return 10;
-	}
+	/* Pinned host buffers: the copies below are then truly asynchronous and
+	 * ordered on s.stream with the collective (see the check stage). */
+	void *hp = NULL, *bp = NULL;
+	if ((r = s.cu.MemAllocHost(&hp, bytes)) != 0 || (r = s.cu.MemAllocHost(&bp, bytes)) != 0)
+		return cuda_fail(&s, "cuda", "cuMemAllocHost", r) + 9;
+	float *host = hp, *back = bp;
 
 	say(fd, "stage uid");
 	ncclUniqueId id;
@@ -439,17 +444,25 @@ int verify_child_rank(int fd, const struct vchild_arg *a)
 		for (size_t i = 0; i < cn; i++)
 			host[i] = pattern(rank, i);
 		memset(back, 0xff, cn * sizeof(float));
-		if ((r = s.cu.MemcpyHtoD(dsend, host, cn * sizeof(float))) != 0 ||
-		    (r = s.cu.MemcpyHtoD(drecv, back, cn * sizeof(float))) != 0)
-			return cuda_fail(&s, "check", "cuMemcpyHtoD", r);
+		/* Every copy goes on the run's stream, in order with the collective:
+		 * fill send, poison receive, all-reduce, copy the result back, then
+		 * wait for the stream.  A plain cuMemcpyHtoD runs on the legacy
+		 * stream, which a CU_STREAM_NON_BLOCKING stream does not wait for,
+		 * and from pageable memory it may return before its DMA lands: the
+		 * poison could then overwrite NCCL's result (issue 15).  back is
+		 * both the poison source and the result destination; the stream
+		 * orders the two. */
+		if ((r = s.cu.MemcpyHtoDAsync(dsend, host, cn * sizeof(float), s.stream)) != 0 ||
+		    (r = s.cu.MemcpyHtoDAsync(drecv, back, cn * sizeof(float), s.stream)) != 0)
+			return cuda_fail(&s, "check", "cuMemcpyHtoDAsync", r);
 		nr = s.nc.AllReduce((void *)(uintptr_t)dsend, (void *)(uintptr_t)drecv, cn,
 		                    NCCL_FLOAT32, NCCL_SUM, s.comm, s.stream);
 		if (nr != 0)
 			return nccl_fail(&s, "check", "ncclAllReduce", nr);
+		if ((r = s.cu.MemcpyDtoHAsync(back, drecv, cn * sizeof(float), s.stream)) != 0)
+			return cuda_fail(&s, "check", "cuMemcpyDtoHAsync", r);
 		if (wait_stream(&s, "check"))
 			return 1;
-		if ((r = s.cu.MemcpyDtoH(back, drecv, cn * sizeof(float))) != 0)
-			return cuda_fail(&s, "check", "cuMemcpyDtoH", r);
 		size_t nbad = 0, first = 0;
 		for (size_t i = 0; i < cn; i++) {
 			if (back[i] != expected(n, i)) {
@@ -465,8 +478,8 @@ int verify_child_rank(int fd, const struct vchild_arg *a)
 			say(fd, "check %zu ok", cn);
 		}
 	}
-	free(host);
-	free(back);
+	s.cu.MemFreeHost(host);
+	s.cu.MemFreeHost(back);
 
 	say(fd, "stage bw");
 	for (int i = 0; i < cfg->warmup; i++) {

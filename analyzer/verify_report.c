@@ -313,10 +313,11 @@ static void run_detail_text(struct buf *o, const struct verify_run *r, const cha
 		if (cJSON_IsObject(ve) && ve->child) {
 			buf_printf(o, "%s  try: nccl-triage verify", ind);
 			cJSON_ArrayForEach(it, ve) {
-				if (cJSON_IsString(it) && it->valuestring[0])
-					buf_printf(o, " --env %s=%s", it->string, it->valuestring);
-				else if (cJSON_IsString(it) || cJSON_IsNull(it))
-					buf_printf(o, " --unset %s", it->string);
+				if (!cJSON_IsString(it) && !cJSON_IsNull(it))
+					continue;
+				char *arg = verify_env_arg(it->string, cJSON_IsString(it) ? it->valuestring : NULL);
+				buf_adds(o, arg);
+				free(arg);
 			}
 			buf_adds(o, "\n");
 		}

@@ -12,7 +12,15 @@
  * Transport lines follow NCCL_P2P_DISABLE / NCCL_SHM_DISABLE.
  * FAKE_NCCL_MODE (for rank FAKE_NCCL_RANK, default every rank):
  *   ok (default) | init_fail (ncclSystemError with a WARN) | init_hang |
- *   init_crash (SIGSEGV) | wrong_values (one element off by one) | coll_hang */
+ *   init_crash (SIGSEGV) | wrong_values (one element off by one) | coll_hang
+ *
+ * ncclAllReduce is asynchronous, as the real one is: it enqueues the work on
+ * the caller's stream (cuLaunchHostFunc of the libcuda.so.1 already loaded,
+ * i.e. fake_cuda.c) and returns; the work starts FAKE_NCCL_COLL_MS (default
+ * 2) ms after the stream reaches it.  A failure while it runs (a peer's data
+ * never comes) is reported by ncclCommGetAsyncError, and the stream then
+ * never completes, like a kernel waiting for a peer. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -30,6 +38,7 @@ struct fcomm {
 	char uid[33];
 	int rank, nranks, dev;
 	unsigned long seq;
+	int async_err; /* written by the stream's thread: __atomic */
 };
 
 static char last_err[512];
@@ -203,45 +212,66 @@ static char *slot(const struct fcomm *c, unsigned long seq, int rank)
 	return p;
 }
 
-ncclResult_t ncclAllReduce(const void *s, void *r, size_t count, int type, int op, struct fcomm *c, void *stream);
-ncclResult_t ncclAllReduce(const void *s, void *r, size_t count, int type, int op, struct fcomm *c, void *stream)
+struct coll {
+	struct fcomm *c;
+	const void *s;
+	void *r;
+	size_t count;
+	unsigned long seq;
+};
+
+/* A failed collective: the error is for ncclCommGetAsyncError, the stream
+ * stays busy (verify aborts the communicator and exits). */
+static void coll_fail(struct fcomm *c, int err) __attribute__((noreturn));
+static void coll_fail(struct fcomm *c, int err)
 {
-	(void)stream;
-	if (type != 7 || op != 0)
-		return 4;
+	__atomic_store_n(&c->async_err, err, __ATOMIC_SEQ_CST);
+	for (;;)
+		sleep(1);
+}
+
+/* Runs on the stream's thread of fake_cuda.c. */
+static void coll_run(void *p)
+{
+	struct coll *op = p;
+	struct fcomm *c = op->c;
+	size_t count = op->count, bytes = count * sizeof(float);
+	unsigned long seq = op->seq;
+	float *out = op->r;
+	const char *ms = getenv("FAKE_NCCL_COLL_MS");
+	int delay = ms && *ms ? atoi(ms) : 2;
+	if (delay > 0)
+		usleep((useconds_t)delay * 1000);
 	if (misbehaves("coll_hang", c->rank))
 		for (;;)
 			pause();
-	unsigned long seq = ++c->seq;
-	size_t bytes = count * sizeof(float);
-	float *out = r;
 	if (c->nranks == 1) {
-		memmove(out, s, bytes);
+		memmove(out, op->s, bytes);
 	} else {
 		char *mine = slot(c, seq, c->rank), tmp[4200];
 		snprintf(tmp, sizeof tmp, "%s.tmp", mine);
 		FILE *f = fopen(tmp, "wb");
-		if (!f || fwrite(s, 1, bytes, f) != bytes || fclose(f) != 0 || rename(tmp, mine) != 0) {
+		if (!f || fwrite(op->s, 1, bytes, f) != bytes || fclose(f) != 0 || rename(tmp, mine) != 0) {
 			warn(c->dev, "fake_nccl.c", "cannot write %s: %s", tmp, strerror(errno));
 			free(mine);
-			return 2;
+			coll_fail(c, 2);
 		}
 		free(mine);
 		float *acc = calloc(count ? count : 1, sizeof(float)), *in = malloc(bytes ? bytes : 1);
 		for (int k = 0; k < c->nranks; k++) {
-			char *p = slot(c, seq, k);
+			char *path = slot(c, seq, k);
 			FILE *g = NULL;
-			for (int tries = 0; tries < 30000 && !(g = fopen(p, "rb")); tries++)
+			for (int tries = 0; tries < 30000 && !(g = fopen(path, "rb")); tries++)
 				usleep(1000);
 			if (!g || fread(in, 1, bytes, g) != bytes) {
 				warn(c->dev, "fake_nccl.c", "no data from rank %d", k);
 				if (g)
 					fclose(g);
-				free(p); free(acc); free(in);
-				return 6;
+				free(path); free(acc); free(in);
+				coll_fail(c, 6);
 			}
 			fclose(g);
-			free(p);
+			free(path);
 			for (size_t i = 0; i < count; i++)
 				acc[i] += in[i];
 		}
@@ -256,13 +286,48 @@ ncclResult_t ncclAllReduce(const void *s, void *r, size_t count, int type, int o
 	}
 	if (misbehaves("wrong_values", c->rank) && count > 0)
 		out[count / 2] += 1.0f;
+	free(op);
+}
+
+typedef int (*launch_fn)(void *stream, void (*fn)(void *), void *arg);
+
+ncclResult_t ncclAllReduce(const void *s, void *r, size_t count, int type, int op, struct fcomm *c, void *stream);
+ncclResult_t ncclAllReduce(const void *s, void *r, size_t count, int type, int op, struct fcomm *c, void *stream)
+{
+	static launch_fn launch;
+	if (type != 7 || op != 0)
+		return 4;
+	if (!launch) {
+		/* The libcuda.so.1 verify loaded (found by its soname), as the
+		 * real NCCL finds the driver. */
+		void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+		if (h)
+			*(void **)&launch = dlsym(h, "cuLaunchHostFunc");
+		if (!launch) {
+			warn(c->dev, "fake_nccl.c", "cuLaunchHostFunc not found in the loaded libcuda.so.1");
+			return 1;
+		}
+	}
+	struct coll *k = malloc(sizeof *k);
+	if (!k)
+		return 2;
+	k->c = c;
+	k->s = s;
+	k->r = r;
+	k->count = count;
+	k->seq = ++c->seq;
+	if (launch(stream, coll_run, k) != 0) {
+		free(k);
+		return 1;
+	}
 	return 0;
 }
 
 ncclResult_t ncclCommGetAsyncError(struct fcomm *c, ncclResult_t *e);
-ncclResult_t ncclCommGetAsyncError(struct fcomm *c, ncclResult_t *e) { (void)c; *e = 0; return 0; }
+ncclResult_t ncclCommGetAsyncError(struct fcomm *c, ncclResult_t *e) { *e = __atomic_load_n(&c->async_err, __ATOMIC_SEQ_CST); return 0; }
 ncclResult_t ncclCommAbort(struct fcomm *c);
-ncclResult_t ncclCommAbort(struct fcomm *c) { free(c); return 0; }
+/* Not freed: a collective may still be running on the stream's thread. */
+ncclResult_t ncclCommAbort(struct fcomm *c) { (void)c; return 0; }
 ncclResult_t ncclCommDestroy(struct fcomm *c);
 ncclResult_t ncclCommDestroy(struct fcomm *c)
 {

@@ -123,6 +123,12 @@ cp "$SC/duplicate_gpu/run.log" "$T/hostile/run<img src=x onerror=alert(1)>.log"
 check "hostile file name analysed" an html "$T/o/hostile.html" "$T/hostile"
 check "hostile file name escaped" sh -c "! grep -q '<img src=x' '$T/o/hostile.html' && grep -q 'run&lt;img src=x onerror=alert(1)&gt;.log' '$T/o/hostile.html'"
 
+# the verify proposal of the fallback next steps: "" and null both mean "unset it" (issue 15)
+for v in null '""'; do
+	echo '{"schema_version":1,"bundles":[{"name":"t","verdict":"diagnosed","diagnoses":[{"id":"socket.no_interface","category":"SOCKET_NETWORK","severity":"error","role":"root","title":"x","fix":["ip -br addr"],"verify":{"env":{"NCCL_SOCKET_IFNAME":'"$v"',"NCCL_SHM_DISABLE":"1"}}}]}]}' > "$T/ve.json"
+	check "html: verify proposals with $v are --unset" sh -c "'$R' html '$T/ve.json' > '$T/o/ve.html' && [ \$(grep -o '<code>nccl-triage verify --unset NCCL_SOCKET_IFNAME --env NCCL_SHM_DISABLE=1</code>' '$T/o/ve.html' | wc -l) -eq 2 ] && ! grep -q 'NCCL_SOCKET_IFNAME=' '$T/o/ve.html'"
+done
+
 # ---- facts sections from real files ----
 check "facts fixture (oom_unshard + topo-m.txt + memtrace.csv)" sh -c "$PY $HERE/facts_from_captures.py '$T/o/oom_unshard.json' --topo $CAP/sys/topo-m.txt --memtrace $SC/oom_unshard/memtrace.csv > '$T/oom-facts.json'"
 check "render html from facts" sh -c "'$R' html '$T/oom-facts.json' > '$T/o/oom-facts.html'"

@@ -19,8 +19,8 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
 # Fake libraries: one folder with both, one with only libcuda, one with only libnccl.
 mkdir -p "$T/fake" "$T/cudaonly" "$T/ncclonly" "$T/x"
-$CC -shared -fPIC -O1 -o "$T/fake/libcuda.so.1" "$ROOT/tests/fake-nccl/fake_cuda.c" || { echo "0 passed, 1 failed"; exit 1; }
-$CC -shared -fPIC -O1 -o "$T/fake/libnccl.so.2" "$ROOT/tests/fake-nccl/fake_nccl.c" || { echo "0 passed, 1 failed"; exit 1; }
+$CC -shared -fPIC -O1 -pthread -Wl,-soname,libcuda.so.1 -o "$T/fake/libcuda.so.1" "$ROOT/tests/fake-nccl/fake_cuda.c" || { echo "0 passed, 1 failed"; exit 1; }
+$CC -shared -fPIC -O1 -pthread -Wl,-soname,libnccl.so.2 -o "$T/fake/libnccl.so.2" "$ROOT/tests/fake-nccl/fake_nccl.c" -ldl || { echo "0 passed, 1 failed"; exit 1; }
 cp "$T/fake/libcuda.so.1" "$T/cudaonly/"; cp "$T/fake/libnccl.so.2" "$T/ncclonly/"
 
 if [ $# -ge 1 ]; then
@@ -117,6 +117,22 @@ FAKE_CUDA_NDEV=4 run four 0 $F --format json
 has four out '"nranks":	4'
 has four out '"rank":	3'
 
+# ---- ordering: copies and collective on one stream (issue 15) ---------------------------
+# The fake's streams are asynchronous: a pageable cuMemcpyHtoD lands FAKE_CUDA_DMA_MS after
+# it returns, on the legacy stream, which the run's non-blocking stream does not wait for;
+# the collective starts FAKE_NCCL_COLL_MS after its stream reaches it.  Copies that are not
+# ordered with the all-reduce read back the 0xff poison (NaN) or stale data: WRONG VALUES.
+# Whatever the delays, a correctly ordered run passes.
+for delays in "100 2 2" "5 40 1" "0 0 30"; do
+	set -- $delays
+	FAKE_CUDA_DMA_MS=$1 FAKE_CUDA_ASYNC_MS=$2 FAKE_NCCL_COLL_MS=$3 run "order_$1_$2_$3" 0 $F --nranks 1 --format json
+	has "order_$1_$2_$3" out '"checks_ok":	2'
+	hasnt "order_$1_$2_$3" out 'wrong_values'
+done
+FAKE_CUDA_ASYNC_MS=20 FAKE_NCCL_COLL_MS=20 run order2 0 $F
+has order2 out "baseline  PASS"
+hasnt order2 out "WRONG VALUES"
+
 # ---- a broken environment and its fix ------------------------------------------------------
 NCCL_SOCKET_IFNAME=nonexist0 run ifname 0 $F --env NCCL_SOCKET_IFNAME=eth0
 has ifname out 'baseline  FAIL'
@@ -147,6 +163,31 @@ has fromreport out 'diagnosis env.algo_token (ENV_MISCONFIG)'
 echo '{"bundles":[{"diagnoses":[{"id":"socket.no_interface","category":"SOCKET_NETWORK","verify":{"env":{"NCCL_SOCKET_IFNAME":""}}}]}]}' > "$T/unset.json"
 NCCL_SOCKET_IFNAME=nonexist0 run fromunset 0 $F --from-report "$T/unset.json"
 has fromunset out "candidate PASS  unset NCCL_SOCKET_IFNAME"
+
+# the same in JSON with null (what analyze writes for "unset it")
+echo '{"bundles":[{"diagnoses":[{"id":"socket.no_interface","category":"SOCKET_NETWORK","verify":{"env":{"NCCL_SOCKET_IFNAME":null}}}]}]}' > "$T/unsetnull.json"
+NCCL_SOCKET_IFNAME=nonexist0 run fromnull 0 $F --from-report "$T/unsetnull.json"
+has fromnull out "candidate PASS  unset NCCL_SOCKET_IFNAME"
+
+# One proposal for one diagnosis (issue 15): verify's "try:" line, analyze's "Confirm:" line and
+# analyze's JSON all say "unset NCCL_SOCKET_IFNAME" -- not "--env NCCL_SOCKET_IFNAME=", which
+# sets it to the empty string (NCCL then picks an interface itself, but an empty variable still
+# hides a value from ~/.nccl.conf or /etc/nccl.conf).  Needs the analysis engine (the full binary).
+if "$BIN" analyze --help >/dev/null 2>&1; then
+	E="--cuda-lib $T/fake --nccl-lib $T/fake --size 64k --iters 3"
+	NCCL_SOCKET_IFNAME=nonexist0 run ifname_try 1 $E --logs "$T/ilogs"
+	has ifname_try out "diagnosis: socket.no_interface"
+	has ifname_try out "try: nccl-triage verify --unset NCCL_SOCKET_IFNAME"
+	hasnt ifname_try out "--env NCCL_SOCKET_IFNAME"
+	"$BIN" analyze "$T/ilogs/baseline" > "$T/ian.out" 2>&1
+	has ian out "Confirm: nccl-triage verify --unset NCCL_SOCKET_IFNAME"
+	hasnt ian out "--env NCCL_SOCKET_IFNAME"
+	"$BIN" analyze --format json "$T/ilogs/baseline" > "$T/ianj.out" 2>&1
+	has ianj out '"NCCL_SOCKET_IFNAME":	null'
+	NCCL_SOCKET_IFNAME=nonexist0 run ifname_round 0 $E --from-report "$T/ianj.out"
+	has ifname_round out "candidate PASS  unset NCCL_SOCKET_IFNAME"
+	has ifname_round out "verdict: fix_confirmed (exit status 0)"
+fi
 
 # candidate that does not help; candidate that breaks a healthy baseline
 NCCL_ALGO=simple run nofix 1 $F --env NCCL_P2P_DISABLE=1
