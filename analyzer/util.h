@@ -87,9 +87,9 @@ char *str_sanitize(const char *s, size_t n);
  * last part TOKEN, KEY, PASS, PWD (not PWD alone): HF_TOKEN, WANDB_API_KEY,
  * AWS_SECRET_ACCESS_KEY...).  1 when s[0..n) is such a name. */
 int str_secret_name(const char *s, size_t n);
-/* In place over s[0..n): the value of NAME=value, NAME: value and
+/* In place over s[0..n): the value of NAME=value, NAME: value (a blank after the colon) and
  * "NAME": "value" when NAME is a secret name, and tokens recognisable by
- * their shape (hf_..., ghp_..., github_pat_..., AKIA..., xoxb-...), become
+ * their shape (hf_..., ghp_..., github_pat_..., AKIA...), become
  * "***".  Returns the new length (never longer; s is NUL-terminated there).
  * str_sanitize applies it to everything it returns. */
 size_t str_mask_secrets(char *s, size_t n);
