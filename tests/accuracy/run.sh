@@ -5,9 +5,13 @@
 # must have verdict healthy (no error diagnosis; warnings allowed).  Rows marked xfail are
 # known limitations: reported, not counted as failures.  Also usable on any
 # other TSV of the same shape: tests/accuracy/run.sh BIN [FILE.tsv].
+# The last two lines count, over every row (xfail rows included), the two
+# errors issue 13 wants at 0: a failure whose verdict is healthy, and a
+# healthy run whose verdict is diagnosed or unknown_failure.
 BIN=${1:-./nccl-triage}
 TSV=${2:-tests/accuracy/expected.tsv}
 pass=0; fail=0; xfail=0; xpass=0
+fail_healthy=0; healthy_alarmed=0
 TAB=$(printf '\t')
 while IFS="$TAB" read -r path want rank mode; do
 	case "$path" in ''|'#'*) continue ;; esac
@@ -20,6 +24,11 @@ while IFS="$TAB" read -r path want rank mode; do
 	rest=${got#* }
 	gcat=${rest% *}
 	granks=${rest#* }
+	if [ "$want" = healthy ]; then
+		case "$gverdict" in diagnosed|unknown_failure) healthy_alarmed=$((healthy_alarmed + 1)) ;; esac
+	elif [ "$gverdict" = healthy ]; then
+		fail_healthy=$((fail_healthy + 1))
+	fi
 	ok=1
 	if [ "$want" = healthy ]; then
 		[ "$gverdict" = healthy ] || ok=0
@@ -41,4 +50,6 @@ while IFS="$TAB" read -r path want rank mode; do
 done <"$TSV"
 echo "accuracy: $pass right, $fail wrong, $xfail known limitations"
 echo "$pass passed, $fail failed"
+echo "failures called healthy: $fail_healthy"
+echo "healthy runs called failures: $healthy_alarmed"
 [ "$fail" -eq 0 ]
