@@ -45,18 +45,8 @@ struct bundle *analysis_run(const char *name, const char *path, const struct ana
 {
 	struct bundle *b = start(name, o);
 	int rc = 0;
-	if (path) {
-		struct doc_sink s = bundle_sink(b);
-		struct msgs m = {0};
-		rc = input_walk_path(path, &b->lim, &s, &m, &b->stats);
-		for (size_t i = 0; i < m.list.n; i++) {
-			msgs_add(&b->warnings, "%s", m.list.v[i]);
-			if (input_errors)
-				msgs_add(input_errors, "%s", m.list.v[i]);
-		}
-		b->warnings.dropped += m.dropped; /* counted in the report's "N more warnings" */
-		msgs_free(&m);
-	}
+	if (path)
+		rc = bundle_add_path(b, path, input_errors);
 	if (readable)
 		*readable = rc == 0;
 	analysis_finish(b);

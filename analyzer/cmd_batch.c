@@ -52,8 +52,12 @@ struct item {
 	uint64_t size;   /* bytes on disk (progress); folders: sum of their files */
 };
 
+/* what a finished, unwritten object counts for in PENDING_MAX (--redact) */
+#define OBJ_PENDING (64u << 10)
+
 struct slot {
 	char *out;       /* rendered report, NULL when nothing to print */
+	cJSON *obj;      /* --redact: the bundle's object, redacted and rendered when written */
 	size_t len;
 	int done;
 };
@@ -95,29 +99,55 @@ static int is_log_name(const char *n)
 	return str_ends(n, ".log") || str_ends(n, ".txt");
 }
 
-static uint64_t tree_size(const char *path, int depth)
+/* Folders on the current path of tree_size: a link to "." or to a folder
+ * above would otherwise be walked without end (the progress bar's sizes). */
+struct tree_walk {
+	dev_t dev[34];
+	ino_t ino[34];
+	int depth;
+	size_t entries;
+};
+
+static uint64_t tree_size_at(const char *path, struct tree_walk *tw)
 {
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return 0;
 	if (!S_ISDIR(st.st_mode))
 		return S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-	if (depth > 32)
+	if (tw->depth > 32)
 		return 0;
+	for (int k = 0; k < tw->depth; k++)
+		if (tw->dev[k] == st.st_dev && tw->ino[k] == st.st_ino)
+			return 0; /* a loop: counted once already */
 	DIR *d = opendir(path);
 	if (!d)
 		return 0;
+	tw->dev[tw->depth] = st.st_dev;
+	tw->ino[tw->depth] = st.st_ino;
+	tw->depth++;
 	uint64_t sum = 0;
 	struct dirent *de;
-	while ((de = readdir(d))) {
+	/* the progress bar's estimate only: bounded like the walk itself */
+	while ((de = readdir(d)) && tw->entries < 1000000) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
+		tw->entries++;
 		char *p = xasprintf("%s/%s", path, de->d_name);
-		sum += tree_size(p, depth + 1);
+		sum += tree_size_at(p, tw);
 		free(p);
 	}
+	tw->depth--;
 	closedir(d);
 	return sum;
+}
+
+static uint64_t tree_size(const char *path, int depth)
+{
+	struct tree_walk tw;
+	memset(&tw, 0, sizeof tw);
+	(void)depth;
+	return tree_size_at(path, &tw);
 }
 
 static void add_item(struct item **v, size_t *n, size_t *cap, const char *path, uint64_t size)
@@ -127,7 +157,8 @@ static void add_item(struct item **v, size_t *n, size_t *cap, const char *path, 
 		*v = xrealloc(*v, *cap * sizeof **v);
 	}
 	(*v)[*n].path = xstrdup(path);
-	(*v)[*n].name = xstrdup(strcmp(path, "-") == 0 ? "stdin" : path);
+	/* a bundle's name is shown everywhere: sanitised like document names */
+	(*v)[*n].name = strcmp(path, "-") == 0 ? xstrdup("stdin") : str_sanitize(path, strlen(path));
 	(*v)[*n].size = size;
 	(*n)++;
 }
@@ -140,10 +171,25 @@ static int cmp_str(const void *a, const void *b)
 /* Expand the operands: a file is one bundle, a folder gives one bundle per
  * folder/archive/log in it, @LIST (@- for stdin) names one bundle per line.
  * Returns the number of files skipped in folders. */
-static size_t expand(const struct strvec *ops, int want_sizes, struct item **items, size_t *nitems, int quiet,
-                     int *bad_lists)
+/* A child of a folder operand that is a symbolic link leading outside the
+ * folder: not taken unless --follow-symlinks (as in a folder walk). */
+static int link_leaves(const char *root_real, const char *child)
 {
-	size_t cap = 0, skipped = 0;
+	struct stat ls;
+	if (lstat(child, &ls) != 0 || !S_ISLNK(ls.st_mode))
+		return 0;
+	char *real = realpath(child, NULL);
+	size_t rl = root_real ? strlen(root_real) : 0;
+	int in = real && root_real && strncmp(real, root_real, rl) == 0 &&
+	         (real[rl] == 0 || real[rl] == '/' || (rl == 1 && root_real[0] == '/'));
+	free(real);
+	return !in;
+}
+
+static size_t expand(const struct strvec *ops, int want_sizes, struct item **items, size_t *nitems, int quiet,
+                     int *bad_lists, int follow_symlinks)
+{
+	size_t cap = 0, skipped = 0, shown = 0;
 	for (size_t i = 0; i < ops->n; i++) {
 		const char *op = ops->v[i];
 		struct stat st;
@@ -151,7 +197,9 @@ static size_t expand(const struct strvec *ops, int want_sizes, struct item **ite
 			/* a list of bundles, one path a line: each is one bundle as it is */
 			FILE *f = strcmp(op + 1, "-") == 0 ? stdin : fopen(op + 1, "r");
 			if (!f) {
-				fprintf(stderr, "nccl-triage batch: cannot read the bundle list '%s': %s\n", op + 1, strerror(errno));
+				char *sn = str_sanitize(op + 1, strlen(op + 1));
+				fprintf(stderr, "nccl-triage batch: cannot read the bundle list '%s': %s\n", sn, strerror(errno));
+				free(sn);
 				*bad_lists += 1;
 				continue;
 			}
@@ -182,32 +230,56 @@ static size_t expand(const struct strvec *ops, int want_sizes, struct item **ite
 		}
 		struct strvec names = {0};
 		struct dirent *de;
-		while ((de = readdir(d)))
+		size_t hidden = 0;
+		while ((de = readdir(d))) {
 			if (de->d_name[0] != '.')
 				strvec_push(&names, de->d_name);
+			else if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				hidden++;
+		}
 		closedir(d);
+		if (hidden && !quiet) {
+			char *sn = str_sanitize(op, strlen(op));
+			fprintf(stderr, "nccl-triage batch: skipping %zu hidden entr%s in '%s' (names that start with '.')\n",
+			        hidden, hidden == 1 ? "y" : "ies", sn);
+			free(sn);
+		}
+		skipped += hidden;
 		if (names.n > 1)
 			qsort(names.v, names.n, sizeof *names.v, cmp_str);
 		size_t oplen = strlen(op);
+		char *root_real = realpath(op, NULL);
 		for (size_t k = 0; k < names.n; k++) {
 			char *p = oplen && op[oplen - 1] == '/' ? xasprintf("%s%s", op, names.v[k])
 			                                        : xasprintf("%s/%s", op, names.v[k]);
 			struct stat cs;
-			if (stat(p, &cs) == 0 && S_ISDIR(cs.st_mode)) {
+			if (!follow_symlinks && link_leaves(root_real, p)) {
+				skipped++;
+				if (!quiet) {
+					char *sn = str_sanitize(p, strlen(p));
+					fprintf(stderr, "nccl-triage batch: skipping '%s': a symbolic link that leads outside the folder "
+					        "(--follow-symlinks follows it)\n", sn);
+					free(sn);
+				}
+			} else if (stat(p, &cs) == 0 && S_ISDIR(cs.st_mode)) {
 				add_item(items, nitems, &cap, p, want_sizes ? tree_size(p, 0) : 0);
 			} else if (is_archive_name(names.v[k]) || is_log_name(names.v[k])) {
 				add_item(items, nitems, &cap, p, stat(p, &cs) == 0 ? (uint64_t)cs.st_size : 0);
 			} else {
 				skipped++;
-				if (!quiet && skipped <= 5)
-					fprintf(stderr, "nccl-triage batch: skipping '%s': not a folder, archive (.gz .tgz .tar) or log (.log .txt)\n", p);
+				if (!quiet && ++shown <= 5) {
+					char *sn = str_sanitize(p, strlen(p));
+					fprintf(stderr, "nccl-triage batch: skipping '%s': not a folder, archive (.gz .tgz .tar) or log (.log .txt)\n", sn);
+					free(sn);
+				}
 			}
 			free(p);
 		}
+		free(root_real);
 		strvec_free(&names);
 	}
-	if (!quiet && skipped > 5)
-		fprintf(stderr, "nccl-triage batch: skipped %zu files in all that are not folders, archives or logs\n", skipped);
+	if (!quiet && shown > 5)
+		fprintf(stderr, "nccl-triage batch: skipped %zu files in all that are not folders, archives or logs\n", shown);
 	return skipped;
 }
 
@@ -331,8 +403,35 @@ static char *html_row(const cJSON *obj)
 	return line;
 }
 
-/* Analyse one bundle; fold it into sum; return its rendered report. */
-static char *run_bundle(struct batch *bt, const struct item *it, struct summary *sum)
+/* The last steps of a bundle: --redact, the summary, the rendering.  Takes
+ * obj; returns the report to print (NULL: nothing). */
+static char *finish_obj(struct batch *bt, cJSON *obj, struct summary *sum)
+{
+	if (bt->red) {
+		/* in bundle order, on one thread: pseudonyms are numbered the same
+		 * whatever -j and whichever bundle finished first */
+		redact_json(bt->red, obj);
+	}
+	summary_add_bundle(sum, obj);
+	char *out = NULL;
+	if (!bt->summary_only) {
+		if (bt->fmt == FMT_TEXT) {
+			out = text_row(obj);
+		} else if (bt->fmt == FMT_HTML) {
+			out = html_row(obj);
+		} else {
+			char *s = cJSON_PrintUnformatted(obj);
+			out = xasprintf("%s\n", s);
+			free(s);
+		}
+	}
+	cJSON_Delete(obj);
+	return out;
+}
+
+/* Analyse one bundle; return its object (--redact), or fold it into sum
+ * and return its rendered report (finish_obj). */
+static void *run_bundle(struct batch *bt, const struct item *it, struct summary *sum)
 {
 	struct msgs inerr = {0};
 	struct analysis_opts ao = {bt->db, &bt->lim, 1};
@@ -367,26 +466,11 @@ static char *run_bundle(struct batch *bt, const struct item *it, struct summary 
 		}
 		free(v);
 	}
-	if (bt->red)
-		redact_json(bt->red, obj);
-	summary_add_bundle(sum, obj);
-
-	char *out = NULL;
-	if (!bt->summary_only) {
-		if (bt->fmt == FMT_TEXT) {
-			out = text_row(obj);
-		} else if (bt->fmt == FMT_HTML) {
-			out = html_row(obj);
-		} else {
-			char *s = cJSON_PrintUnformatted(obj);
-			out = xasprintf("%s\n", s);
-			free(s);
-		}
-	}
-	cJSON_Delete(obj);
 	msgs_free(&inerr);
 	bundle_free(b);
-	return out;
+	if (bt->red)
+		return obj; /* redacted and written in bundle order by the main thread (finish_obj) */
+	return finish_obj(bt, obj, sum);
 }
 
 static void *worker_main(void *arg)
@@ -404,11 +488,16 @@ static void *worker_main(void *arg)
 		size_t i = bt->next++;
 		pthread_mutex_unlock(&bt->mu);
 
-		char *out = run_bundle(bt, &bt->items[i], w->sum);
+		void *res = run_bundle(bt, &bt->items[i], w->sum);
 
 		pthread_mutex_lock(&bt->mu);
-		bt->slots[i].out = out;
-		bt->slots[i].len = out ? strlen(out) : 0;
+		if (bt->red) {
+			bt->slots[i].obj = res;
+			bt->slots[i].len = OBJ_PENDING; /* an estimate: the object is written later */
+		} else {
+			bt->slots[i].out = res;
+			bt->slots[i].len = res ? strlen(res) : 0;
+		}
 		bt->slots[i].done = 1;
 		bt->pending += bt->slots[i].len;
 		bt->finished++;
@@ -468,7 +557,7 @@ int cmd_batch(struct common *c, struct strvec *ops)
 	if (c->redact)
 		bt.red = redactor_new();
 	int bad_lists = 0;
-	expand(ops, show_progress, &bt.items, &bt.nitems, c->quiet, &bad_lists);
+	expand(ops, show_progress, &bt.items, &bt.nitems, c->quiet, &bad_lists, c->lim.follow_symlinks);
 	if (bad_lists)
 		goto done;
 	if (bt.nitems == 0) {
@@ -513,6 +602,7 @@ int cmd_batch(struct common *c, struct strvec *ops)
 			fputs(",\"bundles\":[", out);
 	}
 	cJSON *html_rows = bt.fmt == FMT_HTML ? cJSON_CreateArray() : NULL;
+	struct summary *msum = summary_new(); /* bundles finished here (--redact) */
 	/* write finished reports in order */
 	size_t emit = 0;
 	pthread_mutex_lock(&bt.mu);
@@ -538,9 +628,15 @@ int cmd_batch(struct common *c, struct strvec *ops)
 			continue;
 		}
 		char *s = bt.slots[emit].out;
+		cJSON *obj = bt.slots[emit].obj;
 		size_t len = bt.slots[emit].len;
 		bt.slots[emit].out = NULL;
+		bt.slots[emit].obj = NULL;
 		pthread_mutex_unlock(&bt.mu);
+		if (obj) {
+			s = finish_obj(&bt, obj, msum);
+			len = s ? strlen(s) : 0;
+		}
 		if (s) {
 			if (bt.fmt == FMT_JSON) {
 				if (emit)
@@ -556,13 +652,15 @@ int cmd_batch(struct common *c, struct strvec *ops)
 			free(s);
 		}
 		pthread_mutex_lock(&bt.mu);
-		bt.pending -= len;
+		bt.pending -= obj ? OBJ_PENDING : len;
 		emit++;
 		pthread_cond_broadcast(&bt.room);
 	}
 	pthread_mutex_unlock(&bt.mu);
 	struct summary *sum = summary_new();
 	summary_set_db(sum, db.version, (double)db.nsigs);
+	summary_merge(sum, msum);
+	summary_free(msum);
 	for (int k = 0; k < started; k++) {
 		pthread_join(ws[k].th, NULL);
 		summary_merge(sum, ws[k].sum);
@@ -606,13 +704,14 @@ int cmd_batch(struct common *c, struct strvec *ops)
 	out = NULL;
 
 done:
-	if (out && out != stdout)
-		fclose(out);
+	abandon_output(out);
 	for (size_t i = 0; i < bt.nitems; i++) {
 		free(bt.items[i].path);
 		free(bt.items[i].name);
-		if (bt.slots)
+		if (bt.slots) {
 			free(bt.slots[i].out);
+			cJSON_Delete(bt.slots[i].obj);
+		}
 	}
 	free(bt.items);
 	free(bt.slots);

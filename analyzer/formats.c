@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
 #include "report.h"
 #include "report_formats.h"
 #include "util.h"
@@ -12,7 +13,7 @@
 static void render_json(FILE *out, const cJSON *doc, const struct report_opts *o)
 {
 	(void)o;
-	char *s = cJSON_Print(doc);
+	char *s = json_print_large(doc); /* the one large print */
 	fputs(s, out);
 	fputc('\n', out);
 	free(s);

@@ -2,7 +2,11 @@
 #include "json.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
+
+#include "util.h"
 
 cJSON *json_get(const cJSON *o, const char *key)
 {
@@ -141,4 +145,27 @@ size_t json_path_line(const char *text, size_t len, const char *path)
 	struct jpos j = {text, text + len, 1, path, 0, {0}};
 	value(&j, 0);
 	return j.found;
+}
+
+static void *json_xmalloc(size_t n)
+{
+	return xmalloc(n);
+}
+
+void json_use_xmalloc(void)
+{
+	cJSON_Hooks hooks = {json_xmalloc, free};
+	cJSON_InitHooks(&hooks);
+}
+
+char *json_print_large(const cJSON *doc)
+{
+	cJSON_InitHooks(NULL);
+	char *s = cJSON_Print(doc);
+	json_use_xmalloc();
+	if (!s) {
+		fprintf(stderr, "nccl-triage: out of memory (printing the JSON report)\n");
+		_exit(2);
+	}
+	return s;
 }

@@ -12,9 +12,10 @@
  * field added to the report later is covered without a change here.
  *
  * Two phases, so that a name learned from one bundle is also hidden in the
- * others: learn from every bundle, then apply to every bundle.  A redactor
- * holds a mutex, so batch workers may share one (numbering then follows the
- * order in which workers reach it).  Loopback and unspecified addresses
+ * others: learn from every bundle, then apply to every bundle.  Batch
+ * redacts each bundle's object in bundle order on one thread, so
+ * pseudonyms are numbered the same whatever -j; a redactor holds a mutex
+ * all the same.  Loopback and unspecified addresses
  * (127.0.0.0/8, 0.0.0.0, ::1, ::) and "localhost" are kept: they identify
  * nobody and help the reader.  Owned by the caller: redactor_free(). */
 #ifndef NT_REDACT_H

@@ -36,6 +36,9 @@ cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max);
 /* The warnings of a bundle's object: *n real ones (without the closing
  * "N more warnings not shown"), *dropped the ones beyond the cap. */
 void report_warnings(const cJSON *bundle, size_t *n, size_t *dropped);
+/* Every string value and key at it, its siblings and below made valid UTF-8
+ * (invalid bytes become U+FFFD).  report_bundle_json does it already. */
+void report_json_fix_utf8(cJSON *it);
 
 /* One proposed change as an argument of `nccl-triage verify`, with a
  * leading space: " --unset KEY" when value is NULL or empty, else

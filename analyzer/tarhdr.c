@@ -95,3 +95,8 @@ int tar_zero_block(const unsigned char h[TAR_BLOCK])
 			return 0;
 	return 1;
 }
+
+int tar_has_magic(const unsigned char *h, size_t n)
+{
+	return n >= 263 && memcmp(h + 257, "ustar", 5) == 0 && (h[262] == 0 || h[262] == ' ');
+}

@@ -19,6 +19,9 @@ int tar_checksum_ok(const unsigned char h[TAR_BLOCK]);
 int tar_is_ustar(const unsigned char h[TAR_BLOCK]);  /* ustar, GNU or POSIX magic */
 int tar_is_posix(const unsigned char h[TAR_BLOCK]);  /* POSIX "ustar\0" */
 int tar_zero_block(const unsigned char h[TAR_BLOCK]);
+/* The ustar magic where a first header has it (n bytes at h, n >= 263):
+ * a tar archive even when that header's checksum fails or it is cut. */
+int tar_has_magic(const unsigned char *h, size_t n);
 /* A header: checksum right, and ustar magic or (v7) sane fields. */
 int tar_header_valid(const unsigned char h[TAR_BLOCK]);
 

@@ -261,7 +261,7 @@ static void test_captures(void)
 			continue;
 		cases++;
 		struct bundle *b = bundle_new(f[0], &db, NULL);
-		bundle_add_path(b, f[0]);
+		bundle_add_path(b, f[0], NULL);
 		analysis_finish(b);
 		const struct diagnosis *top = NULL;
 		for (size_t i = 0; i < b->ndiags && !top; i++)
@@ -317,7 +317,7 @@ static void test_reports(void)
 	bundle_free(b);
 
 	b = bundle_new("t", &db, NULL);
-	bundle_add_path(b, "fixtures/captures/h200-2gpu-more/sigkill_init");
+	bundle_add_path(b, "fixtures/captures/h200-2gpu-more/sigkill_init", NULL);
 	analysis_finish(b);
 	char *buf = NULL;
 	size_t len = 0;
