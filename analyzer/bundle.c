@@ -18,6 +18,7 @@
 #include "scan.h"
 #include "sigdb.h"
 #include "sysreport.h"
+#include "version.h"
 
 #define HEAD_BYTES (64u << 10)
 /* Pasted tickets (text, PyTorch or NCCL output) may embed a topo matrix or
@@ -169,7 +170,7 @@ static void fact_nccl_version(struct bundle *b, const struct span *m)
 	char v[20];
 	memcpy(v, p, (size_t)(q - p));
 	v[q - p] = 0;
-	if (nccl_version_code(v) < 0)
+	if (version_code(v) < 0)
 		return;
 	add_unique_string(b->facts, "nccl_versions", v);
 	if (q < end && *q == '+' && end - q > 5 && memcmp(q, "+cuda", 5) == 0) {
@@ -797,14 +798,17 @@ struct doc_sink bundle_sink(struct bundle *b)
 	return s;
 }
 
-int bundle_add_path(struct bundle *b, const char *path)
+int bundle_add_path(struct bundle *b, const char *path, struct msgs *input_errors)
 {
 	struct doc_sink s = bundle_sink(b);
 	struct msgs m = {0};
 	int rc = input_walk_path(path, &b->lim, &s, &m, &b->stats);
 	lines_drain(b); /* the last documents' ends are applied: warnings stay in order */
-	for (size_t i = 0; i < m.list.n; i++)
+	for (size_t i = 0; i < m.list.n; i++) {
 		msgs_add(&b->warnings, "%s", m.list.v[i]);
+		if (input_errors)
+			msgs_add(input_errors, "%s", m.list.v[i]);
+	}
 	b->warnings.dropped += m.dropped; /* counted in the report's "N more warnings" */
 	msgs_free(&m);
 	return rc;
