@@ -44,6 +44,8 @@ struct bundle {
 
 	struct input_doc *docs;
 	size_t ndocs, capdocs;
+	size_t *docidx;             /* hash of docs[].path: index + 1, 0 empty (names are unique) */
+	size_t ndocidx;
 	struct evlist ev;
 	cJSON *facts;               /* owned; see docs/facts.md */
 	struct msgs warnings;       /* shown in the report's "warnings" */
@@ -77,6 +79,8 @@ struct bundle {
 	struct pipeline *pipe;      /* owned; NULL when lines are applied in place */
 	struct matcher *scanner;    /* owned: the reading thread's prefilter scratch */
 	struct line_batch *fill;    /* the batch being filled (in pipe) */
+	size_t ndeferred;           /* document ends queued in the pipeline since the last drain */
+	size_t deferred_bytes;      /* and the buffers they hold */
 };
 
 /* db is borrowed and must outlive the bundle. */
@@ -87,8 +91,9 @@ void bundle_free(struct bundle *b);
  * result is the same as with 1 (the default).  Before any input. */
 void bundle_set_threads(struct bundle *b, int threads);
 struct doc_sink bundle_sink(struct bundle *b);
-/* Feed a whole operand (path or '-'): convenience over input_walk_path. */
-int bundle_add_path(struct bundle *b, const char *path);
+/* Feed a whole operand (path or '-'); its input errors also go to
+ * input_errors when not NULL (batch reports them per bundle). */
+int bundle_add_path(struct bundle *b, const char *path, struct msgs *input_errors);
 int bundle_add_memory(struct bundle *b, const char *name, const void *data, size_t len);
 /* After the last input: stop the line pipeline, finish the rank timelines,
  * place evidence known by host:pid on its rank.  analysis_finish

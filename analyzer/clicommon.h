@@ -6,6 +6,7 @@
 #define NT_CLICOMMON_H
 
 #include <stdio.h>
+#include "cli.h"
 #include "nt_limits.h"
 #include "sigdb.h"
 #include "util.h"
@@ -23,16 +24,19 @@ struct common {
 	int regex, rules, summary_only, jobs;
 	const char *progress;
 	int redact;         /* --redact (redact.h) */
+	/* the options that only one command takes (mem, verify), in order */
+	struct cli_arg {
+		enum opt_id id;
+		const char *arg;  /* NULL for a flag */
+	} *args;
+	size_t nargs;
 };
 
-/* Parse options for a subcommand from argv[2] on (argv[1] is the command);
- * operands go to *ops.  Returns 0, 1 for --help (printed), -1 on error. */
-int parse_common(int argc, char **argv, unsigned cmd, const char *cmdname, const char *synopsis,
+/* Parse the options of command cmd (name cmdname) from argv[first] on;
+ * operands go to *ops.  Returns 0, 1 for --help (the caller prints it),
+ * -1 on error (message printed). */
+int parse_common(int argc, char **argv, int first, unsigned cmd, const char *cmdname,
                  struct common *c, struct strvec *ops);
-/* Same, starting at argv[first] (1 for the cmd_*.c modules, whose argv[0]
- * is the command name). */
-int parse_common_at(int argc, char **argv, int first, unsigned cmd, const char *cmdname, const char *synopsis,
-                    struct common *c, struct strvec *ops);
 void free_common(struct common *c);
 /* Load the built-in database, NCCL_TRIAGE_PATTERNS and --patterns dirs.
  * Returns the number of errors (for_check) or -1 when the database is
@@ -40,8 +44,16 @@ void free_common(struct common *c);
 int load_db(struct sigdb *db, const struct common *c, int for_check);
 /* 1 when text output to out should be coloured (--color, NO_COLOR, tty). */
 int want_color(const struct common *c, FILE *out);
-/* Open the output; "-" or NULL is stdout.  NULL on error (printed). */
+/* Open the output; "-" or NULL is stdout.  NULL on error (printed).  A
+ * regular (or new) file is written beside it under a temporary name and
+ * renamed over it by close_output once complete. */
 FILE *open_output(const char *path);
+/* Set by main when standard output was closed at start (it is /dev/null
+ * now): open_output refuses to write the report there. */
+extern int stdout_closed;
+/* Close an output that will not be completed (an error before the end):
+ * its temporary file is removed, FILE stays as it was. */
+void abandon_output(FILE *f);
 /* Flush and close.  0; -1 on a write error (ENOSPC...: one message
  * printed); -2 when the reader closed the pipe (EPIPE: nothing printed). */
 int close_output(FILE *f, const char *path);

@@ -26,18 +26,20 @@
 #include "cli.h"
 #include "clicommon.h"
 #include "commands.h"
+#include "formats.h"
+#include "json.h"
 #include "progress.h"
 #include "report.h"
 #include "redact.h"
 #include "report_formats.h"
 #include "sigdb.h"
 #include "summary.h"
+#include "tarhdr.h"
 
 #ifndef NT_VERSION
 #define NT_VERSION "0.0.0"
 #endif
 
-enum { EXIT_HEALTHY = 0, EXIT_FOUND = 1, EXIT_TROUBLE = 2 };
 enum fmt { FMT_TEXT, FMT_JSONL, FMT_JSON, FMT_HTML };
 
 /* finished reports waiting for an earlier one beyond this many bytes make
@@ -50,8 +52,12 @@ struct item {
 	uint64_t size;   /* bytes on disk (progress); folders: sum of their files */
 };
 
+/* what a finished, unwritten object counts for in PENDING_MAX (--redact) */
+#define OBJ_PENDING (64u << 10)
+
 struct slot {
 	char *out;       /* rendered report, NULL when nothing to print */
+	cJSON *obj;      /* --redact: the bundle's object, redacted and rendered when written */
 	size_t len;
 	int done;
 };
@@ -93,29 +99,55 @@ static int is_log_name(const char *n)
 	return str_ends(n, ".log") || str_ends(n, ".txt");
 }
 
-static uint64_t tree_size(const char *path, int depth)
+/* Folders on the current path of tree_size: a link to "." or to a folder
+ * above would otherwise be walked without end (the progress bar's sizes). */
+struct tree_walk {
+	dev_t dev[34];
+	ino_t ino[34];
+	int depth;
+	size_t entries;
+};
+
+static uint64_t tree_size_at(const char *path, struct tree_walk *tw)
 {
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return 0;
 	if (!S_ISDIR(st.st_mode))
 		return S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-	if (depth > 32)
+	if (tw->depth > 32)
 		return 0;
+	for (int k = 0; k < tw->depth; k++)
+		if (tw->dev[k] == st.st_dev && tw->ino[k] == st.st_ino)
+			return 0; /* a loop: counted once already */
 	DIR *d = opendir(path);
 	if (!d)
 		return 0;
+	tw->dev[tw->depth] = st.st_dev;
+	tw->ino[tw->depth] = st.st_ino;
+	tw->depth++;
 	uint64_t sum = 0;
 	struct dirent *de;
-	while ((de = readdir(d))) {
+	/* the progress bar's estimate only: bounded like the walk itself */
+	while ((de = readdir(d)) && tw->entries < 1000000) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
+		tw->entries++;
 		char *p = xasprintf("%s/%s", path, de->d_name);
-		sum += tree_size(p, depth + 1);
+		sum += tree_size_at(p, tw);
 		free(p);
 	}
+	tw->depth--;
 	closedir(d);
 	return sum;
+}
+
+static uint64_t tree_size(const char *path, int depth)
+{
+	struct tree_walk tw;
+	memset(&tw, 0, sizeof tw);
+	(void)depth;
+	return tree_size_at(path, &tw);
 }
 
 static void add_item(struct item **v, size_t *n, size_t *cap, const char *path, uint64_t size)
@@ -125,7 +157,8 @@ static void add_item(struct item **v, size_t *n, size_t *cap, const char *path, 
 		*v = xrealloc(*v, *cap * sizeof **v);
 	}
 	(*v)[*n].path = xstrdup(path);
-	(*v)[*n].name = xstrdup(strcmp(path, "-") == 0 ? "stdin" : path);
+	/* a bundle's name is shown everywhere: sanitised like document names */
+	(*v)[*n].name = strcmp(path, "-") == 0 ? xstrdup("stdin") : str_sanitize(path, strlen(path));
 	(*v)[*n].size = size;
 	(*n)++;
 }
@@ -138,10 +171,25 @@ static int cmp_str(const void *a, const void *b)
 /* Expand the operands: a file is one bundle, a folder gives one bundle per
  * folder/archive/log in it, @LIST (@- for stdin) names one bundle per line.
  * Returns the number of files skipped in folders. */
-static size_t expand(const struct strvec *ops, int want_sizes, struct item **items, size_t *nitems, int quiet,
-                     int *bad_lists)
+/* A child of a folder operand that is a symbolic link leading outside the
+ * folder: not taken unless --follow-symlinks (as in a folder walk). */
+static int link_leaves(const char *root_real, const char *child)
 {
-	size_t cap = 0, skipped = 0;
+	struct stat ls;
+	if (lstat(child, &ls) != 0 || !S_ISLNK(ls.st_mode))
+		return 0;
+	char *real = realpath(child, NULL);
+	size_t rl = root_real ? strlen(root_real) : 0;
+	int in = real && root_real && strncmp(real, root_real, rl) == 0 &&
+	         (real[rl] == 0 || real[rl] == '/' || (rl == 1 && root_real[0] == '/'));
+	free(real);
+	return !in;
+}
+
+static size_t expand(const struct strvec *ops, int want_sizes, struct item **items, size_t *nitems, int quiet,
+                     int *bad_lists, int follow_symlinks)
+{
+	size_t cap = 0, skipped = 0, shown = 0;
 	for (size_t i = 0; i < ops->n; i++) {
 		const char *op = ops->v[i];
 		struct stat st;
@@ -149,7 +197,9 @@ static size_t expand(const struct strvec *ops, int want_sizes, struct item **ite
 			/* a list of bundles, one path a line: each is one bundle as it is */
 			FILE *f = strcmp(op + 1, "-") == 0 ? stdin : fopen(op + 1, "r");
 			if (!f) {
-				fprintf(stderr, "nccl-triage batch: cannot read the bundle list '%s': %s\n", op + 1, strerror(errno));
+				char *sn = str_sanitize(op + 1, strlen(op + 1));
+				fprintf(stderr, "nccl-triage batch: cannot read the bundle list '%s': %s\n", sn, strerror(errno));
+				free(sn);
 				*bad_lists += 1;
 				continue;
 			}
@@ -180,60 +230,60 @@ static size_t expand(const struct strvec *ops, int want_sizes, struct item **ite
 		}
 		struct strvec names = {0};
 		struct dirent *de;
-		while ((de = readdir(d)))
+		size_t hidden = 0;
+		while ((de = readdir(d))) {
 			if (de->d_name[0] != '.')
 				strvec_push(&names, de->d_name);
+			else if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				hidden++;
+		}
 		closedir(d);
+		if (hidden && !quiet) {
+			char *sn = str_sanitize(op, strlen(op));
+			fprintf(stderr, "nccl-triage batch: skipping %zu hidden entr%s in '%s' (names that start with '.')\n",
+			        hidden, hidden == 1 ? "y" : "ies", sn);
+			free(sn);
+		}
+		skipped += hidden;
 		if (names.n > 1)
 			qsort(names.v, names.n, sizeof *names.v, cmp_str);
 		size_t oplen = strlen(op);
+		char *root_real = realpath(op, NULL);
 		for (size_t k = 0; k < names.n; k++) {
 			char *p = oplen && op[oplen - 1] == '/' ? xasprintf("%s%s", op, names.v[k])
 			                                        : xasprintf("%s/%s", op, names.v[k]);
 			struct stat cs;
-			if (stat(p, &cs) == 0 && S_ISDIR(cs.st_mode)) {
+			if (!follow_symlinks && link_leaves(root_real, p)) {
+				skipped++;
+				if (!quiet) {
+					char *sn = str_sanitize(p, strlen(p));
+					fprintf(stderr, "nccl-triage batch: skipping '%s': a symbolic link that leads outside the folder "
+					        "(--follow-symlinks follows it)\n", sn);
+					free(sn);
+				}
+			} else if (stat(p, &cs) == 0 && S_ISDIR(cs.st_mode)) {
 				add_item(items, nitems, &cap, p, want_sizes ? tree_size(p, 0) : 0);
 			} else if (is_archive_name(names.v[k]) || is_log_name(names.v[k])) {
 				add_item(items, nitems, &cap, p, stat(p, &cs) == 0 ? (uint64_t)cs.st_size : 0);
 			} else {
 				skipped++;
-				if (!quiet && skipped <= 5)
-					fprintf(stderr, "nccl-triage batch: skipping '%s': not a folder, archive (.gz .tgz .tar) or log (.log .txt)\n", p);
+				if (!quiet && ++shown <= 5) {
+					char *sn = str_sanitize(p, strlen(p));
+					fprintf(stderr, "nccl-triage batch: skipping '%s': not a folder, archive (.gz .tgz .tar) or log (.log .txt)\n", sn);
+					free(sn);
+				}
 			}
 			free(p);
 		}
+		free(root_real);
 		strvec_free(&names);
 	}
-	if (!quiet && skipped > 5)
-		fprintf(stderr, "nccl-triage batch: skipped %zu files in all that are not folders, archives or logs\n", skipped);
+	if (!quiet && shown > 5)
+		fprintf(stderr, "nccl-triage batch: skipped %zu files in all that are not folders, archives or logs\n", shown);
 	return skipped;
 }
 
 /* ---- one bundle ---- */
-
-/* 1 when the 512-byte block is a tar header (checksum holds) or all zero */
-static int tar_header_ok(const unsigned char *h)
-{
-	unsigned long sum = 0, zero = 1;
-	for (int i = 0; i < 512; i++) {
-		sum += (i >= 148 && i < 156) ? ' ' : h[i];
-		if (h[i])
-			zero = 0;
-	}
-	if (zero)
-		return 1;
-	unsigned long want = 0;
-	int digits = 0;
-	for (int i = 148; i < 156; i++) {
-		if (h[i] >= '0' && h[i] <= '7') {
-			want = want * 8 + (unsigned long)(h[i] - '0');
-			digits++;
-		} else if (digits) {
-			break;
-		}
-	}
-	return digits && want == sum;
-}
 
 /* What the name promises and the first bytes contradict: an empty file, a
  * .gz that is not gzip, a .tar that is neither tar nor gzip.  Adds a message
@@ -264,7 +314,7 @@ static int precheck(const struct item *it, struct msgs *m)
 		msgs_add(m, "%s: not a gzip file (it does not start with the gzip magic bytes 1f 8b)", it->name);
 		return 1;
 	}
-	if (tar && !is_gzip && (n < 512 || !tar_header_ok(h))) {
+	if (tar && !is_gzip && (n < TAR_BLOCK || !(tar_zero_block(h) || tar_checksum_ok(h)))) {
 		msgs_add(m, "%s: not a tar archive (%s)", it->name,
 		         n < 512 ? "shorter than one 512-byte header" : "the first header's checksum is wrong");
 		return 1;
@@ -278,32 +328,37 @@ static int cmp_count(const void *a, const void *b)
 	return strcmp(x->string, y->string);
 }
 
-static char *text_row(const struct bundle *b, const cJSON *obj, int readable, const struct msgs *inerr)
+/* One line of the text listing, from the bundle's (redacted) object. */
+static char *text_row(const cJSON *obj)
 {
-	const char *verdict = readable ? verdict_name(b->verdict) : "unreadable";
+	const char *name = json_str(obj, "name") ? json_str(obj, "name") : "?";
+	const char *v = json_str(obj, "verdict");
+	int readable = !cJSON_IsFalse(json_get(obj, "readable"));
+	const char *verdict = readable ? (v ? v : "?") : "unreadable";
 	char what[160];
 	what[0] = 0;
-	const char *err = inerr->list.n ? inerr->list.v[0] : NULL;
+	const cJSON *e0 = cJSON_GetArrayItem(json_get(obj, "input_errors"), 0);
+	const char *err = cJSON_IsString(e0) ? e0->valuestring : NULL;
 	if (err) {
-		size_t nl = strlen(b->name);
-		if (strncmp(err, b->name, nl) == 0 && err[nl] == ':' && err[nl + 1] == ' ')
+		size_t nl = strlen(name);
+		if (strncmp(err, name, nl) == 0 && err[nl] == ':' && err[nl + 1] == ' ')
 			err += nl + 2;
 	}
+	const cJSON *diags = json_get(obj, "diagnoses");
+	const cJSON *u0 = cJSON_GetArrayItem(json_get(obj, "unexplained"), 0);
 	if (!readable && err) {
 		snprintf(what, sizeof what, "%s", err);
-	} else if (b->ndiags) {
-		const cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "diagnoses"), 0);
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
-		const cJSON *cat = cJSON_GetObjectItemCaseSensitive(d, "category");
-		snprintf(what, sizeof what, "%s (%s)%s", cJSON_IsString(id) ? id->valuestring : "?",
-		         cJSON_IsString(cat) ? cat->valuestring : "?",
-		         b->ndiags > 1 ? " +more" : "");
-	} else if (b->verdict == VERDICT_UNKNOWN_FAILURE && b->nfailures) {
-		snprintf(what, sizeof what, "%s: %.100s", b->failures[0].what, b->failures[0].text);
+	} else if (json_size(diags)) {
+		const cJSON *d = cJSON_GetArrayItem(diags, 0);
+		const char *id = json_str(d, "id"), *cat = json_str(d, "category");
+		snprintf(what, sizeof what, "%s (%s)%s", id ? id : "?", cat ? cat : "?", json_size(diags) > 1 ? " +more" : "");
+	} else if (v && !strcmp(v, "unknown_failure") && u0) {
+		const char *kind = json_str(u0, "kind"), *text = json_str(u0, "text");
+		snprintf(what, sizeof what, "%s: %.100s", kind ? kind : "?", text ? text : "");
 	}
 	if (readable && err)
 		snprintf(what + strlen(what), sizeof what - strlen(what), "%s[input error: %s]", what[0] ? " " : "", err);
-	return xasprintf("%-15s %-52s %s\n", verdict, what, b->name);
+	return xasprintf("%-15s %-52s %s\n", verdict, what, name);
 }
 
 /* What the HTML batch report's table needs of a bundle (kept small: a
@@ -348,27 +403,49 @@ static char *html_row(const cJSON *obj)
 	return line;
 }
 
-/* Analyse one bundle; fold it into sum; return its rendered report. */
-static char *run_bundle(struct batch *bt, const struct item *it, struct summary *sum)
+/* The last steps of a bundle: --redact, the summary, the rendering.  Takes
+ * obj; returns the report to print (NULL: nothing). */
+static char *finish_obj(struct batch *bt, cJSON *obj, struct summary *sum)
 {
-	struct bundle *b = bundle_new(it->name, bt->db, &bt->lim);
-	struct msgs inerr = {0};
-	int readable = 1;
-	if (precheck(it, &inerr)) {
-		readable = 0;
-	} else {
-		struct doc_sink s = bundle_sink(b);
-		int rc = input_walk_path(it->path, &bt->lim, &s, &inerr, &b->stats);
-		if (rc < 0)
-			readable = 0;
-		else if (b->stats.bytes_out == 0 && inerr.list.n == 0)
-			msgs_add(&inerr, "%s: empty: no document with any content", it->name);
+	if (bt->red) {
+		/* in bundle order, on one thread: pseudonyms are numbered the same
+		 * whatever -j and whichever bundle finished first */
+		redact_json(bt->red, obj);
 	}
-	for (size_t i = 0; i < inerr.list.n; i++)
-		msgs_add(&b->warnings, "%s", inerr.list.v[i]);
-	analysis_finish(b);
+	summary_add_bundle(sum, obj);
+	char *out = NULL;
+	if (!bt->summary_only) {
+		if (bt->fmt == FMT_TEXT) {
+			out = text_row(obj);
+		} else if (bt->fmt == FMT_HTML) {
+			out = html_row(obj);
+		} else {
+			char *s = cJSON_PrintUnformatted(obj);
+			out = xasprintf("%s\n", s);
+			free(s);
+		}
+	}
+	cJSON_Delete(obj);
+	return out;
+}
 
-	cJSON *obj = report_bundle_json(b);
+/* Analyse one bundle; return its object (--redact), or fold it into sum
+ * and return its rendered report (finish_obj). */
+static void *run_bundle(struct batch *bt, const struct item *it, struct summary *sum)
+{
+	struct msgs inerr = {0};
+	struct analysis_opts ao = {bt->db, &bt->lim, 1};
+	int pre = precheck(it, &inerr), readable = 0;
+	struct bundle *b = analysis_run(it->name, pre ? NULL : it->path, &ao, &inerr, &readable);
+	if (pre) {
+		readable = 0;
+		msgs_add(&b->warnings, "%s", inerr.list.v[0]);
+	} else if (readable && b->stats.bytes_out == 0 && inerr.list.n == 0) {
+		msgs_add(&inerr, "%s: empty: no document with any content", it->name);
+		msgs_add(&b->warnings, "%s", inerr.list.v[0]);
+	}
+
+	cJSON *obj = report_bundle_json(b, 0);
 	cJSON_AddBoolToObject(obj, "readable", readable);
 	cJSON *ie = cJSON_AddArrayToObject(obj, "input_errors");
 	for (size_t i = 0; i < inerr.list.n; i++)
@@ -389,33 +466,11 @@ static char *run_bundle(struct batch *bt, const struct item *it, struct summary 
 		}
 		free(v);
 	}
-	if (bt->red) {
-		redact_learn_bundle(bt->red, b);
-		redact_json(bt->red, obj);
-	}
-	summary_add_bundle(sum, obj);
-
-	char *out = NULL;
-	if (!bt->summary_only) {
-		if (bt->fmt == FMT_TEXT) {
-			out = text_row(b, obj, readable, &inerr);
-			if (bt->red) {
-				char *r = redact_string(bt->red, out);
-				free(out);
-				out = r;
-			}
-		} else if (bt->fmt == FMT_HTML) {
-			out = html_row(obj);
-		} else {
-			char *s = cJSON_PrintUnformatted(obj);
-			out = xasprintf("%s\n", s);
-			free(s);
-		}
-	}
-	cJSON_Delete(obj);
 	msgs_free(&inerr);
 	bundle_free(b);
-	return out;
+	if (bt->red)
+		return obj; /* redacted and written in bundle order by the main thread (finish_obj) */
+	return finish_obj(bt, obj, sum);
 }
 
 static void *worker_main(void *arg)
@@ -433,11 +488,16 @@ static void *worker_main(void *arg)
 		size_t i = bt->next++;
 		pthread_mutex_unlock(&bt->mu);
 
-		char *out = run_bundle(bt, &bt->items[i], w->sum);
+		void *res = run_bundle(bt, &bt->items[i], w->sum);
 
 		pthread_mutex_lock(&bt->mu);
-		bt->slots[i].out = out;
-		bt->slots[i].len = out ? strlen(out) : 0;
+		if (bt->red) {
+			bt->slots[i].obj = res;
+			bt->slots[i].len = OBJ_PENDING; /* an estimate: the object is written later */
+		} else {
+			bt->slots[i].out = res;
+			bt->slots[i].len = res ? strlen(res) : 0;
+		}
 		bt->slots[i].done = 1;
 		bt->pending += bt->slots[i].len;
 		bt->finished++;
@@ -463,73 +523,52 @@ static void json_header(FILE *out, const struct sigdb *db)
 	cJSON_Delete(h);
 }
 
-/* registered in commands.c */
-int cmd_batch(int argc, char **argv);
-
-int cmd_batch(int argc, char **argv)
+int cmd_batch(struct common *c, struct strvec *ops)
 {
-	struct common c;
-	struct strvec ops = {0};
-	int pr = parse_common_at(argc, argv, 1, CMD_BATCH, "batch",
-	                         "batch [-j N] [--format text|jsonl|json|html] [--summary-only] [--redact] [-o FILE] [--patterns DIR] PATH...",
-	                         &c, &ops);
-	if (pr) {
-		strvec_free(&ops);
-		free_common(&c);
-		return pr > 0 ? 0 : EXIT_TROUBLE;
-	}
 	int status = EXIT_TROUBLE;
 	struct batch bt;
 	memset(&bt, 0, sizeof bt);
 	struct sigdb db;
 	int db_loaded = 0;
 	FILE *out = NULL;
-	const char *fmts = c.format ? c.format : "text";
-	if (strcmp(fmts, "text") == 0) {
-		bt.fmt = FMT_TEXT;
-	} else if (strcmp(fmts, "jsonl") == 0) {
-		bt.fmt = FMT_JSONL;
-	} else if (strcmp(fmts, "json") == 0) {
-		bt.fmt = FMT_JSON;
-	} else if (strcmp(fmts, "html") == 0) {
-		bt.fmt = FMT_HTML;
-	} else {
-		fprintf(stderr, "nccl-triage batch: unknown format '%s' (text, jsonl, json, html)\n", fmts);
+	const struct format *f = format_pick(c->format, CMD_BATCH, "batch");
+	if (!f)
 		goto done;
-	}
-	const char *prog = c.progress ? c.progress : "auto";
+	bt.fmt = !strcmp(f->name, "jsonl") ? FMT_JSONL : !strcmp(f->name, "json") ? FMT_JSON
+	       : !strcmp(f->name, "html") ? FMT_HTML : FMT_TEXT;
+	const char *prog = c->progress ? c->progress : "auto";
 	if (strcmp(prog, "auto") && strcmp(prog, "always") && strcmp(prog, "never")) {
 		fprintf(stderr, "nccl-triage batch: --progress: '%s' is not auto, always or never\n", prog);
 		goto done;
 	}
-	int show_progress = !c.quiet && (strcmp(prog, "always") == 0 || (strcmp(prog, "auto") == 0 && isatty(2)));
-	if (ops.n == 0) {
+	int show_progress = !c->quiet && (strcmp(prog, "always") == 0 || (strcmp(prog, "auto") == 0 && isatty(2)));
+	if (ops->n == 0) {
 		fprintf(stderr, "nccl-triage batch: no input\nhint: nccl-triage batch /var/log/jobs/  (each archive and folder in it is one bundle)\n");
 		goto done;
 	}
-	if (load_db(&db, &c, 0) < 0) {
+	if (load_db(&db, c, 0) < 0) {
 		sigdb_free(&db);
 		goto done;
 	}
 	db_loaded = 1;
 	bt.db = &db;
-	bt.lim = c.lim;
-	bt.summary_only = c.summary_only;
-	if (c.redact)
+	bt.lim = c->lim;
+	bt.summary_only = c->summary_only;
+	if (c->redact)
 		bt.red = redactor_new();
 	int bad_lists = 0;
-	expand(&ops, show_progress, &bt.items, &bt.nitems, c.quiet, &bad_lists);
+	expand(ops, show_progress, &bt.items, &bt.nitems, c->quiet, &bad_lists, c->lim.follow_symlinks);
 	if (bad_lists)
 		goto done;
 	if (bt.nitems == 0) {
 		fprintf(stderr, "nccl-triage batch: no bundles found in the operands\n");
 		goto done;
 	}
-	out = open_output(c.output);
+	out = open_output(c->output);
 	if (!out)
 		goto done;
 
-	int jobs = c.jobs > 0 ? c.jobs : online_cpus();
+	int jobs = c->jobs > 0 ? c->jobs : online_cpus();
 	if ((size_t)jobs > bt.nitems)
 		jobs = (int)bt.nitems;
 	uint64_t total_bytes = 0;
@@ -563,6 +602,7 @@ int cmd_batch(int argc, char **argv)
 			fputs(",\"bundles\":[", out);
 	}
 	cJSON *html_rows = bt.fmt == FMT_HTML ? cJSON_CreateArray() : NULL;
+	struct summary *msum = summary_new(); /* bundles finished here (--redact) */
 	/* write finished reports in order */
 	size_t emit = 0;
 	pthread_mutex_lock(&bt.mu);
@@ -588,9 +628,15 @@ int cmd_batch(int argc, char **argv)
 			continue;
 		}
 		char *s = bt.slots[emit].out;
+		cJSON *obj = bt.slots[emit].obj;
 		size_t len = bt.slots[emit].len;
 		bt.slots[emit].out = NULL;
+		bt.slots[emit].obj = NULL;
 		pthread_mutex_unlock(&bt.mu);
+		if (obj) {
+			s = finish_obj(&bt, obj, msum);
+			len = s ? strlen(s) : 0;
+		}
 		if (s) {
 			if (bt.fmt == FMT_JSON) {
 				if (emit)
@@ -606,13 +652,15 @@ int cmd_batch(int argc, char **argv)
 			free(s);
 		}
 		pthread_mutex_lock(&bt.mu);
-		bt.pending -= len;
+		bt.pending -= obj ? OBJ_PENDING : len;
 		emit++;
 		pthread_cond_broadcast(&bt.room);
 	}
 	pthread_mutex_unlock(&bt.mu);
 	struct summary *sum = summary_new();
 	summary_set_db(sum, db.version, (double)db.nsigs);
+	summary_merge(sum, msum);
+	summary_free(msum);
 	for (int k = 0; k < started; k++) {
 		pthread_join(ws[k].th, NULL);
 		summary_merge(sum, ws[k].sum);
@@ -642,7 +690,7 @@ int cmd_batch(int argc, char **argv)
 	} else {
 		if (!bt.summary_only)
 			fputc('\n', out);
-		summary_text(out, sum, want_color(&c, out));
+		summary_text(out, sum, want_color(c, out));
 	}
 	cJSON_Delete(sj);
 	status = summary_failed(sum) ? EXIT_FOUND : EXIT_HEALTHY;
@@ -652,24 +700,23 @@ int cmd_batch(int argc, char **argv)
 	pthread_mutex_destroy(&bt.mu);
 	pthread_cond_destroy(&bt.ready);
 	pthread_cond_destroy(&bt.room);
-	status = output_status(close_output(out, c.output), status);
+	status = output_status(close_output(out, c->output), status);
 	out = NULL;
 
 done:
-	if (out && out != stdout)
-		fclose(out);
+	abandon_output(out);
 	for (size_t i = 0; i < bt.nitems; i++) {
 		free(bt.items[i].path);
 		free(bt.items[i].name);
-		if (bt.slots)
+		if (bt.slots) {
 			free(bt.slots[i].out);
+			cJSON_Delete(bt.slots[i].obj);
+		}
 	}
 	free(bt.items);
 	free(bt.slots);
 	if (db_loaded)
 		sigdb_free(&db);
 	redactor_free(bt.red);
-	free_common(&c);
-	strvec_free(&ops);
 	return status;
 }

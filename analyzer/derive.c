@@ -1,11 +1,14 @@
 /* derive.c - see derive.h. */
 #include "derive.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
 
+#include "json.h"
+#include "patids.h"
 #include "sigdb.h"
 #include "util.h"
 
@@ -16,7 +19,33 @@ const char *derive_from_name(enum derive_from f)
 	return f >= DERIVE_NCCL_FILE && f <= DERIVE_MESSAGE ? FROM_NAMES[f] : "?";
 }
 
-static pcre2_code *compile(const char *re, const char *file, const char *path, struct msgs *m, int *errors)
+/* Where derive_load reports: "file:line: path: problem", the line of path
+ * in the file's text (json_path_line), or "file: path: problem". */
+struct dload {
+	const char *file;
+	const char *text;
+	size_t len;
+	struct msgs *m;
+};
+
+static void derr(const struct dload *d, const char *path, const char *suffix, const char *fmt, ...) NT_PRINTF(4, 5);
+static void derr(const struct dload *d, const char *path, const char *suffix, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *full = xasprintf("%s%s", path, suffix);
+	size_t line = d->text ? json_path_line(d->text, d->len, full) : 0;
+	if (line)
+		msgs_add(d->m, "%s:%zu: %s: %s", d->file, line, full, s);
+	else
+		msgs_add(d->m, "%s: %s: %s", d->file, full, s);
+	free(full);
+	free(s);
+}
+
+static pcre2_code *compile(const char *re, const struct dload *dl, const char *path, int *errors)
 {
 	int err;
 	PCRE2_SIZE off;
@@ -24,7 +53,7 @@ static pcre2_code *compile(const char *re, const char *file, const char *path, s
 	if (!c) {
 		PCRE2_UCHAR buf[256];
 		pcre2_get_error_message(err, buf, sizeof buf);
-		msgs_add(m, "%s: %s: %s at offset %zu", file, path, (char *)buf, (size_t)off);
+		derr(dl, path, "", "%s at offset %zu", (char *)buf, (size_t)off);
 		(*errors)++;
 		return NULL;
 	}
@@ -55,17 +84,13 @@ void derive_free_rows(struct sigdb *db)
 	db->derived = NULL;
 }
 
-static const char *str_of(const cJSON *o, const char *k)
+int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char *text, size_t len,
+                struct msgs *m)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-int derive_load(struct sigdb *db, const char *file, const cJSON *arr, struct msgs *m)
-{
+	struct dload dl = {file, text, len, m};
 	int errors = 0;
 	if (!cJSON_IsArray(arr)) {
-		msgs_add(m, "%s: derived: must be an array", file);
+		derr(&dl, "derived", "", "must be an array");
 		return 1;
 	}
 	size_t idx = 0;
@@ -78,25 +103,25 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, struct msg
 		memset(&r, 0, sizeof r);
 		r.code = -1;
 		if (!cJSON_IsObject(o)) {
-			msgs_add(m, "%s: %s: must be an object", file, path);
+			derr(&dl, path, "", "must be an object");
 			errors++;
 			idx++;
 			continue;
 		}
-		const char *id = str_of(o, "id"), *from = str_of(o, "from"), *cat = str_of(o, "category"),
-		           *why = str_of(o, "why"), *fre = str_of(o, "file"), *mre = str_of(o, "message"),
-		           *tre = str_of(o, "exception");
-		const cJSON *code = cJSON_GetObjectItemCaseSensitive(o, "code");
-		if (!id || strncmp(id, "derived.", 8) != 0) {
-			msgs_add(m, "%s: %s.id: a string starting \"derived.\" is required", file, path);
+		const char *id = json_str(o, "id"), *from = json_str(o, "from"), *cat = json_str(o, "category"),
+		           *why = json_str(o, "why"), *fre = json_str(o, "file"), *mre = json_str(o, "message"),
+		           *tre = json_str(o, "exception");
+		const cJSON *code = json_get(o, "code");
+		if (!id || strncmp(id, FAMILY_DERIVED, strlen(FAMILY_DERIVED)) != 0) {
+			derr(&dl, path, ".id", "a string starting \"derived.\" is required");
 			errors++;
 		}
 		if (!why || !*why) {
-			msgs_add(m, "%s: %s.why: say why this row gives this category", file, path);
+			derr(&dl, path, ".why", "say why this row gives this category");
 			errors++;
 		}
 		if (!cat || !category_valid(cat)) {
-			msgs_add(m, "%s: %s.category: unknown category \"%s\" (see TAXONOMY)", file, path, cat ? cat : "");
+			derr(&dl, path, ".category", "unknown category \"%s\" (see TAXONOMY)", cat ? cat : "");
 			errors++;
 		}
 		int f = -1;
@@ -104,54 +129,54 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, struct msg
 			if (strcmp(from, FROM_NAMES[k]) == 0)
 				f = k;
 		if (f < 0) {
-			msgs_add(m, "%s: %s.from: \"%s\" (expected nccl_file, nccl_result, exception or message)", file, path,
+			derr(&dl, path, ".from", "\"%s\" (expected nccl_file, nccl_result, exception or message)",
 			         from ? from : "");
 			errors++;
 		}
 		r.from = f < 0 ? DERIVE_NCCL_FILE : (enum derive_from)f;
 		char sub[96];
 		if (f == DERIVE_NCCL_FILE && !fre) {
-			msgs_add(m, "%s: %s: a nccl_file row needs \"file\"", file, path);
+			derr(&dl, path, "", "a nccl_file row needs \"file\"");
 			errors++;
 		}
 		if (f == DERIVE_EXCEPTION && !tre) {
-			msgs_add(m, "%s: %s: an exception row needs \"exception\"", file, path);
+			derr(&dl, path, "", "an exception row needs \"exception\"");
 			errors++;
 		}
 		if (f == DERIVE_MESSAGE && !mre) {
-			msgs_add(m, "%s: %s: a message row needs \"message\"", file, path);
+			derr(&dl, path, "", "a message row needs \"message\"");
 			errors++;
 		}
 		if (f == DERIVE_NCCL_RESULT && !mre && !cJSON_IsNumber(code)) {
-			msgs_add(m, "%s: %s: a nccl_result row needs \"message\" or \"code\"", file, path);
+			derr(&dl, path, "", "a nccl_result row needs \"message\" or \"code\"");
 			errors++;
 		}
 		if (code && (!cJSON_IsNumber(code) || code->valuedouble < 0 || code->valuedouble > 64)) {
-			msgs_add(m, "%s: %s.code: an ncclResult number (0..64)", file, path);
+			derr(&dl, path, ".code", "an ncclResult number (0..64)");
 			errors++;
 		} else if (code) {
 			r.code = (int)code->valuedouble;
 		}
-		const cJSON *smp = cJSON_GetObjectItemCaseSensitive(o, "samples");
+		const cJSON *smp = json_get(o, "samples");
 		if (!cJSON_IsArray(smp) || cJSON_GetArraySize(smp) < 1) {
-			msgs_add(m, "%s: %s: \"samples\" must be a non-empty array of lines", file, path);
+			derr(&dl, path, "", "\"samples\" must be a non-empty array of lines");
 			errors++;
 		}
 		if (fre) {
 			snprintf(sub, sizeof sub, "%s.file", path);
-			r.file_re = compile(fre, file, sub, m, &errors);
+			r.file_re = compile(fre, &dl, sub, &errors);
 		}
 		if (mre) {
 			snprintf(sub, sizeof sub, "%s.message", path);
-			r.msg_re = compile(mre, file, sub, m, &errors);
+			r.msg_re = compile(mre, &dl, sub, &errors);
 		}
 		if (tre) {
 			snprintf(sub, sizeof sub, "%s.exception", path);
-			r.type_re = compile(tre, file, sub, m, &errors);
+			r.type_re = compile(tre, &dl, sub, &errors);
 		}
 		for (size_t k = 0; id && errors == before && k < db->nderived; k++)
 			if (strcmp(db->derived[k].id, id) == 0) {
-				msgs_add(m, "%s: %s.id: duplicate id \"%s\" (first in %s)", file, path, id, db->derived[k].file);
+				derr(&dl, path, ".id", "duplicate id \"%s\" (first in %s)", id, db->derived[k].file);
 				errors++;
 			}
 		if (errors != before) {
@@ -318,7 +343,7 @@ int derive_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 	for (size_t i = 0; i < db->nderived; i++) {
 		const struct derive_row *r = &db->derived[i];
 		for (int neg = 0; neg < 2; neg++) {
-			const cJSON *arr = cJSON_GetObjectItemCaseSensitive(r->json, neg ? "negative_samples" : "samples");
+			const cJSON *arr = json_get(r->json, neg ? "negative_samples" : "samples");
 			size_t k = 0;
 			const cJSON *it;
 			cJSON_ArrayForEach(it, arr) {

@@ -55,8 +55,11 @@ struct derive_input {
 };
 
 /* Load one file's "derived" array (a JSON array) into db.  Errors go to m as
- * "file: derived[i].key: problem"; returns the number of errors. */
-int derive_load(struct sigdb *db, const char *file, const struct cJSON *arr, struct msgs *m);
+ * "file:line: derived[i].key: problem" (the line in text, the file's JSON
+ * text; "file: ..." when text is NULL); returns the number of errors.  The
+ * keys of a row are checked by the loader (sigdb.c, KNOWN_KEYS). */
+int derive_load(struct sigdb *db, const char *file, const struct cJSON *arr, const char *text, size_t len,
+                struct msgs *m);
 void derive_free_rows(struct sigdb *db);
 /* Drop the rows from index n on (a file that failed to load). */
 void derive_truncate(struct sigdb *db, size_t n);

@@ -6,105 +6,12 @@
  * a member cut short by the end of the archive is delivered as far as it
  * goes.  Member names are only ever used as names, never as paths. */
 #include "input_internal.h"
+#include "tarhdr.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define TAR_META_MAX (1u << 20) /* pax / GNU long name data read into memory */
-
-/* ---- header fields ---------------------------------------------------------- */
-
-/* Octal field: optional leading spaces, digits, then only NUL/space.
- * Returns 0 and *v, or -1 when it is not a well-formed octal field.  An
- * all-blank field is 0. */
-static int oct_field(const unsigned char *p, size_t n, uint64_t *v)
-{
-	size_t i = 0;
-	uint64_t x = 0;
-	while (i < n && p[i] == ' ')
-		i++;
-	while (i < n && p[i] >= '0' && p[i] <= '7') {
-		if (x > (UINT64_MAX >> 3))
-			return -1;
-		x = (x << 3) | (uint64_t)(p[i] - '0');
-		i++;
-	}
-	for (; i < n; i++)
-		if (p[i] != ' ' && p[i] != 0)
-			return -1;
-	*v = x;
-	return 0;
-}
-
-/* Numeric field: octal, or GNU base-256 (high bit of the first byte). */
-static int num_field(const unsigned char *p, size_t n, uint64_t *v)
-{
-	if (p[0] & 0x80) {
-		if (p[0] & 0x40)
-			return -1; /* negative */
-		uint64_t x = p[0] & 0x3f;
-		for (size_t i = 1; i < n; i++) {
-			if (x > (UINT64_MAX >> 8))
-				return -1;
-			x = (x << 8) | p[i];
-		}
-		*v = x;
-		return 0;
-	}
-	return oct_field(p, n, v);
-}
-
-static int checksum_ok(const unsigned char *h)
-{
-	uint64_t want;
-	if (oct_field(h + 148, 8, &want) < 0)
-		return 0;
-	unsigned long u = 0;
-	long sgn = 0;
-	for (int i = 0; i < 512; i++) {
-		unsigned char c = (i >= 148 && i < 156) ? ' ' : h[i];
-		u += c;
-		sgn += (signed char)c;
-	}
-	return want == u || (long long)want == (long long)sgn;
-}
-
-static int is_ustar(const unsigned char *h)
-{
-	return memcmp(h + 257, "ustar\0" "00", 8) == 0 || memcmp(h + 257, "ustar  \0", 8) == 0 ||
-	       memcmp(h + 257, "ustar\0", 6) == 0;
-}
-
-static int is_posix(const unsigned char *h)
-{
-	return memcmp(h + 257, "ustar\0", 6) == 0;
-}
-
-int in_tar_header_valid(const unsigned char h[512])
-{
-	if (!checksum_ok(h))
-		return 0;
-	if (is_ustar(h))
-		return 1;
-	/* v7: no magic, so insist on sane fields as well */
-	uint64_t v;
-	if (h[0] == 0)
-		return 0;
-	if (oct_field(h + 100, 8, &v) < 0 || oct_field(h + 108, 8, &v) < 0 ||
-	    oct_field(h + 116, 8, &v) < 0 || oct_field(h + 124, 12, &v) < 0 ||
-	    oct_field(h + 136, 12, &v) < 0)
-		return 0;
-	char t = (char)h[156];
-	return t == 0 || (t >= '0' && t <= '7');
-}
-
-static int is_zero_block(const unsigned char *h)
-{
-	for (int i = 0; i < 512; i++)
-		if (h[i])
-			return 0;
-	return 1;
-}
 
 /* Tidy a member name: no leading "/" or "./", no empty components, no
  * trailing "/"; control characters become '?'.  Caller frees. */
@@ -145,7 +52,7 @@ struct member_stream {
 static void member_truncated(struct member_stream *ms)
 {
 	ms->truncated = 1;
-	in_msg(ms->s.w, "%s: byte %llu: truncated: member %s declares %llu bytes, archive ends after %llu",
+	in_cut(ms->s.w, "%s: byte %llu: truncated: member %s declares %llu bytes, archive ends after %llu",
 	       ms->arch_disp, (unsigned long long)ms->hdr_off, ms->name,
 	       (unsigned long long)ms->size, (unsigned long long)(ms->size - ms->left));
 }
@@ -219,7 +126,7 @@ static int read_block(struct tar *t, unsigned char *h)
 		return 0;
 	}
 	if (n < 512) {
-		in_msg(t->w, "%s: byte %llu: archive ends inside a tar header (%zu of 512 bytes)",
+		in_cut(t->w, "%s: byte %llu: archive ends inside a tar header (%zu of 512 bytes)",
 		       t->disp, (unsigned long long)t->off, n);
 		t->off += n;
 		t->ended = 1;
@@ -241,7 +148,7 @@ static int skip_data(struct tar *t, uint64_t n, uint64_t hdr_off, const char *na
 	}
 	t->off += (uint64_t)r;
 	if ((uint64_t)r < n) {
-		in_msg(t->w, "%s: byte %llu: truncated: member %s declares %llu bytes, archive ends after %llu",
+		in_cut(t->w, "%s: byte %llu: truncated: member %s declares %llu bytes, archive ends after %llu",
 		       t->disp, (unsigned long long)hdr_off, name, (unsigned long long)n,
 		       (unsigned long long)r);
 		t->ended = 1;
@@ -271,7 +178,7 @@ static char *read_meta(struct tar *t, uint64_t n, uint64_t hdr_off, const char *
 	p[got] = 0;
 	if (err || got < n) {
 		if (!err)
-			in_msg(t->w, "%s: byte %llu: truncated: %s declares %llu bytes, archive ends after %zu",
+			in_cut(t->w, "%s: byte %llu: truncated: %s declares %llu bytes, archive ends after %zu",
 			       t->disp, (unsigned long long)hdr_off, what, (unsigned long long)n, got);
 		t->ended = 1;
 		free(p);
@@ -344,12 +251,12 @@ static int resync(struct tar *t, unsigned char *h, uint64_t bad_off)
 		int r = read_block(t, h);
 		if (r <= 0) {
 			if (r == 0)
-				in_msg(t->w, "%s: byte %llu: corrupt tar header (bad checksum); no valid "
+				in_cut(t->w, "%s: byte %llu: corrupt tar header (bad checksum); no valid "
 				       "header after it", t->disp, (unsigned long long)bad_off);
 			return 0;
 		}
-		if (!is_zero_block(h) && in_tar_header_valid(h)) {
-			in_msg(t->w, "%s: byte %llu: corrupt tar header (bad checksum), skipped to the "
+		if (!tar_zero_block(h) && tar_header_valid(h)) {
+			in_cut(t->w, "%s: byte %llu: corrupt tar header (bad checksum), skipped to the "
 			       "next valid header at byte %llu", t->disp, (unsigned long long)bad_off,
 			       (unsigned long long)(t->off - 512));
 			return 1;
@@ -380,9 +287,9 @@ static int after_end(struct tar *t, unsigned char *h)
 				break;
 			continue;
 		}
-		if (n == 512 && in_tar_header_valid(h)) {
+		if (n == 512 && tar_header_valid(h)) {
 			if (junk)
-				in_msg(t->w, "%s: byte %llu: %llu bytes of data after the end-of-archive "
+				in_cut(t->w, "%s: byte %llu: %llu bytes of data after the end-of-archive "
 				       "marker skipped up to a tar header at byte %llu", t->disp,
 				       (unsigned long long)junk_off, (unsigned long long)junk,
 				       (unsigned long long)at);
@@ -396,7 +303,7 @@ static int after_end(struct tar *t, unsigned char *h)
 		junk = at + last - junk_off; /* first to last non-zero byte */
 	}
 	if (junk)
-		in_msg(t->w, "%s: byte %llu: %llu bytes of data after the end-of-archive marker ignored",
+		in_cut(t->w, "%s: byte %llu: %llu bytes of data after the end-of-archive marker ignored",
 		       t->disp, (unsigned long long)junk_off, (unsigned long long)junk);
 	t->ended = 1;
 	return 0;
@@ -423,11 +330,11 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 		}
 		have = 0;
 		uint64_t hoff = t.off - 512;
-		if (is_zero_block(h)) {
+		if (tar_zero_block(h)) {
 			int r = read_block(&t, h);
 			if (r <= 0)
 				break;
-			if (is_zero_block(h)) {
+			if (tar_zero_block(h)) {
 				/* end of archive; what follows must be padding */
 				if (!after_end(&t, h))
 					break;
@@ -435,7 +342,7 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 			have = 1;
 			continue;
 		}
-		if (!in_tar_header_valid(h)) {
+		if (!tar_header_valid(h)) {
 			if (!resync(&t, h, hoff))
 				break;
 			clear_pending(&t);
@@ -443,8 +350,8 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 			continue;
 		}
 		uint64_t size;
-		if (num_field(h + 124, 12, &size) < 0) {
-			in_msg(w, "%s: byte %llu: tar header with an unreadable size field; resynchronising",
+		if (tar_num_field(h + 124, 12, &size) < 0) {
+			in_cut(w, "%s: byte %llu: tar header with an unreadable size field; resynchronising",
 			       disp, (unsigned long long)hoff);
 			if (!resync(&t, h, hoff))
 				break;
@@ -485,7 +392,7 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 			name = tidy_name(t.longname, strlen(t.longname));
 		else {
 			size_t nl = strnlen((const char *)h, 100);
-			if (is_posix(h) && h[345]) {
+			if (tar_is_posix(h) && h[345]) {
 				size_t pl = strnlen((const char *)h + 345, 155);
 				char *full = xasprintf("%.*s/%.*s", (int)pl, (const char *)h + 345,
 				                       (int)nl, (const char *)h);
@@ -503,7 +410,7 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 		}
 
 		if (++members > w->lim->max_members) {
-			in_msg(w, "%s: more than %zu members (--max-members), the rest is skipped",
+			in_cut(w, "%s: more than %zu members (--max-members), the rest is skipped",
 			       disp, w->lim->max_members);
 			free(name);
 			break;
@@ -514,7 +421,7 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 		 * continuations and old GNU long names are not documents. */
 		int regular = !strchr("123456DVMNS", type) || type == 0;
 		if (sparse) {
-			in_msg(w, "%s: sparse file in the archive, not supported: skipped", mdisp);
+			in_cut(w, "%s: sparse file in the archive, not supported: skipped", mdisp);
 			if (type == 'S' && h[482]) {
 				/* old GNU sparse: extension blocks follow the header */
 				unsigned char e[512];

@@ -232,24 +232,91 @@ struct prefix_memo {
 };
 static _Thread_local struct prefix_memo memo;
 
-/* The level part of an NCCL line at rest: "NCCL INFO ", "NCCL CALL ", or
- * "[ms ]file:line[ (func)] NCCL WARN|TRACE ".  Fills the level, the offset
- * of the message and the file/func/line; returns 1 on success. */
-static inline __attribute__((always_inline)) int level_part(const char *rest, size_t rn, enum line_level *lvl,
-                                                          size_t *msg_off, struct span *file, struct span *func,
-                                                          int *srcline)
+/* "[collector timestamp] " or "[dev] " at the start: the timestamp's span
+ * or the leading number (the device of a line without host:pid:tid, or a
+ * launcher's rank in front of a whole NCCL prefix), and *i after it; 0 when
+ * the bracket is neither. */
+static inline int lead_bracket(const char *s, size_t n, struct span *ts, int *lead_dev, size_t *i)
 {
-	if (has_prefix(rest, rn, "NCCL INFO ")) {
-		*lvl = LINE_INFO;
-		*msg_off = 10;
+	if (n == 0 || s[0] != '[')
 		return 1;
+	const char *close = memchr(s, ']', n < 64 ? n : 64);
+	if (!close || (size_t)(close - s) + 1 >= n || close[1] != ' ')
+		return 0;
+	size_t in = (size_t)(close - s) - 1;
+	size_t k = 1;
+	long dv = in >= 1 && in <= 5 ? digits(s, n, &k) : -1;
+	if (dv >= 0 && k == in + 1) {
+		*lead_dev = (int)dv;
+	} else {
+		ts->p = s + 1;
+		ts->n = in;
 	}
-	if (has_prefix(rest, rn, "NCCL CALL ")) {
-		*lvl = LINE_CALL;
-		*msg_off = 10;
-		return 1;
+	*i = (size_t)(close - s) + 2;
+	return 1;
+}
+
+/* The line repeats the previous NCCL prefix (memo): filled from it. */
+static inline int memo_hit(const char *s, size_t n, size_t i, const struct span *ts, struct logline *out)
+{
+	if (!memo.len || n - i < memo.len || memcmp(s + i, memo.bytes, memo.len) != 0)
+		return 0;
+	out->level = memo.level;
+	out->msg.p = s + i + memo.len;
+	out->msg.n = n - i - memo.len;
+	out->ts = *ts;
+	out->host.p = s + i;
+	out->host.n = memo.hostlen;
+	out->pid = memo.pid;
+	out->tid = memo.tid;
+	out->dev = memo.dev;
+	out->file = out->func = (struct span){NULL, 0};
+	out->srcline = -1;
+	return 1;
+}
+
+/* "host:pid:tid [dev] " from *i (the host may be empty: redacted): the
+ * host's end in *h1, the numbers; *i after.  Returns 1 when it is one, 0
+ * when it is not an NCCL line, -1 when there is no host:pid:tid but the
+ * line may still be one without it ("NCCL INFO ...", "file:line NCCL WARN"). */
+static inline int host_pid_tid(const char *s, size_t n, size_t *ip, size_t *h1, long *pid, long *tid, int *dev)
+{
+	size_t i = *ip, h0 = i;
+	/* host: up to the first ':' with no whitespace */
+	size_t hend = n - h0 > 256 ? h0 + 256 : n;
+	while (i < hend && !HOST_STOP[(unsigned char)s[i]])
+		i++;
+	if (i >= n || s[i] != ':')
+		return i - h0 == 4 && memcmp(s + h0, "NCCL", 4) == 0 ? -1 : 0;
+	*h1 = i++;
+	*pid = digits(s, n, &i);
+	if (*pid >= 0 && i < n && s[i] == ' ' && i > *h1 + 1 && *h1 > h0)
+		return -1; /* "file:line NCCL WARN msg" */
+	if (*pid < 0 || i >= n || s[i] != ':')
+		return 0;
+	i++;
+	*tid = digits(s, n, &i);
+	if (*tid < 0 || i >= n || s[i] != ' ')
+		return 0;
+	i++;
+	*dev = -1;
+	if (i < n && s[i] == '[') {
+		i++;
+		long d = digits(s, n, &i);
+		if (d < 0 || i + 1 >= n || s[i] != ']' || s[i + 1] != ' ')
+			return 0;
+		*dev = (int)d;
+		i += 2;
 	}
-	/* [ms ]file:line[ (func)] NCCL WARN|TRACE */
+	*ip = i;
+	return 1;
+}
+
+/* After the prefix of a WARN or TRACE line: "[ms ]file:line[ (func)] NCCL
+ * WARN|TRACE "; the level, where the message starts, file, line, func. */
+static inline int source_and_level(const char *rest, size_t rn, enum line_level *lvl, size_t *msg_off,
+                                   struct span *file, struct span *func, int *srcline)
+{
 	size_t j = 0;
 	if (j < rn && (is_digit(rest[j]))) {
 		/* TRACE: "%f " elapsed ms first */
@@ -294,91 +361,78 @@ static inline __attribute__((always_inline)) int level_part(const char *rest, si
 	return 1;
 }
 
+/* The level part of an NCCL line at rest: "NCCL INFO ", "NCCL CALL ", or
+ * what source_and_level takes.  Returns 1 on success. */
+static inline __attribute__((always_inline)) int level_part(const char *rest, size_t rn, enum line_level *lvl,
+                                                          size_t *msg_off, struct span *file, struct span *func,
+                                                          int *srcline)
+{
+	if (has_prefix(rest, rn, "NCCL INFO ")) {
+		*lvl = LINE_INFO;
+		*msg_off = 10;
+		return 1;
+	}
+	if (has_prefix(rest, rn, "NCCL CALL ")) {
+		*lvl = LINE_CALL;
+		*msg_off = 10;
+		return 1;
+	}
+	return source_and_level(rest, rn, lvl, msg_off, file, func, srcline);
+}
+
+/* An NCCL line without host:pid:tid at s + h0, as people paste them:
+ * "[3] include/shm.h:28 NCCL WARN ...", "misc/ibvwrap.cc:278 NCCL WARN ...",
+ * "[0] NCCL INFO ...": host empty, pid and tid -1. */
+static int hostless_line(const char *s, size_t n, size_t h0, const struct span *ts, int lead_dev,
+                         struct logline *out)
+{
+	enum line_level lvl;
+	size_t msg_off;
+	struct span file = {NULL, 0}, func = {NULL, 0};
+	int srcline = -1;
+	if (!level_part(s + h0, n - h0, &lvl, &msg_off, &file, &func, &srcline))
+		return 0;
+	out->level = lvl;
+	out->msg.p = s + h0 + msg_off;
+	out->msg.n = n - h0 - msg_off;
+	out->ts = *ts;
+	out->host.p = s + h0;
+	out->host.n = 0;
+	out->pid = out->tid = -1;
+	out->dev = lead_dev;
+	out->file = file;
+	out->srcline = srcline;
+	out->func = func;
+	return 1;
+}
+
 /* Try NCCL's prefix at s.  Fills out and returns 1 on success.  Besides
  * "[ts] host:pid:tid [dev] LEVEL", the forms people paste: the host
  * redacted to nothing (":41367:41367 [1] ..."), and no host:pid:tid at all
- * ("[3] include/shm.h:28 NCCL WARN ...", "misc/ibvwrap.cc:278 NCCL WARN ...",
- * "[0] NCCL INFO ..."): then host is empty and pid, tid -1. */
+ * (hostless_line). */
 static int nccl_prefix(const char *s, size_t n, struct logline *out)
 {
 	size_t i = 0;
 	struct span ts = {NULL, 0};
 	int lead_dev = -1;
-	if (n > 0 && s[0] == '[') {
-		const char *close = memchr(s, ']', n < 64 ? n : 64);
-		if (!close || (size_t)(close - s) + 1 >= n || close[1] != ' ')
-			return 0;
-		size_t in = (size_t)(close - s) - 1;
-		size_t k = 1;
-		long dv = in >= 1 && in <= 5 ? digits(s, n, &k) : -1;
-		if (dv >= 0 && k == in + 1) {
-			/* "[3] ": the device of a line without host:pid:tid, or a
-			 * launcher's rank in front of a whole NCCL prefix */
-			lead_dev = (int)dv;
-		} else {
-			ts.p = s + 1;
-			ts.n = in;
-		}
-		i = (size_t)(close - s) + 2;
-	}
-	if (lead_dev < 0 && memo.len && n - i >= memo.len && memcmp(s + i, memo.bytes, memo.len) == 0) {
-		out->level = memo.level;
-		out->msg.p = s + i + memo.len;
-		out->msg.n = n - i - memo.len;
-		out->ts = ts;
-		out->host.p = s + i;
-		out->host.n = memo.hostlen;
-		out->pid = memo.pid;
-		out->tid = memo.tid;
-		out->dev = memo.dev;
-		out->file = out->func = (struct span){NULL, 0};
-		out->srcline = -1;
+	if (!lead_bracket(s, n, &ts, &lead_dev, &i))
+		return 0;
+	if (lead_dev < 0 && memo_hit(s, n, i, &ts, out))
 		return 1;
-	}
-	/* host: up to the first ':' with no whitespace (may be empty: redacted) */
-	size_t h0 = i;
-	size_t hend = n - h0 > 256 ? h0 + 256 : n;
-	while (i < hend && !HOST_STOP[(unsigned char)s[i]])
-		i++;
+	size_t h0 = i, h1 = i;
+	long pid = -1, tid = -1;
+	int dev = -1;
+	int hpt = host_pid_tid(s, n, &i, &h1, &pid, &tid, &dev);
+	if (hpt < 0)
+		return hostless_line(s, n, h0, &ts, lead_dev, out);
+	if (hpt == 0)
+		return 0;
+	const char *rest = s + i;
+	size_t rn = n - i;
 	enum line_level lvl;
 	size_t msg_off;
 	struct span file = {NULL, 0}, func = {NULL, 0};
 	int srcline = -1;
-	if (i >= n || s[i] != ':') {
-		/* no host:pid:tid: "NCCL INFO msg" right here (after "[dev] "; after
-		 * spaces, logline_parse's indented-paste case retries past them) */
-		if (i - h0 != 4 || memcmp(s + h0, "NCCL", 4) != 0 ||
-		    !level_part(s + h0, n - h0, &lvl, &msg_off, &file, &func, &srcline))
-			return 0;
-		goto hostless;
-	}
-	size_t h1 = i++;
-	long pid = digits(s, n, &i);
-	if (pid >= 0 && i < n && (s[i] == ' ') && i > h1 + 1 && h1 > h0) {
-		/* "file:line NCCL WARN msg" with no host:pid:tid */
-		if (!level_part(s + h0, n - h0, &lvl, &msg_off, &file, &func, &srcline) || lvl == LINE_INFO ||
-		    lvl == LINE_CALL)
-			return 0;
-		goto hostless;
-	}
-	if (pid < 0 || i >= n || s[i] != ':')
-		return 0;
-	i++;
-	long tid = digits(s, n, &i);
-	if (tid < 0 || i >= n || s[i] != ' ')
-		return 0;
-	i++;
-	int dev = -1;
-	if (i < n && s[i] == '[') {
-		i++;
-		long d = digits(s, n, &i);
-		if (d < 0 || i + 1 >= n || s[i] != ']' || s[i + 1] != ' ')
-			return 0;
-		dev = (int)d;
-		i += 2;
-	}
-	const char *rest = s + i;
-	size_t rn = n - i;
 	if (!level_part(rest, rn, &lvl, &msg_off, &file, &func, &srcline))
 		return 0;
 	if ((lvl == LINE_INFO || lvl == LINE_CALL) && i + msg_off - h0 <= sizeof memo.bytes) {
@@ -404,19 +458,6 @@ static int nccl_prefix(const char *s, size_t n, struct logline *out)
 	out->func = func;
 	if (lead_dev >= 0 && out->rank < 0)
 		out->rank = lead_dev; /* "[1] node2:22555:22555 [0] NCCL INFO": a launcher's rank */
-	return 1;
-hostless:
-	out->level = lvl;
-	out->msg.p = s + h0 + msg_off;
-	out->msg.n = n - h0 - msg_off;
-	out->ts = ts;
-	out->host.p = s + h0;
-	out->host.n = 0;
-	out->pid = out->tid = -1;
-	out->dev = lead_dev;
-	out->file = file;
-	out->srcline = srcline;
-	out->func = func;
 	return 1;
 }
 

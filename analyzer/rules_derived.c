@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "derive.h"
+#include "patids.h"
 #include "ranks.h"
 #include "util.h"
 
@@ -37,7 +38,7 @@ static const struct rule_def DEFS[] = {
 /* "derived.ib_rdma" for "IB_RDMA" (in buf). */
 static const char *evid(const char *cat, char *buf, size_t n)
 {
-	size_t k = snprintf(buf, n, "derived.");
+	size_t k = (size_t)snprintf(buf, n, "%s", FAMILY_DERIVED);
 	for (size_t i = 0; cat[i] && k + 1 < n; i++)
 		buf[k++] = (char)(cat[i] >= 'A' && cat[i] <= 'Z' ? cat[i] - 'A' + 'a' : cat[i]);
 	buf[k] = 0;

@@ -1,5 +1,5 @@
 /* sysparse.c - the small helpers the system-report parsers (parse_*.c),
- * their detector (detect_sys.c) and the rules over their facts share: line
+ * the registry of their kinds (sysreport.c) and the rules over their facts share: line
  * iteration without ANSI escapes, facts getters and setters that record
  * sources, version comparison, size and time parsing.  Below the dispatcher
  * (sysreport.c): no parser calls back into it.  Facts are merged into the
@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "scan.h"
 #include "sysparse.h"
 
 /* ---------- lines ---------- */
@@ -187,21 +188,6 @@ void sys_set_bool(cJSON *obj, const char *key, int v)
 	cJSON_AddBoolToObject(obj, key, v);
 }
 
-const char *sys_get_str(const cJSON *obj, const char *key)
-{
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(obj, key);
-	return cJSON_IsString(o) ? o->valuestring : NULL;
-}
-
-int sys_get_num(const cJSON *obj, const char *key, double *v)
-{
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(obj, key);
-	if (!cJSON_IsNumber(o))
-		return 0;
-	*v = o->valuedouble;
-	return 1;
-}
-
 cJSON *sys_gpu(cJSON *facts, int index, int create)
 {
 	cJSON *gpus = create ? sys_arr(facts, "gpus") : cJSON_GetObjectItemCaseSensitive(facts, "gpus");
@@ -209,7 +195,7 @@ cJSON *sys_gpu(cJSON *facts, int index, int create)
 	size_t pos = 0;
 	cJSON_ArrayForEach(g, gpus) {
 		double v;
-		if (sys_get_num(g, "index", &v)) {
+		if (json_num(g, "index", &v)) {
 			if ((int)v == index)
 				return g;
 			if ((int)v < index)
@@ -249,7 +235,7 @@ cJSON *sys_gpu_by_bus(cJSON *facts, const char *bus)
 		return NULL;
 	cJSON *g, *found = NULL;
 	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
-		const char *b = sys_get_str(g, "bus_id");
+		const char *b = json_str(g, "bus_id");
 		if (b && strcmp(b, want) == 0) {
 			found = g;
 			break;
@@ -291,7 +277,7 @@ int sys_version_set(cJSON *facts, const char *key, const char *value,
 	cJSON *v = sys_obj(facts, "versions");
 	cJSON *cur = cJSON_GetObjectItemCaseSensitive(v, key);
 	if (cur) {
-		const char *old = sys_get_str(cur, "value");
+		const char *old = json_str(cur, "value");
 		size_t ol = old ? strlen(old) : 0, vl = strlen(value);
 		/* "2.11.0" and "2.11.0+cu130" agree: keep the more specific one */
 		if (old && vl > ol && !strncmp(old, value, ol) && value[ol] == '+') {
@@ -347,7 +333,7 @@ int sys_package_set(cJSON *facts, const char *name, const char *version,
 			added = 1;
 		}
 	} else {
-		const char *old = sys_get_str(cur, "version");
+		const char *old = json_str(cur, "version");
 		if (old && strcmp(old, version) != 0) {
 			cJSON *c = cJSON_CreateObject();
 			cJSON_AddStringToObject(c, "key", k);
@@ -366,87 +352,35 @@ int sys_package_set(cJSON *facts, const char *name, const char *version,
 
 /* ---------- numbers ---------- */
 
-double sys_parse_mib(const char *s, const char **end)
+double sys_parse_mib_n(const char *s, const char *lim, const char **end)
 {
-	while (*s == ' ')
-		s++;
-	char *e;
-	double v = strtod(s, &e);
-	if (e == s || !isfinite(v) || v < 0)
+	scan_blanks(&s, lim);
+	double v;
+	const char *e = s;
+	if (!scan_double(&e, lim, &v) || !isfinite(v) || v < 0)
 		return NAN;
-	while (*e == ' ')
-		e++;
-	double mul;
-	int ul;
-	if (!strncasecmp(e, "MiB", 3)) mul = 1, ul = 3;
-	else if (!strncasecmp(e, "GiB", 3)) mul = 1024, ul = 3;
-	else if (!strncasecmp(e, "KiB", 3)) mul = 1.0 / 1024, ul = 3;
-	else if (!strncasecmp(e, "TiB", 3)) mul = 1024.0 * 1024, ul = 3;
-	else if (!strncasecmp(e, "bytes", 5)) mul = 1.0 / (1024.0 * 1024), ul = 5;
-	else if (!strncasecmp(e, "MB", 2)) mul = 1e6 / 1048576.0, ul = 2;
-	else if (!strncasecmp(e, "GB", 2)) mul = 1e9 / 1048576.0, ul = 2;
-	else return NAN;
-	if (end)
-		*end = e + ul;
-	return v * mul;
-}
-
-static long days_from_civil(long y, unsigned m, unsigned d)
-{
-	y -= m <= 2;
-	long era = (y >= 0 ? y : y - 399) / 400;
-	unsigned yoe = (unsigned)(y - era * 400);
-	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (long)doe - 719468;
-}
-
-double sys_parse_time(const char *s)
-{
-	int Y, M, D, h, mi;
-	double sec;
-	int n = 0;
-	while (*s == ' ')
-		s++;
-	if (sscanf(s, "%d/%d/%d %d:%d:%lf%n", &Y, &M, &D, &h, &mi, &sec, &n) == 6 ||
-	    sscanf(s, "%d-%d-%d %d:%d:%lf%n", &Y, &M, &D, &h, &mi, &sec, &n) == 6 ||
-	    sscanf(s, "%d-%d-%dT%d:%d:%lf%n", &Y, &M, &D, &h, &mi, &sec, &n) == 6) {
-		if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || mi > 59 || sec < 0 || sec >= 61)
-			return NAN;
-		return (double)days_from_civil(Y, (unsigned)M, (unsigned)D) * 86400.0 + h * 3600 + mi * 60 + sec;
-	}
-	static const char *mon[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-	char wd[8], mo[8];
-	int isec;
-	if (sscanf(s, "%3s %3s %d %d:%d:%d %d", wd, mo, &D, &h, &mi, &isec, &Y) == 7) {
-		for (int i = 0; i < 12; i++)
-			if (strcmp(mo, mon[i]) == 0) {
-				if (D < 1 || D > 31 || h > 23 || mi > 59 || isec > 60)
-					return NAN;
-				return (double)days_from_civil(Y, (unsigned)i + 1, (unsigned)D) * 86400.0 + h * 3600 + mi * 60 + isec;
-			}
-	}
+	scan_blanks(&e, lim);
+	static const struct {
+		const char *u;
+		size_t n;
+		double mul;
+	} units[] = {{"MiB", 3, 1}, {"GiB", 3, 1024}, {"KiB", 3, 1.0 / 1024}, {"TiB", 3, 1024.0 * 1024},
+	             {"bytes", 5, 1.0 / (1024.0 * 1024)}, {"MB", 2, 1e6 / 1048576.0}, {"GB", 2, 1e9 / 1048576.0}};
+	for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+		if ((size_t)(lim - e) >= units[i].n && !strncasecmp(e, units[i].u, units[i].n)) {
+			if (end)
+				*end = e + units[i].n;
+			return v * units[i].mul;
+		}
 	return NAN;
 }
 
-int sys_vercmp(const char *a, const char *b)
+double sys_parse_mib(const char *s, const char **end)
 {
-	while (*a || *b) {
-		while (*a && !isdigit((unsigned char)*a))
-			a++;
-		while (*b && !isdigit((unsigned char)*b))
-			b++;
-		if (!*a && !*b)
-			return 0;
-		if (!*a)
-			return -1;
-		if (!*b)
-			return 1;
-		unsigned long x = strtoul(a, (char **)&a, 10);
-		unsigned long y = strtoul(b, (char **)&b, 10);
-		if (x != y)
-			return x < y ? -1 : 1;
-	}
-	return 0;
+	return sys_parse_mib_n(s, s + strlen(s), end);
 }
 
+int sys_has(const char *head, size_t len, const char *needle)
+{
+	return memmem(head, len, needle, strlen(needle)) != NULL;
+}

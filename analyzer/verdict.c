@@ -51,7 +51,11 @@ static const char *launcher_failure(const struct ranks *r)
 	return NULL;
 }
 
-/* The first document that was cut, or NULL. */
+/* The first document that was cut (inputs[].complete false), or NULL.  The
+ * one source of truth for "the input was cut" is the input layer's count
+ * (b->stats.cut, the report's incomplete_inputs), which also counts cuts
+ * that cut no single document (a corrupt archive header, data after the
+ * end, a cap on members); this only names a document when there is one. */
 static const struct input_doc *cut_doc(const struct bundle *b, size_t *ncut)
 {
 	const struct input_doc *first = NULL;
@@ -135,11 +139,17 @@ void verdict_decide(struct bundle *b)
 		else
 			buf_printf(&why, "failure evidence that no signature explains (%llu line%s, listed under unexplained)",
 			           (unsigned long long)b->failure_count, b->failure_count == 1 ? "" : "s");
-	} else if (cut) {
+	} else if (b->stats.cut || cut) {
 		b->verdict = VERDICT_UNKNOWN_FAILURE;
-		buf_printf(&why, "the input was cut: %s is incomplete%s (see warnings); what is missing may hold the "
-		                 "failure, so this cannot be called healthy: collect the whole file again",
-		           cut->path, ncut > 1 ? " and more documents" : "");
+		if (cut)
+			buf_printf(&why, "the input was cut: %s is incomplete%s (see warnings); what is missing may hold the "
+			                 "failure, so this cannot be called healthy: collect the whole file again",
+			           cut->path, ncut > 1 ? " and more documents" : "");
+		else
+			buf_printf(&why, "the input was cut: %zu place%s could not be read to the end (incomplete_inputs, see "
+			                 "warnings); what is missing may hold the failure, so this cannot be called healthy: "
+			                 "collect the whole bundle again",
+			           b->stats.cut, b->stats.cut == 1 ? "" : "s");
 	} else if (!run) {
 		b->verdict = VERDICT_NO_EVIDENCE;
 		int sys = 0;
