@@ -255,6 +255,16 @@ static void fact_env_line(struct bundle *b, const struct span *m, const char *pa
 	free(name);
 }
 
+/* ---- nccl-tests result: rows, Avg bus bandwidth, wrong values ----
+ * The verdict's positive evidence from nccl-tests output (b->run, read by
+ * verdict.c's nccltests_result only).  PROVISIONAL: w/sysreports has a full
+ * streaming parser of nccl-tests (parse_nccltests.c -> facts.nccl_tests
+ * {healthy, failed, completed, wrong}); when it is on main, delete this
+ * section (note_nccltests, note_nccltests_row, nccltests_result_line and
+ * its call in apply_line), b->run and KW_NCCLTESTS's use here, and make
+ * verdict.c's nccltests_result read facts.nccl_tests.healthy / .failed:
+ * one parser only. */
+
 /* nccl-tests' summary: "# Out of bounds values : 0 OK" then "# Avg bus
  * bandwidth    : 52.9753" (explicit success); "... : 3 FAILED" (wrong values). */
 static void note_nccltests(struct bundle *b, const struct span *m)
@@ -333,6 +343,19 @@ static void note_nccltests_row(struct bundle *b, const struct span *m)
 	}
 	b->run.nccltests_rows++;
 }
+
+/* One plain line (launcher prefixes removed): the summary lines carry an
+ * nccl-tests keyword (linekw.c); a result row is tokenised only after a
+ * cheap shape test. */
+static void nccltests_result_line(struct bundle *b, const struct logline *ll)
+{
+	const struct span *m = &ll->msg;
+	if (ll->kw & KW_BIT(KW_NCCLTESTS))
+		note_nccltests(b, m);
+	else if (m->n > 40 && (m->p[0] == ' ' || (m->p[0] >= '0' && m->p[0] <= '9')))
+		note_nccltests_row(b, m);
+}
+/* ---- end of nccl-tests result ---- */
 
 /* ---- failure evidence that no signature explains ---- */
 
@@ -594,10 +617,8 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	if (ll->level == LINE_INFO ? (m->n > 13 && memcmp(m->p, "NCCL version ", 13) == 0)
 	                           : (ll->kw & KW_BIT(KW_NCCL_VERSION)) != 0)
 		fact_nccl_version(b, m);
-	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_NCCLTESTS)))
-		note_nccltests(b, m);
-	else if (ll->level == LINE_PLAIN && m->n > 40 && (m->p[0] == ' ' || (m->p[0] >= '0' && m->p[0] <= '9')))
-		note_nccltests_row(b, m);
+	if (ll->level == LINE_PLAIN)
+		nccltests_result_line(b, ll);
 	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_CUDA_OOM)))
 		sysreport_torch_oom(m->p, m->n, b->facts, path, lineno);
 	if (ds->nwaiting)

@@ -1075,6 +1075,16 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 	where_set_raw(r, &p->last, lineno, m->p, m->n, r->order, ts);
 }
 
+/* A record of PyTorch's own logging after "[rankN]:" ("[W Utils.hpp:108]
+ * Warning: ...", "[I1130 14:17:06.71 ProcessGroupNCCL.cpp:...]"): the
+ * library speaking, not the rank's program; a rank whose lines are all such
+ * records showed no sign of its work (the verdict's own_lines). */
+static int torch_record(const struct span *m)
+{
+	return m->n >= 4 && m->p[0] == '[' && (m->p[1] == 'W' || m->p[1] == 'I' || m->p[1] == 'E' || m->p[1] == 'F') &&
+	       (m->p[2] == ' ' || (m->p[2] >= '0' && m->p[2] <= '9'));
+}
+
 static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, const char *path, uint64_t lineno,
                        double ts)
 {
@@ -1146,7 +1156,7 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 		note_torch(r, p, m, kw, path, lineno, r->order, ts);
 		if (!(kw & KW_BENIGN_BIT)) {
 			note_remote(p, m, kw, path, lineno, r->order, ts);
-			p->own_lines++;
+			p->own_lines += !torch_record(m);
 		}
 		if (err)
 			first_error_set(&p->first_error, path, lineno, m, r->order, ts);

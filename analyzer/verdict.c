@@ -19,10 +19,31 @@ static int log_signature_evidence(const struct bundle *b)
 	return 0;
 }
 
+/* nccl-tests result: rows, Avg bus bandwidth, wrong values.  The one place
+ * the verdict reads nccl-tests: 1 and *what when it ran with no wrong values
+ * (its "Avg bus bandwidth" footer, or result rows), -1 when it printed wrong
+ * values, 0 when there is no nccl-tests output.  *footer: the footer was
+ * seen (a run to show).  Today from bundle.c's provisional parser (b->run);
+ * to read w/sysreports' facts.nccl_tests instead, this function is the only
+ * thing to change (healthy -> 1, failed -> -1, completed -> footer). */
+static int nccltests_result(const struct bundle *b, const char **what, int *footer)
+{
+	*footer = b->run.nccltests;
+	if (!b->run.nccltests && !b->run.nccltests_rows)
+		return 0;
+	if (b->run.nccltests_wrong)
+		return -1;
+	*what = b->run.nccltests ? "bus bandwidth reported" : "result rows printed";
+	return 1;
+}
+
 static int shows_run(const struct bundle *b)
 {
 	const struct ranks *r = b->ranks;
-	if (b->saw_nccl || b->failure_count || b->run.nccltests)
+	const char *what;
+	int footer;
+	nccltests_result(b, &what, &footer);
+	if (b->saw_nccl || b->failure_count || footer)
 		return 1;
 	if (r && r->job_exit >= 0)
 		return 1;
@@ -110,6 +131,9 @@ void verdict_decide(struct bundle *b)
 	const struct diagnosis *spec = top_error(b, 0), *der = top_error(b, 1);
 	size_t ncut = 0;
 	const struct input_doc *cut = cut_doc(b, &ncut);
+	const char *nt_what = "";
+	int nt_footer;
+	int nccltests = nccltests_result(b, &nt_what, &nt_footer);
 	size_t nccl_procs = 0, nccl_complete = 0, nccl_stuck = 0, nccl_destroyed = 0, torch_ranks = 0, torch_quiet = 0;
 	for (size_t i = 0; r && i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
@@ -129,11 +153,14 @@ void verdict_decide(struct bundle *b)
 	if (run && spec) {
 		b->verdict = VERDICT_DIAGNOSED;
 		buf_printf(&why, "failure found: %s (%s)", spec->def->category, spec->def->id);
-	} else if (run && (der || b->failure_count || launcher_failure(r))) {
+	} else if (run && (der || b->failure_count || launcher_failure(r) || nccltests < 0)) {
 		b->verdict = VERDICT_UNKNOWN_FAILURE;
 		if (der)
 			buf_printf(&why, "failure evidence that no specific signature explains; category derived: %s (%s)",
 			           der->def->category, der->def->id);
+		else if (!b->failure_count && nccltests < 0)
+			buf_adds(&why, "nccl-tests printed wrong values (\"Out of bounds values : N FAILED\" or a #wrong count "
+			               "above 0): the collectives ran but returned wrong data; no signature explains it");
 		else if (!b->failure_count)
 			buf_printf(&why, "failure evidence that no signature explains: %s", launcher_failure(r));
 		else
@@ -180,10 +207,9 @@ void verdict_decide(struct bundle *b)
 			buf_printf(&why, "%zu of the %zu NCCL processes that appear got past init (Init COMPLETE, their "
 			                 "connections, a collective or teardown), none stopped in init, and nothing failed",
 			           nccl_complete, nccl_procs);
-	} else if ((b->run.nccltests || b->run.nccltests_rows) && !b->run.nccltests_wrong && !nccl_stuck) {
+	} else if (nccltests == 1 && !nccl_stuck) {
 		b->verdict = VERDICT_HEALTHY;
-		buf_printf(&why, "nccl-tests ran: %s and no wrong values", b->run.nccltests ? "bus bandwidth reported"
-		                                                                           : "result rows printed");
+		buf_printf(&why, "nccl-tests ran: %s and no wrong values", nt_what);
 	} else if (r && r->job_exit == 0 && !nccl_procs) {
 		b->verdict = VERDICT_HEALTHY;
 		buf_adds(&why, "the job's exit status record is 0 and nothing failed");

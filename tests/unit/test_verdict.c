@@ -322,6 +322,36 @@ int main(void)
 	CHECK(b->verdict == VERDICT_UNKNOWN_FAILURE);
 	bundle_free(b);
 
+	/* 10. nccl-tests (nccltests_result in verdict.c): the footer with no
+	 * wrong values is positive evidence; wrong values are a failure even
+	 * when every NCCL process reached Init COMPLETE.  Lines from
+	 * https://github.com/NVIDIA/nccl-tests/issues/369 (2 x GH200, 2.17.8)
+	 * and /119 (the healthy tail), the NCCL line from fixtures/captures/h200-2gpu/scenarios. */
+#define NT_HEAD \
+	"#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong \n" \
+	"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         \n" \
+	"     2097152        524288     float     sum      -1   338.61    6.19    6.19       0   351.38    5.97    5.97       0\n"
+#define NT_WRONG_ROW \
+	"     1048576        262144     float     sum      -1   477.32    2.20    2.20      96   492.81    2.13    2.13      32\n"
+	b = run_text("nt.log", NT_HEAD "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 84.8558\n");
+	CHECK_INT(b->verdict, VERDICT_HEALTHY);
+	CHECK(reason_has(b, "nccl-tests ran"));
+	bundle_free(b);
+	b = run_text("nt.log", NT_HEAD NT_WRONG_ROW "# Out of bounds values : 4 FAILED\n# Avg bus bandwidth    : 4.79995 \n");
+	CHECK_INT(b->verdict, VERDICT_UNKNOWN_FAILURE);
+	CHECK(reason_has(b, "wrong values"));
+	bundle_free(b);
+	/* the footer alone says FAILED (a row cut away): still a failure */
+	b = run_text("nt.log", NT_HEAD "# Out of bounds values : 4 FAILED\n# Avg bus bandwidth    : 4.79995 \n");
+	CHECK_INT(b->verdict, VERDICT_UNKNOWN_FAILURE);
+	bundle_free(b);
+	/* wrong values beside NCCL's Init COMPLETE: never healthy */
+	b = run_text("nt.log", "vm:1503:1503 [0] NCCL INFO ncclCommInitRankConfig comm 0xe1a7770 rank 0 nranks 2 cudaDev 0 "
+	                       "nvmlDev 0 busId 60 commId 0xe7e70582ccba9c1b - Init COMPLETE\n"
+	                       NT_HEAD NT_WRONG_ROW "# Out of bounds values : 4 FAILED\n# Avg bus bandwidth    : 4.79995 \n");
+	CHECK(b->verdict != VERDICT_HEALTHY);
+	bundle_free(b);
+
 	sigdb_free(&db);
 	msgs_free(&m);
 	TEST_MAIN_END();
