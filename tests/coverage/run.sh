@@ -7,10 +7,9 @@
 # 2. The project's target: at most 5% of the WARN messages of NCCL 2.18-2.29
 #    left "not yet" (counted by `nccl-triage coverage`).
 # 3. derived: rows - the sample line alone, analysed, must come out with the
-#    row's category.  Until `analyze` emits derived diagnoses at all (the
-#    verdict issue's fallback), every such row is reported as xfail and
-#    counts neither way; from the first derived diagnosis on, every row is a
-#    hard check.  A diagnosis counts as derived when its JSON object has
+#    row's category: every row is a hard check (analyze emits derived
+#    diagnoses since issue 13: patterns/derived.json; the test was xfail
+#    before).  A diagnosis counts as derived when its JSON object has
 #    "derived": true, "kind"/"source" "derived", or an id starting "derived".
 #    A specific diagnosis of the row's category also passes (it outranks
 #    any derived one).  A row whose sample a specific signature of another
@@ -141,22 +140,16 @@ for line in open(sys.argv[2]):
                 res = "derived-other" if derived else "none"
     print("\t".join([res, want, file, fmt]))
 EOF2
-if grep -q '^derived-' "$T/derived"; then
-	# the fallback exists: every derived row is a hard check
-	while IFS="$TAB" read -r got want file fmt; do
-		case "$got" in
-		derived-ok|specific-ok) ok ;;
-		conflict:*) echo "CONFLICT: derived row $file '$fmt' (want $want) is matched by the specific signature ${got#conflict:}: the table or the signature is wrong" ;;
-		*) bad "derived row $file '$fmt': want $want, got $got" ;;
-		esac
-	done <"$T/derived"
-	echo "derived rows: $n checked against analyze's derived diagnoses; $(grep -c '^conflict:' "$T/derived") claimed by a specific signature of another category (listed above, not counted)"
-else
-	[ "$(grep -c . "$T/derived")" -eq "$n" ] && ok || bad "batch did not analyse every derived row"
-	sok=$(grep -c '^specific-ok' "$T/derived")
-	echo "derived rows: $n; analyze emits no derived diagnosis yet: $n xfail (information; $sok already get their category from a specific signature)"
-	cut -f2 "$T/derived" | sort | uniq -c | sed 's/^/   expected /'
-fi
+[ "$(grep -c . "$T/derived")" -eq "$n" ] && ok || bad "batch did not analyse every derived row"
+grep -q '^derived-' "$T/derived" && ok || bad "analyze emitted no derived diagnosis for any derived row (patterns/derived.json)"
+while IFS="$TAB" read -r got want file fmt; do
+	case "$got" in
+	derived-ok|specific-ok) ok ;;
+	conflict:*) echo "CONFLICT: derived row $file '$fmt' (want $want) is matched by the specific signature ${got#conflict:}: the table or the signature is wrong" ;;
+	*) bad "derived row $file '$fmt': want $want, got $got" ;;
+	esac
+done <"$T/derived"
+echo "derived rows: $n checked against analyze's derived diagnoses; $(grep -c '^conflict:' "$T/derived") claimed by a specific signature of another category (listed above, not counted)"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
