@@ -57,6 +57,7 @@ struct docstate {
 	unsigned nprev, prevpos;
 	size_t waiting[8];
 	unsigned nwaiting;
+	struct nccltests *nt;    /* nccl-tests output in this document (parse_nccltests.c), or NULL */
 };
 
 static void lines_stop(struct bundle *b);
@@ -387,6 +388,18 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 		fact_nccl_version(b, m);
 	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_CUDA_OOM)))
 		sysreport_torch_oom(m->p, m->n, b->facts, path, lineno);
+	/* system facts carried by log lines: nccl-tests output (its table rows
+	 * carry no keyword: once a run started, every plain line goes in),
+	 * kernel messages, what each host's NCCL says about itself */
+	if (ll->level == LINE_PLAIN && ((ll->kw & KW_BIT(KW_NCCLTESTS)) || sysreport_nccltests_active(ds->nt))) {
+		if (!ds->nt)
+			ds->nt = sysreport_nccltests_new(b->facts, path);
+		sysreport_nccltests_line(ds->nt, m->p, m->n, lineno);
+	}
+	if (ll->kw & KW_BIT(KW_KMSG))
+		sysreport_kmsg_line(b->facts, s, n, path, lineno);
+	if (ll->level == LINE_INFO && ll->host.n && (ll->kw & (KW_BIT(KW_NODEINFO) | KW_BIT(KW_NCCL_VERSION))))
+		sysreport_node_info(b->facts, ll->host.p, ll->host.n, m->p, m->n, path, lineno);
 	if (ds->nwaiting)
 		context_after(b, ds, s, n);
 	struct line_ctx c = {b, path, lineno, s, n};
@@ -625,6 +638,8 @@ static void sink_end(void *ctx, int complete)
 		process_line(b, ds, ds->partial.data ? ds->partial.data : "", ds->partial.len);
 	}
 	lines_drain(b); /* the document's lines are applied: the rest may touch the bundle */
+	sysreport_nccltests_end(ds->nt);
+	ds->nt = NULL;
 	if (ds->lines_capped)
 		msgs_add(&b->warnings, "%s: line %llu: more than %llu lines; the rest of the document was not analysed (--max-lines)",
 		         doc->path, (unsigned long long)ds->lines_capped, (unsigned long long)b->lim.max_lines);

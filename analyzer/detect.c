@@ -24,6 +24,10 @@ static const char *const KIND_NAMES[DOC_KIND_COUNT] = {
 	[DOC_NVCC] = "nvcc_version",
 	[DOC_DRIVER_VERSION] = "driver_version",
 	[DOC_ENV_DUMP] = "env_dump",
+	[DOC_IB_STATUS] = "ib_status",
+	[DOC_LSPCI] = "lspci",
+	[DOC_INTERFACES] = "interfaces",
+	[DOC_HOST_CONFIG] = "host_config",
 };
 
 const char *doc_kind_name(enum doc_kind k)

@@ -22,6 +22,10 @@ enum doc_kind {
 	DOC_NVCC,          /* nvcc --version */
 	DOC_DRIVER_VERSION,/* /proc/driver/nvidia/version */
 	DOC_ENV_DUMP,      /* env / printenv / export lines */
+	DOC_IB_STATUS,     /* ibstat, ibstatus, ibv_devinfo, ibdev2netdev, show_gids */
+	DOC_LSPCI,         /* lspci -vvv */
+	DOC_INTERFACES,    /* ip addr, ip -br addr, ifconfig */
+	DOC_HOST_CONFIG,   /* ulimit -a, df /dev/shm, mount, lsmod, libnccl listings, ompi_info */
 	DOC_KIND_COUNT
 };
 

@@ -57,6 +57,16 @@ int detect_sysreport(const char *head, size_t len)
 		return DOC_NVCC;
 	if (has(head, len, "NVRM version: NVIDIA"))
 		return DOC_DRIVER_VERSION;
+	/* reports that are recognised by the share of their lines each parser
+	 * reads (70%), so that a log quoting a few lines of one stays a log */
+	if (sys_detect_lspci(head, len))
+		return DOC_LSPCI;
+	if (sys_detect_ib(head, len))
+		return DOC_IB_STATUS;
+	if (sys_detect_netif(head, len))
+		return DOC_INTERFACES;
+	if (sys_detect_host(head, len))
+		return DOC_HOST_CONFIG;
 	/* --query-gpu / --query-compute-apps CSV */
 	if ((has(head, len, "memory.used") || has(head, len, "memory.total") || has(head, len, "used_gpu_memory")) &&
 	    has(head, len, ", "))
@@ -120,8 +130,14 @@ int detect_sysreport(const char *head, size_t len)
 	if (lines == 0)
 		return -1;
 	/* python -c "import torch; print(torch.__version__, torch.version.cuda, ...)" */
-	if (lines <= 3 && isdigit((unsigned char)head[0]) && memmem(head, len, "+cu", 3))
-		return DOC_COLLECT_ENV;
+	if (lines <= 3 && isdigit((unsigned char)head[0])) {
+		/* torch's "+cu130", not NCCL's "+cuda13.0" */
+		const char *cu = memmem(head, len, "+cu", 3);
+		while (cu && (size_t)(cu - head) + 3 < len && !isdigit((unsigned char)cu[3]))
+			cu = memmem(cu + 3, len - (size_t)(cu + 3 - head), "+cu", 3);
+		if (cu && (size_t)(cu - head) + 3 < len)
+			return DOC_COLLECT_ENV;
+	}
 	if (p2p_rows >= 1)
 		return DOC_TOPO_P2P;
 	if (topo_rows >= 1 && (header_gpu0 || topo_rows >= 2))

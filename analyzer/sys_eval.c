@@ -757,6 +757,19 @@ static void rule_versions(const cJSON *facts, const struct sys_logctx *lc, struc
 			snprintf(where, sizeof where, "torch.cuda.nccl.version() [%s]", src_str(snt, sb, sizeof sb));
 			SEEN(nt, where, snt);
 		}
+		const char *ncv = NULL;
+		const cJSON *snc = version(facts, "nccl_conda", &ncv);
+		if (ncv) {
+			/* conda-forge's "2.21.5.1": the 4th number is the package build */
+			char v3[24], where[700];
+			int a, b2, c;
+			if (sscanf(ncv, "%d.%d.%d", &a, &b2, &c) == 3)
+				snprintf(v3, sizeof v3, "%d.%d.%d", a, b2, c);
+			else
+				snprintf(v3, sizeof v3, "%s", ncv);
+			snprintf(where, sizeof where, "conda package nccl %s [%s]", ncv, src_str(snc, sb, sizeof sb));
+			SEEN(v3, where, snc);
+		}
 		/* several nvidia-nccl-cuXX packages side by side */
 		int npk = 0;
 		struct buf pk;

@@ -116,6 +116,11 @@ size_t sys_split_tab(char *s, char **tok, size_t max)
 	return n;
 }
 
+int sys_has(const char *head, size_t len, const char *needle)
+{
+	return head && memmem(head, len, needle, strlen(needle)) != NULL;
+}
+
 const char *sys_memcasestr(const char *s, size_t n, const char *needle)
 {
 	size_t k = strlen(needle);

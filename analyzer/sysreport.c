@@ -23,6 +23,10 @@ int sysreport_parse(enum doc_kind kind, const char *text, size_t len,
 	case DOC_NVCC:
 	case DOC_DRIVER_VERSION: return sys_parse_versions(text, len, path, facts, m);
 	case DOC_ENV_DUMP: return sys_parse_env(text, len, path, facts, m);
+	case DOC_IB_STATUS: return sys_parse_ib(text, len, path, facts, m);
+	case DOC_LSPCI: return sys_parse_lspci(text, len, path, facts, m);
+	case DOC_INTERFACES: return sys_parse_netif(text, len, path, facts, m);
+	case DOC_HOST_CONFIG: return sys_parse_host(text, len, path, facts, m);
 	default: return 0;
 	}
 }
@@ -42,6 +46,10 @@ int sysreport_scan_text(const char *text, size_t len, const char *path,
 	n += sys_parse_nvsmi(text, len, path, facts, &quiet);
 	n += sys_parse_versions(text, len, path, facts, &quiet);
 	n += sys_parse_oom_text(text, len, path, facts, &quiet);
+	n += sys_scan_ib(text, len, path, facts);
+	n += sys_scan_lspci(text, len, path, facts);
+	n += sys_scan_netif(text, len, path, facts);
+	n += sys_scan_host(text, len, path, facts);
 	msgs_free(&quiet);
 	(void)m;
 	return n;
