@@ -173,6 +173,16 @@ static int ib_in_use(const struct rule_ctx *rc, char *why, size_t wn)
 		snprintf(why, wn, "NCCL's log lists RDMA devices (NET/IB : Using ...)");
 		return 1;
 	}
+	/* an IB/RoCE failure in the log (completion errors, async events) */
+	for (size_t i = 0; i < rc->ev->n; i++) {
+		const char *id = rc->ev->v[i].id;
+		if (id && !strncmp(id, "ib.", 3) && strcmp(id, "ib.no_device") && strcmp(id, "ib.libibverbs_missing") &&
+		    strcmp(id, "ib.not_available")) {
+			snprintf(why, wn, "the log shows an InfiniBand/RoCE error (%s) [%s:%llu]", id, rc->ev->v[i].path,
+			         (unsigned long long)rc->ev->v[i].line);
+			return 1;
+		}
+	}
 	const cJSON *src;
 	const char *dis = env_value(rc->facts, "NCCL_IB_DISABLE", NULL);
 	if (dis && atoi(dis) == 1)
@@ -771,12 +781,14 @@ static void rule_ib(struct rule_ctx *rc)
 				selfirst = jget(p, "source");
 		}
 	}
-	if (ndown) {
+	char inuse[600];
+	if (ndown && ib_in_use(rc, inuse, sizeof inuse)) {
+		/* only where the job uses RDMA: unused ports are normal on many servers */
 		struct caps c = {0};
 		cap(&c, "ports", "%s", down.data);
 		cap(&c, "active", "%d", nactive);
-		emit(rc, "host.ib_ports_down", first, -1, &c, "%d RDMA port(s) are not Active: %s (%d Active)", ndown,
-		     down.data, nactive);
+		emit(rc, "host.ib_ports_down", first, -1, &c, "%d RDMA port(s) are not Active: %s (%d Active), and %s",
+		     ndown, down.data, nactive, inuse);
 	}
 	if (nsel) {
 		struct caps c = {0};
@@ -941,7 +953,7 @@ static void rule_kernel(struct rule_ctx *rc)
 			     "(derived: the pids match%s): host memory, not the GPU, ran out",
 			     pid, jstr(o, "process") ? jstr(o, "process") : "?", rs, oh ? " on " : "", oh ? oh : "",
 			     where(jget(o, "source"), b, sizeof b), p->rank, killed ? ", which the launcher reports killed by SIGKILL" : "",
-			     b2, oh && ph ? " and so do the hosts" : "");
+			     b2, oh && ph ? " and so do the hosts" : !oh ? "; the kernel log names no host" : "");
 		}
 	}
 	/* Xids on the GPU a rank used */
@@ -955,23 +967,26 @@ static void rule_kernel(struct rule_ctx *rc)
 		char bid[32];
 		nccl_busid(bdf, bid, sizeof bid);
 		const char *xh = jstr(x, "host");
+		double xpid = -1;
+		jnum(x, "pid", &xpid);
+		/* hosts among the ranks: a bus id repeats across hosts */
+		int hosts = 0;
+		const char *h0 = NULL;
+		for (size_t j = 0; j < rc->ranks->n; j++)
+			if (rc->ranks->v[j].host && (!h0 || strcmp(h0, rc->ranks->v[j].host))) {
+				if (!h0)
+					h0 = rc->ranks->v[j].host;
+				hosts++;
+			}
 		for (size_t i = 0; i < rc->ranks->n; i++) {
 			const struct rank_proc *p = &rc->ranks->v[i];
-			if (!p->bus_id || strcasecmp(p->bus_id, bid) || !same_host(xh, p->host))
+			if (!same_host(xh, p->host))
 				continue;
-			/* a bus id repeats across hosts: only tie it when the host is known on both sides or there is one host */
-			if (!xh && rc->ranks->n > 0) {
-				int hosts = 0;
-				const char *h0 = NULL;
-				for (size_t j = 0; j < rc->ranks->n; j++)
-					if (rc->ranks->v[j].host && (!h0 || strcmp(h0, rc->ranks->v[j].host))) {
-						if (!h0)
-							h0 = rc->ranks->v[j].host;
-						hosts++;
-					}
-				if (hosts > 1)
-					continue;
-			}
+			int bus = p->bus_id && !strcasecmp(p->bus_id, bid) && (xh || hosts <= 1);
+			int pid = xpid > 0 && p->pid > 0 && (long)xpid == p->pid;
+			/* the GPU of the rank, and not another process's Xid on it */
+			if (!(bus && (xpid <= 0 || pid)) && !pid)
+				continue;
 			const char *mean = jstr(x, "meaning");
 			struct caps c = {0};
 			cap(&c, "xid", "%.0f", xid);
@@ -980,10 +995,14 @@ static void rule_kernel(struct rule_ctx *rc)
 				cap(&c, "meaning", "%s", mean);
 			if (p->rank >= 0)
 				cap(&c, "rank", "%d", p->rank);
+			char how[96];
+			snprintf(how, sizeof how, "%s%s%s", bus ? "the bus ids" : "", bus && pid ? " and " : "",
+			         pid ? "the pids" : "");
 			emit(rc, "host.xid_on_rank_gpu", jget(x, "source"), p->rank, &c,
-			     "NVIDIA Xid %.0f%s%s%s on GPU %s [%s] is the GPU of rank %d (NCCL busId %s%s%s) (derived: the bus ids match)",
-			     xid, mean ? " (" : "", mean ? mean : "", mean ? ")" : "", bdf, where(jget(x, "source"), b, sizeof b),
-			     p->rank, p->bus_id, p->host ? " on " : "", p->host ? p->host : "");
+			     "NVIDIA Xid %.0f%s%s%s on GPU %s [%s] belongs to rank %d (pid %ld, NCCL busId %s%s%s) (derived: %s "
+			     "match)", xid, mean ? " (" : "", mean ? mean : "", mean ? ")" : "", bdf,
+			     where(jget(x, "source"), b, sizeof b), p->rank, p->pid, p->bus_id ? p->bus_id : "?",
+			     p->host ? " on " : "", p->host ? p->host : "", how);
 			nx++;
 			break;
 		}

@@ -627,14 +627,24 @@ static void test_rules(void)
 	CHECK(ev(b, "host.memlock_small_with_ib") == NULL); /* an ibstat alone does not say NCCL uses IB */
 	bundle_free(b);
 
-	/* a Down port in ibstat */
+	/* a Down port in ibstat: a fact, a finding only where the job uses RDMA */
 	const char *p8[] = {PUB "ibstat-port-down-188-truncated.txt", NULL};
 	b = run_paths(p8);
-	e = ev(b, "host.ib_ports_down");
-	CHECK(e != NULL);
-	if (e)
-		CHECK(strstr(e->text, "mlx5_1:1 Down/Disabled") != NULL);
+	CHECK(ev(b, "host.ib_ports_down") == NULL);
 	bundle_free(b);
+	{
+		struct bundle *bb = bundle_new("t", &db, NULL);
+		bundle_add_path(bb, PUB "ibstat-port-down-188-truncated.txt");
+		/* the error line of nccl#426 (tests/learn/ib-nccl-426-gid.log) */
+		const char *log = "-worker-1:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129\n";
+		bundle_add_memory(bb, "rank0.log", log, strlen(log));
+		analysis_finish(bb);
+		e = ev(bb, "host.ib_ports_down");
+		CHECK(e != NULL);
+		if (e)
+			CHECK(strstr(e->text, "mlx5_1:1 Down/Disabled") && strstr(e->text, "InfiniBand/RoCE error"));
+		bundle_free(bb);
+	}
 
 	/* RoCE GID index: the variable names an index the HCA does not have
 	 * (nccl#1573's pod has indexes 4-7); an env line set next to the listing */
@@ -667,6 +677,33 @@ static void test_rules(void)
 			      strstr(e->text, "NCCL_IB_GID_INDEX=3"));
 		bundle_free(bb);
 	}
+
+	/* Xid 31 on the H200 host's GPU 0000:00:07 from pid 2168 = rank 1 of the
+	 * cuda_illegal_address run (NCCL busId 70); the Xid 43 on the same GPU came
+	 * from pid 2291, another job: not tied to this run's rank */
+	const char *p12[] = {MORE "cuda_illegal_address/run.log", MORE "sys/dmesg-grep-NVRM.txt", NULL};
+	b = run_paths(p12);
+	e = ev(b, "host.xid_on_rank_gpu");
+	CHECK(e != NULL);
+	if (e) {
+		CHECK_INT(e->rank, 1);
+		CHECK_STR(evidence_cap(e, "xid"), "31");
+		CHECK(strstr(e->text, "the bus ids and the pids match") != NULL);
+	}
+	int n43 = 0;
+	for (size_t i = 0; i < b->ev.n; i++)
+		if (!strcmp(b->ev.v[i].id, "host.xid_on_rank_gpu") && evidence_cap(&b->ev.v[i], "xid") &&
+		    !strcmp(evidence_cap(&b->ev.v[i], "xid"), "43"))
+			n43++;
+	CHECK_INT(n43, 0);
+	CHECK(diagnosed(b, "sys.xid_on_rank_gpu"));
+	bundle_free(b);
+	/* a SIGKILLed rank and an OOM kill of another pid: not tied */
+	const char *p13[] = {MORE "sigkill_coll/run.log", PUB "dmesg-T-oom-autovod-7.txt", NULL};
+	b = run_paths(p13);
+	CHECK(get(b->facts, "kernel.oom_kills.0") != NULL);
+	CHECK(ev(b, "host.oom_killed_rank") == NULL);
+	bundle_free(b);
 
 	/* two NCCL versions installed (nccl#1784) */
 	const char *p10[] = {PUB "ls-l-libnccl-two-versions-1784.txt", NULL};
