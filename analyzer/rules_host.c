@@ -269,9 +269,9 @@ static void rule_nccl_tests(struct rule_ctx *rc)
 			cap(&c, "program", "%s", prog ? prog : "nccl-tests");
 			cap(&c, "wrong", "%.0f", wrong);
 			if (rw > 0)
-				cap(&c, "size", "%.0f", size);
+				cap(&c, "wrong_size", "%.0f", size);
 			if (lib)
-				cap(&c, "nccl", "%s", lib);
+				cap(&c, "nccl_library", "%s", lib);
 			struct buf hosts;
 			buf_init(&hosts);
 			const cJSON *d;
@@ -495,23 +495,23 @@ static void rule_ifname(struct rule_ctx *rc)
 		char ew[300];
 		snprintf(ew, sizeof ew, "%s:%.0f", es ? es : "environment", el);
 		struct caps c = {0};
-		cap(&c, "ifname", "%s", v);
+		cap(&c, "socket_ifname", "%s", v);
 		cap(&c, "interfaces", "%s", all.data ? all.data : "");
 		if (!match_up && !match_down && !l.exclude) {
-			cap(&c, "recommend", "set NCCL_SOCKET_IFNAME to an interface the hosts share and that is up here");
+			cap(&c, "host_fix", "set NCCL_SOCKET_IFNAME to an interface the hosts share and that is up here");
 			emit(rc, "host.socket_ifname_absent", esrc ? esrc : first, -1, &c,
 			     "NCCL_SOCKET_IFNAME=%s [%s] matches none of the interfaces listed in %s (%s) [%s] (derived: NCCL's "
 			     "prefix matching applied to the listing): NCCL finds no socket interface (\"Bootstrap : no socket "
 			     "interface found\") on a host that looks like this one",
 			     v, ew, doc, all.data ? all.data : "", where(first, b, sizeof b));
 		} else if (!match_up && match_down) {
-			cap(&c, "recommend", "bring the interface up or point NCCL_SOCKET_IFNAME at one that is up");
+			cap(&c, "host_fix", "bring the interface up or point NCCL_SOCKET_IFNAME at one that is up");
 			emit(rc, "host.socket_ifname_absent", esrc ? esrc : first, -1, &c,
 			     "NCCL_SOCKET_IFNAME=%s [%s] matches only interfaces that are down in %s (%s) [%s] (derived: NCCL's "
 			     "prefix matching applied to the listing)", v, ew, doc,
 			     down.data, where(first, b, sizeof b));
 		} else if (l.exclude && !match_up) {
-			cap(&c, "recommend", "exclude less (NCCL_SOCKET_IFNAME=^docker,lo) or name the interface to use");
+			cap(&c, "host_fix", "exclude less (NCCL_SOCKET_IFNAME=^docker,lo) or name the interface to use");
 			emit(rc, "host.socket_ifname_absent", esrc ? esrc : first, -1, &c,
 			     "NCCL_SOCKET_IFNAME=%s [%s] excludes every interface that is up in %s (%s) [%s] (derived: NCCL's "
 			     "prefix matching applied to the listing)", v, ew, doc,
@@ -529,7 +529,7 @@ static void rule_ifname(struct rule_ctx *rc)
 					only_lo = 0;
 			}
 			if (only_lo) {
-				cap(&c, "recommend", "name the interface the hosts share (NCCL_SOCKET_IFNAME=eth0) instead of excluding");
+				cap(&c, "host_fix", "name the interface the hosts share (NCCL_SOCKET_IFNAME=eth0) instead of excluding");
 				emit(rc, "host.socket_ifname_absent", esrc ? esrc : first, -1, &c,
 				     "NCCL_SOCKET_IFNAME=%s [%s] leaves only the loopback interface lo of %s (%s) [%s] (derived: "
 				     "NCCL's prefix matching applied to the listing): NCCL bootstraps over 127.0.0.1, which works "
@@ -558,22 +558,22 @@ static void rule_limits(struct rule_ctx *rc)
 		const char *fs = jstr(shm, "filesystem");
 		int docker = (fs && !strcmp(fs, "shm")) || (opts && strstr(opts, "size=65536k"));
 		struct caps c = {0};
-		cap(&c, "size", "%s", jstr(shm, "size_text") ? jstr(shm, "size_text") : "?");
-		cap(&c, "recommend", "docker run --shm-size=1g (or --ipc=host); in Kubernetes mount an emptyDir with "
+		cap(&c, "shm_size", "%s", jstr(shm, "size_text") ? jstr(shm, "size_text") : "?");
+		cap(&c, "host_fix", "docker run --shm-size=1g (or --ipc=host); in Kubernetes mount an emptyDir with "
 		    "medium: Memory at /dev/shm");
 		emit(rc, "host.shm_small", jget(shm, "source"), -1, &c,
-		     "/dev/shm is %s (%.0f MiB) [%s]%s: NCCL's shared-memory transport and proxy create their buffers "
-		     "there (tens of MiB per pair of local ranks) unless it uses cuMem host memory, and a full /dev/shm "
-		     "fails with 'No space left on device' or a bus error",
+		     "/dev/shm is %s (%.0f MiB) [%s]%s: NCCL creates its shared-memory segments there (tens of MB each) "
+		     "whenever it does not use cuMem host memory, and a full /dev/shm fails with 'No space left on "
+		     "device' or a bus error",
 		     jstr(shm, "size_text") ? jstr(shm, "size_text") : "?", sz / (1024.0 * 1024), where(jget(shm, "source"), b, sizeof b),
 		     docker ? ", the size a Docker container gets without --shm-size or --ipc=host" : "");
 	}
 	const cJSON *ml = jget(jget(rc->facts, "limits"), "memlock");
 	if (ml && cJSON_IsFalse(jget(ml, "unlimited")) && ib_in_use(rc, why, sizeof why)) {
 		struct caps c = {0};
-		cap(&c, "limit", "%s", jstr(ml, "text") ? jstr(ml, "text") : "?");
+		cap(&c, "memlock_limit", "%s", jstr(ml, "text") ? jstr(ml, "text") : "?");
 		cap(&c, "why_ib", "%s", why);
-		cap(&c, "recommend", "ulimit -l unlimited (limits.conf memlock, systemd LimitMEMLOCK=infinity, docker "
+		cap(&c, "host_fix", "ulimit -l unlimited (limits.conf memlock, systemd LimitMEMLOCK=infinity, docker "
 		    "--ulimit memlock=-1, Slurm PropagateResourceLimits)");
 		emit(rc, "host.memlock_small_with_ib", jget(ml, "source"), -1, &c,
 		     "the locked-memory limit is %s [%s], not unlimited, and %s (derived: the two reports together): RDMA "
@@ -587,7 +587,7 @@ static void rule_limits(struct rule_ctx *rc)
 	if (listing && !strcmp(listing, "full") && !new_pm && !old_pm && ib_in_use(rc, why, sizeof why)) {
 		struct caps c = {0};
 		cap(&c, "why_ib", "%s", why);
-		cap(&c, "recommend", "modprobe nvidia-peermem (from the NVIDIA driver), or use the DMA-BUF path "
+		cap(&c, "host_fix", "modprobe nvidia-peermem (from the NVIDIA driver), or use the DMA-BUF path "
 		    "(recent kernel, driver and NCCL)");
 		emit(rc, "host.peermem_not_loaded", jget(km, "source"), -1, &c,
 		     "the module listing [%s] has neither nvidia_peermem nor nv_peer_mem, and %s (derived: the two reports "
@@ -597,16 +597,23 @@ static void rule_limits(struct rule_ctx *rc)
 	}
 	char ver[64];
 	long code = bundle_nccl(rc->facts, ver, sizeof ver);
-	if (new_pm && !old_pm && code > 0 && code <= 22203) {
+	/* GPU Direct RDMA reported disabled for an HCA on some host */
+	const cJSON *gdr_off = NULL, *nd, *g;
+	cJSON_ArrayForEach(nd, jget(rc->facts, "nodes"))
+		cJSON_ArrayForEach(g, jget(nd, "gdr"))
+			if (!gdr_off && cJSON_IsFalse(jget(g, "enabled")))
+				gdr_off = jget(g, "source");
+	if (new_pm && !old_pm && code > 0 && code <= 22203 && gdr_off) {
 		struct caps c = {0};
-		cap(&c, "nccl", "%s", ver);
-		cap(&c, "recommend", "upgrade NCCL to 2.23.4 or later (which also looks for nvidia_peermem)");
+		cap(&c, "nccl_seen", "%s", ver);
+		cap(&c, "host_fix", "upgrade NCCL to 2.23.4 or later (which also looks for nvidia_peermem)");
+		char b2[300];
 		emit(rc, "host.peermem_name_old_nccl", jget(jget(loaded, "nvidia_peermem"), "source"), -1, &c,
-		     "nvidia_peermem is loaded [%s] but not nv_peer_mem, and the NCCL in use is %s (derived from the bundle's "
-		     "NCCL versions): NCCL up to 2.22.3 "
-		     "looks only for nv_peer_mem (/sys/kernel/mm/memory_peers/nv_mem), so it disables GPU Direct RDMA; "
-		     "2.23.4 also checks for nvidia_peermem",
-		     where(jget(jget(loaded, "nvidia_peermem"), "source"), b, sizeof b), ver);
+		     "nvidia_peermem is loaded [%s] but not nv_peer_mem, NCCL %s reports GPU Direct RDMA disabled [%s] "
+		     "(derived: the module listing, the bundle's NCCL version and its GDR line together): NCCL up to "
+		     "2.22.3 detects GPUDirect RDMA only through /sys/kernel/mm/memory_peers/nv_mem[_nc]/version, which "
+		     "recent nvidia_peermem builds do not create; 2.23.4 also checks /sys/module/nvidia_peermem/version",
+		     where(jget(jget(loaded, "nvidia_peermem"), "source"), b, sizeof b), ver, where(gdr_off, b2, sizeof b2));
 	}
 }
 
@@ -674,7 +681,7 @@ static void rule_pci(struct rule_ctx *rc)
 	if (n) {
 		struct caps c = {0};
 		cap(&c, "gpus", "%s", l.data);
-		cap(&c, "recommend", "disable ACS on the PCIe switches/root ports (BIOS, or setpci -s BDF ECAP_ACS+6.w=0000 "
+		cap(&c, "host_fix", "disable ACS on the PCIe switches/root ports (BIOS, or setpci -s BDF ECAP_ACS+6.w=0000 "
 		    "at boot), or NCCL_P2P_DISABLE=1 as a workaround");
 		emit(rc, "host.acs_redirect_above_gpu", first, -1, &c, "%d GPU(s) sit below a bridge with ACS redirect enabled "
 		     "(derived from the bus ranges of the bridges in lspci -vvv): %s; %s", n, l.data, stmt_tail);
@@ -792,9 +799,9 @@ static void rule_ib(struct rule_ctx *rc)
 	}
 	if (nsel) {
 		struct caps c = {0};
-		cap(&c, "hca", "%s", hca);
+		cap(&c, "ib_hca", "%s", hca);
 		cap(&c, "ports", "%s", sel.data);
-		cap(&c, "recommend", "select only Active ports in NCCL_IB_HCA (=mlx5_0:1 for an exact name), or fix the link");
+		cap(&c, "host_fix", "select only Active ports in NCCL_IB_HCA (=mlx5_0:1 for an exact name), or fix the link");
 		emit(rc, "host.ib_hca_down_selected", selfirst, -1, &c,
 		     "NCCL_IB_HCA=%s selects port(s) that are not Active: %s (derived: NCCL's prefix matching applied to "
 		     "the port listing)", hca, sel.data);
@@ -871,9 +878,9 @@ static void rule_ib(struct rule_ctx *rc)
 		int v1 = type && strstr(type, "v1");
 		if (!at || linklocal || v1) {
 			struct caps c = {0};
-			cap(&c, "hca", "%s:%.0f", name, port);
-			cap(&c, "index", "%d", want);
-			cap(&c, "recommend", "%s", rec);
+			cap(&c, "gid_hca", "%s:%.0f", name, port);
+			cap(&c, "gid_index", "%d", want);
+			cap(&c, "host_fix", "%s", rec);
 			char gw[300];
 			if (at)
 				snprintf(gw, sizeof gw, "is %s%s%s [%s]", gid ? gid : "?", type ? ", " : "", type ? type : "",
@@ -938,7 +945,7 @@ static void rule_kernel(struct rule_ctx *rc)
 			cap(&c, "pid", "%.0f", pid);
 			cap(&c, "process", "%s", jstr(o, "process") ? jstr(o, "process") : "?");
 			if (p->rank >= 0)
-				cap(&c, "rank", "%d", p->rank);
+				cap(&c, "victim_rank", "%d", p->rank);
 			if (oh)
 				cap(&c, "host", "%s", oh);
 			double rss;
@@ -989,12 +996,12 @@ static void rule_kernel(struct rule_ctx *rc)
 				continue;
 			const char *mean = jstr(x, "meaning");
 			struct caps c = {0};
-			cap(&c, "xid", "%.0f", xid);
+			cap(&c, "xid_code", "%.0f", xid);
 			cap(&c, "bus_id", "%s", bdf);
 			if (mean)
 				cap(&c, "meaning", "%s", mean);
 			if (p->rank >= 0)
-				cap(&c, "rank", "%d", p->rank);
+				cap(&c, "xid_rank", "%d", p->rank);
 			char how[96];
 			snprintf(how, sizeof how, "%s%s%s", bus ? "the bus ids" : "", bus && pid ? " and " : "",
 			         pid ? "the pids" : "");
@@ -1045,7 +1052,7 @@ static void rule_libs(struct rule_ctx *rc)
 		if (resolved)
 			snprintf(r, sizeof r, "; ldd resolves libnccl.so.2 to %s [%s]", jstr(resolved, "path"),
 			         where(jget(resolved, "source"), b, sizeof b));
-		cap(&c, "recommend", "make the job load the NCCL you mean: check LD_LIBRARY_PATH / LD_PRELOAD and the "
+		cap(&c, "host_fix", "make the job load the NCCL you mean: check LD_LIBRARY_PATH / LD_PRELOAD and the "
 		    "NCCL_DEBUG=INFO banner of every rank, and remove or rename the other libnccl.so.2");
 		emit(rc, "host.libnccl_several", first, -1, &c,
 		     "libnccl.so files of %d NCCL versions are installed: %s%s; which one a process loads depends on "

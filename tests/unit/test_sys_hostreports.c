@@ -555,7 +555,7 @@ static void test_rules(void)
 	if (e) {
 		CHECK_INT(e->line, 29);
 		CHECK_STR(evidence_cap(e, "wrong"), "128");
-		CHECK_STR(evidence_cap(e, "nccl"), "2.29.2");
+		CHECK_STR(evidence_cap(e, "nccl_library"), "2.29.2");
 	}
 	CHECK(diagnosed(b, "sys.nccl_tests_wrong_values"));
 	bundle_free(b);
@@ -572,7 +572,7 @@ static void test_rules(void)
 	e = ev(b, "host.shm_small");
 	CHECK(e != NULL);
 	if (e)
-		CHECK_STR(evidence_cap(e, "size"), "1.0M");
+		CHECK_STR(evidence_cap(e, "shm_size"), "1.0M");
 	CHECK(diagnosed(b, "sys.shm_small_with_failure"));
 	CHECK(!diagnosed(b, "sys.shm_small"));
 	bundle_free(b);
@@ -687,13 +687,13 @@ static void test_rules(void)
 	CHECK(e != NULL);
 	if (e) {
 		CHECK_INT(e->rank, 1);
-		CHECK_STR(evidence_cap(e, "xid"), "31");
+		CHECK_STR(evidence_cap(e, "xid_code"), "31");
 		CHECK(strstr(e->text, "the bus ids and the pids match") != NULL);
 	}
 	int n43 = 0;
 	for (size_t i = 0; i < b->ev.n; i++)
-		if (!strcmp(b->ev.v[i].id, "host.xid_on_rank_gpu") && evidence_cap(&b->ev.v[i], "xid") &&
-		    !strcmp(evidence_cap(&b->ev.v[i], "xid"), "43"))
+		if (!strcmp(b->ev.v[i].id, "host.xid_on_rank_gpu") && evidence_cap(&b->ev.v[i], "xid_code") &&
+		    !strcmp(evidence_cap(&b->ev.v[i], "xid_code"), "43"))
 			n43++;
 	CHECK_INT(n43, 0);
 	CHECK(diagnosed(b, "sys.xid_on_rank_gpu"));
@@ -704,6 +704,22 @@ static void test_rules(void)
 	CHECK(get(b->facts, "kernel.oom_kills.0") != NULL);
 	CHECK(ev(b, "host.oom_killed_rank") == NULL);
 	bundle_free(b);
+
+	/* nccl#1537: nvidia_peermem loaded, GDR disabled on hostname1; the paste shows
+	 * no NCCL version, so the old-NCCL explanation cannot be claimed */
+	{
+		struct bundle *bb = bundle_new("t", &db, NULL);
+		bundle_add_path(bb, PUB "lsmod-peermem-1537.txt");
+		const char *log = "hostname1:25668:27396 [0] NCCL INFO Using network IB\n"
+		                  "hostname1:25668:27396 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n"
+		                  "hostname1:25668:27396 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 1 'mlx5_1'\n";
+		bundle_add_memory(bb, "nccldebug-hostname1", log, strlen(log));
+		analysis_finish(bb);
+		CHECK_INT(gb(bb->facts, "nodes.hostname1.gdr.mlx5_1.enabled"), 0);
+		CHECK(ev(bb, "host.peermem_name_old_nccl") == NULL);
+		CHECK(ev(bb, "host.peermem_not_loaded") == NULL); /* a filtered listing proves no absence */
+		bundle_free(bb);
+	}
 
 	/* two NCCL versions installed (nccl#1784) */
 	const char *p10[] = {PUB "ls-l-libnccl-two-versions-1784.txt", NULL};
