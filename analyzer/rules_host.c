@@ -32,6 +32,7 @@ static const struct rule_def HOST_RULES[] = {
 	{"host.pci_link_narrow", "a GPU's or NIC's PCIe link trained narrower than its capability (LnkSta width < LnkCap width)"},
 	{"host.ib_ports_down", "RDMA ports that are not Active (ibstat / ibv_devinfo / ibstatus)"},
 	{"host.ib_hca_down_selected", "NCCL_IB_HCA selects an RDMA port that is not Active"},
+	{"host.ib_hca_absent", "NCCL_IB_HCA selects none of the RDMA devices the port listing shows"},
 	{"host.roce_gid_index", "the RoCE GID index NCCL uses is missing, link-local or RoCE v1"},
 	{"host.oom_killed_rank", "a rank killed by SIGKILL whose pid the kernel's OOM killer killed"},
 	{"host.xid_on_rank_gpu", "an NVIDIA Xid on the GPU a rank used (bus id from NCCL's init line)"},
@@ -805,6 +806,36 @@ static void rule_ib(struct rule_ctx *rc)
 		emit(rc, "host.ib_hca_down_selected", selfirst, -1, &c,
 		     "NCCL_IB_HCA=%s selects port(s) that are not Active: %s (derived: NCCL's prefix matching applied to "
 		     "the port listing)", hca, sel.data);
+	}
+	/* NCCL_IB_HCA naming no listed device (per listing document) */
+	if (hca && *hca && !hl.exclude && cJSON_GetArraySize(jget(ib, "ports"))) {
+		int any = 0;
+		struct buf names;
+		buf_init(&names);
+		const cJSON *lfirst = NULL;
+		cJSON_ArrayForEach(p, jget(ib, "ports")) {
+			const char *name = jstr(p, "hca");
+			double port = 0;
+			jnum(p, "port", &port);
+			if (!name)
+				continue;
+			if (!lfirst)
+				lfirst = jget(p, "source");
+			if (iflist_match(&hl, name, (int)port))
+				any = 1;
+			if (names.len < 400)
+				buf_printf(&names, "%s%s:%.0f", names.len ? ", " : "", name, port);
+		}
+		if (!any && lfirst) {
+			struct caps c = {0};
+			cap(&c, "ib_hca", "%s", hca);
+			cap(&c, "host_fix", "set NCCL_IB_HCA to devices of this listing (%s), or unset it", names.data);
+			emit(rc, "host.ib_hca_absent", hsrc ? hsrc : lfirst, -1, &c,
+			     "NCCL_IB_HCA=%s selects none of the RDMA ports listed (%s) [%s] (derived: NCCL's prefix "
+			     "matching applied to the listing): NCCL finds no IB device and falls back to sockets, or fails "
+			     "where NCCL_NET=IB is forced", hca, names.data, where(lfirst, b, sizeof b));
+		}
+		buf_free(&names);
 	}
 	buf_free(&down);
 	buf_free(&sel);

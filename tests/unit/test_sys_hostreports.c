@@ -736,6 +736,32 @@ static void test_rules(void)
 	CHECK_INT(cJSON_GetArraySize(get(b->facts, "libnccl")), 4);
 	bundle_free(b);
 
+	/* NCCL_IB_HCA naming an HCA the listing does not have, or a Down port */
+	{
+		struct bundle *bb = bundle_new("t", &db, NULL);
+		bundle_add_path(bb, PUB "ibstat-port-down-188-truncated.txt");
+		const char *env = "NCCL_IB_HCA=mlx5_99\n";
+		bundle_add_memory(bb, "env.txt", env, strlen(env));
+		analysis_finish(bb);
+		e = ev(bb, "host.ib_hca_absent");
+		CHECK(e != NULL);
+		if (e)
+			CHECK(strstr(e->text, "mlx5_0:1, mlx5_1:1, mlx5_2:1") != NULL);
+		CHECK(ev(bb, "host.ib_hca_down_selected") == NULL);
+		bundle_free(bb);
+		bb = bundle_new("t", &db, NULL);
+		bundle_add_path(bb, PUB "ibstat-port-down-188-truncated.txt");
+		env = "NCCL_IB_HCA==mlx5_1:1\n";
+		bundle_add_memory(bb, "env.txt", env, strlen(env));
+		analysis_finish(bb);
+		CHECK(ev(bb, "host.ib_hca_absent") == NULL);
+		e = ev(bb, "host.ib_hca_down_selected");
+		CHECK(e != NULL);
+		if (e)
+			CHECK(strstr(e->text, "mlx5_1:1 Down") != NULL);
+		bundle_free(bb);
+	}
+
 	/* no ACS finding where no GPU sits below the bridge */
 	const char *p9[] = {PUB "lspci-vvv-amd-gpp-bridges-acs-kvm-2023.txt", PUB "lspci-grep-acsctl-606.txt", NULL};
 	b = run_paths(p9);
