@@ -777,8 +777,21 @@ static void rule_versions(const cJSON *facts, const struct sys_logctx *lc, struc
 		const cJSON *p;
 		const cJSON *pkgs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "versions"), "packages");
 		cJSON_ArrayForEach(p, pkgs) {
-			if (strncmp(p->string, "nvidia-nccl", 11))
+			/* vLLM's own NCCL wheels (vllm-nccl-cu12 2.18.1.0.3.0: NCCL 2.18.1) are NCCLs too */
+			int vllm = !strncmp(p->string, "vllm-nccl-cu", 12);
+			if (strncmp(p->string, "nvidia-nccl", 11) && !vllm)
 				continue;
+			if (vllm) {
+				const char *pv = sys_get_str(p, "version");
+				int a, b2, c;
+				char v3[24], where[700];
+				if (pv && sscanf(pv, "%d.%d.%d", &a, &b2, &c) == 3) {
+					snprintf(v3, sizeof v3, "%d.%d.%d", a, b2, c);
+					snprintf(where, sizeof where, "pip package %s %s [%s]", p->string, pv,
+					         src_str(cJSON_GetObjectItemCaseSensitive(p, "source"), sb, sizeof sb));
+					SEEN(v3, where, cJSON_GetObjectItemCaseSensitive(p, "source"));
+				}
+			}
 			npk++;
 			buf_printf(&pk, "%s%s==%s", pk.len ? ", " : "", p->string, sys_get_str(p, "version"));
 			if (!first)

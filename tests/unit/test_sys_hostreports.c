@@ -495,7 +495,15 @@ static void test_host_config(void)
 
 static void test_versions_bare_nccl(void)
 {
-	/* NCCL's own version strings are never torch's */
+	/* vLLM's collect_env in vllm#4211: nvidia-nccl-cu12 2.19.3 next to vllm-nccl-cu12 2.18.1.0.3.0 */
+	cJSON *v = cJSON_CreateObject();
+	parse_as(v, PUB "collect_env-pip3-vllm-nccl-4211.txt", sys_parse_versions);
+	CHECK_STR(gs(v, "versions.nccl_pip.value"), "2.19.3");
+	CHECK_STR(gs(v, "versions.torch.value"), "2.2.1");
+	CHECK_STR(gs(v, "versions.packages.vllm-nccl-cu12.version"), "2.18.1.0.3.0");
+	cJSON_Delete(v);
+	/* NCCL's own version strings are never torch's (lines in the layouts of a
+	 * version print and of `conda list`, written for this test) */
 	cJSON *f = cJSON_CreateObject();
 	const char *t = "2.18.3+cuda12.2\n";
 	struct msgs m0 = {0};
@@ -720,6 +728,15 @@ static void test_rules(void)
 		CHECK(ev(bb, "host.peermem_not_loaded") == NULL); /* a filtered listing proves no absence */
 		bundle_free(bb);
 	}
+
+	/* vLLM's own NCCL wheel next to nvidia-nccl-cu12 (vllm#4211): two NCCLs */
+	const char *p14[] = {PUB "collect_env-pip3-vllm-nccl-4211.txt", NULL};
+	b = run_paths(p14);
+	e = ev(b, "versions.multiple_nccl");
+	CHECK(e != NULL);
+	if (e)
+		CHECK(strstr(e->text, "2.19.3") && strstr(e->text, "vllm-nccl-cu12 2.18.1.0.3.0"));
+	bundle_free(b);
 
 	/* two NCCL versions installed (nccl#1784) */
 	const char *p10[] = {PUB "ls-l-libnccl-two-versions-1784.txt", NULL};
