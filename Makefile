@@ -40,7 +40,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz-replay/%)
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(B)/tools/%)
 
-.PHONY: all deps demo check check-fast check-asan check-tsan check-db catalog install clean fuzz bench
+.PHONY: all deps demo check check-fast check-asan check-tsan check-db catalog coverage install clean fuzz bench
 
 all: deps-ok nccl-triage
 
@@ -130,11 +130,17 @@ check-db: nccl-triage
 
 catalog: nccl-triage
 	./nccl-triage list --format md > docs/catalog.md
+	./nccl-triage coverage --format md > docs/coverage.md
+
+coverage: nccl-triage
+	./nccl-triage coverage --format md > docs/coverage.md
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/patterns $(DESTDIR)$(MANDIR)
 	install -m 755 nccl-triage $(DESTDIR)$(BINDIR)/nccl-triage
 	install -m 644 patterns/*.json $(DESTDIR)$(DATADIR)/patterns/
+	install -d $(DESTDIR)$(DATADIR)/patterns/coverage
+	install -m 644 patterns/coverage/*.tsv $(DESTDIR)$(DATADIR)/patterns/coverage/
 	install -m 644 docs/nccl-triage.1 $(DESTDIR)$(MANDIR)/nccl-triage.1
 
 clean:

@@ -3,15 +3,15 @@
 
 #include <string.h>
 
-#define ANY (CMD_ANALYZE | CMD_BATCH | CMD_CHECKDB | CMD_LIST | CMD_EXPLAIN | CMD_MERGE)
+#define ANY (CMD_ANALYZE | CMD_BATCH | CMD_CHECKDB | CMD_LIST | CMD_EXPLAIN | CMD_MERGE | CMD_COVERAGE)
 #define READ (CMD_ANALYZE | CMD_BATCH)
-#define DB (CMD_ANALYZE | CMD_BATCH | CMD_CHECKDB | CMD_LIST | CMD_EXPLAIN)
+#define DB (CMD_ANALYZE | CMD_BATCH | CMD_CHECKDB | CMD_LIST | CMD_EXPLAIN | CMD_COVERAGE)
 
 const struct cli_opt CLI_OPTS[] = {
 	{"help", 'h', NULL, ANY, OPT_HELP, "show this help and exit"},
-	{"format", 'f', "FMT", READ | CMD_LIST | CMD_EXPLAIN | CMD_MERGE, OPT_FORMAT,
-	 "output format: text (default), json, md, html, junit, sarif, github; batch/merge also jsonl; list also md"},
-	{"output", 'o', "FILE", READ | CMD_LIST | CMD_MERGE, OPT_OUTPUT, "write the report to FILE instead of standard output"},
+	{"format", 'f', "FMT", READ | CMD_LIST | CMD_EXPLAIN | CMD_MERGE | CMD_COVERAGE, OPT_FORMAT,
+	 "output format: text (default), json, md, html, junit, sarif, github; batch/merge also jsonl; list and coverage also md"},
+	{"output", 'o', "FILE", READ | CMD_LIST | CMD_MERGE | CMD_COVERAGE, OPT_OUTPUT, "write the report to FILE instead of standard output"},
 	{"patterns", 'p', "DIR", DB, OPT_PATTERNS,
 	 "also load signatures from DIR (repeatable; NCCL_TRIAGE_PATTERNS=DIR:DIR does the same)"},
 	{"no-builtin", 0, NULL, DB, OPT_NO_BUILTIN, "do not load the built-in signature database"},

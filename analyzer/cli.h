@@ -13,6 +13,7 @@ enum cmd_bit {
 	CMD_LIST = 1 << 3,
 	CMD_EXPLAIN = 1 << 4,
 	CMD_MERGE = 1 << 5,
+	CMD_COVERAGE = 1 << 6,
 };
 
 enum opt_id {

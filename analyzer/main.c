@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "clicommon.h"
 #include "commands.h"
+#include "coverage.h"
 #include "dbpath.h"
 #include "redact.h"
 #include "report.h"
@@ -45,6 +46,7 @@ static void usage(FILE *out)
 	        "  mem [OPTIONS]       will a model fit: per-GPU memory of a sharded model\n"
 	        "  check-db [DIR...]   validate and self-test a signature database\n"
 	        "  list                list signatures and diagnoses (--regex, --rules, --format md)\n"
+	        "  coverage            what each failure message NCCL prints maps to (--format md)\n"
 	        "  explain ID          show one diagnosis or signature in full\n"
 	        "  version             print the version\n"
 	        "\n"
@@ -190,6 +192,12 @@ static int run_check_db(struct common *c, struct strvec *ops)
 	struct msgs m = {0};
 	size_t ok = 0;
 	int fails = sigdb_selftest(&db, &m, &ok);
+	/* the coverage tables (DIR/coverage/NAME.tsv): ids exist, samples match */
+	struct covtable *cov = NULL;
+	size_t ncov = 0, covrows = 0;
+	errors += coverage_load_db(&db, &cov, &ncov, &m);
+	fails += coverage_check(&db, cov, ncov, &m, &covrows);
+	coverage_free(cov, ncov);
 	for (size_t i = 0; i < m.list.n; i++)
 		fprintf(stderr, "nccl-triage: %s\n", m.list.v[i]);
 	msgs_free(&m);
@@ -210,8 +218,8 @@ static int run_check_db(struct common *c, struct strvec *ops)
 				        ACMATCH_MAX_STRIDE);
 
 	printf("check-db: %zu files, %zu signatures (%zu with derived literals, %zu without a prefilter literal), "
-	       "%zu diagnoses; %zu samples passed, %d failed; %d load error%s\n",
-	       db.files.n, db.nsigs, derived, nolit, db.ndiags, ok, fails, errors, errors == 1 ? "" : "s");
+	       "%zu diagnoses; %zu samples and %zu coverage rows passed, %d failed; %d load error%s\n",
+	       db.files.n, db.nsigs, derived, nolit, db.ndiags, ok, covrows, fails, errors, errors == 1 ? "" : "s");
 	sigdb_free(&db);
 	return (errors || fails) ? EXIT_TROUBLE : 0;
 }

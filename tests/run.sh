@@ -50,6 +50,7 @@ else
 	done
 	run "check-db (patterns/)" "$BIN" check-db
 	run "catalog up to date" sh -c "\"$BIN\" list --format md | diff -u docs/catalog.md -"
+	run "coverage table up to date" sh -c "\"$BIN\" coverage --format md | diff -u docs/coverage.md -"
 	run "golden fixtures" sh tests/golden/run.sh "$BIN" "$B/tools/jsonproj"
 	for s in tests/*/run.sh; do
 		case "$s" in tests/golden/run.sh) continue ;; esac

@@ -1,0 +1,139 @@
+#!/bin/sh
+# tests/coverage/run.sh BIN - the coverage tables (patterns/coverage/*.tsv).
+#
+# 1. check-db refuses a table that lies: an unknown signature id, a sample
+#    that the named signature does not match, a sample that is not an
+#    instance of its format, an unknown derived category, a bad row.
+# 2. The project's target: at most 5% of the WARN messages of NCCL 2.18-2.29
+#    left "not yet" (counted by `nccl-triage coverage`).
+# 3. derived: rows - the sample line alone, analysed, must come out with the
+#    row's category.  Until `analyze` emits derived diagnoses at all (the
+#    verdict issue's fallback), every such row is reported as xfail and
+#    counts neither way; from the first derived diagnosis on, every row is a
+#    hard check.  A diagnosis counts as derived when its JSON object has
+#    "derived": true, "kind"/"source" "derived", or an id starting "derived".
+#    A specific diagnosis of the row's category also passes (it outranks
+#    any derived one).
+BIN=${1:-./nccl-triage}
+pass=0
+fail=0
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+TAB=$(printf '\t')
+
+# ---- 1. check-db on lying tables (database: tests/db-min) ----
+mkdir -p "$T/db/coverage"
+cp tests/db-min/*.json "$T/db/"
+W='[2026-11-30 14:16:13] vm:1159:1159 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found'
+row() { printf 'bootstrap.cc\t2.10.3\t2.30.7\tWARN\tBootstrap : no socket interface found\t%s\t\t%s\n' "$1" "$2"; }
+check() { # check WANT_RC DESC MESSAGE-PATTERN  (table in $T/db/coverage/t.tsv)
+	"$BIN" check-db "$T/db" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ "$rc" -ne "$1" ]; then bad "$2: check-db exit $rc, want $1"; head -3 "$T/err"; return; fi
+	if [ -n "$3" ] && ! grep -q -- "$3" "$T/err"; then bad "$2: '$3' not reported"; head -3 "$T/err"; return; fi
+	ok
+}
+{ echo '# releases: 2.10.3 2.30.7'; row sig:t.no_socket_if "$W"; } >"$T/db/coverage/t.tsv"
+check 0 "a true table passes"
+grep -q "1 coverage rows passed" "$T/out" && ok || bad "the row was not counted"
+row sig:t.nope "$W" >"$T/db/coverage/t.tsv"
+check 2 "unknown signature id" 'no signature "t.nope"'
+row sig:t.dup_gpu "$W" >"$T/db/coverage/t.tsv"
+check 2 "a signature that does not match the sample" 'does not match the sample'
+row sig:t.no_socket_if "${W% found}" >"$T/db/coverage/t.tsv"
+check 2 "a sample that is not an instance of the format" 'not an instance of the format'
+row derived:NOT_A_CATEGORY "$W" >"$T/db/coverage/t.tsv"
+check 2 "an unknown derived category" 'unknown category'
+row maybe "$W" >"$T/db/coverage/t.tsv"
+check 2 "an unknown mapping" 'is not sig:ID'
+printf 'bootstrap.cc\t2.10.3\tWARN\tx\n' >"$T/db/coverage/t.tsv"
+check 2 "a short row" 'tab-separated columns'
+row "sig:t.no_socket_if" "vm:1159:1159 [0] NCCL INFO Bootstrap : no socket interface found" >"$T/db/coverage/t.tsv"
+check 2 "a sample of the wrong level" 'INFO line, not WARN'
+{ row sig:t.no_socket_if "$W"; printf 'a\000b\n'; row sig:t.nope "$W"; } >"$T/db/coverage/t.tsv"
+check 2 "a NUL byte is reported, and the rows after it are still read" 'contains a NUL byte'
+grep -q 'no signature "t.nope"' "$T/err" && ok || bad "the row after the NUL byte was not checked"
+: >"$T/db/coverage/t.tsv"
+check 0 "an empty table"
+
+# the built-in tables pass and are counted
+"$BIN" check-db >"$T/out" 2>"$T/err" && ok || bad "check-db on patterns/ fails"
+rows=$(sed -n 's/.* \([0-9][0-9]*\) coverage rows passed.*/\1/p' "$T/out")
+[ "${rows:-0}" -gt 1000 ] && ok || bad "check-db checked only ${rows:-0} coverage rows"
+
+# ---- 2. the target: <= 5% of the WARN messages of 2.18-2.29 not yet ----
+"$BIN" coverage >"$T/sum" 2>&1 || bad "nccl-triage coverage failed"
+line=$(grep 'WARN in 2.18-2.29' "$T/sum")
+pct=$(echo "$line" | sed -n 's/.*(\([0-9.]*\)%).*/\1/p')
+echo "coverage: $line"
+if [ -n "$pct" ] && awk -v p="$pct" 'BEGIN { exit !(p <= 5.0) }'; then ok; else bad "not-yet share of 2.18-2.29 WARN messages is ${pct:-?}% (> 5%)"; fi
+
+# ---- 3. derived rows against the verdict's fallback ----
+# one bundle per derived row (a folder with the sample line), analysed by one
+# `batch` run; python3 reads its JSON lines.
+PY=python3
+command -v "$PY" >/dev/null 2>&1 || { echo "no python3: derived rows not checked"; echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit; }
+mkdir -p "$T/rows"
+n=0
+: >"$T/expect"
+for tsv in patterns/coverage/*.tsv; do
+	while IFS="$TAB" read -r file first last level fmt mapping note sample; do
+		case "$mapping" in derived:*) ;; *) continue ;; esac
+		n=$((n + 1))
+		mkdir "$T/rows/$n"
+		printf '%s\n' "$sample" >"$T/rows/$n/sample.log"
+		printf '%s\t%s\t%s\t%s\n' "$n" "${mapping#derived:}" "$file" "$fmt" >>"$T/expect"
+	done <"$tsv"
+done
+"$BIN" batch -q -j 1 --format jsonl "$T/rows" >"$T/out.jsonl" 2>/dev/null
+"$PY" - "$T/out.jsonl" "$T/expect" >"$T/derived" <<'EOF2'
+import json, os, sys
+got = {}
+for line in open(sys.argv[1]):
+    try:
+        b = json.loads(line)
+    except ValueError:
+        continue
+    if "name" not in b:
+        continue
+    got[os.path.basename(b["name"].rstrip("/"))] = b.get("diagnoses", [])
+for line in open(sys.argv[2]):
+    n, want, file, fmt = line.rstrip("\n").split("\t", 3)
+    res = "missing"
+    if n in got:
+        derived = specific = False
+        res = None
+        for d in got[n]:
+            isder = d.get("derived") is True or d.get("kind") == "derived" or d.get("source") == "derived" \
+                or str(d.get("id", "")).startswith("derived")
+            if isder:
+                derived = True
+                if d.get("category") == want:
+                    res = "derived-ok"
+                    break
+            elif d.get("category") == want and d.get("severity") in ("error", "warning"):
+                specific = True
+        if res is None:
+            res = "specific-ok" if specific else ("derived-other" if derived else "none")
+    print("\t".join([res, want, file, fmt]))
+EOF2
+if grep -q '^derived-' "$T/derived"; then
+	# the fallback exists: every derived row is a hard check
+	while IFS="$TAB" read -r got want file fmt; do
+		case "$got" in
+		derived-ok|specific-ok) ok ;;
+		*) bad "derived row $file '$fmt': want $want, got $got" ;;
+		esac
+	done <"$T/derived"
+	echo "derived rows: $n checked against analyze's derived diagnoses"
+else
+	[ "$(grep -c . "$T/derived")" -eq "$n" ] && ok || bad "batch did not analyse every derived row"
+	sok=$(grep -c '^specific-ok' "$T/derived")
+	echo "derived rows: $n; analyze emits no derived diagnosis yet: $n xfail (information; $sok already get their category from a specific signature)"
+	cut -f2 "$T/derived" | sort | uniq -c | sed 's/^/   expected /'
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
