@@ -159,8 +159,9 @@ int sysreport_node_info(cJSON *facts, const char *host, size_t hn, const char *m
 			set_first(n, "net_plugin", "internal", path, lineno);
 		return n != NULL;
 	}
-	if ((p = strstr(s, " : GPU Direct RDMA ")) && !strncmp(s, "NET/", 4)) {
-		/* "NET/IB : GPU Direct RDMA Enabled for HCA 0 'mlx5_0'" */
+	if ((p = strstr(s, " : GPU Direct RDMA ")) && !strncmp(s, "NET/IB", 6)) {
+		/* "NET/IB : GPU Direct RDMA Enabled for HCA 0 'mlx5_0'"; NET/Socket prints
+		 * "Disabled" for every interface on healthy runs: not a GDR fact */
 		const char *st = p + 19;
 		int en = !strncmp(st, "Enabled", 7) || !strncmp(st, "enabled", 7);
 		int dis = !strncmp(st, "Disabled", 8) || !strncmp(st, "disabled", 8);
