@@ -398,7 +398,11 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	}
 	if (ll->kw & KW_BIT(KW_KMSG))
 		sysreport_kmsg_line(b->facts, s, n, path, lineno);
-	if (ll->level == LINE_INFO && ll->host.n && (ll->kw & (KW_BIT(KW_NODEINFO) | KW_BIT(KW_NCCL_VERSION))))
+	/* what NCCL says about its host: messages that start with these words
+	 * (a prefix test per INFO line costs less than more prefilter literals) */
+	if (ll->level == LINE_INFO && ll->host.n && m->n > 12 &&
+	    (!memcmp(m->p, "NET/", 4) || !memcmp(m->p, "NCCL ver", 8) || !memcmp(m->p, "cudaDriv", 8) ||
+	     !memcmp(m->p, "Using ne", 8) || !memcmp(m->p, "Bootstra", 8)))
 		sysreport_node_info(b->facts, ll->host.p, ll->host.n, m->p, m->n, path, lineno);
 	if (ds->nwaiting)
 		context_after(b, ds, s, n);

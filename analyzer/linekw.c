@@ -53,15 +53,6 @@ static const struct {
 	{"oom-kill:constraint", KW_KMSG},
 	{"]: segfault at ", KW_KMSG},
 	{"general protection fault", KW_KMSG},
-	{"Using network ", KW_NODEINFO},
-	{"GPU Direct RDMA ", KW_NODEINFO},
-	{"Loaded net plugin", KW_NODEINFO},
-	{"Using internal network plugin", KW_NODEINFO},
-	{"using internal implementation", KW_NODEINFO},
-	{"NET/IB : Using ", KW_NODEINFO},
-	{"Bootstrap : Using", KW_NODEINFO},
-	{"Bootstrap: Using", KW_NODEINFO},
-	{"cudaDriverVersion", KW_NODEINFO},
 };
 
 _Static_assert(KW_COUNT <= 31, "keyword numbers must fit beside LINEKW_FLAG and in the mask");

@@ -40,7 +40,6 @@ enum linekw {
 	KW_CUDA_OOM,          /* "CUDA out of memory" */
 	KW_NCCLTESTS,         /* nccl-tests output: header, footer, failures (parse_nccltests.c) */
 	KW_KMSG,              /* kernel messages: Xid, NVRM, OOM killer, segfaults (parse_kmsg.c) */
-	KW_NODEINFO,          /* NCCL INFO lines about the host: network, plugin, GDR (parse_nodes.c) */
 	KW_COUNT
 };
 

@@ -15,9 +15,9 @@
  *   NET/%s : GPU Direct RDMA Enabled|Disabled for HCA %d '%s'       (net.cc)
  *   NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.1<0>
  *   Bootstrap : Using [0]eth0:10.0.0.1<0>   (2.28: "Bootstrap: Using")
- * bundle.c calls sysreport_node_info() for INFO lines that carry one of these
- * (linekw.h: KW_NODEINFO, KW_NCCL_VERSION); the message is copied into a
- * bounded buffer first. */
+ * bundle.c calls sysreport_node_info() for INFO messages that start with
+ * NET/, "NCCL ver", "cudaDriv", "Using ne" or "Bootstra"; the message is
+ * copied into a bounded buffer first. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,13 +33,26 @@
 static cJSON *node(cJSON *facts, const char *host, size_t hn)
 {
 	cJSON *nodes = sys_obj(facts, "nodes");
-	char *h = str_sanitize(host, hn < 255 ? hn : 255);
+	if (hn > 255)
+		hn = 255;
+	/* a plain host name is looked up as it is; anything else is sanitised */
+	char plain[256];
+	size_t i = 0;
+	for (; i < hn; i++) {
+		unsigned char c = (unsigned char)host[i];
+		if (!(isalnum(c) || c == '.' || c == '-' || c == '_'))
+			break;
+		plain[i] = (char)c;
+	}
+	plain[i] = 0;
+	char *h = i == hn ? plain : str_sanitize(host, hn);
 	cJSON *n = cJSON_GetObjectItemCaseSensitive(nodes, h);
 	if (!n && cJSON_GetArraySize(nodes) < ND_MAX_HOSTS) {
 		n = cJSON_CreateObject();
 		cJSON_AddItemToObject(nodes, h, n);
 	}
-	free(h);
+	if (h != plain)
+		free(h);
 	return n;
 }
 
@@ -92,6 +105,20 @@ int sysreport_node_info(cJSON *facts, const char *host, size_t hn, const char *m
 {
 	if (!facts || !host || hn == 0 || !msg)
 		return 0;
+	/* the cheap test first, on the span itself: most NET/ lines are none of these */
+	if (mn >= 4 && !memcmp(msg, "NET/", 4)) {
+		size_t i = 4;
+		while (i < mn && (isalnum((unsigned char)msg[i]) || msg[i] == '_'))
+			i++;
+		int ib = mn >= 6 && !memcmp(msg + 4, "IB", 2);
+		int plugin = mn >= 10 && !memcmp(msg + 4, "Plugin", 6);
+		const char *r = msg + i;
+		size_t rn = mn - i;
+		if (!(ib && ((rn >= 19 && !memcmp(r, " : GPU Direct RDMA ", 19)) || (rn >= 8 && !memcmp(r, " : Using", 8)) ||
+		             (rn >= 7 && !memcmp(r, ": Using", 7)))) &&
+		    !(plugin && (mem_find(msg, mn, "net plugin", 10, 0) || mem_find(msg, mn, "internal", 8, 0))))
+			return 0;
+	}
 	char buf[ND_LINE];
 	size_t k = mn < sizeof buf - 1 ? mn : sizeof buf - 1;
 	memcpy(buf, msg, k);
