@@ -15,6 +15,7 @@
 #include "match.h"
 #include "pipeline.h"
 #include "ranks.h"
+#include "scan.h"
 #include "sigdb.h"
 #include "sysreport.h"
 
@@ -50,6 +51,8 @@ struct docstate {
 	int sys_cut;
 	struct buf scan;         /* log documents: scanned for embedded reports at the end */
 	int scan_off;            /* an NCCL log too large to be a pasted ticket: not scanned */
+	enum doc_kind kind;      /* copies of b->docs[doc] for doc_finish, set at the end */
+	uint64_t bytes;
 	/* context for evidence: the previous lines (a ring), and the evidence
 	 * still waiting for the lines after it (indexes into b->ev.v) */
 	char prev[EVIDENCE_CONTEXT][EVIDENCE_CONTEXT_TEXT];
@@ -61,17 +64,21 @@ struct docstate {
 };
 
 static void lines_stop(struct bundle *b);
+static void doc_finish(struct bundle *b, struct docstate *ds);
 
 struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct limits *lim)
 {
 	struct bundle *b = xcalloc(1, sizeof *b);
-	b->name = xstrdup(name);
+	/* an operand, a batch child folder, --name: shown in every format and
+	 * on the terminal, so sanitised like document names (util.h) */
+	b->name = str_sanitize(name, strlen(name));
 	b->db = db;
 	b->matcher = matcher_new(db);
 	if (lim)
 		b->lim = *lim;
 	else
 		limits_default(&b->lim);
+	matcher_set_budget(b->matcher, b->lim.match_budget);
 	evlist_init(&b->ev);
 	b->facts = cJSON_CreateObject();
 	b->ranks = ranks_new();
@@ -88,6 +95,7 @@ void bundle_free(struct bundle *b)
 	for (size_t i = 0; i < b->ndocs; i++)
 		free(b->docs[i].path);
 	free(b->docs);
+	free(b->docidx);
 	evlist_free(&b->ev);
 	cJSON_Delete(b->facts);
 	msgs_free(&b->warnings);
@@ -184,8 +192,14 @@ static void fact_cuda_driver(struct bundle *b, const struct span *m)
 {
 	if (m->n < 19 || memcmp(m->p, "cudaDriverVersion ", 18) != 0)
 		return;
-	long v = strtol(m->p + 18, NULL, 10);
-	if (v <= 0 || v > 100000)
+	const char *p = m->p + 18, *end = m->p + m->n;
+	long v;
+	/* the whole rest of the message is the number (scan.h: never the next line's digits) */
+	if (!scan_long(&p, end, &v) || v <= 0 || v > 100000)
+		return;
+	while (p < end && (*p == ' ' || *p == '\r'))
+		p++;
+	if (p != end)
 		return;
 	char s[32];
 	snprintf(s, sizeof s, "%ld.%ld", v / 1000, (v % 1000) / 10);
@@ -215,7 +229,8 @@ static void fact_env_line(struct bundle *b, const struct span *m, const char *pa
 		env = cJSON_AddObjectToObject(b->facts, "env");
 	if (!cJSON_GetObjectItemCaseSensitive(env, name)) {
 		cJSON *o = cJSON_AddObjectToObject(env, name);
-		char *val = str_sanitize(v, vl);
+		/* a secret's value never reaches a report (util.h: str_secret_name) */
+		char *val = str_secret_name(name, nl) ? xstrdup("***") : str_sanitize(v, vl);
 		cJSON_AddStringToObject(o, "value", val);
 		free(val);
 		fact_source(o, path, line);
@@ -424,10 +439,31 @@ static void apply_batch(void *ctx, struct line_batch *bt)
 	struct bundle *b = ctx;
 	for (size_t i = 0; i < bt->n; i++) {
 		const struct prepared_line *pl = &bt->v[i];
+		if (pl->end_doc) {
+			doc_finish(b, pl->doc);
+			continue;
+		}
 		const size_t *cand = pl->ncand ? bt->cand + pl->cand : NULL; /* bt->cand is NULL until a line has one */
 		apply_line(b, pl->doc, &pl->ll, pl->lineno, pl->raw, pl->rawlen, cand, pl->ncand);
+#ifdef NT_SPAN_CHECK
+		free((void *)pl->raw);
+#endif
 	}
 }
+
+#ifdef NT_SPAN_CHECK
+/* Test builds (the ASan build of make check, the fuzzers): every line is
+ * parsed from an allocation of exactly its size, so that a parser reading
+ * past the line's span (strtol, strstr, sscanf on a span) is a reported
+ * heap-buffer-overflow instead of a fact taken from the next line. */
+static const char *span_copy(const char *s, size_t n)
+{
+	char *c = xmalloc(n ? n : 1);
+	if (n)
+		memcpy(c, s, n);
+	return c;
+}
+#endif
 
 /* Copy the line into the batch being filled and prepare it there. */
 static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, const char *s, size_t n)
@@ -440,6 +476,9 @@ static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, c
 	}
 	memcpy(dst, s, n);
 	b->fill->len += n;
+#ifdef NT_SPAN_CHECK
+	dst = span_copy(dst, n); /* freed by apply_batch */
+#endif
 	struct prepared_line *pl = line_batch_add(b->fill);
 	logline_parse(dst, n, &pl->ll);
 	size_t nc = matcher_scan(b->scanner, &pl->ll);
@@ -448,6 +487,20 @@ static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, c
 	pl->rawlen = n;
 	pl->lineno = lineno;
 	pl->doc = ds;
+	pl->end_doc = 0;
+}
+
+/* The end of a document, after its lines (doc_finish on the pipeline's thread). */
+static void queue_end(struct bundle *b, struct docstate *ds)
+{
+	if (b->fill->n >= PIPELINE_BATCH_LINES) {
+		pipeline_submit(b->pipe, b->fill);
+		b->fill = pipeline_batch(b->pipe);
+	}
+	struct prepared_line *pl = line_batch_add(b->fill);
+	memset(pl, 0, sizeof *pl);
+	pl->doc = ds;
+	pl->end_doc = 1;
 }
 
 /* Wait until the pipeline has applied every line given so far: before
@@ -459,6 +512,8 @@ static void lines_drain(struct bundle *b)
 	pipeline_submit(b->pipe, b->fill);
 	pipeline_drain(b->pipe);
 	b->fill = pipeline_batch(b->pipe);
+	b->ndeferred = 0;
+	b->deferred_bytes = 0;
 }
 
 /* The pipeline's thread, at the first line; without it (the thread
@@ -504,9 +559,15 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 		return;
 	}
 	struct logline ll;
+#ifdef NT_SPAN_CHECK
+	s = span_copy(s, n);
+#endif
 	logline_parse(s, n, &ll);
 	size_t nc = matcher_scan(b->matcher, &ll); /* the prefilter; it also finds the keywords (ll.kw) */
 	apply_line(b, ds, &ll, doc->lines, s, n, matcher_candidates(b->matcher), nc);
+#ifdef NT_SPAN_CHECK
+	free((void *)s);
+#endif
 }
 
 /* Split bytes into lines; carries an unfinished line in ds->partial. */
@@ -588,6 +649,36 @@ static void classify(struct bundle *b, struct docstate *ds, int complete)
 	buf_free(&ds->head);
 }
 
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void docidx_put(struct bundle *b, size_t i)
+{
+	size_t mask = b->ndocidx - 1;
+	size_t k = name_hash(b->docs[i].path) & mask;
+	while (b->docidx[k])
+		k = (k + 1) & mask;
+	b->docidx[k] = i + 1;
+}
+
+/* doc_sink.taken: is a document of this name in the bundle already? */
+static int sink_taken(void *ctx, const char *name)
+{
+	struct bundle *b = ctx;
+	if (!b->ndocidx)
+		return 0;
+	size_t mask = b->ndocidx - 1;
+	for (size_t k = name_hash(name) & mask; b->docidx[k]; k = (k + 1) & mask)
+		if (strcmp(b->docs[b->docidx[k] - 1].path, name) == 0)
+			return 1;
+	return 0;
+}
+
 static void sink_begin(void *ctx, const char *name)
 {
 	struct bundle *b = ctx;
@@ -599,6 +690,14 @@ static void sink_begin(void *ctx, const char *name)
 	memset(doc, 0, sizeof *doc);
 	doc->path = str_sanitize(name, strlen(name));
 	doc->complete = 1;
+	if ((b->ndocs + 1) * 2 > b->ndocidx) {
+		free(b->docidx);
+		b->ndocidx = b->ndocidx ? b->ndocidx * 2 : 64;
+		b->docidx = xcalloc(b->ndocidx, sizeof *b->docidx);
+		for (size_t i = 0; i < b->ndocs; i++)
+			docidx_put(b, i);
+	}
+	docidx_put(b, b->ndocs);
 	struct docstate *ds = xcalloc(1, sizeof *ds);
 	ds->doc = b->ndocs++;
 	ds->path = doc->path;
@@ -626,6 +725,44 @@ static void sink_data(void *ctx, const void *p, size_t n)
 		feed_doc(b, ds, p, n);
 }
 
+/* The end of a document, for what touches the bundle (warnings, facts):
+ * in line order, so on the pipeline's thread when there is one (after the
+ * document's lines), in place otherwise.  Reads ds only, never b->docs. */
+static void doc_finish(struct bundle *b, struct docstate *ds)
+{
+	const char *path = ds->path;
+	if (ds->lines_capped)
+		msgs_add(&b->warnings, "%s: line %llu: more than %llu lines; the rest of the document was not analysed (--max-lines)",
+		         path, (unsigned long long)ds->lines_capped, (unsigned long long)b->lim.max_lines);
+	if (ds->long_lines)
+		msgs_add(&b->warnings, "%s: %llu line(s) longer than %zu bytes: only the first %zu bytes of each were analysed (--max-line)",
+		         path, (unsigned long long)ds->long_lines, b->lim.max_line, b->lim.max_line);
+	if (ds->kind == DOC_BINARY)
+		msgs_add(&b->warnings, "%s: binary content (%llu bytes) skipped", path, (unsigned long long)ds->bytes);
+	if (is_sysreport(ds->kind)) {
+		if (ds->sys_cut)
+			msgs_add(&b->warnings, "%s: system report larger than %u bytes: only the first %u bytes were parsed",
+			         path, SYSREPORT_MAX, SYSREPORT_MAX);
+		int nf = sysreport_parse(ds->kind, ds->sys.data ? ds->sys.data : "", ds->sys.len, path, b->facts,
+		                         &b->warnings);
+		if (nf == 0 && ds->sys.len)
+			msgs_add(&b->warnings, "%s: looked like %s but nothing could be parsed from it", path,
+			         doc_kind_name(ds->kind));
+	}
+	if (ds->scan.len)
+		sysreport_scan_text(ds->scan.data, ds->scan.len, path, b->facts, &b->warnings);
+	sysreport_nccltests_end(ds->nt); /* the last nccl-tests run of the document */
+	buf_free(&ds->sys);
+	buf_free(&ds->scan);
+	free(ds);
+}
+
+/* Documents whose end waits in the pipeline hold their docstate and
+ * buffers until it is applied: at most this many, and this many bytes,
+ * before the reader waits (lines_drain). */
+#define DEFER_DOCS 1024
+#define DEFER_BYTES (8u << 20)
+
 static void sink_end(void *ctx, int complete)
 {
 	struct bundle *b = ctx;
@@ -641,46 +778,40 @@ static void sink_end(void *ctx, int complete)
 			ds->long_lines++;
 		process_line(b, ds, ds->partial.data ? ds->partial.data : "", ds->partial.len);
 	}
-	lines_drain(b); /* the document's lines are applied: the rest may touch the bundle */
-	sysreport_nccltests_end(ds->nt);
-	ds->nt = NULL;
-	if (ds->lines_capped)
-		msgs_add(&b->warnings, "%s: line %llu: more than %llu lines; the rest of the document was not analysed (--max-lines)",
-		         doc->path, (unsigned long long)ds->lines_capped, (unsigned long long)b->lim.max_lines);
-	if (ds->long_lines)
-		msgs_add(&b->warnings, "%s: %llu line(s) longer than %zu bytes: only the first %zu bytes of each were analysed (--max-line)",
-		         doc->path, (unsigned long long)ds->long_lines, b->lim.max_line, b->lim.max_line);
-	if (doc->kind == DOC_BINARY)
-		msgs_add(&b->warnings, "%s: binary content (%llu bytes) skipped", doc->path,
-		         (unsigned long long)doc->bytes);
+	if (ds->lines_capped) {
+		doc->complete = 0; /* lines not analysed */
+		b->stats.cut++;
+	}
 	if (is_sysreport(doc->kind)) {
 		for (size_t i = 0; i < ds->sys.len; i++)
 			if (ds->sys.data[i] == '\n')
 				doc->lines++;
 		if (ds->sys.len && ds->sys.data[ds->sys.len - 1] != '\n')
 			doc->lines++;
-		if (ds->sys_cut)
-			msgs_add(&b->warnings, "%s: system report larger than %u bytes: only the first %u bytes were parsed",
-			         doc->path, SYSREPORT_MAX, SYSREPORT_MAX);
-		int nf = sysreport_parse(doc->kind, ds->sys.data ? ds->sys.data : "", ds->sys.len, doc->path,
-		                         b->facts, &b->warnings);
-		if (nf == 0 && ds->sys.len)
-			msgs_add(&b->warnings, "%s: looked like %s but nothing could be parsed from it",
-			         doc->path, doc_kind_name(doc->kind));
 	}
-	if (ds->scan.len)
-		sysreport_scan_text(ds->scan.data, ds->scan.len, doc->path, b->facts, &b->warnings);
+	ds->kind = doc->kind;
+	ds->bytes = doc->bytes;
 	buf_free(&ds->head);
 	buf_free(&ds->partial);
-	buf_free(&ds->sys);
-	buf_free(&ds->scan);
-	free(ds);
 	b->cur = NULL;
+	if (!b->pipe) {
+		doc_finish(b, ds);
+		return;
+	}
+	/* Not a wait for the pipeline at every document (a tar of 100000
+	 * small members would hand over 100000 times): the end goes down the
+	 * pipeline after the document's lines, within bounds. */
+	size_t held = ds->sys.len + ds->scan.len;
+	if (b->ndeferred >= DEFER_DOCS || b->deferred_bytes + held > DEFER_BYTES)
+		lines_drain(b);
+	queue_end(b, ds);
+	b->ndeferred++;
+	b->deferred_bytes += held;
 }
 
 struct doc_sink bundle_sink(struct bundle *b)
 {
-	struct doc_sink s = {b, sink_begin, sink_data, sink_end};
+	struct doc_sink s = {b, sink_begin, sink_data, sink_end, sink_taken};
 	return s;
 }
 
@@ -689,6 +820,7 @@ int bundle_add_path(struct bundle *b, const char *path)
 	struct doc_sink s = bundle_sink(b);
 	struct msgs m = {0};
 	int rc = input_walk_path(path, &b->lim, &s, &m, &b->stats);
+	lines_drain(b); /* the last documents' ends are applied: warnings stay in order */
 	for (size_t i = 0; i < m.list.n; i++)
 		msgs_add(&b->warnings, "%s", m.list.v[i]);
 	b->warnings.dropped += m.dropped; /* counted in the report's "N more warnings" */
@@ -701,6 +833,7 @@ int bundle_add_memory(struct bundle *b, const char *name, const void *data, size
 	struct doc_sink s = bundle_sink(b);
 	struct msgs m = {0};
 	int rc = input_walk_memory(name, data, len, &b->lim, &s, &m, &b->stats);
+	lines_drain(b); /* the last documents' ends are applied: warnings stay in order */
 	for (size_t i = 0; i < m.list.n; i++)
 		msgs_add(&b->warnings, "%s", m.list.v[i]);
 	b->warnings.dropped += m.dropped; /* counted in the report's "N more warnings" */

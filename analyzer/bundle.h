@@ -44,6 +44,8 @@ struct bundle {
 
 	struct input_doc *docs;
 	size_t ndocs, capdocs;
+	size_t *docidx;             /* hash of docs[].path: index + 1, 0 empty (names are unique) */
+	size_t ndocidx;
 	struct evlist ev;
 	cJSON *facts;               /* owned; see docs/facts.md */
 	struct msgs warnings;       /* shown in the report's "warnings" */
@@ -67,6 +69,8 @@ struct bundle {
 	struct pipeline *pipe;      /* owned; NULL when lines are applied in place */
 	struct matcher *scanner;    /* owned: the reading thread's prefilter scratch */
 	struct line_batch *fill;    /* the batch being filled (in pipe) */
+	size_t ndeferred;           /* document ends queued in the pipeline since the last drain */
+	size_t deferred_bytes;      /* and the buffers they hold */
 };
 
 /* db is borrowed and must outlive the bundle. */

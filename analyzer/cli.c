@@ -24,6 +24,8 @@ const struct cli_opt CLI_OPTS[] = {
 	{"progress", 0, "WHEN", CMD_BATCH, OPT_PROGRESS, "progress bar on standard error: auto (default: on a terminal), always, never"},
 	{"redact", 0, NULL, READ, OPT_REDACT,
 	 "replace host names, IP/MAC addresses, user names in paths, GPU UUIDs, bus IDs and serials with stable pseudonyms (host-1, ip-1, ...) in every format"},
+	{"follow-symlinks", 0, NULL, READ, OPT_FOLLOW_SYMLINKS,
+	 "in folders, also follow symbolic links that lead outside the folder (default: skipped, named in warnings)"},
 	{"name", 0, "NAME", CMD_ANALYZE, OPT_NAME, "bundle name to report (default: the operand)"},
 	{"regex", 0, NULL, CMD_LIST, OPT_REGEX, "print the signatures' regexes, one per line (for rg -f, grep -P -f)"},
 	{"rules", 0, NULL, CMD_LIST, OPT_RULES, "list the fact rules (C checks over system reports) instead"},
@@ -37,6 +39,8 @@ const struct cli_opt CLI_OPTS[] = {
 	{"max-line", 0, "SIZE", READ, OPT_MAX_LINE, "bytes of one line that are analysed (default 64K)"},
 	{"max-lines", 0, "N", READ, OPT_MAX_LINES, "lines analysed per document (default 100000000)"},
 	{"match-limit", 0, "N", READ | CMD_CHECKDB, OPT_MATCH_LIMIT, "PCRE2 match limit per line and signature (default 1000000)"},
+	{"match-budget", 0, "N", READ, OPT_MATCH_BUDGET,
+	 "slow matches (over 1% of --match-limit) allowed per signature and bundle before it is skipped (default 1000)"},
 	{NULL, 0, NULL, 0, 0, NULL},
 };
 

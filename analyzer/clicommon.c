@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,23 @@ int load_db(struct sigdb *db, const struct common *c, int for_check)
 		fprintf(stderr, "nccl-triage: the signature database has %d error%s; run 'nccl-triage check-db' for details\n",
 		        errors, errors == 1 ? "" : "s");
 		return -1;
+	}
+	/* User pattern files are refused here for what check-db refuses them
+	 * for: a sample that does not match, a negative sample that does, a
+	 * literal the sample lacks (the prefilter would skip every such line:
+	 * the signature could never fire), a catastrophic regex.  The built-in
+	 * database is checked by make check, not on every run. */
+	if (!for_check && ((envp && *envp) || c->pattern_dirs.n)) {
+		size_t ok = 0;
+		int fails = sigdb_selftest(db, &m, &ok);
+		for (size_t i = 0; i < m.list.n; i++)
+			fprintf(stderr, "nccl-triage: %s\n", m.list.v[i]);
+		msgs_free(&m);
+		if (fails) {
+			fprintf(stderr, "nccl-triage: the signature database fails %d sample test%s; run 'nccl-triage check-db' "
+			        "for details\n", fails, fails == 1 ? "" : "s");
+			return -1;
+		}
 	}
 	return errors;
 }
@@ -145,6 +163,11 @@ int parse_common_at(int argc, char **argv, int first, unsigned cmd, const char *
 		case OPT_SUMMARY_ONLY: c->summary_only = 1; break;
 		case OPT_PROGRESS: c->progress = arg; break;
 		case OPT_REDACT: c->redact = 1; break;
+		case OPT_FOLLOW_SYMLINKS: c->lim.follow_symlinks = 1; break;
+		case OPT_MATCH_BUDGET:
+			if (parse_num("match-budget", arg, 1, &v)) return -1;
+			c->lim.match_budget = v > 1000000000 ? 1000000000u : (uint32_t)v;
+			break;
 		case OPT_EVIDENCE:
 			if (parse_num("evidence", arg, 1, &v)) return -1;
 			c->evidence = (int)v;
@@ -216,14 +239,74 @@ int want_color(const struct common *c, FILE *out)
 }
 
 /* Open the output; "-" or NULL is stdout. */
+/* -o FILE is written to a temporary file beside it and renamed over FILE
+ * only when everything was written: an interrupted or failed run leaves the
+ * previous FILE as it was, never half a report.  Only for a regular file or
+ * a new one (/dev/full, a FIFO, /dev/stdout are written as they are).  One
+ * output per process; SIGINT/SIGTERM/SIGHUP remove the temporary file. */
+static char tmp_out[PATH_MAX + 32];
+static volatile sig_atomic_t tmp_live;
+
+static void on_fatal_signal(int sig)
+{
+	if (tmp_live)
+		unlink(tmp_out);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int stdout_closed;
+
 FILE *open_output(const char *path)
 {
-	if (!path || strcmp(path, "-") == 0)
+	if (!path || strcmp(path, "-") == 0) {
+		if (stdout_closed) {
+			/* main opened /dev/null in its place: the report would vanish */
+			fprintf(stderr, "nccl-triage: standard output is closed: nowhere to write the report "
+			                "(hint: -o FILE)\n");
+			return NULL;
+		}
 		return stdout;
+	}
+	struct stat sb;
+	int exists = stat(path, &sb) == 0;
+	if ((!exists || S_ISREG(sb.st_mode)) && strlen(path) < PATH_MAX && !tmp_live) {
+		snprintf(tmp_out, sizeof tmp_out, "%s.nccl-triage-XXXXXX", path);
+		int fd = mkstemp(tmp_out);
+		if (fd >= 0) {
+			/* the mode fopen would give: the old file's, or 0666 less the umask */
+			mode_t um = umask(0);
+			umask(um);
+			if (fchmod(fd, exists ? (sb.st_mode & 07777) : (0666 & ~um)) != 0) {
+				/* not fatal: the file stays 0600 */
+			}
+			FILE *f = fdopen(fd, "w");
+			if (f) {
+				tmp_live = 1;
+				signal(SIGINT, on_fatal_signal);
+				signal(SIGTERM, on_fatal_signal);
+				signal(SIGHUP, on_fatal_signal);
+				return f;
+			}
+			close(fd);
+			unlink(tmp_out);
+		}
+		/* a folder we may not create files in, but a FILE we may write: as before */
+	}
 	FILE *f = fopen(path, "w");
 	if (!f)
 		fprintf(stderr, "nccl-triage: cannot write '%s': %s\n", path, strerror(errno));
 	return f;
+}
+
+void abandon_output(FILE *f)
+{
+	if (!f || f == stdout)
+		return;
+	fclose(f);
+	if (tmp_live)
+		unlink(tmp_out);
+	tmp_live = 0;
 }
 
 /* ---- output errors: ENOSPC, EPIPE (docs/hardening.md, "Faults") ----
@@ -244,6 +327,15 @@ int close_output(FILE *f, const char *path)
 		if (!e)
 			e = errno;
 		bad = 1;
+	}
+	if (f != stdout && tmp_live) {
+		if (!bad && rename(tmp_out, path) != 0) {
+			e = errno;
+			bad = 1;
+		}
+		if (bad)
+			unlink(tmp_out);
+		tmp_live = 0;
 	}
 	if (!bad)
 		return 0;

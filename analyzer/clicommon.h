@@ -40,8 +40,16 @@ void free_common(struct common *c);
 int load_db(struct sigdb *db, const struct common *c, int for_check);
 /* 1 when text output to out should be coloured (--color, NO_COLOR, tty). */
 int want_color(const struct common *c, FILE *out);
-/* Open the output; "-" or NULL is stdout.  NULL on error (printed). */
+/* Open the output; "-" or NULL is stdout.  NULL on error (printed).  A
+ * regular (or new) file is written beside it under a temporary name and
+ * renamed over it by close_output once complete. */
 FILE *open_output(const char *path);
+/* Set by main when standard output was closed at start (it is /dev/null
+ * now): open_output refuses to write the report there. */
+extern int stdout_closed;
+/* Close an output that will not be completed (an error before the end):
+ * its temporary file is removed, FILE stays as it was. */
+void abandon_output(FILE *f);
 /* Flush and close.  0; -1 on a write error (ENOSPC...: one message
  * printed); -2 when the reader closed the pipe (EPIPE: nothing printed). */
 int close_output(FILE *f, const char *path);

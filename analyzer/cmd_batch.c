@@ -50,8 +50,12 @@ struct item {
 	uint64_t size;   /* bytes on disk (progress); folders: sum of their files */
 };
 
+/* what a finished, unwritten object counts for in PENDING_MAX (--redact) */
+#define OBJ_PENDING (64u << 10)
+
 struct slot {
 	char *out;       /* rendered report, NULL when nothing to print */
+	cJSON *obj;      /* --redact: the bundle's object, redacted and rendered when written */
 	size_t len;
 	int done;
 };
@@ -93,29 +97,55 @@ static int is_log_name(const char *n)
 	return str_ends(n, ".log") || str_ends(n, ".txt");
 }
 
-static uint64_t tree_size(const char *path, int depth)
+/* Folders on the current path of tree_size: a link to "." or to a folder
+ * above would otherwise be walked without end (the progress bar's sizes). */
+struct tree_walk {
+	dev_t dev[34];
+	ino_t ino[34];
+	int depth;
+	size_t entries;
+};
+
+static uint64_t tree_size_at(const char *path, struct tree_walk *tw)
 {
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return 0;
 	if (!S_ISDIR(st.st_mode))
 		return S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-	if (depth > 32)
+	if (tw->depth > 32)
 		return 0;
+	for (int k = 0; k < tw->depth; k++)
+		if (tw->dev[k] == st.st_dev && tw->ino[k] == st.st_ino)
+			return 0; /* a loop: counted once already */
 	DIR *d = opendir(path);
 	if (!d)
 		return 0;
+	tw->dev[tw->depth] = st.st_dev;
+	tw->ino[tw->depth] = st.st_ino;
+	tw->depth++;
 	uint64_t sum = 0;
 	struct dirent *de;
-	while ((de = readdir(d))) {
+	/* the progress bar's estimate only: bounded like the walk itself */
+	while ((de = readdir(d)) && tw->entries < 1000000) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
+		tw->entries++;
 		char *p = xasprintf("%s/%s", path, de->d_name);
-		sum += tree_size(p, depth + 1);
+		sum += tree_size_at(p, tw);
 		free(p);
 	}
+	tw->depth--;
 	closedir(d);
 	return sum;
+}
+
+static uint64_t tree_size(const char *path, int depth)
+{
+	struct tree_walk tw;
+	memset(&tw, 0, sizeof tw);
+	(void)depth;
+	return tree_size_at(path, &tw);
 }
 
 static void add_item(struct item **v, size_t *n, size_t *cap, const char *path, uint64_t size)
@@ -125,7 +155,8 @@ static void add_item(struct item **v, size_t *n, size_t *cap, const char *path, 
 		*v = xrealloc(*v, *cap * sizeof **v);
 	}
 	(*v)[*n].path = xstrdup(path);
-	(*v)[*n].name = xstrdup(strcmp(path, "-") == 0 ? "stdin" : path);
+	/* a bundle's name is shown everywhere: sanitised like document names */
+	(*v)[*n].name = strcmp(path, "-") == 0 ? xstrdup("stdin") : str_sanitize(path, strlen(path));
 	(*v)[*n].size = size;
 	(*n)++;
 }
@@ -138,10 +169,25 @@ static int cmp_str(const void *a, const void *b)
 /* Expand the operands: a file is one bundle, a folder gives one bundle per
  * folder/archive/log in it, @LIST (@- for stdin) names one bundle per line.
  * Returns the number of files skipped in folders. */
-static size_t expand(const struct strvec *ops, int want_sizes, struct item **items, size_t *nitems, int quiet,
-                     int *bad_lists)
+/* A child of a folder operand that is a symbolic link leading outside the
+ * folder: not taken unless --follow-symlinks (as in a folder walk). */
+static int link_leaves(const char *root_real, const char *child)
 {
-	size_t cap = 0, skipped = 0;
+	struct stat ls;
+	if (lstat(child, &ls) != 0 || !S_ISLNK(ls.st_mode))
+		return 0;
+	char *real = realpath(child, NULL);
+	size_t rl = root_real ? strlen(root_real) : 0;
+	int in = real && root_real && strncmp(real, root_real, rl) == 0 &&
+	         (real[rl] == 0 || real[rl] == '/' || (rl == 1 && root_real[0] == '/'));
+	free(real);
+	return !in;
+}
+
+static size_t expand(const struct strvec *ops, int want_sizes, struct item **items, size_t *nitems, int quiet,
+                     int *bad_lists, int follow_symlinks)
+{
+	size_t cap = 0, skipped = 0, shown = 0;
 	for (size_t i = 0; i < ops->n; i++) {
 		const char *op = ops->v[i];
 		struct stat st;
@@ -149,7 +195,9 @@ static size_t expand(const struct strvec *ops, int want_sizes, struct item **ite
 			/* a list of bundles, one path a line: each is one bundle as it is */
 			FILE *f = strcmp(op + 1, "-") == 0 ? stdin : fopen(op + 1, "r");
 			if (!f) {
-				fprintf(stderr, "nccl-triage batch: cannot read the bundle list '%s': %s\n", op + 1, strerror(errno));
+				char *sn = str_sanitize(op + 1, strlen(op + 1));
+				fprintf(stderr, "nccl-triage batch: cannot read the bundle list '%s': %s\n", sn, strerror(errno));
+				free(sn);
 				*bad_lists += 1;
 				continue;
 			}
@@ -180,32 +228,56 @@ static size_t expand(const struct strvec *ops, int want_sizes, struct item **ite
 		}
 		struct strvec names = {0};
 		struct dirent *de;
-		while ((de = readdir(d)))
+		size_t hidden = 0;
+		while ((de = readdir(d))) {
 			if (de->d_name[0] != '.')
 				strvec_push(&names, de->d_name);
+			else if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				hidden++;
+		}
 		closedir(d);
+		if (hidden && !quiet) {
+			char *sn = str_sanitize(op, strlen(op));
+			fprintf(stderr, "nccl-triage batch: skipping %zu hidden entr%s in '%s' (names that start with '.')\n",
+			        hidden, hidden == 1 ? "y" : "ies", sn);
+			free(sn);
+		}
+		skipped += hidden;
 		if (names.n > 1)
 			qsort(names.v, names.n, sizeof *names.v, cmp_str);
 		size_t oplen = strlen(op);
+		char *root_real = realpath(op, NULL);
 		for (size_t k = 0; k < names.n; k++) {
 			char *p = oplen && op[oplen - 1] == '/' ? xasprintf("%s%s", op, names.v[k])
 			                                        : xasprintf("%s/%s", op, names.v[k]);
 			struct stat cs;
-			if (stat(p, &cs) == 0 && S_ISDIR(cs.st_mode)) {
+			if (!follow_symlinks && link_leaves(root_real, p)) {
+				skipped++;
+				if (!quiet) {
+					char *sn = str_sanitize(p, strlen(p));
+					fprintf(stderr, "nccl-triage batch: skipping '%s': a symbolic link that leads outside the folder "
+					        "(--follow-symlinks follows it)\n", sn);
+					free(sn);
+				}
+			} else if (stat(p, &cs) == 0 && S_ISDIR(cs.st_mode)) {
 				add_item(items, nitems, &cap, p, want_sizes ? tree_size(p, 0) : 0);
 			} else if (is_archive_name(names.v[k]) || is_log_name(names.v[k])) {
 				add_item(items, nitems, &cap, p, stat(p, &cs) == 0 ? (uint64_t)cs.st_size : 0);
 			} else {
 				skipped++;
-				if (!quiet && skipped <= 5)
-					fprintf(stderr, "nccl-triage batch: skipping '%s': not a folder, archive (.gz .tgz .tar) or log (.log .txt)\n", p);
+				if (!quiet && ++shown <= 5) {
+					char *sn = str_sanitize(p, strlen(p));
+					fprintf(stderr, "nccl-triage batch: skipping '%s': not a folder, archive (.gz .tgz .tar) or log (.log .txt)\n", sn);
+					free(sn);
+				}
 			}
 			free(p);
 		}
+		free(root_real);
 		strvec_free(&names);
 	}
-	if (!quiet && skipped > 5)
-		fprintf(stderr, "nccl-triage batch: skipped %zu files in all that are not folders, archives or logs\n", skipped);
+	if (!quiet && shown > 5)
+		fprintf(stderr, "nccl-triage batch: skipped %zu files in all that are not folders, archives or logs\n", shown);
 	return skipped;
 }
 
@@ -278,32 +350,45 @@ static int cmp_count(const void *a, const void *b)
 	return strcmp(x->string, y->string);
 }
 
-static char *text_row(const struct bundle *b, const cJSON *obj, int readable, const struct msgs *inerr)
+/* One line of the text format, from the bundle's object only (so that it
+ * can be written after --redact rewrote the object). */
+static char *text_row(const cJSON *obj)
 {
-	const char *verdict = readable ? verdict_name(b->verdict) : "unreadable";
+	const cJSON *rd = cJSON_GetObjectItemCaseSensitive(obj, "readable");
+	int readable = !cJSON_IsFalse(rd);
+	const cJSON *vj = cJSON_GetObjectItemCaseSensitive(obj, "verdict");
+	const cJSON *nj = cJSON_GetObjectItemCaseSensitive(obj, "name");
+	const char *name = cJSON_IsString(nj) ? nj->valuestring : "?";
+	const char *verdict = !readable ? "unreadable" : cJSON_IsString(vj) ? vj->valuestring : "?";
+	const cJSON *diags = cJSON_GetObjectItemCaseSensitive(obj, "diagnoses");
+	int ndiags = cJSON_GetArraySize(diags);
+	const cJSON *u0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "unexplained"), 0);
+	const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "input_errors"), 0);
 	char what[160];
 	what[0] = 0;
-	const char *err = inerr->list.n ? inerr->list.v[0] : NULL;
+	const char *err = cJSON_IsString(e0) ? e0->valuestring : NULL;
 	if (err) {
-		size_t nl = strlen(b->name);
-		if (strncmp(err, b->name, nl) == 0 && err[nl] == ':' && err[nl + 1] == ' ')
+		size_t nl = strlen(name);
+		if (strncmp(err, name, nl) == 0 && err[nl] == ':' && err[nl + 1] == ' ')
 			err += nl + 2;
 	}
 	if (!readable && err) {
 		snprintf(what, sizeof what, "%s", err);
-	} else if (b->ndiags) {
-		const cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "diagnoses"), 0);
+	} else if (ndiags) {
+		const cJSON *d = cJSON_GetArrayItem(diags, 0);
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
 		const cJSON *cat = cJSON_GetObjectItemCaseSensitive(d, "category");
 		snprintf(what, sizeof what, "%s (%s)%s", cJSON_IsString(id) ? id->valuestring : "?",
-		         cJSON_IsString(cat) ? cat->valuestring : "?",
-		         b->ndiags > 1 ? " +more" : "");
-	} else if (b->verdict == VERDICT_UNKNOWN_FAILURE && b->nfailures) {
-		snprintf(what, sizeof what, "%s: %.100s", b->failures[0].what, b->failures[0].text);
+		         cJSON_IsString(cat) ? cat->valuestring : "?", ndiags > 1 ? " +more" : "");
+	} else if (cJSON_IsString(vj) && strcmp(vj->valuestring, "unknown_failure") == 0 && u0) {
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(u0, "kind");
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(u0, "text");
+		snprintf(what, sizeof what, "%s: %.100s", cJSON_IsString(k) ? k->valuestring : "?",
+		         cJSON_IsString(t) ? t->valuestring : "");
 	}
 	if (readable && err)
 		snprintf(what + strlen(what), sizeof what - strlen(what), "%s[input error: %s]", what[0] ? " " : "", err);
-	return xasprintf("%-15s %-52s %s\n", verdict, what, b->name);
+	return xasprintf("%-15s %-52s %s\n", verdict, what, name);
 }
 
 /* What the HTML batch report's table needs of a bundle (kept small: a
@@ -348,8 +433,41 @@ static char *html_row(const cJSON *obj)
 	return line;
 }
 
-/* Analyse one bundle; fold it into sum; return its rendered report. */
-static char *run_bundle(struct batch *bt, const struct item *it, struct summary *sum)
+/* The last steps of a bundle: --redact, the summary, the rendering.  Takes
+ * obj; returns the report to print (NULL: nothing). */
+static char *finish_obj(struct batch *bt, cJSON *obj, struct summary *sum)
+{
+	if (bt->red) {
+		/* in bundle order, on one thread: pseudonyms are numbered the same
+		 * whatever -j and whichever bundle finished first */
+		redact_learn_json(bt->red, obj);
+		redact_json(bt->red, obj);
+	}
+	summary_add_bundle(sum, obj);
+	char *out = NULL;
+	if (!bt->summary_only) {
+		if (bt->fmt == FMT_TEXT) {
+			out = text_row(obj);
+			if (bt->red) {
+				char *r = redact_string(bt->red, out);
+				free(out);
+				out = r;
+			}
+		} else if (bt->fmt == FMT_HTML) {
+			out = html_row(obj);
+		} else {
+			char *s = cJSON_PrintUnformatted(obj);
+			out = xasprintf("%s\n", s);
+			free(s);
+		}
+	}
+	cJSON_Delete(obj);
+	return out;
+}
+
+/* Analyse one bundle; return its object (--redact), or fold it into sum
+ * and return its rendered report (finish_obj). */
+static void *run_bundle(struct batch *bt, const struct item *it, struct summary *sum)
 {
 	struct bundle *b = bundle_new(it->name, bt->db, &bt->lim);
 	struct msgs inerr = {0};
@@ -389,33 +507,11 @@ static char *run_bundle(struct batch *bt, const struct item *it, struct summary 
 		}
 		free(v);
 	}
-	if (bt->red) {
-		redact_learn_bundle(bt->red, b);
-		redact_json(bt->red, obj);
-	}
-	summary_add_bundle(sum, obj);
-
-	char *out = NULL;
-	if (!bt->summary_only) {
-		if (bt->fmt == FMT_TEXT) {
-			out = text_row(b, obj, readable, &inerr);
-			if (bt->red) {
-				char *r = redact_string(bt->red, out);
-				free(out);
-				out = r;
-			}
-		} else if (bt->fmt == FMT_HTML) {
-			out = html_row(obj);
-		} else {
-			char *s = cJSON_PrintUnformatted(obj);
-			out = xasprintf("%s\n", s);
-			free(s);
-		}
-	}
-	cJSON_Delete(obj);
 	msgs_free(&inerr);
 	bundle_free(b);
-	return out;
+	if (bt->red)
+		return obj; /* redacted and written in bundle order by the main thread (finish_obj) */
+	return finish_obj(bt, obj, sum);
 }
 
 static void *worker_main(void *arg)
@@ -433,11 +529,16 @@ static void *worker_main(void *arg)
 		size_t i = bt->next++;
 		pthread_mutex_unlock(&bt->mu);
 
-		char *out = run_bundle(bt, &bt->items[i], w->sum);
+		void *res = run_bundle(bt, &bt->items[i], w->sum);
 
 		pthread_mutex_lock(&bt->mu);
-		bt->slots[i].out = out;
-		bt->slots[i].len = out ? strlen(out) : 0;
+		if (bt->red) {
+			bt->slots[i].obj = res;
+			bt->slots[i].len = OBJ_PENDING; /* an estimate: the object is written later */
+		} else {
+			bt->slots[i].out = res;
+			bt->slots[i].len = res ? strlen(res) : 0;
+		}
 		bt->slots[i].done = 1;
 		bt->pending += bt->slots[i].len;
 		bt->finished++;
@@ -518,7 +619,7 @@ int cmd_batch(int argc, char **argv)
 	if (c.redact)
 		bt.red = redactor_new();
 	int bad_lists = 0;
-	expand(&ops, show_progress, &bt.items, &bt.nitems, c.quiet, &bad_lists);
+	expand(&ops, show_progress, &bt.items, &bt.nitems, c.quiet, &bad_lists, c.lim.follow_symlinks);
 	if (bad_lists)
 		goto done;
 	if (bt.nitems == 0) {
@@ -563,6 +664,7 @@ int cmd_batch(int argc, char **argv)
 			fputs(",\"bundles\":[", out);
 	}
 	cJSON *html_rows = bt.fmt == FMT_HTML ? cJSON_CreateArray() : NULL;
+	struct summary *msum = summary_new(); /* bundles finished here (--redact) */
 	/* write finished reports in order */
 	size_t emit = 0;
 	pthread_mutex_lock(&bt.mu);
@@ -588,9 +690,15 @@ int cmd_batch(int argc, char **argv)
 			continue;
 		}
 		char *s = bt.slots[emit].out;
+		cJSON *obj = bt.slots[emit].obj;
 		size_t len = bt.slots[emit].len;
 		bt.slots[emit].out = NULL;
+		bt.slots[emit].obj = NULL;
 		pthread_mutex_unlock(&bt.mu);
+		if (obj) {
+			s = finish_obj(&bt, obj, msum);
+			len = s ? strlen(s) : 0;
+		}
 		if (s) {
 			if (bt.fmt == FMT_JSON) {
 				if (emit)
@@ -606,13 +714,15 @@ int cmd_batch(int argc, char **argv)
 			free(s);
 		}
 		pthread_mutex_lock(&bt.mu);
-		bt.pending -= len;
+		bt.pending -= obj ? OBJ_PENDING : len;
 		emit++;
 		pthread_cond_broadcast(&bt.room);
 	}
 	pthread_mutex_unlock(&bt.mu);
 	struct summary *sum = summary_new();
 	summary_set_db(sum, db.version, (double)db.nsigs);
+	summary_merge(sum, msum);
+	summary_free(msum);
 	for (int k = 0; k < started; k++) {
 		pthread_join(ws[k].th, NULL);
 		summary_merge(sum, ws[k].sum);
@@ -656,13 +766,14 @@ int cmd_batch(int argc, char **argv)
 	out = NULL;
 
 done:
-	if (out && out != stdout)
-		fclose(out);
+	abandon_output(out);
 	for (size_t i = 0; i < bt.nitems; i++) {
 		free(bt.items[i].path);
 		free(bt.items[i].name);
-		if (bt.slots)
+		if (bt.slots) {
 			free(bt.slots[i].out);
+			cJSON_Delete(bt.slots[i].obj);
+		}
 	}
 	free(bt.items);
 	free(bt.slots);

@@ -49,6 +49,45 @@ static int64_t mem_skip(struct stream *s, uint64_t n)
 
 /* ---- documents ----------------------------------------------------------------- */
 
+static char *name_of(const char *leaf)
+{
+	size_t ll = strlen(leaf);
+	char *name = str_sanitize(leaf, ll > IN_NAME_MAX ? IN_NAME_MAX : ll);
+	if (ll > IN_NAME_MAX) {
+		char *t = xasprintf("%s...", name);
+		free(name);
+		name = t;
+	}
+	return name;
+}
+
+/* The document's name: leaf sanitised, and different from every document
+ * delivered before in the bundle (when the sink can tell): "x.log" and
+ * "x.log.gz" side by side are "x.log" and "x.log.gz", two tar members of
+ * one name are "x.log" and "x.log (2)". */
+static char *doc_name(struct walker *w, const char *leaf)
+{
+	char *name = name_of(leaf);
+	if (!w->sink->taken || !w->sink->taken(w->sink->ctx, name))
+		return name;
+	if (w->gz_inner && strcmp(leaf, w->gz_inner) == 0) {
+		char *alt = name_of(w->gz_outer);
+		if (!w->sink->taken(w->sink->ctx, alt)) {
+			free(name);
+			return alt;
+		}
+		free(alt);
+	}
+	for (unsigned k = 2;; k++) {
+		char *alt = xasprintf("%s (%u)", name, k);
+		if (!w->sink->taken(w->sink->ctx, alt) || k > 1000000) {
+			free(name);
+			return alt;
+		}
+		free(alt);
+	}
+}
+
 /* Sends the rest of s to the sink as one document, within the caps. */
 static void deliver(struct walker *w, struct stream *s, const char *leaf, const char *disp)
 {
@@ -58,20 +97,14 @@ static void deliver(struct walker *w, struct stream *s, const char *leaf, const 
 	 * nested in tars would otherwise cost ~100 bytes of memory per 0.5
 	 * byte of compressed input. */
 	if (st->documents >= lim->max_entries) {
-		in_msg(w, "%s: more than %zu documents in the bundle (--max-entries), the rest of the "
+		in_cut(w, "%s: more than %zu documents in the bundle (--max-entries), the rest of the "
 		       "input is skipped", disp, lim->max_entries);
 		w->stop = 1;
 		return;
 	}
 	/* Names are only names: one longer than IN_NAME_MAX (a 1 MiB pax
 	 * path) is kept as its first bytes and "..." */
-	size_t ll = strlen(leaf);
-	char *name = str_sanitize(leaf, ll > IN_NAME_MAX ? IN_NAME_MAX : ll);
-	if (ll > IN_NAME_MAX) {
-		char *t = xasprintf("%s...", name);
-		free(name);
-		name = t;
-	}
+	char *name = doc_name(w, leaf);
 	w->sink->begin(w->sink->ctx, name);
 	st->documents++;
 	uint64_t got = 0;
@@ -99,10 +132,10 @@ static void deliver(struct walker *w, struct stream *s, const char *leaf, const 
 			} else if (r > 0) {
 				complete = 0;
 				if (which == 1) {
-					in_msg(w, "%s: cut at %llu bytes (--max-member-bytes)", disp,
+					in_cut(w, "%s: cut at %llu bytes (--max-member-bytes)", disp,
 					       (unsigned long long)got);
 				} else {
-					in_msg(w, "%s: cut at %llu bytes: the bundle reached %llu bytes "
+					in_cut(w, "%s: cut at %llu bytes: the bundle reached %llu bytes "
 					       "(--max-bundle-bytes), the rest of the input is skipped",
 					       disp, (unsigned long long)got,
 					       (unsigned long long)st->bytes_out);
@@ -164,17 +197,20 @@ static void in_walk(struct walker *w, struct stream *s, const char *leaf, const 
 	const unsigned char *p = s->pb;
 	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
 		if (nest >= w->lim->max_nesting) {
-			in_msg(w, "%s: archives nested more than %d deep (--max-nesting), skipped",
+			in_cut(w, "%s: archives nested more than %d deep (--max-nesting), skipped",
 			       disp, w->lim->max_nesting);
 			return;
 		}
 		in_walk_gzip(w, s, leaf, prefix, disp, nest + 1);
 		return;
 	}
-	if (n == IN_SNIFF && in_tar_header_valid(p)) {
+	/* a tar, or what is left of one: a header with the ustar magic whose
+	 * checksum fails or that the input cuts is read as a damaged archive
+	 * (messages name the byte), never delivered as text */
+	if ((n == IN_SNIFF && in_tar_header_valid(p)) || in_tar_magic(p, n)) {
 		if (!via_gz) {
 			if (nest >= w->lim->max_nesting) {
-				in_msg(w, "%s: archives nested more than %d deep (--max-nesting), skipped",
+				in_cut(w, "%s: archives nested more than %d deep (--max-nesting), skipped",
 				       disp, w->lim->max_nesting);
 				return;
 			}
@@ -185,7 +221,7 @@ static void in_walk(struct walker *w, struct stream *s, const char *leaf, const 
 	}
 	const char *kind = compressed_kind(p, n);
 	if (kind) {
-		in_msg(w, "%s: unsupported compressed format (%s): decompress it first", disp, kind);
+		in_cut(w, "%s: unsupported compressed format (%s): decompress it first", disp, kind);
 		return;
 	}
 	deliver(w, s, leaf, disp);
@@ -241,11 +277,20 @@ int input_walk_path(const char *path, const struct limits *lim, struct doc_sink 
 		} else if (S_ISDIR(sb.st_mode)) {
 			ret = in_walk_dir(&w, path, disp);
 		} else {
-			/* An operand named explicitly is read whatever its type: a
-			 * FIFO here is usually a shell's <(...) substitution. */
-			int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+			/* Only regular files are read (standard input, '-', is the
+			 * exception the user asks for): a FIFO, a device or a /proc
+			 * file may block for ever or hold this machine's secrets.
+			 * O_NONBLOCK: opening a FIFO must not wait for a writer. */
+			int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+			const char *why = fd >= 0 ? in_unreadable_kind(fd) : NULL;
 			if (fd < 0) {
 				in_msg(&w, "%s: cannot open: %s", disp, strerror(errno));
+				ret = -1;
+			} else if (why) {
+				in_msg(&w, "%s: %s%s: not read (only regular files and folders are; "
+				       "pipe anything else to standard input: ... | nccl-triage analyze -)", disp,
+				       S_ISREG(sb.st_mode) ? "a file of the kernel's pseudo file system " : "", why);
+				close(fd);
 				ret = -1;
 			} else {
 				/* the base name, with the trailing slashes of the path removed */

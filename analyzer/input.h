@@ -34,6 +34,10 @@ struct doc_sink {
 	/* End of the document.  complete is 0 when the document was cut short
 	 * (truncated stream, cap reached); the reason is already in msgs. */
 	void (*end)(void *ctx, int complete);
+	/* Optional (NULL: not asked): 1 when a document of this name was
+	 * delivered already (in this walk or an earlier operand of the same
+	 * bundle); the input layer then picks another name (docs/inputs.md). */
+	int (*taken)(void *ctx, const char *name);
 };
 
 struct input_stats {
@@ -41,6 +45,9 @@ struct input_stats {
 	uint64_t bytes_out;  /* bytes delivered to the sink */
 	size_t documents;
 	size_t errors;       /* messages added */
+	size_t cut;          /* places where input could not be read to its end: a damaged
+	                        or cut archive or file, a read error, a cap reached (each
+	                        also a message); 0 means every byte was read */
 };
 
 /* Statistics are added to *st (it is not cleared), so a caller that passes

@@ -69,7 +69,7 @@ static int gz_next_member(struct gz_stream *g)
 		while (i < g->z.avail_in && g->z.next_in[i] == 0)
 			i++;
 		if (i < g->z.avail_in) {
-			in_msg(g->s.w, "%s: byte %llu: trailing garbage after gzip data ignored",
+			in_cut(g->s.w, "%s: byte %llu: trailing garbage after gzip data ignored",
 			       g->disp, (unsigned long long)at);
 			g->z.avail_in = 0;
 			return 0;
@@ -103,7 +103,7 @@ static ssize_t gz_read(struct stream *s, void *buf, size_t n)
 			if (r == 0) {
 				if (g->in_member) {
 					uint64_t out = g->out_total + (want - g->z.avail_out);
-					in_msg(w, "%s: unexpected end of gzip stream after %llu bytes",
+					in_cut(w, "%s: unexpected end of gzip stream after %llu bytes",
 					       g->disp, (unsigned long long)out);
 					fail = 1;
 				} else {
@@ -127,7 +127,7 @@ static ssize_t gz_read(struct stream *s, void *buf, size_t n)
 		} else if (ret == Z_OK || ret == Z_BUF_ERROR) {
 			continue; /* Z_BUF_ERROR: needs more input, the loop refills */
 		} else {
-			in_msg(w, "%s: byte %llu: corrupt gzip data: %s", g->disp,
+			in_cut(w, "%s: byte %llu: corrupt gzip data: %s", g->disp,
 			       (unsigned long long)consumed(g),
 			       g->z.msg ? g->z.msg : ret == Z_MEM_ERROR ? "out of memory" : "bad stream");
 			fail = 1;
@@ -141,7 +141,7 @@ static ssize_t gz_read(struct stream *s, void *buf, size_t n)
 		double ratio = (double)g->out_total / (double)(in ? in : 1);
 		if (ratio > w->lim->max_ratio) {
 			char a[32], b[32];
-			in_msg(w, "%s: decompressed %s from %s, a ratio of %.0f:1 above the "
+			in_cut(w, "%s: decompressed %s from %s, a ratio of %.0f:1 above the "
 			       "limit of %.0f:1 (--max-ratio); stopped", g->disp,
 			       fmt_size(g->out_total, a, sizeof a), fmt_size(in, b, sizeof b),
 			       ratio, w->lim->max_ratio);
@@ -167,7 +167,7 @@ void in_walk_gzip(struct walker *w, struct stream *s, const char *leaf, const ch
 	g.in = xmalloc(IN_BUFSZ);
 	g.in_member = 1;
 	if (inflateInit2(&g.z, 15 + 32) != Z_OK) {
-		in_msg(w, "%s: cannot start zlib: %s", disp, g.z.msg ? g.z.msg : "out of memory");
+		in_cut(w, "%s: cannot start zlib: %s", disp, g.z.msg ? g.z.msg : "out of memory");
 		free(g.in);
 		return;
 	}
@@ -183,7 +183,12 @@ void in_walk_gzip(struct walker *w, struct stream *s, const char *leaf, const ch
 		inner = xasprintf("%.*s.tar", (int)(n - 4), leaf);
 	else
 		inner = xstrdup(leaf);
+	const char *si = w->gz_inner, *so = w->gz_outer;
+	w->gz_inner = inner;
+	w->gz_outer = leaf;
 	w->walk(w, &g.s, inner, prefix, disp, nest, 1);
+	w->gz_inner = si;
+	w->gz_outer = so;
 	free(inner);
 	inflateEnd(&g.z);
 	free(g.in);

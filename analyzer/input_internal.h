@@ -52,10 +52,16 @@ struct walker {
 	unsigned char *buf; /* IN_BUFSZ: document chunks, discard area for skips */
 	size_t entries;     /* folder entries seen (max_entries) */
 	int stop;           /* bundle cap reached: unwind everything */
+	/* a gzip layer holding a single document: its name with ".gz", given
+	 * to the document instead when the name without is taken */
+	const char *gz_inner, *gz_outer;
 };
 
 /* Appends one message and counts it in st->errors. */
 void in_msg(struct walker *w, const char *fmt, ...) NT_PRINTF(2, 3);
+/* The same for input that could not be read to its end (damage, a cap, a
+ * read error): also counted in st->cut. */
+void in_cut(struct walker *w, const char *fmt, ...) NT_PRINTF(2, 3);
 
 void st_init(struct stream *s, struct walker *w);
 ssize_t st_read(struct stream *s, void *buf, size_t n);
@@ -73,9 +79,15 @@ struct fd_stream {
 	int fd;
 	const char *disp;
 	int seekable;
-	uint64_t expect; /* size of a regular file when opened; 0 once checked */
+	int regular;     /* a regular file: read only up to the size it had when opened */
+	uint64_t size;   /* that size */
+	uint64_t pos;    /* bytes read or skipped so far */
 };
 void fd_stream_init(struct fd_stream *f, struct walker *w, int fd, const char *disp);
+/* Why an open file must not be read: a FIFO, socket or device, or a file of a
+ * kernel pseudo file system (/proc, /sys...) whose reads may block or never
+ * end; NULL for a regular file on a real file system. */
+const char *in_unreadable_kind(int fd);
 
 /* gzip layer (input_gzip.c): walks the decompressed content of s. */
 void in_walk_gzip(struct walker *w, struct stream *s, const char *leaf, const char *prefix,
@@ -83,6 +95,9 @@ void in_walk_gzip(struct walker *w, struct stream *s, const char *leaf, const ch
 
 /* tar archive (input_tar.c): s starts with a valid header. */
 int in_tar_header_valid(const unsigned char h[512]);
+/* The ustar magic where a first header has it (n bytes at h, n >= 263):
+ * a tar archive even when that header's checksum fails or it is cut. */
+int in_tar_magic(const unsigned char *h, size_t n);
 void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const char *disp,
                  int nest);
 

@@ -98,6 +98,11 @@ int in_tar_header_valid(const unsigned char h[512])
 	return t == 0 || (t >= '0' && t <= '7');
 }
 
+int in_tar_magic(const unsigned char *h, size_t n)
+{
+	return n >= 263 && memcmp(h + 257, "ustar", 5) == 0 && (h[262] == 0 || h[262] == ' ');
+}
+
 static int is_zero_block(const unsigned char *h)
 {
 	for (int i = 0; i < 512; i++)
@@ -145,7 +150,7 @@ struct member_stream {
 static void member_truncated(struct member_stream *ms)
 {
 	ms->truncated = 1;
-	in_msg(ms->s.w, "%s: byte %llu: truncated: member %s declares %llu bytes, archive ends after %llu",
+	in_cut(ms->s.w, "%s: byte %llu: truncated: member %s declares %llu bytes, archive ends after %llu",
 	       ms->arch_disp, (unsigned long long)ms->hdr_off, ms->name,
 	       (unsigned long long)ms->size, (unsigned long long)(ms->size - ms->left));
 }
@@ -219,7 +224,7 @@ static int read_block(struct tar *t, unsigned char *h)
 		return 0;
 	}
 	if (n < 512) {
-		in_msg(t->w, "%s: byte %llu: archive ends inside a tar header (%zu of 512 bytes)",
+		in_cut(t->w, "%s: byte %llu: archive ends inside a tar header (%zu of 512 bytes)",
 		       t->disp, (unsigned long long)t->off, n);
 		t->off += n;
 		t->ended = 1;
@@ -241,7 +246,7 @@ static int skip_data(struct tar *t, uint64_t n, uint64_t hdr_off, const char *na
 	}
 	t->off += (uint64_t)r;
 	if ((uint64_t)r < n) {
-		in_msg(t->w, "%s: byte %llu: truncated: member %s declares %llu bytes, archive ends after %llu",
+		in_cut(t->w, "%s: byte %llu: truncated: member %s declares %llu bytes, archive ends after %llu",
 		       t->disp, (unsigned long long)hdr_off, name, (unsigned long long)n,
 		       (unsigned long long)r);
 		t->ended = 1;
@@ -271,7 +276,7 @@ static char *read_meta(struct tar *t, uint64_t n, uint64_t hdr_off, const char *
 	p[got] = 0;
 	if (err || got < n) {
 		if (!err)
-			in_msg(t->w, "%s: byte %llu: truncated: %s declares %llu bytes, archive ends after %zu",
+			in_cut(t->w, "%s: byte %llu: truncated: %s declares %llu bytes, archive ends after %zu",
 			       t->disp, (unsigned long long)hdr_off, what, (unsigned long long)n, got);
 		t->ended = 1;
 		free(p);
@@ -344,12 +349,12 @@ static int resync(struct tar *t, unsigned char *h, uint64_t bad_off)
 		int r = read_block(t, h);
 		if (r <= 0) {
 			if (r == 0)
-				in_msg(t->w, "%s: byte %llu: corrupt tar header (bad checksum); no valid "
+				in_cut(t->w, "%s: byte %llu: corrupt tar header (bad checksum); no valid "
 				       "header after it", t->disp, (unsigned long long)bad_off);
 			return 0;
 		}
 		if (!is_zero_block(h) && in_tar_header_valid(h)) {
-			in_msg(t->w, "%s: byte %llu: corrupt tar header (bad checksum), skipped to the "
+			in_cut(t->w, "%s: byte %llu: corrupt tar header (bad checksum), skipped to the "
 			       "next valid header at byte %llu", t->disp, (unsigned long long)bad_off,
 			       (unsigned long long)(t->off - 512));
 			return 1;
@@ -382,7 +387,7 @@ static int after_end(struct tar *t, unsigned char *h)
 		}
 		if (n == 512 && in_tar_header_valid(h)) {
 			if (junk)
-				in_msg(t->w, "%s: byte %llu: %llu bytes of data after the end-of-archive "
+				in_cut(t->w, "%s: byte %llu: %llu bytes of data after the end-of-archive "
 				       "marker skipped up to a tar header at byte %llu", t->disp,
 				       (unsigned long long)junk_off, (unsigned long long)junk,
 				       (unsigned long long)at);
@@ -396,7 +401,7 @@ static int after_end(struct tar *t, unsigned char *h)
 		junk = at + last - junk_off; /* first to last non-zero byte */
 	}
 	if (junk)
-		in_msg(t->w, "%s: byte %llu: %llu bytes of data after the end-of-archive marker ignored",
+		in_cut(t->w, "%s: byte %llu: %llu bytes of data after the end-of-archive marker ignored",
 		       t->disp, (unsigned long long)junk_off, (unsigned long long)junk);
 	t->ended = 1;
 	return 0;
@@ -444,7 +449,7 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 		}
 		uint64_t size;
 		if (num_field(h + 124, 12, &size) < 0) {
-			in_msg(w, "%s: byte %llu: tar header with an unreadable size field; resynchronising",
+			in_cut(w, "%s: byte %llu: tar header with an unreadable size field; resynchronising",
 			       disp, (unsigned long long)hoff);
 			if (!resync(&t, h, hoff))
 				break;
@@ -503,7 +508,7 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 		}
 
 		if (++members > w->lim->max_members) {
-			in_msg(w, "%s: more than %zu members (--max-members), the rest is skipped",
+			in_cut(w, "%s: more than %zu members (--max-members), the rest is skipped",
 			       disp, w->lim->max_members);
 			free(name);
 			break;
@@ -514,7 +519,7 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 		 * continuations and old GNU long names are not documents. */
 		int regular = !strchr("123456DVMNS", type) || type == 0;
 		if (sparse) {
-			in_msg(w, "%s: sparse file in the archive, not supported: skipped", mdisp);
+			in_cut(w, "%s: sparse file in the archive, not supported: skipped", mdisp);
 			if (type == 'S' && h[482]) {
 				/* old GNU sparse: extension blocks follow the header */
 				unsigned char e[512];

@@ -7,13 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include "linekw.h"
+#include "nt_limits.h"
 #include "util.h"
 
 struct matcher {
 	const struct sigdb *db;
 	pcre2_match_data *md;
-	pcre2_match_context *mc;
+	pcre2_match_context *mc;      /* the full limits (--match-limit) */
+	pcre2_match_context *mc_fast; /* 1% of the match limit: a match that needs more is "slow" */
 	pcre2_jit_stack *js;
+	uint32_t *slow;       /* per signature: slow matches so far in this bundle */
+	uint32_t budget;      /* slow matches allowed per signature (--match-budget) */
 	uint32_t *stamp;      /* per signature: generation it was last queued in */
 	uint8_t *disabled;    /* per signature: hit a resource limit */
 	uint32_t gen;
@@ -31,9 +35,17 @@ struct matcher *matcher_new(const struct sigdb *db)
 	mt->mc = pcre2_match_context_create(NULL);
 	pcre2_set_match_limit(mt->mc, db->match_limit);
 	pcre2_set_depth_limit(mt->mc, db->depth_limit);
+	mt->mc_fast = pcre2_match_context_create(NULL);
+	uint32_t fast = db->match_limit / 100;
+	pcre2_set_match_limit(mt->mc_fast, fast > 1000 ? fast : 1000);
+	pcre2_set_depth_limit(mt->mc_fast, db->depth_limit);
 	mt->js = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
-	if (mt->js)
+	if (mt->js) {
 		pcre2_jit_stack_assign(mt->mc, NULL, mt->js);
+		pcre2_jit_stack_assign(mt->mc_fast, NULL, mt->js);
+	}
+	mt->slow = xcalloc(db->nsigs + 1, sizeof *mt->slow);
+	mt->budget = LIMITS_DEFAULT_MATCH_BUDGET;
 	mt->stamp = xcalloc(db->nsigs + 1, sizeof *mt->stamp);
 	mt->disabled = xcalloc(db->nsigs + 1, 1);
 	mt->cand = xmalloc((db->nsigs + 1) * sizeof *mt->cand);
@@ -46,6 +58,8 @@ void matcher_free(struct matcher *mt)
 		return;
 	pcre2_match_data_free(mt->md);
 	pcre2_match_context_free(mt->mc);
+	pcre2_match_context_free(mt->mc_fast);
+	free(mt->slow);
 	if (mt->js)
 		pcre2_jit_stack_free(mt->js);
 	free(mt->stamp);
@@ -95,6 +109,11 @@ size_t matcher_scan(struct matcher *mt, struct logline *ll)
 	return mt->ncand;
 }
 
+void matcher_set_budget(struct matcher *mt, uint32_t slow_max)
+{
+	mt->budget = slow_max;
+}
+
 const size_t *matcher_candidates(const struct matcher *mt)
 {
 	return mt->cand;
@@ -117,7 +136,22 @@ size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const si
 		if (mt->disabled[si])
 			continue;
 		const struct signature *s = &db->sigs[si];
-		int rc = pcre2_match(s->code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc);
+		/* First with 1% of the match limit: nearly every match needs far
+		 * less.  One that needs more is slow: counted, and run again with
+		 * the full limit (same result as one run with it).  Counting, not
+		 * timing, keeps the report the same whatever the machine and -j. */
+		int rc = pcre2_match(s->code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc_fast);
+		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT) {
+			if (++mt->slow[si] > mt->budget) {
+				mt->disabled[si] = 1;
+				if (m)
+					msgs_add(m, "%s: signature \"%s\" (%s) spent its budget of %u slow matches (each over 1%% "
+					         "of the regex match limit) in this bundle; skipped for the rest of it (--match-budget)",
+					         where, s->id, s->file, mt->budget);
+				continue;
+			}
+			rc = pcre2_match(s->code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc);
+		}
 		if (rc > 0) {
 			hits++;
 			cb(ctx, s, ll, pcre2_get_ovector_pointer(mt->md), rc);

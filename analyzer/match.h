@@ -25,6 +25,10 @@ size_t matcher_run(struct matcher *mt, struct logline *ll, const char *where,
  * signatures, matcher_candidates() lists them (valid until the next scan);
  * matcher_match_list runs PCRE2 for the candidates given. */
 size_t matcher_scan(struct matcher *mt, struct logline *ll);
+/* Slow matches (over 1% of the match limit) a signature may have before it
+ * is reported and skipped for the rest of the bundle (--match-budget;
+ * default LIMITS_DEFAULT_MATCH_BUDGET). */
+void matcher_set_budget(struct matcher *mt, uint32_t slow_max);
 const size_t *matcher_candidates(const struct matcher *mt);
 size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const size_t *cand, size_t ncand,
                           const char *where, match_cb cb, void *ctx, struct msgs *m);

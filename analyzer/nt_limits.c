@@ -14,4 +14,6 @@ void limits_default(struct limits *l)
 	l->max_lines = LIMITS_DEFAULT_LINES;
 	l->match_limit = LIMITS_DEFAULT_MATCH;
 	l->depth_limit = LIMITS_DEFAULT_DEPTHLIM;
+	l->match_budget = LIMITS_DEFAULT_MATCH_BUDGET;
+	l->follow_symlinks = 0;
 }

@@ -18,6 +18,8 @@ struct limits {
 	uint64_t max_lines;         /* lines per document */
 	uint32_t match_limit;       /* PCRE2 match limit per line */
 	uint32_t depth_limit;       /* PCRE2 depth limit */
+	uint32_t match_budget;      /* slow matches per signature per bundle (match.c) */
+	int follow_symlinks;        /* folders: follow links that leave the operand's tree */
 };
 
 #define LIMITS_DEFAULT_MEMBER_BYTES (8ULL << 30) /* 8 GiB, streamed: memory stays bounded */
@@ -31,6 +33,7 @@ struct limits {
 #define LIMITS_DEFAULT_LINES 100000000ULL
 #define LIMITS_DEFAULT_MATCH 1000000
 #define LIMITS_DEFAULT_DEPTHLIM 10000
+#define LIMITS_DEFAULT_MATCH_BUDGET 1000
 
 void limits_default(struct limits *l);
 

@@ -30,6 +30,9 @@ int sys_env_set(cJSON *facts, const char *name, const char *value,
                 const char *path, uint64_t line, const char *source)
 {
 	cJSON *env = sys_obj(facts, "env");
+	/* a secret's value never reaches a report (util.h: str_secret_name) */
+	if (str_secret_name(name, strlen(name)))
+		value = "***";
 	cJSON *cur = cJSON_GetObjectItemCaseSensitive(env, name);
 	if (cur) {
 		const char *old = sys_get_str(cur, "value");

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scan.h"
 #include "sysparse.h"
 
 /* ---------- series ---------- */
@@ -460,7 +461,7 @@ int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *
 	double v;
 	const char *p;
 	if ((p = find(o, rest, "Tried to allocate "))) {
-		v = sys_parse_mib(p + 18, NULL);
+		v = sys_parse_mib_n(p + 18, end, NULL);
 		if (!isnan(v)) {
 			cJSON_AddNumberToObject(ev, "tried_mib", v);
 			have++;
@@ -468,10 +469,14 @@ int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *
 	}
 	/* new wording: "GPU 0 has a total capacity of 139.80 GiB of which 545.06 MiB is free." */
 	int gpu = -1;
-	if ((p = find(o, rest, "GPU ")) && sscanf(p, "GPU %d", &gpu) == 1 && gpu >= 0)
+	long lv;
+	const char *q;
+	if ((p = find(o, rest, "GPU ")) && (q = p + 4, scan_long(&q, end, &lv)) && lv >= 0 && lv < 100000) {
+		gpu = (int)lv;
 		cJSON_AddNumberToObject(ev, "gpu", gpu);
+	}
 	if ((p = find(o, rest, "total capacity of "))) {
-		v = sys_parse_mib(p + 18, NULL);
+		v = sys_parse_mib_n(p + 18, end, NULL);
 		if (!isnan(v)) {
 			cJSON_AddNumberToObject(ev, "capacity_mib", v);
 			have++;
@@ -493,7 +498,7 @@ int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *
 			cJSON_AddNumberToObject(ev, "free_mib", v), have++;
 	}
 	if ((p = find(o, rest, "this process has "))) {
-		v = sys_parse_mib(p + 17, NULL);
+		v = sys_parse_mib_n(p + 17, end, NULL);
 		if (!isnan(v))
 			cJSON_AddNumberToObject(ev, "process_in_use_mib", v), have++;
 	}
@@ -517,14 +522,14 @@ int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *
 			cJSON_AddNumberToObject(ev, "reserved_mib", v), have++;
 	}
 	/* other processes: "Process 1234 has 10.00 GiB memory in use." */
-	const char *q = o;
+	q = o;
 	double others = 0;
 	int nothers = 0;
 	while ((p = find(q, (size_t)(end - q), "Process ")) && nothers < 64) {
 		long pid;
-		int k = 0;
-		if (sscanf(p, "Process %ld has %n", &pid, &k) == 1 && k > 0) {
-			v = sys_parse_mib(p + k, NULL);
+		const char *k = p + 8;
+		if (scan_long(&k, end, &pid) && pid >= 0 && scan_lit(&k, end, " has ", 5)) {
+			v = sys_parse_mib_n(k, end, NULL);
 			if (!isnan(v)) {
 				cJSON *op = cJSON_CreateObject();
 				cJSON_AddNumberToObject(op, "pid", (double)pid);
@@ -538,8 +543,11 @@ int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *
 	}
 	/* "[rank3]:" prefix */
 	int rank = -1;
-	if ((p = find(line, len, "[rank")) && sscanf(p, "[rank%d]", &rank) == 1 && rank >= 0)
+	if ((p = find(line, len, "[rank")) && (q = p + 5, scan_long(&q, end, &lv)) && scan_lit(&q, end, "]", 1) &&
+	    lv >= 0 && lv < 10000000) {
+		rank = (int)lv;
 		cJSON_AddNumberToObject(ev, "rank", rank);
+	}
 	double cap, fr, use;
 	if (sys_get_num(ev, "capacity_mib", &cap) && sys_get_num(ev, "free_mib", &fr) &&
 	    sys_get_num(ev, "process_in_use_mib", &use)) {

@@ -12,7 +12,7 @@
 
 #define NBATCH 8
 #define BATCH_TEXT (256u << 10)
-#define BATCH_LINES 4096  /* records are ~190 bytes: empty lines must not grow a batch without end */
+#define BATCH_LINES PIPELINE_BATCH_LINES  /* records are ~190 bytes: empty lines must not grow a batch without end */
 
 char *line_batch_room(struct line_batch *bt, size_t n)
 {

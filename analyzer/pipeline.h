@@ -23,7 +23,10 @@ struct prepared_line {
 	uint64_t lineno;
 	size_t cand, ncand;   /* candidate signatures: batch->cand[cand .. cand + ncand) */
 	void *doc;            /* the caller's per-document state */
+	int end_doc;          /* not a line: the end of document doc (the other fields unset) */
 };
+
+#define PIPELINE_BATCH_LINES 4096 /* records per batch (lines and document ends) */
 
 struct line_batch {
 	char *text;

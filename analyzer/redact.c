@@ -16,8 +16,15 @@
 #include "report.h"
 #include "util.h"
 
-enum kind { K_HOST, K_USER, K_IP4, K_IP6, K_MAC, K_UUID, K_BUS, K_SERIAL, K_N };
-static const char *const PREFIX[K_N] = {"host-", "user-", "ip-", "ip6-", "mac-", "gpu-uuid-", "busid-", "serial-"};
+enum kind { K_HOST, K_USER, K_IP4, K_IP6, K_MAC, K_UUID, K_BUS, K_SERIAL, K_HOSTS, K_N };
+static const char *const PREFIX[K_N] = {"host-", "user-", "ip-", "ip6-", "mac-", "gpu-uuid-", "busid-", "serial-", "hosts-"};
+
+/* Names are one name whatever their case (GPU-NODE-17 and gpu-node-17):
+ * host, user and host-list keys are compared and hashed case-insensitively. */
+static int fold_kind(enum kind k)
+{
+	return k == K_HOST || k == K_USER || k == K_HOSTS || k == K_MAC || k == K_UUID;
+}
 
 struct entry {
 	enum kind kind;
@@ -40,8 +47,12 @@ struct redactor {
 static uint64_t hash_key(enum kind k, const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ull ^ (uint64_t)k;
+	int fold = fold_kind(k);
 	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
+		unsigned char c = (unsigned char)s[i];
+		if (fold && c >= 'A' && c <= 'Z')
+			c = (unsigned char)(c - 'A' + 'a');
+		h ^= c;
 		h *= 1099511628211ull;
 	}
 	return h;
@@ -57,7 +68,8 @@ static struct entry *lookup(const struct redactor *r, enum kind k, const char *s
 		if (!x)
 			return NULL;
 		struct entry *e = &r->v[x - 1];
-		if (e->hash == h && e->kind == k && strlen(e->orig) == n && memcmp(e->orig, s, n) == 0)
+		if (e->hash == h && e->kind == k && strlen(e->orig) == n &&
+		    (fold_kind(k) ? strncasecmp(e->orig, s, n) : memcmp(e->orig, s, n)) == 0)
 			return e;
 	}
 }
@@ -462,6 +474,117 @@ static size_t run_back(const char *start, const char *end)
 	return (size_t)(end - p);
 }
 
+/* A SLURM host list item at s: "prefix[52-53,60]" (zero padding kept:
+ * node[001-003]).  Returns its length (0: not one) and, when learn, learns
+ * every host it names (at most 4096) and the item itself as a host list. */
+static size_t nodelist_item(struct redactor *r, const char *s, int learn)
+{
+	size_t p = 0;
+	while (is_run((unsigned char)s[p]) && s[p] != '.')
+		p++;
+	if (p == 0 || s[p] != '[' || !isalpha((unsigned char)s[0]))
+		return 0;
+	size_t i = p + 1;
+	while (isdigit((unsigned char)s[i]) || s[i] == '-' || s[i] == ',')
+		i++;
+	if (s[i] != ']' || i == p + 1 || !isdigit((unsigned char)s[p + 1]))
+		return 0;
+	size_t len = i + 1;
+	if (!learn)
+		return len;
+	unsigned budget = 4096;
+	const char *q = s + p + 1;
+	while (q < s + i && budget) {
+		const char *a = q;
+		while (isdigit((unsigned char)*q))
+			q++;
+		size_t width = (size_t)(q - a);
+		if (!width || width > 9)
+			return len;
+		unsigned long lo = strtoul(a, NULL, 10), hi = lo;
+		if (*q == '-') {
+			const char *b = ++q;
+			while (isdigit((unsigned char)*q))
+				q++;
+			if (q == b || q - b > 9)
+				return len;
+			hi = strtoul(b, NULL, 10);
+		}
+		for (unsigned long v = lo; v <= hi && budget; v++, budget--) {
+			char name[160];
+			int l = snprintf(name, sizeof name, "%.*s%0*lu", (int)(p < 100 ? p : 100), s, (int)width, v);
+			if (l > 0 && (size_t)l < sizeof name)
+				learn_host(r, name, (size_t)l);
+		}
+		if (*q == ',')
+			q++;
+		else if (q < s + i)
+			return len;
+	}
+	intern(r, K_HOSTS, s, len);
+	return len;
+}
+
+/* A host list value ("trainhost[52-53],login1"): every host it names. */
+static void learn_nodelist(struct redactor *r, const char *v)
+{
+	const char *p = v;
+	while (*p) {
+		while (*p == ',' || *p == ' ' || *p == '"' || *p == '\'')
+			p++;
+		size_t l = nodelist_item(r, p, 1);
+		if (!l) {
+			const char *e = p;
+			while (is_run((unsigned char)*e))
+				e++;
+			if (e > p)
+				learn_host(r, p, (size_t)(e - p));
+			l = (size_t)(e - p);
+			if (!l)
+				l = 1; /* a byte that is no part of a name */
+		}
+		p += l;
+		while (*p && *p != ',' && !isspace((unsigned char)*p))
+			p++;
+		if (isspace((unsigned char)*p))
+			break;
+	}
+}
+
+static int nodelist_key(const char *k, size_t n)
+{
+	static const char *const keys[] = {"NODELIST", "NODE_LIST", "HOSTLIST", "HOST_LIST", "NODENAMES"};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		size_t l = strlen(keys[i]);
+		if (n >= l && strncasecmp(k + n - l, keys[i], l) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Cloud host names that spell an address (ip-10-1-2-3, ip-10-1-2-3.ec2.internal): hosts, learned
+ * on sight. */
+static size_t ip_host_name(const char *s)
+{
+	if (strncasecmp(s, "ip-", 3) != 0)
+		return 0;
+	size_t i = 3;
+	for (int k = 0; k < 4; k++) {
+		size_t d = 0;
+		while (isdigit((unsigned char)s[i + d]) && d < 4)
+			d++;
+		if (d == 0 || d > 3)
+			return 0;
+		i += d;
+		if (k < 3) {
+			if (s[i] != '-')
+				return 0;
+			i++;
+		}
+	}
+	return isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '-' ? 0 : i;
+}
+
 /* Names in free text: NCCL prefixes "host:pid:tid [", "[host]:port",
  * "(host, port)", torchrun's "host : name", paths /home/USER/. */
 static void learn_text(struct redactor *r, const char *s)
@@ -469,6 +592,23 @@ static void learn_text(struct redactor *r, const char *s)
 	if (!s)
 		return;
 	for (const char *p = s; *p; p++) {
+		if ((*p == '=' || *p == ':') && p > s) {
+			/* SLURM_NODELIST=trainhost[52-53] */
+			size_t kl = 0;
+			while (p - kl > s && (isalnum((unsigned char)p[-(long)kl - 1]) || p[-(long)kl - 1] == '_'))
+				kl++;
+			if (kl && nodelist_key(p - kl, kl)) {
+				const char *v = p + 1;
+				while (*v == ' ' || *v == '"' || *v == '\'')
+					v++;
+				learn_nodelist(r, v);
+			}
+		}
+		if ((p == s || !is_run((unsigned char)p[-1])) && (*p == 'i' || *p == 'I')) {
+			size_t l = ip_host_name(p);
+			if (l)
+				learn_host(r, p, l);
+		}
 		if (*p == ':' && isdigit((unsigned char)p[1])) {
 			/* host:pid:tid [ */
 			const char *q = p + 1;
@@ -569,7 +709,9 @@ static void learn_json(struct redactor *r, const cJSON *it, const char *key)
 	if (!it)
 		return;
 	if (cJSON_IsString(it)) {
-		if (key_is(key, HOST_KEYS))
+		if (key && nodelist_key(key, strlen(key)))
+			learn_nodelist(r, it->valuestring);
+		else if (key_is(key, HOST_KEYS))
 			learn_host(r, it->valuestring, strlen(it->valuestring));
 		else if (key_is(key, USER_KEYS))
 			learn_user(r, it->valuestring, strlen(it->valuestring));
@@ -581,7 +723,8 @@ static void learn_json(struct redactor *r, const cJSON *it, const char *key)
 	cJSON_ArrayForEach(c, it) {
 		/* env facts: {"HOSTNAME": {"value": "node7", ...}} */
 		const char *k = c->string ? c->string : key;
-		if (cJSON_IsObject(c) && c->string && (key_is(c->string, HOST_KEYS) || key_is(c->string, USER_KEYS))) {
+		if (cJSON_IsObject(c) && c->string &&
+		    (key_is(c->string, HOST_KEYS) || key_is(c->string, USER_KEYS) || nodelist_key(c->string, strlen(c->string)))) {
 			const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "value");
 			if (cJSON_IsString(v)) {
 				learn_json(r, v, c->string);
@@ -590,6 +733,13 @@ static void learn_json(struct redactor *r, const cJSON *it, const char *key)
 		}
 		learn_json(r, c, k);
 	}
+}
+
+void redact_learn_json(struct redactor *r, const cJSON *obj)
+{
+	pthread_mutex_lock(&r->mu);
+	learn_json(r, obj, NULL);
+	pthread_mutex_unlock(&r->mu);
 }
 
 void redact_learn_bundle(struct redactor *r, const struct bundle *b)
@@ -611,16 +761,50 @@ enum { F_NO_IP4 = 1 };
 
 /* A word run: replace the longest learned names among its parts (split
  * at '.', '-', '_'), extending a host match over a trailing domain. */
-static void rewrite_run(struct redactor *r, const char *s, size_t n, struct buf *out)
+static void rewrite_run(struct redactor *r, const char *s, size_t n, struct buf *out, int flags)
 {
+	if (n == 0)
+		return;
+	/* an IPv4 address glued to a word by '-' or '_' (eth0-10.1.2.3, ib_10.1.2.3) */
+	for (size_t i = 1; i < n && !(flags & F_NO_IP4); i++) {
+		if ((s[i - 1] != '-' && s[i - 1] != '_') || !isdigit((unsigned char)s[i]))
+			continue;
+		int keep;
+		size_t l = match_ip4(s + i, &keep);
+		if (!l || i + l > n)
+			continue;
+		rewrite_run(r, s, i, out, flags);
+		if (keep)
+			buf_add(out, s + i, l);
+		else
+			buf_adds(out, intern(r, K_IP4, s + i, l));
+		rewrite_run(r, s + i + l, n - i - l, out, flags);
+		return;
+	}
+	/* cloud host names that spell an address: hosts whether learned or not */
+	for (size_t i = 0; i + 10 <= n; i++) {
+		if ((i == 0 || s[i - 1] == '.' || s[i - 1] == '-' || s[i - 1] == '_') && (s[i] == 'i' || s[i] == 'I')) {
+			size_t l = ip_host_name(s + i);
+			if (l && i + l <= n)
+				learn_host(r, s + i, l);
+		}
+	}
 	if (looks_fqdn(s, n) || (n > 1 && s[n - 1] == '.' && looks_fqdn(s, n - 1)))
 		learn_host(r, s, s[n - 1] == '.' ? n - 1 : n);
 	size_t cuts[34];
 	size_t nc = 0;
 	cuts[nc++] = 0;
-	for (size_t i = 0; i < n && nc < 32; i++)
-		if (s[i] == '.' || s[i] == '-' || s[i] == '_')
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '.' || s[i] == '-' || s[i] == '_') {
+			if (nc == 32) {
+				/* a run of more parts: the rest on its own (a name across
+				 * this cut is not seen whole) */
+				rewrite_run(r, s, i, out, flags);
+				rewrite_run(r, s + i, n - i, out, flags);
+				return;
+			}
 			cuts[nc++] = i + 1;
+		}
 	cuts[nc] = n + 1; /* sentinel: end boundary is n */
 	size_t done = 0;
 	for (size_t a = 0; a < nc; a++) {
@@ -665,6 +849,23 @@ static int after_bus_marker(const char *s, size_t i)
 	return 0;
 }
 
+/* A package version of a pip requirement at s[i] ("nvidia-cublas-cu12==12.4.5.8",
+ * at the start of a line or after a blank or a quote): four numbers that
+ * are not an address.  Any other "==" (master==10.1.2.3) is no excuse. */
+static int pip_version_at(const char *s, size_t i)
+{
+	if (i < 3 || s[i - 1] != '=' || s[i - 2] != '=')
+		return 0;
+	size_t j = i - 2;
+	int letter = 0;
+	while (j > 0 && is_run((unsigned char)s[j - 1])) {
+		letter |= isalpha((unsigned char)s[j - 1]);
+		j--;
+	}
+	return letter && j < i - 2 && (j == 0 || s[j - 1] == ' ' || s[j - 1] == '\t' || s[j - 1] == '\n' ||
+	                               s[j - 1] == '"' || s[j - 1] == '\'');
+}
+
 static void rewrite(struct redactor *r, const char *s, struct buf *out, int flags)
 {
 	size_t i = 0;
@@ -700,8 +901,7 @@ static void rewrite(struct redactor *r, const char *s, struct buf *out, int flag
 					continue;
 				}
 			}
-			if (!(flags & F_NO_IP4) && isdigit(c) && (i < 2 || s[i - 1] != '=' || s[i - 2] != '=') &&
-			    (n = match_ip4(s + i, &keep))) {
+			if (!(flags & F_NO_IP4) && isdigit(c) && !pip_version_at(s, i) && (n = match_ip4(s + i, &keep))) {
 				if (keep)
 					buf_add(out, s + i, n);
 				else
@@ -728,11 +928,41 @@ static void rewrite(struct redactor *r, const char *s, struct buf *out, int flag
 				}
 			}
 		}
+		if (start && isalpha(c)) {
+			/* a host list (trainhost[52-53]) whose hosts are known */
+			size_t l = nodelist_item(r, s + i, 0);
+			if (l) {
+				const struct entry *e = lookup(r, K_HOSTS, s + i, l);
+				if (!e) {
+					/* prefix and first number: a learned host? */
+					size_t p = 0, q;
+					while (s[i + p] != '[')
+						p++;
+					q = p + 1;
+					while (isdigit((unsigned char)s[i + q]))
+						q++;
+					char probe[160];
+					if (p + (q - p - 1) < sizeof probe) {
+						memcpy(probe, s + i, p);
+						memcpy(probe + p, s + i + p + 1, q - p - 1);
+						if (lookup(r, K_HOST, probe, p + (q - p - 1))) {
+							nodelist_item(r, s + i, 1);
+							e = lookup(r, K_HOSTS, s + i, l);
+						}
+					}
+				}
+				if (e) {
+					buf_adds(out, e->pseudo);
+					i += l;
+					continue;
+				}
+			}
+		}
 		if (start && (isalnum(c) || c == '_' || c == '.' || c == '-')) {
 			size_t j = i;
 			while (is_run((unsigned char)s[j]))
 				j++;
-			rewrite_run(r, s + i, j - i, out);
+			rewrite_run(r, s + i, j - i, out, flags);
 			i = j;
 			continue;
 		}

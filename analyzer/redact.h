@@ -33,6 +33,8 @@ void redactor_free(struct redactor *r);
 /* Learn host and user names from a bundle (hosts of ranks and evidence,
  * NCCL line prefixes, torchrun summaries, env facts, home paths). */
 void redact_learn_bundle(struct redactor *r, const struct bundle *b);
+/* The same from a bundle's report object (report_bundle_json and more). */
+void redact_learn_json(struct redactor *r, const cJSON *obj);
 
 /* Rewrite every string value and object key below item, in place. */
 void redact_json(struct redactor *r, cJSON *item);

@@ -24,6 +24,9 @@ cJSON *report_json(struct bundle *const *bundles, size_t n, const struct sigdb *
 cJSON *report_header_json(const struct sigdb *db);
 /* One bundle's object as in "bundles" (used by batch's JSONL). Caller owns. */
 cJSON *report_bundle_json(const struct bundle *b);
+/* Every string value and key at it, its siblings and below made valid UTF-8
+ * (invalid bytes become U+FFFD).  report_bundle_json does it already. */
+void report_json_fix_utf8(cJSON *it);
 void report_text(FILE *out, const struct bundle *b, const struct report_opts *o);
 void report_md(FILE *out, const struct bundle *b, const struct report_opts *o);
 

@@ -100,6 +100,27 @@ static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d)
 	return o;
 }
 
+void report_json_fix_utf8(cJSON *it)
+{
+	for (; it; it = it->next) {
+		if (it->string && !(it->type & cJSON_StringIsConst)) {
+			char *f = str_utf8_fix(it->string);
+			if (f) {
+				free(it->string);
+				it->string = f;
+			}
+		}
+		if (cJSON_IsString(it) && it->valuestring && !(it->type & cJSON_IsReference)) {
+			char *f = str_utf8_fix(it->valuestring);
+			if (f) {
+				free(it->valuestring);
+				it->valuestring = f;
+			}
+		}
+		report_json_fix_utf8(it->child);
+	}
+}
+
 cJSON *report_bundle_json(const struct bundle *b)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -116,6 +137,11 @@ cJSON *report_bundle_json(const struct bundle *b)
 			cJSON_AddBoolToObject(d, "complete", 0);
 		cJSON_AddItemToArray(inputs, d);
 	}
+	/* places where the input could not be read to its end (damaged or cut
+	 * archives and files, read errors, caps): the verdict rests on part of
+	 * the bundle only; absent when every byte was read */
+	if (b->stats.cut)
+		cJSON_AddNumberToObject(o, "incomplete_inputs", (double)b->stats.cut);
 	cJSON *w = cJSON_AddArrayToObject(o, "warnings");
 	for (size_t i = 0; i < b->warnings.list.n; i++)
 		cJSON_AddItemToArray(w, cJSON_CreateString(b->warnings.list.v[i]));
@@ -141,6 +167,10 @@ cJSON *report_bundle_json(const struct bundle *b)
 		cJSON_AddItemToArray(fl, f);
 	}
 	cJSON_AddNumberToObject(o, "unexplained_total", (double)b->failure_count);
+	/* every string that reaches JSON, SARIF, JUnit or HTML is valid UTF-8,
+	 * whatever module put it in (the last line of defence: modules sanitise
+	 * what they take from the input themselves) */
+	report_json_fix_utf8(o->child);
 	return o;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "scan.h"
 #include "sysparse.h"
 
 /* ---------- lines ---------- */
@@ -371,29 +372,32 @@ int sys_package_set(cJSON *facts, const char *name, const char *version,
 
 /* ---------- numbers ---------- */
 
+double sys_parse_mib_n(const char *s, const char *lim, const char **end)
+{
+	scan_blanks(&s, lim);
+	double v;
+	const char *e = s;
+	if (!scan_double(&e, lim, &v) || !isfinite(v) || v < 0)
+		return NAN;
+	scan_blanks(&e, lim);
+	static const struct {
+		const char *u;
+		size_t n;
+		double mul;
+	} units[] = {{"MiB", 3, 1}, {"GiB", 3, 1024}, {"KiB", 3, 1.0 / 1024}, {"TiB", 3, 1024.0 * 1024},
+	             {"bytes", 5, 1.0 / (1024.0 * 1024)}, {"MB", 2, 1e6 / 1048576.0}, {"GB", 2, 1e9 / 1048576.0}};
+	for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+		if ((size_t)(lim - e) >= units[i].n && !strncasecmp(e, units[i].u, units[i].n)) {
+			if (end)
+				*end = e + units[i].n;
+			return v * units[i].mul;
+		}
+	return NAN;
+}
+
 double sys_parse_mib(const char *s, const char **end)
 {
-	while (*s == ' ')
-		s++;
-	char *e;
-	double v = strtod(s, &e);
-	if (e == s || !isfinite(v) || v < 0)
-		return NAN;
-	while (*e == ' ')
-		e++;
-	double mul;
-	int ul;
-	if (!strncasecmp(e, "MiB", 3)) mul = 1, ul = 3;
-	else if (!strncasecmp(e, "GiB", 3)) mul = 1024, ul = 3;
-	else if (!strncasecmp(e, "KiB", 3)) mul = 1.0 / 1024, ul = 3;
-	else if (!strncasecmp(e, "TiB", 3)) mul = 1024.0 * 1024, ul = 3;
-	else if (!strncasecmp(e, "bytes", 5)) mul = 1.0 / (1024.0 * 1024), ul = 5;
-	else if (!strncasecmp(e, "MB", 2)) mul = 1e6 / 1048576.0, ul = 2;
-	else if (!strncasecmp(e, "GB", 2)) mul = 1e9 / 1048576.0, ul = 2;
-	else return NAN;
-	if (end)
-		*end = e + ul;
-	return v * mul;
+	return sys_parse_mib_n(s, s + strlen(s), end);
 }
 
 static long days_from_civil(long y, unsigned m, unsigned d)

@@ -87,6 +87,8 @@ void sys_mem_sample(cJSON *facts, const char *path, uint64_t line, int gpu,
 /* Parse "1234 MiB", "1.5 GiB", "512MiB", "23.65 GiB" to MiB; NAN on error.
  * *end is set after the unit when end is not NULL. */
 double sys_parse_mib(const char *s, const char **end);
+/* The same within [s, lim) only (a span of a log line, not a C string). */
+double sys_parse_mib_n(const char *s, const char *lim, const char **end);
 /* Seconds since 1970 for "2026/11/30 14:16:53.366" or "Mon Nov 30 14:30:31
  * 2026"; NAN when not recognised. */
 double sys_parse_time(const char *s);

@@ -9,10 +9,17 @@
 #include <sched.h>
 #include <unistd.h>
 
+/* Out of memory: one line on stderr and exit status 2 (trouble), never
+ * abort() and its core file.  _exit, not exit: stdio buffers may hold half a
+ * report, which must not be flushed as if it were whole; other threads stop
+ * with the process.  The message is formatted on the stack (no allocation). */
 static void oom(size_t n)
 {
-	fprintf(stderr, "nccl-triage: out of memory (allocating %zu bytes)\n", n);
-	abort();
+	char msg[128];
+	int l = snprintf(msg, sizeof msg, "nccl-triage: out of memory (allocating %zu bytes)\n", n);
+	if (l > 0 && write(2, msg, (size_t)l < sizeof msg ? (size_t)l : sizeof msg - 1) < 0)
+		l = 0;
+	_exit(2);
 }
 
 void *xmalloc(size_t n)
@@ -262,6 +269,184 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 	return len;
 }
 
+/* ---- secrets ----------------------------------------------------------- */
+
+static int name_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Every secret name holds KEY, TOKEN, PASS, PWD, SECRET or CREDENTIAL (any
+ * case): one light pass rules out nearly every name. */
+static int maybe_secret(const char *s, size_t n)
+{
+	for (size_t j = 0; j + 3 <= n; j++) {
+		const char *q = s + j;
+		switch (q[0] | 0x20) {
+		case 'k': if (((q[1] | 0x20) == 'e') && ((q[2] | 0x20) == 'y')) return 1; break;
+		case 't': if (j + 5 <= n && !strncasecmp(q, "token", 5)) return 1; break;
+		case 'p': if ((j + 4 <= n && !strncasecmp(q, "pass", 4)) || !strncasecmp(q, "pwd", 3)) return 1; break;
+		case 's': if (j + 6 <= n && !strncasecmp(q, "secret", 6)) return 1; break;
+		case 'c': if (j + 10 <= n && !strncasecmp(q, "credential", 10)) return 1; break;
+		default: break;
+		}
+	}
+	return 0;
+}
+
+int str_secret_name(const char *s, size_t n)
+{
+	if (n < 3 || n > 128 || !(isalpha((unsigned char)s[0]) || s[0] == '_') || !maybe_secret(s, n))
+		return 0;
+	/* upper-cased once, then memcmp where the first letter fits */
+	char u[128];
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (!isalnum(c) && c != '_')
+			return 0;
+		u[i] = (char)(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+	}
+	static const char *const anywhere[] = {"PASSWORD", "PASSWD", "SECRET", "PASSPHRASE", "CREDENTIAL", "APIKEY",
+	                                       "API_KEY", "PRIVATE_KEY", "ACCESS_KEY", "AUTH_TOKEN"};
+	for (size_t j = 0; j + 6 <= n; j++) {
+		char c = u[j];
+		if (c != 'P' && c != 'S' && c != 'C' && c != 'A')
+			continue;
+		for (size_t k = 0; k < sizeof anywhere / sizeof *anywhere; k++) {
+			size_t l = strlen(anywhere[k]);
+			if (anywhere[k][0] == c && j + l <= n && memcmp(u + j, anywhere[k], l) == 0)
+				return 1;
+		}
+	}
+	/* the last part: HF_TOKEN, GITHUB_TOKEN, HUGGING_FACE_HUB_TOKEN, *_KEY, *_PASS */
+	size_t p = n;
+	while (p > 0 && u[p - 1] != '_')
+		p--;
+	const char *last = u + p;
+	size_t ll = n - p;
+#define LAST_IS(w) (ll == sizeof w - 1 && memcmp(last, w, sizeof w - 1) == 0)
+	if (LAST_IS("TOKEN") || LAST_IS("KEY") || LAST_IS("PASS") || LAST_IS("SECRETS") || LAST_IS("TOKENS"))
+		return 1;
+	if (LAST_IS("PWD"))
+		return p > 0; /* PWD alone is the working folder */
+#undef LAST_IS
+	/* a name that ends in TOKEN without '_' (HFTOKEN, ACCESSTOKEN), not "tokenizers" */
+	return n > 5 && memcmp(u + n - 5, "TOKEN", 5) == 0;
+}
+
+/* A token whose shape says what it is, wherever it appears: Hugging Face
+ * (hf_...), GitHub (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), AWS access
+ * key ids (AKIA...).  Returns its length. */
+static size_t token_shape(const char *s, size_t n)
+{
+	static const struct {
+		const char *pre;
+		size_t min; /* characters after the prefix */
+	} shapes[] = {{"hf_", 30}, {"ghp_", 30}, {"gho_", 30}, {"ghu_", 30}, {"ghs_", 30}, {"ghr_", 30},
+	              {"github_pat_", 20}, {"AKIA", 16}};
+	for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+		size_t pl = strlen(shapes[k].pre);
+		if (n < pl || memcmp(s, shapes[k].pre, pl) != 0)
+			continue;
+		size_t i = pl;
+		while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '-'))
+			i++;
+		if (i - pl >= shapes[k].min)
+			return i;
+	}
+	return 0;
+}
+
+/* The name that ends right before s[i] ('=' or ':'), skipping a closing quote. */
+static int secret_before(const char *s, size_t i)
+{
+	size_t e = i, b;
+	if (e > 0 && (s[e - 1] == '"' || s[e - 1] == '\''))
+		e--;
+	b = e;
+	while (b > 0 && e - b <= 128 && name_char((unsigned char)s[b - 1]))
+		b--;
+	return e - b >= 3 && str_secret_name(s + b, e - b);
+}
+
+/* A ':' that may end a secret's name: "NAME: value" (a blank after it) or
+ * "\"NAME\":" (a quote before it); not host:pid, file:line, eth0:10.0.0.1. */
+static int colon_form(const char *s, size_t n, size_t i)
+{
+	return (i + 1 < n && (s[i + 1] == ' ' || s[i + 1] == '\t')) || (i > 0 && (s[i - 1] == '"' || s[i - 1] == '\''));
+}
+
+/* Is there anything to mask?  A quick look with memchr for the bytes that
+ * may start it (the text of nearly every line has none): the '=' or ':'
+ * after a secret name, the '_' of hf_ / gh?_ / github_pat_, the 'K' of AKIA. */
+static int mask_needed(const char *s, size_t n)
+{
+	const char *end = s + n;
+	for (const char *p = s; (p = memchr(p, '=', (size_t)(end - p))) != NULL; p++)
+		if (secret_before(s, (size_t)(p - s)))
+			return 1;
+	for (const char *p = s; (p = memchr(p, ':', (size_t)(end - p))) != NULL; p++)
+		if (colon_form(s, n, (size_t)(p - s)) && secret_before(s, (size_t)(p - s)))
+			return 1;
+	for (const char *p = s; (p = memchr(p, '_', (size_t)(end - p))) != NULL; p++) {
+		size_t i = (size_t)(p - s);
+		if ((i >= 2 && memcmp(p - 2, "hf", 2) == 0) || (i >= 3 && p[-3] == 'g' && p[-2] == 'h') ||
+		    (i >= 6 && memcmp(p - 6, "github", 6) == 0))
+			return 1;
+	}
+	return mem_find(s, n, "AKIA", 4, 1) != NULL;
+}
+
+size_t str_mask_secrets(char *s, size_t n)
+{
+	if (!mask_needed(s, n)) {
+		s[n] = 0;
+		return n;
+	}
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		char c = s[i];
+		int boundary = i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_');
+		size_t t = boundary && (c == 'h' || c == 'g' || c == 'A') ? token_shape(s + i, n - i) : 0;
+		if (t) {
+			memcpy(s + o, "***", 3); /* never longer than the token */
+			o += 3;
+			i += t;
+			continue;
+		}
+		s[o++] = c;
+		i++;
+		if (c != '=' && c != ':')
+			continue;
+		/* NAME=value, NAME: value, "NAME": "value" */
+		if (c == ':' && !((i < n && (s[i] == ' ' || s[i] == '\t')) || (o >= 2 && (s[o - 2] == '"' || s[o - 2] == '\''))))
+			continue; /* colon_form, on the output written so far */
+		if (!secret_before(s, o - 1))
+			continue;
+		if (c == '=' && i < n && s[i] == '=')
+			continue; /* a comparison (==), not an assignment */
+		size_t v = i;
+		while (v < n && (s[v] == ' ' || s[v] == '\t'))
+			v++;
+		char q = v < n && (s[v] == '"' || s[v] == '\'') ? s[v] : 0;
+		size_t ve = v + (q ? 1 : 0);
+		while (ve < n && (q ? s[ve] != q : !(s[ve] == ' ' || s[ve] == '\t' || s[ve] == ',' || s[ve] == ';' ||
+		                                     s[ve] == '"' || s[ve] == '\'' || s[ve] == '}' || s[ve] == ')')))
+			ve++;
+		size_t vs = v + (q ? 1 : 0);
+		if (ve <= vs || (ve - vs == 3 && memcmp(s + vs, "***", 3) == 0))
+			continue; /* empty, or masked already */
+		memmove(s + o, s + i, v - i + (q ? 1 : 0)); /* the blanks and the opening quote */
+		o += v - i + (q ? 1 : 0);
+		size_t m = ve - vs < 3 ? ve - vs : 3; /* never longer than the value: in place */
+		memset(s + o, '*', m);
+		o += m;
+		i = ve;
+	}
+	s[o] = 0;
+	return o;
+}
+
 char *str_sanitize(const char *s, size_t n)
 {
 	struct buf b;
@@ -297,6 +482,43 @@ char *str_sanitize(const char *s, size_t n)
 			 * (U+202A..U+202E, U+2066..U+2069) that reorder what is shown */
 			buf_addc(&b, '?');
 			i += l;
+		} else {
+			buf_add(&b, p + i, l);
+			i += l;
+		}
+	}
+	/* every piece of input text that reaches a report passes here:
+	 * secret values are masked whatever the options (util.h) */
+	if (b.data)
+		b.len = str_mask_secrets(b.data, b.len);
+	return buf_steal(&b);
+}
+
+char *str_utf8_fix(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	while (p[i] && p[i] < 0x80) /* nearly every string: ASCII only */
+		i++;
+	if (!p[i])
+		return NULL;
+	size_t n = i + strlen(s + i);
+	while (i < n) {
+		size_t l = p[i] < 0x80 ? 1 : utf8_len(p + i, n - i);
+		if (l == 0)
+			break;
+		i += l;
+	}
+	if (i == n)
+		return NULL;
+	struct buf b;
+	buf_init(&b);
+	buf_add(&b, s, i);
+	while (i < n) {
+		size_t l = p[i] < 0x80 ? 1 : utf8_len(p + i, n - i);
+		if (l == 0) {
+			buf_adds(&b, "\xef\xbf\xbd");
+			i++;
 		} else {
 			buf_add(&b, p + i, l);
 			i += l;

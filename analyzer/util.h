@@ -14,9 +14,11 @@
 #define NT_PRINTF(a, b)
 #endif
 
-/* Allocation that aborts on exhaustion: an analyzer that cannot allocate a few
- * bytes cannot report anything useful either.  Large, input-sized buffers are
- * bounded by the caps in nt_limits.h before they are requested. */
+/* Allocation that ends the process on exhaustion ("nccl-triage: out of memory
+ * (allocating N bytes)" on stderr, exit status 2, no core): an analyzer that
+ * cannot allocate a few bytes cannot report anything useful either.  Large,
+ * input-sized buffers are bounded by the caps in nt_limits.h before they are
+ * requested. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
@@ -79,6 +81,22 @@ int str_ends(const char *s, const char *suffix);
  * replaced by '?' and invalid UTF-8 sequences replaced by U+FFFD, so it is
  * safe in JSON and on a terminal.  Caller frees. */
 char *str_sanitize(const char *s, size_t n);
+/* Secrets never reach a report, --redact or not (docs/hardening.md): a
+ * variable name that says it holds one (*PASSWORD*, *PASSWD*, *SECRET*,
+ * *CREDENTIAL*, *API_KEY*, *ACCESS_KEY*, *PRIVATE_KEY*, *AUTH_TOKEN*, or a
+ * last part TOKEN, KEY, PASS, PWD (not PWD alone): HF_TOKEN, WANDB_API_KEY,
+ * AWS_SECRET_ACCESS_KEY...).  1 when s[0..n) is such a name. */
+int str_secret_name(const char *s, size_t n);
+/* In place over s[0..n): the value of NAME=value, NAME: value (a blank after the colon) and
+ * "NAME": "value" when NAME is a secret name, and tokens recognisable by
+ * their shape (hf_..., ghp_..., github_pat_..., AKIA...), become
+ * "***".  Returns the new length (never longer; s is NUL-terminated there).
+ * str_sanitize applies it to everything it returns. */
+size_t str_mask_secrets(char *s, size_t n);
+/* NULL when s is valid UTF-8; otherwise a copy with each invalid byte
+ * replaced by U+FFFD (controls are kept: this is for JSON, which escapes
+ * them, not for a terminal).  Caller frees. */
+char *str_utf8_fix(const char *s);
 /* Human size: "12.3 MiB". Writes into out (at least 32 bytes). */
 const char *fmt_size(uint64_t bytes, char *out, size_t outsz);
 /* Parse "64M", "1G", "4096", "512k" into bytes; -1 on error. */

@@ -1,6 +1,8 @@
 #!/bin/sh
 # tests/deps.sh - install the tools the test suite uses, when missing and we
-# are root (CI is): jq (batch tests), GNU time (peak memory in tests/threads), and what the report tests need (see
+# are root (CI is): jq (batch tests), GNU time (peak memory in tests/threads
+# and tests/untrusted), valgrind (tests/hardening, tests/untrusted: reads past
+# a line, leaks), and what the report tests need (see
 # tests/reports/deps.sh: chromium, fonts, python3-jsonschema, xmllint).
 # As another user it only says what is missing; those tests then skip with a
 # message.
@@ -9,6 +11,7 @@ command -v jq >/dev/null 2>&1 || need="$need jq"
 command -v gzip >/dev/null 2>&1 || need="$need gzip"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
 [ -x /usr/bin/time ] || need="$need time"
+command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
 if [ -n "$need" ]; then
 	if [ "$(id -u)" = 0 ]; then
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null ||

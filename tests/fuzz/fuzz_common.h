@@ -102,7 +102,7 @@ static inline void fuzz_walk(const char *name, const uint8_t *data, size_t size)
 	struct limits lim;
 	fuzz_limits(&lim);
 	struct check_sink cs = {0};
-	struct doc_sink sink = {&cs, cs_begin, cs_data, cs_end};
+	struct doc_sink sink = {&cs, cs_begin, cs_data, cs_end, NULL};
 	struct msgs m = {0};
 	struct input_stats st = {0};
 	int rc = input_walk_memory(name, data, size, &lim, &sink, &m, &st);

@@ -13,7 +13,7 @@ set -u
 B=${1:?usage: run-fuzz.sh BUILD_DIR SECONDS [TARGET...]}
 SECS=${2:-60}
 shift 2
-TARGETS=${*:-gzip tar detect logline sysreport sigdb analyze}
+TARGETS=${*:-gzip tar detect logline sysreport sigdb analyze scan}
 JOBS=${FUZZ_JOBS:-1}
 CC=${CC:-clang}
 FLAGS="-std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
@@ -23,7 +23,7 @@ mkdir -p "$B/bin" "$B/logs" tests/fuzz/crashes
 
 maxlen() {
 	case $1 in
-	logline) echo 4096 ;; sigdb) echo 8192 ;; detect) echo 16384 ;;
+	logline | scan) echo 4096 ;; sigdb) echo 8192 ;; detect) echo 16384 ;;
 	sysreport) echo 32768 ;; *) echo 65536 ;;
 	esac
 }

@@ -8,7 +8,7 @@ OUT=${1:?usage: seed.sh OUTDIR}
 C=fixtures/captures/h200-2gpu
 S=$C/scenarios
 rm -rf "$OUT"
-for t in gzip tar detect logline sysreport sigdb analyze; do mkdir -p "$OUT/$t"; done
+for t in gzip tar detect logline sysreport sigdb analyze scan; do mkdir -p "$OUT/$t"; done
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -82,6 +82,17 @@ cp fixtures/bad-input/*.gz fixtures/bad-input/*.tar "$OUT/analyze/"
 cp fixtures/demo/ticket-oom.tar.gz "$OUT/gzip/"
 cp fixtures/demo/ticket-oom.tar.gz "$OUT/analyze/"
 for f in "$OUT"/tar/* "$OUT"/gzip/*; do head -c 512 "$f" > "$OUT/detect/head-$(basename "$f")"; done
+
+# spans, secrets and names to redact (fuzz_scan): real lines and what --redact and
+# the secret masking look for
+for f in $S/bad_socket_ifname/run.log $S/duplicate_gpu/run.log; do
+	[ -f "$f" ] && head -c 2048 "$f" > "$OUT/scan/$(basename "$(dirname "$f")")"
+done
+for f in $S/*/env.txt; do [ -f "$f" ] && head -c 2048 "$f" > "$OUT/scan/env-$(basename "$(dirname "$f")")"; break; done
+printf 'vm:1:1 [0] NCCL INFO cudaDriverVersion 12040' > "$OUT/scan/cuda-driver"
+printf 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.14 GiB of which 3.19 MiB is free. Process 1224 has 79.13 GiB memory in use.' > "$OUT/scan/oom"
+printf 'SLURM_NODELIST=trainhost[52-53,060] hostname ip-10-1-2-3.ec2.internal master==10.9.8.7 eth0-10.1.2.3' > "$OUT/scan/hosts"
+printf 'export HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCDEF123 "WANDB_API_KEY": "0123456789abcdef" AKIAABCDEFGHIJKLMNOP' > "$OUT/scan/secrets"
 
 # signature databases
 cp tests/db-min/core.json "$OUT/sigdb/"
