@@ -31,3 +31,34 @@ void analysis_finish(struct bundle *b)
 	correlate(b);
 	cascade_link(b); /* ranks: echoes across ranks (cascade.h) */
 }
+
+static struct bundle *start(const char *name, const struct analysis_opts *o)
+{
+	struct bundle *b = bundle_new(name, o->db, o->lim);
+	if (o->threads > 1)
+		bundle_set_threads(b, 2);
+	return b;
+}
+
+struct bundle *analysis_run(const char *name, const char *path, const struct analysis_opts *o,
+                            struct msgs *input_errors, int *readable)
+{
+	struct bundle *b = start(name, o);
+	int rc = 0;
+	if (path)
+		rc = bundle_add_path(b, path, input_errors);
+	if (readable)
+		*readable = rc == 0;
+	analysis_finish(b);
+	return b;
+}
+
+struct bundle *analysis_run_docs(const char *name, const struct analysis_doc *docs, size_t n,
+                                 const struct analysis_opts *o)
+{
+	struct bundle *b = start(name, o);
+	for (size_t i = 0; i < n; i++)
+		bundle_add_memory(b, docs[i].name, docs[i].data ? docs[i].data : "", docs[i].len);
+	analysis_finish(b);
+	return b;
+}

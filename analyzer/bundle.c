@@ -18,6 +18,7 @@
 #include "scan.h"
 #include "sigdb.h"
 #include "sysreport.h"
+#include "version.h"
 
 #define HEAD_BYTES (64u << 10)
 /* Pasted tickets (text, PyTorch or NCCL output) may embed a topo matrix or
@@ -170,7 +171,7 @@ static void fact_nccl_version(struct bundle *b, const struct span *m)
 	char v[20];
 	memcpy(v, p, (size_t)(q - p));
 	v[q - p] = 0;
-	if (nccl_version_code(v) < 0)
+	if (version_code(v) < 0)
 		return;
 	add_unique_string(b->facts, "nccl_versions", v);
 	if (q < end && *q == '+' && end - q > 5 && memcmp(q, "+cuda", 5) == 0) {
@@ -636,6 +637,8 @@ static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_
 		buf_add(&ds->sys, p, take);
 		if (take < n)
 			ds->sys_cut = 1;
+		if (sysreport_kind_scanned(doc->kind))
+			feed_lines(b, ds, p, n); /* and its lines as a log's (they count the lines too) */
 	}
 }
 
@@ -782,7 +785,7 @@ static void sink_end(void *ctx, int complete)
 		doc->complete = 0; /* lines not analysed */
 		b->stats.cut++;
 	}
-	if (is_sysreport(doc->kind)) {
+	if (is_sysreport(doc->kind) && !sysreport_kind_scanned(doc->kind)) {
 		for (size_t i = 0; i < ds->sys.len; i++)
 			if (ds->sys.data[i] == '\n')
 				doc->lines++;
@@ -815,14 +818,17 @@ struct doc_sink bundle_sink(struct bundle *b)
 	return s;
 }
 
-int bundle_add_path(struct bundle *b, const char *path)
+int bundle_add_path(struct bundle *b, const char *path, struct msgs *input_errors)
 {
 	struct doc_sink s = bundle_sink(b);
 	struct msgs m = {0};
 	int rc = input_walk_path(path, &b->lim, &s, &m, &b->stats);
 	lines_drain(b); /* the last documents' ends are applied: warnings stay in order */
-	for (size_t i = 0; i < m.list.n; i++)
+	for (size_t i = 0; i < m.list.n; i++) {
 		msgs_add(&b->warnings, "%s", m.list.v[i]);
+		if (input_errors)
+			msgs_add(input_errors, "%s", m.list.v[i]);
+	}
 	b->warnings.dropped += m.dropped; /* counted in the report's "N more warnings" */
 	msgs_free(&m);
 	return rc;

@@ -81,8 +81,9 @@ void bundle_free(struct bundle *b);
  * result is the same as with 1 (the default).  Before any input. */
 void bundle_set_threads(struct bundle *b, int threads);
 struct doc_sink bundle_sink(struct bundle *b);
-/* Feed a whole operand (path or '-'): convenience over input_walk_path. */
-int bundle_add_path(struct bundle *b, const char *path);
+/* Feed a whole operand (path or '-'); its input errors also go to
+ * input_errors when not NULL (batch reports them per bundle). */
+int bundle_add_path(struct bundle *b, const char *path, struct msgs *input_errors);
 int bundle_add_memory(struct bundle *b, const char *name, const void *data, size_t len);
 /* After the last input: stop the line pipeline, finish the rank timelines,
  * place evidence known by host:pid on its rank.  analysis_finish

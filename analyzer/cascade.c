@@ -6,6 +6,7 @@
 
 #include "bundle.h"
 #include "correlate.h"
+#include "patids.h"
 #include "ranks.h"
 #include "sigdb.h"
 #include "util.h"
@@ -28,7 +29,7 @@ static int disjoint(const struct diagnosis *a, const struct diagnosis *b)
 
 static int echo_prone(const char *cat)
 {
-	static const char *const c[] = {"RANK_FAILURE", "COLLECTIVE_TIMEOUT", "SOCKET_NETWORK", "IB_RDMA", "RENDEZVOUS", NULL};
+	static const char *const c[] = {CAT_RANK_FAILURE, CAT_COLLECTIVE_TIMEOUT, CAT_SOCKET_NETWORK, CAT_IB_RDMA, CAT_RENDEZVOUS, NULL};
 	for (size_t i = 0; c[i]; i++)
 		if (strcmp(cat, c[i]) == 0)
 			return 1;
@@ -54,9 +55,9 @@ void cascade_link(struct bundle *b)
 {
 	if (!b->ndiags)
 		return;
-	static const char *const death[] = {"ranks.sigkill_oom_killer", "ranks.killed_by_signal", "ranks.died_silently", NULL};
-	static const char *const absent[] = {"ranks.missing_from_comm", NULL};
-	static const char *const behind[] = {"ranks.watchdog_seqnum_behind", "ranks.collective_mismatch", NULL};
+	static const char *const death[] = {DIAG_RANKS_SIGKILL_OOM_KILLER, DIAG_RANKS_KILLED_BY_SIGNAL, DIAG_RANKS_DIED_SILENTLY, NULL};
+	static const char *const absent[] = {DIAG_RANKS_MISSING_FROM_COMM, NULL};
+	static const char *const behind[] = {DIAG_RANKS_WATCHDOG_SEQNUM_BEHIND, DIAG_RANKS_COLLECTIVE_MISMATCH, NULL};
 	const struct diagnosis *anchor = find_root(b, death);
 	if (!anchor)
 		anchor = find_root(b, absent);
@@ -69,7 +70,7 @@ void cascade_link(struct bundle *b)
 	int changed = 0;
 	if (!anchor)
 		goto context;
-	int mine = strncmp(anchor->def->id, "ranks.", 6) == 0;
+	int mine = strncmp(anchor->def->id, FAMILY_RANKS, strlen(FAMILY_RANKS)) == 0;
 	int gone = 0; /* the anchor is a rank that died or never came */
 	for (size_t k = 0; death[k]; k++)
 		gone |= strcmp(anchor->def->id, death[k]) == 0;
@@ -87,7 +88,7 @@ void cascade_link(struct bundle *b)
 		else if (is_root_error(d) && gone && echo_prone(d->def->category) && !d->nranks &&
 		         d->confidence < anchor->confidence)
 			echo = 1; /* not tied to a rank: the waiting of the survivors */
-		else if (is_root_error(d) && mine && strncmp(d->def->id, "ranks.", 6) != 0 &&
+		else if (is_root_error(d) && mine && strncmp(d->def->id, FAMILY_RANKS, strlen(FAMILY_RANKS)) != 0 &&
 		         strcmp(d->def->category, anchor->def->category) == 0 && d->confidence <= anchor->confidence)
 			echo = 1; /* the same finding, less specific */
 		if (echo) {
@@ -100,7 +101,7 @@ context:
 	/* "never reached NCCL" beside a specific root: a context remark */
 	for (size_t i = 0; i < b->ndiags; i++) {
 		struct diagnosis *d = &b->diags[i];
-		if (strcmp(d->def->id, "ranks.never_reached_nccl") != 0 || d->role != ROLE_ROOT)
+		if (strcmp(d->def->id, DIAG_RANKS_NEVER_REACHED_NCCL) != 0 || d->role != ROLE_ROOT)
 			continue;
 		for (size_t k = 0; k < b->ndiags; k++)
 			if (k != i && is_root_error(&b->diags[k])) {

@@ -3,15 +3,16 @@
 
 #include <string.h>
 
-#define ANY (CMD_ANALYZE | CMD_BATCH | CMD_CHECKDB | CMD_LIST | CMD_EXPLAIN | CMD_MERGE | CMD_COVERAGE)
+#define ANY (CMD_ANALYZE | CMD_BATCH | CMD_CHECKDB | CMD_LIST | CMD_EXPLAIN | CMD_MERGE | CMD_MEM | CMD_VERIFY | CMD_VERSION | \
+             CMD_COVERAGE)
 #define READ (CMD_ANALYZE | CMD_BATCH)
 #define DB (CMD_ANALYZE | CMD_BATCH | CMD_CHECKDB | CMD_LIST | CMD_EXPLAIN | CMD_COVERAGE)
 
 const struct cli_opt CLI_OPTS[] = {
 	{"help", 'h', NULL, ANY, OPT_HELP, "show this help and exit"},
-	{"format", 'f', "FMT", READ | CMD_LIST | CMD_EXPLAIN | CMD_MERGE | CMD_COVERAGE, OPT_FORMAT,
-	 "output format: text (default), json, md, html, junit, sarif, github; batch/merge also jsonl; list and coverage also md"},
-	{"output", 'o', "FILE", READ | CMD_LIST | CMD_MERGE | CMD_COVERAGE, OPT_OUTPUT, "write the report to FILE instead of standard output"},
+	{"format", 'f', "FMT", READ | CMD_LIST | CMD_EXPLAIN | CMD_MERGE | CMD_MEM | CMD_VERIFY | CMD_COVERAGE, OPT_FORMAT,
+	 "output format"},
+	{"output", 'o', "FILE", READ | CMD_LIST | CMD_MERGE | CMD_VERIFY | CMD_COVERAGE, OPT_OUTPUT, "write the report to FILE instead of standard output"},
 	{"patterns", 'p', "DIR", DB, OPT_PATTERNS,
 	 "also load signatures from DIR (repeatable; NCCL_TRIAGE_PATTERNS=DIR:DIR does the same)"},
 	{"no-builtin", 0, NULL, DB, OPT_NO_BUILTIN, "do not load the built-in signature database"},
@@ -41,8 +42,52 @@ const struct cli_opt CLI_OPTS[] = {
 	{"match-limit", 0, "N", READ | CMD_CHECKDB, OPT_MATCH_LIMIT, "PCRE2 match limit per line and signature (default 1000000)"},
 	{"match-budget", 0, "N", READ, OPT_MATCH_BUDGET,
 	 "slow matches (over 1% of --match-limit) allowed per signature and bundle before it is skipped (default 1000)"},
+	/* mem */
+	{"model", 0, "NAME", CMD_MEM, OPT_MODEL, "a model preset (listed below)"},
+	{"params", 0, "N", CMD_MEM, OPT_PARAMS, "custom parameter count: 8B, 70e9, 1.5T"},
+	{"unit-params", 0, "N", CMD_MEM, OPT_UNIT_PARAMS,
+	 "parameters FSDP/ZeRO-3 gathers at once (default: one decoder layer of the preset; none for --params unless given)"},
+	{"dtype", 0, "T", CMD_MEM, OPT_DTYPE, "bf16 (default), fp16, fp32, fp8, int8, int4"},
+	{"mode", 0, "M", CMD_MEM, OPT_MODE,
+	 "infer (default) or train (mixed-precision AdamW: + gradients, fp32 master weights, 2 Adam states)"},
+	{"gpus", 0, "N", CMD_MEM, OPT_MEM_GPUS, "number of GPUs the model is spread over (default 1)"},
+	{"shard", 0, "S", CMD_MEM, OPT_SHARD,
+	 "none|ddp, zero1, zero2|shard_grad_op, zero3|fsdp|full_shard, tp (default: fsdp when --gpus > 1, else none)"},
+	{"prefetch", 0, "K", CMD_MEM, OPT_PREFETCH, "units resident at once while unsharding (default 1 infer, 2 train)"},
+	{"extra", 0, "X", CMD_MEM, OPT_EXTRA, "activations / KV cache per GPU, e.g. 6GiB (default 0)"},
+	{"gpu", 0, "NAME", CMD_MEM, OPT_GPU, "a GPU preset (listed below)"},
+	{"gpu-mem", 0, "X", CMD_MEM, OPT_GPU_MEM, "GPU memory.total instead of a preset, e.g. 24564MiB, 80GiB"},
+	{"reserve", 0, "X", CMD_MEM, OPT_RESERVE,
+	 "memory not available to the model: CUDA context, NCCL buffers, allocator slack (default 1GiB)"},
+	{"usable", 0, "X", CMD_MEM, OPT_USABLE, "usable memory per GPU directly (overrides --gpu-mem/--reserve)"},
+	/* verify */
+	{"gpus", 0, "LIST", CMD_VERIFY, OPT_VERIFY_GPUS, "GPU ordinals, e.g. 0,1 or 0-3 (default: every visible GPU)"},
+	{"nranks", 0, "N", CMD_VERIFY, OPT_NRANKS,
+	 "number of ranks (default: one per GPU in --gpus); each rank needs its own GPU"},
+	{"env", 0, "K=V", CMD_VERIFY, OPT_ENV, "candidate: set K=V on top of the environment (repeatable)"},
+	{"unset", 0, "K", CMD_VERIFY, OPT_UNSET, "candidate: remove K from the environment (repeatable)"},
+	{"from-report", 0, "FILE", CMD_VERIFY, OPT_FROM_REPORT, "candidate: the verify.env of the top diagnosis in analyze's JSON"},
+	{"survey", 0, NULL, CMD_VERIFY, OPT_SURVEY, "also try P2P, SHM and NET/Socket one at a time and tabulate them"},
+	{"timeout", 0, "S", CMD_VERIFY, OPT_TIMEOUT, "watchdog per run, seconds (default 60)"},
+	{"size", 0, "BYTES", CMD_VERIFY, OPT_SIZE, "all-reduce size for the bandwidth measurement (default 64M)"},
+	{"iters", 0, "N", CMD_VERIFY, OPT_ITERS, "timed iterations (default 20, after 5 warm-up)"},
+	{"nccl-lib", 0, "PATH", CMD_VERIFY, OPT_NCCL_LIB,
+	 "libnccl.so.2 file or folder (default: LD_LIBRARY_PATH, system, pip's nvidia/nccl/lib)"},
+	{"cuda-lib", 0, "PATH", CMD_VERIFY, OPT_CUDA_LIB, "libcuda.so.1 file or folder (default: the dynamic linker's search)"},
+	{"logs", 0, "DIR", CMD_VERIFY, OPT_LOGS, "also write every rank's captured NCCL output to DIR/RUN/rankN.log"},
+	{"patterns", 0, "DIR", CMD_VERIFY, OPT_VERIFY_PATTERNS,
+	 "signature database for the analysis of the captured logs (default: the built-in one)"},
+	{"no-analysis", 0, NULL, CMD_VERIFY, OPT_NO_ANALYSIS, "do not analyse the captured logs"},
 	{NULL, 0, NULL, 0, 0, NULL},
 };
+
+const char *cli_opt_name(enum opt_id id)
+{
+	for (const struct cli_opt *p = CLI_OPTS; p->name; p++)
+		if (p->id == id)
+			return p->name;
+	return "?";
+}
 
 int cli_next(int argc, char **argv, int *i, unsigned cmd, const char *cmdname,
              enum opt_id *id, const char **arg, int *no_more_opts)
@@ -62,7 +107,7 @@ int cli_next(int argc, char **argv, int *i, unsigned cmd, const char *cmdname,
 		const char *eq = strchr(name, '=');
 		size_t len = eq ? (size_t)(eq - name) : strlen(name);
 		for (const struct cli_opt *p = CLI_OPTS; p->name; p++)
-			if (strlen(p->name) == len && strncmp(p->name, name, len) == 0) {
+			if ((p->cmds & cmd) && strlen(p->name) == len && strncmp(p->name, name, len) == 0) {
 				o = p;
 				break;
 			}
@@ -70,14 +115,14 @@ int cli_next(int argc, char **argv, int *i, unsigned cmd, const char *cmdname,
 			inline_arg = eq + 1;
 	} else {
 		for (const struct cli_opt *p = CLI_OPTS; p->name; p++)
-			if (p->shortname && p->shortname == a[1]) {
+			if ((p->cmds & cmd) && p->shortname && p->shortname == a[1]) {
 				o = p;
 				break;
 			}
 		if (o && a[2])
 			inline_arg = a + 2;
 	}
-	if (!o || !(o->cmds & cmd)) {
+	if (!o) {
 		fprintf(stderr, "nccl-triage %s: unknown option '%s'\nhint: see 'nccl-triage %s --help'\n",
 		        cmdname, a, cmdname);
 		return -1;
@@ -101,7 +146,7 @@ int cli_next(int argc, char **argv, int *i, unsigned cmd, const char *cmdname,
 	return 1;
 }
 
-void cli_help(FILE *out, unsigned cmd)
+void cli_help(FILE *out, unsigned cmd, const char *formats)
 {
 	for (const struct cli_opt *p = CLI_OPTS; p->name; p++) {
 		if (!(p->cmds & cmd))
@@ -112,6 +157,10 @@ void cli_help(FILE *out, unsigned cmd)
 			         p->arg ? p->arg : "");
 		else
 			snprintf(left, sizeof left, "    --%s%s%s", p->name, p->arg ? " " : "", p->arg ? p->arg : "");
-		fprintf(out, "  %-28s %s\n", left, p->help);
+		if (p->id == OPT_FORMAT) {
+			fprintf(out, "  %-28s %s: %s\n", left, p->help, formats ? formats : "text");
+		} else {
+			fprintf(out, "  %-28s %s\n", left, p->help);
+		}
 	}
 }

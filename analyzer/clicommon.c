@@ -117,16 +117,8 @@ static int parse_sz(const char *opt, const char *v, uint64_t *out)
 	return 0;
 }
 
-/* Parse options for a subcommand; operands go to *ops.  Returns 0, 1 for
- * --help (printed), -1 on error. */
-int parse_common(int argc, char **argv, unsigned cmd, const char *cmdname, const char *synopsis,
+int parse_common(int argc, char **argv, int first, unsigned cmd, const char *cmdname,
                  struct common *c, struct strvec *ops)
-{
-	return parse_common_at(argc, argv, 2, cmd, cmdname, synopsis, c, ops);
-}
-
-int parse_common_at(int argc, char **argv, int first, unsigned cmd, const char *cmdname, const char *synopsis,
-                    struct common *c, struct strvec *ops)
 {
 	memset(c, 0, sizeof *c);
 	limits_default(&c->lim);
@@ -148,8 +140,6 @@ int parse_common_at(int argc, char **argv, int first, unsigned cmd, const char *
 		uint64_t sz;
 		switch (id) {
 		case OPT_HELP:
-			printf("usage: nccl-triage %s\n\noptions:\n", synopsis);
-			cli_help(stdout, cmd);
 			return 1;
 		case OPT_FORMAT: c->format = arg; break;
 		case OPT_OUTPUT: c->output = arg; break;
@@ -216,6 +206,12 @@ int parse_common_at(int argc, char **argv, int first, unsigned cmd, const char *
 			if (parse_num("match-limit", arg, 1, &v)) return -1;
 			c->lim.match_limit = (uint32_t)v;
 			break;
+		default: /* a command's own option: it reads them in order */
+			c->args = xrealloc(c->args, (c->nargs + 1) * sizeof *c->args);
+			c->args[c->nargs].id = id;
+			c->args[c->nargs].arg = arg;
+			c->nargs++;
+			break;
 		}
 	}
 	return 0;
@@ -224,6 +220,9 @@ int parse_common_at(int argc, char **argv, int first, unsigned cmd, const char *
 void free_common(struct common *c)
 {
 	strvec_free(&c->pattern_dirs);
+	free(c->args);
+	c->args = NULL;
+	c->nargs = 0;
 }
 
 int want_color(const struct common *c, FILE *out)

@@ -6,6 +6,7 @@
 #define NT_CLICOMMON_H
 
 #include <stdio.h>
+#include "cli.h"
 #include "nt_limits.h"
 #include "sigdb.h"
 #include "util.h"
@@ -23,16 +24,19 @@ struct common {
 	int regex, rules, summary_only, jobs;
 	const char *progress;
 	int redact;         /* --redact (redact.h) */
+	/* the options that only one command takes (mem, verify), in order */
+	struct cli_arg {
+		enum opt_id id;
+		const char *arg;  /* NULL for a flag */
+	} *args;
+	size_t nargs;
 };
 
-/* Parse options for a subcommand from argv[2] on (argv[1] is the command);
- * operands go to *ops.  Returns 0, 1 for --help (printed), -1 on error. */
-int parse_common(int argc, char **argv, unsigned cmd, const char *cmdname, const char *synopsis,
+/* Parse the options of command cmd (name cmdname) from argv[first] on;
+ * operands go to *ops.  Returns 0, 1 for --help (the caller prints it),
+ * -1 on error (message printed). */
+int parse_common(int argc, char **argv, int first, unsigned cmd, const char *cmdname,
                  struct common *c, struct strvec *ops);
-/* Same, starting at argv[first] (1 for the cmd_*.c modules, whose argv[0]
- * is the command name). */
-int parse_common_at(int argc, char **argv, int first, unsigned cmd, const char *cmdname, const char *synopsis,
-                    struct common *c, struct strvec *ops);
 void free_common(struct common *c);
 /* Load the built-in database, NCCL_TRIAGE_PATTERNS and --patterns dirs.
  * Returns the number of errors (for_check) or -1 when the database is

@@ -26,18 +26,20 @@
 #include "cli.h"
 #include "clicommon.h"
 #include "commands.h"
+#include "formats.h"
+#include "json.h"
 #include "progress.h"
 #include "report.h"
 #include "redact.h"
 #include "report_formats.h"
 #include "sigdb.h"
 #include "summary.h"
+#include "tarhdr.h"
 
 #ifndef NT_VERSION
 #define NT_VERSION "0.0.0"
 #endif
 
-enum { EXIT_HEALTHY = 0, EXIT_FOUND = 1, EXIT_TROUBLE = 2 };
 enum fmt { FMT_TEXT, FMT_JSONL, FMT_JSON, FMT_HTML };
 
 /* finished reports waiting for an earlier one beyond this many bytes make
@@ -283,30 +285,6 @@ static size_t expand(const struct strvec *ops, int want_sizes, struct item **ite
 
 /* ---- one bundle ---- */
 
-/* 1 when the 512-byte block is a tar header (checksum holds) or all zero */
-static int tar_header_ok(const unsigned char *h)
-{
-	unsigned long sum = 0, zero = 1;
-	for (int i = 0; i < 512; i++) {
-		sum += (i >= 148 && i < 156) ? ' ' : h[i];
-		if (h[i])
-			zero = 0;
-	}
-	if (zero)
-		return 1;
-	unsigned long want = 0;
-	int digits = 0;
-	for (int i = 148; i < 156; i++) {
-		if (h[i] >= '0' && h[i] <= '7') {
-			want = want * 8 + (unsigned long)(h[i] - '0');
-			digits++;
-		} else if (digits) {
-			break;
-		}
-	}
-	return digits && want == sum;
-}
-
 /* What the name promises and the first bytes contradict: an empty file, a
  * .gz that is not gzip, a .tar that is neither tar nor gzip.  Adds a message
  * and returns 1 when the file should not be read at all. */
@@ -336,7 +314,7 @@ static int precheck(const struct item *it, struct msgs *m)
 		msgs_add(m, "%s: not a gzip file (it does not start with the gzip magic bytes 1f 8b)", it->name);
 		return 1;
 	}
-	if (tar && !is_gzip && (n < 512 || !tar_header_ok(h))) {
+	if (tar && !is_gzip && (n < TAR_BLOCK || !(tar_zero_block(h) || tar_checksum_ok(h)))) {
 		msgs_add(m, "%s: not a tar archive (%s)", it->name,
 		         n < 512 ? "shorter than one 512-byte header" : "the first header's checksum is wrong");
 		return 1;
@@ -350,41 +328,33 @@ static int cmp_count(const void *a, const void *b)
 	return strcmp(x->string, y->string);
 }
 
-/* One line of the text format, from the bundle's object only (so that it
- * can be written after --redact rewrote the object). */
+/* One line of the text listing, from the bundle's (redacted) object. */
 static char *text_row(const cJSON *obj)
 {
-	const cJSON *rd = cJSON_GetObjectItemCaseSensitive(obj, "readable");
-	int readable = !cJSON_IsFalse(rd);
-	const cJSON *vj = cJSON_GetObjectItemCaseSensitive(obj, "verdict");
-	const cJSON *nj = cJSON_GetObjectItemCaseSensitive(obj, "name");
-	const char *name = cJSON_IsString(nj) ? nj->valuestring : "?";
-	const char *verdict = !readable ? "unreadable" : cJSON_IsString(vj) ? vj->valuestring : "?";
-	const cJSON *diags = cJSON_GetObjectItemCaseSensitive(obj, "diagnoses");
-	int ndiags = cJSON_GetArraySize(diags);
-	const cJSON *u0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "unexplained"), 0);
-	const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "input_errors"), 0);
+	const char *name = json_str(obj, "name") ? json_str(obj, "name") : "?";
+	const char *v = json_str(obj, "verdict");
+	int readable = !cJSON_IsFalse(json_get(obj, "readable"));
+	const char *verdict = readable ? (v ? v : "?") : "unreadable";
 	char what[160];
 	what[0] = 0;
+	const cJSON *e0 = cJSON_GetArrayItem(json_get(obj, "input_errors"), 0);
 	const char *err = cJSON_IsString(e0) ? e0->valuestring : NULL;
 	if (err) {
 		size_t nl = strlen(name);
 		if (strncmp(err, name, nl) == 0 && err[nl] == ':' && err[nl + 1] == ' ')
 			err += nl + 2;
 	}
+	const cJSON *diags = json_get(obj, "diagnoses");
+	const cJSON *u0 = cJSON_GetArrayItem(json_get(obj, "unexplained"), 0);
 	if (!readable && err) {
 		snprintf(what, sizeof what, "%s", err);
-	} else if (ndiags) {
+	} else if (json_size(diags)) {
 		const cJSON *d = cJSON_GetArrayItem(diags, 0);
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
-		const cJSON *cat = cJSON_GetObjectItemCaseSensitive(d, "category");
-		snprintf(what, sizeof what, "%s (%s)%s", cJSON_IsString(id) ? id->valuestring : "?",
-		         cJSON_IsString(cat) ? cat->valuestring : "?", ndiags > 1 ? " +more" : "");
-	} else if (cJSON_IsString(vj) && strcmp(vj->valuestring, "unknown_failure") == 0 && u0) {
-		const cJSON *k = cJSON_GetObjectItemCaseSensitive(u0, "kind");
-		const cJSON *t = cJSON_GetObjectItemCaseSensitive(u0, "text");
-		snprintf(what, sizeof what, "%s: %.100s", cJSON_IsString(k) ? k->valuestring : "?",
-		         cJSON_IsString(t) ? t->valuestring : "");
+		const char *id = json_str(d, "id"), *cat = json_str(d, "category");
+		snprintf(what, sizeof what, "%s (%s)%s", id ? id : "?", cat ? cat : "?", json_size(diags) > 1 ? " +more" : "");
+	} else if (v && !strcmp(v, "unknown_failure") && u0) {
+		const char *kind = json_str(u0, "kind"), *text = json_str(u0, "text");
+		snprintf(what, sizeof what, "%s: %.100s", kind ? kind : "?", text ? text : "");
 	}
 	if (readable && err)
 		snprintf(what + strlen(what), sizeof what - strlen(what), "%s[input error: %s]", what[0] ? " " : "", err);
@@ -440,7 +410,6 @@ static char *finish_obj(struct batch *bt, cJSON *obj, struct summary *sum)
 	if (bt->red) {
 		/* in bundle order, on one thread: pseudonyms are numbered the same
 		 * whatever -j and whichever bundle finished first */
-		redact_learn_json(bt->red, obj);
 		redact_json(bt->red, obj);
 	}
 	summary_add_bundle(sum, obj);
@@ -448,11 +417,6 @@ static char *finish_obj(struct batch *bt, cJSON *obj, struct summary *sum)
 	if (!bt->summary_only) {
 		if (bt->fmt == FMT_TEXT) {
 			out = text_row(obj);
-			if (bt->red) {
-				char *r = redact_string(bt->red, out);
-				free(out);
-				out = r;
-			}
 		} else if (bt->fmt == FMT_HTML) {
 			out = html_row(obj);
 		} else {
@@ -469,24 +433,19 @@ static char *finish_obj(struct batch *bt, cJSON *obj, struct summary *sum)
  * and return its rendered report (finish_obj). */
 static void *run_bundle(struct batch *bt, const struct item *it, struct summary *sum)
 {
-	struct bundle *b = bundle_new(it->name, bt->db, &bt->lim);
 	struct msgs inerr = {0};
-	int readable = 1;
-	if (precheck(it, &inerr)) {
+	struct analysis_opts ao = {bt->db, &bt->lim, 1};
+	int pre = precheck(it, &inerr), readable = 0;
+	struct bundle *b = analysis_run(it->name, pre ? NULL : it->path, &ao, &inerr, &readable);
+	if (pre) {
 		readable = 0;
-	} else {
-		struct doc_sink s = bundle_sink(b);
-		int rc = input_walk_path(it->path, &bt->lim, &s, &inerr, &b->stats);
-		if (rc < 0)
-			readable = 0;
-		else if (b->stats.bytes_out == 0 && inerr.list.n == 0)
-			msgs_add(&inerr, "%s: empty: no document with any content", it->name);
+		msgs_add(&b->warnings, "%s", inerr.list.v[0]);
+	} else if (readable && b->stats.bytes_out == 0 && inerr.list.n == 0) {
+		msgs_add(&inerr, "%s: empty: no document with any content", it->name);
+		msgs_add(&b->warnings, "%s", inerr.list.v[0]);
 	}
-	for (size_t i = 0; i < inerr.list.n; i++)
-		msgs_add(&b->warnings, "%s", inerr.list.v[i]);
-	analysis_finish(b);
 
-	cJSON *obj = report_bundle_json(b);
+	cJSON *obj = report_bundle_json(b, 0);
 	cJSON_AddBoolToObject(obj, "readable", readable);
 	cJSON *ie = cJSON_AddArrayToObject(obj, "input_errors");
 	for (size_t i = 0; i < inerr.list.n; i++)
@@ -564,73 +523,52 @@ static void json_header(FILE *out, const struct sigdb *db)
 	cJSON_Delete(h);
 }
 
-/* registered in commands.c */
-int cmd_batch(int argc, char **argv);
-
-int cmd_batch(int argc, char **argv)
+int cmd_batch(struct common *c, struct strvec *ops)
 {
-	struct common c;
-	struct strvec ops = {0};
-	int pr = parse_common_at(argc, argv, 1, CMD_BATCH, "batch",
-	                         "batch [-j N] [--format text|jsonl|json|html] [--summary-only] [--redact] [-o FILE] [--patterns DIR] PATH...",
-	                         &c, &ops);
-	if (pr) {
-		strvec_free(&ops);
-		free_common(&c);
-		return pr > 0 ? 0 : EXIT_TROUBLE;
-	}
 	int status = EXIT_TROUBLE;
 	struct batch bt;
 	memset(&bt, 0, sizeof bt);
 	struct sigdb db;
 	int db_loaded = 0;
 	FILE *out = NULL;
-	const char *fmts = c.format ? c.format : "text";
-	if (strcmp(fmts, "text") == 0) {
-		bt.fmt = FMT_TEXT;
-	} else if (strcmp(fmts, "jsonl") == 0) {
-		bt.fmt = FMT_JSONL;
-	} else if (strcmp(fmts, "json") == 0) {
-		bt.fmt = FMT_JSON;
-	} else if (strcmp(fmts, "html") == 0) {
-		bt.fmt = FMT_HTML;
-	} else {
-		fprintf(stderr, "nccl-triage batch: unknown format '%s' (text, jsonl, json, html)\n", fmts);
+	const struct format *f = format_pick(c->format, CMD_BATCH, "batch");
+	if (!f)
 		goto done;
-	}
-	const char *prog = c.progress ? c.progress : "auto";
+	bt.fmt = !strcmp(f->name, "jsonl") ? FMT_JSONL : !strcmp(f->name, "json") ? FMT_JSON
+	       : !strcmp(f->name, "html") ? FMT_HTML : FMT_TEXT;
+	const char *prog = c->progress ? c->progress : "auto";
 	if (strcmp(prog, "auto") && strcmp(prog, "always") && strcmp(prog, "never")) {
 		fprintf(stderr, "nccl-triage batch: --progress: '%s' is not auto, always or never\n", prog);
 		goto done;
 	}
-	int show_progress = !c.quiet && (strcmp(prog, "always") == 0 || (strcmp(prog, "auto") == 0 && isatty(2)));
-	if (ops.n == 0) {
+	int show_progress = !c->quiet && (strcmp(prog, "always") == 0 || (strcmp(prog, "auto") == 0 && isatty(2)));
+	if (ops->n == 0) {
 		fprintf(stderr, "nccl-triage batch: no input\nhint: nccl-triage batch /var/log/jobs/  (each archive and folder in it is one bundle)\n");
 		goto done;
 	}
-	if (load_db(&db, &c, 0) < 0) {
+	if (load_db(&db, c, 0) < 0) {
 		sigdb_free(&db);
 		goto done;
 	}
 	db_loaded = 1;
 	bt.db = &db;
-	bt.lim = c.lim;
-	bt.summary_only = c.summary_only;
-	if (c.redact)
+	bt.lim = c->lim;
+	bt.summary_only = c->summary_only;
+	if (c->redact)
 		bt.red = redactor_new();
 	int bad_lists = 0;
-	expand(&ops, show_progress, &bt.items, &bt.nitems, c.quiet, &bad_lists, c.lim.follow_symlinks);
+	expand(ops, show_progress, &bt.items, &bt.nitems, c->quiet, &bad_lists, c->lim.follow_symlinks);
 	if (bad_lists)
 		goto done;
 	if (bt.nitems == 0) {
 		fprintf(stderr, "nccl-triage batch: no bundles found in the operands\n");
 		goto done;
 	}
-	out = open_output(c.output);
+	out = open_output(c->output);
 	if (!out)
 		goto done;
 
-	int jobs = c.jobs > 0 ? c.jobs : online_cpus();
+	int jobs = c->jobs > 0 ? c->jobs : online_cpus();
 	if ((size_t)jobs > bt.nitems)
 		jobs = (int)bt.nitems;
 	uint64_t total_bytes = 0;
@@ -752,7 +690,7 @@ int cmd_batch(int argc, char **argv)
 	} else {
 		if (!bt.summary_only)
 			fputc('\n', out);
-		summary_text(out, sum, want_color(&c, out));
+		summary_text(out, sum, want_color(c, out));
 	}
 	cJSON_Delete(sj);
 	status = summary_failed(sum) ? EXIT_FOUND : EXIT_HEALTHY;
@@ -762,7 +700,7 @@ int cmd_batch(int argc, char **argv)
 	pthread_mutex_destroy(&bt.mu);
 	pthread_cond_destroy(&bt.ready);
 	pthread_cond_destroy(&bt.room);
-	status = output_status(close_output(out, c.output), status);
+	status = output_status(close_output(out, c->output), status);
 	out = NULL;
 
 done:
@@ -780,7 +718,5 @@ done:
 	if (db_loaded)
 		sigdb_free(&db);
 	redactor_free(bt.red);
-	free_common(&c);
-	strvec_free(&ops);
 	return status;
 }

@@ -9,44 +9,26 @@
 #include <strings.h>
 #include <cjson/cJSON.h>
 
+#include "cli.h"
+#include "clicommon.h"
 #include "commands.h"
+#include "formats.h"
 #include "memcalc.h"
 
 
-static void usage(FILE *f)
+/* After the options in --help: the presets (memcalc.c's tables). */
+void cmd_mem_help(FILE *f)
 {
 	size_t n, ng;
 	const struct mem_preset *p = mem_presets(&n);
 	const struct gpu_preset *g = gpu_presets(&ng);
-	fprintf(f,
-	        "usage: nccl-triage mem (--model NAME | --params N) [options]\n"
-	        "Per-GPU memory of a model against a GPU's usable memory, with the verdict and the\n"
-	        "smallest change that fits.  Exit status: 0 fits, 1 does not fit, 2 usage error.\n\n"
-	        "  --model NAME        preset:");
+	fprintf(f, "\nmodel presets (--model):");
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, " %s", p[i].name);
-	fprintf(f, "\n"
-	        "  --params N          custom parameter count: 8B, 70e9, 1.5T\n"
-	        "  --unit-params N     parameters FSDP/ZeRO-3 gathers at once (default: one decoder layer\n"
-	        "                      of the preset; none for --params unless given)\n"
-	        "  --dtype T           bf16 (default), fp16, fp32, fp8, int8, int4\n"
-	        "  --mode M            infer (default) or train (mixed-precision AdamW: + gradients,\n"
-	        "                      fp32 master weights, 2 Adam states)\n"
-	        "  --gpus N            number of GPUs the model is spread over (default 1)\n"
-	        "  --shard S           none|ddp, zero1, zero2|shard_grad_op, zero3|fsdp|full_shard, tp\n"
-	        "                      (default: fsdp when --gpus > 1, else none)\n"
-	        "  --prefetch K        units resident at once while unsharding (default 1 infer, 2 train)\n"
-	        "  --extra X           activations / KV cache per GPU, e.g. 6GiB (default 0)\n"
-	        "  --gpu NAME          GPU preset:");
+	fprintf(f, "\nGPU presets (--gpu):");
 	for (size_t i = 0; i < ng; i++)
 		fprintf(f, " %s", g[i].name);
-	fprintf(f, "\n"
-	        "  --gpu-mem X         GPU memory.total instead of a preset, e.g. 24564MiB, 80GiB\n"
-	        "  --reserve X         memory not available to the model: CUDA context, NCCL buffers,\n"
-	        "                      allocator slack (default 1GiB)\n"
-	        "  --usable X          usable memory per GPU directly (overrides --gpu-mem/--reserve)\n"
-	        "  --format text|json  output format (default text)\n"
-	        "  -h, --help          this help\n");
+	fprintf(f, "\n");
 }
 
 /* "24564MiB", "80GiB", "22.15GB", "1024" (MiB) -> MiB */
@@ -89,275 +71,262 @@ static int try_change(const struct mem_job *base, struct mem_job *j, struct chan
 	return c->r.fits;
 }
 
-int cmd_mem(int argc, char **argv)
-{
+/* The options of mem, read into a job. */
+struct mem_args {
 	struct mem_job j;
-	memset(&j, 0, sizeof j);
-	j.dtype_bytes = 2;
-	j.gpus = 1;
-	j.mode = MODE_INFER;
-	j.reserve_mib = 1024;
-	j.prefetch = -1;
-	int shard_set = 0, json = 0;
-	double usable = -1;
-	const char *model = NULL, *dtype = "bf16", *gpuname = NULL;
-	const struct mem_preset *preset = NULL;
-	const struct gpu_preset *gp = NULL;
+	int shard_set, json;
+	double usable;
+	const char *model, *dtype, *gpuname;
+};
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		}
-#define NEED() do { if (!v) { fprintf(stderr, "nccl-triage mem: option '%s' needs a value\n", a); return 2; } i++; } while (0)
-		if (!strcmp(a, "--model")) {
-			NEED();
-			preset = mem_preset_find(v);
+/* Options in order (a later --params overrides --model); 0 or exit status 2. */
+static int read_options(const struct common *c, const struct strvec *ops, struct mem_args *a)
+{
+	const struct format *fmt = format_pick(c->format, CMD_MEM, "mem");
+	if (!fmt)
+		return 2;
+	a->json = !strcmp(fmt->name, "json");
+	if (ops->n) {
+		fprintf(stderr, "nccl-triage mem: unexpected operand '%s' (see --help)\n", ops->v[0]);
+		return 2;
+	}
+
+	for (size_t i = 0; i < c->nargs; i++) {
+		enum opt_id id = c->args[i].id;
+		const char *v = c->args[i].arg;
+		if (id == OPT_MODEL) {
+			const struct mem_preset *preset = mem_preset_find(v);
 			if (!preset) {
 				fprintf(stderr, "nccl-triage mem: unknown model '%s'; try --params N or --help for the presets\n", v);
 				return 2;
 			}
-			model = preset->name;
-			j.params = preset->params;
-			if (j.unit_params == 0)
-				j.unit_params = preset->unit_params;
-		} else if (!strcmp(a, "--params")) {
-			NEED();
-			j.params = mem_parse_params(v);
-			if (j.params <= 0) {
+			a->model = preset->name;
+			a->j.params = preset->params;
+			if (a->j.unit_params == 0)
+				a->j.unit_params = preset->unit_params;
+		} else if (id == OPT_PARAMS) {
+			a->j.params = mem_parse_params(v);
+			if (a->j.params <= 0) {
 				fprintf(stderr, "nccl-triage mem: bad parameter count '%s' (e.g. 8B, 70e9)\n", v);
 				return 2;
 			}
-			model = "custom";
-		} else if (!strcmp(a, "--unit-params")) {
-			NEED();
-			j.unit_params = mem_parse_params(v);
-			if (j.unit_params <= 0) {
+			a->model = "custom";
+		} else if (id == OPT_UNIT_PARAMS) {
+			a->j.unit_params = mem_parse_params(v);
+			if (a->j.unit_params <= 0) {
 				fprintf(stderr, "nccl-triage mem: bad unit size '%s'\n", v);
 				return 2;
 			}
-		} else if (!strcmp(a, "--dtype")) {
-			NEED();
-			j.dtype_bytes = mem_dtype_bytes(v);
-			dtype = v;
-			if (j.dtype_bytes <= 0) {
+		} else if (id == OPT_DTYPE) {
+			a->j.dtype_bytes = mem_dtype_bytes(v);
+			a->dtype = v;
+			if (a->j.dtype_bytes <= 0) {
 				fprintf(stderr, "nccl-triage mem: unknown dtype '%s' (bf16, fp16, fp32, fp8, int8, int4)\n", v);
 				return 2;
 			}
-		} else if (!strcmp(a, "--mode")) {
-			NEED();
+		} else if (id == OPT_MODE) {
 			if (!strcmp(v, "infer") || !strcmp(v, "inference"))
-				j.mode = MODE_INFER;
+				a->j.mode = MODE_INFER;
 			else if (!strcmp(v, "train") || !strcmp(v, "training"))
-				j.mode = MODE_TRAIN;
+				a->j.mode = MODE_TRAIN;
 			else {
 				fprintf(stderr, "nccl-triage mem: --mode is infer or train, not '%s'\n", v);
 				return 2;
 			}
-		} else if (!strcmp(a, "--gpus")) {
-			NEED();
-			j.gpus = atoi(v);
-			if (j.gpus < 1 || j.gpus > 100000) {
+		} else if (id == OPT_MEM_GPUS) {
+			a->j.gpus = atoi(v);
+			if (a->j.gpus < 1 || a->j.gpus > 100000) {
 				fprintf(stderr, "nccl-triage mem: bad GPU count '%s'\n", v);
 				return 2;
 			}
-		} else if (!strcmp(a, "--shard")) {
-			NEED();
-			if (mem_shard_parse(v, &j.shard)) {
+		} else if (id == OPT_SHARD) {
+			if (mem_shard_parse(v, &a->j.shard)) {
 				fprintf(stderr, "nccl-triage mem: unknown sharding '%s'\n", v);
 				return 2;
 			}
-			shard_set = 1;
-		} else if (!strcmp(a, "--prefetch")) {
-			NEED();
-			j.prefetch = atoi(v);
-			if (j.prefetch < 1 || j.prefetch > 64) {
+			a->shard_set = 1;
+		} else if (id == OPT_PREFETCH) {
+			a->j.prefetch = atoi(v);
+			if (a->j.prefetch < 1 || a->j.prefetch > 64) {
 				fprintf(stderr, "nccl-triage mem: bad prefetch '%s'\n", v);
 				return 2;
 			}
-		} else if (!strcmp(a, "--extra") || !strcmp(a, "--gpu-mem") || !strcmp(a, "--reserve") ||
-		           !strcmp(a, "--usable")) {
-			NEED();
+		} else if (id == OPT_EXTRA || id == OPT_GPU_MEM || id == OPT_RESERVE || id == OPT_USABLE) {
 			double m = parse_mem(v);
 			if (m < 0) {
-				fprintf(stderr, "nccl-triage mem: bad size '%s' for %s (e.g. 24564MiB, 80GiB)\n", v, a);
+				fprintf(stderr, "nccl-triage mem: bad size '%s' for --%s (e.g. 24564MiB, 80GiB)\n", v, cli_opt_name(id));
 				return 2;
 			}
-			if (!strcmp(a, "--extra")) j.extra_mib = m;
-			else if (!strcmp(a, "--gpu-mem")) j.gpu_total_mib = m, gpuname = "custom";
-			else if (!strcmp(a, "--reserve")) j.reserve_mib = m;
-			else usable = m;
-		} else if (!strcmp(a, "--gpu")) {
-			NEED();
-			gp = gpu_preset_find(v);
+			if (id == OPT_EXTRA) a->j.extra_mib = m;
+			else if (id == OPT_GPU_MEM) a->j.gpu_total_mib = m, a->gpuname = "custom";
+			else if (id == OPT_RESERVE) a->j.reserve_mib = m;
+			else a->usable = m;
+		} else if (id == OPT_GPU) {
+			const struct gpu_preset *gp = gpu_preset_find(v);
 			if (!gp) {
 				fprintf(stderr, "nccl-triage mem: unknown GPU '%s'; use --gpu-mem or --help for the presets\n", v);
 				return 2;
 			}
-			j.gpu_total_mib = gp->total_mib;
-			gpuname = gp->desc;
-		} else if (!strcmp(a, "--format")) {
-			NEED();
-			if (!strcmp(v, "json"))
-				json = 1;
-			else if (!strcmp(v, "text"))
-				json = 0;
-			else {
-				fprintf(stderr, "nccl-triage mem: --format is text or json, not '%s'\n", v);
-				return 2;
-			}
-		} else {
-			fprintf(stderr, "nccl-triage mem: unknown option '%s' (see --help)\n", a);
-			return 2;
+			a->j.gpu_total_mib = gp->total_mib;
+			a->gpuname = gp->desc;
 		}
-#undef NEED
 	}
-	if (j.params <= 0) {
+	return 0;
+}
+
+/* What the options leave open: the checks and the defaults; 0 or 2. */
+static int complete_job(struct mem_args *a)
+{
+	if (a->j.params <= 0) {
 		fprintf(stderr, "nccl-triage mem: say which model: --model NAME or --params N (see --help)\n");
 		return 2;
 	}
-	if (usable >= 0) {
-		j.gpu_total_mib = usable;
-		j.reserve_mib = 0;
-		if (!gpuname)
-			gpuname = "custom";
+	if (a->usable >= 0) {
+		a->j.gpu_total_mib = a->usable;
+		a->j.reserve_mib = 0;
+		if (!a->gpuname)
+			a->gpuname = "custom";
 	}
-	if (j.gpu_total_mib <= 0) {
+	if (a->j.gpu_total_mib <= 0) {
 		fprintf(stderr, "nccl-triage mem: say which GPU: --gpu NAME, --gpu-mem X or --usable X (see --help)\n");
 		return 2;
 	}
-	if (!shard_set)
-		j.shard = j.gpus > 1 ? SHARD_FULL : SHARD_NONE;
-	if (j.prefetch < 0)
-		j.prefetch = j.mode == MODE_TRAIN ? 2 : 1;
+	if (!a->shard_set)
+		a->j.shard = a->j.gpus > 1 ? SHARD_FULL : SHARD_NONE;
+	if (a->j.prefetch < 0)
+		a->j.prefetch = a->j.mode == MODE_TRAIN ? 2 : 1;
+	return 0;
+}
 
-	struct mem_result r;
-	mem_compute(&j, &r);
-
-	/* the smallest change that fits */
-	struct change ch[8];
+/* The smallest changes that fit (at most 8) into ch; their number. */
+static int find_changes(const struct mem_args *a, struct change ch[8])
+{
 	int nch = 0;
-	if (!r.fits) {
-		struct mem_job t;
-		if (j.shard == SHARD_FULL && j.prefetch > 1) {
-			t = j;
-			t.prefetch = 1;
-			if (try_change(&j, &t, &ch[nch], "gather one unit at a time (no prefetch: FSDP forward_prefetch=False, "
-			               "backward_prefetch=None; limit_all_gathers=True)"))
-				nch++;
-		}
-		if (j.shard != SHARD_FULL && j.shard != SHARD_TP && j.gpus > 1) {
-			t = j;
+	struct mem_job t;
+	if (a->j.shard == SHARD_FULL && a->j.prefetch > 1) {
+		t = a->j;
+		t.prefetch = 1;
+		if (try_change(&a->j, &t, &ch[nch], "gather one unit at a time (no prefetch: FSDP forward_prefetch=False, "
+		               "backward_prefetch=None; limit_all_gathers=True)"))
+			nch++;
+	}
+	if (a->j.shard != SHARD_FULL && a->j.shard != SHARD_TP && a->j.gpus > 1) {
+		t = a->j;
+		t.shard = SHARD_FULL;
+		if (try_change(&a->j, &t, &ch[nch], "shard everything: FSDP FULL_SHARD / ZeRO-3"))
+			nch++;
+	}
+	if (a->j.dtype_bytes > 2) {
+		t = a->j;
+		t.dtype_bytes = 2;
+		if (try_change(&a->j, &t, &ch[nch], "use bf16 instead of fp32"))
+			nch++;
+	}
+	if (a->j.shard != SHARD_NONE || a->j.gpus == 1) {
+		t = a->j;
+		if (t.shard == SHARD_NONE)
 			t.shard = SHARD_FULL;
-			if (try_change(&j, &t, &ch[nch], "shard everything: FSDP FULL_SHARD / ZeRO-3"))
+		for (int n = a->j.gpus + 1; n <= 4096; n++) {
+			t.gpus = n;
+			struct change tried;
+			if (try_change(&a->j, &t, &tried, "")) {
+				snprintf(ch[nch].what, sizeof ch[nch].what, "spread the model over %d GPUs%s (%s)", n,
+				         a->j.shard == SHARD_NONE ? " with FSDP/ZeRO-3" : "", mem_shard_name(t.shard));
+				ch[nch].r = tried.r;
 				nch++;
-		}
-		if (j.dtype_bytes > 2) {
-			t = j;
-			t.dtype_bytes = 2;
-			if (try_change(&j, &t, &ch[nch], "use bf16 instead of fp32"))
-				nch++;
-		}
-		if (j.shard != SHARD_NONE || j.gpus == 1) {
-			t = j;
-			if (t.shard == SHARD_NONE)
-				t.shard = SHARD_FULL;
-			for (int n = j.gpus + 1; n <= 4096; n++) {
-				t.gpus = n;
-				struct change c;
-				if (try_change(&j, &t, &c, "")) {
-					snprintf(ch[nch].what, sizeof ch[nch].what, "spread the model over %d GPUs%s (%s)", n,
-					         j.shard == SHARD_NONE ? " with FSDP/ZeRO-3" : "", mem_shard_name(t.shard));
-					ch[nch].r = c.r;
-					nch++;
-					break;
-				}
+				break;
 			}
 		}
-		size_t ng;
-		const struct gpu_preset *gs = gpu_presets(&ng);
-		const struct gpu_preset *best = NULL;
-		for (size_t k = 0; k < ng; k++) {
-			if (gs[k].total_mib <= j.gpu_total_mib)
-				continue;
-			t = j;
-			t.gpu_total_mib = gs[k].total_mib;
-			t.reserve_mib = usable >= 0 ? 1024 : j.reserve_mib;
-			struct mem_result rr;
-			mem_compute(&t, &rr);
-			if (rr.fits && (!best || gs[k].total_mib < best->total_mib))
-				best = &gs[k];
-		}
-		if (best && nch < 8) {
-			t = j;
-			t.gpu_total_mib = best->total_mib;
-			t.reserve_mib = usable >= 0 ? 1024 : j.reserve_mib;
-			char w[200];
-			snprintf(w, sizeof w, "use %d x %s (%.0f MiB) instead", j.gpus, best->desc, best->total_mib);
-			try_change(&j, &t, &ch[nch], w);
-			nch++;
-		}
 	}
+	size_t ng;
+	const struct gpu_preset *gs = gpu_presets(&ng);
+	const struct gpu_preset *best = NULL;
+	for (size_t k = 0; k < ng; k++) {
+		if (gs[k].total_mib <= a->j.gpu_total_mib)
+			continue;
+		t = a->j;
+		t.gpu_total_mib = gs[k].total_mib;
+		t.reserve_mib = a->usable >= 0 ? 1024 : a->j.reserve_mib;
+		struct mem_result rr;
+		mem_compute(&t, &rr);
+		if (rr.fits && (!best || gs[k].total_mib < best->total_mib))
+			best = &gs[k];
+	}
+	if (best && nch < 8) {
+		t = a->j;
+		t.gpu_total_mib = best->total_mib;
+		t.reserve_mib = a->usable >= 0 ? 1024 : a->j.reserve_mib;
+		char w[200];
+		snprintf(w, sizeof w, "use %d x %s (%.0f MiB) instead", a->j.gpus, best->desc, best->total_mib);
+		try_change(&a->j, &t, &ch[nch], w);
+		nch++;
+	}
+	return nch;
+}
 
-	double P = j.params;
-	if (json) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "model", model ? model : "custom");
-		cJSON_AddNumberToObject(o, "params", P);
-		cJSON_AddNumberToObject(o, "unit_params", j.unit_params);
-		cJSON_AddStringToObject(o, "dtype", dtype);
-		cJSON_AddStringToObject(o, "mode", j.mode == MODE_TRAIN ? "train" : "infer");
-		cJSON_AddNumberToObject(o, "gpus", j.gpus);
-		cJSON_AddStringToObject(o, "shard", mem_shard_name(j.shard));
-		cJSON_AddNumberToObject(o, "prefetch", j.prefetch);
-		cJSON_AddStringToObject(o, "gpu", gpuname ? gpuname : "custom");
-		cJSON *pg = cJSON_AddObjectToObject(o, "per_gpu_mib");
-		cJSON_AddNumberToObject(pg, "weights", round(r.weights_mib * 100) / 100);
-		cJSON_AddNumberToObject(pg, "gradients", round(r.grads_mib * 100) / 100);
-		cJSON_AddNumberToObject(pg, "optimizer", round(r.optim_mib * 100) / 100);
-		cJSON_AddNumberToObject(pg, "unshard", round(r.unshard_mib * 100) / 100);
-		cJSON_AddNumberToObject(pg, "extra", round(r.extra_mib * 100) / 100);
-		cJSON_AddNumberToObject(pg, "total", round(r.total_mib * 100) / 100);
-		cJSON_AddNumberToObject(o, "usable_mib", round(r.usable_mib * 100) / 100);
-		cJSON_AddNumberToObject(o, "reserve_mib", j.reserve_mib);
-		cJSON_AddBoolToObject(o, "fits", r.fits);
-		cJSON_AddNumberToObject(o, "margin_mib", round((r.usable_mib - r.total_mib) * 100) / 100);
-		cJSON *arr = cJSON_AddArrayToObject(o, "changes_that_fit");
-		for (int k = 0; k < nch; k++) {
-			cJSON *c = cJSON_CreateObject();
-			cJSON_AddStringToObject(c, "change", ch[k].what);
-			cJSON_AddNumberToObject(c, "total_mib", round(ch[k].r.total_mib * 100) / 100);
-			cJSON_AddNumberToObject(c, "usable_mib", round(ch[k].r.usable_mib * 100) / 100);
-			cJSON_AddItemToArray(arr, c);
-		}
-		char *s = cJSON_Print(o);
-		puts(s);
-		free(s);
-		cJSON_Delete(o);
-		return r.fits ? 0 : 1;
+static void print_json(const struct mem_args *a, const struct mem_result *rp, const struct change *ch, int nch)
+{
+	const struct mem_result r = *rp;
+	double P = a->j.params;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "model", a->model ? a->model : "custom");
+	cJSON_AddNumberToObject(o, "params", P);
+	cJSON_AddNumberToObject(o, "unit_params", a->j.unit_params);
+	cJSON_AddStringToObject(o, "dtype", a->dtype);
+	cJSON_AddStringToObject(o, "mode", a->j.mode == MODE_TRAIN ? "train" : "infer");
+	cJSON_AddNumberToObject(o, "gpus", a->j.gpus);
+	cJSON_AddStringToObject(o, "shard", mem_shard_name(a->j.shard));
+	cJSON_AddNumberToObject(o, "prefetch", a->j.prefetch);
+	cJSON_AddStringToObject(o, "gpu", a->gpuname ? a->gpuname : "custom");
+	cJSON *pg = cJSON_AddObjectToObject(o, "per_gpu_mib");
+	cJSON_AddNumberToObject(pg, "weights", round(r.weights_mib * 100) / 100);
+	cJSON_AddNumberToObject(pg, "gradients", round(r.grads_mib * 100) / 100);
+	cJSON_AddNumberToObject(pg, "optimizer", round(r.optim_mib * 100) / 100);
+	cJSON_AddNumberToObject(pg, "unshard", round(r.unshard_mib * 100) / 100);
+	cJSON_AddNumberToObject(pg, "extra", round(r.extra_mib * 100) / 100);
+	cJSON_AddNumberToObject(pg, "total", round(r.total_mib * 100) / 100);
+	cJSON_AddNumberToObject(o, "usable_mib", round(r.usable_mib * 100) / 100);
+	cJSON_AddNumberToObject(o, "reserve_mib", a->j.reserve_mib);
+	cJSON_AddBoolToObject(o, "fits", r.fits);
+	cJSON_AddNumberToObject(o, "margin_mib", round((r.usable_mib - r.total_mib) * 100) / 100);
+	cJSON *arr = cJSON_AddArrayToObject(o, "changes_that_fit");
+	for (int k = 0; k < nch; k++) {
+		cJSON *co = cJSON_CreateObject();
+		cJSON_AddStringToObject(co, "change", ch[k].what);
+		cJSON_AddNumberToObject(co, "total_mib", round(ch[k].r.total_mib * 100) / 100);
+		cJSON_AddNumberToObject(co, "usable_mib", round(ch[k].r.usable_mib * 100) / 100);
+		cJSON_AddItemToArray(arr, co);
 	}
-	printf("model      %s: %.2f B parameters, %s (%.1f bytes each), %s\n", model ? model : "custom", P / 1e9, dtype,
-	       j.dtype_bytes, j.mode == MODE_TRAIN ? "training (mixed-precision AdamW)" : "inference");
-	printf("layout     %d GPU(s), %s\n", j.gpus, mem_shard_name(j.shard));
+	char *s = cJSON_Print(o);
+	puts(s);
+	free(s);
+	cJSON_Delete(o);
+}
+
+static void print_text(const struct mem_args *a, const struct mem_result *rp, const struct change *ch, int nch)
+{
+	const struct mem_result r = *rp;
+	double P = a->j.params;
+	printf("model      %s: %.2f B parameters, %s (%.1f bytes each), %s\n", a->model ? a->model : "custom", P / 1e9, a->dtype,
+	       a->j.dtype_bytes, a->j.mode == MODE_TRAIN ? "training (mixed-precision AdamW)" : "inference");
+	printf("layout     %d GPU(s), %s\n", a->j.gpus, mem_shard_name(a->j.shard));
 	printf("per GPU\n");
-	double div = (j.shard == SHARD_FULL || j.shard == SHARD_TP) ? j.gpus : 1;
-	printf("  weights     %9.2f GiB   %.2fe9 params x %.1f B%s\n", gib(r.weights_mib), P / 1e9, j.dtype_bytes,
+	double div = (a->j.shard == SHARD_FULL || a->j.shard == SHARD_TP) ? a->j.gpus : 1;
+	printf("  weights     %9.2f GiB   %.2fe9 params x %.1f B%s\n", gib(r.weights_mib), P / 1e9, a->j.dtype_bytes,
 	       div > 1 ? " / GPUs" : "");
-	if (j.mode == MODE_TRAIN) {
+	if (a->j.mode == MODE_TRAIN) {
 		printf("  gradients   %9.2f GiB\n", gib(r.grads_mib));
 		printf("  optimizer   %9.2f GiB   fp32 master + Adam m, v%s\n", gib(r.optim_mib),
-		       j.shard != SHARD_NONE ? " / GPUs" : "");
+		       a->j.shard != SHARD_NONE ? " / GPUs" : "");
 	}
 	if (r.unshard_mib > 0)
 		printf("  unshard     %9.2f GiB   %d unit(s) of %.1fM params x %.1f B gathered%s\n", gib(r.unshard_mib),
-		       j.prefetch, j.unit_params / 1e6, j.dtype_bytes, j.mode == MODE_TRAIN ? " + the unit's gradient" : "");
+		       a->j.prefetch, a->j.unit_params / 1e6, a->j.dtype_bytes, a->j.mode == MODE_TRAIN ? " + the unit's gradient" : "");
 	if (r.extra_mib > 0)
 		printf("  extra       %9.2f GiB   activations / KV cache (given)\n", gib(r.extra_mib));
 	printf("  total       %9.2f GiB\n", gib(r.total_mib));
 	printf("usable     %.2f GiB per GPU (%s: %.0f MiB - %.0f MiB reserve)\n", gib(r.usable_mib),
-	       gpuname ? gpuname : "custom", j.gpu_total_mib, j.reserve_mib);
+	       a->gpuname ? a->gpuname : "custom", a->j.gpu_total_mib, a->j.reserve_mib);
 	/* the arithmetic a human would write */
 	printf("arithmetic %.2f GiB%s", gib(r.weights_mib + r.grads_mib + r.optim_mib),
 	       r.unshard_mib > 0 ? "" : "");
@@ -376,5 +345,31 @@ int cmd_mem(int argc, char **argv)
 			printf("%s %s -> %.2f GiB of %.2f GiB\n", k == 0 ? "smallest   " : "or         ", ch[k].what,
 			       gib(ch[k].r.total_mib), gib(ch[k].r.usable_mib));
 	}
+}
+
+int cmd_mem(struct common *c, struct strvec *ops)
+{
+	struct mem_args a;
+	memset(&a, 0, sizeof a);
+	a.j.dtype_bytes = 2;
+	a.j.gpus = 1;
+	a.j.mode = MODE_INFER;
+	a.j.reserve_mib = 1024;
+	a.j.prefetch = -1;
+	a.usable = -1;
+	a.dtype = "bf16";
+	int rc = read_options(c, ops, &a);
+	if (!rc)
+		rc = complete_job(&a);
+	if (rc)
+		return rc;
+	struct mem_result r;
+	mem_compute(&a.j, &r);
+	struct change ch[8];
+	int nch = r.fits ? 0 : find_changes(&a, ch);
+	if (a.json)
+		print_json(&a, &r, ch, nch);
+	else
+		print_text(&a, &r, ch, nch);
 	return r.fits ? 0 : 1;
 }

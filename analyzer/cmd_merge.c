@@ -19,13 +19,12 @@
 #include "cli.h"
 #include "clicommon.h"
 #include "commands.h"
+#include "formats.h"
 #include "summary.h"
 
 #ifndef NT_VERSION
 #define NT_VERSION "0.0.0"
 #endif
-
-enum { EXIT_HEALTHY = 0, EXIT_FOUND = 1, EXIT_TROUBLE = 2 };
 
 /* Lines over this are not JSONL from batch; they are skipped (with an error)
  * rather than held in memory. */
@@ -193,47 +192,27 @@ static void print_summary_json(FILE *out, const cJSON *sj)
 	free(s);
 }
 
-/* registered in commands.c */
-int cmd_merge(int argc, char **argv);
-
-int cmd_merge(int argc, char **argv)
+int cmd_merge(struct common *c, struct strvec *ops)
 {
-	struct common c;
-	struct strvec ops = {0};
-	int pr = parse_common_at(argc, argv, 1, CMD_MERGE, "merge",
-	                         "merge [--format text|json|jsonl] [--summary-only] [-o FILE] FILE...", &c, &ops);
-	if (pr) {
-		strvec_free(&ops);
-		free_common(&c);
-		return pr > 0 ? 0 : EXIT_TROUBLE;
-	}
-	const char *fmt = c.format ? c.format : "text";
-	if (strcmp(fmt, "text") && strcmp(fmt, "json") && strcmp(fmt, "jsonl")) {
-		fprintf(stderr, "nccl-triage merge: unknown format '%s' (text, json, jsonl)\n", fmt);
-		strvec_free(&ops);
-		free_common(&c);
+	const struct format *f = format_pick(c->format, CMD_MERGE, "merge");
+	if (!f)
 		return EXIT_TROUBLE;
-	}
-	if (ops.n == 0) {
+	const char *fmt = f->name;
+	if (ops->n == 0) {
 		fprintf(stderr, "nccl-triage merge: no input\nhint: nccl-triage merge shard-*.jsonl  (the outputs of 'batch --format jsonl')\n");
-		strvec_free(&ops);
-		free_common(&c);
 		return EXIT_TROUBLE;
 	}
-	FILE *out = open_output(c.output);
-	if (!out) {
-		strvec_free(&ops);
-		free_common(&c);
+	FILE *out = open_output(c->output);
+	if (!out)
 		return EXIT_TROUBLE;
-	}
 	int jsonl = strcmp(fmt, "jsonl") == 0;
 	struct summary *total = summary_new();
 	int errors = 0;
-	for (size_t i = 0; i < ops.n; i++)
-		errors += merge_file(ops.v[i], total, jsonl && !c.summary_only ? out : NULL, c.quiet);
+	for (size_t i = 0; i < ops->n; i++)
+		errors += merge_file(ops->v[i], total, jsonl && !c->summary_only ? out : NULL, c->quiet);
 	cJSON *sj = summary_json(total);
 	if (strcmp(fmt, "text") == 0)
-		summary_text(out, total, want_color(&c, out));
+		summary_text(out, total, want_color(c, out));
 	else
 		print_summary_json(out, sj);
 	cJSON_Delete(sj);
@@ -241,8 +220,5 @@ int cmd_merge(int argc, char **argv)
 	if (errors || summary_bundles(total) == 0)
 		status = EXIT_TROUBLE;
 	summary_free(total);
-	status = output_status(close_output(out, c.output), status);
-	strvec_free(&ops);
-	free_common(&c);
-	return status;
+	return output_status(close_output(out, c->output), status);
 }

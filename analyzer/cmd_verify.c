@@ -2,8 +2,11 @@
  * Parses options, probes the host, runs baseline / candidate / survey,
  * analyses the captured logs, prints the report and returns the exit status
  * (docs/verify.md).  This is CLI code: it prints to stdout/stderr. */
-#include "cmd_verify.h"
+#include "cli.h"
+#include "clicommon.h"
+#include "commands.h"
 #include "dbpath.h"
+#include "formats.h"
 #include "verify_int.h"
 
 #include <errno.h>
@@ -20,29 +23,7 @@
 #define NT_DATADIR "/usr/local/share/nccl-triage"
 #endif
 
-static const char USAGE[] =
-	"usage: nccl-triage verify [OPTIONS]\n"
-	"Replay a minimal NCCL job on this host's GPUs: one process per GPU, unique id from\n"
-	"rank 0, ncclCommInitRank, an all-reduce whose values are checked, a short bandwidth\n"
-	"measurement; first with the environment as it is (baseline), then with a candidate fix.\n"
-	"\n"
-	"  --gpus LIST          GPU ordinals, e.g. 0,1 or 0-3 (default: every visible GPU)\n"
-	"  --nranks N           number of ranks (default: one per GPU in --gpus); each rank needs its own GPU\n"
-	"  --env K=V            candidate: set K=V on top of the environment (repeatable)\n"
-	"  --unset K            candidate: remove K from the environment (repeatable)\n"
-	"  --from-report FILE   candidate: the verify.env of the top diagnosis in analyze's JSON\n"
-	"  --survey             also try P2P, SHM and NET/Socket one at a time and tabulate them\n"
-	"  --timeout S          watchdog per run, seconds (default 60)\n"
-	"  --size BYTES         all-reduce size for the bandwidth measurement (default 64M)\n"
-	"  --iters N            timed iterations (default 20, after 5 warm-up)\n"
-	"  --nccl-lib PATH      libnccl.so.2 file or folder (default: LD_LIBRARY_PATH, system, pip's nvidia/nccl/lib)\n"
-	"  --cuda-lib PATH      libcuda.so.1 file or folder (default: the dynamic linker's search)\n"
-	"  --format text|json|md  report format (default text)\n"
-	"  -o, --output FILE    write the report to FILE\n"
-	"  --logs DIR           also write every rank's captured NCCL output to DIR/RUN/rankN.log\n"
-	"  --patterns DIR       signature database for the analysis of the captured logs\n"
-	"  --no-analysis        do not analyse the captured logs\n"
-	"  -h, --help           this help\n"
+const char CMD_VERIFY_EXIT_STATUS[] =
 	"\n"
 	"Exit status: 0 the final configuration works (healthy baseline, or the candidate passes: fix\n"
 	"confirmed); 1 it fails (error, wrong values or crash); 2 usage error; 3 verify cannot run here\n"
@@ -209,82 +190,63 @@ static void progress(const char *what, const struct venv_list *env)
 	free(d);
 }
 
-static int parse_args(int argc, char **argv, struct vopts *o)
+/* verify's own options (c->args, in order) and the shared ones. */
+static int parse_args(const struct common *c, const struct strvec *ops, struct vopts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-		char name[64];
-		const char *eq = str_starts(a, "--") ? strchr(a, '=') : NULL;
-		if (eq && (size_t)(eq - a) < sizeof name) {
-			memcpy(name, a, (size_t)(eq - a));
-			name[eq - a] = 0;
-			val = eq + 1;
-		} else {
-			snprintf(name, sizeof name, "%s", a);
-		}
-#define NEED() do { if (!val) { if (i + 1 >= argc) return usage_error("option '%s' needs a value", name); val = argv[++i]; } } while (0)
+	const struct format *fmt = format_pick(c->format, CMD_VERIFY, "verify");
+	if (!fmt)
+		return VERIFY_EXIT_USAGE;
+	o->format = fmt->name;
+	o->output = c->output;
+	if (ops->n)
+		return usage_error("unexpected operand '%s'", ops->v[0]);
+	for (size_t i = 0; i < c->nargs; i++) {
+		const char *val = c->args[i].arg;
 		long v;
-		if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
-			fputs(USAGE, stdout);
-			return -1;
-		} else if (!strcmp(name, "--gpus")) {
-			NEED(); o->gpus = val;
-		} else if (!strcmp(name, "--nranks")) {
-			NEED();
+		switch (c->args[i].id) {
+		case OPT_VERIFY_GPUS: o->gpus = val; break;
+		case OPT_NRANKS:
 			if (parse_int(val, 1, 4096, &v))
 				return usage_error("--nranks: '%s' is not a number from 1 to 4096", val);
 			o->nranks = (int)v;
-		} else if (!strcmp(name, "--env")) {
-			NEED();
+			break;
+		case OPT_ENV:
 			if (!strchr(val, '=') || venv_parse(&o->env, val))
 				return usage_error("--env: '%s' is not K=V with K a valid variable name", val);
-		} else if (!strcmp(name, "--unset")) {
-			NEED();
+			break;
+		case OPT_UNSET:
 			if (strchr(val, '=') || venv_parse(&o->env, val))
 				return usage_error("--unset: '%s' is not a variable name", val);
-		} else if (!strcmp(name, "--from-report")) {
-			NEED(); o->from_report = val;
-		} else if (!strcmp(name, "--survey")) {
-			o->survey = 1;
-		} else if (!strcmp(name, "--timeout")) {
-			NEED();
+			break;
+		case OPT_FROM_REPORT: o->from_report = val; break;
+		case OPT_SURVEY: o->survey = 1; break;
+		case OPT_TIMEOUT: {
 			char *end;
 			double t = strtod(val, &end);
 			if (end == val || *end || !(t > 0) || t > 86400)
 				return usage_error("--timeout: '%s' is not a number of seconds (0 < S <= 86400)", val);
 			o->cfg.timeout_s = t;
-		} else if (!strcmp(name, "--size")) {
-			NEED();
+			break;
+		}
+		case OPT_SIZE: {
 			int64_t s = parse_size(val);
 			if (s < 4 || s > (int64_t)16 << 30)
 				return usage_error("--size: '%s' is not a size from 4 bytes to 16G", val);
 			o->cfg.bytes = (size_t)s;
-		} else if (!strcmp(name, "--iters")) {
-			NEED();
+			break;
+		}
+		case OPT_ITERS:
 			if (parse_int(val, 1, 100000, &v))
 				return usage_error("--iters: '%s' is not a number from 1 to 100000", val);
 			o->cfg.iters = (int)v;
-		} else if (!strcmp(name, "--nccl-lib")) {
-			NEED(); o->cfg.nccl_lib = val;
-		} else if (!strcmp(name, "--cuda-lib")) {
-			NEED(); o->cfg.cuda_lib = val;
-		} else if (!strcmp(name, "--format")) {
-			NEED();
-			if (strcmp(val, "text") && strcmp(val, "json") && strcmp(val, "md"))
-				return usage_error("--format: '%s' is not text, json or md", val);
-			o->format = val;
-		} else if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
-			NEED(); o->output = val;
-		} else if (!strcmp(name, "--logs")) {
-			NEED(); o->logs = val;
-		} else if (!strcmp(name, "--patterns")) {
-			NEED(); o->patterns = val;
-		} else if (!strcmp(name, "--no-analysis")) {
-			o->no_analysis = 1;
-		} else {
-			return usage_error("unknown option '%s'", a);
+			break;
+		case OPT_NCCL_LIB: o->cfg.nccl_lib = val; break;
+		case OPT_CUDA_LIB: o->cfg.cuda_lib = val; break;
+		case OPT_LOGS: o->logs = val; break;
+		case OPT_VERIFY_PATTERNS: o->patterns = val; break;
+		case OPT_NO_ANALYSIS: o->no_analysis = 1; break;
+		default: break;
 		}
-#undef NEED
 	}
 	return 0;
 }
@@ -300,171 +262,193 @@ static void analyze_run(struct verify_session *s, struct verify_run *r, const ch
 	free(msg);
 }
 
-int cmd_verify(int argc, char **argv)
+/* The candidate environment: --from-report, then --env/--unset on top. */
+static int read_candidate(struct vopts *o, struct verify_session *s, struct venv_list *cand)
 {
-	struct vopts o;
-	struct verify_session s;
-	int gpus[4096];
-	int rc;
-
-	memset(&o, 0, sizeof o);
-	memset(&s, 0, sizeof s);
-	verify_cfg_default(&o.cfg);
-	o.format = "text";
-	rc = parse_args(argc, argv, &o);
-	if (rc) {
-		venv_free(&o.env);
-		return rc < 0 ? 0 : rc;
-	}
-	struct venv_list cand = {0};
-	if (o.from_report) {
-		if (env_from_report(o.from_report, &cand, &s.candidate_source) != 0) {
-			venv_free(&o.env);
-			free(s.candidate_source);
+	if (o->from_report) {
+		if (env_from_report(o->from_report, cand, &s->candidate_source) != 0) {
 			return VERIFY_EXIT_USAGE;
 		}
 	}
-	for (size_t i = 0; i < o.env.n; i++)
-		venv_set(&cand, o.env.v[i].key, o.env.v[i].value);
-	if (o.env.n && !s.candidate_source)
-		s.candidate_source = xstrdup("--env/--unset");
-	else if (o.env.n) {
-		char *t = xasprintf("%s, with --env/--unset on top", s.candidate_source);
-		free(s.candidate_source);
-		s.candidate_source = t;
+	for (size_t i = 0; i < o->env.n; i++)
+		venv_set(cand, o->env.v[i].key, o->env.v[i].value);
+	if (o->env.n && !s->candidate_source)
+		s->candidate_source = xstrdup("--env/--unset");
+	else if (o->env.n) {
+		char *t = xasprintf("%s, with --env/--unset on top", s->candidate_source);
+		free(s->candidate_source);
+		s->candidate_source = t;
 	}
-	venv_free(&o.env);
+	venv_free(&o->env);
+	return 0;
+}
 
+/* The GPUs asked for, and the probe of the host: libraries and GPUs. */
+static int probe(const struct vopts *o, struct verify_session *s, int *gpus)
+{
 	int ngpus = -1;
-	if (o.gpus && (ngpus = parse_gpus(o.gpus, gpus, 4096)) <= 0) {
-		venv_free(&cand);
-		free(s.candidate_source);
-		return usage_error("--gpus: '%s' is not a list of distinct GPU ordinals like 0,1 or 0-3", o.gpus);
+	if (o->gpus && (ngpus = parse_gpus(o->gpus, gpus, 4096)) <= 0) {
+		return usage_error("--gpus: '%s' is not a list of distinct GPU ordinals like 0,1 or 0-3", o->gpus);
 	}
-	if (ngpus > 0 && o.nranks > ngpus) {
-		venv_free(&cand);
-		free(s.candidate_source);
+	if (ngpus > 0 && o->nranks > ngpus) {
 		fprintf(stderr, "nccl-triage verify: --nranks %d but --gpus lists %d GPU%s: each rank needs its own GPU\n",
-		        o.nranks, ngpus, ngpus == 1 ? "" : "s");
+		        o->nranks, ngpus, ngpus == 1 ? "" : "s");
 		return VERIFY_EXIT_USAGE;
 	}
 
 	/* Probe: libraries and GPUs, in a child. */
-	s.cfg = o.cfg;
-	verify_probe_host(&o.cfg, o.cfg.timeout_s < 30 ? o.cfg.timeout_s : 30, &s.probe);
-	if (s.probe.ok) {
-		int want = o.nranks ? o.nranks : ngpus > 0 ? ngpus : (int)s.probe.ngpus;
+	s->cfg = o->cfg;
+	verify_probe_host(&o->cfg, o->cfg.timeout_s < 30 ? o->cfg.timeout_s : 30, &s->probe);
+	if (s->probe.ok) {
+		int want = o->nranks ? o->nranks : ngpus > 0 ? ngpus : (int)s->probe.ngpus;
 		if (ngpus <= 0) {
 			ngpus = 0;
-			for (size_t i = 0; i < s.probe.ngpus && ngpus < 4096; i++)
-				gpus[ngpus++] = s.probe.gpus[i].index;
+			for (size_t i = 0; i < s->probe.ngpus && ngpus < 4096; i++)
+				gpus[ngpus++] = s->probe.gpus[i].index;
 		}
 		for (int i = 0; i < ngpus && i < want; i++)
-			if (gpus[i] >= (int)s.probe.ngpus)
-				strvec_push_owned(&s.probe.missing, xasprintf(
+			if (gpus[i] >= (int)s->probe.ngpus)
+				strvec_push_owned(&s->probe.missing, xasprintf(
 					"GPU %d is not visible: the driver lists %zu GPU%s (CUDA_VISIBLE_DEVICES=%s)",
-					gpus[i], s.probe.ngpus, s.probe.ngpus == 1 ? "" : "s",
+					gpus[i], s->probe.ngpus, s->probe.ngpus == 1 ? "" : "s",
 					getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "unset"));
 		if (want > ngpus)
-			strvec_push_owned(&s.probe.missing, xasprintf(
+			strvec_push_owned(&s->probe.missing, xasprintf(
 				"%d ranks asked for but only %d GPU%s visible: each rank needs its own GPU",
 				want, ngpus, ngpus == 1 ? " is" : "s are"));
-		if (s.probe.missing.n)
-			s.probe.ok = 0;
-		s.cfg.nranks = want;
-		s.cfg.gpus = gpus;
+		if (s->probe.missing.n)
+			s->probe.ok = 0;
+		s->cfg.nranks = want;
+		s->cfg.gpus = gpus;
 	}
-	s.cfg.resolved_nccl = s.probe.nccl_path;
-	s.cfg.resolved_cuda = s.probe.cuda_path;
+	s->cfg.resolved_nccl = s->probe.nccl_path;
+	s->cfg.resolved_cuda = s->probe.cuda_path;
+	return 0;
+}
 
+/* Baseline, candidate, survey; the analysis of their logs; --logs. */
+static void run_all(const struct vopts *o, struct verify_session *s, const struct venv_list *cand)
+{
 	char *patterns = NULL;
-	if (!o.no_analysis)
-		patterns = o.patterns ? xstrdup(o.patterns) : builtin_patterns_dir();
+	if (!o->no_analysis)
+		patterns = o->patterns ? xstrdup(o->patterns) : builtin_patterns_dir();
 	int noted = 0;
-	if (!o.no_analysis && !patterns) {
-		strvec_push(&s.notes, "analysis skipped: no signature database found (use --patterns DIR)");
+	if (!o->no_analysis && !patterns) {
+		strvec_push(&s->notes, "analysis skipped: no signature database found (use --patterns DIR)");
 		noted = 1;
 	}
 
-	if (s.probe.ok) {
+	if (s->probe.ok) {
 		struct venv_list none = {0};
-		s.baseline = xcalloc(1, sizeof *s.baseline);
+		s->baseline = xcalloc(1, sizeof *s->baseline);
 		progress("baseline", &none);
-		verify_run_mode(&s.cfg, "baseline", &none, s.baseline);
-		if (cand.n) {
-			s.candidate = xcalloc(1, sizeof *s.candidate);
-			progress("candidate", &cand);
-			verify_run_mode(&s.cfg, "candidate", &cand, s.candidate);
+		verify_run_mode(&s->cfg, "baseline", &none, s->baseline);
+		if (cand->n) {
+			s->candidate = xcalloc(1, sizeof *s->candidate);
+			progress("candidate", cand);
+			verify_run_mode(&s->cfg, "candidate", cand, s->candidate);
 		}
-		if (o.survey && s.cfg.nranks < 2) {
-			strvec_push(&s.notes, "transport survey skipped: with 1 rank there is no transport between GPUs");
-		} else if (o.survey) {
-			s.survey = xcalloc(VERIFY_SURVEY_N, sizeof *s.survey);
+		if (o->survey && s->cfg.nranks < 2) {
+			strvec_push(&s->notes, "transport survey skipped: with 1 rank there is no transport between GPUs");
+		} else if (o->survey) {
+			s->survey = xcalloc(VERIFY_SURVEY_N, sizeof *s->survey);
 			for (size_t i = 0; i < VERIFY_SURVEY_N; i++) {
 				struct venv_list e = {0};
-				for (size_t j = 0; j < cand.n; j++)
-					venv_set(&e, cand.v[j].key, cand.v[j].value);
+				for (size_t j = 0; j < cand->n; j++)
+					venv_set(&e, cand->v[j].key, cand->v[j].value);
 				for (const char *const *kv = VERIFY_SURVEY[i].env; *kv; kv++)
 					venv_parse(&e, *kv);
 				char *mode = xasprintf("survey:%s", VERIFY_SURVEY[i].name);
 				progress(mode, &e);
-				verify_run_mode(&s.cfg, mode, &e, &s.survey[i]);
-				s.nsurvey++;
+				verify_run_mode(&s->cfg, mode, &e, &s->survey[i]);
+				s->nsurvey++;
 				free(mode);
 				venv_free(&e);
 			}
-			if (cand.n)
-				strvec_push(&s.notes, "the survey ran on top of the candidate environment");
+			if (cand->n)
+				strvec_push(&s->notes, "the survey ran on top of the candidate environment");
 		}
 		if (patterns) {
-			analyze_run(&s, s.baseline, patterns, &noted);
-			if (s.candidate)
-				analyze_run(&s, s.candidate, patterns, &noted);
-			for (size_t i = 0; i < s.nsurvey; i++)
-				analyze_run(&s, &s.survey[i], patterns, &noted);
+			analyze_run(s, s->baseline, patterns, &noted);
+			if (s->candidate)
+				analyze_run(s, s->candidate, patterns, &noted);
+			for (size_t i = 0; i < s->nsurvey; i++)
+				analyze_run(s, &s->survey[i], patterns, &noted);
 		}
-		if (o.logs) {
-			write_logs(o.logs, s.baseline);
-			if (s.candidate)
-				write_logs(o.logs, s.candidate);
-			for (size_t i = 0; i < s.nsurvey; i++)
-				write_logs(o.logs, &s.survey[i]);
+		if (o->logs) {
+			write_logs(o->logs, s->baseline);
+			if (s->candidate)
+				write_logs(o->logs, s->candidate);
+			for (size_t i = 0; i < s->nsurvey; i++)
+				write_logs(o->logs, &s->survey[i]);
 		}
 	}
 	free(patterns);
-	venv_free(&cand);
-	verify_judge(&s);
+	
+}
 
-	if (!s.baseline) {
+/* The report in the chosen format, to --output or stdout; the exit status. */
+static int report(const struct vopts *o, struct verify_session *s)
+{
+	int rc;
+	if (!s->baseline) {
 		fprintf(stderr, "nccl-triage verify: cannot run here:\n");
-		for (size_t i = 0; i < s.probe.missing.n; i++)
-			fprintf(stderr, "  - %s\n", s.probe.missing.v[i]);
+		for (size_t i = 0; i < s->probe.missing.n; i++)
+			fprintf(stderr, "  - %s\n", s->probe.missing.v[i]);
 		fprintf(stderr, "(exit status %d: verify needs the CUDA driver, at least one GPU per rank and libnccl.so.2;"
 		                " see --nccl-lib, --cuda-lib, --gpus)\n", VERIFY_EXIT_UNAVAILABLE);
 	}
 
 	char *out;
-	if (!strcmp(o.format, "json"))
-		out = verify_report_json(&s);
-	else if (!strcmp(o.format, "md"))
-		out = verify_report_md(&s);
+	if (!strcmp(o->format, "json"))
+		out = verify_report_json(s);
+	else if (!strcmp(o->format, "md"))
+		out = verify_report_md(s);
 	else
-		out = verify_report_text(&s, !o.output && isatty(1) && !getenv("NO_COLOR"));
-	rc = s.exit_status;
+		out = verify_report_text(s, !o->output && isatty(1) && !getenv("NO_COLOR"));
+	rc = s->exit_status;
 	/* Without --output, the text report of an unavailable host goes to
 	 * stderr only (already printed); JSON and Markdown still go to stdout. */
-	if (o.output) {
-		FILE *f = fopen(o.output, "wb");
+	if (o->output) {
+		FILE *f = fopen(o->output, "wb");
 		if (!f || fputs(out, f) < 0 || fclose(f) != 0) {
-			fprintf(stderr, "nccl-triage verify: %s: cannot write: %s\n", o.output, strerror(errno));
+			fprintf(stderr, "nccl-triage verify: %s: cannot write: %s\n", o->output, strerror(errno));
 			if (rc == 0)
 				rc = VERIFY_EXIT_USAGE;
 		}
-	} else if (s.baseline || strcmp(o.format, "text")) {
+	} else if (s->baseline || strcmp(o->format, "text")) {
 		fputs(out, stdout);
 		fflush(stdout);
 	}
 	free(out);
+	return rc;
+}
+
+int cmd_verify(struct common *c, struct strvec *ops)
+{
+	struct vopts o;
+	struct verify_session s;
+	int gpus[4096];
+	memset(&o, 0, sizeof o);
+	memset(&s, 0, sizeof s);
+	verify_cfg_default(&o.cfg);
+	o.format = "text";
+	int rc = parse_args(c, ops, &o);
+	struct venv_list cand = {0};
+	if (!rc)
+		rc = read_candidate(&o, &s, &cand);
+	venv_free(&o.env);
+	if (!rc)
+		rc = probe(&o, &s, gpus);
+	if (rc) {
+		venv_free(&cand);
+		free(s.candidate_source);
+		return rc;
+	}
+	run_all(&o, &s, &cand);
+	venv_free(&cand);
+	verify_judge(&s);
+	rc = report(&o, &s);
 	verify_session_free(&s);
 	return rc;
 }

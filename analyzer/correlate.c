@@ -13,6 +13,7 @@
 
 #include "bundle.h"
 #include "util.h"
+#include "version.h"
 
 static int versions_allow(const struct bundle *b, const struct diagdef *d)
 {
@@ -23,7 +24,7 @@ static int versions_allow(const struct bundle *b, const struct diagdef *d)
 		return 1; /* unknown version: do not rule out */
 	const cJSON *it;
 	cJSON_ArrayForEach(it, vs) {
-		long v = cJSON_IsString(it) ? nccl_version_code(it->valuestring) : -1;
+		long v = cJSON_IsString(it) ? version_code(it->valuestring) : -1;
 		if (v >= 0 && version_in_range(v, &d->nccl))
 			return 1;
 	}

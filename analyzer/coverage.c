@@ -8,6 +8,7 @@
 
 #include "logline.h"
 #include "match.h"
+#include "version.h"
 
 static const char *const LEVELS[] = {"WARN", "INFO", "TRACE", "RESULT", NULL};
 
@@ -272,7 +273,7 @@ int coverage_check(const struct sigdb *db, const struct covtable *t, size_t n, s
 	for (size_t ti = 0; ti < n; ti++) {
 		const struct covtable *tb = &t[ti];
 		for (size_t i = 0; i < tb->releases.n; i++)
-			if (nccl_version_code(tb->releases.v[i]) < 0) {
+			if (version_code(tb->releases.v[i]) < 0) {
 				msgs_add(m, "%s: releases: \"%s\" is not a version", tb->path, tb->releases.v[i]);
 				fails++;
 			}
@@ -281,7 +282,7 @@ int coverage_check(const struct sigdb *db, const struct covtable *t, size_t n, s
 			const char *mp = row->col[COV_MAPPING];
 			const char *sample = row->col[COV_SAMPLE];
 			char err[256] = "";
-			long first = nccl_version_code(row->col[COV_FIRST]), last = nccl_version_code(row->col[COV_LAST]);
+			long first = version_code(row->col[COV_FIRST]), last = version_code(row->col[COV_LAST]);
 			int lv = -1;
 			for (int k = 0; LEVELS[k]; k++)
 				if (strcmp(row->col[COV_LEVEL], LEVELS[k]) == 0)
@@ -381,7 +382,7 @@ static void md_cell(FILE *out, const char *s, int code)
 /* WARN rows present in some release within [lo, hi] */
 static int in_window(const struct covrow *r, long lo, long hi)
 {
-	return nccl_version_code(r->col[COV_FIRST]) <= hi && nccl_version_code(r->col[COV_LAST]) >= lo;
+	return version_code(r->col[COV_FIRST]) <= hi && version_code(r->col[COV_LAST]) >= lo;
 }
 
 static const struct covtable *sort_tb;
@@ -389,8 +390,8 @@ static const struct covtable *sort_tb;
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct covrow *x = &sort_tb->rows[*(const size_t *)a], *y = &sort_tb->rows[*(const size_t *)b];
-	long fx = nccl_version_code(x->col[COV_FIRST]), fy = nccl_version_code(y->col[COV_FIRST]);
-	long lx = nccl_version_code(x->col[COV_LAST]), ly = nccl_version_code(y->col[COV_LAST]);
+	long fx = version_code(x->col[COV_FIRST]), fy = version_code(y->col[COV_FIRST]);
+	long lx = version_code(x->col[COV_LAST]), ly = version_code(y->col[COV_LAST]);
 	if (fx != fy)
 		return fx < fy ? -1 : 1;
 	if (lx != ly)
@@ -465,7 +466,7 @@ void coverage_render(FILE *out, int md, const struct sigdb *db, const struct cov
 				             "| release | WARN messages | signature | derived | benign | not yet |\n"
 				             "|---|---|---|---|---|---|\n");
 				for (size_t i = 0; i < tb->releases.n; i++) {
-					long v = nccl_version_code(tb->releases.v[i]);
+					long v = version_code(tb->releases.v[i]);
 					size_t k[K_N] = {0}, tot = 0;
 					for (size_t r = 0; r < tb->n; r++)
 						if (strcmp(tb->rows[r].col[COV_LEVEL], "WARN") == 0 && in_window(&tb->rows[r], v, v)) {

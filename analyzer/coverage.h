@@ -50,7 +50,4 @@ int coverage_check(const struct sigdb *db, const struct covtable *t, size_t n, s
 /* docs/coverage.md ("md") or a summary ("text"). */
 void coverage_render(FILE *out, int md, const struct sigdb *db, const struct covtable *t, size_t n);
 
-/* `nccl-triage coverage` (commands.c). */
-int cmd_coverage(int argc, char **argv);
-
 #endif

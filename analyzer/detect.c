@@ -12,27 +12,15 @@ static const char *const KIND_NAMES[DOC_KIND_COUNT] = {
 	[DOC_TEXT] = "text",
 	[DOC_NCCL_LOG] = "nccl_log",
 	[DOC_TORCH_LOG] = "torch_log",
-	[DOC_TOPO_MATRIX] = "topo_matrix",
-	[DOC_TOPO_P2P] = "topo_p2p",
-	[DOC_TOPO_XML] = "topo_xml",
-	[DOC_NVSMI] = "nvidia_smi",
-	[DOC_NVSMI_Q] = "nvidia_smi_q",
-	[DOC_NVSMI_L] = "nvidia_smi_list",
-	[DOC_MEM_CSV] = "memory_csv",
-	[DOC_PIP_LIST] = "package_list",
-	[DOC_COLLECT_ENV] = "collect_env",
-	[DOC_NVCC] = "nvcc_version",
-	[DOC_DRIVER_VERSION] = "driver_version",
-	[DOC_ENV_DUMP] = "env_dump",
-	[DOC_IB_STATUS] = "ib_status",
-	[DOC_LSPCI] = "lspci",
-	[DOC_INTERFACES] = "interfaces",
-	[DOC_HOST_CONFIG] = "host_config",
+	/* system reports: their registry (sysreport.c) names them */
 };
 
 const char *doc_kind_name(enum doc_kind k)
 {
-	return (k >= 0 && k < DOC_KIND_COUNT && KIND_NAMES[k]) ? KIND_NAMES[k] : "unknown";
+	if (k >= 0 && k < DOC_KIND_COUNT && KIND_NAMES[k])
+		return KIND_NAMES[k];
+	const char *s = sysreport_kind_name(k);
+	return s ? s : "unknown";
 }
 
 int doc_kind_is_log(enum doc_kind k)

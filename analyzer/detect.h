@@ -35,8 +35,14 @@ const char *doc_kind_name(enum doc_kind k);
 enum doc_kind detect_kind(const char *head, size_t len, int complete);
 /* Whether lines of this kind are scanned by signatures (logs and unknown text). */
 int doc_kind_is_log(enum doc_kind k);
-/* The system-report kind of a document head (a DOC_* value), or -1
- * (detect_sys.c). */
+/* The system-report kind of a document head (a DOC_* value), or -1, and
+ * the name of a system-report kind (NULL for another): both from the
+ * registry of system-report kinds, sysreport.c. */
 int detect_sysreport(const char *head, size_t len);
+const char *sysreport_kind_name(enum doc_kind k);
+/* Whether the lines of a system report of this kind are also scanned by
+ * signatures, as a log's are (its kind's lines_scanned, sysreport.c):
+ * listings that quote what signatures know (ulimit -a's memlock line). */
+int sysreport_kind_scanned(enum doc_kind k);
 
 #endif

@@ -44,9 +44,6 @@ const struct env_var *envvar_at(size_t i);
 /* Exact, case-sensitive lookup (variable names are case-sensitive). */
 const struct env_var *envvar_find(const char *name);
 
-/* Parse "2.28.9" (or "2.28.9+cuda13.0") into 22809; 0 when unparsable. */
-int envvar_version_code(const char *v);
-
 enum env_verdict {
 	ENVCHK_OK = 0,
 	ENVCHK_IGNORED,          /* not ours to judge (other prefixes, image info) */
@@ -64,7 +61,7 @@ struct env_finding {
 };
 
 /* Judge one variable.  nccl_code is the NCCL version the bundle shows
- * (envvar_version_code) or 0 when unknown.  Returns f->verdict. */
+ * (version_code in version.h) or 0 when unknown.  Returns f->verdict. */
 enum env_verdict envvar_check(const char *name, const char *value, int nccl_code,
                               struct env_finding *f);
 void envvar_finding_free(struct env_finding *f);

@@ -6,6 +6,7 @@
  * walker.walk, never by name.  Nothing returned here needs freeing; names
  * passed to the sink are owned by the walk and valid until end() returns. */
 #include "input_internal.h"
+#include "tarhdr.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -207,7 +208,7 @@ static void in_walk(struct walker *w, struct stream *s, const char *leaf, const 
 	/* a tar, or what is left of one: a header with the ustar magic whose
 	 * checksum fails or that the input cuts is read as a damaged archive
 	 * (messages name the byte), never delivered as text */
-	if ((n == IN_SNIFF && in_tar_header_valid(p)) || in_tar_magic(p, n)) {
+	if ((n == IN_SNIFF && tar_header_valid(p)) || tar_has_magic(p, n)) {
 		if (!via_gz) {
 			if (nest >= w->lim->max_nesting) {
 				in_cut(w, "%s: archives nested more than %d deep (--max-nesting), skipped",

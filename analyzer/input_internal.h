@@ -94,10 +94,6 @@ void in_walk_gzip(struct walker *w, struct stream *s, const char *leaf, const ch
                   const char *disp, int nest);
 
 /* tar archive (input_tar.c): s starts with a valid header. */
-int in_tar_header_valid(const unsigned char h[512]);
-/* The ustar magic where a first header has it (n bytes at h, n >= 263):
- * a tar archive even when that header's checksum fails or it is cut. */
-int in_tar_magic(const unsigned char *h, size_t n);
 void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const char *disp,
                  int nest);
 

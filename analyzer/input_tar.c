@@ -6,110 +6,12 @@
  * a member cut short by the end of the archive is delivered as far as it
  * goes.  Member names are only ever used as names, never as paths. */
 #include "input_internal.h"
+#include "tarhdr.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define TAR_META_MAX (1u << 20) /* pax / GNU long name data read into memory */
-
-/* ---- header fields ---------------------------------------------------------- */
-
-/* Octal field: optional leading spaces, digits, then only NUL/space.
- * Returns 0 and *v, or -1 when it is not a well-formed octal field.  An
- * all-blank field is 0. */
-static int oct_field(const unsigned char *p, size_t n, uint64_t *v)
-{
-	size_t i = 0;
-	uint64_t x = 0;
-	while (i < n && p[i] == ' ')
-		i++;
-	while (i < n && p[i] >= '0' && p[i] <= '7') {
-		if (x > (UINT64_MAX >> 3))
-			return -1;
-		x = (x << 3) | (uint64_t)(p[i] - '0');
-		i++;
-	}
-	for (; i < n; i++)
-		if (p[i] != ' ' && p[i] != 0)
-			return -1;
-	*v = x;
-	return 0;
-}
-
-/* Numeric field: octal, or GNU base-256 (high bit of the first byte). */
-static int num_field(const unsigned char *p, size_t n, uint64_t *v)
-{
-	if (p[0] & 0x80) {
-		if (p[0] & 0x40)
-			return -1; /* negative */
-		uint64_t x = p[0] & 0x3f;
-		for (size_t i = 1; i < n; i++) {
-			if (x > (UINT64_MAX >> 8))
-				return -1;
-			x = (x << 8) | p[i];
-		}
-		*v = x;
-		return 0;
-	}
-	return oct_field(p, n, v);
-}
-
-static int checksum_ok(const unsigned char *h)
-{
-	uint64_t want;
-	if (oct_field(h + 148, 8, &want) < 0)
-		return 0;
-	unsigned long u = 0;
-	long sgn = 0;
-	for (int i = 0; i < 512; i++) {
-		unsigned char c = (i >= 148 && i < 156) ? ' ' : h[i];
-		u += c;
-		sgn += (signed char)c;
-	}
-	return want == u || (long long)want == (long long)sgn;
-}
-
-static int is_ustar(const unsigned char *h)
-{
-	return memcmp(h + 257, "ustar\0" "00", 8) == 0 || memcmp(h + 257, "ustar  \0", 8) == 0 ||
-	       memcmp(h + 257, "ustar\0", 6) == 0;
-}
-
-static int is_posix(const unsigned char *h)
-{
-	return memcmp(h + 257, "ustar\0", 6) == 0;
-}
-
-int in_tar_header_valid(const unsigned char h[512])
-{
-	if (!checksum_ok(h))
-		return 0;
-	if (is_ustar(h))
-		return 1;
-	/* v7: no magic, so insist on sane fields as well */
-	uint64_t v;
-	if (h[0] == 0)
-		return 0;
-	if (oct_field(h + 100, 8, &v) < 0 || oct_field(h + 108, 8, &v) < 0 ||
-	    oct_field(h + 116, 8, &v) < 0 || oct_field(h + 124, 12, &v) < 0 ||
-	    oct_field(h + 136, 12, &v) < 0)
-		return 0;
-	char t = (char)h[156];
-	return t == 0 || (t >= '0' && t <= '7');
-}
-
-int in_tar_magic(const unsigned char *h, size_t n)
-{
-	return n >= 263 && memcmp(h + 257, "ustar", 5) == 0 && (h[262] == 0 || h[262] == ' ');
-}
-
-static int is_zero_block(const unsigned char *h)
-{
-	for (int i = 0; i < 512; i++)
-		if (h[i])
-			return 0;
-	return 1;
-}
 
 /* Tidy a member name: no leading "/" or "./", no empty components, no
  * trailing "/"; control characters become '?'.  Caller frees. */
@@ -353,7 +255,7 @@ static int resync(struct tar *t, unsigned char *h, uint64_t bad_off)
 				       "header after it", t->disp, (unsigned long long)bad_off);
 			return 0;
 		}
-		if (!is_zero_block(h) && in_tar_header_valid(h)) {
+		if (!tar_zero_block(h) && tar_header_valid(h)) {
 			in_cut(t->w, "%s: byte %llu: corrupt tar header (bad checksum), skipped to the "
 			       "next valid header at byte %llu", t->disp, (unsigned long long)bad_off,
 			       (unsigned long long)(t->off - 512));
@@ -385,7 +287,7 @@ static int after_end(struct tar *t, unsigned char *h)
 				break;
 			continue;
 		}
-		if (n == 512 && in_tar_header_valid(h)) {
+		if (n == 512 && tar_header_valid(h)) {
 			if (junk)
 				in_cut(t->w, "%s: byte %llu: %llu bytes of data after the end-of-archive "
 				       "marker skipped up to a tar header at byte %llu", t->disp,
@@ -428,11 +330,11 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 		}
 		have = 0;
 		uint64_t hoff = t.off - 512;
-		if (is_zero_block(h)) {
+		if (tar_zero_block(h)) {
 			int r = read_block(&t, h);
 			if (r <= 0)
 				break;
-			if (is_zero_block(h)) {
+			if (tar_zero_block(h)) {
 				/* end of archive; what follows must be padding */
 				if (!after_end(&t, h))
 					break;
@@ -440,7 +342,7 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 			have = 1;
 			continue;
 		}
-		if (!in_tar_header_valid(h)) {
+		if (!tar_header_valid(h)) {
 			if (!resync(&t, h, hoff))
 				break;
 			clear_pending(&t);
@@ -448,7 +350,7 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 			continue;
 		}
 		uint64_t size;
-		if (num_field(h + 124, 12, &size) < 0) {
+		if (tar_num_field(h + 124, 12, &size) < 0) {
 			in_cut(w, "%s: byte %llu: tar header with an unreadable size field; resynchronising",
 			       disp, (unsigned long long)hoff);
 			if (!resync(&t, h, hoff))
@@ -490,7 +392,7 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 			name = tidy_name(t.longname, strlen(t.longname));
 		else {
 			size_t nl = strnlen((const char *)h, 100);
-			if (is_posix(h) && h[345]) {
+			if (tar_is_posix(h) && h[345]) {
 				size_t pl = strnlen((const char *)h + 345, 155);
 				char *full = xasprintf("%.*s/%.*s", (int)pl, (const char *)h + 345,
 				                       (int)nl, (const char *)h);

@@ -112,57 +112,134 @@ struct prefix_memo {
 static _Thread_local struct prefix_memo memo;
 
 /* Try NCCL's prefix at s.  Fills out and returns 1 on success. */
-static int nccl_prefix(const char *s, size_t n, struct logline *out)
+/* "[collector timestamp] " at the start: its span, and *i after it; 0 when
+ * the bracket is not one. */
+static inline int collector_ts(const char *s, size_t n, struct span *ts, size_t *i)
 {
-	size_t i = 0;
-	struct span ts = {NULL, 0};
-	if (n > 0 && s[0] == '[') {
-		const char *close = memchr(s, ']', n < 64 ? n : 64);
-		if (!close || (size_t)(close - s) + 1 >= n || close[1] != ' ')
-			return 0;
-		ts.p = s + 1;
-		ts.n = (size_t)(close - s) - 1;
-		i = (size_t)(close - s) + 2;
-	}
-	if (memo.len && n - i >= memo.len && memcmp(s + i, memo.bytes, memo.len) == 0) {
-		out->level = memo.level;
-		out->msg.p = s + i + memo.len;
-		out->msg.n = n - i - memo.len;
-		out->ts = ts;
-		out->host.p = s + i;
-		out->host.n = memo.hostlen;
-		out->pid = memo.pid;
-		out->tid = memo.tid;
-		out->dev = memo.dev;
-		out->file = out->func = (struct span){NULL, 0};
-		out->srcline = -1;
+	if (n == 0 || s[0] != '[')
 		return 1;
-	}
+	const char *close = memchr(s, ']', n < 64 ? n : 64);
+	if (!close || (size_t)(close - s) + 1 >= n || close[1] != ' ')
+		return 0;
+	ts->p = s + 1;
+	ts->n = (size_t)(close - s) - 1;
+	*i = (size_t)(close - s) + 2;
+	return 1;
+}
+
+/* The line repeats the previous NCCL prefix (memo): filled from it. */
+static inline int memo_hit(const char *s, size_t n, size_t i, const struct span *ts, struct logline *out)
+{
+	if (!memo.len || n - i < memo.len || memcmp(s + i, memo.bytes, memo.len) != 0)
+		return 0;
+	out->level = memo.level;
+	out->msg.p = s + i + memo.len;
+	out->msg.n = n - i - memo.len;
+	out->ts = *ts;
+	out->host.p = s + i;
+	out->host.n = memo.hostlen;
+	out->pid = memo.pid;
+	out->tid = memo.tid;
+	out->dev = memo.dev;
+	out->file = out->func = (struct span){NULL, 0};
+	out->srcline = -1;
+	return 1;
+}
+
+/* "host:pid:tid [dev] " from *i: the host's end in *h1, the numbers; *i after. */
+static inline int host_pid_tid(const char *s, size_t n, size_t *ip, size_t *h1, long *pid, long *tid, int *dev)
+{
+	size_t i = *ip, h0 = i;
 	/* host: up to the first ':' with no whitespace */
-	size_t h0 = i;
 	size_t hend = n - h0 > 256 ? h0 + 256 : n;
 	while (i < hend && !HOST_STOP[(unsigned char)s[i]])
 		i++;
 	if (i == h0 || i >= n || s[i] != ':')
 		return 0;
-	size_t h1 = i++;
-	long pid = digits(s, n, &i);
-	if (pid < 0 || i >= n || s[i] != ':')
+	*h1 = i++;
+	*pid = digits(s, n, &i);
+	if (*pid < 0 || i >= n || s[i] != ':')
 		return 0;
 	i++;
-	long tid = digits(s, n, &i);
-	if (tid < 0 || i >= n || s[i] != ' ')
+	*tid = digits(s, n, &i);
+	if (*tid < 0 || i >= n || s[i] != ' ')
 		return 0;
 	i++;
-	int dev = -1;
+	*dev = -1;
 	if (i < n && s[i] == '[') {
 		i++;
 		long d = digits(s, n, &i);
 		if (d < 0 || i + 1 >= n || s[i] != ']' || s[i + 1] != ' ')
 			return 0;
-		dev = (int)d;
+		*dev = (int)d;
 		i += 2;
 	}
+	*ip = i;
+	return 1;
+}
+
+/* After the prefix of a WARN or TRACE line: "[ms ]file:line[ (func)] NCCL
+ * WARN|TRACE "; the level, where the message starts, file, line, func. */
+static inline int source_and_level(const char *rest, size_t rn, enum line_level *lvl, size_t *msg_off,
+                                   struct span *file, struct span *func, int *srcline)
+{
+	size_t j = 0;
+	if (j < rn && (is_digit(rest[j]))) {
+		/* TRACE: "%f " elapsed ms first */
+		size_t k = j;
+		while (k < rn && (is_digit(rest[k]) || rest[k] == '.'))
+			k++;
+		if (k < rn && rest[k] == ' ')
+			j = k + 1;
+	}
+	size_t f0 = j;
+	while (j < rn && rest[j] != ' ' && rest[j] != ':')
+		j++;
+	if (j >= rn || rest[j] != ':' || j == f0)
+		return 0;
+	size_t f1 = j++;
+	long ln = digits(rest, rn, &j);
+	if (ln < 0)
+		return 0;
+	if (j < rn && rest[j] == ' ' && j + 1 < rn && rest[j + 1] == '(') {
+		const char *cp = memchr(rest + j + 2, ')', rn - j - 2);
+		if (!cp)
+			return 0;
+		func->p = rest + j + 2;
+		func->n = (size_t)(cp - (rest + j + 2));
+		j = (size_t)(cp - rest) + 1;
+	}
+	if (has_prefix(rest + j, rn - j, " NCCL WARN ")) {
+		*lvl = LINE_WARN;
+		*msg_off = j + 11;
+	} else if (has_prefix(rest + j, rn - j, " NCCL WARN")) {
+		*lvl = LINE_WARN;
+		*msg_off = j + 10;
+	} else if (has_prefix(rest + j, rn - j, " NCCL TRACE ")) {
+		*lvl = LINE_TRACE;
+		*msg_off = j + 12;
+	} else {
+		return 0;
+	}
+	file->p = rest + f0;
+	file->n = f1 - f0;
+	*srcline = (int)ln;
+	return 1;
+}
+
+static int nccl_prefix(const char *s, size_t n, struct logline *out)
+{
+	size_t i = 0;
+	struct span ts = {NULL, 0};
+	if (!collector_ts(s, n, &ts, &i))
+		return 0;
+	if (memo_hit(s, n, i, &ts, out))
+		return 1;
+	size_t h0 = i, h1;
+	long pid, tid;
+	int dev;
+	if (!host_pid_tid(s, n, &i, &h1, &pid, &tid, &dev))
+		return 0;
 	const char *rest = s + i;
 	size_t rn = n - i;
 	enum line_level lvl;
@@ -175,49 +252,8 @@ static int nccl_prefix(const char *s, size_t n, struct logline *out)
 	} else if (has_prefix(rest, rn, "NCCL CALL ")) {
 		lvl = LINE_CALL;
 		msg_off = 10;
-	} else {
-		/* [ms ]file:line[ (func)] NCCL WARN|TRACE */
-		size_t j = 0;
-		if (j < rn && (is_digit(rest[j]))) {
-			/* TRACE: "%f " elapsed ms first */
-			size_t k = j;
-			while (k < rn && (is_digit(rest[k]) || rest[k] == '.'))
-				k++;
-			if (k < rn && rest[k] == ' ')
-				j = k + 1;
-		}
-		size_t f0 = j;
-		while (j < rn && rest[j] != ' ' && rest[j] != ':')
-			j++;
-		if (j >= rn || rest[j] != ':' || j == f0)
-			return 0;
-		size_t f1 = j++;
-		long ln = digits(rest, rn, &j);
-		if (ln < 0)
-			return 0;
-		if (j < rn && rest[j] == ' ' && j + 1 < rn && rest[j + 1] == '(') {
-			const char *cp = memchr(rest + j + 2, ')', rn - j - 2);
-			if (!cp)
-				return 0;
-			func.p = rest + j + 2;
-			func.n = (size_t)(cp - (rest + j + 2));
-			j = (size_t)(cp - rest) + 1;
-		}
-		if (has_prefix(rest + j, rn - j, " NCCL WARN ")) {
-			lvl = LINE_WARN;
-			msg_off = j + 11;
-		} else if (has_prefix(rest + j, rn - j, " NCCL WARN")) {
-			lvl = LINE_WARN;
-			msg_off = j + 10;
-		} else if (has_prefix(rest + j, rn - j, " NCCL TRACE ")) {
-			lvl = LINE_TRACE;
-			msg_off = j + 12;
-		} else {
-			return 0;
-		}
-		file.p = rest + f0;
-		file.n = f1 - f0;
-		srcline = (int)ln;
+	} else if (!source_and_level(rest, rn, &lvl, &msg_off, &file, &func, &srcline)) {
+		return 0;
 	}
 	if ((lvl == LINE_INFO || lvl == LINE_CALL) && i + msg_off - h0 <= sizeof memo.bytes) {
 		memo.len = i + msg_off - h0;

@@ -5,6 +5,8 @@
 
 #include "bundle.h"
 #include "evidence.h"
+#include "json.h"
+#include "patids.h"
 #include "ranks.h"
 
 static int has_kind(const struct bundle *b, enum doc_kind k)
@@ -17,9 +19,9 @@ static int has_kind(const struct bundle *b, enum doc_kind k)
 
 static int is_hang(const struct bundle *b)
 {
-	return evlist_has(&b->ev, "ranks.stuck_in_init") || evlist_has(&b->ev, "ranks.missing_from_comm") ||
-	       evlist_has(&b->ev, "ranks.watchdog_seqnum_behind") || evlist_has(&b->ev, "ranks.collective_mismatch") ||
-	       evlist_has(&b->ev, "ranks.log_ends_midway") || (b->ranks && b->ranks->saw_watchdog);
+	return evlist_has(&b->ev, RULE_RANKS_STUCK_IN_INIT) || evlist_has(&b->ev, RULE_RANKS_MISSING_FROM_COMM) ||
+	       evlist_has(&b->ev, RULE_RANKS_WATCHDOG_SEQNUM_BEHIND) || evlist_has(&b->ev, RULE_RANKS_COLLECTIVE_MISMATCH) ||
+	       evlist_has(&b->ev, RULE_RANKS_LOG_ENDS_MIDWAY) || (b->ranks && b->ranks->saw_watchdog);
 }
 
 static int any_failure(const struct bundle *b)
@@ -66,7 +68,7 @@ void next_steps(const struct bundle *b, struct strvec *out)
 		                 "every rank dumps to `/tmp/nccl_trace_rank_<rank>` on timeout; analyse the dumps with "
 		                 "the fr_trace script of torch/distributed/flight_recorder. While it hangs, "
 		                 "`py-spy dump --pid <pid>` of each rank shows where it waits");
-	if (evlist_has(&b->ev, "ranks.sigkill_oom_killer") || evlist_has(&b->ev, "ranks.died_silently"))
+	if (evlist_has(&b->ev, RULE_RANKS_SIGKILL_OOM_KILLER) || evlist_has(&b->ev, RULE_RANKS_DIED_SILENTLY))
 		strvec_push(out, "A rank was SIGKILLed or vanished: attach `dmesg -T | tail -200` (or `journalctl -k`) from its host "
 		                 "and the scheduler's record of the job (sacct, kubectl describe pod)");
 	int ts = 0;
@@ -89,24 +91,26 @@ cJSON *next_steps_json(const struct bundle *b)
 	return a;
 }
 
-void next_steps_text(FILE *out, const struct bundle *b, int markdown)
+void next_steps_text(FILE *out, const cJSON *steps, int markdown)
 {
-	struct strvec sv = {0};
-	next_steps(b, &sv);
 	if (markdown)
 		fprintf(out, "**Next steps: what to collect**\n\n");
 	else
 		fprintf(out, "\nNext steps (what to collect):\n");
-	if (!sv.n)
+	if (!json_size(steps))
 		fprintf(out, markdown ? "- Nothing more is needed to support this conclusion.\n" :
 		                        "   nothing more is needed to support this conclusion\n");
-	for (size_t i = 0; i < sv.n; i++) {
+	size_t i = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, steps) {
+		if (!cJSON_IsString(it))
+			continue;
 		if (markdown)
-			fprintf(out, "%zu. %s\n", i + 1, sv.v[i]);
+			fprintf(out, "%zu. %s\n", i + 1, it->valuestring);
 		else
-			fprintf(out, "   %zu. %s\n", i + 1, sv.v[i]);
+			fprintf(out, "   %zu. %s\n", i + 1, it->valuestring);
+		i++;
 	}
 	if (markdown)
 		fprintf(out, "\n");
-	strvec_free(&sv);
 }

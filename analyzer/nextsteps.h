@@ -16,7 +16,8 @@ struct bundle;
 void next_steps(const struct bundle *b, struct strvec *out);
 /* JSON array of strings.  Caller owns. */
 cJSON *next_steps_json(const struct bundle *b);
-/* A "Next steps" section: numbered lines (text) or a Markdown list. */
-void next_steps_text(FILE *out, const struct bundle *b, int markdown);
+/* A "Next steps" section from the report's "next_steps" array: numbered
+ * lines (text) or a Markdown list. */
+void next_steps_text(FILE *out, const cJSON *steps, int markdown);
 
 #endif

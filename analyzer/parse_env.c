@@ -35,7 +35,7 @@ int sys_env_set(cJSON *facts, const char *name, const char *value,
 		value = "***";
 	cJSON *cur = cJSON_GetObjectItemCaseSensitive(env, name);
 	if (cur) {
-		const char *old = sys_get_str(cur, "value");
+		const char *old = json_str(cur, "value");
 		if (old && strcmp(old, value)) {
 			cJSON *arr = sys_arr(facts, "env_conflicts");
 			if (cJSON_GetArraySize(arr) < 256) {
@@ -197,3 +197,15 @@ int sys_parse_env(const char *text, size_t len, const char *path, cJSON *facts, 
 		msgs_add(m, "%s: no environment variables found", path);
 	return added;
 }
+
+/* ---- recognising it ---- */
+
+static int env_lines(const struct sys_head *h)
+{
+	int kv = h->env_kv + h->exports;
+	if (kv >= 3 && kv * 2 >= h->lines)
+		return 1;
+	return kv >= 1 && kv == h->lines; /* a short env.txt: every line is NAME=value */
+}
+
+const struct sysreport_kind SYS_ENV_DUMP = {DOC_ENV_DUMP, "env_dump", NULL, env_lines, sys_parse_env, 0};

@@ -337,7 +337,7 @@ static int ompi_line(struct hcp *p, const char *s, uint64_t lineno)
 		mpi = sys_obj(p->facts, "mpi");
 		sys_set_str(mpi, "implementation", "Open MPI");
 		cJSON *o = sys_obj(mpi, "version");
-		if (!sys_get_str(o, "value")) {
+		if (!json_str(o, "value")) {
 			sys_set_str(o, "value", v);
 			sys_put_source(o, p->path, lineno);
 		}
@@ -432,3 +432,7 @@ int sys_scan_host(const char *text, size_t len, const char *path, cJSON *facts)
 		return 0;
 	return host_parse(text, len, path, facts, NULL) > 0;
 }
+
+/* Its lines go through the signatures too: `ulimit -a`'s "max locked
+ * memory" line, `ldd`'s "not found" are theirs as much as the facts'. */
+const struct sysreport_kind SYS_HOST_CONFIG = {DOC_HOST_CONFIG, "host_config", sys_detect_host, NULL, sys_parse_host, 1};

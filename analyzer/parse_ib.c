@@ -52,10 +52,10 @@ static cJSON *port_entry(struct ibp *p, const char *hca, int port, uint64_t line
 	cJSON *arr = sys_arr(sys_obj(p->facts, "ib"), "ports");
 	cJSON *e;
 	cJSON_ArrayForEach(e, arr) {
-		const char *h = sys_get_str(e, "hca");
+		const char *h = json_str(e, "hca");
 		double pn;
-		const char *sp = sys_get_str(cJSON_GetObjectItemCaseSensitive(e, "source"), "path");
-		if (h && !strcmp(h, hca) && sys_get_num(e, "port", &pn) && (int)pn == port && sp && !strcmp(sp, p->path))
+		const char *sp = json_str(cJSON_GetObjectItemCaseSensitive(e, "source"), "path");
+		if (h && !strcmp(h, hca) && json_num(e, "port", &pn) && (int)pn == port && sp && !strcmp(sp, p->path))
 			return e;
 	}
 	if (cJSON_GetArraySize(arr) >= IB_MAX_PORTS)
@@ -381,3 +381,5 @@ int sys_scan_ib(const char *text, size_t len, const char *path, cJSON *facts)
 		return 0;
 	return ib_parse(text, len, path, facts, NULL) > 0;
 }
+
+const struct sysreport_kind SYS_IB_STATUS = {DOC_IB_STATUS, "ib_status", sys_detect_ib, NULL, sys_parse_ib, 0};

@@ -133,7 +133,7 @@ static void count_dropped(cJSON *facts, const char *key)
 {
 	cJSON *d = sys_obj(sys_obj(facts, "kernel"), "dropped");
 	double v = 0;
-	sys_get_num(d, key, &v);
+	json_num(d, key, &v);
 	sys_set_num(d, key, v + 1);
 }
 
@@ -198,7 +198,7 @@ static int xid_line(cJSON *facts, const char *x, const char *host, const char *t
 	sys_set_str(o, "bus_id", bdf);
 	cJSON *g = sys_gpu_by_bus(facts, bdf);
 	double gi;
-	if (g && sys_get_num(g, "index", &gi))
+	if (g && json_num(g, "index", &gi))
 		cJSON_AddNumberToObject(o, "gpu", gi);
 	long pid;
 	const char *pp = strstr(q, "pid=");
@@ -230,8 +230,8 @@ static cJSON *oom_entry(cJSON *facts, long pid, const char *path, uint64_t linen
 	cJSON_ArrayForEach(o, arr) {
 		double p, l;
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(o, "source");
-		const char *sp = sys_get_str(src, "path");
-		if (sys_get_num(o, "pid", &p) && (long)p == pid && sp && !strcmp(sp, path) && sys_get_num(src, "line", &l) &&
+		const char *sp = json_str(src, "path");
+		if (json_num(o, "pid", &p) && (long)p == pid && sp && !strcmp(sp, path) && json_num(src, "line", &l) &&
 		    lineno >= (uint64_t)l && lineno - (uint64_t)l <= 3)
 			return o;
 	}
@@ -362,8 +362,8 @@ static void nvrm_line(cJSON *facts, const char *x, const char *host, const char 
 		char tok[64];
 		const char *p = k + 13;
 		while (sscanf(p, "%63s", tok) == 1) {
-			int a, b;
-			if (sscanf(tok, "%d.%d", &a, &b) == 2 && a >= 100 && a < 10000) {
+			struct version dv;
+			if (version_parse(tok, &dv) && dv.n >= 2 && dv.part[0] >= 100 && dv.part[0] < 10000) {
 				sys_version_set(facts, "driver", tok, path, lineno);
 				break;
 			}
@@ -372,7 +372,7 @@ static void nvrm_line(cJSON *facts, const char *x, const char *host, const char 
 	}
 	cJSON *kn = sys_obj(facts, "kernel");
 	double n = 0;
-	sys_get_num(kn, "nvrm_lines", &n);
+	json_num(kn, "nvrm_lines", &n);
 	sys_set_num(kn, "nvrm_lines", n + 1);
 	int full;
 	cJSON *arr = entry(facts, "nvrm", KM_MAX_NVRM, &full);

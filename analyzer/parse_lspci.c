@@ -130,9 +130,9 @@ static int lspci_line(struct pcp *p, const char *raw, const char *s, uint64_t li
 		cJSON *pci = sys_obj(p->facts, "pci");
 		cJSON *c = sys_obj(pci, "acs_lines");
 		double n = 0, r = 0, e = 0;
-		sys_get_num(c, "count", &n);
-		sys_get_num(c, "redirect", &r);
-		sys_get_num(c, "enabled", &e);
+		json_num(c, "count", &n);
+		json_num(c, "redirect", &r);
+		json_num(c, "enabled", &e);
 		sys_set_num(c, "count", n + 1);
 		sys_set_num(c, "redirect", r + (redirect != 0));
 		sys_set_num(c, "enabled", e + (enabled != 0));
@@ -170,8 +170,8 @@ static int lspci_line(struct pcp *p, const char *raw, const char *s, uint64_t li
 			sys_set_num(l, cap ? "cap_width" : "width", width);
 		if (!cap) {
 			double cs, cw;
-			int slower = sd || (speed > 0 && sys_get_num(l, "cap_speed_gts", &cs) && speed < cs);
-			int narrower = wd || (width > 0 && sys_get_num(l, "cap_width", &cw) && width < cw);
+			int slower = sd || (speed > 0 && json_num(l, "cap_speed_gts", &cs) && speed < cs);
+			int narrower = wd || (width > 0 && json_num(l, "cap_width", &cw) && width < cw);
 			sys_set_bool(l, "speed_below_cap", slower);
 			sys_set_bool(l, "width_below_cap", narrower);
 			sys_put_source(l, p->path, lineno);
@@ -208,8 +208,8 @@ static int lspci_parse(const char *text, size_t len, const char *path, cJSON *fa
 	cJSON_ArrayForEach(g, devs) {
 		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "gpu")) && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "nic")))
 			continue;
-		const char *gb = sys_get_str(g, "bdf");
-		const char *gp = sys_get_str(cJSON_GetObjectItemCaseSensitive(g, "source"), "path");
+		const char *gb = json_str(g, "bdf");
+		const char *gp = json_str(cJSON_GetObjectItemCaseSensitive(g, "source"), "path");
 		unsigned gd, gbus;
 		if (!gb || sscanf(gb, "%x:%x", &gd, &gbus) != 2)
 			continue;
@@ -217,12 +217,12 @@ static int lspci_parse(const char *text, size_t len, const char *path, cJSON *fa
 		const cJSON *b;
 		cJSON_ArrayForEach(b, devs) {
 			double se, su;
-			const char *bb = sys_get_str(b, "bdf");
+			const char *bb = json_str(b, "bdf");
 			unsigned bd;
-			const char *bp = sys_get_str(cJSON_GetObjectItemCaseSensitive(b, "source"), "path");
+			const char *bp = json_str(cJSON_GetObjectItemCaseSensitive(b, "source"), "path");
 			if (!bb || !gp || !bp || strcmp(gp, bp) || sscanf(bb, "%x:", &bd) != 1 || bd != gd ||
-			    !sys_get_num(b, "secondary", &se) ||
-			    !sys_get_num(b, "subordinate", &su))
+			    !json_num(b, "secondary", &se) ||
+			    !json_num(b, "subordinate", &su))
 				continue;
 			if (gbus >= (unsigned)se && gbus <= (unsigned)su)
 				cJSON_AddItemToArray(above, cJSON_CreateString(bb));
@@ -271,3 +271,5 @@ int sys_scan_lspci(const char *text, size_t len, const char *path, cJSON *facts)
 		return 0;
 	return lspci_parse(text, len, path, facts, NULL) > 0;
 }
+
+const struct sysreport_kind SYS_LSPCI = {DOC_LSPCI, "lspci", sys_detect_lspci, NULL, sys_parse_lspci, 0};

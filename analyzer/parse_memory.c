@@ -24,8 +24,8 @@ static cJSON *find_series(cJSON *facts, const char *path, int gpu)
 	cJSON *s;
 	cJSON_ArrayForEach(s, ser) {
 		double g;
-		const char *p = sys_get_str(s, "path");
-		if (p && !strcmp(p, path) && sys_get_num(s, "gpu", &g) && (int)g == gpu)
+		const char *p = json_str(s, "path");
+		if (p && !strcmp(p, path) && json_num(s, "gpu", &g) && (int)g == gpu)
 			return s;
 	}
 	if (cJSON_GetArraySize(ser) >= 1024)
@@ -48,27 +48,27 @@ void sys_mem_sample(cJSON *facts, const char *path, uint64_t line, int gpu,
 	if (!s)
 		return;
 	double n = 0, t0, last, peak, iv;
-	sys_get_num(s, "sample_count", &n);
+	json_num(s, "sample_count", &n);
 	double rel = NAN;
 	if (!isnan(t)) {
-		if (!sys_get_num(s, "start_epoch_s", &t0)) {
+		if (!json_num(s, "start_epoch_s", &t0)) {
 			t0 = t;
 			cJSON_AddNumberToObject(s, "start_epoch_s", t0);
 			if (ts)
 				sys_set_str(s, "start", ts);
 		}
 		rel = round((t - t0) * 1000.0) / 1000.0;
-		if (sys_get_num(s, "last_t", &last)) {
+		if (json_num(s, "last_t", &last)) {
 			double d = rel - last;
 			if (d > 0) {
-				if (!sys_get_num(s, "interval_s", &iv) || d < iv)
+				if (!json_num(s, "interval_s", &iv) || d < iv)
 					sys_set_num(s, "interval_s", d);
-				sys_get_num(s, "interval_s", &iv);
+				json_num(s, "interval_s", &iv);
 				if (d > 2.0 && d > 5 * iv) {
 					double g = 0, mg = 0;
-					sys_get_num(s, "gaps", &g);
+					json_num(s, "gaps", &g);
 					sys_set_num(s, "gaps", g + 1);
-					if (!sys_get_num(s, "max_gap_s", &mg) || d > mg)
+					if (!json_num(s, "max_gap_s", &mg) || d > mg)
 						sys_set_num(s, "max_gap_s", d);
 				}
 			}
@@ -92,10 +92,10 @@ void sys_mem_sample(cJSON *facts, const char *path, uint64_t line, int gpu,
 		cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(s, "samples"), o);
 	} else {
 		double d = 0;
-		sys_get_num(s, "samples_dropped", &d);
+		json_num(s, "samples_dropped", &d);
 		sys_set_num(s, "samples_dropped", d + 1);
 	}
-	if (!sys_get_num(s, "peak_mib", &peak) || used > peak) {
+	if (!json_num(s, "peak_mib", &peak) || used > peak) {
 		sys_set_num(s, "peak_mib", used);
 		if (isnan(rel))
 			cJSON_DeleteItemFromObjectCaseSensitive(s, "peak_t");
@@ -108,11 +108,11 @@ void sys_mem_sample(cJSON *facts, const char *path, uint64_t line, int gpu,
 	}
 	if (!isnan(total)) {
 		double ot;
-		if (!sys_get_num(s, "total_mib", &ot) || total > ot)
+		if (!json_num(s, "total_mib", &ot) || total > ot)
 			sys_set_num(s, "total_mib", total);
 	}
 	double pk, tt;
-	if (sys_get_num(s, "peak_mib", &pk) && sys_get_num(s, "total_mib", &tt)) {
+	if (json_num(s, "peak_mib", &pk) && json_num(s, "total_mib", &tt)) {
 		sys_set_num(s, "headroom_mib", tt - pk);
 		sys_set_num(s, "peak_fraction", round(pk / tt * 10000.0) / 10000.0);
 	}
@@ -185,214 +185,269 @@ static int is_header(char **f, size_t n)
 	return known >= 2 || (n == 1 && known == 1);
 }
 
+/* The columns of a memory CSV: their roles, and whether a value is in GiB. */
+struct csvcols {
+	enum role roles[MAXF];
+	int gib[MAXF];
+	size_t ncol;
+	int have_header, guessed;
+};
+
+/* What the first rows of a CSV without a header say of each column. */
+struct colstats {
+	int rows;
+	size_t gn;
+	int isTs[MAXF], isBus[MAXF], isMem[MAXF], isInt[MAXF], isConst[MAXF];
+	double first[MAXF], maxv[MAXF];
+};
+
+static void col_stats_row(struct colstats *cs, char **f, size_t n)
+{
+	cs->rows++;
+	for (size_t i = 0; i < n; i++) {
+		char *nb = strchr(f[i], ':') ? sys_bus_norm(f[i]) : NULL;
+		if (!isnan(tstamp_epoch_of(f[i])))
+			cs->isTs[i]++;
+		else if (nb)
+			cs->isBus[i]++;
+		else if (strstr(f[i], "MiB"))
+			cs->isMem[i]++;
+		else {
+			char *e;
+			strtol(f[i], &e, 10);
+			if (e != f[i] && !*e)
+				cs->isInt[i]++;
+		}
+		free(nb);
+		double v = mem_value(f[i], 0);
+		if (!isnan(v)) {
+			if (isnan(cs->first[i]))
+				cs->first[i] = v;
+			else if (v != cs->first[i])
+				cs->isConst[i] = 0;
+			if (v > cs->maxv[i])
+				cs->maxv[i] = v;
+		}
+	}
+}
+
+/* Roles from the statistics: time stamps, bus ids, the memory columns
+ * (used, total), a GPU index. */
+static void guess_roles(struct csvcols *c, const struct colstats *cs, const char *path, struct msgs *m)
+{
+	int rows = cs->rows;
+	size_t gn = cs->gn;
+	enum role *roles = c->roles;
+	c->ncol = gn;
+	int nmem = 0, memcols[MAXF];
+	for (size_t i = 0; i < gn; i++) {
+		if (cs->isTs[i] == rows) roles[i] = R_TS;
+		else if (cs->isBus[i] == rows) roles[i] = R_BUS;
+		else if (cs->isMem[i] == rows) memcols[nmem++] = (int)i;
+	}
+	if (nmem == 0) {
+		/* nounits: large integer columns are memory */
+		for (size_t i = 0; i < gn; i++)
+			if (cs->isInt[i] == rows && roles[i] == R_NONE && cs->maxv[i] >= 1024)
+				memcols[nmem++] = (int)i;
+	}
+	for (size_t i = 0; i < gn; i++)
+		if (cs->isInt[i] == rows && roles[i] == R_NONE && cs->maxv[i] < SYS_MAX_GPUS) {
+			int ismem = 0;
+			for (int k = 0; k < nmem; k++)
+				if (memcols[k] == (int)i)
+					ismem = 1;
+			if (!ismem) {
+				roles[i] = R_INDEX;
+				break;
+			}
+		}
+	if (nmem == 1) {
+		roles[memcols[0]] = R_USED;
+	} else if (nmem == 2) {
+		int a = memcols[0], b = memcols[1];
+		if (cs->isConst[b] && cs->maxv[b] >= cs->maxv[a]) roles[a] = R_USED, roles[b] = R_TOTAL;
+		else if (cs->isConst[a] && cs->maxv[a] >= cs->maxv[b]) roles[b] = R_USED, roles[a] = R_TOTAL;
+		else
+			msgs_add(m, "%s: no header, and neither of two memory columns is constant: memory.total unknown", path);
+	} else if (nmem > 2) {
+		for (int k = 0; k < nmem; k++)
+			if (cs->isConst[memcols[k]])
+				roles[memcols[k]] = R_TOTAL;
+		msgs_add(m, "%s: no header and %d memory columns: memory.used cannot be told from memory.free; only memory.total kept",
+		         path, nmem);
+	}
+	c->guessed = 1;
+	msgs_add(m, "%s: CSV without a header: columns inferred from the values", path);
+}
+
+/* guess columns from the first rows when there is no header */
+static void guess_columns(struct csvcols *c, const char *text, size_t len, const char *path, struct msgs *m)
+{
+	struct colstats *cs = xcalloc(1, sizeof *cs);
+	for (int i = 0; i < MAXF; i++)
+		cs->isConst[i] = 1, cs->first[i] = NAN, cs->maxv[i] = 0;
+	char *f[MAXF];
+	char *line;
+	struct sys_lines g;
+	sys_lines_init(&g, text, len);
+	while ((line = sys_lines_next(&g, NULL)) && cs->rows < 64) {
+		size_t n = split_csv(line, f, MAXF);
+		if (n < 2)
+			continue;
+		if (is_header(f, n)) {
+			c->have_header = 1;
+			break;
+		}
+		if (cs->gn == 0)
+			cs->gn = n;
+		if (n != cs->gn)
+			continue;
+		col_stats_row(cs, f, n);
+	}
+	sys_lines_free(&g);
+	if (!c->have_header && cs->rows > 0)
+		guess_roles(c, cs, path, m);
+	free(cs);
+}
+
+static void read_header(struct csvcols *c, char **f, size_t n)
+{
+	c->ncol = n;
+	for (size_t i = 0; i < n; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "%s", f[i]);
+		c->gib[i] = strstr(f[i], "[GiB]") != NULL;
+		char *b = strchr(name, ' ');
+		if (b)
+			*b = 0;
+		c->roles[i] = role_of(name);
+	}
+}
+
+/* One row's values by role. */
+struct csvrow {
+	int gpu;
+	double t, used, total, freem, appmem;
+	const char *ts, *bus, *pname;
+	long pid;
+};
+
+static void read_row(const struct csvcols *c, char **f, size_t n, struct csvrow *r)
+{
+	*r = (struct csvrow){-1, NAN, NAN, NAN, NAN, NAN, NULL, NULL, NULL, -1};
+	for (size_t i = 0; i < n; i++) {
+		switch (c->roles[i]) {
+		case R_TS: r->t = tstamp_epoch_of(f[i]); r->ts = f[i]; break;
+		case R_INDEX: if (isdigit((unsigned char)f[i][0])) r->gpu = atoi(f[i]); break;
+		case R_BUS: r->bus = f[i]; break;
+		case R_USED: r->used = mem_value(f[i], c->gib[i]); break;
+		case R_TOTAL: r->total = mem_value(f[i], c->gib[i]); break;
+		case R_FREE: r->freem = mem_value(f[i], c->gib[i]); break;
+		case R_PID: if (isdigit((unsigned char)f[i][0])) r->pid = atol(f[i]); break;
+		case R_PROC: r->pname = f[i]; break;
+		case R_APPMEM: r->appmem = mem_value(f[i], c->gib[i]); break;
+		default: break;
+		}
+	}
+}
+
+/* a --query-compute-apps row: memory.processes[] */
+static void add_app(cJSON *facts, const struct csvrow *r, const char *path, uint64_t lineno)
+{
+	cJSON *p = cJSON_CreateObject();
+	cJSON_AddNumberToObject(p, "pid", (double)r->pid);
+	if (r->gpu >= 0)
+		cJSON_AddNumberToObject(p, "gpu", r->gpu);
+	if (r->bus)
+		sys_set_str(p, "bus_id", r->bus);
+	if (r->pname)
+		sys_set_str(p, "name", r->pname);
+	if (!isnan(r->appmem))
+		cJSON_AddNumberToObject(p, "used_mib", r->appmem);
+	cJSON_AddItemToObject(p, "source", sys_source(path, lineno));
+	cJSON *procs = sys_arr(sys_obj(facts, "memory"), "processes");
+	if (cJSON_GetArraySize(procs) < 4096)
+		cJSON_AddItemToArray(procs, p);
+	else
+		cJSON_Delete(p);
+}
+
+/* The GPU of a row by bus id: the facts' index, else the order in which
+ * this trace names the buses. */
+static int gpu_of_bus(cJSON *facts, const char *bus, char **busmap, int *nbus, int maxbus)
+{
+	int gpu = -1;
+	char *nb = sys_bus_norm(bus);
+	cJSON *g = nb ? sys_gpu_by_bus(facts, nb) : NULL;
+	double gi;
+	if (g && json_num(g, "index", &gi))
+		gpu = (int)gi;
+	else if (nb) {
+		for (int k = 0; k < *nbus; k++)
+			if (!strcmp(busmap[k], nb))
+				gpu = k;
+		if (gpu < 0 && *nbus < maxbus) {
+			busmap[*nbus] = xstrdup(nb);
+			gpu = (*nbus)++;
+		}
+	}
+	free(nb);
+	return gpu;
+}
+
 int sys_parse_mem_csv(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m)
 {
 	struct sys_lines it;
 	char *line;
 	char *f[MAXF];
-	enum role roles[MAXF];
-	int gib[MAXF];
-	size_t ncol = 0;
-	int have_header = 0, guessed = 0, added = 0;
+	struct csvcols c;
+	memset(&c, 0, sizeof c);
+	int added = 0;
 	uint64_t bad = 0, first_bad = 0;
 	char *busmap[SYS_MAX_GPUS / 8];
 	int nbus = 0;
-
-	memset(roles, 0, sizeof roles);
-	memset(gib, 0, sizeof gib);
-	/* guess columns from the first rows when there is no header */
-	{
-		struct sys_lines g;
-		sys_lines_init(&g, text, len);
-		int rows = 0;
-		int isTs[MAXF] = {0}, isBus[MAXF] = {0}, isMem[MAXF] = {0}, isInt[MAXF] = {0}, isConst[MAXF];
-		double first[MAXF], maxv[MAXF];
-		size_t gn = 0;
-		for (int i = 0; i < MAXF; i++)
-			isConst[i] = 1, first[i] = NAN, maxv[i] = 0;
-		while ((line = sys_lines_next(&g, NULL)) && rows < 64) {
-			size_t n = split_csv(line, f, MAXF);
-			if (n < 2)
-				continue;
-			if (is_header(f, n)) {
-				have_header = 1;
-				break;
-			}
-			if (gn == 0)
-				gn = n;
-			if (n != gn)
-				continue;
-			rows++;
-			for (size_t i = 0; i < n; i++) {
-				char *nb = strchr(f[i], ':') ? sys_bus_norm(f[i]) : NULL;
-				if (!isnan(sys_parse_time(f[i])))
-					isTs[i]++;
-				else if (nb)
-					isBus[i]++;
-				else if (strstr(f[i], "MiB"))
-					isMem[i]++;
-				else {
-					char *e;
-					strtol(f[i], &e, 10);
-					if (e != f[i] && !*e)
-						isInt[i]++;
-				}
-				free(nb);
-				double v = mem_value(f[i], 0);
-				if (!isnan(v)) {
-					if (isnan(first[i]))
-						first[i] = v;
-					else if (v != first[i])
-						isConst[i] = 0;
-					if (v > maxv[i])
-						maxv[i] = v;
-				}
-			}
-		}
-		sys_lines_free(&g);
-		if (!have_header && rows > 0) {
-			ncol = gn;
-			int nmem = 0, memcols[MAXF];
-			for (size_t i = 0; i < gn; i++) {
-				if (isTs[i] == rows) roles[i] = R_TS;
-				else if (isBus[i] == rows) roles[i] = R_BUS;
-				else if (isMem[i] == rows) memcols[nmem++] = (int)i;
-			}
-			if (nmem == 0) {
-				/* nounits: large integer columns are memory */
-				for (size_t i = 0; i < gn; i++)
-					if (isInt[i] == rows && roles[i] == R_NONE && maxv[i] >= 1024)
-						memcols[nmem++] = (int)i;
-			}
-			for (size_t i = 0; i < gn; i++)
-				if (isInt[i] == rows && roles[i] == R_NONE && maxv[i] < SYS_MAX_GPUS) {
-					int ismem = 0;
-					for (int k = 0; k < nmem; k++)
-						if (memcols[k] == (int)i)
-							ismem = 1;
-					if (!ismem) {
-						roles[i] = R_INDEX;
-						break;
-					}
-				}
-			if (nmem == 1) {
-				roles[memcols[0]] = R_USED;
-			} else if (nmem == 2) {
-				int a = memcols[0], b = memcols[1];
-				if (isConst[b] && maxv[b] >= maxv[a]) roles[a] = R_USED, roles[b] = R_TOTAL;
-				else if (isConst[a] && maxv[a] >= maxv[b]) roles[b] = R_USED, roles[a] = R_TOTAL;
-				else
-					msgs_add(m, "%s: no header, and neither of two memory columns is constant: memory.total unknown", path);
-			} else if (nmem > 2) {
-				for (int k = 0; k < nmem; k++)
-					if (isConst[memcols[k]])
-						roles[memcols[k]] = R_TOTAL;
-				msgs_add(m, "%s: no header and %d memory columns: memory.used cannot be told from memory.free; only memory.total kept",
-				         path, nmem);
-			}
-			guessed = 1;
-			msgs_add(m, "%s: CSV without a header: columns inferred from the values", path);
-		}
-	}
-
+	guess_columns(&c, text, len, path, m);
 	sys_lines_init(&it, text, len);
 	while ((line = sys_lines_next(&it, NULL))) {
 		size_t n = split_csv(line, f, MAXF);
 		if (n == 1 && !*f[0])
 			continue;
 		if (is_header(f, n)) {
-			ncol = n;
-			for (size_t i = 0; i < n; i++) {
-				char name[64];
-				snprintf(name, sizeof name, "%s", f[i]);
-				gib[i] = strstr(f[i], "[GiB]") != NULL;
-				char *b = strchr(name, ' ');
-				if (b)
-					*b = 0;
-				roles[i] = role_of(name);
-			}
+			read_header(&c, f, n);
 			continue;
 		}
-		if (ncol == 0 || n != ncol) {
-			if (!bad)
-				first_bad = it.lineno;
-			bad++;
-			continue;
-		}
-		int gpu = -1;
-		double t = NAN, used = NAN, total = NAN, freem = NAN;
-		const char *ts = NULL, *bus = NULL;
-		long pid = -1;
-		const char *pname = NULL;
-		double appmem = NAN;
-		for (size_t i = 0; i < n; i++) {
-			switch (roles[i]) {
-			case R_TS: t = sys_parse_time(f[i]); ts = f[i]; break;
-			case R_INDEX: if (isdigit((unsigned char)f[i][0])) gpu = atoi(f[i]); break;
-			case R_BUS: bus = f[i]; break;
-			case R_USED: used = mem_value(f[i], gib[i]); break;
-			case R_TOTAL: total = mem_value(f[i], gib[i]); break;
-			case R_FREE: freem = mem_value(f[i], gib[i]); break;
-			case R_PID: if (isdigit((unsigned char)f[i][0])) pid = atol(f[i]); break;
-			case R_PROC: pname = f[i]; break;
-			case R_APPMEM: appmem = mem_value(f[i], gib[i]); break;
-			default: break;
-			}
-		}
-		if (pid >= 0) {
-			cJSON *p = cJSON_CreateObject();
-			cJSON_AddNumberToObject(p, "pid", (double)pid);
-			if (gpu >= 0)
-				cJSON_AddNumberToObject(p, "gpu", gpu);
-			if (bus)
-				sys_set_str(p, "bus_id", bus);
-			if (pname)
-				sys_set_str(p, "name", pname);
-			if (!isnan(appmem))
-				cJSON_AddNumberToObject(p, "used_mib", appmem);
-			cJSON_AddItemToObject(p, "source", sys_source(path, it.lineno));
-			cJSON *procs = sys_arr(sys_obj(facts, "memory"), "processes");
-			if (cJSON_GetArraySize(procs) < 4096)
-				cJSON_AddItemToArray(procs, p);
-			else
-				cJSON_Delete(p);
+		struct csvrow r;
+		if (c.ncol != 0 && n == c.ncol)
+			read_row(&c, f, n, &r);
+		if (c.ncol == 0 || n != c.ncol) {
+			r.gpu = -1;
+			r.used = NAN;
+		} else if (r.pid >= 0) {
+			add_app(facts, &r, path, it.lineno);
 			added++;
 			continue;
-		}
-		if (isnan(used) && !isnan(total) && !isnan(freem))
-			used = total - freem; /* reserved memory counts as used here */
-		if (gpu < 0 && bus) {
-			char *nb = sys_bus_norm(bus);
-			cJSON *g = nb ? sys_gpu_by_bus(facts, nb) : NULL;
-			double gi;
-			if (g && sys_get_num(g, "index", &gi))
-				gpu = (int)gi;
-			else if (nb) {
-				for (int k = 0; k < nbus; k++)
-					if (!strcmp(busmap[k], nb))
-						gpu = k;
-				if (gpu < 0 && nbus < (int)(sizeof busmap / sizeof *busmap)) {
-					busmap[nbus] = xstrdup(nb);
-					gpu = nbus++;
-				}
+		} else {
+			if (isnan(r.used) && !isnan(r.total) && !isnan(r.freem))
+				r.used = r.total - r.freem; /* reserved memory counts as used here */
+			if (r.gpu < 0 && r.bus)
+				r.gpu = gpu_of_bus(facts, r.bus, busmap, &nbus, (int)(sizeof busmap / sizeof *busmap));
+			if (r.gpu < 0) {
+				int hasidx = 0;
+				for (size_t i = 0; i < c.ncol; i++)
+					if (c.roles[i] == R_INDEX || c.roles[i] == R_BUS)
+						hasidx = 1;
+				if (!hasidx)
+					r.gpu = 0; /* a single-GPU query (-i N) without index column */
 			}
-			free(nb);
 		}
-		if (gpu < 0 && ncol > 0) {
-			int hasidx = 0;
-			for (size_t i = 0; i < ncol; i++)
-				if (roles[i] == R_INDEX || roles[i] == R_BUS)
-					hasidx = 1;
-			if (!hasidx)
-				gpu = 0; /* a single-GPU query (-i N) without index column */
-		}
-		if (gpu < 0 || isnan(used)) {
+		if (r.gpu < 0 || isnan(r.used)) {
 			if (!bad)
 				first_bad = it.lineno;
 			bad++;
 			continue;
 		}
-		sys_mem_sample(facts, path, it.lineno, gpu, ts, t, used, total);
+		sys_mem_sample(facts, path, it.lineno, r.gpu, r.ts, r.t, r.used, r.total);
 		added++;
 	}
 	sys_lines_free(&it);
@@ -401,10 +456,10 @@ int sys_parse_mem_csv(const char *text, size_t len, const char *path, cJSON *fac
 	if (bad)
 		msgs_add(m, "%s: %llu lines of the memory trace skipped (first at line %llu)", path,
 		         (unsigned long long)bad, (unsigned long long)first_bad);
-	if (guessed && added) {
+	if (c.guessed && added) {
 		cJSON *s;
 		cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(sys_obj(facts, "memory"), "series")) {
-			const char *p = sys_get_str(s, "path");
+			const char *p = json_str(s, "path");
 			if (p && !strcmp(p, path))
 				sys_set_bool(s, "columns_guessed", 1);
 		}
@@ -549,8 +604,8 @@ int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *
 		cJSON_AddNumberToObject(ev, "rank", rank);
 	}
 	double cap, fr, use;
-	if (sys_get_num(ev, "capacity_mib", &cap) && sys_get_num(ev, "free_mib", &fr) &&
-	    sys_get_num(ev, "process_in_use_mib", &use)) {
+	if (json_num(ev, "capacity_mib", &cap) && json_num(ev, "free_mib", &fr) &&
+	    json_num(ev, "process_in_use_mib", &use)) {
 		double other = cap - fr - use;
 		cJSON_AddNumberToObject(ev, "held_elsewhere_mib", round(other * 100) / 100);
 	}
@@ -589,3 +644,20 @@ int sys_parse_oom_text(const char *text, size_t len, const char *path, cJSON *fa
 	}
 	return n;
 }
+
+/* ---- recognising it ---- */
+
+/* --query-gpu / --query-compute-apps CSV */
+static int mem_csv_marker(const char *h, size_t n)
+{
+	return (sys_has(h, n, "memory.used") || sys_has(h, n, "memory.total") || sys_has(h, n, "used_gpu_memory")) &&
+	       sys_has(h, n, ", ");
+}
+
+/* without a header */
+static int mem_csv_lines(const struct sys_head *h)
+{
+	return h->csv_mem >= 2 && h->csv_mem * 2 >= h->lines;
+}
+
+const struct sysreport_kind SYS_MEM_CSV = {DOC_MEM_CSV, "memory_csv", mem_csv_marker, mem_csv_lines, sys_parse_mem_csv, 0};

@@ -4,6 +4,14 @@
  * and "Avg bus bandwidth" footer, and the "Test NCCL failure" / "Test CUDA
  * failure" / "Test failure" lines.
  *
+ * The one parser of nccl-tests output in the tree.  It produces one fact,
+ * facts.nccl_tests: runs[] (per run: version, nccl_headers/nccl_library,
+ * program, devices[], rows, wrong, rows_wrong, first_wrong, oob, avg_busbw,
+ * max_busbw, failures[], completed/validated/failed/healthy, each with its
+ * source {path, line}) and the bundle-wide run_count, completed, healthy,
+ * failed, wrong, avg_busbw (docs/facts.md).  Whatever else wants nccl-tests
+ * results (rules, verdicts) reads that fact, never the text again.
+ *
  * The formats are those of nccl-tests' src/common.cu, util.cu and common.h,
  * v1.0.0 to v2.19.6 (the tags read):
  *   # nccl-tests version 2.17.8 nccl-headers=22902 nccl-library=22902  (2.17.x+)
@@ -148,8 +156,8 @@ static void finish_run(struct nccltests *nt)
 	const cJSON *avg = cJSON_GetObjectItemCaseSensitive(r, "avg_busbw");
 	double oobn = -1;
 	if (oob)
-		sys_get_num(oob, "count", &oobn);
-	const char *st = oob ? sys_get_str(oob, "status") : NULL;
+		json_num(oob, "count", &oobn);
+	const char *st = oob ? json_str(oob, "status") : NULL;
 	int completed = avg != NULL;
 	int validated = nt->rows > 0 && nt->rows_unchecked < nt->rows && (nt->nwrong || nt->nerr);
 	int failed = nt->wrong > 0 || oobn > 0 || (st && !strcmp(st, "FAILED")) || nt->nfailures > 0;
@@ -201,7 +209,7 @@ static void summarise(cJSON *facts)
 		healthy += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "healthy"));
 		failed += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "failed"));
 		double w;
-		if (sys_get_num(r, "wrong", &w))
+		if (json_num(r, "wrong", &w))
 			wrong += w;
 		if (!first_avg)
 			first_avg = cJSON_GetObjectItemCaseSensitive(r, "avg_busbw");

@@ -66,8 +66,8 @@ static cJSON *iface(struct nip *p, const char *name, uint64_t lineno)
 	cJSON *arr = sys_arr(p->facts, "interfaces");
 	cJSON *e;
 	cJSON_ArrayForEach(e, arr) {
-		const char *en = sys_get_str(e, "name");
-		const char *sp = sys_get_str(cJSON_GetObjectItemCaseSensitive(e, "source"), "path");
+		const char *en = json_str(e, "name");
+		const char *sp = json_str(cJSON_GetObjectItemCaseSensitive(e, "source"), "path");
 		if (en && !strcmp(en, n) && sp && !strcmp(sp, p->path))
 			return e;
 	}
@@ -288,3 +288,5 @@ int sys_scan_netif(const char *text, size_t len, const char *path, cJSON *facts)
 		return 0;
 	return netif_parse(text, len, path, facts, NULL) > 0;
 }
+
+const struct sysreport_kind SYS_INTERFACES = {DOC_INTERFACES, "interfaces", sys_detect_netif, NULL, sys_parse_netif, 0};

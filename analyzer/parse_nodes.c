@@ -62,12 +62,12 @@ static void set_first(cJSON *n, const char *key, const char *value, const char *
 {
 	cJSON *o = cJSON_GetObjectItemCaseSensitive(n, key);
 	if (o) {
-		const char *old = sys_get_str(o, "value");
+		const char *old = json_str(o, "value");
 		if (old && strcmp(old, value)) {
 			cJSON *others = sys_arr(o, "others");
 			const cJSON *e;
 			cJSON_ArrayForEach(e, others) {
-				const char *v = sys_get_str(e, "value");
+				const char *v = json_str(e, "value");
 				if (v && !strcmp(v, value))
 					return;
 			}

@@ -80,127 +80,171 @@ struct mat {
 	uint64_t line;
 };
 
+/* The parse of the matrices of one document, line by line. */
+struct pparse {
+	const char *path;
+	struct msgs *m;
+	uint64_t lineno;
+	int colgpu[MAXCOL];
+	size_t ncols;
+	const char *pending_cap;   /* the capability a command line named */
+	uint64_t pending_line;
+	cJSON *cur, *pairs, *matrix;
+	int nmat, added;
+	cJSON *found;              /* matrices in this document */
+};
+
+/* "GPU0 GPU1 ...": the header of a new matrix */
+static void p_header(struct pparse *p, char **tok, size_t nt)
+{
+	p->ncols = 0;
+	for (size_t i = 0; i < nt && p->ncols < MAXCOL; i++)
+		p->colgpu[p->ncols++] = atoi(tok[i] + 3);
+	p->cur = cJSON_CreateObject();
+	p->pairs = cJSON_CreateArray();
+	p->matrix = cJSON_CreateObject();
+	cJSON_AddItemToObject(p->cur, "matrix", p->matrix);
+	cJSON_AddItemToObject(p->cur, "pairs", p->pairs);
+	cJSON_AddItemToObject(p->cur, "source", sys_source(p->path, p->lineno));
+	if (p->pending_cap && p->lineno - p->pending_line <= 3) {
+		cJSON_AddStringToObject(p->cur, "cap", p->pending_cap);
+		cJSON_AddStringToObject(p->cur, "cap_from", "command");
+	}
+	p->pending_cap = NULL;
+	cJSON_AddItemToArray(p->found, p->cur);
+	p->nmat++;
+}
+
+/* "GPU1 OK X NS ...": a row of the current matrix */
+static void p_row(struct pparse *p, char **tok, size_t nt)
+{
+	int r = atoi(tok[0] + 3);
+	size_t ncell = 0;
+	while (ncell < p->ncols && 1 + ncell < nt && is_status(tok[1 + ncell]))
+		ncell++;
+	if (ncell == 0)
+		return;
+	if (ncell < p->ncols)
+		msgs_add(p->m, "%s: line %llu: row %s: %zu of %zu cells readable; the rest skipped",
+		         p->path, (unsigned long long)p->lineno, tok[0], ncell, p->ncols);
+	cJSON *row = cJSON_CreateObject();
+	for (size_t k = 0; k < ncell; k++) {
+		char key[16];
+		snprintf(key, sizeof key, "GPU%d", p->colgpu[k]);
+		cJSON_AddStringToObject(row, key, tok[1 + k]);
+		if (p->colgpu[k] == r || !strcmp(tok[1 + k], "X"))
+			continue;
+		cJSON *pr = cJSON_CreateObject();
+		cJSON_AddNumberToObject(pr, "a", r);
+		cJSON_AddNumberToObject(pr, "b", p->colgpu[k]);
+		cJSON_AddStringToObject(pr, "status", tok[1 + k]);
+		cJSON_AddItemToObject(pr, "source", sys_source(p->path, p->lineno));
+		cJSON_AddItemToArray(p->pairs, pr);
+		p->added++;
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(p->matrix, tok[0]);
+	cJSON_AddItemToObject(p->matrix, tok[0], row);
+}
+
+static void p_line(struct pparse *p, char *line, char **tok)
+{
+	const char *c = cap_from_command(line);
+	if (c && strstr(line, "topo")) {
+		p->pending_cap = c;
+		p->pending_line = p->lineno;
+		return;
+	}
+	size_t nt = sys_split_ws(line, tok, MAXCOL + 4);
+	if (nt == 0)
+		return;
+	int allgpu = 1;
+	for (size_t i = 0; i < nt; i++)
+		if (strncmp(tok[i], "GPU", 3) || !isdigit((unsigned char)tok[i][3]))
+			allgpu = 0;
+	if (allgpu && !strcmp(tok[0], "GPU0"))
+		p_header(p, tok, nt);
+	else if (p->cur && !strncmp(tok[0], "GPU", 3) && isdigit((unsigned char)tok[0][3]))
+		p_row(p, tok, nt);
+}
+
+/* One matrix into topology.p2p under its capability ("read", "write",
+ * "nvlink", ...; "_2" and so on when two share one). */
+static void p_store(cJSON *p2p, cJSON *mt, int nmat, const char *path)
+{
+	const char *cap = json_str(mt, "cap");
+	if (!cap && nmat == 1) {
+		cap = cap_from_path(path);
+		if (cap) {
+			cJSON_AddStringToObject(mt, "cap", cap);
+			cJSON_AddStringToObject(mt, "cap_from", "document name");
+		}
+	}
+	if (!cap) {
+		cJSON_AddStringToObject(mt, "cap", "unknown");
+		cJSON_AddStringToObject(mt, "cap_from", "unknown");
+		cap = "unknown";
+	}
+	/* count the pairs that are not OK */
+	int bad = 0;
+	cJSON *pr;
+	cJSON_ArrayForEach(pr, cJSON_GetObjectItemCaseSensitive(mt, "pairs")) {
+		const char *s = json_str(pr, "status");
+		if (s && strcmp(s, "OK"))
+			bad++;
+	}
+	cJSON_AddNumberToObject(mt, "not_ok", bad);
+	char key[64];
+	snprintf(key, sizeof key, "%s", cap);
+	for (int k = 2; cJSON_GetObjectItemCaseSensitive(p2p, key) && k < 100; k++)
+		snprintf(key, sizeof key, "%s_%d", cap, k);
+	cJSON_AddItemToObject(p2p, key, mt);
+}
+
 int sys_parse_p2p(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m)
 {
+	struct pparse p;
+	memset(&p, 0, sizeof p);
+	p.path = path;
+	p.m = m;
+	p.found = cJSON_CreateArray();
+	char **tok = xmalloc((MAXCOL + 4) * sizeof *tok);
 	struct sys_lines it;
 	char *line;
-	char *tok[MAXCOL + 4];
-	int colgpu[MAXCOL];
-	size_t ncols = 0;
-	const char *pending_cap = NULL;
-	uint64_t pending_line = 0;
-	cJSON *cur = NULL, *pairs = NULL, *matrix = NULL;
-	int nmat = 0, added = 0;
-	cJSON *found = cJSON_CreateArray(); /* matrices in this document */
-
 	sys_lines_init(&it, text, len);
 	while ((line = sys_lines_next(&it, NULL))) {
-		const char *c = cap_from_command(line);
-		if (c && strstr(line, "topo")) {
-			pending_cap = c;
-			pending_line = it.lineno;
-			continue;
-		}
-		size_t nt = sys_split_ws(line, tok, MAXCOL + 4);
-		if (nt == 0)
-			continue;
-		int allgpu = 1;
-		for (size_t i = 0; i < nt; i++)
-			if (strncmp(tok[i], "GPU", 3) || !isdigit((unsigned char)tok[i][3]))
-				allgpu = 0;
-		if (allgpu && !strcmp(tok[0], "GPU0")) {
-			/* header of a new matrix */
-			ncols = 0;
-			for (size_t i = 0; i < nt && ncols < MAXCOL; i++)
-				colgpu[ncols++] = atoi(tok[i] + 3);
-			cur = cJSON_CreateObject();
-			pairs = cJSON_CreateArray();
-			matrix = cJSON_CreateObject();
-			cJSON_AddItemToObject(cur, "matrix", matrix);
-			cJSON_AddItemToObject(cur, "pairs", pairs);
-			cJSON_AddItemToObject(cur, "source", sys_source(path, it.lineno));
-			if (pending_cap && it.lineno - pending_line <= 3) {
-				cJSON_AddStringToObject(cur, "cap", pending_cap);
-				cJSON_AddStringToObject(cur, "cap_from", "command");
-			}
-			pending_cap = NULL;
-			cJSON_AddItemToArray(found, cur);
-			nmat++;
-			continue;
-		}
-		if (!cur || strncmp(tok[0], "GPU", 3) || !isdigit((unsigned char)tok[0][3]))
-			continue;
-		int r = atoi(tok[0] + 3);
-		size_t ncell = 0;
-		while (ncell < ncols && 1 + ncell < nt && is_status(tok[1 + ncell]))
-			ncell++;
-		if (ncell == 0)
-			continue;
-		if (ncell < ncols)
-			msgs_add(m, "%s: line %llu: row %s: %zu of %zu cells readable; the rest skipped",
-			         path, (unsigned long long)it.lineno, tok[0], ncell, ncols);
-		cJSON *row = cJSON_CreateObject();
-		for (size_t k = 0; k < ncell; k++) {
-			char key[16];
-			snprintf(key, sizeof key, "GPU%d", colgpu[k]);
-			cJSON_AddStringToObject(row, key, tok[1 + k]);
-			if (colgpu[k] == r || !strcmp(tok[1 + k], "X"))
-				continue;
-			cJSON *pr = cJSON_CreateObject();
-			cJSON_AddNumberToObject(pr, "a", r);
-			cJSON_AddNumberToObject(pr, "b", colgpu[k]);
-			cJSON_AddStringToObject(pr, "status", tok[1 + k]);
-			cJSON_AddItemToObject(pr, "source", sys_source(path, it.lineno));
-			cJSON_AddItemToArray(pairs, pr);
-			added++;
-		}
-		cJSON_DeleteItemFromObjectCaseSensitive(matrix, tok[0]);
-		cJSON_AddItemToObject(matrix, tok[0], row);
+		p.lineno = it.lineno;
+		p_line(&p, line, tok);
 	}
 	sys_lines_free(&it);
-
-	if (nmat == 0) {
+	free(tok);
+	if (p.nmat == 0) {
 		msgs_add(m, "%s: no nvidia-smi topo -p2p matrix found", path);
-		cJSON_Delete(found);
+		cJSON_Delete(p.found);
 		return 0;
 	}
 	cJSON *p2p = sys_obj(sys_obj(facts, "topology"), "p2p");
 	cJSON *mt;
-	int idx = 0;
-	while ((mt = cJSON_DetachItemFromArray(found, 0))) {
-		idx++;
-		if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(mt, "pairs")) == 0) {
+	while ((mt = cJSON_DetachItemFromArray(p.found, 0))) {
+		if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(mt, "pairs")) == 0)
 			cJSON_Delete(mt);
-			continue;
-		}
-		const char *cap = sys_get_str(mt, "cap");
-		if (!cap && nmat == 1) {
-			cap = cap_from_path(path);
-			if (cap) {
-				cJSON_AddStringToObject(mt, "cap", cap);
-				cJSON_AddStringToObject(mt, "cap_from", "document name");
-			}
-		}
-		if (!cap) {
-			cJSON_AddStringToObject(mt, "cap", "unknown");
-			cJSON_AddStringToObject(mt, "cap_from", "unknown");
-			cap = "unknown";
-		}
-		/* count the pairs that are not OK */
-		int bad = 0;
-		cJSON *pr;
-		cJSON_ArrayForEach(pr, cJSON_GetObjectItemCaseSensitive(mt, "pairs")) {
-			const char *s = sys_get_str(pr, "status");
-			if (s && strcmp(s, "OK"))
-				bad++;
-		}
-		cJSON_AddNumberToObject(mt, "not_ok", bad);
-		char key[64];
-		snprintf(key, sizeof key, "%s", cap);
-		for (int k = 2; cJSON_GetObjectItemCaseSensitive(p2p, key) && k < 100; k++)
-			snprintf(key, sizeof key, "%s_%d", cap, k);
-		cJSON_AddItemToObject(p2p, key, mt);
+		else
+			p_store(p2p, mt, p.nmat, path);
 	}
-	cJSON_Delete(found);
-	return added;
+	cJSON_Delete(p.found);
+	return p.added;
 }
+
+/* ---- recognising it ---- */
+
+/* before topo -m's: both have "GPU0\t" rows */
+static int p2p_marker(const char *h, size_t n)
+{
+	return sys_has(h, n, "CNS  = Chipset not supported") || sys_has(h, n, "TNS  = Topology not supported");
+}
+
+static int p2p_lines(const struct sys_head *h)
+{
+	return h->p2p_rows >= 1;
+}
+
+const struct sysreport_kind SYS_TOPO_P2P = {DOC_TOPO_P2P, "topo_p2p", p2p_marker, p2p_lines, sys_parse_p2p, 0};

@@ -110,7 +110,7 @@ static int gpu_line(cJSON *facts, const char *s, const char *path, uint64_t line
 	int added = 0;
 	if (*name) {
 		cJSON *g = sys_gpu(facts, idx, 1);
-		if (!sys_get_str(g, "name")) {
+		if (!json_str(g, "name")) {
 			sys_set_str(g, "name", name);
 			added = 1;
 		}
@@ -207,7 +207,7 @@ static int handle_kv(cJSON *facts, const char *key, const char *val, const char 
 			n += gpu_line(facts, val, path, line);
 		else if (*val && strcmp(val, "Could not collect")) {
 			cJSON *g = sys_gpu(facts, 0, 1);
-			if (!sys_get_str(g, "name")) {
+			if (!json_str(g, "name")) {
 				sys_set_str(g, "name", val);
 				sys_put_source(g, path, line);
 				n++;
@@ -215,7 +215,7 @@ static int handle_kv(cJSON *facts, const char *key, const char *val, const char 
 		}
 	} else if (!strcmp(k, "gpu type")) {
 		cJSON *g = sys_gpu(facts, 0, 1);
-		if (!sys_get_str(g, "name") && *val) {
+		if (!json_str(g, "name") && *val) {
 			sys_set_str(g, "name", val);
 			sys_put_source(g, path, line);
 			n++;
@@ -252,11 +252,11 @@ static int derive_from_packages(cJSON *facts, const char *path)
 	(void)path;
 	cJSON_ArrayForEach(p, pk) {
 		const char *name = p->string;
-		const char *ver = sys_get_str(p, "version");
+		const char *ver = json_str(p, "version");
 		cJSON *src = cJSON_GetObjectItemCaseSensitive(p, "source");
-		const char *sp = sys_get_str(src, "path");
+		const char *sp = json_str(src, "path");
 		double sl = 0;
-		sys_get_num(src, "line", &sl);
+		json_num(src, "line", &sl);
 		if (!ver || !sp)
 			continue;
 		if (!strcmp(name, "torch") || !strcmp(name, "pytorch"))
@@ -278,153 +278,241 @@ static int derive_from_packages(cJSON *facts, const char *path)
 	return n;
 }
 
-int sys_parse_versions(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m)
-{
-	struct sys_lines it;
-	char *line;
-	int added = 0;
-	int mode = 0; /* 0 free, 1 pip list rows, 2 conda rows */
-	int in_gpu_list = 0;
-	char *tok[16];
+/* The parse of a version listing, line by line. */
+struct vparse {
+	cJSON *facts;
+	const char *path;
+	uint64_t lineno;
+	int added;
+	int mode;         /* 0 free, 1 pip list rows, 2 conda rows */
+	int in_gpu_list;
+};
 
-	sys_lines_init(&it, text, len);
-	while ((line = sys_lines_next(&it, NULL))) {
-		char *s = sys_trim(line);
-		if (!*s) {
-			in_gpu_list = 0;
-			continue;
-		}
-		char ver[128];
-		const char *p;
-		if ((p = strstr(s, "Cuda compilation tools, release "))) {
-			const char *v = strstr(p, ", V");
-			if (v && first_version(v + 3, ver, sizeof ver))
-				added += sys_version_set(facts, "nvcc", ver, path, it.lineno);
-			else if (first_version(p + 32, ver, sizeof ver))
-				added += sys_version_set(facts, "nvcc", ver, path, it.lineno);
-			continue;
-		}
-		if ((p = strstr(s, "NVRM version:"))) {
-			/* the first token that looks like NNN.NN[.NN] */
-			char *c = xstrdup(p + 13);
-			size_t nt = sys_split_ws(c, tok, 16);
-			for (size_t i = 0; i < nt; i++) {
-				int a, b;
-				if (sscanf(tok[i], "%d.%d", &a, &b) == 2 && a >= 100 && a < 10000 && isdigit((unsigned char)tok[i][0])) {
-					added += sys_version_set(facts, "driver", tok[i], path, it.lineno);
-					break;
-				}
-			}
-			free(c);
-			continue;
-		}
-		if (in_gpu_list && !strncmp(s, "GPU ", 4)) {
-			added += gpu_line(facts, s, path, it.lineno);
-			continue;
-		}
-		in_gpu_list = 0;
-		/* package listings */
-		if (!strncmp(s, "[pip3] ", 7) || !strncmp(s, "[pip] ", 6)) {
-			char *e = strstr(s, "==");
-			if (e) {
-				*e = 0;
-				char *name = sys_trim(strchr(s, ']') + 1);
-				char *v = sys_trim(e + 2);
-				if (valid_pkg_name(name) && valid_version(v))
-					added += sys_package_set(facts, name, v, path, it.lineno);
-			}
-			continue;
-		}
-		if (!strncmp(s, "[conda] ", 8)) {
-			size_t nt = sys_split_ws(s + 8, tok, 16);
-			if (nt >= 2 && valid_pkg_name(tok[0]) && valid_version(tok[1])) {
-				added += sys_package_set(facts, tok[0], tok[1], path, it.lineno);
-				if (nt >= 3 && (!strcmp(tok[0], "pytorch") || !strcmp(tok[0], "torch"))) {
-					if (conda_build_cuda(tok[2], ver, sizeof ver))
-						added += sys_version_set(facts, "torch_cuda", ver, path, it.lineno);
-				}
-			}
-			continue;
-		}
-		if (!strncmp(s, "Package", 7) && strstr(s, "Version")) {
-			mode = 1;
-			continue;
-		}
-		if (!strncmp(s, "# Name", 6) && strstr(s, "Version")) {
-			mode = 2;
-			continue;
-		}
-		if (s[0] == '#' || !strncmp(s, "---", 3))
-			continue;
-		{
-			char *e = strstr(s, "==");
-			if (e && !strchr(s, ' ')) {
-				*e = 0;
-				char *v = e + 2;
-				if (valid_pkg_name(s) && valid_version(v)) {
-					added += sys_package_set(facts, s, v, path, it.lineno);
-					continue;
-				}
-				*e = '=';
-			}
-		}
-		if (mode) {
-			char *c = xstrdup(s);
-			size_t nt = sys_split_ws(c, tok, 16);
-			int ok = nt >= 2 && valid_pkg_name(tok[0]) && valid_version(tok[1]);
-			if (ok) {
-				added += sys_package_set(facts, tok[0], tok[1], path, it.lineno);
-				if (mode == 2 && nt >= 3 && (!strcmp(tok[0], "pytorch") || !strcmp(tok[0], "torch"))) {
-					if (conda_build_cuda(tok[2], ver, sizeof ver))
-						added += sys_version_set(facts, "torch_cuda", ver, path, it.lineno);
-				}
-			}
-			free(c);
-			if (ok)
-				continue;
-		}
-		/* torch one-liners: "2.11.0+cu130 13.0 (2, 28, 9) 91900" */
-		{
-			int a, b, c3;
-			const char *tp = strchr(s, '(');
-			if (tp && sscanf(tp, "(%d, %d, %d)", &a, &b, &c3) == 3 && a == 2 && b >= 0 && b < 100 &&
-			    (torch_local(s) || sys_memcasestr(s, strlen(s), "nccl"))) {
-				char v[32];
-				snprintf(v, sizeof v, "%d.%d.%d", a, b, c3);
-				added += sys_version_set(facts, "nccl_torch", v, path, it.lineno);
-			}
-			/* "2.18.3+cuda12.2" is NCCL's version string, not torch's: only
-			 * "+cuNNN" is torch's local version */
-			if (isdigit((unsigned char)s[0]) && torch_local(s)) {
-				char *c = xstrdup(s);
-				size_t nt = sys_split_ws(c, tok, 16);
-				if (nt >= 1 && torch_local(tok[0])) {
-					added += set_torch(facts, tok[0], path, it.lineno);
-					if (nt >= 2 && isdigit((unsigned char)tok[1][0]) && strchr(tok[1], '.') && strlen(tok[1]) <= 5)
-						added += sys_version_set(facts, "torch_cuda", tok[1], path, it.lineno);
-				}
-				free(c);
-				continue;
-			}
-		}
-		/* key: value forms */
-		{
-			char *c = xstrdup(s);
-			char *k, *v;
-			if (split_kv(c, &k, &v))
-				added += handle_kv(facts, k, v, path, it.lineno, &in_gpu_list);
-			free(c);
+/* "Cuda compilation tools, release 12.4, V12.4.131" */
+static void v_nvcc(struct vparse *p, const char *at)
+{
+	char ver[128];
+	const char *v = strstr(at, ", V");
+	if (v && first_version(v + 3, ver, sizeof ver))
+		p->added += sys_version_set(p->facts, "nvcc", ver, p->path, p->lineno);
+	else if (first_version(at + 32, ver, sizeof ver))
+		p->added += sys_version_set(p->facts, "nvcc", ver, p->path, p->lineno);
+}
+
+/* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  ...": the
+ * first token that looks like NNN.NN[.NN] */
+static void v_nvrm(struct vparse *p, const char *at)
+{
+	char *tok[16];
+	char *c = xstrdup(at + 13);
+	size_t nt = sys_split_ws(c, tok, 16);
+	for (size_t i = 0; i < nt; i++) {
+		int a, b;
+		if (sscanf(tok[i], "%d.%d", &a, &b) == 2 && a >= 100 && a < 10000 && isdigit((unsigned char)tok[i][0])) {
+			p->added += sys_version_set(p->facts, "driver", tok[i], p->path, p->lineno);
+			break;
 		}
 	}
+	free(c);
+}
+
+/* pytorch/torch "... cudaXY" build strings of conda rows */
+static void v_conda_torch(struct vparse *p, char **tok, size_t nt)
+{
+	char ver[128];
+	if (nt >= 3 && (!strcmp(tok[0], "pytorch") || !strcmp(tok[0], "torch"))) {
+		if (conda_build_cuda(tok[2], ver, sizeof ver))
+			p->added += sys_version_set(p->facts, "torch_cuda", ver, p->path, p->lineno);
+	}
+}
+
+/* collect_env's "[pip3] name==v" and "[conda] name v build"; 1 when s was one */
+static int v_collect_env_pkg(struct vparse *p, char *s)
+{
+	char *tok[16];
+	if (!strncmp(s, "[pip3] ", 7) || !strncmp(s, "[pip] ", 6)) {
+		char *e = strstr(s, "==");
+		if (e) {
+			*e = 0;
+			char *name = sys_trim(strchr(s, ']') + 1);
+			char *v = sys_trim(e + 2);
+			if (valid_pkg_name(name) && valid_version(v))
+				p->added += sys_package_set(p->facts, name, v, p->path, p->lineno);
+		}
+		return 1;
+	}
+	if (!strncmp(s, "[conda] ", 8)) {
+		size_t nt = sys_split_ws(s + 8, tok, 16);
+		if (nt >= 2 && valid_pkg_name(tok[0]) && valid_version(tok[1])) {
+			p->added += sys_package_set(p->facts, tok[0], tok[1], p->path, p->lineno);
+			v_conda_torch(p, tok, nt);
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* "name==v" (pip freeze) or a row of a pip / conda table; 1 when it was */
+static int v_package_row(struct vparse *p, char *s)
+{
+	char *e = strstr(s, "==");
+	if (e && !strchr(s, ' ')) {
+		*e = 0;
+		char *v = e + 2;
+		if (valid_pkg_name(s) && valid_version(v)) {
+			p->added += sys_package_set(p->facts, s, v, p->path, p->lineno);
+			return 1;
+		}
+		*e = '=';
+	}
+	if (!p->mode)
+		return 0;
+	char *tok[16];
+	char *c = xstrdup(s);
+	size_t nt = sys_split_ws(c, tok, 16);
+	int ok = nt >= 2 && valid_pkg_name(tok[0]) && valid_version(tok[1]);
+	if (ok) {
+		p->added += sys_package_set(p->facts, tok[0], tok[1], p->path, p->lineno);
+		if (p->mode == 2)
+			v_conda_torch(p, tok, nt);
+	}
+	free(c);
+	return ok;
+}
+
+/* torch one-liners: "2.11.0+cu130 13.0 (2, 28, 9) 91900"; 1 when s was one */
+static int v_torch_oneliner(struct vparse *p, const char *s)
+{
+	int a, b, c3;
+	const char *tp = strchr(s, '(');
+	if (tp && sscanf(tp, "(%d, %d, %d)", &a, &b, &c3) == 3 && a == 2 && b >= 0 && b < 100 &&
+	    (torch_local(s) || sys_memcasestr(s, strlen(s), "nccl"))) {
+		char v[32];
+		snprintf(v, sizeof v, "%d.%d.%d", a, b, c3);
+		p->added += sys_version_set(p->facts, "nccl_torch", v, p->path, p->lineno);
+	}
+	/* "2.18.3+cuda12.2" is NCCL's version string, not torch's: only
+	 * "+cuNNN" is torch's local version */
+	if (!isdigit((unsigned char)s[0]) || !torch_local(s))
+		return 0;
+	char *tok[16];
+	char *c = xstrdup(s);
+	size_t nt = sys_split_ws(c, tok, 16);
+	if (nt >= 1 && torch_local(tok[0])) {
+		p->added += set_torch(p->facts, tok[0], p->path, p->lineno);
+		if (nt >= 2 && isdigit((unsigned char)tok[1][0]) && strchr(tok[1], '.') && strlen(tok[1]) <= 5)
+			p->added += sys_version_set(p->facts, "torch_cuda", tok[1], p->path, p->lineno);
+	}
+	free(c);
+	return 1;
+}
+
+static void v_line(struct vparse *p, char *line)
+{
+	char *s = sys_trim(line);
+	const char *at;
+	if (!*s) {
+		p->in_gpu_list = 0;
+		return;
+	}
+	if ((at = strstr(s, "Cuda compilation tools, release "))) {
+		v_nvcc(p, at);
+		return;
+	}
+	if ((at = strstr(s, "NVRM version:"))) {
+		v_nvrm(p, at);
+		return;
+	}
+	if (p->in_gpu_list && !strncmp(s, "GPU ", 4)) {
+		p->added += gpu_line(p->facts, s, p->path, p->lineno);
+		return;
+	}
+	p->in_gpu_list = 0;
+	if (v_collect_env_pkg(p, s))
+		return;
+	if (!strncmp(s, "Package", 7) && strstr(s, "Version")) {
+		p->mode = 1;
+		return;
+	}
+	if (!strncmp(s, "# Name", 6) && strstr(s, "Version")) {
+		p->mode = 2;
+		return;
+	}
+	if (s[0] == '#' || !strncmp(s, "---", 3))
+		return;
+	if (v_package_row(p, s) || v_torch_oneliner(p, s))
+		return;
+	/* key: value forms */
+	char *c = xstrdup(s);
+	char *k, *v;
+	if (split_kv(c, &k, &v))
+		p->added += handle_kv(p->facts, k, v, p->path, p->lineno, &p->in_gpu_list);
+	free(c);
+}
+
+int sys_parse_versions(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m)
+{
+	struct vparse p = {facts, path, 0, 0, 0, 0};
+	struct sys_lines it;
+	char *line;
+	sys_lines_init(&it, text, len);
+	while ((line = sys_lines_next(&it, NULL))) {
+		p.lineno = it.lineno;
+		v_line(&p, line);
+	}
 	sys_lines_free(&it);
-	added += derive_from_packages(facts, path);
+	p.added += derive_from_packages(facts, path);
 	/* vLLM's collect_env embeds `nvidia-smi topo -m` */
 	if (memmem(text, len, "GPU Topology", 12)) {
 		struct msgs quiet = {0};
-		added += sys_parse_topo(text, len, path, facts, &quiet) > 0;
+		p.added += sys_parse_topo(text, len, path, facts, &quiet) > 0;
 		msgs_free(&quiet);
 	}
-	if (!added)
+	if (!p.added)
 		msgs_add(m, "%s: no version information found", path);
-	return added;
+	return p.added;
 }
+
+/* ---- recognising them ---- */
+
+static int collect_env_marker(const char *h, size_t n)
+{
+	return sys_has(h, n, "PyTorch version:") || sys_has(h, n, "Collecting environment information") ||
+	       (sys_has(h, n, "PyTorch version") && sys_has(h, n, "CUDA used to build PyTorch")) ||
+	       sys_has(h, n, "DeepSpeed general environment info") || sys_has(h, n, "torch cuda version ....") ||
+	       (sys_has(h, n, "- PyTorch version:") && sys_has(h, n, "version:"));
+}
+
+/* python -c "import torch; print(torch.__version__, torch.version.cuda, ...)" */
+static int collect_env_lines(const struct sys_head *h)
+{
+	/* torch's "+cu130", not NCCL's "+cuda13.0" */
+	if (h->lines > 3 || !isdigit((unsigned char)h->p[0]))
+		return 0;
+	const char *cu = memmem(h->p, h->n, "+cu", 3);
+	while (cu && (size_t)(cu - h->p) + 3 < h->n && !isdigit((unsigned char)cu[3]))
+		cu = memmem(cu + 3, h->n - (size_t)(cu + 3 - h->p), "+cu", 3);
+	return cu && (size_t)(cu - h->p) + 3 < h->n;
+}
+
+static int nvcc_marker(const char *h, size_t n)
+{
+	return sys_has(h, n, "Cuda compilation tools, release");
+}
+
+static int driver_marker(const char *h, size_t n)
+{
+	return sys_has(h, n, "NVRM version: NVIDIA");
+}
+
+static int pip_lines(const struct sys_head *h)
+{
+	return h->pip_hdr || h->conda_hdr || (h->pip_eq >= 5 && h->pip_eq * 2 >= h->lines);
+}
+
+const struct sysreport_kind SYS_COLLECT_ENV = {DOC_COLLECT_ENV, "collect_env", collect_env_marker, collect_env_lines,
+                                               sys_parse_versions, 0};
+const struct sysreport_kind SYS_NVCC = {DOC_NVCC, "nvcc_version", nvcc_marker, NULL, sys_parse_versions, 0};
+const struct sysreport_kind SYS_DRIVER_VERSION = {DOC_DRIVER_VERSION, "driver_version", driver_marker, NULL,
+                                                  sys_parse_versions, 0};
+const struct sysreport_kind SYS_PIP_LIST = {DOC_PIP_LIST, "package_list", NULL, pip_lines, sys_parse_versions, 0};

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hash.h"
 #include "linekw.h"
+#include "tstamp.h"
 #include "util.h"
 
 #define TEXT_MAX 300
@@ -180,60 +182,10 @@ static void where_move(struct rank_where *dst, struct rank_where *src)
 
 /* ---- timestamps ---- */
 
-static int two(const char *p) { return (p[0] - '0') * 10 + (p[1] - '0'); }
-
-static int all_digits(const char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!is_digit(p[i]))
-			return 0;
-	return 1;
-}
-
-/* "HH:MM:SS[.frac]" at p; returns seconds or -1. */
-static double hms(const char *p, const char *end)
-{
-	if (end - p < 8 || !all_digits(p, 2) || p[2] != ':' || !all_digits(p + 3, 2) || p[5] != ':' ||
-	    !all_digits(p + 6, 2))
-		return -1;
-	double s = two(p) * 3600.0 + two(p + 3) * 60.0 + two(p + 6);
-	const char *q = p + 8;
-	if (q < end && (*q == '.' || *q == ',')) {
-		double f = 0.1;
-		for (q++; q < end && is_digit(*q) && f > 1e-10; q++, f /= 10)
-			s += (*q - '0') * f;
-	}
-	return s;
-}
-
-static double day_secs(int month, int day)
-{
-	if (month < 1 || month > 12 || day < 1 || day > 31)
-		return -1;
-	return ((double)month * 32 + day) * 86400.0;
-}
-
 double ranks_parse_ts(const char *s, size_t n)
 {
-	const char *end = s + n;
-	while (s < end && (*s == '[' || *s == ' '))
-		s++;
-	n = (size_t)(end - s);
-	/* YYYY-MM-DD[ T_]HH:MM:SS */
-	if (n >= 19 && all_digits(s, 4) && s[4] == '-' && all_digits(s + 5, 2) && s[7] == '-' &&
-	    all_digits(s + 8, 2) && (s[10] == ' ' || s[10] == 'T' || s[10] == '_')) {
-		double d = day_secs(two(s + 5), two(s + 8));
-		double t = hms(s + 11, end);
-		return d < 0 || t < 0 ? -1 : d + t;
-	}
-	/* glog: Lmmdd HH:MM:SS.frac */
-	if (n >= 14 && (s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'F') && all_digits(s + 1, 4) &&
-	    s[5] == ' ') {
-		double d = day_secs(two(s + 1), two(s + 3));
-		double t = hms(s + 6, end);
-		return d < 0 || t < 0 ? -1 : d + t;
-	}
-	return -1;
+	struct tstamp t;
+	return tstamp_parse(s, n, &t) ? tstamp_order(&t) : -1;
 }
 
 /* ---- lifetime ---- */
@@ -287,7 +239,7 @@ void ranks_free(struct ranks *r)
 	for (size_t i = 0; i < r->n; i++)
 		proc_free(&r->v[i]);
 	free(r->v);
-	free(r->pslot);
+	hindex_free(&r->pix);
 	for (size_t i = 0; i < r->ncomms; i++) {
 		struct rank_comm *c = &r->comms[i];
 		for (size_t k = 0; k < c->n; k++) {
@@ -329,28 +281,19 @@ static struct rank_proc *proc_add(struct ranks *r)
 	return p;
 }
 
-static size_t proc_hash(const char *host, size_t hn, long pid)
+static uint64_t proc_hash(const char *host, size_t hn, long pid)
 {
-	uint64_t h = 1469598103934665603ULL ^ (uint64_t)pid;
-	for (size_t i = 0; i < hn; i++)
-		h = (h ^ (unsigned char)host[i]) * 1099511628211ULL;
-	return (size_t)(h ^ (h >> 29));
+	uint64_t h = hash_bytes(HASH_SEED ^ (uint64_t)pid, host, hn);
+	return h ^ (h >> 29);
 }
 
-/* (Re)build the host:pid index of r->v (entries with a host). */
-static void proc_reindex(struct ranks *r, size_t nslot)
+static int proc_hash_at(const void *ctx, size_t i, uint64_t *h)
 {
-	free(r->pslot);
-	r->pslot = xcalloc(nslot, sizeof *r->pslot);
-	r->npslot = nslot;
-	for (size_t i = 0; i < r->n; i++) {
-		if (!r->v[i].host)
-			continue;
-		size_t h = proc_hash(r->v[i].host, strlen(r->v[i].host), r->v[i].pid) & (nslot - 1);
-		while (r->pslot[h])
-			h = (h + 1) & (nslot - 1);
-		r->pslot[h] = i + 1;
-	}
+	const struct ranks *r = ctx;
+	if (!r->v[i].host)
+		return 0;
+	*h = proc_hash(r->v[i].host, strlen(r->v[i].host), r->v[i].pid);
+	return 1;
 }
 
 /* host:pid's entry, created when new; hashed, since every NCCL line asks. */
@@ -361,12 +304,12 @@ static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn,
 		if (q->host && q->pid == pid && q->host_len == hn && memcmp(q->host, host, hn) == 0)
 			return q;
 	}
-	if (r->npslot) {
-		size_t h = proc_hash(host, hn, pid) & (r->npslot - 1);
-		for (; r->pslot[h]; h = (h + 1) & (r->npslot - 1)) {
-			struct rank_proc *q = &r->v[r->pslot[h] - 1];
+	uint64_t h = proc_hash(host, hn, pid);
+	if (r->pix.nslot) {
+		for (size_t s = hindex_first(&r->pix, h); r->pix.slot[s]; s = hindex_next(&r->pix, s)) {
+			struct rank_proc *q = &r->v[r->pix.slot[s] - 1];
 			if (q->host && q->pid == pid && q->host_len == hn && memcmp(q->host, host, hn) == 0) {
-				r->last_proc = r->pslot[h];
+				r->last_proc = r->pix.slot[s];
 				return q;
 			}
 		}
@@ -377,14 +320,10 @@ static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn,
 	p->host = xstrndup(host, hn);
 	p->host_len = hn;
 	p->pid = pid;
-	if (r->n * 2 > r->npslot) {
-		proc_reindex(r, r->npslot ? r->npslot * 2 : 64);
-	} else {
-		size_t h = proc_hash(host, hn, pid) & (r->npslot - 1);
-		while (r->pslot[h])
-			h = (h + 1) & (r->npslot - 1);
-		r->pslot[h] = r->n;
-	}
+	if (hindex_crowded(&r->pix, r->n))
+		hindex_grow(&r->pix, r->n, proc_hash_at, r);
+	else
+		hindex_put(&r->pix, h, r->n - 1);
 	r->last_proc = r->n;
 	return p;
 }
@@ -1265,9 +1204,7 @@ void ranks_finish(struct ranks *r)
 		u++;
 	}
 	r->n = u;
-	free(r->pslot); /* indexes moved; no line is noted after finishing */
-	r->pslot = NULL;
-	r->npslot = 0;
+	hindex_free(&r->pix); /* indexes moved; no line is noted after finishing */
 	for (size_t c = 0; c < r->ncomms; c++)
 		for (size_t k = 0; k < r->comms[c].n; k++)
 			r->comms[c].m[k].proc = map[r->comms[c].m[k].proc];

@@ -24,6 +24,7 @@
 
 #include <stdint.h>
 #include <cjson/cJSON.h>
+#include "hash.h"
 #include "logline.h"
 
 /* Where a line was seen. */
@@ -147,8 +148,7 @@ struct ranks {
 	struct rank_doc *doc;
 	const char *doc_key;  /* the caller's path pointer for doc (compared before the string) */
 	unsigned doc_serial;  /* numbers the documents: 1, 2, ... */
-	size_t *pslot;        /* host:pid -> index + 1 into v while lines are noted (0 empty) */
-	size_t npslot;
+	struct hindex pix;    /* host:pid -> position in v, while lines are noted */
 	size_t last_proc;     /* 1 + index of the process of the previous NCCL line (consecutive lines
 	                         mostly come from one process); 0 = none */
 };

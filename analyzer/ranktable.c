@@ -4,73 +4,103 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bundle.h"
-#include "ranks.h"
+#include "json.h"
 #include "util.h"
 
 #define ROWS_MAX 64
 #define ERR_WIDTH 70
 
-static int cmp_rank(const void *a, const void *b)
+/* One row of "ranks" in the report document (ranks_to_json). */
+static int num(const cJSON *o, const char *k, double dflt)
 {
-	const struct rank_proc *x = *(const struct rank_proc *const *)a, *y = *(const struct rank_proc *const *)b;
-	unsigned rx = (unsigned)x->rank, ry = (unsigned)y->rank; /* unknown (-1) last */
-	if (rx != ry)
-		return rx < ry ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+	double v;
+	return json_num(o, k, &v) ? (int)v : (int)dflt;
 }
 
-static const struct rank_proc **sorted(const struct ranks *r)
+static long lnum(const cJSON *o, const char *k, long dflt)
 {
-	const struct rank_proc **v = xmalloc((r->n + 1) * sizeof *v);
-	for (size_t i = 0; i < r->n; i++)
-		v[i] = &r->v[i];
-	qsort(v, r->n, sizeof *v, cmp_rank);
+	double v;
+	return json_num(o, k, &v) ? (long)v : dflt;
+}
+
+static int flag(const cJSON *o, const char *k)
+{
+	return cJSON_IsTrue(json_get(o, k));
+}
+
+/* By rank (unknown -1 last), then pid. */
+static int cmp_rank(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	unsigned rx = (unsigned)num(x, "rank", -1), ry = (unsigned)num(y, "rank", -1);
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	long px = lnum(x, "pid", -1), py = lnum(y, "pid", -1);
+	return px < py ? -1 : px > py;
+}
+
+static const cJSON **sorted(const cJSON *ranks, size_t *n)
+{
+	*n = (size_t)json_size(ranks);
+	const cJSON **v = xmalloc((*n + 1) * sizeof *v);
+	size_t i = 0;
+	const cJSON *p;
+	cJSON_ArrayForEach(p, ranks) v[i++] = p;
+	qsort(v, *n, sizeof *v, cmp_rank);
 	return v;
 }
 
-static char *col_rank(const struct rank_proc *p)
+static char *col_rank(const cJSON *p)
 {
-	return p->rank >= 0 ? xasprintf("%d%s", p->rank, p->first_failure ? "*" : "") :
-	                      xstrdup(p->first_failure ? "?*" : "?");
+	int rank = num(p, "rank", -1), first = flag(p, "failed_first");
+	return rank >= 0 ? xasprintf("%d%s", rank, first ? "*" : "") : xstrdup(first ? "?*" : "?");
 }
 
-static char *col_host(const struct rank_proc *p)
+static char *col_host(const cJSON *p)
 {
-	const char *h = p->host ? p->host : p->launcher_host ? p->launcher_host : "?";
+	const char *h = json_str(p, "host");
+	if (!h)
+		h = "?";
 	/* host names come raw from log prefixes: no control bytes on a terminal */
 	char *hs = str_sanitize(h, strlen(h));
-	char *s = p->pid >= 0 ? xasprintf("%s:%ld", hs, p->pid) : xstrdup(hs);
+	long pid = lnum(p, "pid", -1);
+	char *s = pid >= 0 ? xasprintf("%s:%ld", hs, pid) : xstrdup(hs);
 	free(hs);
 	return s;
 }
 
-static char *col_gpu(const struct rank_proc *p)
+static char *col_gpu(const cJSON *p)
 {
-	if (p->cuda_dev >= 0 && p->bus_id) {
-		char *b = str_sanitize(p->bus_id, strlen(p->bus_id));
-		char *s = xasprintf("%d (%s)", p->cuda_dev, b);
+	int dev = num(p, "cuda_dev", -1);
+	const char *bus = json_str(p, "bus_id");
+	if (dev >= 0 && bus) {
+		char *b = str_sanitize(bus, strlen(bus));
+		char *s = xasprintf("%d (%s)", dev, b);
 		free(b);
 		return s;
 	}
-	if (p->cuda_dev >= 0)
-		return xasprintf("%d", p->cuda_dev);
+	if (dev >= 0)
+		return xasprintf("%d", dev);
 	return xstrdup("-");
 }
 
-static char *col_milestone(const struct rank_proc *p)
+static char *col_milestone(const cJSON *p)
 {
-	const char *m = rank_proc_milestone(p);
-	if (p->wd_where.path && p->wd_seq >= 0)
-		return xasprintf("%s (timeout SeqNum %ld %s)", m, p->wd_seq, p->wd_op ? p->wd_op : "");
-	if (p->last_enqueued > -2)
-		return xasprintf("%s (SeqNum %ld)", m, p->last_enqueued);
+	const char *m = json_str(p, "last_milestone");
+	if (!m)
+		m = "?";
+	const cJSON *w = json_get(p, "watchdog");
+	const char *op = json_str(w, "op");
+	if (flag(w, "timed_out") && lnum(w, "seq", -1) >= 0)
+		return xasprintf("%s (timeout SeqNum %ld %s)", m, lnum(w, "seq", -1), op ? op : "");
+	if (json_get(w, "last_enqueued"))
+		return xasprintf("%s (SeqNum %ld)", m, lnum(w, "last_enqueued", -1));
 	return xstrdup(m);
 }
 
-static char *col_error(const struct rank_proc *p, size_t width)
+static char *col_error(const cJSON *p, size_t width)
 {
-	const char *t = p->first_error.text;
+	const char *t = json_str(p, "first_error");
 	if (!t)
 		return xstrdup("-");
 	/* drop a glog header "[E1130 14:19:17.71 File.cpp:689] " and "[Rank N] " */
@@ -94,18 +124,21 @@ static char *col_error(const struct rank_proc *p, size_t width)
 	return xasprintf("%.*s...", (int)k, t);
 }
 
-static char *col_exit(const struct rank_proc *p)
+static char *col_exit(const cJSON *p)
 {
-	if (p->has_exit) {
-		const char *sn = p->exitcode < 0 ? ranks_signal_name(-p->exitcode) : NULL;
-		return xasprintf("%d%s%s%s", p->exitcode, sn ? " " : "", sn ? sn : "",
-		                 p->root_cause ? " (launcher: first)" : "");
+	const cJSON *e = json_get(p, "exit");
+	if (json_get(e, "code")) {
+		int code = num(e, "code", 0);
+		const char *sn = json_str(e, "signal_name");
+		return xasprintf("%d%s%s%s", code, sn ? " " : "", sn ? sn : "",
+		                 flag(e, "launcher_root_cause") ? " (launcher: first)" : "");
 	}
-	if (p->sigterm_sent)
+	if (flag(e, "sigterm_from_launcher"))
 		return xstrdup("SIGTERM sent");
-	if (p->saw_destroy)
+	const cJSON *ms = json_get(p, "milestones");
+	if (flag(ms, "destroyed"))
 		return xstrdup("destroyed");
-	if (p->saw_abort)
+	if (flag(ms, "aborted"))
 		return xstrdup("aborted");
 	return xstrdup("-");
 }
@@ -114,7 +147,7 @@ struct row {
 	char *c[6];
 };
 
-static void rows_make(const struct ranks *r, struct row *rows, size_t n, const struct rank_proc **v, size_t ew)
+static void rows_make(struct row *rows, size_t n, const cJSON **v, size_t ew)
 {
 	for (size_t i = 0; i < n; i++) {
 		rows[i].c[0] = col_rank(v[i]);
@@ -124,7 +157,6 @@ static void rows_make(const struct ranks *r, struct row *rows, size_t n, const s
 		rows[i].c[4] = col_error(v[i], ew);
 		rows[i].c[5] = col_exit(v[i]);
 	}
-	(void)r;
 }
 
 static void rows_free(struct row *rows, size_t n)
@@ -145,15 +177,17 @@ static size_t width(const char *s)
 	return w;
 }
 
-void rank_table_text(FILE *out, const struct bundle *b, int color)
+void rank_table_text(FILE *out, const cJSON *bundle, int color)
 {
-	const struct ranks *r = b->ranks;
-	if (!r || r->n == 0)
+	size_t total;
+	const cJSON **v = sorted(json_get(bundle, "ranks"), &total);
+	if (total == 0) {
+		free(v);
 		return;
-	const struct rank_proc **v = sorted(r);
-	size_t n = r->n < ROWS_MAX ? r->n : ROWS_MAX;
+	}
+	size_t n = total < ROWS_MAX ? total : ROWS_MAX;
 	struct row *rows = xcalloc(n + 1, sizeof *rows);
-	rows_make(r, rows, n, v, ERR_WIDTH);
+	rows_make(rows, n, v, ERR_WIDTH);
 	size_t w[6];
 	for (int k = 0; k < 6; k++) {
 		w[k] = width(HEAD[k]);
@@ -167,7 +201,7 @@ void rank_table_text(FILE *out, const struct bundle *b, int color)
 		fprintf(out, "%s%-*s", k ? "  " : "", k == 5 ? 0 : (int)w[k], HEAD[k]);
 	fprintf(out, "%s\n", color ? "\033[0m" : "");
 	for (size_t i = 0; i < n; i++) {
-		int bad = v[i]->first_failure;
+		int bad = flag(v[i], "failed_first");
 		fprintf(out, "   %s", bad && color ? "\033[31m" : "");
 		for (int k = 0; k < 6; k++) {
 			const char *s = rows[i].c[k];
@@ -176,10 +210,13 @@ void rank_table_text(FILE *out, const struct bundle *b, int color)
 		}
 		fprintf(out, "%s\n", bad && color ? "\033[0m" : "");
 	}
-	if (r->n > n)
-		fprintf(out, "   (%zu more processes; see --format json)\n", r->n - n);
-	for (size_t c = 0; c < r->ncomms && r->ncomms > 1; c++)
-		fprintf(out, "   communicator %s: %d ranks, %zu seen\n", r->comms[c].id, r->comms[c].nranks, r->comms[c].n);
+	if (total > n)
+		fprintf(out, "   (%zu more processes; see --format json)\n", total - n);
+	const cJSON *comms = json_get(bundle, "communicators"), *cm;
+	if (json_size(comms) > 1)
+		cJSON_ArrayForEach(cm, comms)
+			fprintf(out, "   communicator %s: %d ranks, %d seen\n", json_str(cm, "comm_id") ? json_str(cm, "comm_id") : "?",
+			        num(cm, "nranks", 0), json_size(json_get(cm, "ranks_seen")));
 	rows_free(rows, n);
 	free(rows);
 	free(v);
@@ -197,15 +234,17 @@ static void md_cell(FILE *out, const char *s)
 	fputs(" |", out);
 }
 
-void rank_table_md(FILE *out, const struct bundle *b)
+void rank_table_md(FILE *out, const cJSON *bundle)
 {
-	const struct ranks *r = b->ranks;
-	if (!r || r->n == 0)
+	size_t total;
+	const cJSON **v = sorted(json_get(bundle, "ranks"), &total);
+	if (total == 0) {
+		free(v);
 		return;
-	const struct rank_proc **v = sorted(r);
-	size_t n = r->n < ROWS_MAX ? r->n : ROWS_MAX;
+	}
+	size_t n = total < ROWS_MAX ? total : ROWS_MAX;
 	struct row *rows = xcalloc(n + 1, sizeof *rows);
-	rows_make(r, rows, n, v, 120);
+	rows_make(rows, n, v, 120);
 	fprintf(out, "**Ranks** (\\* = failed first)\n\n|");
 	for (int k = 0; k < 6; k++)
 		fprintf(out, " %s |", HEAD[k]);
@@ -219,8 +258,8 @@ void rank_table_md(FILE *out, const struct bundle *b)
 			md_cell(out, rows[i].c[k]);
 		fputc('\n', out);
 	}
-	if (r->n > n)
-		fprintf(out, "\n(%zu more processes; see the JSON report)\n", r->n - n);
+	if (total > n)
+		fprintf(out, "\n(%zu more processes; see the JSON report)\n", total - n);
 	fprintf(out, "\n");
 	rows_free(rows, n);
 	free(rows);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "hash.h"
 #include "util.h"
 
 enum kind { K_HOST, K_USER, K_IP4, K_IP6, K_MAC, K_UUID, K_BUS, K_SERIAL, K_HOSTS, K_N };
@@ -37,8 +37,7 @@ struct redactor {
 	pthread_mutex_t mu;
 	struct entry *v;
 	size_t n, cap;
-	size_t *slots;  /* open addressing: index+1 into v, 0 = empty */
-	size_t nslots;
+	struct hindex ix; /* into v */
 	unsigned next[K_N];
 };
 
@@ -46,48 +45,43 @@ struct redactor {
 
 static uint64_t hash_key(enum kind k, const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)k;
-	int fold = fold_kind(k);
+	uint64_t h = HASH_SEED ^ (uint64_t)k;
+	if (!fold_kind(k))
+		return hash_bytes(h, s, n);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (fold && c >= 'A' && c <= 'Z')
+		if (c >= 'A' && c <= 'Z')
 			c = (unsigned char)(c - 'A' + 'a');
-		h ^= c;
-		h *= 1099511628211ull;
+		h = hash_bytes(h, &c, 1);
 	}
 	return h;
 }
 
 static struct entry *lookup(const struct redactor *r, enum kind k, const char *s, size_t n)
 {
-	if (!r->nslots)
+	if (!r->ix.nslot)
 		return NULL;
 	uint64_t h = hash_key(k, s, n);
-	for (size_t i = h & (r->nslots - 1);; i = (i + 1) & (r->nslots - 1)) {
-		size_t x = r->slots[i];
-		if (!x)
-			return NULL;
-		struct entry *e = &r->v[x - 1];
+	for (size_t i = hindex_first(&r->ix, h); r->ix.slot[i]; i = hindex_next(&r->ix, i)) {
+		struct entry *e = &r->v[r->ix.slot[i] - 1];
 		if (e->hash == h && e->kind == k && strlen(e->orig) == n &&
 		    (fold_kind(k) ? strncasecmp(e->orig, s, n) : memcmp(e->orig, s, n)) == 0)
 			return e;
 	}
+	return NULL;
+}
+
+static int entry_hash(const void *ctx, size_t i, uint64_t *h)
+{
+	const struct redactor *r = ctx;
+	*h = r->v[i].hash;
+	return 1;
 }
 
 static void rehash(struct redactor *r)
 {
-	size_t ns = r->nslots ? r->nslots * 2 : 64;
-	free(r->slots);
-	r->slots = xcalloc(ns, sizeof *r->slots);
-	r->nslots = ns;
-	for (size_t j = 0; j < r->n; j++) {
-		size_t i = r->v[j].hash & (ns - 1);
-		while (r->slots[i])
-			i = (i + 1) & (ns - 1);
-		r->slots[i] = j + 1;
-	}
+	hindex_grow(&r->ix, r->n, entry_hash, r);
 }
-
 static const char *intern(struct redactor *r, enum kind k, const char *s, size_t n)
 {
 	struct entry *e = lookup(r, k, s, n);
@@ -102,14 +96,10 @@ static const char *intern(struct redactor *r, enum kind k, const char *s, size_t
 	e->orig = xstrndup(s, n);
 	e->pseudo = xasprintf("%s%u", PREFIX[k], ++r->next[k]);
 	e->hash = hash_key(k, s, n);
-	if (r->n * 2 > r->nslots)
+	if (hindex_crowded(&r->ix, r->n))
 		rehash(r);
-	else {
-		size_t i = e->hash & (r->nslots - 1);
-		while (r->slots[i])
-			i = (i + 1) & (r->nslots - 1);
-		r->slots[i] = r->n;
-	}
+	else
+		hindex_put(&r->ix, e->hash, r->n - 1);
 	return e->pseudo;
 }
 
@@ -129,7 +119,7 @@ void redactor_free(struct redactor *r)
 		free(r->v[i].pseudo);
 	}
 	free(r->v);
-	free(r->slots);
+	hindex_free(&r->ix);
 	pthread_mutex_destroy(&r->mu);
 	free(r);
 }
@@ -733,24 +723,6 @@ static void learn_json(struct redactor *r, const cJSON *it, const char *key)
 		}
 		learn_json(r, c, k);
 	}
-}
-
-void redact_learn_json(struct redactor *r, const cJSON *obj)
-{
-	pthread_mutex_lock(&r->mu);
-	learn_json(r, obj, NULL);
-	pthread_mutex_unlock(&r->mu);
-}
-
-void redact_learn_bundle(struct redactor *r, const struct bundle *b)
-{
-	/* through the JSON contract, so that every field a report can show is
-	 * seen, whatever the modules behind it keep in their structs */
-	cJSON *j = report_bundle_json(b);
-	pthread_mutex_lock(&r->mu);
-	learn_json(r, j, NULL);
-	pthread_mutex_unlock(&r->mu);
-	cJSON_Delete(j);
 }
 
 /* ---- rewriting ---- */

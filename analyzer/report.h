@@ -17,17 +17,41 @@ struct report_opts {
 	int max_evidence;   /* evidence lines shown per diagnosis (text/md) */
 };
 
+/* The report document is the one model every format renders from: the JSON
+ * of docs/json.md (json itself prints it).  --redact rewrites it
+ * (redact_json) before any renderer sees it.
+ *
+ * evidence_max: evidence kept per diagnosis; 0 is the contract's
+ * REPORT_EVIDENCE_MAX (what --format json shows).  A renderer that shows
+ * more (text with --evidence 30) is given a document built with more. */
+#define REPORT_EVIDENCE_MAX 20
+
 /* The whole analyze document: {"schema_version":1, "tool":..., "db":..., "bundles":[...]}.
  * Caller owns the result. */
-cJSON *report_json(struct bundle *const *bundles, size_t n, const struct sigdb *db);
+cJSON *report_json(struct bundle *const *bundles, size_t n, const struct sigdb *db, size_t evidence_max);
 /* {"schema_version", "tool", "db"}: the head every JSON document starts with. */
 cJSON *report_header_json(const struct sigdb *db);
-/* One bundle's object as in "bundles" (used by batch's JSONL). Caller owns. */
-cJSON *report_bundle_json(const struct bundle *b);
+/* One bundle's object as in "bundles" (batch's JSONL, verify). Caller owns. */
+cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max);
+/* The warnings of a bundle's object: *n real ones (without the closing
+ * "N more warnings not shown"), *dropped the ones beyond the cap. */
+void report_warnings(const cJSON *bundle, size_t *n, size_t *dropped);
 /* Every string value and key at it, its siblings and below made valid UTF-8
  * (invalid bytes become U+FFFD).  report_bundle_json does it already. */
 void report_json_fix_utf8(cJSON *it);
-void report_text(FILE *out, const struct bundle *b, const struct report_opts *o);
-void report_md(FILE *out, const struct bundle *b, const struct report_opts *o);
+
+/* One proposed change as an argument of `nccl-triage verify`, with a
+ * leading space: " --unset KEY" when value is NULL or empty, else
+ * " --env KEY=VALUE" (VALUE in single quotes when the shell would need it).
+ * A proposal never means "set KEY to the empty string": NCCL reads an empty
+ * NCCL_SOCKET_IFNAME as no choice, but an empty variable still hides the
+ * value of ~/.nccl.conf or /etc/nccl.conf, so it is not the same as unset.
+ * Every format of analyze and verify writes its proposal with this
+ * (verify, above the report layer, too). */
+char *verify_env_arg(const char *key, const char *value);
+
+/* Renderers of the document (doc as report_json makes it). */
+void report_text(FILE *out, const cJSON *doc, const struct report_opts *o);
+void report_md(FILE *out, const cJSON *doc, const struct report_opts *o);
 
 #endif

@@ -10,18 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "util.h"
-
-static const cJSON *jget(const cJSON *o, const char *k)
-{
-	return o ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
-}
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = jget(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 static void gh_esc(FILE *f, const char *s, int prop)
 {
@@ -53,13 +43,13 @@ static void head(FILE *f, const char *cmd, const char *bundle, const cJSON *e, c
 {
 	fprintf(f, "::%s ", cmd);
 	int any = 0;
-	if (e && jstr(e, "path")) {
-		char *p = report_artifact_path(bundle, jstr(e, "path"));
+	if (e && json_str(e, "path")) {
+		char *p = report_artifact_path(bundle, json_str(e, "path"));
 		fputs("file=", f);
 		gh_esc(f, p, 1);
 		free(p);
 		any = 1;
-		const cJSON *ln = jget(e, "line");
+		const cJSON *ln = json_get(e, "line");
 		if (cJSON_IsNumber(ln) && ln->valuedouble >= 1)
 			fprintf(f, ",line=%.0f", ln->valuedouble);
 	}
@@ -73,36 +63,36 @@ static void head(FILE *f, const char *cmd, const char *bundle, const cJSON *e, c
 void report_github(FILE *f, const cJSON *doc)
 {
 	const cJSON *b, *d;
-	cJSON_ArrayForEach(b, jget(doc, "bundles")) {
-		const char *name = jstr(b, "name"), *v = jstr(b, "verdict");
+	cJSON_ArrayForEach(b, json_get(doc, "bundles")) {
+		const char *name = json_str(b, "name"), *v = json_str(b, "verdict");
 		int n = 0;
-		cJSON_ArrayForEach(d, jget(b, "diagnoses")) {
+		cJSON_ArrayForEach(d, json_get(b, "diagnoses")) {
 			n++;
-			const cJSON *e0 = cJSON_GetArrayItem(jget(d, "evidence"), 0);
-			char *title = xasprintf("nccl-triage: %s", jstr(d, "title") ? jstr(d, "title") : "");
-			head(f, command_of(jstr(d, "severity")), name, e0, title);
+			const cJSON *e0 = cJSON_GetArrayItem(json_get(d, "evidence"), 0);
+			char *title = xasprintf("nccl-triage: %s", json_str(d, "title") ? json_str(d, "title") : "");
+			head(f, command_of(json_str(d, "severity")), name, e0, title);
 			free(title);
 			struct buf m;
 			buf_init(&m);
-			if (jstr(d, "echo_of"))
-				buf_printf(&m, "(consequence of %s) ", jstr(d, "echo_of"));
-			buf_printf(&m, "[%s] %s", jstr(d, "category") ? jstr(d, "category") : "",
-			           jstr(d, "explanation") ? jstr(d, "explanation") : "");
+			if (json_str(d, "echo_of"))
+				buf_printf(&m, "(consequence of %s) ", json_str(d, "echo_of"));
+			buf_printf(&m, "[%s] %s", json_str(d, "category") ? json_str(d, "category") : "",
+			           json_str(d, "explanation") ? json_str(d, "explanation") : "");
 			const cJSON *x;
 			int i = 0;
-			cJSON_ArrayForEach(x, jget(d, "fix"))
+			cJSON_ArrayForEach(x, json_get(d, "fix"))
 				if (cJSON_IsString(x))
 					buf_printf(&m, "%sFix: %s", i++ ? "\n" : "\n\n", x->valuestring);
-			if (e0 && jstr(e0, "text"))
-				buf_printf(&m, "\n\nEvidence: %s", jstr(e0, "text"));
+			if (e0 && json_str(e0, "text"))
+				buf_printf(&m, "\n\nEvidence: %s", json_str(e0, "text"));
 			gh_esc(f, m.data, 0);
 			buf_free(&m);
 			fputc('\n', f);
 		}
 		if (v && !strcmp(v, "unknown_failure")) {
-			const cJSON *u0 = cJSON_GetArrayItem(jget(b, "unexplained"), 0);
+			const cJSON *u0 = cJSON_GetArrayItem(json_get(b, "unexplained"), 0);
 			head(f, "error", name, u0, "nccl-triage: the job failed and no known cause matched");
-			gh_esc(f, u0 ? jstr(u0, "text") : "failure evidence found", 0);
+			gh_esc(f, u0 ? json_str(u0, "text") : "failure evidence found", 0);
 			fputc('\n', f);
 			n++;
 		}

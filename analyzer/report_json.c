@@ -1,19 +1,20 @@
 /* report_json.c - the JSON contract (see docs/json.md and DESIGN). */
 #include "report.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "bundle.h"
 #include "correlate.h"
+#include "json.h"
 #include "nextsteps.h" /* ranks */
 #include "ranks.h"
 #include "sigdb.h"
+#include "util.h"
 
 #ifndef NT_VERSION
 #define NT_VERSION "0.0.0"
 #endif
-
-#define JSON_EVIDENCE_MAX 20
 
 static cJSON *evidence_json(const struct evidence *e)
 {
@@ -48,7 +49,7 @@ static cJSON *evidence_json(const struct evidence *e)
 	return o;
 }
 
-static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d)
+static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d, size_t evmax)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "id", d->def->id);
@@ -73,7 +74,7 @@ static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d)
 	for (size_t i = 0; i < d->nranks; i++)
 		cJSON_AddItemToArray(ranks, cJSON_CreateNumber(d->ranks[i]));
 	cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
-	for (size_t i = 0; i < d->nev && i < JSON_EVIDENCE_MAX; i++)
+	for (size_t i = 0; i < d->nev && i < evmax; i++)
 		cJSON_AddItemToArray(ev, evidence_json(&b->ev.v[d->ev[i]]));
 	cJSON_AddNumberToObject(o, "evidence_total", (double)d->ev_total);
 	cJSON *verify = cJSON_AddObjectToObject(o, "verify");
@@ -121,8 +122,9 @@ void report_json_fix_utf8(cJSON *it)
 	}
 }
 
-cJSON *report_bundle_json(const struct bundle *b)
+cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max)
 {
+	size_t evmax = evidence_max ? evidence_max : REPORT_EVIDENCE_MAX;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "name", b->name);
 	cJSON_AddStringToObject(o, "verdict", verdict_name(b->verdict));
@@ -149,6 +151,7 @@ cJSON *report_bundle_json(const struct bundle *b)
 		char tmp[96];
 		snprintf(tmp, sizeof tmp, "%zu more warnings not shown", b->warnings.dropped);
 		cJSON_AddItemToArray(w, cJSON_CreateString(tmp));
+		cJSON_AddNumberToObject(o, "warnings_dropped", (double)b->warnings.dropped);
 	}
 	cJSON_AddItemToObject(o, "facts", cJSON_Duplicate(b->facts, 1));
 	cJSON_AddItemToObject(o, "ranks", ranks_to_json(b->ranks));
@@ -156,7 +159,7 @@ cJSON *report_bundle_json(const struct bundle *b)
 	cJSON_AddItemToObject(o, "next_steps", next_steps_json(b));            /* ranks */
 	cJSON *diags = cJSON_AddArrayToObject(o, "diagnoses");
 	for (size_t i = 0; i < b->ndiags; i++)
-		cJSON_AddItemToArray(diags, diagnosis_json(b, &b->diags[i]));
+		cJSON_AddItemToArray(diags, diagnosis_json(b, &b->diags[i], evmax));
 	cJSON *fl = cJSON_AddArrayToObject(o, "unexplained");
 	for (size_t i = 0; i < b->nfailures; i++) {
 		cJSON *f = cJSON_CreateObject();
@@ -188,11 +191,58 @@ cJSON *report_header_json(const struct sigdb *db)
 	return root;
 }
 
-cJSON *report_json(struct bundle *const *bundles, size_t n, const struct sigdb *db)
+cJSON *report_json(struct bundle *const *bundles, size_t n, const struct sigdb *db, size_t evidence_max)
 {
 	cJSON *root = report_header_json(db);
 	cJSON *arr = cJSON_AddArrayToObject(root, "bundles");
 	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(arr, report_bundle_json(bundles[i]));
+		cJSON_AddItemToArray(arr, report_bundle_json(bundles[i], evidence_max));
 	return root;
+}
+
+void report_warnings(const cJSON *bundle, size_t *n, size_t *dropped)
+{
+	double d = 0;
+	json_num(bundle, "warnings_dropped", &d);
+	*dropped = d > 0 ? (size_t)d : 0;
+	size_t all = (size_t)json_size(json_get(bundle, "warnings"));
+	*n = *dropped && all ? all - 1 : all; /* the last says how many more */
+}
+
+/* ---- the proposal of every format ---- */
+
+/* word, in single quotes when a POSIX shell would need them */
+static void shell_word(struct buf *b, const char *word)
+{
+	int plain = *word != 0;
+	for (const char *p = word; *p && plain; p++)
+		plain = isalnum((unsigned char)*p) || strchr("_.,:/=^+@%-", *p);
+	if (plain) {
+		buf_adds(b, word);
+		return;
+	}
+	buf_addc(b, '\'');
+	for (const char *p = word; *p; p++) {
+		if (*p == '\'')
+			buf_adds(b, "'\\''");
+		else
+			buf_addc(b, *p);
+	}
+	buf_addc(b, '\'');
+}
+
+char *verify_env_arg(const char *key, const char *value)
+{
+	struct buf b;
+	buf_init(&b);
+	if (!value || !*value) {
+		buf_adds(&b, " --unset ");
+		shell_word(&b, key);
+	} else {
+		char *kv = xasprintf("%s=%s", key, value);
+		buf_adds(&b, " --env ");
+		shell_word(&b, kv);
+		free(kv);
+	}
+	return buf_steal(&b);
 }

@@ -11,18 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "util.h"
-
-static const cJSON *jget(const cJSON *o, const char *k)
-{
-	return o ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
-}
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = jget(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 /* XML 1.0 text or attribute value: escape markup, drop what XML forbids
  * (controls other than tab/newline/CR), newlines as &#10; in attributes. */
@@ -54,7 +44,7 @@ static void xesc(FILE *f, const char *s, int attr)
 
 static int is_error(const cJSON *d)
 {
-	const char *s = jstr(d, "severity");
+	const char *s = json_str(d, "severity");
 	return s && !strcmp(s, "error");
 }
 
@@ -75,17 +65,17 @@ static void evidence_text(FILE *f, const cJSON *d, const char *bundle)
 {
 	const cJSON *e;
 	int i = 0;
-	cJSON_ArrayForEach(e, jget(d, "evidence")) {
+	cJSON_ArrayForEach(e, json_get(d, "evidence")) {
 		if (i++ == 10)
 			break;
-		const cJSON *ln = jget(e, "line");
-		char *loc = report_artifact_path(bundle, jstr(e, "path"));
+		const cJSON *ln = json_get(e, "line");
+		char *loc = report_artifact_path(bundle, json_str(e, "path"));
 		xesc(f, loc, 0);
 		free(loc);
 		if (cJSON_IsNumber(ln))
 			fprintf(f, ":%.0f", ln->valuedouble);
 		fputs(": ", f);
-		xesc(f, jstr(e, "text"), 0);
+		xesc(f, json_str(e, "text"), 0);
 		fputc('\n', f);
 	}
 }
@@ -93,35 +83,35 @@ static void evidence_text(FILE *f, const cJSON *d, const char *bundle)
 static void testcase(FILE *f, const cJSON *d, const char *bundle, int fail)
 {
 	fputs("    <testcase name=\"", f);
-	xesc(f, jstr(d, "id"), 1);
+	xesc(f, json_str(d, "id"), 1);
 	fputs(": ", f);
-	xesc(f, jstr(d, "title"), 1);
+	xesc(f, json_str(d, "title"), 1);
 	fputc('"', f);
 	classname(f, bundle);
 	fputs(" time=\"0\">\n", f);
-	const char *echo = jstr(d, "echo_of");
+	const char *echo = json_str(d, "echo_of");
 	if (fail) {
 		fputs("      <failure type=\"", f);
-		xesc(f, jstr(d, "category"), 1);
+		xesc(f, json_str(d, "category"), 1);
 		fputs("\" message=\"", f);
 		if (echo) {
 			fputs("(consequence of ", f);
 			xesc(f, echo, 1);
 			fputs(") ", f);
 		}
-		xesc(f, jstr(d, "title"), 1);
+		xesc(f, json_str(d, "title"), 1);
 		fputs("\">", f);
 	} else {
 		fputs("      <system-out>", f);
 		fputs("[", f);
-		xesc(f, jstr(d, "severity"), 0);
+		xesc(f, json_str(d, "severity"), 0);
 		fputs("] ", f);
-		xesc(f, jstr(d, "title"), 0);
+		xesc(f, json_str(d, "title"), 0);
 		fputc('\n', f);
 	}
-	xesc(f, jstr(d, "explanation"), 0);
+	xesc(f, json_str(d, "explanation"), 0);
 	fputc('\n', f);
-	const cJSON *fix = jget(d, "fix"), *x;
+	const cJSON *fix = json_get(d, "fix"), *x;
 	if (cJSON_GetArraySize(fix) > 0) {
 		fputs("\nFix:\n", f);
 		cJSON_ArrayForEach(x, fix) {
@@ -130,7 +120,7 @@ static void testcase(FILE *f, const cJSON *d, const char *bundle, int fail)
 			fputc('\n', f);
 		}
 	}
-	if (cJSON_GetArraySize(jget(d, "evidence")) > 0) {
+	if (cJSON_GetArraySize(json_get(d, "evidence")) > 0) {
 		fputs("\nEvidence:\n", f);
 		evidence_text(f, d, bundle);
 	}
@@ -140,15 +130,15 @@ static void testcase(FILE *f, const cJSON *d, const char *bundle, int fail)
 
 void report_junit(FILE *f, const cJSON *doc)
 {
-	const cJSON *bundles = jget(doc, "bundles"), *b, *d;
+	const cJSON *bundles = json_get(doc, "bundles"), *b, *d;
 	int tests = 0, failures = 0;
 	cJSON_ArrayForEach(b, bundles) {
 		int t = 0;
-		cJSON_ArrayForEach(d, jget(b, "diagnoses")) {
+		cJSON_ArrayForEach(d, json_get(b, "diagnoses")) {
 			t++;
 			failures += is_error(d);
 		}
-		const char *v = jstr(b, "verdict");
+		const char *v = json_str(b, "verdict");
 		if (v && !strcmp(v, "unknown_failure")) {
 			t++;
 			failures++;
@@ -158,9 +148,9 @@ void report_junit(FILE *f, const cJSON *doc)
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
 	fprintf(f, "<testsuites name=\"nccl-triage\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"0\">\n", tests, failures);
 	cJSON_ArrayForEach(b, bundles) {
-		const char *name = jstr(b, "name"), *v = jstr(b, "verdict");
+		const char *name = json_str(b, "name"), *v = json_str(b, "verdict");
 		int t = 0, fl = 0;
-		cJSON_ArrayForEach(d, jget(b, "diagnoses")) {
+		cJSON_ArrayForEach(d, json_get(b, "diagnoses")) {
 			t++;
 			fl += is_error(d);
 		}
@@ -173,19 +163,19 @@ void report_junit(FILE *f, const cJSON *doc)
 		fputs("    <properties>\n      <property name=\"verdict\" value=\"", f);
 		xesc(f, v, 1);
 		fputs("\"/>\n", f);
-		const cJSON *tool = jget(doc, "tool"), *db = jget(doc, "db");
-		if (jstr(tool, "version")) {
+		const cJSON *tool = json_get(doc, "tool"), *db = json_get(doc, "db");
+		if (json_str(tool, "version")) {
 			fputs("      <property name=\"nccl-triage.version\" value=\"", f);
-			xesc(f, jstr(tool, "version"), 1);
+			xesc(f, json_str(tool, "version"), 1);
 			fputs("\"/>\n", f);
 		}
-		if (jstr(db, "version")) {
+		if (json_str(db, "version")) {
 			fputs("      <property name=\"nccl-triage.db\" value=\"", f);
-			xesc(f, jstr(db, "version"), 1);
+			xesc(f, json_str(db, "version"), 1);
 			fputs("\"/>\n", f);
 		}
 		fputs("    </properties>\n", f);
-		cJSON_ArrayForEach(d, jget(b, "diagnoses"))
+		cJSON_ArrayForEach(d, json_get(b, "diagnoses"))
 			testcase(f, d, name, is_error(d));
 		if (unknown) {
 			fputs("    <testcase name=\"unknown_failure: the job failed and no signature explains it\"", f);
@@ -195,19 +185,19 @@ void report_junit(FILE *f, const cJSON *doc)
 			      f);
 			const cJSON *u;
 			int i = 0;
-			cJSON_ArrayForEach(u, jget(b, "unexplained")) {
+			cJSON_ArrayForEach(u, json_get(b, "unexplained")) {
 				if (i++ == 20)
 					break;
-				char *loc = report_artifact_path(name, jstr(u, "path"));
+				char *loc = report_artifact_path(name, json_str(u, "path"));
 				xesc(f, loc, 0);
 				free(loc);
-				const cJSON *ln = jget(u, "line");
+				const cJSON *ln = json_get(u, "line");
 				if (cJSON_IsNumber(ln))
 					fprintf(f, ":%.0f", ln->valuedouble);
 				fputs(": [", f);
-				xesc(f, jstr(u, "kind"), 0);
+				xesc(f, json_str(u, "kind"), 0);
 				fputs("] ", f);
-				xesc(f, jstr(u, "text"), 0);
+				xesc(f, json_str(u, "text"), 0);
 				fputc('\n', f);
 			}
 			fputs("</failure>\n    </testcase>\n", f);
@@ -223,7 +213,7 @@ void report_junit(FILE *f, const cJSON *doc)
 			     0);
 			fputs("</system-out>\n    </testcase>\n", f);
 		}
-		const cJSON *w = jget(b, "warnings"), *x;
+		const cJSON *w = json_get(b, "warnings"), *x;
 		if (cJSON_GetArraySize(w) > 0) {
 			fputs("    <system-err>", f);
 			cJSON_ArrayForEach(x, w) {

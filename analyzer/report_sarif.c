@@ -10,18 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "util.h"
-
-static const cJSON *jget(const cJSON *o, const char *k)
-{
-	return o ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
-}
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = jget(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 char *report_artifact_path(const char *bundle, const char *path)
 {
@@ -75,20 +65,20 @@ static cJSON *location(const char *bundle, const cJSON *e, int id)
 		cJSON_AddNumberToObject(loc, "id", id);
 	cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
 	cJSON *art = cJSON_AddObjectToObject(phys, "artifactLocation");
-	char *p = report_artifact_path(bundle, jstr(e, "path"));
+	char *p = report_artifact_path(bundle, json_str(e, "path"));
 	char *u = uri_encode(p);
 	cJSON_AddStringToObject(art, "uri", u);
 	free(u);
 	free(p);
-	const cJSON *ln = jget(e, "line");
+	const cJSON *ln = json_get(e, "line");
 	if (cJSON_IsNumber(ln) && ln->valuedouble >= 1) {
 		cJSON *reg = cJSON_AddObjectToObject(phys, "region");
 		cJSON_AddNumberToObject(reg, "startLine", ln->valuedouble);
-		if (jstr(e, "text"))
-			cJSON_AddItemToObject(reg, "snippet", text_obj(jstr(e, "text")));
+		if (json_str(e, "text"))
+			cJSON_AddItemToObject(reg, "snippet", text_obj(json_str(e, "text")));
 	}
-	if (jstr(e, "text") && id >= 0)
-		cJSON_AddItemToObject(loc, "message", text_obj(jstr(e, "text")));
+	if (json_str(e, "text") && id >= 0)
+		cJSON_AddItemToObject(loc, "message", text_obj(json_str(e, "text")));
 	return loc;
 }
 
@@ -97,7 +87,7 @@ static int rule_index(cJSON *rules, const char *id)
 	int i = 0;
 	const cJSON *r;
 	cJSON_ArrayForEach(r, rules) {
-		if (jstr(r, "id") && !strcmp(jstr(r, "id"), id))
+		if (json_str(r, "id") && !strcmp(json_str(r, "id"), id))
 			return i;
 		i++;
 	}
@@ -106,44 +96,45 @@ static int rule_index(cJSON *rules, const char *id)
 
 static int add_rule(cJSON *rules, const cJSON *d)
 {
-	const char *id = jstr(d, "id");
+	const char *id = json_str(d, "id");
 	int i = rule_index(rules, id);
 	if (i >= 0)
 		return i;
 	cJSON *r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "id", id);
-	cJSON_AddItemToObject(r, "shortDescription", text_obj(jstr(d, "title")));
-	cJSON_AddItemToObject(r, "fullDescription", text_obj(jstr(d, "explanation")));
+	cJSON_AddItemToObject(r, "shortDescription", text_obj(json_str(d, "title")));
+	cJSON_AddItemToObject(r, "fullDescription", text_obj(json_str(d, "explanation")));
 	struct buf h;
 	buf_init(&h);
 	const cJSON *x;
-	cJSON_ArrayForEach(x, jget(d, "fix"))
+	cJSON_ArrayForEach(x, json_get(d, "fix"))
 		if (cJSON_IsString(x))
 			buf_printf(&h, "%s- %s", h.len ? "\n" : "", x->valuestring);
 	if (h.len)
 		cJSON_AddItemToObject(r, "help", text_obj(h.data));
 	buf_free(&h);
-	const cJSON *refs = jget(d, "references");
+	const cJSON *refs = json_get(d, "references");
 	cJSON_ArrayForEach(x, refs)
 		if (cJSON_IsString(x) && (str_starts(x->valuestring, "https://") || str_starts(x->valuestring, "http://"))) {
 			cJSON_AddStringToObject(r, "helpUri", x->valuestring);
 			break;
 		}
 	cJSON *cfg = cJSON_AddObjectToObject(r, "defaultConfiguration");
-	cJSON_AddStringToObject(cfg, "level", level_of(jstr(d, "severity")));
+	cJSON_AddStringToObject(cfg, "level", level_of(json_str(d, "severity")));
 	cJSON *props = cJSON_AddObjectToObject(r, "properties");
 	cJSON *tags = cJSON_AddArrayToObject(props, "tags");
-	if (jstr(d, "category"))
-		cJSON_AddItemToArray(tags, cJSON_CreateString(jstr(d, "category")));
+	if (json_str(d, "category"))
+		cJSON_AddItemToArray(tags, cJSON_CreateString(json_str(d, "category")));
 	cJSON_AddItemToArray(tags, cJSON_CreateString("nccl"));
 	cJSON_AddItemToArray(rules, r);
 	return cJSON_GetArraySize(rules) - 1;
 }
 
-void report_sarif(FILE *f, const cJSON *doc)
+/* The run's head: the tool, its rules array (filled as results come),
+ * the invocation; returns the run, *rules and *results its arrays. */
+static cJSON *sarif_run(cJSON *root, const cJSON *doc, cJSON **rules, cJSON **results)
 {
-	const cJSON *tool = jget(doc, "tool"), *db = jget(doc, "db");
-	cJSON *root = cJSON_CreateObject();
+	const cJSON *tool = json_get(doc, "tool"), *db = json_get(doc, "db");
 	cJSON_AddStringToObject(root, "$schema", "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json");
 	cJSON_AddStringToObject(root, "version", "2.1.0");
 	cJSON *runs = cJSON_AddArrayToObject(root, "runs");
@@ -151,124 +142,136 @@ void report_sarif(FILE *f, const cJSON *doc)
 	cJSON_AddItemToArray(runs, run);
 	cJSON *drv = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "tool"), "driver");
 	cJSON_AddStringToObject(drv, "name", "nccl-triage");
-	if (jstr(tool, "version"))
-		cJSON_AddStringToObject(drv, "version", jstr(tool, "version"));
-	cJSON *rules = cJSON_AddArrayToObject(drv, "rules");
-	if (jstr(db, "version")) {
+	if (json_str(tool, "version"))
+		cJSON_AddStringToObject(drv, "version", json_str(tool, "version"));
+	*rules = cJSON_AddArrayToObject(drv, "rules");
+	if (json_str(db, "version")) {
 		cJSON *props = cJSON_AddObjectToObject(drv, "properties");
-		cJSON_AddStringToObject(props, "signatureDatabase", jstr(db, "version"));
+		cJSON_AddStringToObject(props, "signatureDatabase", json_str(db, "version"));
 	}
 	cJSON *inv = cJSON_CreateObject();
 	cJSON_AddBoolToObject(inv, "executionSuccessful", 1);
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(run, "invocations"), inv);
-	cJSON *results = cJSON_AddArrayToObject(run, "results");
+	*results = cJSON_AddArrayToObject(run, "results");
+	return run;
+}
+
+/* "locations" (the first item of arr, or the bundle itself) and
+ * "relatedLocations" (the next 19) of a result. */
+static void sarif_locations(cJSON *res, const char *name, const cJSON *arr, int point_at_bundle)
+{
+	cJSON *locs = cJSON_AddArrayToObject(res, "locations");
+	const cJSON *e0 = cJSON_GetArrayItem(arr, 0), *e;
+	if (e0) {
+		cJSON_AddItemToArray(locs, location(name, e0, -1));
+	} else if (point_at_bundle) {
+		/* no line: point at the bundle itself */
+		cJSON *dummy = cJSON_CreateObject();
+		cJSON_AddStringToObject(dummy, "path", "");
+		cJSON_AddItemToArray(locs, location(name, dummy, -1));
+		cJSON_Delete(dummy);
+	}
+	if (!e0 || (point_at_bundle && cJSON_GetArraySize(arr) <= 1))
+		return;
+	cJSON *rel = cJSON_AddArrayToObject(res, "relatedLocations");
+	int i = 0;
+	cJSON_ArrayForEach(e, arr) {
+		if (i++ == 0)
+			continue;
+		if (i > 20)
+			break;
+		cJSON_AddItemToArray(rel, location(name, e, i - 1));
+	}
+	if (!cJSON_GetArraySize(rel))
+		cJSON_DeleteItemFromObjectCaseSensitive(res, "relatedLocations");
+}
+
+/* One result per diagnosis. */
+static cJSON *sarif_diagnosis(cJSON *rules, const cJSON *b, const cJSON *d)
+{
+	const char *name = json_str(b, "name");
+	int ri = add_rule(rules, d);
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "ruleId", json_str(d, "id"));
+	cJSON_AddNumberToObject(res, "ruleIndex", ri);
+	cJSON_AddStringToObject(res, "level", level_of(json_str(d, "severity")));
+	struct buf m;
+	buf_init(&m);
+	if (json_str(d, "echo_of"))
+		buf_printf(&m, "(consequence of %s) ", json_str(d, "echo_of"));
+	buf_adds(&m, json_str(d, "title") ? json_str(d, "title") : "");
+	const cJSON *fix0 = cJSON_GetArrayItem(json_get(d, "fix"), 0);
+	if (cJSON_IsString(fix0))
+		buf_printf(&m, ". Fix: %s", fix0->valuestring);
+	cJSON_AddItemToObject(res, "message", text_obj(m.data));
+	buf_free(&m);
+	sarif_locations(res, name, json_get(d, "evidence"), 1);
+	cJSON *fp = cJSON_AddObjectToObject(res, "partialFingerprints");
+	char *k = xasprintf("%s/%s", name ? name : "", json_str(d, "id") ? json_str(d, "id") : "");
+	cJSON_AddStringToObject(fp, "nccl-triage/bundle-diagnosis/v1", k);
+	free(k);
+	cJSON *props = cJSON_AddObjectToObject(res, "properties");
+	cJSON_AddStringToObject(props, "bundle", name ? name : "");
+	cJSON_AddStringToObject(props, "verdict", json_str(b, "verdict") ? json_str(b, "verdict") : "");
+	if (json_str(d, "category"))
+		cJSON_AddStringToObject(props, "category", json_str(d, "category"));
+	if (json_str(d, "role"))
+		cJSON_AddStringToObject(props, "role", json_str(d, "role"));
+	if (json_str(d, "echo_of"))
+		cJSON_AddStringToObject(props, "echoOf", json_str(d, "echo_of"));
+	const cJSON *conf = json_get(d, "confidence");
+	if (cJSON_IsNumber(conf))
+		cJSON_AddNumberToObject(props, "confidence", conf->valuedouble);
+	if (json_get(d, "ranks"))
+		cJSON_AddItemToObject(props, "ranks", cJSON_Duplicate(json_get(d, "ranks"), 1));
+	if (json_get(d, "fix"))
+		cJSON_AddItemToObject(props, "fix", cJSON_Duplicate(json_get(d, "fix"), 1));
+	return res;
+}
+
+/* A bundle whose failure no diagnosis explains: one result for it. */
+static cJSON *sarif_unknown_failure(cJSON *rules, const cJSON *b)
+{
+	const char *name = json_str(b, "name");
+	int ri = rule_index(rules, "nccl-triage.unknown_failure");
+	if (ri < 0) {
+		cJSON *r = cJSON_CreateObject();
+		cJSON_AddStringToObject(r, "id", "nccl-triage.unknown_failure");
+		cJSON_AddItemToObject(r, "shortDescription", text_obj("The job failed and no known cause matched"));
+		cJSON_AddItemToObject(r, "fullDescription",
+		                      text_obj("Failure evidence (a traceback, an NCCL warning, a non-zero exit) "
+		                               "was found that no signature of the database explains."));
+		cJSON *cfg = cJSON_AddObjectToObject(r, "defaultConfiguration");
+		cJSON_AddStringToObject(cfg, "level", "error");
+		cJSON_AddItemToArray(rules, r);
+		ri = cJSON_GetArraySize(rules) - 1;
+	}
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "ruleId", "nccl-triage.unknown_failure");
+	cJSON_AddNumberToObject(res, "ruleIndex", ri);
+	cJSON_AddStringToObject(res, "level", "error");
+	const cJSON *u = json_get(b, "unexplained"), *u0 = cJSON_GetArrayItem(u, 0);
+	char *msg = xasprintf("The job failed and no known cause matched: %s", u0 && json_str(u0, "text") ? json_str(u0, "text") : "");
+	cJSON_AddItemToObject(res, "message", text_obj(msg));
+	free(msg);
+	sarif_locations(res, name, u, 0);
+	cJSON *props = cJSON_AddObjectToObject(res, "properties");
+	cJSON_AddStringToObject(props, "bundle", name ? name : "");
+	cJSON_AddStringToObject(props, "verdict", json_str(b, "verdict"));
+	return res;
+}
+
+void report_sarif(FILE *f, const cJSON *doc)
+{
+	cJSON *root = cJSON_CreateObject(), *rules, *results;
+	sarif_run(root, doc, &rules, &results);
 	const cJSON *b, *d;
-	cJSON_ArrayForEach(b, jget(doc, "bundles")) {
-		const char *name = jstr(b, "name");
-		cJSON_ArrayForEach(d, jget(b, "diagnoses")) {
-			int ri = add_rule(rules, d);
-			cJSON *res = cJSON_CreateObject();
-			cJSON_AddStringToObject(res, "ruleId", jstr(d, "id"));
-			cJSON_AddNumberToObject(res, "ruleIndex", ri);
-			cJSON_AddStringToObject(res, "level", level_of(jstr(d, "severity")));
-			struct buf m;
-			buf_init(&m);
-			if (jstr(d, "echo_of"))
-				buf_printf(&m, "(consequence of %s) ", jstr(d, "echo_of"));
-			buf_adds(&m, jstr(d, "title") ? jstr(d, "title") : "");
-			const cJSON *fix0 = cJSON_GetArrayItem(jget(d, "fix"), 0);
-			if (cJSON_IsString(fix0))
-				buf_printf(&m, ". Fix: %s", fix0->valuestring);
-			cJSON_AddItemToObject(res, "message", text_obj(m.data));
-			buf_free(&m);
-			const cJSON *ev = jget(d, "evidence"), *e;
-			cJSON *locs = cJSON_AddArrayToObject(res, "locations");
-			const cJSON *e0 = cJSON_GetArrayItem(ev, 0);
-			if (e0) {
-				cJSON_AddItemToArray(locs, location(name, e0, -1));
-			} else {
-				/* no line: point at the bundle itself */
-				cJSON *dummy = cJSON_CreateObject();
-				cJSON_AddStringToObject(dummy, "path", "");
-				cJSON_AddItemToArray(locs, location(name, dummy, -1));
-				cJSON_Delete(dummy);
-			}
-			if (cJSON_GetArraySize(ev) > 1) {
-				cJSON *rel = cJSON_AddArrayToObject(res, "relatedLocations");
-				int i = 0;
-				cJSON_ArrayForEach(e, ev) {
-					if (i++ == 0)
-						continue;
-					if (i > 20)
-						break;
-					cJSON_AddItemToArray(rel, location(name, e, i - 1));
-				}
-			}
-			cJSON *fp = cJSON_AddObjectToObject(res, "partialFingerprints");
-			char *k = xasprintf("%s/%s", name ? name : "", jstr(d, "id") ? jstr(d, "id") : "");
-			cJSON_AddStringToObject(fp, "nccl-triage/bundle-diagnosis/v1", k);
-			free(k);
-			cJSON *props = cJSON_AddObjectToObject(res, "properties");
-			cJSON_AddStringToObject(props, "bundle", name ? name : "");
-			cJSON_AddStringToObject(props, "verdict", jstr(b, "verdict") ? jstr(b, "verdict") : "");
-			if (jstr(d, "category"))
-				cJSON_AddStringToObject(props, "category", jstr(d, "category"));
-			if (jstr(d, "role"))
-				cJSON_AddStringToObject(props, "role", jstr(d, "role"));
-			if (jstr(d, "echo_of"))
-				cJSON_AddStringToObject(props, "echoOf", jstr(d, "echo_of"));
-			const cJSON *conf = jget(d, "confidence");
-			if (cJSON_IsNumber(conf))
-				cJSON_AddNumberToObject(props, "confidence", conf->valuedouble);
-			if (jget(d, "ranks"))
-				cJSON_AddItemToObject(props, "ranks", cJSON_Duplicate(jget(d, "ranks"), 1));
-			if (jget(d, "fix"))
-				cJSON_AddItemToObject(props, "fix", cJSON_Duplicate(jget(d, "fix"), 1));
-			cJSON_AddItemToArray(results, res);
-		}
-		const char *v = jstr(b, "verdict");
-		if (v && !strcmp(v, "unknown_failure")) {
-			int ri = rule_index(rules, "nccl-triage.unknown_failure");
-			if (ri < 0) {
-				cJSON *r = cJSON_CreateObject();
-				cJSON_AddStringToObject(r, "id", "nccl-triage.unknown_failure");
-				cJSON_AddItemToObject(r, "shortDescription", text_obj("The job failed and no known cause matched"));
-				cJSON_AddItemToObject(r, "fullDescription",
-				                      text_obj("Failure evidence (a traceback, an NCCL warning, a non-zero exit) "
-				                               "was found that no signature of the database explains."));
-				cJSON *cfg = cJSON_AddObjectToObject(r, "defaultConfiguration");
-				cJSON_AddStringToObject(cfg, "level", "error");
-				cJSON_AddItemToArray(rules, r);
-				ri = cJSON_GetArraySize(rules) - 1;
-			}
-			cJSON *res = cJSON_CreateObject();
-			cJSON_AddStringToObject(res, "ruleId", "nccl-triage.unknown_failure");
-			cJSON_AddNumberToObject(res, "ruleIndex", ri);
-			cJSON_AddStringToObject(res, "level", "error");
-			const cJSON *u = jget(b, "unexplained"), *u0 = cJSON_GetArrayItem(u, 0), *x;
-			char *msg = xasprintf("The job failed and no known cause matched: %s", u0 && jstr(u0, "text") ? jstr(u0, "text") : "");
-			cJSON_AddItemToObject(res, "message", text_obj(msg));
-			free(msg);
-			cJSON *locs = cJSON_AddArrayToObject(res, "locations");
-			if (u0) {
-				cJSON_AddItemToArray(locs, location(name, u0, -1));
-				cJSON *rel = cJSON_AddArrayToObject(res, "relatedLocations");
-				int i = 0;
-				cJSON_ArrayForEach(x, u) {
-					if (i++ == 0)
-						continue;
-					if (i > 20)
-						break;
-					cJSON_AddItemToArray(rel, location(name, x, i - 1));
-				}
-				if (!cJSON_GetArraySize(rel))
-					cJSON_DeleteItemFromObjectCaseSensitive(res, "relatedLocations");
-			}
-			cJSON *props = cJSON_AddObjectToObject(res, "properties");
-			cJSON_AddStringToObject(props, "bundle", name ? name : "");
-			cJSON_AddStringToObject(props, "verdict", v);
-			cJSON_AddItemToArray(results, res);
-		}
+	cJSON_ArrayForEach(b, json_get(doc, "bundles")) {
+		cJSON_ArrayForEach(d, json_get(b, "diagnoses"))
+			cJSON_AddItemToArray(results, sarif_diagnosis(rules, b, d));
+		const char *v = json_str(b, "verdict");
+		if (v && !strcmp(v, "unknown_failure"))
+			cJSON_AddItemToArray(results, sarif_unknown_failure(rules, b));
 	}
 	char *s = cJSON_Print(root);
 	fputs(s, f);

@@ -1,16 +1,15 @@
 /* report_text.c - the terminal report: verdict first, then each diagnosis
- * with its evidence and fix.  Colour only when o->color is set (the CLI
+ * with its evidence and fix, rendered from the report document (report.h)
+ * like every format.  Colour only when o->color is set (the CLI
  * decides: a terminal, NO_COLOR unset, or --color=always). */
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-#include "bundle.h"
-#include "correlate.h"
+#include "json.h"
 #include "nextsteps.h" /* ranks */
 #include "ranktable.h" /* ranks */
-#include "sigdb.h"
-#include "verify.h" /* verify_env_arg */
 
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
@@ -25,19 +24,33 @@ static const char *col(const struct report_opts *o, const char *c)
 	return o->color ? c : "";
 }
 
-static const char *verdict_colour(enum verdict v)
+static const char *verdict_colour(const char *v)
 {
-	switch (v) {
-	case VERDICT_DIAGNOSED: return C_RED;
-	case VERDICT_UNKNOWN_FAILURE: return C_YELLOW;
-	case VERDICT_HEALTHY: return C_GREEN;
-	default: return C_DIM;
-	}
+	if (!strcmp(v, "diagnosed"))
+		return C_RED;
+	if (!strcmp(v, "unknown_failure"))
+		return C_YELLOW;
+	if (!strcmp(v, "healthy"))
+		return C_GREEN;
+	return C_DIM;
 }
 
-static const char *sev_colour(enum severity s)
+static const char *sev_colour(const char *s)
 {
-	return s == SEV_ERROR ? C_RED : s == SEV_WARNING ? C_YELLOW : C_CYAN;
+	return !strcmp(s, "error") ? C_RED : !strcmp(s, "warning") ? C_YELLOW : C_CYAN;
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+	const char *s = json_str(o, k);
+	return s ? s : "";
+}
+
+static double number(const cJSON *o, const char *k)
+{
+	double v = 0;
+	json_num(o, k, &v);
+	return v;
 }
 
 /* Log lines can be very long (PyTorch OOM messages are 600 bytes): keep the
@@ -57,117 +70,172 @@ static void print_clipped(FILE *out, const char *s)
 	fprintf(out, "%.*s…\n", (int)cut, s);
 }
 
-static void print_ranks(FILE *out, const struct diagnosis *d)
+static void print_ranks(FILE *out, const cJSON *d)
 {
-	if (!d->nranks)
+	const cJSON *ranks = json_get(d, "ranks"), *r;
+	int n = json_size(ranks), i = 0;
+	if (!n)
 		return;
-	fprintf(out, d->nranks == 1 ? ", rank " : ", ranks ");
-	for (size_t i = 0; i < d->nranks; i++)
-		fprintf(out, "%s%d", i ? "," : "", d->ranks[i]);
+	fprintf(out, n == 1 ? ", rank " : ", ranks ");
+	cJSON_ArrayForEach(r, ranks)
+		fprintf(out, "%s%d", i++ ? "," : "", (int)r->valuedouble);
 }
 
-void report_text(FILE *out, const struct bundle *b, const struct report_opts *o)
+static void text_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev, const struct report_opts *o)
 {
-	int maxev = o->max_evidence > 0 ? o->max_evidence : 3;
-	fprintf(out, "%s%s%s: %s%s%s\n", col(o, C_BOLD), b->name, col(o, C_RESET),
-	        col(o, verdict_colour(b->verdict)), verdict_name(b->verdict), col(o, C_RESET));
-	fprintf(out, "%s  %zu document%s:", col(o, C_DIM), b->ndocs, b->ndocs == 1 ? "" : "s");
-	for (size_t i = 0; i < b->ndocs && i < 8; i++)
-		fprintf(out, "%s %s (%s)", i ? "," : "", b->docs[i].path, doc_kind_name(b->docs[i].kind));
-	if (b->ndocs > 8)
-		fprintf(out, ", ... %zu more", b->ndocs - 8);
-	fprintf(out, "%s\n", col(o, C_RESET));
-
-	if (b->ndiags == 0 && b->verdict == VERDICT_HEALTHY)
-		fprintf(out, "\n  No failure found: NCCL initialised and nothing in the evidence points to a problem.\n");
-	if (b->ndiags == 0 && b->verdict == VERDICT_NO_EVIDENCE)
-		fprintf(out, "\n  Nothing recognisable: no NCCL or PyTorch output and no system report in these inputs.\n");
-
-	size_t shown = 0;
-	for (size_t i = 0; i < b->ndiags; i++) {
-		const struct diagnosis *d = &b->diags[i];
-		if (d->def->severity == SEV_INFO)
-			continue; /* listed compactly below */
-		shown++;
-		fprintf(out, "\n%s%zu. [%s%s%s%s] %s%s — %s\n", col(o, C_BOLD), shown,
-		        col(o, sev_colour(d->def->severity)), severity_name(d->def->severity),
-		        col(o, C_RESET), col(o, C_BOLD), d->def->category, col(o, C_RESET), d->title);
-		fprintf(out, "   %s%s", col(o, C_DIM), role_name(d->role));
-		if (d->echo_of)
-			fprintf(out, " of %s", d->echo_of);
-		if (d->supports)
-			fprintf(out, ", supports %s", d->supports);
-		fprintf(out, ", confidence %.2f", d->confidence);
-		print_ranks(out, d);
-		fprintf(out, ", id %s%s\n", d->def->id, col(o, C_RESET));
-		fprintf(out, "   %s\n", d->explanation);
-		if (d->nev) {
-			fprintf(out, "   Evidence:\n");
-			for (size_t k = 0; k < d->nev && (int)k < maxev; k++) {
-				const struct evidence *e = &b->ev.v[d->ev[k]];
-				if (e->line)
-					fprintf(out, "     %s%s:%llu%s  ", col(o, C_CYAN), e->path,
-					        (unsigned long long)e->line, col(o, C_RESET));
-				else
-					fprintf(out, "     %s%s%s  ", col(o, C_CYAN), e->path, col(o, C_RESET));
-				print_clipped(out, e->text);
-			}
-			if (d->ev_total > (size_t)maxev)
-				fprintf(out, "     %s(%zu more)%s\n", col(o, C_DIM), d->ev_total - (size_t)maxev,
+	const char *sev = str(d, "severity"), *role = str(d, "role");
+	const cJSON *it;
+	fprintf(out, "\n%s%zu. [%s%s%s%s] %s%s — %s\n", col(o, C_BOLD), shown, col(o, sev_colour(sev)), sev,
+	        col(o, C_RESET), col(o, C_BOLD), str(d, "category"), col(o, C_RESET), str(d, "title"));
+	fprintf(out, "   %s%s", col(o, C_DIM), role);
+	if (json_str(d, "echo_of"))
+		fprintf(out, " of %s", json_str(d, "echo_of"));
+	if (json_str(d, "supports"))
+		fprintf(out, ", supports %s", json_str(d, "supports"));
+	fprintf(out, ", confidence %.2f", number(d, "confidence"));
+	print_ranks(out, d);
+	fprintf(out, ", id %s%s\n", str(d, "id"), col(o, C_RESET));
+	fprintf(out, "   %s\n", str(d, "explanation"));
+	const cJSON *ev = json_get(d, "evidence"), *e;
+	if (json_size(ev)) {
+		fprintf(out, "   Evidence:\n");
+		int k = 0;
+		cJSON_ArrayForEach(e, ev) {
+			if (k++ == maxev)
+				break;
+			double line = number(e, "line");
+			if (line)
+				fprintf(out, "     %s%s:%llu%s  ", col(o, C_CYAN), str(e, "path"), (unsigned long long)line,
 				        col(o, C_RESET));
+			else
+				fprintf(out, "     %s%s%s  ", col(o, C_CYAN), str(e, "path"), col(o, C_RESET));
+			print_clipped(out, str(e, "text"));
 		}
-		if (d->role != ROLE_CASCADE && !d->supports && d->def->fix.n) {
-			fprintf(out, "   Fix:\n");
-			for (size_t k = 0; k < d->def->fix.n; k++) {
-				char *s = render_template(d->def->fix.v[k], b, d);
-				fprintf(out, "     %zu. %s\n", k + 1, s);
-				free(s);
-			}
-		}
-		if (d->role != ROLE_CASCADE && !d->supports && d->def->verify_env && cJSON_GetArraySize(d->def->verify_env) > 0) {
-			fprintf(out, "   Confirm: nccl-triage verify");
-			const cJSON *it;
-			cJSON_ArrayForEach(it, d->def->verify_env) {
-				char *s = render_template(it->valuestring, b, d);
-				char *arg = verify_env_arg(it->string, s);
-				fputs(arg, out);
-				free(arg);
-				free(s);
-			}
-			fprintf(out, "\n");
-		}
+		double total = number(d, "evidence_total");
+		if (total > maxev)
+			fprintf(out, "     %s(%zu more)%s\n", col(o, C_DIM), (size_t)total - (size_t)maxev, col(o, C_RESET));
 	}
+	int acts = strcmp(role, "cascade") && !json_str(d, "supports");
+	const cJSON *fix = json_get(d, "fix"), *env = json_get(json_get(d, "verify"), "env");
+	if (acts && json_size(fix)) {
+		fprintf(out, "   Fix:\n");
+		int k = 0;
+		cJSON_ArrayForEach(it, fix)
+			fprintf(out, "     %d. %s\n", ++k, cJSON_IsString(it) ? it->valuestring : "");
+	}
+	if (acts && json_size(env) > 0) {
+		fprintf(out, "   Confirm: nccl-triage verify");
+		cJSON_ArrayForEach(it, env) {
+			/* null: unset it (verify_env_arg) */
+			char *arg = verify_env_arg(it->string, cJSON_IsString(it) ? it->valuestring : NULL);
+			fputs(arg, out);
+			free(arg);
+		}
+		fprintf(out, "\n");
+	}
+}
+
+/* diagnoses of severity info, one line each */
+static void text_infos(FILE *out, const cJSON *diags, const struct report_opts *o)
+{
+	const cJSON *d;
 	int infos = 0;
-	for (size_t i = 0; i < b->ndiags; i++) {
-		const struct diagnosis *d = &b->diags[i];
-		if (d->def->severity != SEV_INFO)
+	cJSON_ArrayForEach(d, diags) {
+		if (strcmp(str(d, "severity"), "info"))
 			continue;
 		if (!infos++)
 			fprintf(out, "\n%sAlso noted%s (information, not failures):\n", col(o, C_BOLD), col(o, C_RESET));
-		fprintf(out, "   - %s: %s %s(%s", d->def->category, d->title, col(o, C_DIM), d->def->id);
+		fprintf(out, "   - %s: %s %s(%s", str(d, "category"), str(d, "title"), col(o, C_DIM), str(d, "id"));
 		print_ranks(out, d);
 		fprintf(out, ")%s\n", col(o, C_RESET));
 	}
-	rank_table_text(out, b, o->color); /* ranks */
-	if (b->verdict == VERDICT_UNKNOWN_FAILURE && b->nfailures) {
+}
+
+static void text_unexplained(FILE *out, const cJSON *b, const char *verdict, const struct report_opts *o)
+{
+	const cJSON *it;
+	int i;
+	const cJSON *un = json_get(b, "unexplained");
+	if (!strcmp(verdict, "unknown_failure") && json_size(un)) {
 		fprintf(out, "\n%sUnexplained failure evidence%s (no signature matched):\n", col(o, C_BOLD), col(o, C_RESET));
-		for (size_t i = 0; i < b->nfailures && i < 10; i++)
-		{
-			fprintf(out, "     %s%s:%llu%s  [%s] ", col(o, C_CYAN), b->failures[i].path,
-			        (unsigned long long)b->failures[i].line, col(o, C_RESET), b->failures[i].what);
-			print_clipped(out, b->failures[i].text);
+		i = 0;
+		cJSON_ArrayForEach(it, un) {
+			if (i++ == 10)
+				break;
+			fprintf(out, "     %s%s:%llu%s  [%s] ", col(o, C_CYAN), str(it, "path"),
+			        (unsigned long long)number(it, "line"), col(o, C_RESET), str(it, "kind"));
+			print_clipped(out, str(it, "text"));
 		}
-		if (b->failure_count > 10)
-			fprintf(out, "     (%llu more)\n", (unsigned long long)(b->failure_count - 10));
+		double total = number(b, "unexplained_total");
+		if (total > 10)
+			fprintf(out, "     (%llu more)\n", (unsigned long long)total - 10);
 	}
-	next_steps_text(out, b, 0); /* ranks */
-	if (b->warnings.list.n) {
+}
+
+static void text_warnings(FILE *out, const cJSON *b, const struct report_opts *o)
+{
+	const cJSON *it;
+	int i;
+	size_t nw, dropped;
+	report_warnings(b, &nw, &dropped);
+	if (nw) {
 		fprintf(out, "\n%sWarnings%s (input that was skipped or cut):\n", col(o, C_YELLOW), col(o, C_RESET));
-		for (size_t i = 0; i < b->warnings.list.n && i < 20; i++)
-			fprintf(out, "   %s\n", b->warnings.list.v[i]);
-		size_t more = b->warnings.list.n > 20 ? b->warnings.list.n - 20 : 0;
-		more += b->warnings.dropped;
+		i = 0;
+		cJSON_ArrayForEach(it, json_get(b, "warnings")) {
+			if (i++ == 20)
+				break;
+			fprintf(out, "   %s\n", cJSON_IsString(it) ? it->valuestring : "");
+		}
+		size_t more = nw > 20 ? nw - 20 : 0;
+		more += dropped;
 		if (more)
 			fprintf(out, "   (%zu more; see --format json)\n", more);
+	}
+}
+
+static void report_text_bundle(FILE *out, const cJSON *b, const struct report_opts *o)
+{
+	int maxev = o->max_evidence > 0 ? o->max_evidence : 3;
+	const char *verdict = str(b, "verdict");
+	const cJSON *inputs = json_get(b, "inputs"), *diags = json_get(b, "diagnoses"), *it;
+	int ndocs = json_size(inputs), ndiags = json_size(diags);
+	fprintf(out, "%s%s%s: %s%s%s\n", col(o, C_BOLD), str(b, "name"), col(o, C_RESET),
+	        col(o, verdict_colour(verdict)), verdict, col(o, C_RESET));
+	fprintf(out, "%s  %d document%s:", col(o, C_DIM), ndocs, ndocs == 1 ? "" : "s");
+	int i = 0;
+	cJSON_ArrayForEach(it, inputs) {
+		if (i == 8)
+			break;
+		fprintf(out, "%s %s (%s)", i++ ? "," : "", str(it, "path"), str(it, "kind"));
+	}
+	if (ndocs > 8)
+		fprintf(out, ", ... %d more", ndocs - 8);
+	fprintf(out, "%s\n", col(o, C_RESET));
+
+	if (ndiags == 0 && !strcmp(verdict, "healthy"))
+		fprintf(out, "\n  No failure found: NCCL initialised and nothing in the evidence points to a problem.\n");
+	if (ndiags == 0 && !strcmp(verdict, "no_evidence"))
+		fprintf(out, "\n  Nothing recognisable: no NCCL or PyTorch output and no system report in these inputs.\n");
+
+	size_t shown = 0;
+	const cJSON *d;
+	cJSON_ArrayForEach(d, diags)
+		if (strcmp(str(d, "severity"), "info"))
+			text_diagnosis(out, d, ++shown, maxev, o);
+	text_infos(out, diags, o);
+	rank_table_text(out, b, o->color); /* ranks */
+	text_unexplained(out, b, verdict, o);
+	next_steps_text(out, json_get(b, "next_steps"), 0); /* ranks */
+	text_warnings(out, b, o);
+}
+
+void report_text(FILE *out, const cJSON *doc, const struct report_opts *o)
+{
+	const cJSON *b;
+	int i = 0;
+	cJSON_ArrayForEach(b, json_get(doc, "bundles")) {
+		if (i++)
+			fputc('\n', out);
+		report_text_bundle(out, b, o);
 	}
 }

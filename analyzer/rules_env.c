@@ -11,8 +11,11 @@
 #include <cjson/cJSON.h>
 
 #include "envvars.h"
+#include "json.h"
+#include "patids.h"
 #include "rules.h"
 #include "util.h"
+#include "version.h"
 
 static const struct rule_def ENV_RULES[] = {
 	{ "env.unknown_variable", "an NCCL_/TORCH_NCCL_ variable that neither NCCL nor PyTorch reads" },
@@ -22,16 +25,10 @@ static const struct rule_def ENV_RULES[] = {
 	{ "env.forces_unusable_path", "a setting that forces a transport the bundle shows is unavailable" },
 };
 
-static const char *str_item(const cJSON *o, const char *k)
+static uint64_t line_item(const cJSON *o)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static uint64_t num_item(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
+	double v = 0;
+	return json_num(o, "line", &v) && v > 0 ? (uint64_t)v : 0;
 }
 
 /* Highest NCCL version the bundle shows, as 22809; 0 when none. */
@@ -43,9 +40,9 @@ static int bundle_nccl_code(const struct rule_ctx *c)
 	cJSON_ArrayForEach(v, vs) {
 		if (!cJSON_IsString(v))
 			continue;
-		int code = envvar_version_code(v->valuestring);
+		long code = version_code(v->valuestring);
 		if (code > best)
-			best = code;
+			best = (int)code;
 	}
 	return best;
 }
@@ -53,7 +50,7 @@ static int bundle_nccl_code(const struct rule_ctx *c)
 static void emit(struct rule_ctx *c, const char *rule, const char *name, const char *value,
                  const char *meant, const char *note, const cJSON *where)
 {
-	const char *src = str_item(where, "source");
+	const char *src = json_str(where, "source");
 	struct capture caps[5] = {
 		{ (char *)"name", (char *)name },
 		{ (char *)"value", (char *)value },
@@ -63,19 +60,19 @@ static void emit(struct rule_ctx *c, const char *rule, const char *name, const c
 	};
 	char *stmt = xasprintf("%s=%s: %s%s%s", name, value, note && *note ? note : "",
 	                       note && *note ? " " : "", meant && *meant ? meant : "");
-	const char *path = str_item(where, "path");
-	rule_emit(c, rule, path ? path : "", num_item(where, "line"), stmt, caps, 5);
+	const char *path = json_str(where, "path");
+	rule_emit(c, rule, path ? path : "", line_item(where), stmt, caps, 5);
 	free(stmt);
 }
 
 static int has_ib_device(const struct rule_ctx *c)
 {
-	return evlist_has(c->ev, "ib.using_devices");
+	return evlist_has(c->ev, SIG_IB_USING_DEVICES);
 }
 
 static int ib_absent(const struct rule_ctx *c)
 {
-	return (evlist_has(c->ev, "ib.no_device") || evlist_has(c->ev, "ib.libibverbs_missing")) &&
+	return (evlist_has(c->ev, SIG_IB_NO_DEVICE) || evlist_has(c->ev, SIG_IB_LIBIBVERBS_MISSING)) &&
 	       !has_ib_device(c);
 }
 
@@ -88,7 +85,7 @@ static void run_env(struct rule_ctx *c)
 	const cJSON *it;
 	cJSON_ArrayForEach(it, env) {
 		const char *name = it->string;
-		const char *value = str_item(it, "value");
+		const char *value = json_str(it, "value");
 		if (!name || !value)
 			continue;
 		struct env_finding f;
@@ -103,7 +100,7 @@ static void run_env(struct rule_ctx *c)
 			     "unset NCCL_NET (NCCL picks IB when it works and falls back to sockets otherwise), or make the RDMA devices visible (rdma-core, /dev/infiniband in the container)",
 			     "NCCL_NET=IB requires InfiniBand/RoCE, but NCCL found no RDMA device (`NET/IB : No device found`); NCCL cannot fall back to sockets and fails to initialise.",
 			     it);
-		else if (strcmp(name, "NCCL_IB_HCA") == 0 && *value && evlist_has(c->ev, "ib.no_device") &&
+		else if (strcmp(name, "NCCL_IB_HCA") == 0 && *value && evlist_has(c->ev, SIG_IB_NO_DEVICE) &&
 		         !has_ib_device(c))
 			emit(c, "env.forces_unusable_path", name, value,
 			     "set NCCL_IB_HCA to devices listed by `ibv_devinfo` (prefix match; `=mlx5_0` exact; `:1` port), or unset it",

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "patids.h"
 #include "ranks.h"
 #include "rules.h"
 #include "sysparse.h"
@@ -41,31 +42,16 @@ static const struct rule_def HOST_RULES[] = {
 
 /* ---------- helpers ---------- */
 
-static const cJSON *jget(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	return sys_get_str(o, k);
-}
-
-static int jnum(const cJSON *o, const char *k, double *v)
-{
-	return sys_get_num(o, k, v);
-}
-
 static const char *src_path(const cJSON *src)
 {
-	const char *p = jstr(src, "path");
+	const char *p = json_str(src, "path");
 	return p ? p : "";
 }
 
 static uint64_t src_line(const cJSON *src)
 {
 	double l = 0;
-	jnum(src, "line", &l);
+	json_num(src, "line", &l);
 	return l > 0 ? (uint64_t)l : 0;
 }
 
@@ -122,8 +108,8 @@ static struct evidence *emit(struct rule_ctx *rc, const char *id, const cJSON *s
 
 static const char *env_value(const cJSON *facts, const char *name, const cJSON **src)
 {
-	const cJSON *e = jget(jget(facts, "env"), name);
-	const char *v = jstr(e, "value");
+	const cJSON *e = json_get(json_get(facts, "env"), name);
+	const char *v = json_str(e, "value");
 	if (src)
 		*src = e;
 	return v;
@@ -136,16 +122,16 @@ static long bundle_nccl(const cJSON *facts, char *text, size_t tn)
 	const cJSON *v;
 	if (text && tn)
 		text[0] = 0;
-#define TAKE(s) do { long c_ = (s) ? nccl_version_code(s) : -1; \
+#define TAKE(s) do { long c_ = (s) ? version_code(s) : -1; \
 	if (c_ > best) { best = c_; if (text) snprintf(text, tn, "%s", (s)); } } while (0)
-	cJSON_ArrayForEach(v, jget(facts, "nccl_versions"))
+	cJSON_ArrayForEach(v, json_get(facts, "nccl_versions"))
 		if (cJSON_IsString(v))
 			TAKE(v->valuestring);
-	cJSON_ArrayForEach(v, jget(facts, "nodes"))
-		TAKE(jstr(jget(v, "nccl_version"), "value"));
-	cJSON_ArrayForEach(v, jget(jget(facts, "nccl_tests"), "runs"))
-		TAKE(jstr(v, "nccl_library"));
-	TAKE(jstr(jget(jget(facts, "versions"), "nccl_pip"), "value"));
+	cJSON_ArrayForEach(v, json_get(facts, "nodes"))
+		TAKE(json_str(json_get(v, "nccl_version"), "value"));
+	cJSON_ArrayForEach(v, json_get(json_get(facts, "nccl_tests"), "runs"))
+		TAKE(json_str(v, "nccl_library"));
+	TAKE(json_str(json_get(json_get(facts, "versions"), "nccl_pip"), "value"));
 #undef TAKE
 	return best;
 }
@@ -154,31 +140,31 @@ static long bundle_nccl(const cJSON *facts, char *text, size_t tn)
 static int ib_in_use(const struct rule_ctx *rc, char *why, size_t wn)
 {
 	const cJSON *n;
-	cJSON_ArrayForEach(n, jget(rc->facts, "nodes")) {
-		const char *net = jstr(jget(n, "network"), "value");
+	cJSON_ArrayForEach(n, json_get(rc->facts, "nodes")) {
+		const char *net = json_str(json_get(n, "network"), "value");
 		if (net && !strncmp(net, "IB", 2)) {
 			char b[300];
 			snprintf(why, wn, "NCCL on %s uses network %s [%s]", n->string, net,
-			         where(jget(jget(n, "network"), "source"), b, sizeof b));
+			         where(json_get(json_get(n, "network"), "source"), b, sizeof b));
 			return 1;
 		}
-		const char *dev = jstr(jget(n, "ib_devices"), "value");
+		const char *dev = json_str(json_get(n, "ib_devices"), "value");
 		if (dev) {
 			char b[300];
 			snprintf(why, wn, "NCCL on %s uses RDMA devices %s [%s]", n->string, dev,
-			         where(jget(jget(n, "ib_devices"), "source"), b, sizeof b));
+			         where(json_get(json_get(n, "ib_devices"), "source"), b, sizeof b));
 			return 1;
 		}
 	}
-	if (evlist_has(rc->ev, "ib.using_devices")) {
+	if (evlist_has(rc->ev, SIG_IB_USING_DEVICES)) {
 		snprintf(why, wn, "NCCL's log lists RDMA devices (NET/IB : Using ...)");
 		return 1;
 	}
 	/* an IB/RoCE failure in the log (completion errors, async events) */
 	for (size_t i = 0; i < rc->ev->n; i++) {
 		const char *id = rc->ev->v[i].id;
-		if (id && !strncmp(id, "ib.", 3) && strcmp(id, "ib.no_device") && strcmp(id, "ib.libibverbs_missing") &&
-		    strcmp(id, "ib.not_available")) {
+		if (id && !strncmp(id, FAMILY_IB, strlen(FAMILY_IB)) && strcmp(id, SIG_IB_NO_DEVICE) &&
+		    strcmp(id, SIG_IB_LIBIBVERBS_MISSING)) {
 			snprintf(why, wn, "the log shows an InfiniBand/RoCE error (%s) [%s:%llu]", id, rc->ev->v[i].path,
 			         (unsigned long long)rc->ev->v[i].line);
 			return 1;
@@ -252,20 +238,20 @@ static void rule_nccl_tests(struct rule_ctx *rc)
 {
 	const cJSON *r;
 	char b[300], b2[300];
-	cJSON_ArrayForEach(r, jget(jget(rc->facts, "nccl_tests"), "runs")) {
+	cJSON_ArrayForEach(r, json_get(json_get(rc->facts, "nccl_tests"), "runs")) {
 		double wrong = 0, rows = 0, rw = 0, oobn = 0, size = 0;
-		jnum(r, "wrong", &wrong);
-		jnum(r, "rows", &rows);
-		jnum(r, "rows_wrong", &rw);
-		const cJSON *oob = jget(r, "oob");
-		jnum(oob, "count", &oobn);
-		const char *ost = jstr(oob, "status");
-		const char *prog = jstr(r, "program");
-		const char *lib = jstr(r, "nccl_library");
+		json_num(r, "wrong", &wrong);
+		json_num(r, "rows", &rows);
+		json_num(r, "rows_wrong", &rw);
+		const cJSON *oob = json_get(r, "oob");
+		json_num(oob, "count", &oobn);
+		const char *ost = json_str(oob, "status");
+		const char *prog = json_str(r, "program");
+		const char *lib = json_str(r, "nccl_library");
 		if (wrong > 0 || oobn > 0 || (ost && !strcmp(ost, "FAILED"))) {
-			const cJSON *fw = jget(r, "first_wrong");
-			jnum(fw, "size", &size);
-			const cJSON *at = fw ? jget(fw, "source") : oob ? jget(oob, "source") : jget(r, "source");
+			const cJSON *fw = json_get(r, "first_wrong");
+			json_num(fw, "size", &size);
+			const cJSON *at = fw ? json_get(fw, "source") : oob ? json_get(oob, "source") : json_get(r, "source");
 			struct caps c = {0};
 			cap(&c, "program", "%s", prog ? prog : "nccl-tests");
 			cap(&c, "wrong", "%.0f", wrong);
@@ -277,8 +263,8 @@ static void rule_nccl_tests(struct rule_ctx *rc)
 			buf_init(&hosts);
 			const cJSON *d;
 			int nh = 0;
-			cJSON_ArrayForEach(d, jget(r, "devices")) {
-				const char *h = jstr(d, "host");
+			cJSON_ArrayForEach(d, json_get(r, "devices")) {
+				const char *h = json_str(d, "host");
 				if (h && nh < 8 && (!hosts.data || !strstr(hosts.data, h))) {
 					buf_printf(&hosts, "%s%s", nh ? ", " : "", h);
 					nh++;
@@ -293,7 +279,7 @@ static void rule_nccl_tests(struct rule_ctx *rc)
 				           rows, size, where(at, b, sizeof b));
 			if (oob)
 				buf_printf(&w, "%s'Out of bounds values : %.0f %s' [%s]", w.len ? "; " : "", oobn, ost ? ost : "",
-				           where(jget(oob, "source"), b2, sizeof b2));
+				           where(json_get(oob, "source"), b2, sizeof b2));
 			emit(rc, "host.nccl_tests_wrong_values", at, -1, &c,
 			     "%s returned corrupted data: %s%s%s%s%s; the collective completed but its results were wrong",
 			     prog ? prog : "nccl-tests", w.data ? w.data : "", lib ? " (NCCL " : "", lib ? lib : "",
@@ -301,15 +287,15 @@ static void rule_nccl_tests(struct rule_ctx *rc)
 			buf_free(&w);
 			buf_free(&hosts);
 		}
-		const char *hdr = jstr(r, "nccl_headers");
+		const char *hdr = json_str(r, "nccl_headers");
 		if (hdr && lib && strcmp(hdr, lib)) {
 			struct caps c = {0};
 			cap(&c, "headers", "%s", hdr);
 			cap(&c, "library", "%s", lib);
-			emit(rc, "host.nccl_tests_library_differs", jget(r, "source"), -1, &c,
+			emit(rc, "host.nccl_tests_library_differs", json_get(r, "source"), -1, &c,
 			     "%s was compiled against NCCL %s (nccl-headers) but ran with NCCL %s (nccl-library) [%s]: "
 			     "LD_LIBRARY_PATH or the system picked another libnccl than the one it was built with",
-			     prog ? prog : "nccl-tests", hdr, lib, where(jget(r, "source"), b, sizeof b));
+			     prog ? prog : "nccl-tests", hdr, lib, where(json_get(r, "source"), b, sizeof b));
 		}
 	}
 }
@@ -319,14 +305,14 @@ static void rule_nccl_tests(struct rule_ctx *rc)
 /* key differs across hosts: list host=value; returns 1 when emitted */
 static int nodes_differ(struct rule_ctx *rc, const char *key, const char *id, const char *what)
 {
-	const cJSON *nodes = jget(rc->facts, "nodes");
+	const cJSON *nodes = json_get(rc->facts, "nodes");
 	const cJSON *n, *first = NULL, *odd = NULL;
 	const char *fv = NULL;
 	int hosts = 0, distinct = 0;
 	char vals[8][64];
 	int counts[8] = {0};
 	cJSON_ArrayForEach(n, nodes) {
-		const char *v = jstr(jget(n, key), "value");
+		const char *v = json_str(json_get(n, key), "value");
 		if (!v)
 			continue;
 		hosts++;
@@ -352,11 +338,11 @@ static int nodes_differ(struct rule_ctx *rc, const char *key, const char *id, co
 	int shown = 0;
 	char b[300];
 	cJSON_ArrayForEach(n, nodes) {
-		const char *v = jstr(jget(n, key), "value");
+		const char *v = json_str(json_get(n, key), "value");
 		if (!v)
 			continue;
 		if (shown < 12)
-			buf_printf(&l, "%s%s %s [%s]", shown ? "; " : "", n->string, v, where(jget(jget(n, key), "source"), b, sizeof b));
+			buf_printf(&l, "%s%s %s [%s]", shown ? "; " : "", n->string, v, where(json_get(json_get(n, key), "source"), b, sizeof b));
 		shown++;
 	}
 	if (shown > 12)
@@ -372,11 +358,11 @@ static int nodes_differ(struct rule_ctx *rc, const char *key, const char *id, co
 	cap(&c, "minority", "%s", vals[mink]);
 	const cJSON *at = NULL;
 	cJSON_ArrayForEach(n, nodes) {
-		const char *v = jstr(jget(n, key), "value");
+		const char *v = json_str(json_get(n, key), "value");
 		if (v && !strcmp(v, vals[mink]) && !at)
-			at = jget(jget(n, key), "source");
+			at = json_get(json_get(n, key), "source");
 	}
-	emit(rc, id, at ? at : jget(jget(odd ? odd : first, key), "source"), -1, &c,
+	emit(rc, id, at ? at : json_get(json_get(odd ? odd : first, key), "source"), -1, &c,
 	     "%s differs between the hosts of this job (%d values over %d hosts, from their NCCL INFO lines): %s", what,
 	     distinct, hosts, l.data);
 	buf_free(&l);
@@ -390,7 +376,7 @@ static void rule_nodes(struct rule_ctx *rc)
 	if (!nodes_differ(rc, "network", "host.nodes_network_differs", "the network NCCL uses (Using network)"))
 		nodes_differ(rc, "net_plugin", "host.nodes_network_differs", "the NCCL net plugin");
 	/* GDR per HCA name across hosts */
-	const cJSON *nodes = jget(rc->facts, "nodes");
+	const cJSON *nodes = json_get(rc->facts, "nodes");
 	const cJSON *n;
 	struct buf on, off;
 	buf_init(&on);
@@ -401,13 +387,13 @@ static void rule_nodes(struct rule_ctx *rc)
 		const cJSON *g;
 		int hon = 0, hoff = 0;
 		const cJSON *hs = NULL;
-		cJSON_ArrayForEach(g, jget(n, "gdr")) {
-			if (cJSON_IsTrue(jget(g, "enabled")))
+		cJSON_ArrayForEach(g, json_get(n, "gdr")) {
+			if (cJSON_IsTrue(json_get(g, "enabled")))
 				hon++;
 			else {
 				hoff++;
 				if (!hs)
-					hs = jget(g, "source");
+					hs = json_get(g, "source");
 			}
 		}
 		if (hon && non < 12)
@@ -441,7 +427,7 @@ static void rule_ifname(struct rule_ctx *rc)
 {
 	const cJSON *esrc;
 	const char *v = env_value(rc->facts, "NCCL_SOCKET_IFNAME", &esrc);
-	const cJSON *ifs = jget(rc->facts, "interfaces");
+	const cJSON *ifs = json_get(rc->facts, "interfaces");
 	if (!v || !*v || !cJSON_GetArraySize(ifs))
 		return;
 	struct iflist l;
@@ -453,7 +439,7 @@ static void rule_ifname(struct rule_ctx *rc)
 	char done[16][256];
 	int ndone = 0;
 	cJSON_ArrayForEach(i, ifs) {
-		const char *doc = src_path(jget(i, "source"));
+		const char *doc = src_path(json_get(i, "source"));
 		int seen = 0;
 		for (int k = 0; k < ndone; k++)
 			if (!strcmp(done[k], doc))
@@ -467,14 +453,14 @@ static void rule_ifname(struct rule_ctx *rc)
 		buf_init(&down);
 		const cJSON *first = NULL;
 		cJSON_ArrayForEach(j, ifs) {
-			if (strcmp(src_path(jget(j, "source")), doc))
+			if (strcmp(src_path(json_get(j, "source")), doc))
 				continue;
-			const char *name = jstr(j, "name");
+			const char *name = json_str(j, "name");
 			if (!name)
 				continue;
 			if (!first)
-				first = jget(j, "source");
-			const cJSON *upo = jget(j, "up");
+				first = json_get(j, "source");
+			const cJSON *upo = json_get(j, "up");
 			int known = cJSON_IsBool(upo);
 			int up = !known || cJSON_IsTrue(upo);
 			buf_printf(&all, "%s%s%s", all.len ? ", " : "", name, !known ? "" : up ? " (up)" : " (down)");
@@ -490,9 +476,9 @@ static void rule_ifname(struct rule_ctx *rc)
 			}
 		}
 		char b[300];
-		const char *es = jstr(esrc, "path");
+		const char *es = json_str(esrc, "path");
 		double el = 0;
-		jnum(esrc, "line", &el);
+		json_num(esrc, "line", &el);
 		char ew[300];
 		snprintf(ew, sizeof ew, "%s:%.0f", es ? es : "environment", el);
 		struct caps c = {0};
@@ -521,10 +507,10 @@ static void rule_ifname(struct rule_ctx *rc)
 			/* only lo survives the exclusion: fine on one host, wrong across hosts */
 			int only_lo = 1;
 			cJSON_ArrayForEach(j, ifs) {
-				if (strcmp(src_path(jget(j, "source")), doc))
+				if (strcmp(src_path(json_get(j, "source")), doc))
 					continue;
-				const char *name = jstr(j, "name");
-				const cJSON *upo = jget(j, "up");
+				const char *name = json_str(j, "name");
+				const cJSON *upo = json_get(j, "up");
 				int up = !cJSON_IsBool(upo) || cJSON_IsTrue(upo);
 				if (name && up && strcmp(name, "lo") && iflist_match(&l, name, -1))
 					only_lo = 0;
@@ -552,69 +538,69 @@ static void rule_ifname(struct rule_ctx *rc)
 static void rule_limits(struct rule_ctx *rc)
 {
 	char b[300], why[600];
-	const cJSON *shm = jget(rc->facts, "shm");
+	const cJSON *shm = json_get(rc->facts, "shm");
 	double sz;
-	if (shm && jnum(shm, "size_bytes", &sz) && sz < 1024.0 * 1024 * 1024) {
-		const char *opts = jstr(shm, "mount_options");
-		const char *fs = jstr(shm, "filesystem");
+	if (shm && json_num(shm, "size_bytes", &sz) && sz < 1024.0 * 1024 * 1024) {
+		const char *opts = json_str(shm, "mount_options");
+		const char *fs = json_str(shm, "filesystem");
 		int docker = (fs && !strcmp(fs, "shm")) || (opts && strstr(opts, "size=65536k"));
 		struct caps c = {0};
-		cap(&c, "shm_size", "%s", jstr(shm, "size_text") ? jstr(shm, "size_text") : "?");
+		cap(&c, "shm_size", "%s", json_str(shm, "size_text") ? json_str(shm, "size_text") : "?");
 		cap(&c, "host_fix", "docker run --shm-size=1g (or --ipc=host); in Kubernetes mount an emptyDir with "
 		    "medium: Memory at /dev/shm");
-		emit(rc, "host.shm_small", jget(shm, "source"), -1, &c,
+		emit(rc, "host.shm_small", json_get(shm, "source"), -1, &c,
 		     "/dev/shm is %s (%.0f MiB) [%s]%s: NCCL creates its shared-memory segments there (tens of MB each) "
 		     "whenever it does not use cuMem host memory, and a full /dev/shm fails with 'No space left on "
 		     "device' or a bus error",
-		     jstr(shm, "size_text") ? jstr(shm, "size_text") : "?", sz / (1024.0 * 1024), where(jget(shm, "source"), b, sizeof b),
+		     json_str(shm, "size_text") ? json_str(shm, "size_text") : "?", sz / (1024.0 * 1024), where(json_get(shm, "source"), b, sizeof b),
 		     docker ? ", the size a Docker container gets without --shm-size or --ipc=host" : "");
 	}
-	const cJSON *ml = jget(jget(rc->facts, "limits"), "memlock");
-	if (ml && cJSON_IsFalse(jget(ml, "unlimited")) && ib_in_use(rc, why, sizeof why)) {
+	const cJSON *ml = json_get(json_get(rc->facts, "limits"), "memlock");
+	if (ml && cJSON_IsFalse(json_get(ml, "unlimited")) && ib_in_use(rc, why, sizeof why)) {
 		struct caps c = {0};
-		cap(&c, "memlock_limit", "%s", jstr(ml, "text") ? jstr(ml, "text") : "?");
+		cap(&c, "memlock_limit", "%s", json_str(ml, "text") ? json_str(ml, "text") : "?");
 		cap(&c, "why_ib", "%s", why);
 		cap(&c, "host_fix", "ulimit -l unlimited (limits.conf memlock, systemd LimitMEMLOCK=infinity, docker "
 		    "--ulimit memlock=-1, Slurm PropagateResourceLimits)");
-		emit(rc, "host.memlock_small_with_ib", jget(ml, "source"), -1, &c,
+		emit(rc, "host.memlock_small_with_ib", json_get(ml, "source"), -1, &c,
 		     "the locked-memory limit is %s [%s], not unlimited, and %s (derived: the two reports together): RDMA "
 		     "registers (pins) NCCL's buffers, and ibv_reg_mr / ibv_create_cq fail once the limit is reached",
-		     jstr(ml, "text") ? jstr(ml, "text") : "?", where(jget(ml, "source"), b, sizeof b), why);
+		     json_str(ml, "text") ? json_str(ml, "text") : "?", where(json_get(ml, "source"), b, sizeof b), why);
 	}
-	const cJSON *km = jget(rc->facts, "kernel_modules");
-	const cJSON *loaded = jget(km, "loaded");
-	int new_pm = jget(loaded, "nvidia_peermem") != NULL, old_pm = jget(loaded, "nv_peer_mem") != NULL;
-	const char *listing = jstr(km, "listing");
+	const cJSON *km = json_get(rc->facts, "kernel_modules");
+	const cJSON *loaded = json_get(km, "loaded");
+	int new_pm = json_get(loaded, "nvidia_peermem") != NULL, old_pm = json_get(loaded, "nv_peer_mem") != NULL;
+	const char *listing = json_str(km, "listing");
 	if (listing && !strcmp(listing, "full") && !new_pm && !old_pm && ib_in_use(rc, why, sizeof why)) {
 		struct caps c = {0};
 		cap(&c, "why_ib", "%s", why);
 		cap(&c, "host_fix", "modprobe nvidia-peermem (from the NVIDIA driver), or use the DMA-BUF path "
 		    "(recent kernel, driver and NCCL)");
-		emit(rc, "host.peermem_not_loaded", jget(km, "source"), -1, &c,
+		emit(rc, "host.peermem_not_loaded", json_get(km, "source"), -1, &c,
 		     "the module listing [%s] has neither nvidia_peermem nor nv_peer_mem, and %s (derived: the two reports "
 		     "together): without one of them "
 		     "(or DMA-BUF) NCCL reports 'GPU Direct RDMA Disabled' and stages every transfer through host memory",
-		     where(jget(km, "source"), b, sizeof b), why);
+		     where(json_get(km, "source"), b, sizeof b), why);
 	}
 	char ver[64];
 	long code = bundle_nccl(rc->facts, ver, sizeof ver);
 	/* GPU Direct RDMA reported disabled for an HCA on some host */
 	const cJSON *gdr_off = NULL, *nd, *g;
-	cJSON_ArrayForEach(nd, jget(rc->facts, "nodes"))
-		cJSON_ArrayForEach(g, jget(nd, "gdr"))
-			if (!gdr_off && cJSON_IsFalse(jget(g, "enabled")))
-				gdr_off = jget(g, "source");
+	cJSON_ArrayForEach(nd, json_get(rc->facts, "nodes"))
+		cJSON_ArrayForEach(g, json_get(nd, "gdr"))
+			if (!gdr_off && cJSON_IsFalse(json_get(g, "enabled")))
+				gdr_off = json_get(g, "source");
 	if (new_pm && !old_pm && code > 0 && code <= 22203 && gdr_off) {
 		struct caps c = {0};
 		cap(&c, "nccl_seen", "%s", ver);
 		cap(&c, "host_fix", "upgrade NCCL to 2.23.4 or later (which also looks for nvidia_peermem)");
 		char b2[300];
-		emit(rc, "host.peermem_name_old_nccl", jget(jget(loaded, "nvidia_peermem"), "source"), -1, &c,
+		emit(rc, "host.peermem_name_old_nccl", json_get(json_get(loaded, "nvidia_peermem"), "source"), -1, &c,
 		     "nvidia_peermem is loaded [%s] but not nv_peer_mem, NCCL %s reports GPU Direct RDMA disabled [%s] "
 		     "(derived: the module listing, the bundle's NCCL version and its GDR line together): NCCL up to "
 		     "2.22.3 detects GPUDirect RDMA only through /sys/kernel/mm/memory_peers/nv_mem[_nc]/version, which "
 		     "recent nvidia_peermem builds do not create; 2.23.4 also checks /sys/module/nvidia_peermem/version",
-		     where(jget(jget(loaded, "nvidia_peermem"), "source"), b, sizeof b), ver, where(gdr_off, b2, sizeof b2));
+		     where(json_get(json_get(loaded, "nvidia_peermem"), "source"), b, sizeof b), ver, where(gdr_off, b2, sizeof b2));
 	}
 }
 
@@ -624,8 +610,8 @@ static const cJSON *pci_dev(const cJSON *devs, const char *bdf, const char *doc)
 {
 	const cJSON *d;
 	cJSON_ArrayForEach(d, devs) {
-		const char *b = jstr(d, "bdf");
-		if (b && !strcmp(b, bdf) && !strcmp(src_path(jget(d, "source")), doc))
+		const char *b = json_str(d, "bdf");
+		if (b && !strcmp(b, bdf) && !strcmp(src_path(json_get(d, "source")), doc))
 			return d;
 	}
 	return NULL;
@@ -633,9 +619,10 @@ static const cJSON *pci_dev(const cJSON *devs, const char *bdf, const char *doc)
 
 static int hang_seen(const struct rule_ctx *rc, const char **what)
 {
-	static const char *const IDS[] = {"topo.hang_after_p2p_setup", "coll.watchdog_timeout", "c10d.blocking_wait_timeout",
-	                                  "ranks.stuck_in_init", "ranks.hang_stopped_outside", "ranks.log_ends_midway",
-	                                  "coll.heartbeat_stuck", NULL};
+	static const char *const IDS[] = {RULE_TOPO_HANG_AFTER_P2P_SETUP, SIG_COLL_WATCHDOG_TIMEOUT,
+	                                  SIG_C10D_BLOCKING_WAIT_TIMEOUT, RULE_RANKS_STUCK_IN_INIT,
+	                                  RULE_RANKS_HANG_STOPPED_OUTSIDE, RULE_RANKS_LOG_ENDS_MIDWAY,
+	                                  SIG_COLL_HEARTBEAT_STUCK, NULL};
 	for (int i = 0; IDS[i]; i++)
 		if (evlist_has(rc->ev, IDS[i])) {
 			*what = IDS[i];
@@ -646,8 +633,8 @@ static int hang_seen(const struct rule_ctx *rc, const char **what)
 
 static void rule_pci(struct rule_ctx *rc)
 {
-	const cJSON *pci = jget(rc->facts, "pci");
-	const cJSON *devs = jget(pci, "devices");
+	const cJSON *pci = json_get(rc->facts, "pci");
+	const cJSON *devs = json_get(pci, "devices");
 	const cJSON *d;
 	struct buf l;
 	buf_init(&l);
@@ -655,22 +642,22 @@ static void rule_pci(struct rule_ctx *rc)
 	const cJSON *first = NULL;
 	char b[300];
 	cJSON_ArrayForEach(d, devs) {
-		if (!cJSON_IsTrue(jget(d, "gpu")))
+		if (!cJSON_IsTrue(json_get(d, "gpu")))
 			continue;
-		const char *doc = src_path(jget(d, "source"));
+		const char *doc = src_path(json_get(d, "source"));
 		const cJSON *br;
-		cJSON_ArrayForEach(br, jget(d, "bridges_above")) {
+		cJSON_ArrayForEach(br, json_get(d, "bridges_above")) {
 			if (!cJSON_IsString(br))
 				continue;
 			const cJSON *bd = pci_dev(devs, br->valuestring, doc);
-			const cJSON *acs = jget(bd, "acs");
-			if (!cJSON_IsTrue(jget(acs, "redirect")))
+			const cJSON *acs = json_get(bd, "acs");
+			if (!cJSON_IsTrue(json_get(acs, "redirect")))
 				continue;
 			if (n < 8)
-				buf_printf(&l, "%sGPU %s below %s (ACSCtl: %s) [%s]", n ? "; " : "", jstr(d, "bdf"), br->valuestring,
-				           jstr(acs, "ctl") ? jstr(acs, "ctl") : "", where(jget(acs, "source"), b, sizeof b));
+				buf_printf(&l, "%sGPU %s below %s (ACSCtl: %s) [%s]", n ? "; " : "", json_str(d, "bdf"), br->valuestring,
+				           json_str(acs, "ctl") ? json_str(acs, "ctl") : "", where(json_get(acs, "source"), b, sizeof b));
 			if (!first)
-				first = jget(acs, "source");
+				first = json_get(acs, "source");
 			n++;
 			break;
 		}
@@ -695,22 +682,22 @@ static void rule_pci(struct rule_ctx *rc)
 		}
 	} else {
 		/* only "lspci -vvv | grep ACSCtl" lines: which bridges is unknown */
-		const cJSON *al = jget(pci, "acs_lines");
+		const cJSON *al = json_get(pci, "acs_lines");
 		double red = 0, cnt = 0;
-		jnum(al, "redirect", &red);
-		jnum(al, "count", &cnt);
+		json_num(al, "redirect", &red);
+		json_num(al, "count", &cnt);
 		if (red > 0 && !cJSON_GetArraySize(devs)) {
 			struct caps c = {0};
 			cap(&c, "gpus", "%.0f of %.0f ACSCtl lines", red, cnt);
-			emit(rc, "host.acs_redirect_above_gpu", jget(al, "first_enabled"), -1, &c,
+			emit(rc, "host.acs_redirect_above_gpu", json_get(al, "first_enabled"), -1, &c,
 			     "%.0f of %.0f ACSCtl lines have request/completion redirect enabled [%s] (a filtered listing: "
 			     "which devices they sit above is not shown); if they are above GPUs, %s",
-			     red, cnt, where(jget(al, "first_enabled"), b, sizeof b), stmt_tail);
+			     red, cnt, where(json_get(al, "first_enabled"), b, sizeof b), stmt_tail);
 			if (hung) {
 				struct caps c2 = {0};
 				cap(&c2, "gpus", "%.0f ACSCtl lines with redirect", red);
 				cap(&c2, "hang", "%s", hang);
-				emit(rc, "host.acs_with_hang", jget(al, "first_enabled"), -1, &c2,
+				emit(rc, "host.acs_with_hang", json_get(al, "first_enabled"), -1, &c2,
 				     "the job hung or timed out (%s) on a host where %.0f bridges have ACS redirect enabled", hang, red);
 			}
 		}
@@ -722,17 +709,17 @@ static void rule_pci(struct rule_ctx *rc)
 	buf_init(&w);
 	const cJSON *wfirst = NULL;
 	cJSON_ArrayForEach(d, devs) {
-		if (!cJSON_IsTrue(jget(d, "gpu")) && !cJSON_IsTrue(jget(d, "nic")))
+		if (!cJSON_IsTrue(json_get(d, "gpu")) && !cJSON_IsTrue(json_get(d, "nic")))
 			continue;
-		const cJSON *lk = jget(d, "link");
+		const cJSON *lk = json_get(d, "link");
 		double cw, sw;
-		if (!cJSON_IsTrue(jget(lk, "width_below_cap")) || !jnum(lk, "cap_width", &cw) || !jnum(lk, "width", &sw))
+		if (!cJSON_IsTrue(json_get(lk, "width_below_cap")) || !json_num(lk, "cap_width", &cw) || !json_num(lk, "width", &sw))
 			continue;
 		if (nn < 8)
-			buf_printf(&w, "%s%s %s x%.0f of x%.0f [%s]", nn ? "; " : "", cJSON_IsTrue(jget(d, "gpu")) ? "GPU" : "NIC",
-			           jstr(d, "bdf"), sw, cw, where(jget(lk, "source"), b, sizeof b));
+			buf_printf(&w, "%s%s %s x%.0f of x%.0f [%s]", nn ? "; " : "", cJSON_IsTrue(json_get(d, "gpu")) ? "GPU" : "NIC",
+			           json_str(d, "bdf"), sw, cw, where(json_get(lk, "source"), b, sizeof b));
 		if (!wfirst)
-			wfirst = jget(lk, "source");
+			wfirst = json_get(lk, "source");
 		nn++;
 	}
 	if (nn) {
@@ -750,7 +737,7 @@ static void rule_pci(struct rule_ctx *rc)
 
 static void rule_ib(struct rule_ctx *rc)
 {
-	const cJSON *ib = jget(rc->facts, "ib");
+	const cJSON *ib = json_get(rc->facts, "ib");
 	const cJSON *p;
 	char b[300];
 	const cJSON *hsrc;
@@ -763,30 +750,30 @@ static void rule_ib(struct rule_ctx *rc)
 	buf_init(&sel);
 	int ndown = 0, nactive = 0, nsel = 0;
 	const cJSON *first = NULL, *selfirst = NULL;
-	cJSON_ArrayForEach(p, jget(ib, "ports")) {
-		const char *st = jstr(p, "state");
-		const char *name = jstr(p, "hca");
+	cJSON_ArrayForEach(p, json_get(ib, "ports")) {
+		const char *st = json_str(p, "state");
+		const char *name = json_str(p, "hca");
 		double port = 0;
-		jnum(p, "port", &port);
+		json_num(p, "port", &port);
 		if (!st || !name)
 			continue;
 		if (!strcmp(st, "Active")) {
 			nactive++;
 			continue;
 		}
-		const char *ph = jstr(p, "phys_state");
+		const char *ph = json_str(p, "phys_state");
 		if (ndown < 12)
 			buf_printf(&down, "%s%s:%.0f %s%s%s [%s]", ndown ? ", " : "", name, port, st, ph ? "/" : "", ph ? ph : "",
-			           where(jget(p, "source"), b, sizeof b));
+			           where(json_get(p, "source"), b, sizeof b));
 		ndown++;
 		if (!first)
-			first = jget(p, "source");
+			first = json_get(p, "source");
 		if (hca && *hca && !hl.exclude && iflist_match(&hl, name, (int)port)) {
 			if (nsel < 8)
 				buf_printf(&sel, "%s%s:%.0f %s", nsel ? ", " : "", name, port, st);
 			nsel++;
 			if (!selfirst)
-				selfirst = jget(p, "source");
+				selfirst = json_get(p, "source");
 		}
 	}
 	char inuse[600];
@@ -808,19 +795,19 @@ static void rule_ib(struct rule_ctx *rc)
 		     "the port listing)", hca, sel.data);
 	}
 	/* NCCL_IB_HCA naming no listed device (per listing document) */
-	if (hca && *hca && !hl.exclude && cJSON_GetArraySize(jget(ib, "ports"))) {
+	if (hca && *hca && !hl.exclude && cJSON_GetArraySize(json_get(ib, "ports"))) {
 		int any = 0;
 		struct buf names;
 		buf_init(&names);
 		const cJSON *lfirst = NULL;
-		cJSON_ArrayForEach(p, jget(ib, "ports")) {
-			const char *name = jstr(p, "hca");
+		cJSON_ArrayForEach(p, json_get(ib, "ports")) {
+			const char *name = json_str(p, "hca");
 			double port = 0;
-			jnum(p, "port", &port);
+			json_num(p, "port", &port);
 			if (!name)
 				continue;
 			if (!lfirst)
-				lfirst = jget(p, "source");
+				lfirst = json_get(p, "source");
 			if (iflist_match(&hl, name, (int)port))
 				any = 1;
 			if (names.len < 400)
@@ -841,7 +828,7 @@ static void rule_ib(struct rule_ctx *rc)
 	buf_free(&sel);
 
 	/* RoCE GID index */
-	const cJSON *gids = jget(ib, "gids");
+	const cJSON *gids = json_get(ib, "gids");
 	if (!cJSON_GetArraySize(gids))
 		return;
 	const cJSON *gsrc;
@@ -864,10 +851,10 @@ static void rule_ib(struct rule_ctx *rc)
 	char seen[32][80];
 	int nseen = 0;
 	cJSON_ArrayForEach(g, gids) {
-		const char *name = jstr(g, "hca");
+		const char *name = json_str(g, "hca");
 		double port = 0;
-		jnum(g, "port", &port);
-		const char *doc = src_path(jget(g, "source"));
+		json_num(g, "port", &port);
+		const char *doc = src_path(json_get(g, "source"));
 		char key[80];
 		snprintf(key, sizeof key, "%s:%.0f@%.40s", name ? name : "?", port, doc);
 		int dup = 0;
@@ -883,28 +870,28 @@ static void rule_ib(struct rule_ctx *rc)
 		int count = 0;
 		cJSON_ArrayForEach(h, gids) {
 			double hp = 0, idx = -1;
-			const char *hn = jstr(h, "hca");
-			jnum(h, "port", &hp);
-			jnum(h, "index", &idx);
-			if (!hn || strcmp(hn, name) || hp != port || strcmp(src_path(jget(h, "source")), doc))
+			const char *hn = json_str(h, "hca");
+			json_num(h, "port", &hp);
+			json_num(h, "index", &idx);
+			if (!hn || strcmp(hn, name) || hp != port || strcmp(src_path(json_get(h, "source")), doc))
 				continue;
 			count++;
 			if ((int)idx == want)
 				at = h;
-			const char *t = jstr(h, "type");
-			if (!best && t && strstr(t, "v2") && jstr(h, "ipv4"))
+			const char *t = json_str(h, "type");
+			if (!best && t && strstr(t, "v2") && json_str(h, "ipv4"))
 				best = h;
 		}
 		double bi = -1;
-		jnum(best, "index", &bi);
+		json_num(best, "index", &bi);
 		char rec[160];
 		if (best)
 			snprintf(rec, sizeof rec, "NCCL_IB_GID_INDEX=%.0f (the RoCE v2 GID with IPv4 %s on %s)", bi,
-			         jstr(best, "ipv4"), name);
+			         json_str(best, "ipv4"), name);
 		else
 			snprintf(rec, sizeof rec, "the index of a RoCE v2 GID with a routable address (show_gids)");
-		const char *gid = jstr(at, "gid");
-		const char *type = jstr(at, "type");
+		const char *gid = json_str(at, "gid");
+		const char *type = json_str(at, "type");
 		int linklocal = gid && (!strncmp(gid, "fe80", 4));
 		int v1 = type && strstr(type, "v1");
 		if (!at || linklocal || v1) {
@@ -915,10 +902,10 @@ static void rule_ib(struct rule_ctx *rc)
 			char gw[300];
 			if (at)
 				snprintf(gw, sizeof gw, "is %s%s%s [%s]", gid ? gid : "?", type ? ", " : "", type ? type : "",
-				         where(jget(at, "source"), b, sizeof b));
+				         where(json_get(at, "source"), b, sizeof b));
 			else
 				snprintf(gw, sizeof gw, "does not exist (%d GIDs listed)", count);
-			emit(rc, "host.roce_gid_index", at ? jget(at, "source") : jget(g, "source"), -1, &c,
+			emit(rc, "host.roce_gid_index", at ? json_get(at, "source") : json_get(g, "source"), -1, &c,
 			     "NCCL uses GID index %d on %s:%.0f (%s%s%s), and that GID %s%s%s (derived: the index looked up in "
 			     "the GID table); set %s",
 			     want, name, port, why, code > 0 ? ", NCCL " : "", code > 0 ? ver : "", gw,
@@ -953,17 +940,17 @@ static int same_host(const char *a, const char *b)
 
 static void rule_kernel(struct rule_ctx *rc)
 {
-	const cJSON *k = jget(rc->facts, "kernel");
+	const cJSON *k = json_get(rc->facts, "kernel");
 	if (!k || !rc->ranks)
 		return;
 	char b[300], b2[300];
 	/* OOM killer victims vs ranks killed by SIGKILL */
 	const cJSON *o;
-	cJSON_ArrayForEach(o, jget(k, "oom_kills")) {
+	cJSON_ArrayForEach(o, json_get(k, "oom_kills")) {
 		double pid;
-		if (!jnum(o, "pid", &pid))
+		if (!json_num(o, "pid", &pid))
 			continue;
-		const char *oh = jstr(o, "host");
+		const char *oh = json_str(o, "host");
 		for (size_t i = 0; i < rc->ranks->n; i++) {
 			const struct rank_proc *p = &rc->ranks->v[i];
 			if (p->pid <= 0 || p->pid != (long)pid)
@@ -974,39 +961,39 @@ static void rule_kernel(struct rule_ctx *rc)
 			int killed = p->has_exit && p->exitcode == -9;
 			struct caps c = {0};
 			cap(&c, "pid", "%.0f", pid);
-			cap(&c, "process", "%s", jstr(o, "process") ? jstr(o, "process") : "?");
+			cap(&c, "process", "%s", json_str(o, "process") ? json_str(o, "process") : "?");
 			if (p->rank >= 0)
 				cap(&c, "victim_rank", "%d", p->rank);
 			if (oh)
 				cap(&c, "host", "%s", oh);
 			double rss;
 			char rs[64] = "";
-			if (jnum(o, "anon_rss_kb", &rss))
+			if (json_num(o, "anon_rss_kb", &rss))
 				snprintf(rs, sizeof rs, ", %.1f GiB resident", rss / (1024.0 * 1024));
 			const char *ew = p->exit_where.path ? p->exit_where.path : p->last.path;
 			uint64_t el = p->exit_where.path ? p->exit_where.line : p->last.line;
 			snprintf(b2, sizeof b2, "%s:%llu", ew ? ew : "?", (unsigned long long)el);
-			emit(rc, "host.oom_killed_rank", jget(o, "source"), p->rank, &c,
+			emit(rc, "host.oom_killed_rank", json_get(o, "source"), p->rank, &c,
 			     "the kernel's OOM killer killed pid %.0f (%s%s)%s%s [%s], and that pid is rank %d%s [%s] "
 			     "(derived: the pids match%s): host memory, not the GPU, ran out",
-			     pid, jstr(o, "process") ? jstr(o, "process") : "?", rs, oh ? " on " : "", oh ? oh : "",
-			     where(jget(o, "source"), b, sizeof b), p->rank, killed ? ", which the launcher reports killed by SIGKILL" : "",
+			     pid, json_str(o, "process") ? json_str(o, "process") : "?", rs, oh ? " on " : "", oh ? oh : "",
+			     where(json_get(o, "source"), b, sizeof b), p->rank, killed ? ", which the launcher reports killed by SIGKILL" : "",
 			     b2, oh && ph ? " and so do the hosts" : !oh ? "; the kernel log names no host" : "");
 		}
 	}
 	/* Xids on the GPU a rank used */
 	const cJSON *x;
 	int nx = 0;
-	cJSON_ArrayForEach(x, jget(k, "xids")) {
-		const char *bdf = jstr(x, "bus_id");
+	cJSON_ArrayForEach(x, json_get(k, "xids")) {
+		const char *bdf = json_str(x, "bus_id");
 		double xid;
-		if (!bdf || !jnum(x, "xid", &xid) || nx >= 16)
+		if (!bdf || !json_num(x, "xid", &xid) || nx >= 16)
 			continue;
 		char bid[32];
 		nccl_busid(bdf, bid, sizeof bid);
-		const char *xh = jstr(x, "host");
+		const char *xh = json_str(x, "host");
 		double xpid = -1;
-		jnum(x, "pid", &xpid);
+		json_num(x, "pid", &xpid);
 		/* hosts among the ranks: a bus id repeats across hosts */
 		int hosts = 0;
 		const char *h0 = NULL;
@@ -1025,7 +1012,7 @@ static void rule_kernel(struct rule_ctx *rc)
 			/* the GPU of the rank, and not another process's Xid on it */
 			if (!(bus && (xpid <= 0 || pid)) && !pid)
 				continue;
-			const char *mean = jstr(x, "meaning");
+			const char *mean = json_str(x, "meaning");
 			struct caps c = {0};
 			cap(&c, "xid_code", "%.0f", xid);
 			cap(&c, "bus_id", "%s", bdf);
@@ -1036,10 +1023,10 @@ static void rule_kernel(struct rule_ctx *rc)
 			char how[96];
 			snprintf(how, sizeof how, "%s%s%s", bus ? "the bus ids" : "", bus && pid ? " and " : "",
 			         pid ? "the pids" : "");
-			emit(rc, "host.xid_on_rank_gpu", jget(x, "source"), p->rank, &c,
+			emit(rc, "host.xid_on_rank_gpu", json_get(x, "source"), p->rank, &c,
 			     "NVIDIA Xid %.0f%s%s%s on GPU %s [%s] belongs to rank %d (pid %ld, NCCL busId %s%s%s) (derived: %s "
 			     "match)", xid, mean ? " (" : "", mean ? mean : "", mean ? ")" : "", bdf,
-			     where(jget(x, "source"), b, sizeof b), p->rank, p->pid, p->bus_id ? p->bus_id : "?",
+			     where(json_get(x, "source"), b, sizeof b), p->rank, p->pid, p->bus_id ? p->bus_id : "?",
 			     p->host ? " on " : "", p->host ? p->host : "", how);
 			nx++;
 			break;
@@ -1058,9 +1045,9 @@ static void rule_libs(struct rule_ctx *rc)
 	buf_init(&w);
 	const cJSON *first = NULL, *resolved = NULL;
 	char b[300];
-	cJSON_ArrayForEach(l, jget(rc->facts, "libnccl")) {
-		const char *v = jstr(l, "version");
-		if (cJSON_IsTrue(jget(l, "resolved")) && !resolved)
+	cJSON_ArrayForEach(l, json_get(rc->facts, "libnccl")) {
+		const char *v = json_str(l, "version");
+		if (cJSON_IsTrue(json_get(l, "resolved")) && !resolved)
 			resolved = l;
 		if (!v)
 			continue;
@@ -1071,9 +1058,9 @@ static void rule_libs(struct rule_ctx *rc)
 		if (k == nv && nv < 8)
 			snprintf(vers[nv++], 32, "%s", v);
 		if (!first)
-			first = jget(l, "source");
+			first = json_get(l, "source");
 		if (shown < 8)
-			buf_printf(&w, "%s%s (%s) [%s]", shown ? "; " : "", jstr(l, "path"), v, where(jget(l, "source"), b, sizeof b));
+			buf_printf(&w, "%s%s (%s) [%s]", shown ? "; " : "", json_str(l, "path"), v, where(json_get(l, "source"), b, sizeof b));
 		shown++;
 	}
 	if (nv >= 2) {
@@ -1081,8 +1068,8 @@ static void rule_libs(struct rule_ctx *rc)
 		cap(&c, "libs", "%s", w.data);
 		char r[400] = "";
 		if (resolved)
-			snprintf(r, sizeof r, "; ldd resolves libnccl.so.2 to %s [%s]", jstr(resolved, "path"),
-			         where(jget(resolved, "source"), b, sizeof b));
+			snprintf(r, sizeof r, "; ldd resolves libnccl.so.2 to %s [%s]", json_str(resolved, "path"),
+			         where(json_get(resolved, "source"), b, sizeof b));
 		cap(&c, "host_fix", "make the job load the NCCL you mean: check LD_LIBRARY_PATH / LD_PRELOAD and the "
 		    "NCCL_DEBUG=INFO banner of every rank, and remove or rename the other libnccl.so.2");
 		emit(rc, "host.libnccl_several", first, -1, &c,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "patids.h"
 #include "ranks.h"
 #include "util.h"
 
@@ -562,7 +563,7 @@ static void attribute_orphans(struct rule_ctx *rc, const struct ranks *r)
 		return;
 	for (size_t i = 0; i < rc->ev->n; i++) {
 		struct evidence *e = &rc->ev->v[i];
-		if (e->rank >= 0 || e->host || e->line == 0 || strncmp(e->id, "ranks.", 6) == 0)
+		if (e->rank >= 0 || e->host || e->line == 0 || strncmp(e->id, FAMILY_RANKS, strlen(FAMILY_RANKS)) == 0)
 			continue;
 		/* only lines before the launcher's first report of an exit */
 		int after = 0;

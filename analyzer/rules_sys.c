@@ -5,6 +5,7 @@
  * rules find with rule_emit(). */
 #include <string.h>
 
+#include "patids.h"
 #include "ranks.h"
 #include "rules.h"
 #include "sys_eval.h"
@@ -74,9 +75,9 @@ static void run(struct rule_ctx *rc)
 	}
 	for (size_t i = 0; i < rc->ev->n; i++) {
 		const struct evidence *e = &rc->ev->v[i];
-		if (!e->id || !strncmp(e->id, "memory.", 7))
+		if (!e->id || !strncmp(e->id, FAMILY_MEMORY, strlen(FAMILY_MEMORY)))
 			continue;
-		if (!strncmp(e->id, "oom.", 4) || !strcmp(e->id, "cuda.nccl_unhandled_cuda") ||
+		if (!strncmp(e->id, FAMILY_OOM, strlen(FAMILY_OOM)) || !strcmp(e->id, SIG_CUDA_NCCL_UNHANDLED_CUDA) ||
 		    contains(e->text, "out of memory") || contains(e->text, "unhandled cuda error") ||
 		    contains(e->text, "ncclUnhandledCudaError")) {
 			if (!lc.oom_in_log) {
@@ -93,10 +94,10 @@ static void run(struct rule_ctx *rc)
 		if (ev) {
 			const cJSON *src = cJSON_GetObjectItemCaseSensitive(ev, "source");
 			double l = 0;
-			sys_get_num(src, "line", &l);
+			json_num(src, "line", &l);
 			lc.oom_in_log = 1;
-			lc.oom_text = sys_get_str(ev, "text");
-			lc.oom_path = sys_get_str(src, "path");
+			lc.oom_text = json_str(ev, "text");
+			lc.oom_path = json_str(src, "path");
 			lc.oom_line = (uint64_t)l;
 		}
 	}

@@ -10,8 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hash.h"
+#include "json.h"
 #include "linekw.h"
 #include "logline.h"
+#include "version.h"
 
 const char *const CATEGORIES[] = {
 	"P2P_BROKEN", "IB_RDMA", "SOCKET_NETWORK", "SHM_EXHAUSTED", "GPU_OOM",
@@ -84,20 +87,12 @@ void sigdb_free(struct sigdb *db)
 		cJSON_Delete(db->docs[i]);
 	free(db->docs);
 	strvec_free(&db->files);
+	strvec_free(&db->texts);
 	acmatch_free(db->ac);
 	for (int i = 0; i < 5; i++)
 		free(db->always[i]);
 	free(db->rules);
 	memset(db, 0, sizeof *db);
-}
-
-long nccl_version_code(const char *v)
-{
-	int a = 0, b = 0, c = 0;
-	int n = sscanf(v, "%d.%d.%d", &a, &b, &c);
-	if (n < 2 || a < 0 || b < 0 || c < 0 || b > 99 || c > 99)
-		return -1;
-	return (long)a * 10000 + b * 100 + c;
 }
 
 int version_in_range(long v, const struct version_range *r)
@@ -123,14 +118,14 @@ static int parse_range(const char *s, struct version_range *r)
 		else if (tok[0] == '<') { lower = 0; tok += 1; }
 		else if (str_starts(tok, "==") || tok[0] == '=') {
 			tok += tok[1] == '=' ? 2 : 1;
-			long v = nccl_version_code(tok);
+			long v = version_code(tok);
 			if (v < 0) { ok = 0; break; }
 			r->has_min = r->has_max = r->min_incl = r->max_incl = 1;
 			r->min = r->max = v;
 			any = 1;
 			continue;
 		} else { ok = 0; break; }
-		long v = nccl_version_code(tok);
+		long v = version_code(tok);
 		if (v < 0) { ok = 0; break; }
 		if (lower) { r->has_min = 1; r->min_incl = incl; r->min = v; }
 		else { r->has_max = 1; r->max_incl = incl; r->max = v; }
@@ -329,8 +324,12 @@ struct loadctx {
 	const char *file;
 	struct msgs *m;
 	int errors;
+	const char *text;  /* the file's text, for the line of a path; NULL: none */
+	size_t len;
 };
 
+/* "file:line: path: problem" (the line of path in the file's text), or
+ * "file: path: problem" when the line is unknown. */
 static void lerr(struct loadctx *c, const char *path, const char *fmt, ...) NT_PRINTF(3, 4);
 static void lerr(struct loadctx *c, const char *path, const char *fmt, ...)
 {
@@ -338,9 +337,109 @@ static void lerr(struct loadctx *c, const char *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
-	msgs_add(c->m, "%s: %s: %s", c->file, path, s);
+	size_t line = c->text ? json_path_line(c->text, c->len, path) : 0;
+	if (line)
+		msgs_add(c->m, "%s:%zu: %s: %s", c->file, line, path, s);
+	else
+		msgs_add(c->m, "%s: %s: %s", c->file, path, s);
 	free(s);
 	c->errors++;
+}
+
+/* The keys a pattern file may hold, per kind of object: the one list.  Any
+ * other key is an error (a misspelt "nccl_version" or "cascade-of" would
+ * otherwise drop its limit without a word).  A new key goes here, into the
+ * code that reads it and into docs/signature-format.md, together.  The
+ * keys of "captures" (capture names) and "verify_env" (variable names) are
+ * free. */
+static const struct known_keys {
+	const char *object;
+	const char *label;           /* in messages */
+	const char *keys[16];
+} KNOWN_KEYS[] = {
+	{"file", "a pattern file", {"family", "description", "signatures", "diagnoses", NULL}},
+	{"signature", "a signature", {"id", "on", "regex", "literals", "samples", "negative_samples", "references", NULL}},
+	{"sample", "a sample", {"line", "captures", NULL}},
+	{"diagnosis", "a diagnosis", {"id", "category", "severity", "role", "confidence", "title", "explanation", "fix",
+	                              "verify_env", "when", "cascade_of", "references", NULL}},
+	{"when", "\"when\"", {"any", "all", "none", "nccl", NULL}},
+};
+
+static const struct known_keys *known_keys(const char *object)
+{
+	for (size_t i = 0; i < sizeof KNOWN_KEYS / sizeof KNOWN_KEYS[0]; i++)
+		if (strcmp(KNOWN_KEYS[i].object, object) == 0)
+			return &KNOWN_KEYS[i];
+	return NULL;
+}
+
+const char *const *sigdb_known_keys(const char *object)
+{
+	const struct known_keys *k = known_keys(object);
+	return k ? k->keys : NULL;
+}
+
+/* Edit distance of two short strings, capped at 3 ('-' and '_' are the same). */
+static int near(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b);
+	if (n > 31 || m > 31 || (n > m ? n - m : m - n) > 2)
+		return 3;
+	int d[32][32];
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t j = 1; j <= m; j++) {
+			int same = a[i - 1] == b[j - 1] || ((a[i - 1] == '-' || a[i - 1] == '_') && (b[j - 1] == '-' || b[j - 1] == '_'));
+			int v = d[i - 1][j - 1] + !same;
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			d[i][j] = v;
+		}
+	return d[n][m] < 3 ? d[n][m] : 3;
+}
+
+/* Every key of o must be one of object's (KNOWN_KEYS). */
+static void check_keys(struct loadctx *c, const cJSON *o, const char *path, const char *object)
+{
+	const struct known_keys *kk = known_keys(object);
+	const char *const *keys = kk->keys;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, o) {
+		int known = 0;
+		for (size_t k = 0; keys[k] && !known; k++)
+			known = strcmp(it->string, keys[k]) == 0;
+		if (known)
+			continue;
+		struct buf list, sub;
+		buf_init(&list);
+		buf_init(&sub);
+		const char *best = NULL;
+		int bestd = 3;
+		for (size_t k = 0; keys[k]; k++) {
+			buf_printf(&list, "%s%s", k ? ", " : "", keys[k]);
+			size_t kl = strlen(keys[k]);
+			int d = near(it->string, keys[k]);
+			if (d == 3 && kl >= 4 && strncmp(it->string, keys[k], kl) == 0)
+				d = 2; /* "nccl_version" for "nccl" */
+			if (d < bestd) {
+				bestd = d;
+				best = keys[k];
+			}
+		}
+		buf_printf(&sub, "%s%s%s", strcmp(path, "$") ? path : "", strcmp(path, "$") ? "." : "", it->string);
+		if (best)
+			lerr(c, sub.data, "unknown key \"%s\"; did you mean \"%s\"? (%s has: %s)", it->string, best,
+			     kk->label, list.data);
+		else
+			lerr(c, sub.data, "unknown key \"%s\" (%s has: %s)", it->string, kk->label, list.data);
+		buf_free(&list);
+		buf_free(&sub);
+	}
 }
 
 static const char *get_str(struct loadctx *c, const cJSON *o, const char *key, const char *path, int required)
@@ -407,6 +506,7 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		return;
 	}
 	int before = c->errors;
+	check_keys(c, o, path, "signature");
 	const char *id = get_str(c, o, "id", path, 1);
 	const char *on = get_str(c, o, "on", path, 1);
 	const char *re = get_str(c, o, "regex", path, 1);
@@ -422,6 +522,15 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		lerr(c, path, "\"samples\" must be a non-empty array");
 	if (!cJSON_IsArray(neg) || cJSON_GetArraySize(neg) < 1)
 		lerr(c, path, "\"negative_samples\" must be a non-empty array");
+	size_t k = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, samples) {
+		if (cJSON_IsObject(it)) {
+			snprintf(sub, sizeof sub, "%s.samples[%zu]", path, k);
+			check_keys(c, it, sub, "sample");
+		}
+		k++;
+	}
 	struct strvec lits = {0};
 	snprintf(sub, sizeof sub, "%s", path);
 	get_strvec(c, o, "literals", sub, &lits);
@@ -512,6 +621,7 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	int before = c->errors;
 	struct diagdef d;
 	memset(&d, 0, sizeof d);
+	check_keys(c, o, path, "diagnosis");
 	const char *id = get_str(c, o, "id", path, 1);
 	const char *cat = get_str(c, o, "category", path, 1);
 	const char *sev = get_str(c, o, "severity", path, 1);
@@ -563,6 +673,7 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	if (!cJSON_IsObject(when)) {
 		lerr(c, path, "\"when\" must be an object");
 	} else {
+		check_keys(c, when, sub, "when");
 		get_strvec(c, when, "any", sub, &d.when_any);
 		get_strvec(c, when, "all", sub, &d.when_all);
 		get_strvec(c, when, "none", sub, &d.when_none);
@@ -607,7 +718,7 @@ static void line_col(const char *text, size_t off, size_t *line, size_t *col)
 
 int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m)
 {
-	struct loadctx c = {name, m, 0};
+	struct loadctx c = {name, m, 0, text, len};
 	const char *end = NULL;
 	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	if (!doc) {
@@ -641,6 +752,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 	cJSON_ArrayForEach(it, sigs) load_signature(db, &c, it, i++);
 	i = 0;
 	cJSON_ArrayForEach(it, diags) load_diagnosis(db, &c, it, i++);
+	check_keys(&c, doc, "$", "file");
 	if (c.errors) {
 		/* all or nothing per file */
 		for (size_t k = s0; k < db->nsigs; k++)
@@ -655,6 +767,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 	db->docs = xrealloc(db->docs, (db->ndocs + 1) * sizeof *db->docs);
 	db->docs[db->ndocs++] = doc;
 	strvec_push(&db->files, name);
+	strvec_push_owned(&db->texts, xstrndup(text, len)); /* for sigdb_finalize's lines */
 	return 0;
 }
 
@@ -746,16 +859,6 @@ static int evidence_id_known(const struct sigdb *db, const char *id)
 	return sigdb_sig(db, id) != NULL || sigdb_rule(db, id) != NULL;
 }
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	for (size_t i = 0; i < n; i++) {
-		h ^= s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 int sig_accepts_level(enum sig_on on, int level)
 {
 	switch (on) {
@@ -767,21 +870,45 @@ int sig_accepts_level(enum sig_on on, int level)
 	}
 }
 
+/* A cross-check's message: "file:line: path: problem" while the file's text
+ * is kept (until sigdb_finalize ends), like the loader's. */
+static void ferr(const struct sigdb *db, struct msgs *m, const char *file, const char *fmt, ...) NT_PRINTF(4, 5);
+static void ferr(const struct sigdb *db, struct msgs *m, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	const char *text = NULL;
+	for (size_t i = 0; i < db->files.n && i < db->texts.n && !text; i++)
+		if (strcmp(db->files.v[i], file) == 0)
+			text = db->texts.v[i];
+	struct loadctx c = {file, m, 0, text, text ? strlen(text) : 0};
+	char *colon = strstr(s, ": ");
+	if (colon) {
+		*colon = 0;
+		lerr(&c, s, "%s", colon + 2);
+	} else {
+		msgs_add(m, "%s: %s", file, s);
+	}
+	free(s);
+}
+
 int sigdb_finalize(struct sigdb *db, struct msgs *m)
 {
 	int errors = 0;
 	for (size_t i = 0; i < db->nsigs; i++)
 		for (size_t j = i + 1; j < db->nsigs; j++)
 			if (strcmp(db->sigs[i].id, db->sigs[j].id) == 0) {
-				msgs_add(m, "%s: signatures[%zu].id: duplicate id \"%s\" (first in %s)",
-				         db->sigs[j].file, db->sigs[j].index, db->sigs[j].id, db->sigs[i].file);
+				ferr(db, m, db->sigs[j].file, "signatures[%zu].id: duplicate id \"%s\" (first in %s)",
+				     db->sigs[j].index, db->sigs[j].id, db->sigs[i].file);
 				errors++;
 			}
 	for (size_t i = 0; i < db->ndiags; i++)
 		for (size_t j = i + 1; j < db->ndiags; j++)
 			if (strcmp(db->diags[i].id, db->diags[j].id) == 0) {
-				msgs_add(m, "%s: diagnoses[%zu].id: duplicate id \"%s\" (first in %s)",
-				         db->diags[j].file, db->diags[j].index, db->diags[j].id, db->diags[i].file);
+				ferr(db, m, db->diags[j].file, "diagnoses[%zu].id: duplicate id \"%s\" (first in %s)",
+				     db->diags[j].index, db->diags[j].id, db->diags[i].file);
 				errors++;
 			}
 	for (size_t i = 0; i < db->ndiags; i++) {
@@ -791,14 +918,14 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 		for (int k = 0; k < 3; k++)
 			for (size_t j = 0; j < lists[k]->n; j++)
 				if (!evidence_id_known(db, lists[k]->v[j])) {
-					msgs_add(m, "%s: diagnoses[%zu].when.%s[%zu]: no signature or fact rule \"%s\"",
-					         d->file, d->index, lname[k], j, lists[k]->v[j]);
+					ferr(db, m, d->file, "diagnoses[%zu].when.%s[%zu]: no signature or fact rule \"%s\"",
+					     d->index, lname[k], j, lists[k]->v[j]);
 					errors++;
 				}
 		for (size_t j = 0; j < d->cascade_of.n; j++)
 			if (!sigdb_diag(db, d->cascade_of.v[j])) {
-				msgs_add(m, "%s: diagnoses[%zu].cascade_of[%zu]: no diagnosis \"%s\"",
-				         d->file, d->index, j, d->cascade_of.v[j]);
+				ferr(db, m, d->file, "diagnoses[%zu].cascade_of[%zu]: no diagnosis \"%s\"",
+				     d->index, j, d->cascade_of.v[j]);
 				errors++;
 			}
 	}
@@ -810,7 +937,7 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 			       strvec_contains(&db->diags[j].when_all, s->id) ||
 			       strvec_contains(&db->diags[j].when_none, s->id);
 		if (!used) {
-			msgs_add(m, "%s: signatures[%zu]: \"%s\" feeds no diagnosis", s->file, s->index, s->id);
+			ferr(db, m, s->file, "signatures[%zu]: \"%s\" feeds no diagnosis", s->index, s->id);
 			errors++;
 		}
 	}
@@ -838,18 +965,19 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 	linekw_add(db->ac); /* the line keywords ride on the same pass */
 	acmatch_build(db->ac);
 	/* version: a hash of every id and regex, stable across runs */
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = HASH_SEED;
 	for (size_t i = 0; i < db->nsigs; i++) {
-		h = fnv1a(h, db->sigs[i].id, strlen(db->sigs[i].id));
-		h = fnv1a(h, db->sigs[i].regex, strlen(db->sigs[i].regex));
+		h = hash_bytes(h, db->sigs[i].id, strlen(db->sigs[i].id));
+		h = hash_bytes(h, db->sigs[i].regex, strlen(db->sigs[i].regex));
 	}
 	for (size_t i = 0; i < db->ndiags; i++) {
 		char *s = cJSON_PrintUnformatted(db->diags[i].json);
-		h = fnv1a(h, s, strlen(s));
+		h = hash_bytes(h, s, strlen(s));
 		free(s);
 	}
 	snprintf(db->version, sizeof db->version, "%zu.%zu-%012llx", db->nsigs, db->ndiags,
 	         (unsigned long long)(h & 0xffffffffffffULL));
+	strvec_free(&db->texts); /* the lines of messages are no longer needed */
 	return errors;
 }
 
@@ -877,6 +1005,124 @@ static char *padded(const char *s)
 	return p;
 }
 
+static int limit_hit(int rc)
+{
+	return rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
+	       rc == PCRE2_ERROR_JIT_STACKLIMIT;
+}
+
+/* A sample's expected captures against the match (rc groups in md); 1 when all agree. */
+static int check_captures(const struct signature *s, size_t k, const cJSON *want, const struct logline *ll, int rc,
+                          pcre2_match_data *md, struct msgs *m)
+{
+	int good = 1;
+	const cJSON *cw;
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+	cJSON_ArrayForEach(cw, want) {
+		int found = 0;
+		for (size_t g = 1; g < s->ncapnames; g++) {
+			if (!s->capnames[g] || strcmp(s->capnames[g], cw->string) != 0)
+				continue;
+			found = 1;
+			const char *exp = cJSON_IsString(cw) ? cw->valuestring : "";
+			if ((int)g >= rc || ov[2 * g] == PCRE2_UNSET) {
+				msgs_add(m, "%s: signatures[%zu].samples[%zu].captures.%s: expected \"%s\", group did not participate",
+				         s->file, s->index, k, cw->string, exp);
+				good = 0;
+			} else {
+				size_t L = ov[2 * g + 1] - ov[2 * g];
+				if (strlen(exp) != L || memcmp(exp, ll->msg.p + ov[2 * g], L) != 0) {
+					msgs_add(m, "%s: signatures[%zu].samples[%zu].captures.%s: expected \"%s\", got \"%.*s\"",
+					         s->file, s->index, k, cw->string, exp, (int)L, ll->msg.p + ov[2 * g]);
+					good = 0;
+				}
+			}
+		}
+		if (!found) {
+			msgs_add(m, "%s: signatures[%zu].samples[%zu].captures.%s: the regex has no such named group",
+			         s->file, s->index, k, cw->string);
+			good = 0;
+		}
+	}
+	return good;
+}
+
+static int check_result(const struct signature *s, size_t k, const cJSON *want, const struct logline *ll, int rc,
+                        pcre2_match_data *md, struct msgs *m);
+
+/* Sample k (a line, or {"line", "captures"}) must match; 1 when it does as told. */
+static int check_sample(const struct signature *s, size_t k, const cJSON *it, pcre2_match_data *md,
+                        pcre2_match_context *mc, struct msgs *m)
+{
+	const char *line = cJSON_IsString(it) ? it->valuestring
+	                 : get_str(&(struct loadctx){s->file, m, 0, NULL, 0}, it, "line", "sample", 0);
+	const cJSON *want = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "captures") : NULL;
+	if (!line) {
+		msgs_add(m, "%s: signatures[%zu].samples[%zu]: needs a \"line\" string", s->file, s->index, k);
+		return 0;
+	}
+	struct logline ll;
+	char *pad = padded(line);
+	logline_parse(pad, strlen(pad), &ll);
+	int rc = -1;
+	if (sig_accepts_level(s->on, ll.level))
+		rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
+	int good = check_result(s, k, want, &ll, rc, md, m);
+	free(pad);
+	return good;
+}
+
+/* The match of sample k (rc, md) judged: the limit, a miss, the prefilter,
+ * the captures; 1 when it passes. */
+static int check_result(const struct signature *s, size_t k, const cJSON *want, const struct logline *ll, int rc,
+                        pcre2_match_data *md, struct msgs *m)
+{
+	if (limit_hit(rc)) {
+		msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" exceeded the regex match limit (catastrophic backtracking?)",
+		         s->file, s->index, k, s->id);
+		return 0;
+	}
+	if (rc < 0) {
+		msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" does not match%s", s->file, s->index, k, s->id,
+		         sig_accepts_level(s->on, ll->level) ? "" : " (line level not accepted by \"on\")");
+		return 0;
+	}
+	if (!literal_present(s, ll->msg.p, ll->msg.n)) {
+		msgs_add(m, "%s: signatures[%zu].samples[%zu]: matches but contains none of the literals (prefilter would skip it)",
+		         s->file, s->index, k);
+		return 0;
+	}
+	return check_captures(s, k, want, ll, rc, md, m);
+}
+
+/* Negative sample k must not match; 1 when it does not. */
+static int check_negative(const struct signature *s, size_t k, const cJSON *it, pcre2_match_data *md,
+                          pcre2_match_context *mc, struct msgs *m)
+{
+	if (!cJSON_IsString(it)) {
+		msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: must be a string", s->file, s->index, k);
+		return 0;
+	}
+	struct logline ll;
+	char *pad = padded(it->valuestring);
+	logline_parse(pad, strlen(pad), &ll);
+	int rc = -1;
+	if (sig_accepts_level(s->on, ll.level))
+		rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
+	free(pad);
+	if (rc >= 0) {
+		msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: \"%s\" matches but must not",
+		         s->file, s->index, k, s->id);
+		return 0;
+	}
+	if (limit_hit(rc)) {
+		msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: \"%s\" exceeded the regex match limit (catastrophic backtracking?)",
+		         s->file, s->index, k, s->id);
+		return 0;
+	}
+	return 1;
+}
+
 int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 {
 	int fails = 0;
@@ -888,103 +1134,20 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 	pcre2_set_depth_limit(mc, db->depth_limit);
 	for (size_t i = 0; i < db->nsigs; i++) {
 		const struct signature *s = &db->sigs[i];
-		const cJSON *samples = cJSON_GetObjectItemCaseSensitive(s->json, "samples");
-		const cJSON *neg = cJSON_GetObjectItemCaseSensitive(s->json, "negative_samples");
 		size_t k = 0;
 		const cJSON *it;
-		cJSON_ArrayForEach(it, samples) {
-			const char *line = cJSON_IsString(it) ? it->valuestring
-			                 : get_str(&(struct loadctx){s->file, m, 0}, it, "line", "sample", 0);
-			const cJSON *want = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "captures") : NULL;
-			if (!line) {
-				msgs_add(m, "%s: signatures[%zu].samples[%zu]: needs a \"line\" string", s->file, s->index, k);
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(s->json, "samples")) {
+			if (check_sample(s, k++, it, md, mc, m))
+				(*ok)++;
+			else
 				fails++;
-				k++;
-				continue;
-			}
-			struct logline ll;
-			char *pad = padded(line);
-			logline_parse(pad, strlen(pad), &ll);
-			int rc = -1;
-			if (sig_accepts_level(s->on, ll.level))
-				rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
-			if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
-			    rc == PCRE2_ERROR_JIT_STACKLIMIT) {
-				msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" exceeded the regex match limit (catastrophic backtracking?)",
-				         s->file, s->index, k, s->id);
-				fails++;
-			} else if (rc < 0) {
-				msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" does not match%s", s->file,
-				         s->index, k, s->id,
-				         sig_accepts_level(s->on, ll.level) ? "" : " (line level not accepted by \"on\")");
-				fails++;
-			} else if (!literal_present(s, ll.msg.p, ll.msg.n)) {
-				msgs_add(m, "%s: signatures[%zu].samples[%zu]: matches but contains none of the literals (prefilter would skip it)",
-				         s->file, s->index, k);
-				fails++;
-			} else {
-				int good = 1;
-				const cJSON *cw;
-				PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-				cJSON_ArrayForEach(cw, want) {
-					int found = 0;
-					for (size_t g = 1; g < s->ncapnames; g++) {
-						if (!s->capnames[g] || strcmp(s->capnames[g], cw->string) != 0)
-							continue;
-						found = 1;
-						const char *exp = cJSON_IsString(cw) ? cw->valuestring : "";
-						if ((int)g >= rc || ov[2 * g] == PCRE2_UNSET) {
-							msgs_add(m, "%s: signatures[%zu].samples[%zu].captures.%s: expected \"%s\", group did not participate",
-							         s->file, s->index, k, cw->string, exp);
-							good = 0;
-						} else {
-							size_t L = ov[2 * g + 1] - ov[2 * g];
-							if (strlen(exp) != L || memcmp(exp, ll.msg.p + ov[2 * g], L) != 0) {
-								msgs_add(m, "%s: signatures[%zu].samples[%zu].captures.%s: expected \"%s\", got \"%.*s\"",
-								         s->file, s->index, k, cw->string, exp, (int)L, ll.msg.p + ov[2 * g]);
-								good = 0;
-							}
-						}
-					}
-					if (!found) {
-						msgs_add(m, "%s: signatures[%zu].samples[%zu].captures.%s: the regex has no such named group",
-						         s->file, s->index, k, cw->string);
-						good = 0;
-					}
-				}
-				if (good) (*ok)++; else fails++;
-			}
-			free(pad);
-			k++;
 		}
 		k = 0;
-		cJSON_ArrayForEach(it, neg) {
-			if (!cJSON_IsString(it)) {
-				msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: must be a string", s->file, s->index, k);
-				fails++;
-				k++;
-				continue;
-			}
-			struct logline ll;
-			char *pad = padded(it->valuestring);
-			logline_parse(pad, strlen(pad), &ll);
-			int rc = -1;
-			if (sig_accepts_level(s->on, ll.level))
-				rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
-			if (rc >= 0) {
-				msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: \"%s\" matches but must not",
-				         s->file, s->index, k, s->id);
-				fails++;
-			} else if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
-			           rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
-				msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: \"%s\" exceeded the regex match limit (catastrophic backtracking?)",
-				         s->file, s->index, k, s->id);
-				fails++;
-			} else {
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(s->json, "negative_samples")) {
+			if (check_negative(s, k++, it, md, mc, m))
 				(*ok)++;
-			}
-			free(pad);
-			k++;
+			else
+				fails++;
 		}
 	}
 	pcre2_match_data_free(md);

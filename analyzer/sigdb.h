@@ -78,6 +78,7 @@ struct sigdb {
 	cJSON **docs;             /* parsed files, owned */
 	size_t ndocs;
 	struct strvec files;
+	struct strvec texts;      /* the files' texts, until sigdb_finalize (lines of messages) */
 	char version[40];         /* "1.<hash>" from the files' contents */
 	/* matching acceleration, built by sigdb_finalize() */
 	struct acmatch *ac;       /* literal -> signature indexes */
@@ -105,6 +106,10 @@ void sigdb_add_rules(struct sigdb *db, const struct rule_def *v, size_t n);
 /* Cross-checks (ids unique, references resolve) and build the prefilter.
  * Returns the number of errors. */
 int sigdb_finalize(struct sigdb *db, struct msgs *m);
+/* The keys a pattern file may hold in one kind of object ("file",
+ * "signature", "sample", "diagnosis", "when"), NULL-terminated; NULL for
+ * another kind.  Any other key is a load error. */
+const char *const *sigdb_known_keys(const char *object);
 /* Run every sample and negative sample.  Returns failures; counts in *ok. */
 int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok);
 
@@ -113,8 +118,7 @@ const struct diagdef *sigdb_diag(const struct sigdb *db, const char *id);
 /* A fact rule given with sigdb_add_rules, or NULL. */
 const struct rule_def *sigdb_rule(const struct sigdb *db, const char *id);
 
-/* Versions "2.28.9" -> 22809; -1 when unparsable. */
-long nccl_version_code(const char *v);
+/* Version codes (22809 for "2.28.9") are version_code's (version.h). */
 int version_in_range(long v, const struct version_range *r);
 
 const char *severity_name(enum severity s);

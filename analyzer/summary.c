@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+#include "json.h"
+
 /* ---- a string-keyed table of counters ---- */
 
 struct entry {
@@ -23,30 +26,14 @@ struct entry {
 struct table {
 	struct entry *v;
 	size_t n, cap;
-	size_t *slot;   /* open addressing: index + 1, 0 = empty */
-	size_t nslot;
+	struct hindex ix;
 };
 
-static uint64_t hash_str(const char *s)
+static int entry_hash(const void *ctx, size_t i, uint64_t *h)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static void table_rehash(struct table *t)
-{
-	size_t ns = t->nslot ? t->nslot * 2 : 64;
-	free(t->slot);
-	t->slot = xcalloc(ns, sizeof *t->slot);
-	t->nslot = ns;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t h = (size_t)hash_str(t->v[i].key) & (ns - 1);
-		while (t->slot[h])
-			h = (h + 1) & (ns - 1);
-		t->slot[h] = i + 1;
-	}
+	const struct table *t = ctx;
+	*h = hash_str(HASH_SEED, t->v[i].key);
+	return 1;
 }
 
 /* The entry for key, created (zeroed) when absent; *created tells which. */
@@ -54,15 +41,13 @@ static struct entry *table_get(struct table *t, const char *key, int *created)
 {
 	if (created)
 		*created = 0;
-	if (t->nslot) {
-		size_t h = (size_t)hash_str(key) & (t->nslot - 1);
-		while (t->slot[h]) {
-			struct entry *e = &t->v[t->slot[h] - 1];
+	uint64_t h = hash_str(HASH_SEED, key);
+	if (t->ix.nslot)
+		for (size_t s = hindex_first(&t->ix, h); t->ix.slot[s]; s = hindex_next(&t->ix, s)) {
+			struct entry *e = &t->v[t->ix.slot[s] - 1];
 			if (strcmp(e->key, key) == 0)
 				return e;
-			h = (h + 1) & (t->nslot - 1);
 		}
-	}
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 16;
 		t->v = xrealloc(t->v, t->cap * sizeof *t->v);
@@ -72,14 +57,10 @@ static struct entry *table_get(struct table *t, const char *key, int *created)
 	e->key = xstrdup(key);
 	if (created)
 		*created = 1;
-	if (t->n * 2 > t->nslot) {
-		table_rehash(t);
-	} else {
-		size_t h = (size_t)hash_str(key) & (t->nslot - 1);
-		while (t->slot[h])
-			h = (h + 1) & (t->nslot - 1);
-		t->slot[h] = t->n;
-	}
+	if (hindex_crowded(&t->ix, t->n))
+		hindex_grow(&t->ix, t->n, entry_hash, t);
+	else
+		hindex_put(&t->ix, h, t->n - 1);
 	return e;
 }
 
@@ -95,7 +76,7 @@ static void table_free(struct table *t)
 			free(e->ex[k]);
 	}
 	free(t->v);
-	free(t->slot);
+	hindex_free(&t->ix);
 	memset(t, 0, sizeof *t);
 }
 
@@ -319,15 +300,9 @@ static void fingerprint_add(struct summary *s, const char *diag, const char *cat
 
 /* ---- adding a bundle ---- */
 
-static const char *str_item(const cJSON *o, const char *name)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, name);
-	return cJSON_IsString(it) ? it->valuestring : NULL;
-}
-
 int summary_add_bundle(struct summary *s, const cJSON *b)
 {
-	const char *name = str_item(b, "name"), *verdict = str_item(b, "verdict");
+	const char *name = json_str(b, "name"), *verdict = json_str(b, "verdict");
 	if (!name || !verdict)
 		return -1;
 	s->bundles++;
@@ -358,7 +333,7 @@ int summary_add_bundle(struct summary *s, const cJSON *b)
 	if (vi == V_DIAGNOSED) {
 		const cJSON *primary = NULL;
 		cJSON_ArrayForEach(d, diags) {
-			const char *role = str_item(d, "role");
+			const char *role = json_str(d, "role");
 			if (role && strcmp(role, "root") == 0) {
 				primary = d;
 				break;
@@ -366,14 +341,14 @@ int summary_add_bundle(struct summary *s, const cJSON *b)
 		}
 		if (!primary)
 			primary = cJSON_GetArrayItem(diags, 0);
-		const char *cat = primary ? str_item(primary, "category") : NULL;
+		const char *cat = primary ? json_str(primary, "category") : NULL;
 		if (cat)
 			table_get(&s->categories, cat, NULL)->bundles++;
 	}
 	/* diagnoses (each id once per bundle) and fingerprints of root diagnoses */
 	struct strvec seen = {0}, fps = {0};
 	cJSON_ArrayForEach(d, diags) {
-		const char *id = str_item(d, "id"), *role = str_item(d, "role");
+		const char *id = json_str(d, "id"), *role = json_str(d, "role");
 		if (!id)
 			continue;
 		int root = role && strcmp(role, "root") == 0;
@@ -391,7 +366,7 @@ int summary_add_bundle(struct summary *s, const cJSON *b)
 			cJSON_Delete(caps);
 		} else {
 			strvec_push(&fps, key);
-			fingerprint_add(s, id, str_item(d, "category"), caps, 1, &name, 1);
+			fingerprint_add(s, id, json_str(d, "category"), caps, 1, &name, 1);
 		}
 		free(key);
 	}
@@ -401,7 +376,7 @@ int summary_add_bundle(struct summary *s, const cJSON *b)
 	if (vi == V_UNKNOWN) {
 		cJSON *caps = cJSON_CreateObject();
 		const cJSON *un = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "unexplained"), 0);
-		const char *kind = un ? str_item(un, "kind") : NULL;
+		const char *kind = un ? json_str(un, "kind") : NULL;
 		if (kind)
 			cJSON_AddStringToObject(caps, "kind", kind);
 		fingerprint_add(s, "(unknown_failure)", "", caps, 1, &name, 1);
@@ -592,7 +567,7 @@ int summary_add_json(struct summary *s, const cJSON *o, const char *where, struc
 		e->hits += num_item(it, "hits");
 	}
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "fingerprints")) {
-		const char *diag = str_item(it, "diagnosis");
+		const char *diag = json_str(it, "diagnosis");
 		if (!diag)
 			continue;
 		const cJSON *caps = cJSON_GetObjectItemCaseSensitive(it, "captures");
@@ -602,19 +577,19 @@ int summary_add_json(struct summary *s, const cJSON *o, const char *where, struc
 		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(it, "examples"))
 			if (cJSON_IsString(x) && nex < SUMMARY_EXAMPLES)
 				ex[nex++] = x->valuestring;
-		fingerprint_add(s, diag, str_item(it, "category"),
+		fingerprint_add(s, diag, json_str(it, "category"),
 		                cJSON_IsObject(caps) ? cJSON_Duplicate(caps, 1) : cJSON_CreateObject(),
 		                num_item(it, "bundles"), ex, nex);
 	}
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "input_errors")) {
-		const char *b = str_item(it, "bundle"), *e = str_item(it, "error");
+		const char *b = json_str(it, "bundle"), *e = json_str(it, "error");
 		if (b && e)
 			error_add(s, b, e, num_item(it, "count"));
 	}
 	const cJSON *db = cJSON_GetObjectItemCaseSensitive(o, "db");
 	if (db) {
 		const cJSON *sg = cJSON_GetObjectItemCaseSensitive(db, "signatures");
-		summary_set_db(s, str_item(db, "version"), cJSON_IsNumber(sg) ? sg->valuedouble : 0);
+		summary_set_db(s, json_str(db, "version"), cJSON_IsNumber(sg) ? sg->valuedouble : 0);
 	}
 	return 0;
 }

@@ -87,10 +87,10 @@ static const struct { int cuda; const char *driver; } DRIVER_MIN[] = {
 /* "12.4.1" -> 124; -1 when unreadable */
 static int cuda_code(const char *v)
 {
-	int a, b = 0;
-	if (!v || sscanf(v, "%d.%d", &a, &b) < 1 || a < 1 || a > 99 || b < 0 || b > 9)
+	struct version x;
+	if (!version_parse(v, &x) || x.part[0] < 1 || x.part[0] > 99 || x.part[1] > 9)
 		return -1;
-	return a * 10 + b;
+	return (int)(x.part[0] * 10 + x.part[1]);
 }
 
 static const char *driver_min_for(int cuda)
@@ -108,7 +108,7 @@ static const char *driver_min_for(int cuda)
 static int driver_max_cuda(const char *driver)
 {
 	for (int i = 0; DRIVER_MIN[i].driver; i++)
-		if (sys_vercmp(driver, DRIVER_MIN[i].driver) >= 0)
+		if (version_cmp_str(driver, DRIVER_MIN[i].driver) >= 0)
 			return DRIVER_MIN[i].cuda;
 	return -1;
 }
@@ -165,9 +165,9 @@ static void emit(struct emitter *e, const char *id, const cJSON *src, struct cap
 	va_start(ap, fmt);
 	char *st = xvasprintf(fmt, ap);
 	va_end(ap);
-	const char *path = sys_get_str(src, "path");
+	const char *path = json_str(src, "path");
 	double line = 0;
-	sys_get_num(src, "line", &line);
+	json_num(src, "line", &line);
 	e->fn(e->ctx, id, path ? path : "", (uint64_t)line, st, c ? c->v : NULL, c ? c->n : 0);
 	free(st);
 	if (c)
@@ -176,9 +176,9 @@ static void emit(struct emitter *e, const char *id, const cJSON *src, struct cap
 
 static const char *src_str(const cJSON *src, char *buf, size_t n)
 {
-	const char *p = sys_get_str(src, "path");
+	const char *p = json_str(src, "path");
 	double l = 0;
-	sys_get_num(src, "line", &l);
+	json_num(src, "line", &l);
 	snprintf(buf, n, "%s:%llu", p ? p : "?", (unsigned long long)l);
 	return buf;
 }
@@ -186,14 +186,14 @@ static const char *src_str(const cJSON *src, char *buf, size_t n)
 static const cJSON *version(const cJSON *facts, const char *key, const char **val)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "versions"), key);
-	*val = sys_get_str(v, "value");
+	*val = json_str(v, "value");
 	return *val ? cJSON_GetObjectItemCaseSensitive(v, "source") : NULL;
 }
 
 static const char *env_value(const cJSON *facts, const char *name)
 {
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "env"), name);
-	return sys_get_str(e, "value");
+	return json_str(e, "value");
 }
 
 static double mib_to_gib(double m)
@@ -233,10 +233,10 @@ static int is_consumer_gpu(const cJSON *facts, int gpu)
 	const cJSON *x;
 	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
 		double i;
-		if (sys_get_num(x, "index", &i) && (int)i == gpu)
+		if (json_num(x, "index", &i) && (int)i == gpu)
 			g = x;
 	}
-	return g && sys_gpu_consumer_nop2p(sys_get_str(g, "name"));
+	return g && sys_gpu_consumer_nop2p(json_str(g, "name"));
 }
 
 static void build_pairs(const cJSON *facts, struct pairinfo *pi)
@@ -246,8 +246,8 @@ static void build_pairs(const cJSON *facts, struct pairinfo *pi)
 	const cJSON *l;
 	cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(topo, "links")) {
 		double a, b;
-		const char *t = sys_get_str(l, "type");
-		if (!t || !sys_get_num(l, "a", &a) || !sys_get_num(l, "b", &b))
+		const char *t = json_str(l, "type");
+		if (!t || !json_num(l, "a", &a) || !json_num(l, "b", &b))
 			continue;
 		int i = pos_of(pi, (int)a), j = pos_of(pi, (int)b);
 		if (i < 0 || j < 0)
@@ -263,7 +263,7 @@ static void build_pairs(const cJSON *facts, struct pairinfo *pi)
 	const cJSON *p2p = cJSON_GetObjectItemCaseSensitive(topo, "p2p");
 	const cJSON *mt;
 	cJSON_ArrayForEach(mt, p2p) {
-		const char *cap = sys_get_str(mt, "cap");
+		const char *cap = json_str(mt, "cap");
 		int decisive = cap && (!strcmp(cap, "read") || !strcmp(cap, "write") || !strcmp(cap, "unknown"));
 		int pcie = cap && !strcmp(cap, "pcie");
 		if (!decisive && !pcie)
@@ -271,8 +271,8 @@ static void build_pairs(const cJSON *facts, struct pairinfo *pi)
 		const cJSON *pr;
 		cJSON_ArrayForEach(pr, cJSON_GetObjectItemCaseSensitive(mt, "pairs")) {
 			double a, b;
-			const char *s = sys_get_str(pr, "status");
-			if (!s || !sys_get_num(pr, "a", &a) || !sys_get_num(pr, "b", &b))
+			const char *s = json_str(pr, "status");
+			if (!s || !json_num(pr, "a", &a) || !json_num(pr, "b", &b))
 				continue;
 			int i = pos_of(pi, (int)a), j = pos_of(pi, (int)b);
 			if (i < 0 || j < 0)
@@ -395,7 +395,7 @@ void sys_derive(cJSON *facts)
 		return;
 	cJSON *g;
 	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
-		const char *name = sys_get_str(g, "name");
+		const char *name = json_str(g, "name");
 		if (!name)
 			continue;
 		int sm = sys_gpu_sm(name);
@@ -436,175 +436,194 @@ static int job_size(const cJSON *facts, const struct sys_logctx *lc)
 	return 0;
 }
 
+/* What the topology rules share: the P2P-capable groups, a concrete
+ * recommendation, whether P2P is disabled already. */
+struct topoctx {
+	struct pairinfo *pi;
+	struct buf gt;      /* the groups, as text */
+	struct buf rec;     /* CUDA_VISIBLE_DEVICES=... for a group, or empty */
+	int disabled;       /* NCCL_P2P_DISABLE=1 */
+	const char *bw;     /* what disabling P2P costs */
+};
+
+static void topo_read(const cJSON *facts, const struct sys_logctx *lc, struct topoctx *t)
+{
+	t->pi = xmalloc(sizeof *t->pi);
+	build_pairs(facts, t->pi);
+	int (*out)[NG] = xmalloc(sizeof(int[64][NG]));
+	int sizes[64];
+	int ng = t->pi->ngpu >= 2 ? groups_of(t->pi, out, sizes, 64) : 0;
+	buf_init(&t->gt);
+	groups_text(out, sizes, ng, &t->gt);
+	int need = job_size(facts, lc);
+	const char *p2p_disable = env_value(facts, "NCCL_P2P_DISABLE");
+	t->disabled = p2p_disable && atoi(p2p_disable) == 1;
+	/* a concrete recommendation */
+	buf_init(&t->rec);
+	int pick = -1;
+	for (int q = 0; q < ng; q++)
+		if ((need <= 0 && pick < 0) || (need > 0 && sizes[q] >= need && pick < 0))
+			pick = q;
+	if (pick >= 0 && sizes[pick] < t->pi->ngpu) {
+		int n = need > 0 && need <= sizes[pick] ? need : sizes[pick];
+		buf_adds(&t->rec, "CUDA_VISIBLE_DEVICES=");
+		for (int m = 0; m < n; m++)
+			buf_printf(&t->rec, "%s%d", m ? "," : "", out[pick][m]);
+		buf_printf(&t->rec, " (a group of %d GPUs with working P2P between every pair)", n);
+	}
+	free(out);
+	t->bw = "NCCL_P2P_DISABLE=1: every transfer is then staged through host shared memory "
+	        "(two PCIe crossings and a CPU copy instead of one direct transfer), so intra-node "
+	        "bandwidth drops; on NVLink-connected GPUs it gives up NVLink entirely";
+}
+
+/* 1. GPU pairs through a host bridge or the CPU */
+static void rule_p2p_through_cpu(const cJSON *topo, const struct topoctx *tc, struct emitter *e)
+{
+	struct buf pairs;
+	buf_init(&pairs);
+	int n = 0, total = 0, direct = 0;
+	const cJSON *first = NULL;
+	const cJSON *l;
+	cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(topo, "links")) {
+		const char *t = json_str(l, "type");
+		double a, b;
+		if (!t || !json_num(l, "a", &a) || !json_num(l, "b", &b))
+			continue;
+		total++;
+		if (topo_link_direct(t) && !strncmp(t, "P", 1))
+			direct++;
+		if (!topo_link_through_cpu(t))
+			continue;
+		if (!first)
+			first = cJSON_GetObjectItemCaseSensitive(l, "source");
+		if (n < 12)
+			buf_printf(&pairs, "%sGPU%d-GPU%d %s", n ? ", " : "", (int)a, (int)b, t);
+		n++;
+	}
+	if (n > 12)
+		buf_printf(&pairs, " and %d more", n - 12);
+	if (n > 0) {
+		struct caps c = {0};
+		char sb[600];
+		cap_add(&c, "pairs", "%s", pairs.data);
+		cap_add(&c, "groups", "%s", tc->gt.data);
+		if (tc->rec.len)
+			cap_add(&c, "recommend", "%s", tc->rec.data);
+		else if (direct)
+			cap_add(&c, "recommend", "NCCL_P2P_LEVEL=PXB (P2P only where GPUs share a PCIe switch; SHM across the host bridge)");
+		else
+			cap_add(&c, "recommend", "%s", tc->disabled ? "P2P is already tc->disabled (NCCL_P2P_DISABLE=1)" : tc->bw);
+		cap_add(&c, "count", "%d of %d", n, total);
+		emit(e, "topo.p2p_through_cpu", first, &c,
+		     "%d of %d GPU pairs cross a PCIe host bridge or the CPU interconnect (PHB/NODE/SYS): %s "
+		     "[topology %s]; P2P-capable groups: %s",
+		     n, total, pairs.data, src_str(first, sb, sizeof sb), tc->gt.data);
+	}
+	buf_free(&pairs);
+}
+
+/* 2. P2P matrices with pairs that are not OK */
+static void rule_p2p_matrix(const cJSON *topo, const struct topoctx *t, struct emitter *e)
+{
+	const cJSON *mt;
+	cJSON_ArrayForEach(mt, cJSON_GetObjectItemCaseSensitive(topo, "p2p")) {
+		const char *cap = json_str(mt, "cap");
+		if (!cap || !strcmp(cap, "atomics") || !strcmp(cap, "nvlink") || !strcmp(cap, "prop"))
+			continue;
+		int pcie = !strcmp(cap, "pcie");
+		struct buf pairs;
+		buf_init(&pairs);
+		int n = 0;
+		const cJSON *first = NULL, *pr;
+		const char *status = NULL;
+		cJSON_ArrayForEach(pr, cJSON_GetObjectItemCaseSensitive(mt, "pairs")) {
+			const char *s = json_str(pr, "status");
+			double a, b;
+			if (!s || !strcmp(s, "OK") || !json_num(pr, "a", &a) || !json_num(pr, "b", &b) || a > b)
+				continue;
+			if (pcie) {
+				int i = -1, j = -1;
+				for (int k = 0; k < t->pi->ngpu; k++) {
+					if (t->pi->idx[k] == (int)a) i = k;
+					if (t->pi->idx[k] == (int)b) j = k;
+				}
+				if (i >= 0 && j >= 0 && !strncmp(t->pi->why[i][j], "NV", 2))
+					continue; /* NS for PCIe is normal where NVLink carries P2P */
+			}
+			if (!first)
+				first = cJSON_GetObjectItemCaseSensitive(pr, "source"), status = s;
+			if (n < 12)
+				buf_printf(&pairs, "%sGPU%d-GPU%d %s", n ? ", " : "", (int)a, (int)b, s);
+			n++;
+		}
+		if (n > 0) {
+			static const struct { const char *s, *m; } mean[] = {
+				{"CNS", "chipset not supported"}, {"GNS", "GPU not supported"},
+				{"TNS", "topology not supported"}, {"NS", "not supported"}, {"U", "unknown"},
+				{"DR", "disabled by regkey"}, {NULL, NULL}};
+			const char *meaning = "";
+			for (int k = 0; mean[k].s; k++)
+				if (!strcmp(status, mean[k].s))
+					meaning = mean[k].m;
+			struct caps c = {0};
+			char sb[600];
+			cap_add(&c, "pairs", "%s", pairs.data);
+			cap_add(&c, "cap", "%s", cap);
+			cap_add(&c, "status", "%s (%s)", status, meaning);
+			cap_add(&c, "groups", "%s", t->gt.data);
+			cap_add(&c, "recommend", "%s", t->rec.len ? t->rec.data : t->disabled ? "P2P is already t->disabled (NCCL_P2P_DISABLE=1)" : t->bw);
+			emit(e, "topo.p2p_matrix_not_supported", first, &c,
+			     "nvidia-smi topo -p2p %s reports %d GPU pair(s) without P2P: %s (%s = %s) [%s]; "
+			     "P2P-capable groups: %s",
+			     cap, n, pairs.data, status, meaning, src_str(first, sb, sizeof sb), t->gt.data);
+		}
+		buf_free(&pairs);
+	}
+}
+
+/* 3. consumer GPUs */
+static void rule_consumer_gpus(const cJSON *facts, const struct topoctx *t, struct emitter *e)
+{
+	int n = 0;
+	const char *model = NULL;
+	const cJSON *src = NULL, *g;
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
+		const char *name = json_str(g, "name");
+		if (sys_gpu_consumer_nop2p(name)) {
+			n++;
+			if (!model) {
+				model = name;
+				src = cJSON_GetObjectItemCaseSensitive(g, "source");
+			}
+		}
+	}
+	if (n >= 2 && !t->disabled) {
+		struct caps c = {0};
+		char sb[600];
+		cap_add(&c, "gpu_model", "%s", model);
+		cap_add(&c, "recommend", "%s", t->bw);
+		emit(e, "topo.consumer_gpu_p2p", src, &c,
+		     "%d x %s [%s]: GeForce RTX 40xx/50xx boards have no working PCIe peer-to-peer; NCCL "
+		     "either falls back or, where the driver still reports P2P, can hang after setting up "
+		     "P2P channels", n, model, src_str(src, sb, sizeof sb));
+	}
+}
+
 static void rule_topology(const cJSON *facts, const struct sys_logctx *lc, struct emitter *e)
 {
 	const cJSON *topo = cJSON_GetObjectItemCaseSensitive(facts, "topology");
 	if (!topo)
 		return;
-	struct pairinfo *pi = xmalloc(sizeof *pi);
-	build_pairs(facts, pi);
-	int (*out)[NG] = xmalloc(sizeof(int[64][NG]));
-	int sizes[64];
-	int ng = pi->ngpu >= 2 ? groups_of(pi, out, sizes, 64) : 0;
-	struct buf gt;
-	buf_init(&gt);
-	groups_text(out, sizes, ng, &gt);
-	int need = job_size(facts, lc);
-	const char *p2p_disable = env_value(facts, "NCCL_P2P_DISABLE");
-	int disabled = p2p_disable && atoi(p2p_disable) == 1;
-
-	/* a concrete recommendation */
-	struct buf rec;
-	buf_init(&rec);
-	int pick = -1;
-	for (int q = 0; q < ng; q++)
-		if ((need <= 0 && pick < 0) || (need > 0 && sizes[q] >= need && pick < 0))
-			pick = q;
-	if (pick >= 0 && sizes[pick] < pi->ngpu) {
-		int n = need > 0 && need <= sizes[pick] ? need : sizes[pick];
-		buf_adds(&rec, "CUDA_VISIBLE_DEVICES=");
-		for (int m = 0; m < n; m++)
-			buf_printf(&rec, "%s%d", m ? "," : "", out[pick][m]);
-		buf_printf(&rec, " (a group of %d GPUs with working P2P between every pair)", n);
-	}
-	const char *bw = "NCCL_P2P_DISABLE=1: every transfer is then staged through host shared memory "
-	                 "(two PCIe crossings and a CPU copy instead of one direct transfer), so intra-node "
-	                 "bandwidth drops; on NVLink-connected GPUs it gives up NVLink entirely";
-
-	/* 1. GPU pairs through a host bridge or the CPU */
-	{
-		struct buf pairs;
-		buf_init(&pairs);
-		int n = 0, total = 0, direct = 0;
-		const cJSON *first = NULL;
-		const cJSON *l;
-		cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(topo, "links")) {
-			const char *t = sys_get_str(l, "type");
-			double a, b;
-			if (!t || !sys_get_num(l, "a", &a) || !sys_get_num(l, "b", &b))
-				continue;
-			total++;
-			if (topo_link_direct(t) && !strncmp(t, "P", 1))
-				direct++;
-			if (!topo_link_through_cpu(t))
-				continue;
-			if (!first)
-				first = cJSON_GetObjectItemCaseSensitive(l, "source");
-			if (n < 12)
-				buf_printf(&pairs, "%sGPU%d-GPU%d %s", n ? ", " : "", (int)a, (int)b, t);
-			n++;
-		}
-		if (n > 12)
-			buf_printf(&pairs, " and %d more", n - 12);
-		if (n > 0) {
-			struct caps c = {0};
-			char sb[600];
-			cap_add(&c, "pairs", "%s", pairs.data);
-			cap_add(&c, "groups", "%s", gt.data);
-			if (rec.len)
-				cap_add(&c, "recommend", "%s", rec.data);
-			else if (direct)
-				cap_add(&c, "recommend", "NCCL_P2P_LEVEL=PXB (P2P only where GPUs share a PCIe switch; SHM across the host bridge)");
-			else
-				cap_add(&c, "recommend", "%s", disabled ? "P2P is already disabled (NCCL_P2P_DISABLE=1)" : bw);
-			cap_add(&c, "count", "%d of %d", n, total);
-			emit(e, "topo.p2p_through_cpu", first, &c,
-			     "%d of %d GPU pairs cross a PCIe host bridge or the CPU interconnect (PHB/NODE/SYS): %s "
-			     "[topology %s]; P2P-capable groups: %s",
-			     n, total, pairs.data, src_str(first, sb, sizeof sb), gt.data);
-		}
-		buf_free(&pairs);
-	}
-
-	/* 2. P2P matrices with pairs that are not OK */
-	{
-		const cJSON *mt;
-		cJSON_ArrayForEach(mt, cJSON_GetObjectItemCaseSensitive(topo, "p2p")) {
-			const char *cap = sys_get_str(mt, "cap");
-			if (!cap || !strcmp(cap, "atomics") || !strcmp(cap, "nvlink") || !strcmp(cap, "prop"))
-				continue;
-			int pcie = !strcmp(cap, "pcie");
-			struct buf pairs;
-			buf_init(&pairs);
-			int n = 0;
-			const cJSON *first = NULL, *pr;
-			const char *status = NULL;
-			cJSON_ArrayForEach(pr, cJSON_GetObjectItemCaseSensitive(mt, "pairs")) {
-				const char *s = sys_get_str(pr, "status");
-				double a, b;
-				if (!s || !strcmp(s, "OK") || !sys_get_num(pr, "a", &a) || !sys_get_num(pr, "b", &b) || a > b)
-					continue;
-				if (pcie) {
-					int i = -1, j = -1;
-					for (int k = 0; k < pi->ngpu; k++) {
-						if (pi->idx[k] == (int)a) i = k;
-						if (pi->idx[k] == (int)b) j = k;
-					}
-					if (i >= 0 && j >= 0 && !strncmp(pi->why[i][j], "NV", 2))
-						continue; /* NS for PCIe is normal where NVLink carries P2P */
-				}
-				if (!first)
-					first = cJSON_GetObjectItemCaseSensitive(pr, "source"), status = s;
-				if (n < 12)
-					buf_printf(&pairs, "%sGPU%d-GPU%d %s", n ? ", " : "", (int)a, (int)b, s);
-				n++;
-			}
-			if (n > 0) {
-				static const struct { const char *s, *m; } mean[] = {
-					{"CNS", "chipset not supported"}, {"GNS", "GPU not supported"},
-					{"TNS", "topology not supported"}, {"NS", "not supported"}, {"U", "unknown"},
-					{"DR", "disabled by regkey"}, {NULL, NULL}};
-				const char *meaning = "";
-				for (int k = 0; mean[k].s; k++)
-					if (!strcmp(status, mean[k].s))
-						meaning = mean[k].m;
-				struct caps c = {0};
-				char sb[600];
-				cap_add(&c, "pairs", "%s", pairs.data);
-				cap_add(&c, "cap", "%s", cap);
-				cap_add(&c, "status", "%s (%s)", status, meaning);
-				cap_add(&c, "groups", "%s", gt.data);
-				cap_add(&c, "recommend", "%s", rec.len ? rec.data : disabled ? "P2P is already disabled (NCCL_P2P_DISABLE=1)" : bw);
-				emit(e, "topo.p2p_matrix_not_supported", first, &c,
-				     "nvidia-smi topo -p2p %s reports %d GPU pair(s) without P2P: %s (%s = %s) [%s]; "
-				     "P2P-capable groups: %s",
-				     cap, n, pairs.data, status, meaning, src_str(first, sb, sizeof sb), gt.data);
-			}
-			buf_free(&pairs);
-		}
-	}
-	free(out);
-	free(pi);
-
-	/* 3. consumer GPUs */
-	{
-		int n = 0;
-		const char *model = NULL;
-		const cJSON *src = NULL, *g;
-		cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
-			const char *name = sys_get_str(g, "name");
-			if (sys_gpu_consumer_nop2p(name)) {
-				n++;
-				if (!model) {
-					model = name;
-					src = cJSON_GetObjectItemCaseSensitive(g, "source");
-				}
-			}
-		}
-		if (n >= 2 && !disabled) {
-			struct caps c = {0};
-			char sb[600];
-			cap_add(&c, "gpu_model", "%s", model);
-			cap_add(&c, "recommend", "%s", bw);
-			emit(e, "topo.consumer_gpu_p2p", src, &c,
-			     "%d x %s [%s]: GeForce RTX 40xx/50xx boards have no working PCIe peer-to-peer; NCCL "
-			     "either falls back or, where the driver still reports P2P, can hang after setting up "
-			     "P2P channels", n, model, src_str(src, sb, sizeof sb));
-		}
-	}
-	(void)topo;
-	buf_free(&gt);
-	buf_free(&rec);
+	struct topoctx t;
+	topo_read(facts, lc, &t);
+	rule_p2p_through_cpu(topo, &t, e);
+	rule_p2p_matrix(topo, &t, e);
+	free(t.pi);
+	t.pi = NULL;
+	rule_consumer_gpus(facts, &t, e);
+	buf_free(&t.gt);
+	buf_free(&t.rec);
 }
 
 static void rule_hang_after_p2p(const cJSON *facts, const struct sys_logctx *lc, struct emitter *e,
@@ -622,284 +641,328 @@ static void rule_hang_after_p2p(const cJSON *facts, const struct sys_logctx *lc,
 	cJSON_Delete(src);
 }
 
-static void rule_versions(const cJSON *facts, const struct sys_logctx *lc, struct emitter *e)
+/* The versions the rules compare, with where each was read. */
+struct vctx {
+	const char *drv, *dcuda, *tcuda, *rt, *nvcc, *torch;
+	const cJSON *sdrv, *sdc, *stc, *srt, *snv;
+	cJSON *logsrc;   /* owned: the log's place of cudaDriverVersion, when used */
+	int dmax;        /* the newest CUDA the driver supports, as 124; < 0 unknown */
+};
+
+static void versions_read(const cJSON *facts, const struct sys_logctx *lc, struct vctx *v)
 {
-	const char *drv = NULL, *dcuda = NULL, *tcuda = NULL, *rt = NULL, *nvcc = NULL, *torch = NULL;
-	const cJSON *sdrv = version(facts, "driver", &drv);
-	const cJSON *sdc = version(facts, "cuda", &dcuda);
-	const cJSON *stc = version(facts, "torch_cuda", &tcuda);
-	const cJSON *srt = version(facts, "cuda_runtime", &rt);
-	const cJSON *snv = version(facts, "nvcc", &nvcc);
-	version(facts, "torch", &torch);
-	char sb[600], sb2[600];
-	cJSON *logsrc = NULL;
+	memset(v, 0, sizeof *v);
+	v->sdrv = version(facts, "driver", &v->drv);
+	v->sdc = version(facts, "cuda", &v->dcuda);
+	v->stc = version(facts, "torch_cuda", &v->tcuda);
+	v->srt = version(facts, "cuda_runtime", &v->rt);
+	v->snv = version(facts, "nvcc", &v->nvcc);
+	version(facts, "torch", &v->torch);
 	/* driver's CUDA from the log when no nvidia-smi */
-	if (!dcuda) {
+	if (!v->dcuda) {
 		const cJSON *cdv = cJSON_GetObjectItemCaseSensitive(facts, "cuda_driver_versions");
 		if (cJSON_GetArraySize(cdv) >= 1 && cJSON_IsString(cJSON_GetArrayItem(cdv, 0))) {
-			dcuda = cJSON_GetArrayItem(cdv, 0)->valuestring;
-			logsrc = sys_source(lc && lc->driver_path ? lc->driver_path : "NCCL log", lc ? lc->driver_line : 0);
-			sdc = logsrc;
+			v->dcuda = cJSON_GetArrayItem(cdv, 0)->valuestring;
+			v->logsrc = sys_source(lc && lc->driver_path ? lc->driver_path : "NCCL log", lc ? lc->driver_line : 0);
+			v->sdc = v->logsrc;
 		}
 	}
-	int dmax = cuda_code(dcuda);
-	if (dmax < 0 && drv)
-		dmax = driver_max_cuda(drv), sdc = sdrv;
-	/* the runtime in use: torch's build, else the pip runtime */
-	const char *run = tcuda ? tcuda : rt;
-	const cJSON *srun = tcuda ? stc : srt;
-	const char *runwhat = tcuda ? "PyTorch's CUDA build" : "the CUDA runtime package";
+	v->dmax = cuda_code(v->dcuda);
+	if (v->dmax < 0 && v->drv)
+		v->dmax = driver_max_cuda(v->drv), v->sdc = v->sdrv;
+}
+
+/* The runtime in use (torch's build, else the pip runtime) against the driver. */
+static void rule_driver_cuda(const struct vctx *v, struct emitter *e)
+{
+	char sb[600], sb2[600];
+	const char *run = v->tcuda ? v->tcuda : v->rt;
+	const cJSON *srun = v->tcuda ? v->stc : v->srt;
+	const char *runwhat = v->tcuda ? "PyTorch's CUDA build" : "the CUDA runtime package";
 	int rc = cuda_code(run);
-	if (rc > 0 && dmax > 0 && rc > dmax) {
+	if (rc > 0 && v->dmax > 0 && rc > v->dmax) {
 		struct caps c = {0};
 		const char *need = driver_min_for(rc);
 		const char *fam = family_min(rc / 10);
-		int minor_ok = rc / 10 == dmax / 10 && (!drv || !fam || sys_vercmp(drv, fam) >= 0);
+		int minor_ok = rc / 10 == v->dmax / 10 && (!v->drv || !fam || version_cmp_str(v->drv, fam) >= 0);
 		if (minor_ok) {
 			cap_add(&c, "runtime", "%s", run);
-			cap_add(&c, "driver_cuda", "%d.%d", dmax / 10, dmax % 10);
+			cap_add(&c, "driver_cuda", "%d.%d", v->dmax / 10, v->dmax % 10);
 			cap_add(&c, "recommend", "upgrade the driver to >= %s for full CUDA %s support", need ? need : "?", run);
 			emit(e, "versions.minor_version_compat", srun, &c,
 			     "%s is CUDA %s [%s] and the driver supports CUDA %d.%d [%s]: it runs under CUDA minor-version "
 			     "compatibility (same major, driver >= %s), but features that need a newer driver (PTX JIT of newer "
-			     "code) fail", runwhat, run, src_str(srun, sb, sizeof sb), dmax / 10, dmax % 10,
-			     src_str(sdc, sb2, sizeof sb2), fam ? fam : "?");
+			     "code) fail", runwhat, run, src_str(srun, sb, sizeof sb), v->dmax / 10, v->dmax % 10,
+			     src_str(v->sdc, sb2, sizeof sb2), fam ? fam : "?");
 		} else {
 			cap_add(&c, "runtime", "%s", run);
-			cap_add(&c, "driver_cuda", "%d.%d", dmax / 10, dmax % 10);
-			if (drv)
-				cap_add(&c, "driver", "%s", drv);
+			cap_add(&c, "driver_cuda", "%d.%d", v->dmax / 10, v->dmax % 10);
+			if (v->drv)
+				cap_add(&c, "driver", "%s", v->drv);
 			cap_add(&c, "recommend", "install a driver >= %s (CUDA %s; minor-version compatibility needs >= %s), "
 			        "or a PyTorch wheel built for CUDA <= %d.%d", need ? need : "?", run, fam ? fam : "?",
-			        dmax / 10, dmax % 10);
+			        v->dmax / 10, v->dmax % 10);
 			emit(e, "versions.driver_too_old_for_cuda", srun, &c,
 			     "%s is CUDA %s [%s] but the driver%s%s supports CUDA %d.%d at most [%s]: CUDA %s needs a "
 			     "driver >= %s (>= %s under minor-version compatibility)",
-			     runwhat, run, src_str(srun, sb, sizeof sb), drv ? " " : "", drv ? drv : "", dmax / 10,
-			     dmax % 10, src_str(sdc, sb2, sizeof sb2), run, need ? need : "?", fam ? fam : "?");
+			     runwhat, run, src_str(srun, sb, sizeof sb), v->drv ? " " : "", v->drv ? v->drv : "", v->dmax / 10,
+			     v->dmax % 10, src_str(v->sdc, sb2, sizeof sb2), run, need ? need : "?", fam ? fam : "?");
 		}
 	}
-	/* nvcc is for building extensions */
-	int nc = cuda_code(nvcc), tc = cuda_code(tcuda);
+}
+
+/* nvcc is for building extensions */
+static void rule_nvcc(const struct vctx *v, struct emitter *e)
+{
+	char sb[600], sb2[600];
+	int nc = cuda_code(v->nvcc), tc = cuda_code(v->tcuda);
 	if (nc > 0 && tc > 0 && nc != tc) {
 		struct caps c = {0};
-		cap_add(&c, "nvcc", "%s", nvcc);
-		cap_add(&c, "torch_cuda", "%s", tcuda);
-		emit(e, "versions.nvcc_differs_from_torch", snv, &c,
+		cap_add(&c, "nvcc", "%s", v->nvcc);
+		cap_add(&c, "torch_cuda", "%s", v->tcuda);
+		emit(e, "versions.nvcc_differs_from_torch", v->snv, &c,
 		     "nvcc is CUDA %s [%s] while PyTorch %s was built with CUDA %s [%s]: this matters only when "
 		     "compiling CUDA extensions (flash-attn, apex, DeepSpeed ops); the PyTorch wheel runs on the CUDA "
 		     "runtime it carries, not on the toolkit nvcc belongs to",
-		     nvcc, src_str(snv, sb, sizeof sb), torch ? torch : "", tcuda, src_str(stc, sb2, sizeof sb2));
+		     v->nvcc, src_str(v->snv, sb, sizeof sb), v->torch ? v->torch : "", v->tcuda, src_str(v->stc, sb2, sizeof sb2));
 	}
-	/* GPU architecture against the build */
-	{
-		const cJSON *g;
-		cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
-			double sm = 0;
-			if (!sys_get_num(g, "sm", &sm) && !sys_get_num(g, "sm_from_name", &sm))
-				continue;
-			const char *name = sys_get_str(g, "name");
-			int need = sm_min_cuda((int)sm);
-			const cJSON *src = cJSON_GetObjectItemCaseSensitive(g, "source");
-			if (tc > 0 && need > 0 && tc < need) {
-				struct caps c = {0};
-				cap_add(&c, "arch", "sm_%d", (int)sm);
-				cap_add(&c, "torch_cuda", "%s", tcuda);
-				cap_add(&c, "recommend", "install a PyTorch wheel built for CUDA >= %d.%d (e.g. the cu%d index)",
-				        need / 10, need % 10, need);
-				emit(e, "versions.arch_not_in_build", stc, &c,
-				     "%s is sm_%d [%s], which needs CUDA >= %d.%d, but PyTorch was built with CUDA %s [%s]: "
-				     "its kernels do not include this architecture",
-				     name ? name : "the GPU", (int)sm, src_str(src, sb, sizeof sb), need / 10, need % 10,
-				     tcuda, src_str(stc, sb2, sizeof sb2));
-				break;
-			}
-			if (tc >= 130 && sm > 0 && sm < 75) {
-				struct caps c = {0};
-				cap_add(&c, "arch", "sm_%d", (int)sm);
-				cap_add(&c, "torch_cuda", "%s", tcuda);
-				cap_add(&c, "recommend", "use a PyTorch wheel built for CUDA 12.x (the last with sm_%d)", (int)sm);
-				emit(e, "versions.arch_not_in_build", stc, &c,
-				     "%s is sm_%d [%s]; CUDA 13 dropped architectures before sm_75, and PyTorch here is "
-				     "built with CUDA %s [%s]",
-				     name ? name : "the GPU", (int)sm, src_str(src, sb, sizeof sb), tcuda,
-				     src_str(stc, sb2, sizeof sb2));
-				break;
-			}
-		}
-	}
-	/* several NCCL versions */
-	{
-		struct buf w;
-		buf_init(&w);
-		int distinct = 0;
-		char seen[8][24];
-		const cJSON *first = NULL;
-#define SEEN(v, where, src) do { \
-	int dup_ = 0; \
-	for (int k_ = 0; k_ < distinct; k_++) if (!strcmp(seen[k_], v)) dup_ = 1; \
-	if (!dup_ && distinct < 8) { snprintf(seen[distinct++], 24, "%s", v); } \
-	buf_printf(&w, "%s%s %s", w.len ? "; " : "", where, v); \
-	if (!first && (src)) first = (src); } while (0)
-		const cJSON *nv = cJSON_GetObjectItemCaseSensitive(facts, "nccl_versions");
-		const cJSON *x;
-		cJSON_ArrayForEach(x, nv) if (cJSON_IsString(x)) SEEN(x->valuestring, "NCCL log banner", (const cJSON *)NULL);
-		const char *np = NULL, *nt = NULL;
-		const cJSON *snp = version(facts, "nccl_pip", &np);
-		const cJSON *snt = version(facts, "nccl_torch", &nt);
-		if (np) {
-			char where[700];
-			snprintf(where, sizeof where, "pip package [%s]", src_str(snp, sb, sizeof sb));
-			SEEN(np, where, snp);
-		}
-		if (nt) {
-			char where[700];
-			snprintf(where, sizeof where, "torch.cuda.nccl.version() [%s]", src_str(snt, sb, sizeof sb));
-			SEEN(nt, where, snt);
-		}
-		const char *ncv = NULL;
-		const cJSON *snc = version(facts, "nccl_conda", &ncv);
-		if (ncv) {
-			/* conda-forge's "2.21.5.1": the 4th number is the package build */
-			char v3[24], where[700];
-			int a, b2, c;
-			if (sscanf(ncv, "%d.%d.%d", &a, &b2, &c) == 3)
-				snprintf(v3, sizeof v3, "%d.%d.%d", a, b2, c);
-			else
-				snprintf(v3, sizeof v3, "%s", ncv);
-			snprintf(where, sizeof where, "conda package nccl %s [%s]", ncv, src_str(snc, sb, sizeof sb));
-			SEEN(v3, where, snc);
-		}
-		/* several nvidia-nccl-cuXX packages side by side */
-		int npk = 0;
-		struct buf pk;
-		buf_init(&pk);
-		const cJSON *p;
-		const cJSON *pkgs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "versions"), "packages");
-		cJSON_ArrayForEach(p, pkgs) {
-			/* vLLM's own NCCL wheels (vllm-nccl-cu12 2.18.1.0.3.0: NCCL 2.18.1) are NCCLs too */
-			int vllm = !strncmp(p->string, "vllm-nccl-cu", 12);
-			if (strncmp(p->string, "nvidia-nccl", 11) && !vllm)
-				continue;
-			if (vllm) {
-				const char *pv = sys_get_str(p, "version");
-				int a, b2, c;
-				char v3[24], where[700];
-				if (pv && sscanf(pv, "%d.%d.%d", &a, &b2, &c) == 3) {
-					snprintf(v3, sizeof v3, "%d.%d.%d", a, b2, c);
-					snprintf(where, sizeof where, "pip package %s %s [%s]", p->string, pv,
-					         src_str(cJSON_GetObjectItemCaseSensitive(p, "source"), sb, sizeof sb));
-					SEEN(v3, where, cJSON_GetObjectItemCaseSensitive(p, "source"));
-				}
-			}
-			npk++;
-			buf_printf(&pk, "%s%s==%s", pk.len ? ", " : "", p->string, sys_get_str(p, "version"));
-			if (!first)
-				first = cJSON_GetObjectItemCaseSensitive(p, "source");
-		}
-		if (distinct > 1 || npk > 1) {
-			struct caps c = {0};
-			cap_add(&c, "versions", "%s", w.data ? w.data : "");
-			if (npk > 1)
-				cap_add(&c, "packages", "%s", pk.data);
-			cap_add(&c, "recommend", "make every rank load one libnccl: uninstall the extra nvidia-nccl-* wheel, "
-			        "check LD_LIBRARY_PATH/LD_PRELOAD for a system libnccl, and use the same image on every node");
-			cJSON *fallback = NULL;
-			if (!first)
-				first = fallback = sys_source(lc && lc->nccl_path ? lc->nccl_path : "NCCL log", lc ? lc->nccl_line : 0);
-			emit(e, "versions.multiple_nccl", first, &c, "more than one NCCL in this job: %s%s%s",
-			     w.data ? w.data : "", npk > 1 ? "; packages: " : "", npk > 1 ? pk.data : "");
-			cJSON_Delete(fallback);
-		}
-#undef SEEN
-		buf_free(&w);
-		buf_free(&pk);
-	}
-	/* cu11/cu12/cu13 wheels side by side */
-	{
-		const cJSON *pkgs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "versions"), "packages");
-		const cJSON *p;
-		int majors[4] = {0}; /* 10, 11, 12, 13 */
-		struct buf ex[4];
-		const cJSON *src[4] = {0};
-		for (int k = 0; k < 4; k++)
-			buf_init(&ex[k]);
-		cJSON_ArrayForEach(p, pkgs) {
-			const char *n = p->string;
-			int maj = 0;
-			const char *q = strstr(n, "-cu");
-			if (q && isdigit((unsigned char)q[3]) && isdigit((unsigned char)q[4]))
-				maj = (q[3] - '0') * 10 + (q[4] - '0');
-			else if ((q = strstr(n, "-cuda")) && isdigit((unsigned char)q[5]) && isdigit((unsigned char)q[6]))
-				maj = (q[5] - '0') * 10 + (q[6] - '0');
-			const char *ver = sys_get_str(p, "version");
-			if (!maj && (!strcmp(n, "torch") || !strcmp(n, "torchvision") || !strcmp(n, "torchaudio")) && ver &&
-			    (q = strstr(ver, "+cu")) && isdigit((unsigned char)q[3]) && isdigit((unsigned char)q[4])) {
-				int d = atoi(q + 3);
-				maj = d >= 100 ? d / 10 : d / 10; /* cu118 -> 11, cu92 -> 9 */
-				if (d < 100)
-					maj = d / 10;
-			}
-			if (maj < 10 || maj > 13)
-				continue;
-			int k = maj - 10;
-			majors[k]++;
-			if (ex[k].len < 200)
-				buf_printf(&ex[k], "%s%s==%s", ex[k].len ? ", " : "", n, ver ? ver : "?");
-			if (!src[k])
-				src[k] = cJSON_GetObjectItemCaseSensitive(p, "source");
-		}
-		int kinds = 0;
-		for (int k = 0; k < 4; k++)
-			kinds += majors[k] > 0;
-		if (kinds > 1) {
-			struct buf all;
-			buf_init(&all);
-			const cJSON *first = NULL;
-			for (int k = 0; k < 4; k++)
-				if (majors[k]) {
-					buf_printf(&all, "%sCUDA %d: %s", all.len ? "; " : "", 10 + k, ex[k].data);
-					if (!first)
-						first = src[k];
-				}
-			struct caps c = {0};
-			cap_add(&c, "wheels", "%s", all.data);
-			cap_add(&c, "recommend", "keep one CUDA major: reinstall torch from one index (e.g. "
-			        "--index-url https://download.pytorch.org/whl/cu1XY) and remove the other nvidia-*-cuNN wheels");
-			emit(e, "versions.mixed_cuda_wheels", first, &c,
-			     "wheels for more than one CUDA major version are installed side by side: %s", all.data);
-			buf_free(&all);
-		}
-		for (int k = 0; k < 4; k++)
-			buf_free(&ex[k]);
-	}
-	/* the same version key differing between reports (nodes) */
-	{
-		const cJSON *cf;
-		cJSON_ArrayForEach(cf, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "versions"), "conflicts")) {
-			const char *k = sys_get_str(cf, "key");
-			if (!k || (strcmp(k, "driver") && strcmp(k, "torch") && strcmp(k, "nccl_pip") && strcmp(k, "nccl_torch") &&
-			           strcmp(k, "torch_cuda") && strcmp(k, "cuda")))
-				continue;
-			struct caps c = {0};
-			cap_add(&c, "key", "%s", k);
-			cap_add(&c, "first", "%s", sys_get_str(cf, "first"));
-			cap_add(&c, "second", "%s", sys_get_str(cf, "value"));
-			const cJSON *src = cJSON_GetObjectItemCaseSensitive(cf, "source");
-			emit(e, "versions.differ_between_reports", src, &c,
-			     "%s differs between the reports of this bundle: %s, and %s [%s] (different nodes or images?)",
-			     k, sys_get_str(cf, "first"), sys_get_str(cf, "value"), src_str(src, sb, sizeof sb));
-		}
-	}
-	cJSON_Delete(logsrc);
-	(void)sdrv;
 }
 
-static void rule_memory(const cJSON *facts, const struct sys_logctx *lc, struct emitter *e)
+/* GPU architecture against the build */
+static void rule_arch(const cJSON *facts, const struct vctx *v, struct emitter *e)
 {
-	const cJSON *mem = cJSON_GetObjectItemCaseSensitive(facts, "memory");
+	char sb[600], sb2[600];
+	int tc = cuda_code(v->tcuda);
+	const cJSON *g;
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
+		double sm = 0;
+		if (!json_num(g, "sm", &sm) && !json_num(g, "sm_from_name", &sm))
+			continue;
+		const char *name = json_str(g, "name");
+		int need = sm_min_cuda((int)sm);
+		const cJSON *src = cJSON_GetObjectItemCaseSensitive(g, "source");
+		if (tc > 0 && need > 0 && tc < need) {
+			struct caps c = {0};
+			cap_add(&c, "arch", "sm_%d", (int)sm);
+			cap_add(&c, "torch_cuda", "%s", v->tcuda);
+			cap_add(&c, "recommend", "install a PyTorch wheel built for CUDA >= %d.%d (e.g. the cu%d index)",
+			        need / 10, need % 10, need);
+			emit(e, "versions.arch_not_in_build", v->stc, &c,
+			     "%s is sm_%d [%s], which needs CUDA >= %d.%d, but PyTorch was built with CUDA %s [%s]: "
+			     "its kernels do not include this architecture",
+			     name ? name : "the GPU", (int)sm, src_str(src, sb, sizeof sb), need / 10, need % 10,
+			     v->tcuda, src_str(v->stc, sb2, sizeof sb2));
+			break;
+		}
+		if (tc >= 130 && sm > 0 && sm < 75) {
+			struct caps c = {0};
+			cap_add(&c, "arch", "sm_%d", (int)sm);
+			cap_add(&c, "torch_cuda", "%s", v->tcuda);
+			cap_add(&c, "recommend", "use a PyTorch wheel built for CUDA 12.x (the last with sm_%d)", (int)sm);
+			emit(e, "versions.arch_not_in_build", v->stc, &c,
+			     "%s is sm_%d [%s]; CUDA 13 dropped architectures before sm_75, and PyTorch here is "
+			     "built with CUDA %s [%s]",
+			     name ? name : "the GPU", (int)sm, src_str(src, sb, sizeof sb), v->tcuda,
+			     src_str(v->stc, sb2, sizeof sb2));
+			break;
+		}
+	}
+}
+
+/* The NCCL release of a package version that carries a 4th number of its
+ * own ("2.21.5.1" of conda-forge, "2.18.1.0.3.0" of vllm-nccl-cu12):
+ * its first three numbers, or the string as it is when it is no version. */
+static void nccl3(const char *v, char *out, size_t n)
+{
+	struct version x;
+	if (version_parse(v, &x) && x.n >= 3)
+		snprintf(out, n, "%ld.%ld.%ld", x.part[0], x.part[1], x.part[2]);
+	else
+		snprintf(out, n, "%s", v);
+}
+
+/* several NCCL versions */
+static void rule_multiple_nccl(const cJSON *facts, const struct sys_logctx *lc, struct emitter *e)
+{
 	char sb[600];
-	/* OOM messages with their arithmetic */
+	struct buf w;
+	buf_init(&w);
+	int distinct = 0;
+	char seen[8][24];
+	const cJSON *first = NULL;
+#define SEEN(v, where, src) do { \
+int dup_ = 0; \
+for (int k_ = 0; k_ < distinct; k_++) if (!strcmp(seen[k_], v)) dup_ = 1; \
+if (!dup_ && distinct < 8) { snprintf(seen[distinct++], 24, "%s", v); } \
+buf_printf(&w, "%s%s %s", w.len ? "; " : "", where, v); \
+if (!first && (src)) first = (src); } while (0)
+	const cJSON *nv = cJSON_GetObjectItemCaseSensitive(facts, "nccl_versions");
+	const cJSON *x;
+	cJSON_ArrayForEach(x, nv) if (cJSON_IsString(x)) SEEN(x->valuestring, "NCCL log banner", (const cJSON *)NULL);
+	const char *np = NULL, *nt = NULL;
+	const cJSON *snp = version(facts, "nccl_pip", &np);
+	const cJSON *snt = version(facts, "nccl_torch", &nt);
+	if (np) {
+		char where[700];
+		snprintf(where, sizeof where, "pip package [%s]", src_str(snp, sb, sizeof sb));
+		SEEN(np, where, snp);
+	}
+	if (nt) {
+		char where[700];
+		snprintf(where, sizeof where, "torch.cuda.nccl.version() [%s]", src_str(snt, sb, sizeof sb));
+		SEEN(nt, where, snt);
+	}
+	const char *ncv = NULL;
+	const cJSON *snc = version(facts, "nccl_conda", &ncv);
+	if (ncv) {
+		/* conda-forge's "2.21.5.1": the 4th number is the package build */
+		char v3[24], where[700];
+		nccl3(ncv, v3, sizeof v3);
+		snprintf(where, sizeof where, "conda package nccl %s [%s]", ncv, src_str(snc, sb, sizeof sb));
+		SEEN(v3, where, snc);
+	}
+	/* several nvidia-nccl-cuXX packages side by side */
+	int npk = 0;
+	struct buf pk;
+	buf_init(&pk);
+	const cJSON *p;
+	const cJSON *pkgs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "versions"), "packages");
+	cJSON_ArrayForEach(p, pkgs) {
+		/* vLLM's own NCCL wheels (vllm-nccl-cu12 2.18.1.0.3.0: NCCL 2.18.1) are NCCLs too */
+		int vllm = !strncmp(p->string, "vllm-nccl-cu", 12);
+		if (strncmp(p->string, "nvidia-nccl", 11) && !vllm)
+			continue;
+		const char *pv = json_str(p, "version");
+		struct version pvv;
+		if (vllm && pv && version_parse(pv, &pvv) && pvv.n >= 3) {
+			char v3[24], where[700];
+			nccl3(pv, v3, sizeof v3);
+			snprintf(where, sizeof where, "pip package %s %s [%s]", p->string, pv,
+			         src_str(cJSON_GetObjectItemCaseSensitive(p, "source"), sb, sizeof sb));
+			SEEN(v3, where, cJSON_GetObjectItemCaseSensitive(p, "source"));
+		}
+		npk++;
+		buf_printf(&pk, "%s%s==%s", pk.len ? ", " : "", p->string, json_str(p, "version"));
+		if (!first)
+			first = cJSON_GetObjectItemCaseSensitive(p, "source");
+	}
+	if (distinct > 1 || npk > 1) {
+		struct caps c = {0};
+		cap_add(&c, "versions", "%s", w.data ? w.data : "");
+		if (npk > 1)
+			cap_add(&c, "packages", "%s", pk.data);
+		cap_add(&c, "recommend", "make every rank load one libnccl: uninstall the extra nvidia-nccl-* wheel, "
+		        "check LD_LIBRARY_PATH/LD_PRELOAD for a system libnccl, and use the same image on every node");
+		cJSON *fallback = NULL;
+		if (!first)
+			first = fallback = sys_source(lc && lc->nccl_path ? lc->nccl_path : "NCCL log", lc ? lc->nccl_line : 0);
+		emit(e, "versions.multiple_nccl", first, &c, "more than one NCCL in this job: %s%s%s",
+		     w.data ? w.data : "", npk > 1 ? "; packages: " : "", npk > 1 ? pk.data : "");
+		cJSON_Delete(fallback);
+	}
+#undef SEEN
+	buf_free(&w);
+	buf_free(&pk);
+}
+
+/* cu11/cu12/cu13 wheels side by side */
+static void rule_mixed_wheels(const cJSON *facts, struct emitter *e)
+{
+	const cJSON *pkgs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "versions"), "packages");
+	const cJSON *p;
+	int majors[4] = {0}; /* 10, 11, 12, 13 */
+	struct buf ex[4];
+	const cJSON *src[4] = {0};
+	for (int k = 0; k < 4; k++)
+		buf_init(&ex[k]);
+	cJSON_ArrayForEach(p, pkgs) {
+		const char *n = p->string;
+		int maj = 0;
+		const char *q = strstr(n, "-cu");
+		if (q && isdigit((unsigned char)q[3]) && isdigit((unsigned char)q[4]))
+			maj = (q[3] - '0') * 10 + (q[4] - '0');
+		else if ((q = strstr(n, "-cuda")) && isdigit((unsigned char)q[5]) && isdigit((unsigned char)q[6]))
+			maj = (q[5] - '0') * 10 + (q[6] - '0');
+		const char *ver = json_str(p, "version");
+		if (!maj && (!strcmp(n, "torch") || !strcmp(n, "torchvision") || !strcmp(n, "torchaudio")) && ver &&
+		    (q = strstr(ver, "+cu")) && isdigit((unsigned char)q[3]) && isdigit((unsigned char)q[4])) {
+			int d = atoi(q + 3);
+			maj = d >= 100 ? d / 10 : d / 10; /* cu118 -> 11, cu92 -> 9 */
+			if (d < 100)
+				maj = d / 10;
+		}
+		if (maj < 10 || maj > 13)
+			continue;
+		int k = maj - 10;
+		majors[k]++;
+		if (ex[k].len < 200)
+			buf_printf(&ex[k], "%s%s==%s", ex[k].len ? ", " : "", n, ver ? ver : "?");
+		if (!src[k])
+			src[k] = cJSON_GetObjectItemCaseSensitive(p, "source");
+	}
+	int kinds = 0;
+	for (int k = 0; k < 4; k++)
+		kinds += majors[k] > 0;
+	if (kinds > 1) {
+		struct buf all;
+		buf_init(&all);
+		const cJSON *first = NULL;
+		for (int k = 0; k < 4; k++)
+			if (majors[k]) {
+				buf_printf(&all, "%sCUDA %d: %s", all.len ? "; " : "", 10 + k, ex[k].data);
+				if (!first)
+					first = src[k];
+			}
+		struct caps c = {0};
+		cap_add(&c, "wheels", "%s", all.data);
+		cap_add(&c, "recommend", "keep one CUDA major: reinstall torch from one index (e.g. "
+		        "--index-url https://download.pytorch.org/whl/cu1XY) and remove the other nvidia-*-cuNN wheels");
+		emit(e, "versions.mixed_cuda_wheels", first, &c,
+		     "wheels for more than one CUDA major version are installed side by side: %s", all.data);
+		buf_free(&all);
+	}
+	for (int k = 0; k < 4; k++)
+		buf_free(&ex[k]);
+}
+
+/* the same version key differing between reports (nodes) */
+static void rule_versions_differ(const cJSON *facts, struct emitter *e)
+{
+	char sb[600];
+	const cJSON *cf;
+	cJSON_ArrayForEach(cf, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "versions"), "conflicts")) {
+		const char *k = json_str(cf, "key");
+		if (!k || (strcmp(k, "driver") && strcmp(k, "torch") && strcmp(k, "nccl_pip") && strcmp(k, "nccl_torch") &&
+		           strcmp(k, "torch_cuda") && strcmp(k, "cuda")))
+			continue;
+		struct caps c = {0};
+		cap_add(&c, "key", "%s", k);
+		cap_add(&c, "first", "%s", json_str(cf, "first"));
+		cap_add(&c, "second", "%s", json_str(cf, "value"));
+		const cJSON *src = cJSON_GetObjectItemCaseSensitive(cf, "source");
+		emit(e, "versions.differ_between_reports", src, &c,
+		     "%s differs between the reports of this bundle: %s, and %s [%s] (different nodes or images?)",
+		     k, json_str(cf, "first"), json_str(cf, "value"), src_str(src, sb, sizeof sb));
+	}
+}
+
+static void rule_versions(const cJSON *facts, const struct sys_logctx *lc, struct emitter *e)
+{
+	struct vctx v;
+	versions_read(facts, lc, &v);
+	rule_driver_cuda(&v, e);
+	rule_nvcc(&v, e);
+	rule_arch(facts, &v, e);
+	rule_multiple_nccl(facts, lc, e);
+	rule_mixed_wheels(facts, e);
+	rule_versions_differ(facts, e);
+	cJSON_Delete(v.logsrc);
+}
+
+/* OOM messages with their arithmetic, and the memory others held then */
+static void rule_oom_events(const cJSON *mem, struct emitter *e)
+{
+	char sb[600];
 	const cJSON *ev;
 	int nev = 0;
 	cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(mem, "oom_events")) {
@@ -908,20 +971,20 @@ static void rule_memory(const cJSON *facts, const struct sys_logctx *lc, struct 
 		double tried, cap, fr, use, alloc, other, oth;
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(ev, "source");
 		double g = -1;
-		sys_get_num(ev, "gpu", &g);
-		if (sys_get_num(ev, "tried_mib", &tried) && sys_get_num(ev, "capacity_mib", &cap)) {
+		json_num(ev, "gpu", &g);
+		if (json_num(ev, "tried_mib", &tried) && json_num(ev, "capacity_mib", &cap)) {
 			struct caps c = {0};
 			struct buf a;
 			buf_init(&a);
-			if (sys_get_num(ev, "process_in_use_mib", &use))
+			if (json_num(ev, "process_in_use_mib", &use))
 				buf_printf(&a, "%.2f GiB in use by the process + %.2f GiB requested = %.2f GiB > %.2f GiB capacity",
 				           mib_to_gib(use), mib_to_gib(tried), mib_to_gib(use + tried), mib_to_gib(cap));
-			else if (sys_get_num(ev, "allocated_mib", &alloc))
+			else if (json_num(ev, "allocated_mib", &alloc))
 				buf_printf(&a, "%.2f GiB allocated by PyTorch + %.2f GiB requested = %.2f GiB against %.2f GiB capacity",
 				           mib_to_gib(alloc), mib_to_gib(tried), mib_to_gib(alloc + tried), mib_to_gib(cap));
 			else
 				buf_printf(&a, "%.2f GiB requested of %.2f GiB capacity", mib_to_gib(tried), mib_to_gib(cap));
-			if (sys_get_num(ev, "free_mib", &fr))
+			if (json_num(ev, "free_mib", &fr))
 				buf_printf(&a, " (only %.2f MiB free)", fr);
 			cap_add(&c, "arith", "%s", a.data);
 			if (g >= 0)
@@ -931,35 +994,40 @@ static void rule_memory(const cJSON *facts, const struct sys_logctx *lc, struct 
 			buf_free(&a);
 		}
 		/* memory held by others, from the same message */
-		if ((sys_get_num(ev, "other_processes_mib", &oth) && oth > 0) ||
-		    (sys_get_num(ev, "held_elsewhere_mib", &other) && other >= 1024)) {
-			if (!sys_get_num(ev, "other_processes_mib", &oth))
+		if ((json_num(ev, "other_processes_mib", &oth) && oth > 0) ||
+		    (json_num(ev, "held_elsewhere_mib", &other) && other >= 1024)) {
+			if (!json_num(ev, "other_processes_mib", &oth))
 				oth = other;
 			struct caps c = {0};
 			cap_add(&c, "arith", "%.2f GiB capacity - %.2f MiB free - this process's in-use = %.2f GiB held by other processes",
-			        sys_get_num(ev, "capacity_mib", &cap) ? mib_to_gib(cap) : 0,
-			        sys_get_num(ev, "free_mib", &fr) ? fr : 0, mib_to_gib(oth));
+			        json_num(ev, "capacity_mib", &cap) ? mib_to_gib(cap) : 0,
+			        json_num(ev, "free_mib", &fr) ? fr : 0, mib_to_gib(oth));
 			cap_add(&c, "recommend", "free the GPU (nvidia-smi shows the processes; kill stale ones) or lower this job's share");
 			emit(e, "memory.other_process_holds_memory", src, &c,
 			     "%.2f GiB of GPU %d is held by other processes at the moment of the OOM [%s]", mib_to_gib(oth),
 			     (int)g, src_str(src, sb, sizeof sb));
 		}
 	}
-	/* traces at capacity */
+}
+
+/* traces at capacity */
+static void rule_at_capacity(const cJSON *mem, const struct sys_logctx *lc, struct emitter *e)
+{
+	char sb[600];
 	const cJSON *s;
 	int at_cap = 0;
 	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(mem, "series")) {
 		double pk, tot, frac, g, n = 0;
-		if (!sys_get_num(s, "peak_mib", &pk) || !sys_get_num(s, "total_mib", &tot) || tot <= 0 ||
-		    !sys_get_num(s, "gpu", &g))
+		if (!json_num(s, "peak_mib", &pk) || !json_num(s, "total_mib", &tot) || tot <= 0 ||
+		    !json_num(s, "gpu", &g))
 			continue;
-		sys_get_num(s, "sample_count", &n);
+		json_num(s, "sample_count", &n);
 		frac = pk / tot;
 		if (frac < 0.97 || at_cap >= 4)
 			continue;
 		at_cap++;
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(s, "peak_source");
-		const char *pts = sys_get_str(s, "peak_ts");
+		const char *pts = json_str(s, "peak_ts");
 		struct caps c = {0};
 		cap_add(&c, "arith", "peak %.0f MiB of %.0f MiB = %.1f%% (headroom %.0f MiB)", pk, tot, frac * 100, tot - pk);
 		cap_add(&c, "gpu", "%d", (int)g);
@@ -982,15 +1050,21 @@ static void rule_memory(const cJSON *facts, const struct sys_logctx *lc, struct 
 			     src_str(src, sb, sizeof sb));
 		}
 	}
-	/* memory in use before the job: trace baseline */
+}
+
+/* memory in use before the job: trace baseline */
+static void rule_baseline(const cJSON *mem, struct emitter *e)
+{
+	char sb[600];
+	const cJSON *s;
 	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(mem, "series")) {
 		double base, tot, g, n = 0;
-		if (!sys_get_num(s, "baseline_mib", &base) || !sys_get_num(s, "gpu", &g))
+		if (!json_num(s, "baseline_mib", &base) || !json_num(s, "gpu", &g))
 			continue;
-		sys_get_num(s, "sample_count", &n);
+		json_num(s, "sample_count", &n);
 		if (n < 3 || base < 2048)
 			continue;
-		if (!sys_get_num(s, "total_mib", &tot))
+		if (!json_num(s, "total_mib", &tot))
 			tot = 0;
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(s, "baseline_source");
 		struct caps c = {0};
@@ -1003,43 +1077,55 @@ static void rule_memory(const cJSON *facts, const struct sys_logctx *lc, struct 
 		     (int)g, base, tot > 0 ? "" : "", src_str(src, sb, sizeof sb));
 		break;
 	}
-	/* several processes on one GPU in a process table */
-	{
-		const cJSON *p, *q;
-		const cJSON *procs = cJSON_GetObjectItemCaseSensitive(mem, "processes");
-		int done[64] = {0};
-		cJSON_ArrayForEach(p, procs) {
-			double g;
-			if (!sys_get_num(p, "gpu", &g) || g < 0 || g >= 64 || done[(int)g])
+}
+
+/* several processes on one GPU in a process table */
+static void rule_shared_gpu(const cJSON *mem, struct emitter *e)
+{
+	char sb[600];
+	const cJSON *p, *q;
+	const cJSON *procs = cJSON_GetObjectItemCaseSensitive(mem, "processes");
+	int done[64] = {0};
+	cJSON_ArrayForEach(p, procs) {
+		double g;
+		if (!json_num(p, "gpu", &g) || g < 0 || g >= 64 || done[(int)g])
+			continue;
+		int n = 0;
+		struct buf l;
+		buf_init(&l);
+		cJSON_ArrayForEach(q, procs) {
+			double g2, pid, u;
+			if (!json_num(q, "gpu", &g2) || g2 != g || !json_num(q, "pid", &pid))
 				continue;
-			int n = 0;
-			struct buf l;
-			buf_init(&l);
-			cJSON_ArrayForEach(q, procs) {
-				double g2, pid, u;
-				if (!sys_get_num(q, "gpu", &g2) || g2 != g || !sys_get_num(q, "pid", &pid))
-					continue;
-				n++;
-				const char *nm = sys_get_str(q, "name");
-				if (sys_get_num(q, "used_mib", &u))
-					buf_printf(&l, "%spid %.0f %s %.0f MiB", l.len ? ", " : "", pid, nm ? nm : "", u);
-				else
-					buf_printf(&l, "%spid %.0f %s %s", l.len ? ", " : "", pid, nm ? nm : "",
-					           sys_get_str(q, "used_text") ? sys_get_str(q, "used_text") : "");
-			}
-			done[(int)g] = 1;
-			if (n >= 2) {
-				const cJSON *src = cJSON_GetObjectItemCaseSensitive(p, "source");
-				struct caps c = {0};
-				cap_add(&c, "processes", "%s", l.data);
-				cap_add(&c, "gpu", "%d", (int)g);
-				cap_add(&c, "recommend", "one job per GPU: stop the other process (or give it other GPUs with CUDA_VISIBLE_DEVICES)");
-				emit(e, "memory.other_process_holds_memory", src, &c, "%d processes share GPU %d: %s [%s]", n,
-				     (int)g, l.data, src_str(src, sb, sizeof sb));
-			}
-			buf_free(&l);
+			n++;
+			const char *nm = json_str(q, "name");
+			if (json_num(q, "used_mib", &u))
+				buf_printf(&l, "%spid %.0f %s %.0f MiB", l.len ? ", " : "", pid, nm ? nm : "", u);
+			else
+				buf_printf(&l, "%spid %.0f %s %s", l.len ? ", " : "", pid, nm ? nm : "",
+				           json_str(q, "used_text") ? json_str(q, "used_text") : "");
 		}
+		done[(int)g] = 1;
+		if (n >= 2) {
+			const cJSON *src = cJSON_GetObjectItemCaseSensitive(p, "source");
+			struct caps c = {0};
+			cap_add(&c, "processes", "%s", l.data);
+			cap_add(&c, "gpu", "%d", (int)g);
+			cap_add(&c, "recommend", "one job per GPU: stop the other process (or give it other GPUs with CUDA_VISIBLE_DEVICES)");
+			emit(e, "memory.other_process_holds_memory", src, &c, "%d processes share GPU %d: %s [%s]", n,
+			     (int)g, l.data, src_str(src, sb, sizeof sb));
+		}
+		buf_free(&l);
 	}
+}
+
+static void rule_memory(const cJSON *facts, const struct sys_logctx *lc, struct emitter *e)
+{
+	const cJSON *mem = cJSON_GetObjectItemCaseSensitive(facts, "memory");
+	rule_oom_events(mem, e);
+	rule_at_capacity(mem, lc, e);
+	rule_baseline(mem, e);
+	rule_shared_gpu(mem, e);
 }
 
 static void rule_ecc(const cJSON *facts, struct emitter *e)
@@ -1051,7 +1137,7 @@ static void rule_ecc(const cJSON *facts, struct emitter *e)
 		if (!ecc)
 			continue;
 		double idx = -1;
-		sys_get_num(g, "index", &idx);
+		json_num(g, "index", &idx);
 		static const struct { const char *key, *what; } k[] = {
 			{"volatile_uncorrectable", "uncorrectable ECC errors since the last reset"},
 			{"remap_failure", "a row-remapping failure"},
@@ -1066,7 +1152,7 @@ static void rule_ecc(const cJSON *facts, struct emitter *e)
 			const cJSON *src = NULL;
 			if (cJSON_IsNumber(o))
 				v = o->valuedouble, src = cJSON_GetObjectItemCaseSensitive(ecc, "source");
-			else if (o && sys_get_num(o, "value", &v))
+			else if (o && json_num(o, "value", &v))
 				src = cJSON_GetObjectItemCaseSensitive(o, "source");
 			if (v <= 0)
 				continue;
@@ -1075,7 +1161,7 @@ static void rule_ecc(const cJSON *facts, struct emitter *e)
 			cap_add(&c, "count", "%.0f", v);
 			const char *id = i < 4 ? "ecc.uncorrectable" : "ecc.history";
 			emit(e, id, src, &c, "GPU %d (%s) shows %s: %.0f [%s]", (int)idx,
-			     sys_get_str(g, "bus_id") ? sys_get_str(g, "bus_id") : "?", k[i].what, v, src_str(src, sb, sizeof sb));
+			     json_str(g, "bus_id") ? json_str(g, "bus_id") : "?", k[i].what, v, src_str(src, sb, sizeof sb));
 			break;
 		}
 	}
@@ -1099,22 +1185,22 @@ void sys_rules_eval(cJSON *facts, const struct sys_logctx *lc, sys_emit_fn fn, v
 		const cJSON *topo = cJSON_GetObjectItemCaseSensitive(facts, "topology");
 		const cJSON *l;
 		cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(topo, "links")) {
-			const char *t = sys_get_str(l, "type");
+			const char *t = json_str(l, "type");
 			if (t && topo_link_through_cpu(t))
 				seen.any = 1;
 		}
 		const cJSON *mt;
 		cJSON_ArrayForEach(mt, cJSON_GetObjectItemCaseSensitive(topo, "p2p")) {
 			double bad;
-			const char *cap = sys_get_str(mt, "cap");
+			const char *cap = json_str(mt, "cap");
 			if (cap && (!strcmp(cap, "read") || !strcmp(cap, "write") || !strcmp(cap, "unknown")) &&
-			    sys_get_num(mt, "not_ok", &bad) && bad > 0)
+			    json_num(mt, "not_ok", &bad) && bad > 0)
 				seen.any = 1;
 		}
 		int consumer = 0;
 		const cJSON *g;
 		cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus"))
-			consumer += sys_gpu_consumer_nop2p(sys_get_str(g, "name"));
+			consumer += sys_gpu_consumer_nop2p(json_str(g, "name"));
 		if (consumer >= 2)
 			seen.any = 1;
 	}

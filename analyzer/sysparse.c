@@ -1,5 +1,5 @@
 /* sysparse.c - the small helpers the system-report parsers (parse_*.c),
- * their detector (detect_sys.c) and the rules over their facts share: line
+ * the registry of their kinds (sysreport.c) and the rules over their facts share: line
  * iteration without ANSI escapes, facts getters and setters that record
  * sources, version comparison, size and time parsing.  Below the dispatcher
  * (sysreport.c): no parser calls back into it.  Facts are merged into the
@@ -117,11 +117,6 @@ size_t sys_split_tab(char *s, char **tok, size_t max)
 	return n;
 }
 
-int sys_has(const char *head, size_t len, const char *needle)
-{
-	return head && memmem(head, len, needle, strlen(needle)) != NULL;
-}
-
 const char *sys_memcasestr(const char *s, size_t n, const char *needle)
 {
 	size_t k = strlen(needle);
@@ -193,21 +188,6 @@ void sys_set_bool(cJSON *obj, const char *key, int v)
 	cJSON_AddBoolToObject(obj, key, v);
 }
 
-const char *sys_get_str(const cJSON *obj, const char *key)
-{
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(obj, key);
-	return cJSON_IsString(o) ? o->valuestring : NULL;
-}
-
-int sys_get_num(const cJSON *obj, const char *key, double *v)
-{
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(obj, key);
-	if (!cJSON_IsNumber(o))
-		return 0;
-	*v = o->valuedouble;
-	return 1;
-}
-
 cJSON *sys_gpu(cJSON *facts, int index, int create)
 {
 	cJSON *gpus = create ? sys_arr(facts, "gpus") : cJSON_GetObjectItemCaseSensitive(facts, "gpus");
@@ -215,7 +195,7 @@ cJSON *sys_gpu(cJSON *facts, int index, int create)
 	size_t pos = 0;
 	cJSON_ArrayForEach(g, gpus) {
 		double v;
-		if (sys_get_num(g, "index", &v)) {
+		if (json_num(g, "index", &v)) {
 			if ((int)v == index)
 				return g;
 			if ((int)v < index)
@@ -255,7 +235,7 @@ cJSON *sys_gpu_by_bus(cJSON *facts, const char *bus)
 		return NULL;
 	cJSON *g, *found = NULL;
 	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
-		const char *b = sys_get_str(g, "bus_id");
+		const char *b = json_str(g, "bus_id");
 		if (b && strcmp(b, want) == 0) {
 			found = g;
 			break;
@@ -297,7 +277,7 @@ int sys_version_set(cJSON *facts, const char *key, const char *value,
 	cJSON *v = sys_obj(facts, "versions");
 	cJSON *cur = cJSON_GetObjectItemCaseSensitive(v, key);
 	if (cur) {
-		const char *old = sys_get_str(cur, "value");
+		const char *old = json_str(cur, "value");
 		size_t ol = old ? strlen(old) : 0, vl = strlen(value);
 		/* "2.11.0" and "2.11.0+cu130" agree: keep the more specific one */
 		if (old && vl > ol && !strncmp(old, value, ol) && value[ol] == '+') {
@@ -353,7 +333,7 @@ int sys_package_set(cJSON *facts, const char *name, const char *version,
 			added = 1;
 		}
 	} else {
-		const char *old = sys_get_str(cur, "version");
+		const char *old = json_str(cur, "version");
 		if (old && strcmp(old, version) != 0) {
 			cJSON *c = cJSON_CreateObject();
 			cJSON_AddStringToObject(c, "key", k);
@@ -400,62 +380,7 @@ double sys_parse_mib(const char *s, const char **end)
 	return sys_parse_mib_n(s, s + strlen(s), end);
 }
 
-static long days_from_civil(long y, unsigned m, unsigned d)
+int sys_has(const char *head, size_t len, const char *needle)
 {
-	y -= m <= 2;
-	long era = (y >= 0 ? y : y - 399) / 400;
-	unsigned yoe = (unsigned)(y - era * 400);
-	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (long)doe - 719468;
+	return memmem(head, len, needle, strlen(needle)) != NULL;
 }
-
-double sys_parse_time(const char *s)
-{
-	int Y, M, D, h, mi;
-	double sec;
-	int n = 0;
-	while (*s == ' ')
-		s++;
-	if (sscanf(s, "%d/%d/%d %d:%d:%lf%n", &Y, &M, &D, &h, &mi, &sec, &n) == 6 ||
-	    sscanf(s, "%d-%d-%d %d:%d:%lf%n", &Y, &M, &D, &h, &mi, &sec, &n) == 6 ||
-	    sscanf(s, "%d-%d-%dT%d:%d:%lf%n", &Y, &M, &D, &h, &mi, &sec, &n) == 6) {
-		if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || mi > 59 || sec < 0 || sec >= 61)
-			return NAN;
-		return (double)days_from_civil(Y, (unsigned)M, (unsigned)D) * 86400.0 + h * 3600 + mi * 60 + sec;
-	}
-	static const char *mon[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-	char wd[8], mo[8];
-	int isec;
-	if (sscanf(s, "%3s %3s %d %d:%d:%d %d", wd, mo, &D, &h, &mi, &isec, &Y) == 7) {
-		for (int i = 0; i < 12; i++)
-			if (strcmp(mo, mon[i]) == 0) {
-				if (D < 1 || D > 31 || h > 23 || mi > 59 || isec > 60)
-					return NAN;
-				return (double)days_from_civil(Y, (unsigned)i + 1, (unsigned)D) * 86400.0 + h * 3600 + mi * 60 + isec;
-			}
-	}
-	return NAN;
-}
-
-int sys_vercmp(const char *a, const char *b)
-{
-	while (*a || *b) {
-		while (*a && !isdigit((unsigned char)*a))
-			a++;
-		while (*b && !isdigit((unsigned char)*b))
-			b++;
-		if (!*a && !*b)
-			return 0;
-		if (!*a)
-			return -1;
-		if (!*b)
-			return 1;
-		unsigned long x = strtoul(a, (char **)&a, 10);
-		unsigned long y = strtoul(b, (char **)&b, 10);
-		if (x != y)
-			return x < y ? -1 : 1;
-	}
-	return 0;
-}
-

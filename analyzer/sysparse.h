@@ -2,8 +2,8 @@
  * (parse_topo.c, parse_p2p.c, parse_topoxml.c, parse_nvsmi.c,
  * parse_versions.c, parse_memory.c, parse_env.c, parse_ib.c, parse_lspci.c,
  * parse_netif.c, parse_host.c; the line-fed parse_nccltests.c, parse_kmsg.c,
- * parse_nodes.c), their detector
- * (detect_sys.c) and the rules over their facts (rules_sys.c, sys_eval.c);
+ * parse_nodes.c), the registry of their
+ * kinds (sysreport.c) and the rules over their facts (rules_sys.c, sys_eval.c);
  * implemented in sysparse.c, below the dispatcher (sysreport.c), and the
  * parsers' entry points that the dispatcher calls.  Not a public
  * interface: sysreport.h is.
@@ -18,6 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cjson/cJSON.h>
+#include "json.h"
+#include "linkclass.h"
+#include "tstamp.h"
+#include "version.h"
+#include "detect.h"
 #include "util.h"
 
 #define SYS_LINE_MAX 65536      /* bytes of one line kept; the rest is cut */
@@ -55,9 +60,7 @@ cJSON *sys_arr(cJSON *parent, const char *key);   /* get or create */
 void sys_set_str(cJSON *obj, const char *key, const char *val);
 void sys_set_num(cJSON *obj, const char *key, double v);
 void sys_set_bool(cJSON *obj, const char *key, int v);
-const char *sys_get_str(const cJSON *obj, const char *key);
-/* Returns 1 and sets *v when obj[key] is a number. */
-int sys_get_num(const cJSON *obj, const char *key, double *v);
+/* getters: json.h (json_str, json_num) */
 
 /* facts.gpus[]: the entry with that index (created when create). */
 cJSON *sys_gpu(cJSON *facts, int index, int create);
@@ -89,12 +92,50 @@ void sys_mem_sample(cJSON *facts, const char *path, uint64_t line, int gpu,
 double sys_parse_mib(const char *s, const char **end);
 /* The same within [s, lim) only (a span of a log line, not a C string). */
 double sys_parse_mib_n(const char *s, const char *lim, const char **end);
-/* Seconds since 1970 for "2026/11/30 14:16:53.366" or "Mon Nov 30 14:30:31
- * 2026"; NAN when not recognised. */
-double sys_parse_time(const char *s);
+/* Times: tstamp_epoch_of (tstamp.h) for "2026/11/30 14:16:53.366" or
+ * "Mon Nov 30 14:30:31 2026". */
 
-/* Version compare of dotted numbers ("580.159.04" vs "525.60.13"): <0, 0, >0. */
-int sys_vercmp(const char *a, const char *b);
+/* Versions compare with version_cmp_str (version.h). */
+
+/* ---- the registry of system-report kinds (sysreport.c lists them) ----
+ * Each parse_*.c defines the kinds it reads: how to recognise one from the
+ * head of a document and how to parse it.  Detection runs in two passes
+ * over the list in sysreport.c, in its order: first every kind's marker
+ * (a legend, a banner), then, when no marker spoke, every kind's test of
+ * the line counts of struct sys_head. */
+
+/* The first 400 non-blank lines of a document's head, counted by kind of
+ * line (sysreport.c: each line is counted once, as the first that fits). */
+struct sys_head {
+	const char *p;          /* the head */
+	size_t n;
+	int lines;              /* non-blank lines looked at */
+	int gpu_l;              /* "GPU 0: NAME (UUID: GPU-...)" (nvidia-smi -L) */
+	int topo_rows;          /* "GPU0  X  NV18 ..." (topo -m row) */
+	int p2p_rows;           /* "GPU0  X  OK ..." (topo -p2p row) */
+	int header_gpu0;        /* a matrix header "GPU0 GPU1 ..." */
+	int pip_eq, pip_hdr;    /* "name==1.2" lines; a "Package Version" header */
+	int conda_hdr;          /* "# packages in environment", "# Name" */
+	int env_kv, exports;    /* "NAME=value"; "export NAME=..." / "declare -x" */
+	int csv_mem;            /* "1234 MiB, ..." rows without a header */
+	int other;
+};
+
+struct sysreport_kind {
+	enum doc_kind kind;
+	const char *name;       /* doc_kind_name, the report's "kind" */
+	/* 1 when a marker of the head names this kind (first pass); or NULL */
+	int (*marker)(const char *head, size_t len);
+	/* 1 when the line counts say this kind (second pass); or NULL */
+	int (*lines)(const struct sys_head *h);
+	/* the parser: facts added */
+	int (*parse)(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+	/* 1: signatures read its lines too, as a log's (sysreport_kind_scanned) */
+	int lines_scanned;
+};
+
+/* Whether needle occurs in head[0..len). */
+int sys_has(const char *head, size_t len, const char *needle);
 
 /* Per-kind parsers: each returns the number of facts added. */
 int sys_parse_topo(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
@@ -108,8 +149,9 @@ int sys_parse_versions(const char *text, size_t len, const char *path, cJSON *fa
 int sys_parse_env(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
 /* Reports recognised by the share of their lines a parser reads
  * (parse_ib.c, parse_lspci.c, parse_netif.c, parse_host.c): _detect says
- * whether a document's head is one (70% of its non-blank lines), _scan
- * reads the blocks of one embedded in free text (a pasted ticket). */
+ * whether a document's head is one (70% of its non-blank lines; the
+ * marker of its kind), _scan reads the blocks of one embedded in free
+ * text (a pasted ticket). */
 int sys_parse_ib(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
 int sys_parse_lspci(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
 int sys_parse_netif(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
@@ -122,8 +164,6 @@ int sys_scan_ib(const char *text, size_t len, const char *path, cJSON *facts);
 int sys_scan_lspci(const char *text, size_t len, const char *path, cJSON *facts);
 int sys_scan_netif(const char *text, size_t len, const char *path, cJSON *facts);
 int sys_scan_host(const char *text, size_t len, const char *path, cJSON *facts);
-/* Whether needle occurs in head[0..len). */
-int sys_has(const char *head, size_t len, const char *needle);
 
 /* Whole texts of the line-fed parsers (sysreport.h): nccl-tests output
  * (launcher prefixes removed here), kernel messages. */
@@ -134,13 +174,6 @@ const char *sys_xid_meaning(int xid);
 /* PyTorch OOM messages in any text (one per line). */
 int sys_parse_oom_text(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
 
-/* Link types of nvidia-smi topo -m: X, NV#, PIX, PXB, PHB, NODE, SYS (SOC
- * on old drivers), NVB, C2C, P2C.  Classes: self, nvlink, c2c, pcie_switch,
- * host_bridge, numa_node, cross_socket, unknown. */
-int topo_is_link_token(const char *t);
-const char *topo_link_class(const char *t);
-int topo_link_direct(const char *t);       /* NV#, PIX, PXB, C2C */
-int topo_link_through_cpu(const char *t);  /* PHB, NODE, SYS */
 
 /* A PyTorch OOM line into facts (parse_memory.c; sysreport.h). */
 int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *path, uint64_t lineno);

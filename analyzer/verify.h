@@ -45,14 +45,7 @@ int venv_parse(struct venv_list *l, const char *arg);
 void venv_free(struct venv_list *l);
 /* "K=V K2=V2 -K3" (caller frees); "(environment as is)" when empty. */
 char *venv_describe(const struct venv_list *l);
-/* One proposed change as an argument of `nccl-triage verify`, with a
- * leading space: " --unset KEY" when value is NULL or empty, else
- * " --env KEY=VALUE" (VALUE in single quotes when the shell would need it).
- * A proposal never means "set KEY to the empty string": NCCL reads an empty
- * NCCL_SOCKET_IFNAME as no choice, but an empty variable still hides the
- * value of ~/.nccl.conf or /etc/nccl.conf, so it is not the same as unset.
- * Every format of analyze and verify writes its proposal with this. */
-char *verify_env_arg(const char *key, const char *value);
+/* verify_env_arg (the proposal as verify's argument): report.h */
 
 /* What the probe found.  Strings owned by the struct. */
 struct verify_gpu {

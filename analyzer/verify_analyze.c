@@ -49,17 +49,20 @@ void *verify_analyze_run(const struct verify_run *r, const char *patterns_dir, c
 		*msg = xasprintf("signature database '%s' has %d problem%s (first: %s); the analysis used what loaded",
 		                 patterns_dir, errs, errs == 1 ? "" : "s", m.list.n ? m.list.v[0] : "?");
 	msgs_free(&m);
-	struct limits lim;
-	limits_default(&lim);
-	struct bundle *b = bundle_new(r->mode, &db, &lim);
+	/* one document per rank, analysed like analyze does */
+	struct analysis_doc *docs = xcalloc((size_t)r->nranks + 1, sizeof *docs);
 	for (int i = 0; i < r->nranks; i++) {
 		const struct verify_rank *k = &r->ranks[i];
-		char *name = xasprintf("%s/rank%d.log", r->mode, k->rank);
-		bundle_add_memory(b, name, k->log.data ? k->log.data : "", k->log.len);
-		free(name);
+		docs[i].name = xasprintf("%s/rank%d.log", r->mode, k->rank);
+		docs[i].data = k->log.data;
+		docs[i].len = k->log.len;
 	}
-	analysis_finish(b);
-	cJSON *j = report_bundle_json(b);
+	struct analysis_opts ao = {&db, NULL, 1};
+	struct bundle *b = analysis_run_docs(r->mode, docs, (size_t)r->nranks, &ao);
+	for (int i = 0; i < r->nranks; i++)
+		free((char *)docs[i].name);
+	free(docs);
+	cJSON *j = report_bundle_json(b, 0);
 	bundle_free(b);
 	sigdb_free(&db);
 	return j;

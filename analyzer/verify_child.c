@@ -366,13 +366,167 @@ static float expected(int nranks, size_t i)
 	return (float)(nranks * (nranks + 1) / 2) + (float)nranks * (float)(i % 13);
 }
 
+/* The device buffers of the run, and pinned host buffers for the check. */
+struct rank_bufs {
+	CUdeviceptr dsend, drecv;
+	float *host, *back;
+	size_t count, bytes;
+};
+
+/* stage cuda: the context, a non-blocking stream, the buffers; 0 or the exit code */
+static int stage_cuda(struct rank_state *s, const struct verify_cfg *cfg, int rank, struct rank_bufs *b)
+{
+	CUdevice dev;
+	CUcontext ctx;
+	CUresult r;
+	b->count = cfg->bytes / sizeof(float);
+	if (b->count == 0)
+		b->count = 1;
+	b->bytes = b->count * sizeof(float);
+	if ((r = s->cu.Init(0)) != 0)
+		return cuda_fail(s, "cuda", "cuInit", r) + 9;
+	if ((r = s->cu.DeviceGet(&dev, cfg->gpus[rank])) != 0)
+		return cuda_fail(s, "cuda", "cuDeviceGet", r) + 9;
+	if ((r = s->cu.PrimaryCtxRetain(&ctx, dev)) != 0)
+		return cuda_fail(s, "cuda", "cuDevicePrimaryCtxRetain", r) + 9;
+	if ((r = s->cu.CtxSetCurrent(ctx)) != 0)
+		return cuda_fail(s, "cuda", "cuCtxSetCurrent", r) + 9;
+	if ((r = s->cu.StreamCreate(&s->stream, CU_STREAM_NON_BLOCKING)) != 0)
+		return cuda_fail(s, "cuda", "cuStreamCreate", r) + 9;
+	if ((r = s->cu.MemAlloc(&b->dsend, b->bytes)) != 0 || (r = s->cu.MemAlloc(&b->drecv, b->bytes)) != 0)
+		return cuda_fail(s, "cuda", "cuMemAlloc", r) + 9;
+	/* Pinned host buffers: the copies below are then truly asynchronous and
+	 * ordered on s->stream with the collective (see the check stage). */
+	void *hp = NULL, *bp = NULL;
+	if ((r = s->cu.MemAllocHost(&hp, b->bytes)) != 0 || (r = s->cu.MemAllocHost(&bp, b->bytes)) != 0)
+		return cuda_fail(s, "cuda", "cuMemAllocHost", r) + 9;
+	b->host = hp;
+	b->back = bp;
+	return 0;
+}
+
+/* stage uid: rank 0 creates the unique id and says it, the others receive it */
+static int stage_uid(struct rank_state *s, int rank, ncclUniqueId *id)
+{
+	ncclResult_t nr;
+	if (rank == 0) {
+		if ((nr = s->nc.GetUniqueId(id)) != 0)
+			return nccl_fail(s, "uid", "ncclGetUniqueId", nr);
+		char hex[2 * VERIFY_UID_BYTES + 1];
+		verify_hex((const unsigned char *)id->internal, VERIFY_UID_BYTES, hex);
+		say(s->fd, "uid %s", hex);
+	} else if (recv_all(s->fd, id->internal, VERIFY_UID_BYTES) != 0) {
+		say(s->fd, "error uid 0 no unique id received: rank 0 did not create one");
+		return 1;
+	}
+	return 0;
+}
+
+/* One all-reduce of cn elements whose values are checked; 0 or the exit code. */
+static int check_one(struct rank_state *s, const struct rank_bufs *b, int rank, int n, size_t cn, int *bad)
+{
+	CUresult r;
+	ncclResult_t nr;
+	int fd = s->fd;
+	CUdeviceptr dsend = b->dsend, drecv = b->drecv;
+	float *host = b->host, *back = b->back;
+	for (size_t i = 0; i < cn; i++)
+		host[i] = pattern(rank, i);
+	memset(back, 0xff, cn * sizeof(float));
+	/* Every copy goes on the run's stream, in order with the collective:
+	 * fill send, poison receive, all-reduce, copy the result back, then
+	 * wait for the stream.  A plain cuMemcpyHtoD runs on the legacy
+	 * stream, which a CU_STREAM_NON_BLOCKING stream does not wait for,
+	 * and from pageable memory it may return before its DMA lands: the
+	 * poison could then overwrite NCCL's result (issue 15).  back is
+	 * both the poison source and the result destination; the stream
+	 * orders the two. */
+	if ((r = s->cu.MemcpyHtoDAsync(dsend, host, cn * sizeof(float), s->stream)) != 0 ||
+	    (r = s->cu.MemcpyHtoDAsync(drecv, back, cn * sizeof(float), s->stream)) != 0)
+		return cuda_fail(s, "check", "cuMemcpyHtoDAsync", r);
+	nr = s->nc.AllReduce((void *)(uintptr_t)dsend, (void *)(uintptr_t)drecv, cn,
+	                    NCCL_FLOAT32, NCCL_SUM, s->comm, s->stream);
+	if (nr != 0)
+		return nccl_fail(s, "check", "ncclAllReduce", nr);
+	if ((r = s->cu.MemcpyDtoHAsync(back, drecv, cn * sizeof(float), s->stream)) != 0)
+		return cuda_fail(s, "check", "cuMemcpyDtoHAsync", r);
+	if (wait_stream(s, "check"))
+		return 1;
+	size_t nbad = 0, first = 0;
+	for (size_t i = 0; i < cn; i++) {
+		if (back[i] != expected(n, i)) {
+			if (nbad++ == 0)
+				first = i;
+		}
+	}
+	if (nbad) {
+		*bad = 1;
+		say(fd, "check %zu bad element %zu expected %g got %g, %zu of %zu elements wrong",
+		    cn, first, (double)expected(n, first), (double)back[first], nbad, cn);
+	} else {
+		say(fd, "check %zu ok", cn);
+	}
+	return 0;
+}
+
+/* stage check: three sizes, each checked; 0 or the exit code */
+static int stage_check(struct rank_state *s, const struct rank_bufs *b, int rank, int n, int *bad)
+{
+	size_t count = b->count;
+	size_t counts[3] = {256, 262144, count};
+	for (int c = 0; c < 3; c++) {
+		size_t cn = counts[c] < count ? counts[c] : count;
+		if (c > 0 && cn <= (counts[c - 1] < count ? counts[c - 1] : count))
+			continue;
+		int rc = check_one(s, b, rank, n, cn, bad);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* stage bw: warm-up, then timed all-reduces (events when the driver has them) */
+static int stage_bw(struct rank_state *s, const struct verify_cfg *cfg, const struct rank_bufs *b)
+{
+	ncclResult_t nr;
+	for (int i = 0; i < cfg->warmup; i++) {
+		nr = s->nc.AllReduce((void *)(uintptr_t)b->dsend, (void *)(uintptr_t)b->drecv, b->count,
+		                    NCCL_FLOAT32, NCCL_SUM, s->comm, s->stream);
+		if (nr != 0)
+			return nccl_fail(s, "bw", "ncclAllReduce", nr);
+	}
+	if (wait_stream(s, "bw"))
+		return 1;
+	CUevent e0 = NULL, e1 = NULL;
+	int events = s->cu.EventCreate && s->cu.EventRecord && s->cu.EventElapsedTime &&
+	             s->cu.EventSynchronize && s->cu.EventCreate(&e0, 0) == 0 && s->cu.EventCreate(&e1, 0) == 0;
+	double w0 = now_ms();
+	if (events)
+		s->cu.EventRecord(e0, s->stream);
+	for (int i = 0; i < cfg->iters; i++) {
+		nr = s->nc.AllReduce((void *)(uintptr_t)b->dsend, (void *)(uintptr_t)b->drecv, b->count,
+		                    NCCL_FLOAT32, NCCL_SUM, s->comm, s->stream);
+		if (nr != 0)
+			return nccl_fail(s, "bw", "ncclAllReduce", nr);
+	}
+	if (events)
+		s->cu.EventRecord(e1, s->stream);
+	if (wait_stream(s, "bw"))
+		return 1;
+	double ms = now_ms() - w0;
+	float ems = 0;
+	if (events && s->cu.EventSynchronize(e1) == 0 && s->cu.EventElapsedTime(&ems, e0, e1) == 0 && ems > 0)
+		ms = ems;
+	say(s->fd, "bw %zu %d %.4f %s", b->bytes, cfg->iters, ms, events ? "events" : "wallclock");
+	return 0;
+}
+
 int verify_child_rank(int fd, const struct vchild_arg *a)
 {
 	const struct verify_cfg *cfg = a->cfg;
 	struct rank_state s;
 	char err[600];
-	int rank = a->rank, n = cfg->nranks;
-	CUresult r;
+	int rank = a->rank, n = cfg->nranks, rc;
 	ncclResult_t nr;
 
 	memset(&s, 0, sizeof s);
@@ -386,139 +540,37 @@ int verify_child_rank(int fd, const struct vchild_arg *a)
 		say(fd, "error load 0 dlopen libnccl: %s", err);
 		return 10;
 	}
-
 	say(fd, "stage cuda");
-	CUdevice dev;
-	CUcontext ctx;
-	CUdeviceptr dsend = 0, drecv = 0;
-	size_t count = cfg->bytes / sizeof(float);
-	if (count == 0)
-		count = 1;
-	size_t bytes = count * sizeof(float);
-	if ((r = s.cu.Init(0)) != 0)
-		return cuda_fail(&s, "cuda", "cuInit", r) + 9;
-	if ((r = s.cu.DeviceGet(&dev, cfg->gpus[rank])) != 0)
-		return cuda_fail(&s, "cuda", "cuDeviceGet", r) + 9;
-	if ((r = s.cu.PrimaryCtxRetain(&ctx, dev)) != 0)
-		return cuda_fail(&s, "cuda", "cuDevicePrimaryCtxRetain", r) + 9;
-	if ((r = s.cu.CtxSetCurrent(ctx)) != 0)
-		return cuda_fail(&s, "cuda", "cuCtxSetCurrent", r) + 9;
-	if ((r = s.cu.StreamCreate(&s.stream, CU_STREAM_NON_BLOCKING)) != 0)
-		return cuda_fail(&s, "cuda", "cuStreamCreate", r) + 9;
-	if ((r = s.cu.MemAlloc(&dsend, bytes)) != 0 || (r = s.cu.MemAlloc(&drecv, bytes)) != 0)
-		return cuda_fail(&s, "cuda", "cuMemAlloc", r) + 9;
-	/* Pinned host buffers: the copies below are then truly asynchronous and
-	 * ordered on s.stream with the collective (see the check stage). */
-	void *hp = NULL, *bp = NULL;
-	if ((r = s.cu.MemAllocHost(&hp, bytes)) != 0 || (r = s.cu.MemAllocHost(&bp, bytes)) != 0)
-		return cuda_fail(&s, "cuda", "cuMemAllocHost", r) + 9;
-	float *host = hp, *back = bp;
-
+	struct rank_bufs b;
+	memset(&b, 0, sizeof b);
+	if ((rc = stage_cuda(&s, cfg, rank, &b)))
+		return rc;
 	say(fd, "stage uid");
 	ncclUniqueId id;
-	if (rank == 0) {
-		if ((nr = s.nc.GetUniqueId(&id)) != 0)
-			return nccl_fail(&s, "uid", "ncclGetUniqueId", nr);
-		char hex[2 * VERIFY_UID_BYTES + 1];
-		verify_hex((const unsigned char *)id.internal, VERIFY_UID_BYTES, hex);
-		say(fd, "uid %s", hex);
-	} else if (recv_all(fd, id.internal, VERIFY_UID_BYTES) != 0) {
-		say(fd, "error uid 0 no unique id received: rank 0 did not create one");
-		return 1;
-	}
-
+	if ((rc = stage_uid(&s, rank, &id)))
+		return rc;
 	say(fd, "stage init");
 	double t0 = now_ms();
 	nr = s.nc.CommInitRank(&s.comm, n, id, rank);
 	if (nr != 0)
 		return nccl_fail(&s, "init", "ncclCommInitRank", nr);
 	say(fd, "init_ms %.1f", now_ms() - t0);
-
 	say(fd, "stage check");
-	size_t counts[3] = {256, 262144, count};
 	int bad = 0;
-	for (int c = 0; c < 3; c++) {
-		size_t cn = counts[c] < count ? counts[c] : count;
-		if (c > 0 && cn <= (counts[c - 1] < count ? counts[c - 1] : count))
-			continue;
-		for (size_t i = 0; i < cn; i++)
-			host[i] = pattern(rank, i);
-		memset(back, 0xff, cn * sizeof(float));
-		/* Every copy goes on the run's stream, in order with the collective:
-		 * fill send, poison receive, all-reduce, copy the result back, then
-		 * wait for the stream.  A plain cuMemcpyHtoD runs on the legacy
-		 * stream, which a CU_STREAM_NON_BLOCKING stream does not wait for,
-		 * and from pageable memory it may return before its DMA lands: the
-		 * poison could then overwrite NCCL's result (issue 15).  back is
-		 * both the poison source and the result destination; the stream
-		 * orders the two. */
-		if ((r = s.cu.MemcpyHtoDAsync(dsend, host, cn * sizeof(float), s.stream)) != 0 ||
-		    (r = s.cu.MemcpyHtoDAsync(drecv, back, cn * sizeof(float), s.stream)) != 0)
-			return cuda_fail(&s, "check", "cuMemcpyHtoDAsync", r);
-		nr = s.nc.AllReduce((void *)(uintptr_t)dsend, (void *)(uintptr_t)drecv, cn,
-		                    NCCL_FLOAT32, NCCL_SUM, s.comm, s.stream);
-		if (nr != 0)
-			return nccl_fail(&s, "check", "ncclAllReduce", nr);
-		if ((r = s.cu.MemcpyDtoHAsync(back, drecv, cn * sizeof(float), s.stream)) != 0)
-			return cuda_fail(&s, "check", "cuMemcpyDtoHAsync", r);
-		if (wait_stream(&s, "check"))
-			return 1;
-		size_t nbad = 0, first = 0;
-		for (size_t i = 0; i < cn; i++) {
-			if (back[i] != expected(n, i)) {
-				if (nbad++ == 0)
-					first = i;
-			}
-		}
-		if (nbad) {
-			bad = 1;
-			say(fd, "check %zu bad element %zu expected %g got %g, %zu of %zu elements wrong",
-			    cn, first, (double)expected(n, first), (double)back[first], nbad, cn);
-		} else {
-			say(fd, "check %zu ok", cn);
-		}
-	}
-	s.cu.MemFreeHost(host);
-	s.cu.MemFreeHost(back);
-
+	if ((rc = stage_check(&s, &b, rank, n, &bad)))
+		return rc;
+	s.cu.MemFreeHost(b.host);
+	s.cu.MemFreeHost(b.back);
 	say(fd, "stage bw");
-	for (int i = 0; i < cfg->warmup; i++) {
-		nr = s.nc.AllReduce((void *)(uintptr_t)dsend, (void *)(uintptr_t)drecv, count,
-		                    NCCL_FLOAT32, NCCL_SUM, s.comm, s.stream);
-		if (nr != 0)
-			return nccl_fail(&s, "bw", "ncclAllReduce", nr);
-	}
-	if (wait_stream(&s, "bw"))
-		return 1;
-	CUevent e0 = NULL, e1 = NULL;
-	int events = s.cu.EventCreate && s.cu.EventRecord && s.cu.EventElapsedTime &&
-	             s.cu.EventSynchronize && s.cu.EventCreate(&e0, 0) == 0 && s.cu.EventCreate(&e1, 0) == 0;
-	double w0 = now_ms();
-	if (events)
-		s.cu.EventRecord(e0, s.stream);
-	for (int i = 0; i < cfg->iters; i++) {
-		nr = s.nc.AllReduce((void *)(uintptr_t)dsend, (void *)(uintptr_t)drecv, count,
-		                    NCCL_FLOAT32, NCCL_SUM, s.comm, s.stream);
-		if (nr != 0)
-			return nccl_fail(&s, "bw", "ncclAllReduce", nr);
-	}
-	if (events)
-		s.cu.EventRecord(e1, s.stream);
-	if (wait_stream(&s, "bw"))
-		return 1;
-	double ms = now_ms() - w0;
-	float ems = 0;
-	if (events && s.cu.EventSynchronize(e1) == 0 && s.cu.EventElapsedTime(&ems, e0, e1) == 0 && ems > 0)
-		ms = ems;
-	say(fd, "bw %zu %d %.4f %s", bytes, cfg->iters, ms, events ? "events" : "wallclock");
-
+	if ((rc = stage_bw(&s, cfg, &b)))
+		return rc;
 	say(fd, "stage destroy");
 	nr = s.nc.CommDestroy(s.comm);
 	s.comm = NULL;
 	if (nr != 0)
 		return nccl_fail(&s, "destroy", "ncclCommDestroy", nr);
-	s.cu.MemFree(dsend);
-	s.cu.MemFree(drecv);
+	s.cu.MemFree(b.dsend);
+	s.cu.MemFree(b.drecv);
 	fflush(stdout);
 	fflush(stderr);
 	say(fd, "done");

@@ -98,42 +98,6 @@ char *venv_describe(const struct venv_list *l)
 	return buf_steal(&b);
 }
 
-/* word, in single quotes when a POSIX shell would need them */
-static void shell_word(struct buf *b, const char *word)
-{
-	int plain = *word != 0;
-	for (const char *p = word; *p && plain; p++)
-		plain = isalnum((unsigned char)*p) || strchr("_.,:/=^+@%-", *p);
-	if (plain) {
-		buf_adds(b, word);
-		return;
-	}
-	buf_addc(b, '\'');
-	for (const char *p = word; *p; p++) {
-		if (*p == '\'')
-			buf_adds(b, "'\\''");
-		else
-			buf_addc(b, *p);
-	}
-	buf_addc(b, '\'');
-}
-
-char *verify_env_arg(const char *key, const char *value)
-{
-	struct buf b;
-	buf_init(&b);
-	if (!value || !*value) {
-		buf_adds(&b, " --unset ");
-		shell_word(&b, key);
-	} else {
-		char *kv = xasprintf("%s=%s", key, value);
-		buf_adds(&b, " --env ");
-		shell_word(&b, kv);
-		free(kv);
-	}
-	return buf_steal(&b);
-}
-
 void verify_apply_env(const struct venv_list *env)
 {
 	for (size_t i = 0; env && i < env->n; i++) {

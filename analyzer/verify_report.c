@@ -9,6 +9,9 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
+#include "json.h"
+#include "report.h" /* verify_env_arg */
+
 static const char *const SURVEY_P2P[] = {"NCCL_P2P_DISABLE=0", "NCCL_SHM_DISABLE=1", NULL};
 static const char *const SURVEY_SHM[] = {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=0", NULL};
 static const char *const SURVEY_NET[] = {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1", "NCCL_NET=Socket", NULL};
@@ -224,19 +227,13 @@ static char *transports_str(const struct verify_run *r)
 	return buf_steal(&b);
 }
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* The highest-ranked diagnosis that claims to be a root cause; context
  * notes ("no InfiniBand here") do not explain a failure. */
 static const cJSON *top_diag(const struct verify_run *r)
 {
 	const cJSON *ds = r->analysis ? cJSON_GetObjectItemCaseSensitive(r->analysis, "diagnoses") : NULL, *d;
 	cJSON_ArrayForEach(d, ds) {
-		const char *role = jstr(d, "role");
+		const char *role = json_str(d, "role");
 		if (!role || !strcmp(role, "root"))
 			return d;
 	}
@@ -303,8 +300,8 @@ static void run_detail_text(struct buf *o, const struct verify_run *r, const cha
 	}
 	const cJSON *d = top_diag(r);
 	if (d) {
-		buf_printf(o, "%sdiagnosis: %s [%s] %s\n", ind, jstr(d, "id") ? jstr(d, "id") : "?",
-		           jstr(d, "category") ? jstr(d, "category") : "?", jstr(d, "title") ? jstr(d, "title") : "");
+		buf_printf(o, "%sdiagnosis: %s [%s] %s\n", ind, json_str(d, "id") ? json_str(d, "id") : "?",
+		           json_str(d, "category") ? json_str(d, "category") : "?", json_str(d, "title") ? json_str(d, "title") : "");
 		const cJSON *fix = cJSON_GetObjectItemCaseSensitive(d, "fix"), *it;
 		cJSON_ArrayForEach(it, fix)
 			if (cJSON_IsString(it))
@@ -322,7 +319,7 @@ static void run_detail_text(struct buf *o, const struct verify_run *r, const cha
 			buf_adds(o, "\n");
 		}
 	} else if (r->analysis) {
-		const char *v = jstr(r->analysis, "verdict");
+		const char *v = json_str(r->analysis, "verdict");
 		buf_printf(o, "%sanalysis: verdict %s, no root-cause diagnosis matched the captured logs\n", ind, v ? v : "?");
 	}
 }
@@ -458,9 +455,9 @@ char *verify_report_md(const struct verify_session *s)
 		buf_adds(&o, "```\n\n</details>\n");
 		const cJSON *d = top_diag(r);
 		if (d) {
-			buf_printf(&o, "\n%s diagnosis: **%s** `%s` - ", r->mode, jstr(d, "category") ? jstr(d, "category") : "?",
-			           jstr(d, "id") ? jstr(d, "id") : "?");
-			md_cell(&o, jstr(d, "title"));
+			buf_printf(&o, "\n%s diagnosis: **%s** `%s` - ", r->mode, json_str(d, "category") ? json_str(d, "category") : "?",
+			           json_str(d, "id") ? json_str(d, "id") : "?");
+			md_cell(&o, json_str(d, "title"));
 			buf_adds(&o, "\n");
 		}
 	}

@@ -123,21 +123,50 @@ static void drain(const struct verify_cfg *cfg, struct gchild *g, struct verify_
 	}
 }
 
-void verify_group_run(const struct verify_cfg *cfg, const struct venv_list *env, int n,
-                      vchild_fn body, struct verify_rank *ranks, double timeout_s,
-                      struct vgroup_result *res)
-{
-	struct gchild *g = xcalloc((size_t)n, sizeof *g);
-	pid_t pgid = 0;
-	double t0 = mono();
-	uint64_t seq = 0;
-	int uid_sent = 0, started = 0;
+/* One group of rank processes being run. */
+struct group {
+	const struct verify_cfg *cfg;
+	int n;
+	struct gchild *g;
+	struct verify_rank *ranks;
+	struct pollfd *pf;
+	pid_t pgid;
+	uint64_t seq;
+	int uid_sent;
+};
 
-	memset(res, 0, sizeof *res);
-	for (int i = 0; i < n; i++)
-		g[i].ctl = g[i].out = -1;
+/* In the child: stdin from /dev/null, stdout and stderr to the pipe, the
+ * environment to test; then the rank's body. */
+static void child(struct group *gr, int i, int ctl, int out, const struct venv_list *env, vchild_fn body)
+{
+	setpgid(0, gr->pgid);
+	for (int j = 0; j < i; j++) {
+		close(gr->g[j].ctl);
+		close(gr->g[j].out);
+	}
+	int devnull = open("/dev/null", O_RDONLY);
+	if (devnull >= 0) {
+		dup2(devnull, 0);
+		if (devnull > 2)
+			close(devnull);
+	}
+	dup2(out, 1);
+	dup2(out, 2);
+	if (out > 2)
+		close(out);
+	verify_apply_env(env);
+	struct vchild_arg a = {gr->cfg, env, i};
+	int rc = body(ctl, &a);
+	fflush(NULL);
+	_exit(rc);
+}
+
+/* Fork the ranks, one process group; a rank that cannot start has failed. */
+static void spawn(struct group *gr, const struct venv_list *env, vchild_fn body)
+{
+	int started = 0;
 	fflush(NULL); /* or the children would inherit and repeat buffered output */
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < gr->n; i++) {
 		int sv[2], p[2];
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 			break;
@@ -152,57 +181,56 @@ void verify_group_run(const struct verify_cfg *cfg, const struct venv_list *env,
 			break;
 		}
 		if (pid == 0) {
-			setpgid(0, pgid);
 			close(sv[0]);
 			close(p[0]);
-			for (int j = 0; j < i; j++) {
-				close(g[j].ctl);
-				close(g[j].out);
-			}
-			int devnull = open("/dev/null", O_RDONLY);
-			if (devnull >= 0) {
-				dup2(devnull, 0);
-				if (devnull > 2)
-					close(devnull);
-			}
-			dup2(p[1], 1);
-			dup2(p[1], 2);
-			if (p[1] > 2)
-				close(p[1]);
-			verify_apply_env(env);
-			struct vchild_arg a = {cfg, env, i};
-			int rc = body(sv[1], &a);
-			fflush(NULL);
-			_exit(rc);
+			child(gr, i, sv[1], p[1], env, body);
 		}
-		if (pgid == 0)
-			pgid = pid;
-		setpgid(pid, pgid); /* both sides do it: no window for kill() */
+		if (gr->pgid == 0)
+			gr->pgid = pid;
+		setpgid(pid, gr->pgid); /* both sides do it: no window for kill() */
 		close(sv[1]);
 		close(p[1]);
-		g[i].ctl = sv[0];
-		g[i].out = p[0];
-		ranks[i].pid = pid;
+		gr->g[i].ctl = sv[0];
+		gr->g[i].out = p[0];
+		gr->ranks[i].pid = pid;
 		started++;
 	}
-	for (int i = started; i < n; i++) {
-		ranks[i].error = xasprintf("could not start rank %d: %s", i, strerror(errno));
-		g[i].fail_seq = ++seq;
+	for (int i = started; i < gr->n; i++) {
+		gr->ranks[i].error = xasprintf("could not start rank %d: %s", i, strerror(errno));
+		gr->g[i].fail_seq = ++gr->seq;
 	}
+}
 
+static void poll_set(struct group *gr)
+{
+	for (int i = 0; i < gr->n; i++) {
+		gr->pf[2 * i].fd = gr->g[i].out;
+		gr->pf[2 * i].events = POLLIN;
+		gr->pf[2 * i].revents = 0;
+		gr->pf[2 * i + 1].fd = gr->g[i].ctl;
+		gr->pf[2 * i + 1].events = POLLIN;
+		gr->pf[2 * i + 1].revents = 0;
+	}
+}
+
+static void drain_ready(struct group *gr, int pr)
+{
+	for (int i = 0; pr > 0 && i < gr->n; i++)
+		drain(gr->cfg, gr->g, gr->ranks, gr->n, i, gr->pf[2 * i].revents, gr->pf[2 * i + 1].revents, &gr->seq,
+		      &gr->uid_sent);
+}
+
+/* Read the ranks until all are done, the watchdog fires, or the grace time
+ * after a first failure is over. */
+static void watch(struct group *gr, double t0, double timeout_s, struct vgroup_result *res)
+{
 	double deadline = t0 + timeout_s, failed_at = -1;
-	struct pollfd *pf = xcalloc((size_t)(2 * n), sizeof *pf);
 	for (;;) {
 		int open_fds = 0;
-		for (int i = 0; i < n; i++) {
-			pf[2 * i].fd = g[i].out;
-			pf[2 * i].events = POLLIN;
-			pf[2 * i].revents = 0;
-			pf[2 * i + 1].fd = g[i].ctl;
-			pf[2 * i + 1].events = POLLIN;
-			pf[2 * i + 1].revents = 0;
-			open_fds += (g[i].out >= 0) + (g[i].ctl >= 0);
-			if (g[i].fail_seq && failed_at < 0)
+		poll_set(gr);
+		for (int i = 0; i < gr->n; i++) {
+			open_fds += (gr->g[i].out >= 0) + (gr->g[i].ctl >= 0);
+			if (gr->g[i].fail_seq && failed_at < 0)
 				failed_at = mono();
 		}
 		if (!open_fds)
@@ -212,77 +240,99 @@ void verify_group_run(const struct verify_cfg *cfg, const struct venv_list *env,
 			res->hung = 1;
 			break;
 		}
-		if (failed_at >= 0 && now >= failed_at + cfg->grace_s) {
+		if (failed_at >= 0 && now >= failed_at + gr->cfg->grace_s) {
 			res->killed_after_fail = 1;
 			break;
 		}
 		double until = deadline;
-		if (failed_at >= 0 && failed_at + cfg->grace_s < until)
-			until = failed_at + cfg->grace_s;
+		if (failed_at >= 0 && failed_at + gr->cfg->grace_s < until)
+			until = failed_at + gr->cfg->grace_s;
 		int ms = (int)((until - now) * 1000) + 1;
 		if (ms > 200)
 			ms = 200;
-		int pr = poll(pf, (nfds_t)(2 * n), ms);
+		int pr = poll(gr->pf, (nfds_t)(2 * gr->n), ms);
 		if (pr < 0 && errno != EINTR)
 			break;
-		for (int i = 0; pr > 0 && i < n; i++)
-			drain(cfg, g, ranks, n, i, pf[2 * i].revents, pf[2 * i + 1].revents, &seq, &uid_sent);
+		drain_ready(gr, pr);
 	}
+}
 
-	if ((res->hung || res->killed_after_fail) && pgid > 0) {
-		for (int i = 0; i < n; i++) {
-			reap(&ranks[i], 0);
-			if (ranks[i].pid > 0 && !ranks[i].reaped)
-				ranks[i].killed_by_us = 1;
-		}
-		kill(-pgid, SIGTERM);
-		/* Let them die and flush; keep reading what they still print. */
-		double until = mono() + 2.0;
-		for (;;) {
-			int alive = 0;
-			for (int i = 0; i < n; i++) {
-				reap(&ranks[i], 0);
-				alive += ranks[i].pid > 0 && !ranks[i].reaped;
-			}
-			if (!alive || mono() >= until)
-				break;
-			for (int i = 0; i < n; i++) {
-				pf[2 * i].fd = g[i].out;
-				pf[2 * i].events = POLLIN;
-				pf[2 * i + 1].fd = g[i].ctl;
-				pf[2 * i + 1].events = POLLIN;
-			}
-			int pr = poll(pf, (nfds_t)(2 * n), 50);
-			for (int i = 0; pr > 0 && i < n; i++)
-				drain(cfg, g, ranks, n, i, pf[2 * i].revents, pf[2 * i + 1].revents, &seq, &uid_sent);
-		}
-		kill(-pgid, SIGKILL);
+/* A hang or a failure: SIGTERM to the group, 2 s to die and flush (their
+ * output still read), then SIGKILL. */
+static void stop(struct group *gr)
+{
+	for (int i = 0; i < gr->n; i++) {
+		reap(&gr->ranks[i], 0);
+		if (gr->ranks[i].pid > 0 && !gr->ranks[i].reaped)
+			gr->ranks[i].killed_by_us = 1;
 	}
-	for (int i = 0; i < n; i++) {
-		/* Whatever is still buffered in the pipes. */
-		for (int k = 0; k < 64 && (g[i].out >= 0 || g[i].ctl >= 0); k++) {
-			struct pollfd q[2] = {{g[i].out, POLLIN, 0}, {g[i].ctl, POLLIN, 0}};
+	kill(-gr->pgid, SIGTERM);
+	double until = mono() + 2.0;
+	for (;;) {
+		int alive = 0;
+		for (int i = 0; i < gr->n; i++) {
+			reap(&gr->ranks[i], 0);
+			alive += gr->ranks[i].pid > 0 && !gr->ranks[i].reaped;
+		}
+		if (!alive || mono() >= until)
+			break;
+		for (int i = 0; i < gr->n; i++) {
+			gr->pf[2 * i].fd = gr->g[i].out;
+			gr->pf[2 * i].events = POLLIN;
+			gr->pf[2 * i + 1].fd = gr->g[i].ctl;
+			gr->pf[2 * i + 1].events = POLLIN;
+		}
+		int pr = poll(gr->pf, (nfds_t)(2 * gr->n), 50);
+		drain_ready(gr, pr);
+	}
+	kill(-gr->pgid, SIGKILL);
+}
+
+/* Whatever is still buffered in the pipes; reap; the order of failure. */
+static void collect(struct group *gr)
+{
+	for (int i = 0; i < gr->n; i++) {
+		struct gchild *c = &gr->g[i];
+		for (int k = 0; k < 64 && (c->out >= 0 || c->ctl >= 0); k++) {
+			struct pollfd q[2] = {{c->out, POLLIN, 0}, {c->ctl, POLLIN, 0}};
 			if (poll(q, 2, k == 0 ? 100 : 10) <= 0)
 				break;
-			drain(cfg, g, ranks, n, i, q[0].revents, q[1].revents, &seq, &uid_sent);
+			drain(gr->cfg, gr->g, gr->ranks, gr->n, i, q[0].revents, q[1].revents, &gr->seq, &gr->uid_sent);
 		}
-		reap(&ranks[i], 10);
-		if (g[i].out >= 0)
-			close(g[i].out);
-		if (g[i].ctl >= 0)
-			close(g[i].ctl);
-		if (g[i].partial.len)
-			strvec_push(&ranks[i].status, g[i].partial.data);
-		buf_free(&g[i].partial);
+		reap(&gr->ranks[i], 10);
+		if (c->out >= 0)
+			close(c->out);
+		if (c->ctl >= 0)
+			close(c->ctl);
+		if (c->partial.len)
+			strvec_push(&gr->ranks[i].status, c->partial.data);
+		buf_free(&c->partial);
 	}
+}
+
+void verify_group_run(const struct verify_cfg *cfg, const struct venv_list *env, int n,
+                      vchild_fn body, struct verify_rank *ranks, double timeout_s,
+                      struct vgroup_result *res)
+{
+	struct group gr = {cfg, n, xcalloc((size_t)n, sizeof(struct gchild)), ranks,
+	                   xcalloc((size_t)(2 * n), sizeof(struct pollfd)), 0, 0, 0};
+	double t0 = mono();
+	memset(res, 0, sizeof *res);
+	for (int i = 0; i < n; i++)
+		gr.g[i].ctl = gr.g[i].out = -1;
+	spawn(&gr, env, body);
+	watch(&gr, t0, timeout_s, res);
+	if ((res->hung || res->killed_after_fail) && gr.pgid > 0)
+		stop(&gr);
+	collect(&gr);
 	res->seconds = mono() - t0;
 	/* The order in which ranks failed, for the caller (verify_run_mode). */
 	for (int i = 0; i < n; i++) {
-		char *s = xasprintf("#fail_seq %llu", (unsigned long long)g[i].fail_seq);
+		char *s = xasprintf("#fail_seq %llu", (unsigned long long)gr.g[i].fail_seq);
 		strvec_push_owned(&ranks[i].status, s);
 	}
-	free(pf);
-	free(g);
+	free(gr.pf);
+	free(gr.g);
 }
 
 /* ---- judging a run ----------------------------------------------------- */
@@ -351,8 +401,72 @@ static int not_done(const struct verify_rank *k)
 	return !k->done && !k->error;
 }
 
-void verify_run_mode(const struct verify_cfg *cfg, const char *mode,
-                     const struct venv_list *env, struct verify_run *r)
+/* Each rank's status lines; a rank that died on its own signal, or exited
+ * without saying why, failed too.  The rank that failed first (its index,
+ * -1 none; *stage where) and whether any rank saw wrong values. */
+static int first_failure(struct verify_run *r, enum vstage *stage, int *wrong)
+{
+	uint64_t best = 0;
+	int first = -1;
+	*stage = VS_COUNT;
+	*wrong = 0;
+	for (int i = 0; i < r->nranks; i++) {
+		struct verify_rank *k = &r->ranks[i];
+		uint64_t fs;
+		enum vstage es;
+		parse_rank(k, r->nranks, &fs, &es);
+		if (k->checks_bad)
+			*wrong = 1;
+		if (!k->error && !k->done && k->exited && !k->killed_by_us) {
+			if (k->term_signal)
+				k->error = xasprintf("killed by signal %d (%s) during %s", k->term_signal,
+				                     strsignal(k->term_signal), vstage_doing(k->stage));
+			else
+				k->error = xasprintf("exited with status %d during %s", k->exit_code,
+				                     vstage_doing(k->stage));
+			es = k->stage;
+		}
+		if (fs && k->error && (!best || fs < best)) {
+			best = fs;
+			first = i;
+			*stage = es;
+		}
+	}
+	return first;
+}
+
+/* "timed out after 60 s: ranks 0,1 still in ..." grouped by stage */
+static char *hang_reason(const struct verify_cfg *cfg, const struct verify_run *r)
+{
+	struct buf b;
+	buf_init(&b);
+	buf_printf(&b, "timed out after %.0f s:", cfg->timeout_s);
+	/* Group the ranks that did not finish by the stage they were in. */
+	int first = 1;
+	for (int st = 0; st < VS_COUNT; st++) {
+		int cnt = 0;
+		for (int i = 0; i < r->nranks; i++)
+			cnt += not_done(&r->ranks[i]) && (int)r->ranks[i].stage == st;
+		if (!cnt)
+			continue;
+		buf_printf(&b, "%s rank%s", first ? "" : ";", cnt > 1 ? "s" : "");
+		int k = 0;
+		for (int i = 0; i < r->nranks; i++)
+			if (not_done(&r->ranks[i]) && (int)r->ranks[i].stage == st) {
+				if (k < 16)
+					buf_printf(&b, "%s%d", k ? "," : " ", i);
+				else if (k == 16)
+					buf_adds(&b, ",...");
+				k++;
+			}
+		buf_printf(&b, " still in %s", vstage_doing((enum vstage)st));
+		first = 0;
+	}
+	return buf_steal(&b);
+}
+
+static void run_init(const struct verify_cfg *cfg, const char *mode, const struct venv_list *env,
+                     struct verify_run *r)
 {
 	memset(r, 0, sizeof *r);
 	r->mode = xstrdup(mode);
@@ -368,39 +482,18 @@ void verify_run_mode(const struct verify_cfg *cfg, const char *mode,
 		r->ranks[i].algbw = r->ranks[i].busbw = -1;
 		buf_init(&r->ranks[i].log);
 	}
+}
 
+void verify_run_mode(const struct verify_cfg *cfg, const char *mode,
+                     const struct venv_list *env, struct verify_run *r)
+{
+	run_init(cfg, mode, env, r);
 	struct vgroup_result gr;
 	verify_group_run(cfg, &r->env, cfg->nranks, verify_child_rank, r->ranks, cfg->timeout_s, &gr);
 	r->seconds = gr.seconds;
-
-	uint64_t best = 0;
-	enum vstage best_stage = VS_COUNT;
-	int wrong = 0;
-	for (int i = 0; i < r->nranks; i++) {
-		struct verify_rank *k = &r->ranks[i];
-		uint64_t fs;
-		enum vstage es;
-		parse_rank(k, r->nranks, &fs, &es);
-		if (k->checks_bad)
-			wrong = 1;
-		/* A rank that died on its own signal, or exited without saying
-		 * why, failed too. */
-		if (!k->error && !k->done && k->exited && !k->killed_by_us) {
-			if (k->term_signal)
-				k->error = xasprintf("killed by signal %d (%s) during %s", k->term_signal,
-				                     strsignal(k->term_signal), vstage_doing(k->stage));
-			else
-				k->error = xasprintf("exited with status %d during %s", k->exit_code,
-				                     vstage_doing(k->stage));
-			es = k->stage;
-		}
-		if (fs && k->error && (!best || fs < best)) {
-			best = fs;
-			r->first_failed_rank = i;
-			best_stage = es;
-		}
-	}
-
+	enum vstage best_stage;
+	int wrong;
+	r->first_failed_rank = first_failure(r, &best_stage, &wrong);
 	if (r->first_failed_rank >= 0) {
 		struct verify_rank *k = &r->ranks[r->first_failed_rank];
 		if (k->term_signal && !k->killed_by_us)
@@ -414,31 +507,7 @@ void verify_run_mode(const struct verify_cfg *cfg, const char *mode,
 		                      k->last_error ? k->last_error : "");
 	} else if (gr.hung) {
 		r->result = VR_HANG;
-		struct buf b;
-		buf_init(&b);
-		buf_printf(&b, "timed out after %.0f s:", cfg->timeout_s);
-		/* Group the ranks that did not finish by the stage they were in. */
-		int first = 1;
-		for (int st = 0; st < VS_COUNT; st++) {
-			int cnt = 0;
-			for (int i = 0; i < r->nranks; i++)
-				cnt += not_done(&r->ranks[i]) && (int)r->ranks[i].stage == st;
-			if (!cnt)
-				continue;
-			buf_printf(&b, "%s rank%s", first ? "" : ";", cnt > 1 ? "s" : "");
-			int k = 0;
-			for (int i = 0; i < r->nranks; i++)
-				if (not_done(&r->ranks[i]) && (int)r->ranks[i].stage == st) {
-					if (k < 16)
-						buf_printf(&b, "%s%d", k ? "," : " ", i);
-					else if (k == 16)
-						buf_adds(&b, ",...");
-					k++;
-				}
-			buf_printf(&b, " still in %s", vstage_doing((enum vstage)st));
-			first = 0;
-		}
-		r->reason = buf_steal(&b);
+		r->reason = hang_reason(cfg, r);
 	} else if (wrong) {
 		r->result = VR_WRONG_VALUES;
 		for (int i = 0; i < r->nranks; i++)

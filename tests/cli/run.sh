@@ -120,7 +120,7 @@ rm -f "$T/bomb.log.gz"
 mkdir -p "$T/pat"
 printf '{"signatures":[{"id":"x.y","on":"warn","regex":"a(b","samples":["a(b"],"negative_samples":["c"]}],"diagnoses":[]}' >"$T/pat/bad.json"
 expect_rc 2 "bad regex in user patterns" "$BIN" analyze $DB -p "$T/pat" "$CAP/ok"
-expect_grep "$T/err" "bad.json: signatures\[0\].regex: missing closing parenthesis at offset 3" "regex error names offset"
+expect_grep "$T/err" "bad.json:1: signatures\[0\].regex: missing closing parenthesis at offset 3" "regex error names offset"
 printf '{"signatures": [' >"$T/pat/bad.json"
 expect_rc 2 "truncated JSON pattern file" "$BIN" check-db "$T/pat"
 expect_grep "$T/err" "bad.json: line 1, column" "json error position"
@@ -158,12 +158,27 @@ expect_rc 0 "20000 processes" "$BIN" analyze $DB "$T/pids.log"
 expect_grep "$T/err" "more than 4096 processes" "process cap warning"
 
 # one option table: every option of every command's --help is in the man page
-for cmd in analyze batch merge check-db list explain; do
+# (the commands as `nccl-triage --help` lists them: one registry)
+for cmd in $("$BIN" --help | sed -n '/^commands:/,/^$/p' | awk '/^  [a-z]/ {print $1}'); do
 	for o in $("$BIN" $cmd --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 		pat=$(printf '%s' "$o" | sed 's/-/\\\\-/g')
 		if grep -q -- "$pat" docs/nccl-triage.1; then ok; else bad "man page lacks $o ($cmd)"; fi
 	done
 done
+
+# one registry of formats: every format a command's --help offers works, others are refused
+for cmd in batch merge list explain mem; do
+	fmts=$("$BIN" $cmd --help | sed -n 's/.*output format: //p' | sed 's/ (default)//; s/,//g')
+	[ -n "$fmts" ] && ok || bad "$cmd --help lists no formats"
+	"$BIN" $cmd --format no-such-format >/dev/null 2>"$T/err"; rc=$?
+	if [ $rc -eq 2 ] && grep -q "unknown format 'no-such-format' (" "$T/err"; then ok; else bad "$cmd accepts an unknown format"; fi
+done
+for f in $("$BIN" batch --help | sed -n 's/.*output format: //p' | sed 's/ (default)//; s/,//g'); do
+	"$BIN" batch -j1 --progress never --format "$f" $DB "$CAP/.." >"$T/out" 2>"$T/err"; rc=$?
+	if [ $rc -le 1 ] && [ -s "$T/out" ]; then ok; else bad "batch --format $f (exit $rc)"; fi
+done
+"$BIN" batch --format sarif $DB "$CAP/.." >/dev/null 2>"$T/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q "unknown format 'sarif'" "$T/err"; then ok; else bad "batch offers sarif but it does not work"; fi
 
 # determinism: two runs, same bytes
 "$BIN" analyze $DB --format json "$CAP" >"$T/a.json" 2>/dev/null

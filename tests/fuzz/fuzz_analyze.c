@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bundle_add_memory(b, "fuzz-ticket", data, size);
 	analysis_finish(b);
 
-	cJSON *j = report_bundle_json(b);
+	cJSON *j = report_bundle_json(b, 0);
 	char *s = cJSON_PrintUnformatted(j);
 	FUZZ_ASSERT(s != NULL);
 	cJSON *back = cJSON_Parse(s);
@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bundle_set_threads(b2, 2);
 	bundle_add_memory(b2, "fuzz-ticket", data, size);
 	analysis_finish(b2);
-	cJSON *j2 = report_bundle_json(b2);
+	cJSON *j2 = report_bundle_json(b2, 0);
 	char *s2 = cJSON_PrintUnformatted(j2);
 	FUZZ_ASSERT(s2 != NULL && strcmp(s, s2) == 0);
 	free(s2);
@@ -107,15 +107,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(s);
 
 	struct report_opts ro = {0, 5};
+	struct bundle *one[1] = {b};
+	cJSON *doc = report_json(one, 1, &g_db, 0);
 	for (int md = 0; md < 2; md++) {
 		char *out = NULL;
 		size_t outlen = 0;
 		FILE *f = open_memstream(&out, &outlen);
 		FUZZ_ASSERT(f != NULL);
 		if (md)
-			report_md(f, b, &ro);
+			report_md(f, doc, &ro);
 		else
-			report_text(f, b, &ro);
+			report_text(f, doc, &ro);
 		fclose(f);
 		check_rendered(out, outlen);
 		if (md) {
@@ -134,6 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		free(out);
 	}
+	cJSON_Delete(doc);
 	bundle_free(b);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include "input.h"
 #include "input_internal.h"
 #include "nt_limits.h"
+#include "tarhdr.h"
 
 static inline void fuzz_limits(struct limits *l)
 {
@@ -115,7 +116,7 @@ static inline void fuzz_walk(const char *name, const uint8_t *data, size_t size)
 	/* nothing delivered and nothing said about it: silent loss, unless it
 	 * is an archive that holds no documents (only folders, links...) */
 	if (size > 0 && cs.docs == 0 && !(size >= 2 && data[0] == 0x1f && data[1] == 0x8b) &&
-	    !(size >= 512 && in_tar_header_valid(data)))
+	    !(size >= 512 && tar_header_valid(data)))
 		FUZZ_ASSERT(m.list.n > 0);
 	for (size_t i = 0; i < m.list.n; i++)
 		FUZZ_ASSERT(fuzz_text_clean(m.list.v[i], strlen(m.list.v[i]), 0));

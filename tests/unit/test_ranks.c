@@ -14,6 +14,7 @@
 #include "nextsteps.h"
 #include "ranks.h"
 #include "ranktable.h"
+#include "report.h"
 #include "rules.h"
 #include "sigdb.h"
 #include "testlib.h"
@@ -260,7 +261,7 @@ static void test_captures(void)
 			continue;
 		cases++;
 		struct bundle *b = bundle_new(f[0], &db, NULL);
-		bundle_add_path(b, f[0]);
+		bundle_add_path(b, f[0], NULL);
 		analysis_finish(b);
 		const struct diagnosis *top = NULL;
 		for (size_t i = 0; i < b->ndiags && !top; i++)
@@ -316,14 +317,16 @@ static void test_reports(void)
 	bundle_free(b);
 
 	b = bundle_new("t", &db, NULL);
-	bundle_add_path(b, "fixtures/captures/h200-2gpu-more/sigkill_init");
+	bundle_add_path(b, "fixtures/captures/h200-2gpu-more/sigkill_init", NULL);
 	analysis_finish(b);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	rank_table_text(f, b, 0);
-	rank_table_md(f, b);
-	next_steps_text(f, b, 0);
+	cJSON *bj = report_bundle_json(b, 0);
+	rank_table_text(f, bj, 0);
+	rank_table_md(f, bj);
+	next_steps_text(f, cJSON_GetObjectItemCaseSensitive(bj, "next_steps"), 0);
+	cJSON_Delete(bj);
 	fclose(f);
 	CHECK(buf && strstr(buf, "host:pid"));
 	CHECK(buf && strstr(buf, "-9 SIGKILL"));

@@ -532,7 +532,7 @@ static struct bundle *run_paths(const char *const *paths)
 {
 	struct bundle *b = bundle_new("t", &db, NULL);
 	for (size_t i = 0; paths[i]; i++)
-		bundle_add_path(b, paths[i]);
+		bundle_add_path(b, paths[i], NULL);
 	analysis_finish(b);
 	return b;
 }
@@ -635,6 +635,20 @@ static void test_rules(void)
 	CHECK(ev(b, "host.memlock_small_with_ib") == NULL); /* an ibstat alone does not say NCCL uses IB */
 	bundle_free(b);
 
+	/* a host_config document is parsed into facts and its lines still go
+	 * through the signatures (ulimit -a's memlock line), counted once */
+	const char *p7b[] = {PUB "ulimit-a-memlock-64-ucx-8229.txt", NULL};
+	b = run_paths(p7b);
+	CHECK_INT(b->ndocs, 1);
+	if (b->ndocs == 1) {
+		CHECK_INT(b->docs[0].kind, DOC_HOST_CONFIG);
+		CHECK_INT(b->docs[0].lines, 17);
+	}
+	CHECK(get(b->facts, "limits.memlock") != NULL);
+	CHECK(ev(b, "memlock.ulimit_a_small") != NULL);
+	CHECK(diagnosed(b, "memlock.limit_too_low"));
+	bundle_free(b);
+
 	/* a Down port in ibstat: a fact, a finding only where the job uses RDMA */
 	const char *p8[] = {PUB "ibstat-port-down-188-truncated.txt", NULL};
 	b = run_paths(p8);
@@ -642,7 +656,7 @@ static void test_rules(void)
 	bundle_free(b);
 	{
 		struct bundle *bb = bundle_new("t", &db, NULL);
-		bundle_add_path(bb, PUB "ibstat-port-down-188-truncated.txt");
+		bundle_add_path(bb, PUB "ibstat-port-down-188-truncated.txt", NULL);
 		/* the error line of nccl#426 (tests/learn/ib-nccl-426-gid.log) */
 		const char *log = "-worker-1:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129\n";
 		bundle_add_memory(bb, "rank0.log", log, strlen(log));
@@ -658,7 +672,7 @@ static void test_rules(void)
 	 * (nccl#1573's pod has indexes 4-7); an env line set next to the listing */
 	{
 		struct bundle *bb = bundle_new("t", &db, NULL);
-		bundle_add_path(bb, PUB "show_gids-k8s-tabs-1573.txt");
+		bundle_add_path(bb, PUB "show_gids-k8s-tabs-1573.txt", NULL);
 		const char *env = "NCCL_IB_GID_INDEX=3\nNCCL_IB_HCA=mlx5_0\nNCCL_DEBUG=INFO\n";
 		bundle_add_memory(bb, "env.txt", env, strlen(env));
 		analysis_finish(bb);
@@ -674,7 +688,7 @@ static void test_rules(void)
 	/* NCCL before 2.21 uses index 0, the link-local RoCE v1 GID of nccl#1131's listing */
 	{
 		struct bundle *bb = bundle_new("t", &db, NULL);
-		bundle_add_path(bb, PUB "show_gids-spaces-1131-truncated.txt");
+		bundle_add_path(bb, PUB "show_gids-spaces-1131-truncated.txt", NULL);
 		const char *log = "NCCL version 2.18.3+cuda12.2\n";
 		bundle_add_memory(bb, "rank0.log", log, strlen(log));
 		analysis_finish(bb);
@@ -717,7 +731,7 @@ static void test_rules(void)
 	 * no NCCL version, so the old-NCCL explanation cannot be claimed */
 	{
 		struct bundle *bb = bundle_new("t", &db, NULL);
-		bundle_add_path(bb, PUB "lsmod-peermem-1537.txt");
+		bundle_add_path(bb, PUB "lsmod-peermem-1537.txt", NULL);
 		const char *log = "hostname1:25668:27396 [0] NCCL INFO Using network IB\n"
 		                  "hostname1:25668:27396 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n"
 		                  "hostname1:25668:27396 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 1 'mlx5_1'\n";
@@ -756,7 +770,7 @@ static void test_rules(void)
 	/* NCCL_IB_HCA naming an HCA the listing does not have, or a Down port */
 	{
 		struct bundle *bb = bundle_new("t", &db, NULL);
-		bundle_add_path(bb, PUB "ibstat-port-down-188-truncated.txt");
+		bundle_add_path(bb, PUB "ibstat-port-down-188-truncated.txt", NULL);
 		const char *env = "NCCL_IB_HCA=mlx5_99\n";
 		bundle_add_memory(bb, "env.txt", env, strlen(env));
 		analysis_finish(bb);
@@ -767,7 +781,7 @@ static void test_rules(void)
 		CHECK(ev(bb, "host.ib_hca_down_selected") == NULL);
 		bundle_free(bb);
 		bb = bundle_new("t", &db, NULL);
-		bundle_add_path(bb, PUB "ibstat-port-down-188-truncated.txt");
+		bundle_add_path(bb, PUB "ibstat-port-down-188-truncated.txt", NULL);
 		env = "NCCL_IB_HCA==mlx5_1:1\n";
 		bundle_add_memory(bb, "env.txt", env, strlen(env));
 		analysis_finish(bb);

@@ -9,12 +9,13 @@
 #include "memcalc.h"
 #include "testlib.h"
 
-int cmd_mem(int argc, char **argv);
+#include "commands.h"
 
 static int run(const char *a0, ...)
 {
 	char *argv[32];
 	int argc = 0;
+	argv[argc++] = (char *)"nccl-triage";
 	va_list ap;
 	va_start(ap, a0);
 	for (const char *a = a0; a && argc < 31; a = va_arg(ap, const char *))
@@ -24,7 +25,7 @@ static int run(const char *a0, ...)
 	fflush(stdout);
 	FILE *save = stdout;
 	stdout = fopen("/dev/null", "w");
-	int rc = cmd_mem(argc, argv);
+	int rc = commands_main(argc, argv);
 	fclose(stdout);
 	stdout = save;
 	return rc;

@@ -1,0 +1,90 @@
+/* cmd_analyze.c - `nccl-triage analyze PATH...`: each operand is one
+ * bundle (analysis_run); the report document of all of them (report.h) is
+ * redacted when asked and rendered in the chosen format (formats.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "bundle.h"
+#include "cli.h"
+#include "clicommon.h"
+#include "commands.h"
+#include "formats.h"
+#include "json.h"
+#include "redact.h"
+#include "report.h"
+#include "sigdb.h"
+
+/* Warnings on stderr, from the (redacted) document. */
+static void print_warnings(const cJSON *doc)
+{
+	const cJSON *b;
+	cJSON_ArrayForEach(b, json_get(doc, "bundles")) {
+		size_t nw, dropped, k = 0;
+		report_warnings(b, &nw, &dropped);
+		const cJSON *w;
+		cJSON_ArrayForEach(w, json_get(b, "warnings"))
+			if (k++ < nw && cJSON_IsString(w))
+				fprintf(stderr, "nccl-triage: %s\n", w->valuestring);
+	}
+}
+
+int cmd_analyze(struct common *c, struct strvec *ops)
+{
+	const struct format *fmt = format_pick(c->format, CMD_ANALYZE, "analyze");
+	if (!fmt)
+		return EXIT_TROUBLE;
+	if (ops->n == 0) {
+		fprintf(stderr, "nccl-triage analyze: no input\nhint: nccl-triage analyze ticket.tar.gz  (or - for stdin)\n");
+		return EXIT_TROUBLE;
+	}
+	struct sigdb db;
+	if (load_db(&db, c, 0) < 0) {
+		sigdb_free(&db);
+		return EXIT_TROUBLE;
+	}
+	/* -j: a second thread applies the lines while the first reads, parses and scans them */
+	int threads = c->jobs > 0 ? c->jobs : online_cpus();
+	struct analysis_opts ao = {&db, &c->lim, threads > 1 ? 2 : 1};
+	struct bundle **bundles = xcalloc(ops->n, sizeof *bundles);
+	size_t readable = 0;
+	int status = EXIT_HEALTHY;
+	for (size_t i = 0; i < ops->n; i++) {
+		const char *name = c->name ? c->name : (strcmp(ops->v[i], "-") == 0 ? "stdin" : ops->v[i]);
+		int ok;
+		bundles[i] = analysis_run(name, ops->v[i], &ao, NULL, &ok);
+		readable += ok;
+		if (bundles[i]->verdict == VERDICT_DIAGNOSED || bundles[i]->verdict == VERDICT_UNKNOWN_FAILURE)
+			status = EXIT_FOUND;
+	}
+	if (readable == 0)
+		status = EXIT_TROUBLE;
+	/* the report document, the one model every format renders from; text
+	 * and md may show more evidence than the JSON contract keeps */
+	size_t evmax = fmt->more_evidence && c->evidence > REPORT_EVIDENCE_MAX ? (size_t)c->evidence : 0;
+	cJSON *doc = report_json(bundles, ops->n, &db, evmax);
+	for (size_t i = 0; i < ops->n; i++)
+		bundle_free(bundles[i]);
+	free(bundles);
+	/* --redact: after the diagnosis, before anything is shown */
+	if (c->redact) {
+		struct redactor *red = redactor_new();
+		redact_json(red, json_get(doc, "bundles"));
+		cJSON_AddBoolToObject(doc, "redacted", 1);
+		redactor_free(red);
+	}
+	if (!c->quiet)
+		print_warnings(doc);
+	FILE *out = open_output(c->output);
+	if (!out) {
+		status = EXIT_TROUBLE;
+	} else {
+		struct report_opts ro = {want_color(c, out), c->evidence};
+		fmt->render(out, doc, &ro);
+		status = output_status(close_output(out, c->output), status);
+	}
+	cJSON_Delete(doc);
+	sigdb_free(&db);
+	return status;
+}

@@ -1,0 +1,40 @@
+/* json.h - reading cJSON trees: the one set of getters every layer uses
+ * (facts, the report document, summaries, pattern files).  Every getter
+ * takes NULL and values of the wrong type, and then answers "absent".
+ * Returned pointers are borrowed from the tree. */
+#ifndef NT_JSON_H
+#define NT_JSON_H
+
+#include <cjson/cJSON.h>
+
+/* o[key] (case-sensitive), or NULL when o is NULL or has no such key.
+ * Mutable like strchr's result: the caller decides whether it may write. */
+cJSON *json_get(const cJSON *o, const char *key);
+/* o[key] when it is a string, else NULL. */
+const char *json_str(const cJSON *o, const char *key);
+/* 1 and *out = o[key] when it is a number; 0 (and *out untouched) else. */
+int json_num(const cJSON *o, const char *key, double *out);
+/* Number of items of an array or object; 0 for anything else and NULL. */
+int json_size(const cJSON *a);
+
+/* The 1-based line of JSON text where the value at path is named: the
+ * line of the key of an object member, of the first byte of an array
+ * element, 1 for "" or "$" (the whole document).  path is written as the
+ * signature loader writes it: keys joined by '.', elements as "[i]"
+ * ("diagnoses[3].when.nccl").  0 when the path is not in the text or the
+ * text is not JSON (at most JSON_LINE_DEPTH levels deep are followed). */
+#define JSON_LINE_DEPTH 256
+size_t json_path_line(const char *text, size_t len, const char *path);
+
+/* cJSON's allocations end like ours when memory runs out (util.h's
+ * xmalloc): cJSON itself would return NULL and the caller would lose data
+ * in silence.  Called once at start (main). */
+void json_use_xmalloc(void);
+/* cJSON_Print of one large document (analyze's JSON report) with cJSON's
+ * default allocator, which can realloc its buffer in place (xmalloc's
+ * hooks cannot: a ~10 MB lower peak for 100000 documents); then xmalloc's
+ * hooks again.  Only while no other thread uses cJSON.  Out of memory:
+ * a message and exit status 2 (EXIT_TROUBLE).  Caller frees. */
+char *json_print_large(const cJSON *doc);
+
+#endif

@@ -1,0 +1,327 @@
+/* Unit tests for the base layer: JSON getters (json.h), versions
+ * (version.h), timestamps (tstamp.h), the hash and hash index (hash.h),
+ * topology link classes (linkclass.h) and tar headers (tarhdr.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "hash.h"
+#include "json.h"
+#include "linkclass.h"
+#include "tarhdr.h"
+#include "testlib.h"
+#include "tstamp.h"
+#include "util.h"
+#include "version.h"
+
+static void test_json(void)
+{
+	cJSON *o = cJSON_Parse("{\"s\":\"x\",\"n\":2.5,\"a\":[1,2,3],\"o\":{\"k\":1},\"b\":true}");
+	double v = -1;
+	CHECK_STR(json_str(o, "s"), "x");
+	CHECK(json_str(o, "n") == NULL);
+	CHECK(json_str(o, "missing") == NULL);
+	CHECK(json_str(NULL, "s") == NULL);
+	CHECK(json_num(o, "n", &v) && v == 2.5);
+	v = -1;
+	CHECK(!json_num(o, "s", &v) && v == -1);
+	CHECK(!json_num(NULL, "n", &v));
+	CHECK(json_get(o, "S") == NULL); /* case-sensitive */
+	CHECK(json_get(NULL, "s") == NULL);
+	CHECK(cJSON_IsTrue(json_get(o, "b")));
+	CHECK_INT(json_size(json_get(o, "a")), 3);
+	CHECK_INT(json_size(json_get(o, "o")), 1);
+	CHECK_INT(json_size(json_get(o, "s")), 0);
+	CHECK_INT(json_size(NULL), 0);
+	cJSON_Delete(o);
+}
+
+static void test_json_line(void)
+{
+	const char *t = "{\n"
+	                "  \"family\": \"x\",\n"
+	                "  \"signatures\": [\n"
+	                "    {\"id\": \"a\",\n"
+	                "     \"samples\": [\"s0\",\n"
+	                "                 {\"line\": \"l\\\"x\\n\", \"captures\": {}}]},\n"
+	                "    {\"id\": \"b\"}\n"
+	                "  ],\n"
+	                "  \"diagnoses\": [{\"when\": {\"any\": [\"a\",\n\"b\"], \"nccl\": \">=2\"}}]\n"
+	                "}\n";
+	size_t n = strlen(t);
+	CHECK_INT(json_path_line(t, n, "$"), 1);
+	CHECK_INT(json_path_line(t, n, ""), 1);
+	CHECK_INT(json_path_line(t, n, "family"), 2);
+	CHECK_INT(json_path_line(t, n, "signatures"), 3);
+	CHECK_INT(json_path_line(t, n, "signatures[0]"), 4);
+	CHECK_INT(json_path_line(t, n, "signatures[0].id"), 4);
+	CHECK_INT(json_path_line(t, n, "signatures[0].samples[0]"), 5);
+	CHECK_INT(json_path_line(t, n, "signatures[0].samples[1]"), 6);
+	CHECK_INT(json_path_line(t, n, "signatures[0].samples[1].captures"), 6);
+	CHECK_INT(json_path_line(t, n, "signatures[1].id"), 7);
+	CHECK_INT(json_path_line(t, n, "diagnoses[0].when.any[1]"), 10);
+	CHECK_INT(json_path_line(t, n, "diagnoses[0].when.nccl"), 10);
+	CHECK_INT(json_path_line(t, n, "signatures[2]"), 0);
+	CHECK_INT(json_path_line(t, n, "nope"), 0);
+	CHECK_INT(json_path_line(t, n, "signatures.id"), 0);
+	CHECK_INT(json_path_line("{\"a\": [1, 2", 11, "a[1]"), 1);  /* found before the text breaks */
+	CHECK_INT(json_path_line("{\"a\": [1, 2", 11, "a[2]"), 0);
+	CHECK_INT(json_path_line("not json", 8, "a"), 0);
+	CHECK_INT(json_path_line(NULL, 0, "a"), 0);
+	/* nesting deeper than JSON_LINE_DEPTH is not followed, and does not crash */
+	struct buf deep;
+	buf_init(&deep);
+	for (int i = 0; i < 100000; i++)
+		buf_adds(&deep, "[");
+	CHECK_INT(json_path_line(deep.data, deep.len, "[0][0]"), 1);
+	CHECK_INT(json_path_line(deep.data, deep.len, "x"), 0);
+	buf_free(&deep);
+}
+
+static void test_version(void)
+{
+	struct version v;
+	CHECK(version_parse("2.28.9", &v) && v.n == 3 && v.part[0] == 2 && v.part[1] == 28 && v.part[2] == 9);
+	/* one rule for the prefix and the suffixes */
+	CHECK_INT(version_code("2.28.9"), 22809);
+	CHECK_INT(version_code("v2.28.9"), 22809);
+	CHECK_INT(version_code("V2.28.9"), 22809);
+	CHECK_INT(version_code("2.28.9+cuda13.0"), 22809);
+	CHECK_INT(version_code("2.27.3+cu128"), 22703);
+	CHECK_INT(version_code("2.21.5.post1"), 22105);
+	CHECK_INT(version_code("2.28.9-1"), 22809);
+	CHECK_INT(version_code("2.28.9-1+cuda12.8"), 22809);
+	CHECK_INT(version_code("2.9"), 20900);
+	CHECK_INT(version_code("2.28.3rc1"), 22803);
+	CHECK_INT(version_code("2.28.9 (build)"), 22809);
+	/* not versions */
+	CHECK_INT(version_code("2"), -1);          /* no minor */
+	CHECK_INT(version_code("x"), -1);
+	CHECK_INT(version_code(""), -1);
+	CHECK_INT(version_code(NULL), -1);
+	CHECK_INT(version_code("vv2.28"), -1);
+	CHECK_INT(version_code("NCCL version 2.18.6"), -1); /* a sentence, not a version */
+	CHECK_INT(version_code("2..3"), -1);
+	CHECK_INT(version_code("2.28."), -1);
+	CHECK_INT(version_code("2.100.1"), -1);   /* minor over 99 */
+	CHECK_INT(version_code("2.28.100"), -1);
+	CHECK_INT(version_code("2.x"), -1);
+	CHECK(!version_parse("-2.1", &v));
+	CHECK(!version_parse("2,1", &v));
+	/* four numbers at most; more are suffix */
+	CHECK(version_parse("1.2.3.4.5", &v) && v.n == 4 && v.part[3] == 4);
+	/* compare: part by part, missing parts are 0 */
+	CHECK(version_cmp_str("580.159.04", "525.60.13") > 0);
+	CHECK(version_cmp_str("525.60.13", "525.60.13") == 0);
+	CHECK(version_cmp_str("570.26", "570.26.0") == 0);
+	CHECK(version_cmp_str("570.9", "570.26") < 0);
+	CHECK(version_cmp_str("v12.4", "12.4.1") < 0);
+	CHECK(version_cmp_str("12.8+cu128", "12.8") == 0);
+	CHECK(version_cmp_str("garbage", "1.0") < 0); /* no version sorts first */
+	CHECK(version_cmp_str("1.0", "garbage") > 0);
+	CHECK(version_cmp_str("x", "y") == 0);
+}
+
+static void test_tstamp(void)
+{
+	struct tstamp t;
+	CHECK(tstamp_parse("2026-11-30 14:16:25", 19, &t));
+	CHECK(t.year == 2026 && t.month == 11 && t.day == 30 && t.sod == 14 * 3600 + 16 * 60 + 25);
+	/* one epoch for the three date forms */
+	double e = tstamp_epoch(&t);
+	CHECK(e == 1796048185.0);
+	CHECK(tstamp_epoch_of("2026/11/30 14:16:25") == e);
+	CHECK(tstamp_epoch_of("2026-11-30T14:16:25") == e);
+	CHECK(tstamp_epoch_of("2026-11-30_14:16:25") == e);
+	CHECK(tstamp_epoch_of("Mon Nov 30 14:16:25 2026") == e);
+	CHECK(tstamp_epoch_of("  [2026-11-30 14:16:25] rest") == e);
+	CHECK(fabs(tstamp_epoch_of("2026/11/30 14:16:53.366") - (e + 28.366)) < 1e-6);
+	CHECK(fabs(tstamp_epoch_of("2026-11-30 14:16:53,366") - (e + 28.366)) < 1e-6);
+	CHECK(tstamp_epoch_of("Tue Dec  1 00:00:00 2026") == e - (14 * 3600 + 16 * 60 + 25) + 86400);
+	CHECK(tstamp_epoch_of("1970-01-01 00:00:00") == 0);
+	/* glog: no year, so no epoch, but an order */
+	CHECK(tstamp_parse("E1130 14:16:25.500000000 ProcessGroupNCCL.cpp:689]", 50, &t));
+	CHECK(t.year == 0 && t.month == 11 && t.day == 30);
+	CHECK(isnan(tstamp_epoch(&t)));
+	double g = tstamp_order(&t);
+	CHECK(tstamp_parse("2026-11-30 14:16:25", 19, &t) && tstamp_order(&t) < g);
+	CHECK(tstamp_parse("I1201 00:00:01.0", 16, &t) && tstamp_order(&t) > g);
+	/* not timestamps */
+	CHECK(!tstamp_parse("2026-13-30 14:16:25", 19, &t));
+	CHECK(!tstamp_parse("2026-11-30 24:00:00", 19, &t));
+	CHECK(!tstamp_parse("2026-11-30 14:61:00", 19, &t));
+	CHECK(!tstamp_parse("2026-11/30 14:16:25", 19, &t)); /* mixed separators */
+	CHECK(!tstamp_parse("2026-11-30 14:16", 16, &t));
+	CHECK(!tstamp_parse("2026-11-30 14:16:25", 15, &t)); /* cut by n */
+	CHECK(!tstamp_parse("vm:1224:1224 [0] NCCL INFO x", 27, &t));
+	CHECK(!tstamp_parse("Mon Foo 30 14:16:25 2026", 24, &t));
+	CHECK(!tstamp_parse("", 0, &t));
+	CHECK(!tstamp_parse(NULL, 0, &t));
+	CHECK(isnan(tstamp_epoch_of("garbage")));
+	CHECK(isnan(tstamp_epoch_of(NULL)));
+}
+
+struct item { const char *key; };
+static int item_hash(const void *ctx, size_t i, uint64_t *h)
+{
+	const struct item *v = ctx;
+	if (!v[i].key)
+		return 0;
+	*h = hash_str(HASH_SEED, v[i].key);
+	return 1;
+}
+
+static void test_hash(void)
+{
+	/* FNV-1a 64: the standard vector with the standard basis, and the
+	 * tool's basis (what the database version has always been hashed with) */
+	CHECK(hash_str(0xcbf29ce484222325ULL, "foobar") == 0x85944171f73967e8ULL);
+	CHECK(hash_str(HASH_SEED, "") == HASH_SEED);
+	CHECK(hash_str(HASH_SEED, "a") == 0x44bd8ad473cd9906ULL);
+	CHECK(hash_str(HASH_SEED, "foobar") == 0x88fad7c0a8ff07f2ULL);
+	CHECK(hash_bytes(HASH_SEED, "foobar", 6) == hash_str(HASH_SEED, "foobar"));
+	CHECK(hash_bytes(hash_bytes(HASH_SEED, "foo", 3), "bar", 3) == hash_str(HASH_SEED, "foobar"));
+	/* the index: positions survive growth; unindexed entries are skipped */
+	enum { N = 1000 };
+	struct item *v = xcalloc(N, sizeof *v);
+	char **keys = xcalloc(N, sizeof *keys);
+	struct hindex ix = {0};
+	for (size_t i = 0; i < N; i++) {
+		keys[i] = xasprintf("key-%zu", i);
+		v[i].key = i % 7 == 3 ? NULL : keys[i];
+		if (hindex_crowded(&ix, i + 1))
+			hindex_grow(&ix, i + 1, item_hash, v);
+		else if (v[i].key)
+			hindex_put(&ix, hash_str(HASH_SEED, v[i].key), i);
+	}
+	CHECK(ix.nslot >= 2 * N && (ix.nslot & (ix.nslot - 1)) == 0);
+	size_t found = 0, absent = 0;
+	for (size_t i = 0; i < N; i++) {
+		uint64_t h = hash_str(HASH_SEED, keys[i]);
+		size_t at = (size_t)-1;
+		for (size_t s = hindex_first(&ix, h); ix.slot[s]; s = hindex_next(&ix, s))
+			if (v[ix.slot[s] - 1].key && strcmp(v[ix.slot[s] - 1].key, keys[i]) == 0)
+				at = ix.slot[s] - 1;
+		if (v[i].key)
+			found += at == i;
+		else
+			absent += at == (size_t)-1;
+	}
+	CHECK_INT(found, N - (N + 3) / 7);
+	CHECK_INT(absent, (N + 3) / 7);
+	hindex_free(&ix);
+	CHECK(ix.slot == NULL && ix.nslot == 0);
+	for (size_t i = 0; i < N; i++)
+		free(keys[i]);
+	free(keys);
+	free(v);
+}
+
+static void test_linkclass(void)
+{
+	static const struct { const char *t, *cls, *legend; int direct, cpu; } T[] = {
+		{"X", "self", "X", 0, 0},
+		{"NV18", "nvlink", "NV", 1, 0},
+		{"NVB", "nvlink", "NV", 1, 0},
+		{"C2C", "c2c", "other", 1, 0},
+		{"PIX", "pcie_switch", "PIX", 1, 0},
+		{"PXB", "pcie_switch", "PXB", 1, 0},
+		{"P2C", "pcie_switch", "other", 1, 0},
+		{"PHB", "host_bridge", "PHB", 0, 1},
+		{"NODE", "numa_node", "NODE", 0, 1},
+		{"SYS", "cross_socket", "SYS", 0, 1},
+		{"SOC", "cross_socket", "SYS", 0, 1},
+		{"PXN", "unknown", "other", 0, 0},
+		{"OK", "unknown", "other", 0, 0},
+	};
+	for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) {
+		CHECK_STR(topo_link_class(T[i].t), T[i].cls);
+		CHECK_STR(topo_link_legend(T[i].t), T[i].legend);
+		CHECK_INT(topo_link_direct(T[i].t), T[i].direct);
+		CHECK_INT(topo_link_through_cpu(T[i].t), T[i].cpu);
+		CHECK_INT(topo_is_link_token(T[i].t), strcmp(T[i].t, "OK") != 0);
+	}
+	CHECK_STR(topo_link_legend(NULL), "other");
+	CHECK(!topo_is_link_token("NV"));
+	CHECK(!topo_is_link_token("NV1x"));
+	CHECK(!topo_is_link_token("GPU0"));
+	CHECK(!topo_is_link_token(""));
+}
+
+static void put_oct(unsigned char *p, size_t n, uint64_t v)
+{
+	memset(p, '0', n - 1);
+	p[n - 1] = 0;
+	for (size_t i = n - 1; i-- > 0 && v; v >>= 3)
+		p[i] = (unsigned char)('0' + (v & 7));
+}
+
+static void seal(unsigned char *h)
+{
+	memset(h + 148, ' ', 8);
+	unsigned long sum = 0;
+	for (int i = 0; i < TAR_BLOCK; i++)
+		sum += h[i];
+	put_oct(h + 148, 7, sum);
+	h[155] = ' ';
+}
+
+static void test_tarhdr(void)
+{
+	unsigned char h[TAR_BLOCK];
+	memset(h, 0, sizeof h);
+	CHECK(tar_zero_block(h));
+	CHECK(!tar_header_valid(h));
+	strcpy((char *)h, "logs/rank0.log");
+	put_oct(h + 100, 8, 0644);
+	put_oct(h + 108, 8, 0);
+	put_oct(h + 116, 8, 0);
+	put_oct(h + 124, 12, 1234);
+	put_oct(h + 136, 12, 0);
+	h[156] = '0';
+	memcpy(h + 257, "ustar\0" "00", 8);
+	seal(h);
+	CHECK(!tar_zero_block(h));
+	CHECK(tar_checksum_ok(h));
+	CHECK(tar_is_ustar(h) && tar_is_posix(h));
+	CHECK(tar_header_valid(h));
+	uint64_t v = 0;
+	CHECK(tar_num_field(h + 124, 12, &v) == 0 && v == 1234);
+	/* GNU magic: ustar but not POSIX */
+	memcpy(h + 257, "ustar  \0", 8);
+	seal(h);
+	CHECK(tar_header_valid(h) && tar_is_ustar(h) && !tar_is_posix(h));
+	/* v7 (no magic): fields must be sane */
+	memset(h + 257, 0, 8);
+	seal(h);
+	CHECK(tar_header_valid(h));
+	h[156] = 'Z';
+	seal(h);
+	CHECK(tar_checksum_ok(h) && !tar_header_valid(h));
+	h[156] = '0';
+	/* a flipped byte breaks the checksum */
+	seal(h);
+	h[3] ^= 1;
+	CHECK(!tar_checksum_ok(h) && !tar_header_valid(h));
+	/* base-256 size, octal edge cases */
+	unsigned char f[12] = {0x80, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0};
+	CHECK(tar_num_field(f, 12, &v) == 0 && v == 65536);
+	f[0] = 0xc0;
+	CHECK(tar_num_field(f, 12, &v) == -1); /* negative */
+	CHECK(tar_oct_field((const unsigned char *)"  0017 \0", 8, &v) == 0 && v == 15);
+	CHECK(tar_oct_field((const unsigned char *)"        ", 8, &v) == 0 && v == 0);
+	CHECK(tar_oct_field((const unsigned char *)"0018\0\0\0\0", 8, &v) == -1);
+	CHECK(tar_oct_field((const unsigned char *)"17 x\0\0\0\0", 8, &v) == -1);
+}
+
+int main(void)
+{
+	test_json();
+	test_json_line();
+	test_version();
+	test_tstamp();
+	test_hash();
+	test_linkclass();
+	test_tarhdr();
+	TEST_MAIN_END();
+}
