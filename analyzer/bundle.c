@@ -66,6 +66,7 @@ struct docstate {
 	 * traceback that follows, to its exception line, is benign too */
 	int benign_tb;
 	int benign_tb_rank;
+	struct nccltests *nt;    /* nccl-tests output in this document (parse_nccltests.c), or NULL */
 };
 
 static void lines_stop(struct bundle *b);
@@ -254,108 +255,6 @@ static void fact_env_line(struct bundle *b, const struct span *m, const char *pa
 	}
 	free(name);
 }
-
-/* ---- nccl-tests result: rows, Avg bus bandwidth, wrong values ----
- * The verdict's positive evidence from nccl-tests output (b->run, read by
- * verdict.c's nccltests_result only).  PROVISIONAL: w/sysreports has a full
- * streaming parser of nccl-tests (parse_nccltests.c -> facts.nccl_tests
- * {healthy, failed, completed, wrong}); when it is on main, delete this
- * section (note_nccltests, note_nccltests_row, nccltests_result_line and
- * its call in apply_line), b->run and KW_NCCLTESTS's use here, and make
- * verdict.c's nccltests_result read facts.nccl_tests.healthy / .failed:
- * one parser only. */
-
-/* nccl-tests' summary: "# Out of bounds values : 0 OK" then "# Avg bus
- * bandwidth    : 52.9753" (explicit success); "... : 3 FAILED" (wrong values). */
-static void note_nccltests(struct bundle *b, const struct span *m)
-{
-	const char *o = mem_find(m->p, m->n, "Out of bounds values : ", 23, 4);
-	if (o) {
-		const char *q = o + 23, *end = m->p + m->n;
-		while (q < end && *q >= '0' && *q <= '9')
-			q++;
-		if (q > o + 23 && !(q - (o + 23) == 1 && o[23] == '0'))
-			b->run.nccltests_wrong = 1;
-		return;
-	}
-	if (mem_find(m->p, m->n, "Avg bus bandwidth", 17, 4))
-		b->run.nccltests = 1;
-}
-
-/* A result row of nccl-tests: "size count type [redop] root time algbw busbw
- * #wrong time algbw busbw #wrong" ("8  2  float  sum  -1  8.49  0.00  0.00
- * 0 ..."); #wrong is a number or N/A (validation off).  Counts the row and
- * flags wrong values. */
-static void note_nccltests_row(struct bundle *b, const struct span *m)
-{
-	const char *p = m->p, *end = m->p + m->n;
-	/* cheap first: digits, spaces, digits, spaces, a letter */
-	{
-		const char *q = p;
-		while (q < end && *q == ' ')
-			q++;
-		for (int k = 0; k < 2; k++) {
-			if (q >= end || *q < '0' || *q > '9')
-				return;
-			while (q < end && *q >= '0' && *q <= '9')
-				q++;
-			if (q >= end || *q != ' ')
-				return;
-			while (q < end && *q == ' ')
-				q++;
-		}
-		if (q >= end || *q < 'a' || *q > 'z')
-			return;
-	}
-	struct span tok[16];
-	size_t nt = 0;
-	while (p < end && nt < 16) {
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if (p >= end)
-			break;
-		const char *q = p;
-		while (q < end && *q != ' ' && *q != '\t')
-			q++;
-		tok[nt].p = p;
-		tok[nt].n = (size_t)(q - p);
-		nt++;
-		p = q;
-	}
-	if (nt < 12 || nt > 14 || p < end)
-		return;
-	static const char *const TYPES[] = {"float", "half", "double", "int8", "uint8", "int32", "uint32", "int64",
-	                                    "uint64", "bfloat16", "fp8_e4m3", "fp8_e5m2", NULL};
-	int typed = 0;
-	for (size_t k = 0; TYPES[k] && !typed; k++)
-		typed = tok[2].n == strlen(TYPES[k]) && memcmp(tok[2].p, TYPES[k], tok[2].n) == 0;
-	if (!typed || tok[0].p[0] < '0' || tok[0].p[0] > '9' || tok[1].p[0] < '0' || tok[1].p[0] > '9')
-		return;
-	for (int k = 0; k < 2; k++) {
-		const struct span *w = &tok[k == 0 ? nt - 1 : nt - 5];
-		if (w->n == 3 && memcmp(w->p, "N/A", 3) == 0)
-			continue;
-		for (size_t i = 0; i < w->n; i++)
-			if (w->p[i] < '0' || w->p[i] > '9')
-				return; /* not a #wrong column: not a row */
-		if (!(w->n == 1 && w->p[0] == '0'))
-			b->run.nccltests_wrong = 1;
-	}
-	b->run.nccltests_rows++;
-}
-
-/* One plain line (launcher prefixes removed): the summary lines carry an
- * nccl-tests keyword (linekw.c); a result row is tokenised only after a
- * cheap shape test. */
-static void nccltests_result_line(struct bundle *b, const struct logline *ll)
-{
-	const struct span *m = &ll->msg;
-	if (ll->kw & KW_BIT(KW_NCCLTESTS))
-		note_nccltests(b, m);
-	else if (m->n > 40 && (m->p[0] == ' ' || (m->p[0] >= '0' && m->p[0] <= '9')))
-		note_nccltests_row(b, m);
-}
-/* ---- end of nccl-tests result ---- */
 
 /* ---- failure evidence that no signature explains ---- */
 
@@ -617,10 +516,24 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	if (ll->level == LINE_INFO ? (m->n > 13 && memcmp(m->p, "NCCL version ", 13) == 0)
 	                           : (ll->kw & KW_BIT(KW_NCCL_VERSION)) != 0)
 		fact_nccl_version(b, m);
-	if (ll->level == LINE_PLAIN)
-		nccltests_result_line(b, ll);
 	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_CUDA_OOM)))
 		sysreport_torch_oom(m->p, m->n, b->facts, path, lineno);
+	/* system facts carried by log lines: nccl-tests output (its table rows
+	 * carry no keyword: once a run started, every plain line goes in),
+	 * kernel messages, what each host's NCCL says about itself */
+	if (ll->level == LINE_PLAIN && ((ll->kw & KW_BIT(KW_NCCLTESTS)) || sysreport_nccltests_active(ds->nt))) {
+		if (!ds->nt)
+			ds->nt = sysreport_nccltests_new(b->facts, path);
+		sysreport_nccltests_line(ds->nt, m->p, m->n, lineno);
+	}
+	if (ll->kw & KW_BIT(KW_KMSG))
+		sysreport_kmsg_line(b->facts, s, n, path, lineno);
+	/* what NCCL says about its host: messages that start with these words
+	 * (a prefix test per INFO line costs less than more prefilter literals) */
+	if (ll->level == LINE_INFO && ll->host.n && m->n > 12 &&
+	    (!memcmp(m->p, "NET/", 4) || !memcmp(m->p, "NCCL ver", 8) || !memcmp(m->p, "cudaDriv", 8) ||
+	     !memcmp(m->p, "Using ne", 8) || !memcmp(m->p, "Bootstra", 8)))
+		sysreport_node_info(b->facts, ll->host.p, ll->host.n, m->p, m->n, path, lineno);
 	if (ds->nwaiting)
 		context_after(b, ds, s, n);
 	struct line_ctx c = {b, path, lineno, s, n};
@@ -838,6 +751,8 @@ static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_
 		buf_add(&ds->sys, p, take);
 		if (take < n)
 			ds->sys_cut = 1;
+		if (sysreport_kind_scanned(doc->kind))
+			feed_lines(b, ds, p, n); /* and its lines as a log's (they count the lines too) */
 	}
 }
 
@@ -953,6 +868,7 @@ static void doc_finish(struct bundle *b, struct docstate *ds)
 	}
 	if (ds->scan.len)
 		sysreport_scan_text(ds->scan.data, ds->scan.len, path, b->facts, &b->warnings);
+	sysreport_nccltests_end(ds->nt); /* the last nccl-tests run of the document */
 	buf_free(&ds->sys);
 	buf_free(&ds->scan);
 	free(ds);
@@ -983,7 +899,7 @@ static void sink_end(void *ctx, int complete)
 		doc->complete = 0; /* lines not analysed */
 		b->stats.cut++;
 	}
-	if (is_sysreport(doc->kind)) {
+	if (is_sysreport(doc->kind) && !sysreport_kind_scanned(doc->kind)) {
 		for (size_t i = 0; i < ds->sys.len; i++)
 			if (ds->sys.data[i] == '\n')
 				doc->lines++;

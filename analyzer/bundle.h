@@ -64,12 +64,6 @@ struct bundle {
 	size_t ndiags;
 	enum verdict verdict;
 	char *verdict_reason;       /* owned: why the verdict is what it is (verdict.c) */
-	/* explicit success seen in the log lines (verdict.c) */
-	struct {
-		int nccltests;          /* nccl-tests printed "# Avg bus bandwidth" */
-		int nccltests_wrong;    /* ... and "# Out of bounds values : N FAILED", or a row with #wrong > 0 */
-		uint64_t nccltests_rows; /* nccl-tests result rows ("8  2  float  sum  -1  8.49 ...") */
-	} run;
 	uint64_t benign_lines;      /* lines matched by the benign list (patterns/benign.json) */
 
 	/* streaming state of the current document (bundle.c) */

@@ -5,6 +5,7 @@
 
 #include "bundle.h"
 #include "correlate.h"
+#include "json.h"
 #include "ranks.h"
 #include "sigdb.h"
 #include "util.h"
@@ -19,21 +20,28 @@ static int log_signature_evidence(const struct bundle *b)
 	return 0;
 }
 
-/* nccl-tests result: rows, Avg bus bandwidth, wrong values.  The one place
- * the verdict reads nccl-tests: 1 and *what when it ran with no wrong values
- * (its "Avg bus bandwidth" footer, or result rows), -1 when it printed wrong
- * values, 0 when there is no nccl-tests output.  *footer: the footer was
- * seen (a run to show).  Today from bundle.c's provisional parser (b->run);
- * to read w/sysreports' facts.nccl_tests instead, this function is the only
- * thing to change (healthy -> 1, failed -> -1, completed -> footer). */
-static int nccltests_result(const struct bundle *b, const char **what, int *footer)
+/* nccl-tests result: rows, Avg bus bandwidth, wrong values, read from
+ * facts.nccl_tests (parse_nccltests.c, docs/facts.md), the one parser of
+ * nccl-tests output.  1 and *what when every run completed (its "Avg bus
+ * bandwidth" footer) with no wrong values and no "Test ... failure" line
+ * (facts.nccl_tests.healthy); -1 when a run printed wrong values or a test
+ * failure (.failed); 0 otherwise (none, or a table without its footer).
+ * *seen: nccl-tests output was read (a run to show). */
+static int nccltests_result(const struct bundle *b, const char **what, int *seen)
 {
-	*footer = b->run.nccltests;
-	if (!b->run.nccltests && !b->run.nccltests_rows)
+	const cJSON *nt = json_get(b->facts, "nccl_tests");
+	*seen = json_size(json_get(nt, "runs")) > 0;
+	if (!*seen)
 		return 0;
-	if (b->run.nccltests_wrong)
+	if (cJSON_IsTrue(json_get(nt, "failed")))
 		return -1;
-	*what = b->run.nccltests ? "bus bandwidth reported" : "result rows printed";
+	if (!cJSON_IsTrue(json_get(nt, "healthy")))
+		return 0;
+	int unchecked = 0;
+	const cJSON *r;
+	cJSON_ArrayForEach(r, json_get(nt, "runs"))
+		unchecked |= cJSON_IsFalse(json_get(r, "validated"));
+	*what = unchecked ? "bus bandwidth reported (values not checked: -c 0)" : "bus bandwidth reported";
 	return 1;
 }
 
@@ -41,9 +49,9 @@ static int shows_run(const struct bundle *b)
 {
 	const struct ranks *r = b->ranks;
 	const char *what;
-	int footer;
-	nccltests_result(b, &what, &footer);
-	if (b->saw_nccl || b->failure_count || footer)
+	int seen;
+	nccltests_result(b, &what, &seen);
+	if (b->saw_nccl || b->failure_count || seen)
 		return 1;
 	if (r && r->job_exit >= 0)
 		return 1;
@@ -132,8 +140,8 @@ void verdict_decide(struct bundle *b)
 	size_t ncut = 0;
 	const struct input_doc *cut = cut_doc(b, &ncut);
 	const char *nt_what = "";
-	int nt_footer;
-	int nccltests = nccltests_result(b, &nt_what, &nt_footer);
+	int nt_seen;
+	int nccltests = nccltests_result(b, &nt_what, &nt_seen);
 	size_t nccl_procs = 0, nccl_complete = 0, nccl_stuck = 0, nccl_destroyed = 0, torch_ranks = 0, torch_quiet = 0;
 	for (size_t i = 0; r && i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
@@ -159,8 +167,8 @@ void verdict_decide(struct bundle *b)
 			buf_printf(&why, "failure evidence that no specific signature explains; category derived: %s (%s)",
 			           der->def->category, der->def->id);
 		else if (!b->failure_count && nccltests < 0)
-			buf_adds(&why, "nccl-tests printed wrong values (\"Out of bounds values : N FAILED\" or a #wrong count "
-			               "above 0): the collectives ran but returned wrong data; no signature explains it");
+			buf_adds(&why, "nccl-tests failed: wrong values (\"Out of bounds values : N FAILED\" or a #wrong count "
+			               "above 0) or a \"Test ... failure\" line (facts.nccl_tests); no signature explains it");
 		else if (!b->failure_count)
 			buf_printf(&why, "failure evidence that no signature explains: %s", launcher_failure(r));
 		else
