@@ -50,6 +50,18 @@ void report_json_fix_utf8(cJSON *it);
  * (verify, above the report layer, too). */
 char *verify_env_arg(const char *key, const char *value);
 
+/* Evidence items of the document (docs/json.md): kind "line" is the
+ * verbatim text of path:line; kind "derived" is a sentence the tool
+ * composed, from[] the lines it was computed from.  Every renderer says
+ * which it shows. */
+int report_ev_derived(const cJSON *e);
+/* "memtrace.csv:104, run.log:102": a derived item's from[] (or its
+ * path:line when from is absent); "" when it cites no line.  Caller frees. */
+char *report_ev_from(const cJSON *e);
+/* " (cut from 616 bytes)" when the text was cut ("cut": true),
+ * else "".  Caller frees. */
+char *report_ev_cut_note(const cJSON *e);
+
 /* Renderers of the document (doc as report_json makes it). */
 void report_text(FILE *out, const cJSON *doc, const struct report_opts *o);
 void report_md(FILE *out, const cJSON *doc, const struct report_opts *o);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "report.h"
 #include "util.h"
 
 static void gh_esc(FILE *f, const char *s, int prop)
@@ -83,8 +84,17 @@ void report_github(FILE *f, const cJSON *doc)
 			cJSON_ArrayForEach(x, json_get(d, "fix"))
 				if (cJSON_IsString(x))
 					buf_printf(&m, "%sFix: %s", i++ ? "\n" : "\n\n", x->valuestring);
-			if (e0 && json_str(e0, "text"))
-				buf_printf(&m, "\n\nEvidence: %s", json_str(e0, "text"));
+			if (e0 && json_str(e0, "text")) {
+				char *note = report_ev_cut_note(e0);
+				if (report_ev_derived(e0)) {
+					/* a sentence the tool composed, not the annotated line */
+					char *from = report_ev_from(e0);
+					buf_printf(&m, "\n\nDerived%s%s: %s%s", *from ? " from " : "", from, json_str(e0, "text"), note);
+					free(from);
+				} else
+					buf_printf(&m, "\n\nEvidence: %s%s", json_str(e0, "text"), note);
+				free(note);
+			}
 			gh_esc(f, m.data, 0);
 			buf_free(&m);
 			fputc('\n', f);

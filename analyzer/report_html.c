@@ -165,6 +165,7 @@ static const char CSS[] =
 	".ev{margin:.5em 0;border:1px solid var(--line);border-radius:6px;overflow:hidden}\n"
 	".ev .loc{background:var(--soft);padding:2px 10px;font-size:.85em;color:var(--mute)}\n"
 	".ev pre{margin:0;padding:6px 10px;white-space:pre-wrap;overflow-wrap:anywhere}\n"
+	".ev .dtext{margin:0;padding:6px 10px;font-style:italic;overflow-wrap:anywhere}\n"
 	".ln{color:#98a2ad;user-select:none;display:inline-block;min-width:4.5em}.ctx{color:#7b8590}\n"
 	".hit{background:#fff3c4;display:block}.pfx{color:#6b7682}.msg{color:#000}mark{background:#ffc107;font-weight:700;padding:0 1px}\n"
 	"td.ind{padding-left:2em}\n"
@@ -321,10 +322,23 @@ static void evidence_block(FILE *f, const cJSON *e)
 	json_num(e, "line", &line);
 	json_num(e, "rank", &rank);
 	json_num(e, "pid", &pid);
-	fputs("<div class=\"ev\"><div class=\"loc mono\">", f);
-	esc(f, path ? path : "?");
-	if (line > 0)
-		fprintf(f, ":%.0f", line);
+	int derived = report_ev_derived(e);
+	char *note = report_ev_cut_note(e);
+	fprintf(f, "<div class=\"ev%s\"><div class=\"loc mono\">", derived ? " derived" : "");
+	if (derived) {
+		/* a sentence the tool composed from facts: said so, not drawn as a log line */
+		char *from = report_ev_from(e);
+		fputs("<b>derived</b>", f);
+		if (*from) {
+			fputs(" from ", f);
+			esc(f, from);
+		}
+		free(from);
+	} else {
+		esc(f, path ? path : "?");
+		if (line > 0)
+			fprintf(f, ":%.0f", line);
+	}
 	if (rank >= 0)
 		fprintf(f, " · rank %.0f", rank);
 	if (json_str(e, "host")) {
@@ -336,6 +350,17 @@ static void evidence_block(FILE *f, const cJSON *e)
 	if (json_str(e, "time")) {
 		fputs(" · ", f);
 		esc(f, json_str(e, "time"));
+	}
+	if (*note) {
+		fputs(" ·", f);
+		esc(f, note);
+	}
+	free(note);
+	if (derived) {
+		fputs("</div><p class=\"dtext\">", f);
+		esc(f, text ? text : "");
+		fputs("</p></div>\n", f);
+		return;
 	}
 	fputs("</div><pre>", f);
 	const cJSON *ctx = json_get(e, "context");

@@ -2,6 +2,8 @@
 #include "report.h"
 
 #include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bundle.h"
@@ -16,12 +18,79 @@
 #define NT_VERSION "0.0.0"
 #endif
 
-static cJSON *evidence_json(const struct evidence *e)
+/* from[] of derived evidence: {"path", "line"} once each */
+static void from_add(cJSON *from, const char *path, size_t plen, uint64_t line)
+{
+	const cJSON *it;
+	cJSON_ArrayForEach(it, from) {
+		const char *p = json_str(it, "path");
+		double l = 0;
+		json_num(it, "line", &l);
+		if (p && strlen(p) == plen && !memcmp(p, path, plen) && (uint64_t)l == line)
+			return;
+	}
+	cJSON *o = cJSON_CreateObject();
+	char *p = xstrndup(path, plen);
+	cJSON_AddStringToObject(o, "path", p);
+	free(p);
+	cJSON_AddNumberToObject(o, "line", (double)line);
+	cJSON_AddItemToArray(from, o);
+}
+
+/* The lines a rule's sentence was computed from: its own place, and every
+ * "DOC:LINE" of a document of the bundle that the sentence cites. */
+static cJSON *derived_from(const struct bundle *b, const struct evidence *e)
+{
+	cJSON *from = cJSON_CreateArray();
+	if (e->line > 0 && *e->path)
+		from_add(from, e->path, strlen(e->path), e->line);
+	for (size_t d = 0; d < b->ndocs; d++) {
+		const char *path = b->docs[d].path;
+		size_t pl = strlen(path);
+		if (!pl)
+			continue;
+		for (const char *p = strstr(e->text, path); p; p = strstr(p + 1, path)) {
+			if (p > e->text && (isalnum((unsigned char)p[-1]) || strchr("._-/", p[-1])))
+				continue;
+			if (p[pl] != ':' || !isdigit((unsigned char)p[pl + 1]))
+				continue;
+			uint64_t line = 0;
+			const char *q = p + pl + 1;
+			while (isdigit((unsigned char)*q) && line < UINT64_MAX / 10)
+				line = line * 10 + (uint64_t)(*q++ - '0');
+			if (line)
+				from_add(from, path, pl, line);
+		}
+	}
+	return from;
+}
+
+static cJSON *span_json(size_t start, size_t end)
+{
+	cJSON *a = cJSON_CreateArray();
+	cJSON_AddItemToArray(a, cJSON_CreateNumber((double)start));
+	cJSON_AddItemToArray(a, cJSON_CreateNumber((double)end));
+	return a;
+}
+
+static int span_ok(size_t start, size_t end)
+{
+	return end > start && end != SIZE_MAX;
+}
+
+static cJSON *evidence_json(const struct bundle *b, const struct evidence *e)
 {
 	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "kind", e->derived ? "derived" : "line");
 	cJSON_AddStringToObject(o, "path", e->path);
 	cJSON_AddNumberToObject(o, "line", (double)e->line);
 	cJSON_AddStringToObject(o, "text", e->text);
+	if (e->cut) {
+		cJSON_AddBoolToObject(o, "cut", 1);
+		cJSON_AddNumberToObject(o, "length", (double)e->length);
+	}
+	if (e->derived)
+		cJSON_AddItemToObject(o, "from", derived_from(b, e));
 	cJSON_AddStringToObject(o, "signature", e->id);
 	if (e->rank >= 0)
 		cJSON_AddNumberToObject(o, "rank", e->rank);
@@ -45,6 +114,21 @@ static cJSON *evidence_json(const struct evidence *e)
 		for (size_t i = 0; i < e->ncaps; i++)
 			if (!cJSON_GetObjectItemCaseSensitive(c, e->caps[i].name))
 				cJSON_AddStringToObject(c, e->caps[i].name, e->caps[i].value);
+	}
+	/* where the signature matched in text (PCRE2's offsets): what HTML
+	 * highlights, never a search for the captured value */
+	if (!e->derived && span_ok(e->match.start, e->match.end)) {
+		cJSON *sp = cJSON_AddObjectToObject(o, "spans");
+		cJSON_AddItemToObject(sp, "match", span_json(e->match.start, e->match.end));
+		cJSON *cs = NULL;
+		for (size_t i = 0; e->cspan && i < e->ncaps; i++) {
+			if (!span_ok(e->cspan[i].start, e->cspan[i].end))
+				continue;
+			if (!cs)
+				cs = cJSON_AddObjectToObject(sp, "captures");
+			if (!cJSON_GetObjectItemCaseSensitive(cs, e->caps[i].name))
+				cJSON_AddItemToObject(cs, e->caps[i].name, span_json(e->cspan[i].start, e->cspan[i].end));
+		}
 	}
 	return o;
 }
@@ -75,7 +159,7 @@ static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d, 
 		cJSON_AddItemToArray(ranks, cJSON_CreateNumber(d->ranks[i]));
 	cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
 	for (size_t i = 0; i < d->nev && i < evmax; i++)
-		cJSON_AddItemToArray(ev, evidence_json(&b->ev.v[d->ev[i]]));
+		cJSON_AddItemToArray(ev, evidence_json(b, &b->ev.v[d->ev[i]]));
 	cJSON_AddNumberToObject(o, "evidence_total", (double)d->ev_total);
 	cJSON *verify = cJSON_AddObjectToObject(o, "verify");
 	cJSON *env = cJSON_AddObjectToObject(verify, "env");
@@ -167,6 +251,10 @@ cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max)
 		cJSON_AddStringToObject(f, "path", b->failures[i].path);
 		cJSON_AddNumberToObject(f, "line", (double)b->failures[i].line);
 		cJSON_AddStringToObject(f, "text", b->failures[i].text);
+		if (b->failures[i].cut) {
+			cJSON_AddBoolToObject(f, "cut", 1);
+			cJSON_AddNumberToObject(f, "length", (double)b->failures[i].length);
+		}
 		cJSON_AddItemToArray(fl, f);
 	}
 	cJSON_AddNumberToObject(o, "unexplained_total", (double)b->failure_count);
@@ -207,6 +295,50 @@ void report_warnings(const cJSON *bundle, size_t *n, size_t *dropped)
 	*dropped = d > 0 ? (size_t)d : 0;
 	size_t all = (size_t)json_size(json_get(bundle, "warnings"));
 	*n = *dropped && all ? all - 1 : all; /* the last says how many more */
+}
+
+/* ---- evidence items for the renderers ---- */
+
+int report_ev_derived(const cJSON *e)
+{
+	const char *k = json_str(e, "kind");
+	return k && !strcmp(k, "derived");
+}
+
+static void loc_add(struct buf *b, const cJSON *it)
+{
+	const char *p = json_str(it, "path");
+	double l = 0;
+	json_num(it, "line", &l);
+	if (!p || !*p)
+		return;
+	buf_printf(b, "%s%s", b->len ? ", " : "", p);
+	if (l >= 1)
+		buf_printf(b, ":%.0f", l);
+}
+
+char *report_ev_from(const cJSON *e)
+{
+	struct buf b;
+	buf_init(&b);
+	const cJSON *from = json_get(e, "from"), *it;
+	if (cJSON_IsArray(from)) {
+		cJSON_ArrayForEach(it, from)
+			loc_add(&b, it);
+	} else {
+		loc_add(&b, e);
+	}
+	return buf_steal(&b);
+}
+
+char *report_ev_cut_note(const cJSON *e)
+{
+	double n = 0;
+	if (!cJSON_IsTrue(json_get(e, "cut")))
+		return xstrdup("");
+	if (json_num(e, "length", &n) && n > 0)
+		return xasprintf(" (cut from %.0f bytes)", n);
+	return xstrdup(" (cut)");
 }
 
 /* ---- the proposal of every format ---- */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "report.h"
 #include "util.h"
 
 /* XML 1.0 text or attribute value: escape markup, drop what XML forbids
@@ -69,13 +70,27 @@ static void evidence_text(FILE *f, const cJSON *d, const char *bundle)
 		if (i++ == 10)
 			break;
 		const cJSON *ln = json_get(e, "line");
-		char *loc = report_artifact_path(bundle, json_str(e, "path"));
-		xesc(f, loc, 0);
-		free(loc);
-		if (cJSON_IsNumber(ln))
-			fprintf(f, ":%.0f", ln->valuedouble);
+		char *note = report_ev_cut_note(e);
+		if (report_ev_derived(e)) {
+			/* a sentence the tool composed, not the text of a line */
+			char *from = report_ev_from(e);
+			fputs("derived", f);
+			if (*from) {
+				fputs(" from ", f);
+				xesc(f, from, 0);
+			}
+			free(from);
+		} else {
+			char *loc = report_artifact_path(bundle, json_str(e, "path"));
+			xesc(f, loc, 0);
+			free(loc);
+			if (cJSON_IsNumber(ln) && ln->valuedouble >= 1)
+				fprintf(f, ":%.0f", ln->valuedouble);
+		}
 		fputs(": ", f);
 		xesc(f, json_str(e, "text"), 0);
+		xesc(f, note, 0);
+		free(note);
 		fputc('\n', f);
 	}
 }

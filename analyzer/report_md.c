@@ -4,6 +4,7 @@
  * Rendered from the report document (report.h) like every format. */
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -120,14 +121,41 @@ static void md_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev)
 	}
 	const cJSON *ev = json_get(d, "evidence"), *e;
 	if (json_size(ev)) {
-		int fl = fence_len(ev, maxev), k = 0;
-		fprintf(out, "**Evidence**\n\n%.*s\n", fl, "``````````````````````````````");
+		int fl = fence_len(ev, maxev), k = 0, lines = 0;
+		fprintf(out, "**Evidence**\n\n");
+		/* sentences the tool derived: prose, saying so, never in the block of log lines */
 		cJSON_ArrayForEach(e, ev) {
 			if (k++ == maxev)
 				break;
-			fprintf(out, "%s:%llu: %s\n", str(e, "path"), (unsigned long long)number(e, "line"), str(e, "text"));
+			if (!report_ev_derived(e)) {
+				lines++;
+				continue;
+			}
+			char *from = report_ev_from(e), *note = report_ev_cut_note(e);
+			fprintf(out, "- *derived*%s", *from ? " from " : "");
+			md_inline(out, from);
+			fprintf(out, ": ");
+			md_inline(out, str(e, "text"));
+			fprintf(out, "%s\n", note);
+			free(from);
+			free(note);
 		}
-		fprintf(out, "%.*s\n", fl, "``````````````````````````````");
+		if (lines < k)
+			fprintf(out, "\n");
+		k = 0;
+		if (lines)
+			fprintf(out, "%.*s\n", fl, "``````````````````````````````");
+		cJSON_ArrayForEach(e, ev) {
+			if (k++ == maxev)
+				break;
+			if (report_ev_derived(e))
+				continue;
+			char *note = report_ev_cut_note(e);
+			fprintf(out, "%s:%llu: %s%s\n", str(e, "path"), (unsigned long long)number(e, "line"), str(e, "text"), note);
+			free(note);
+		}
+		if (lines)
+			fprintf(out, "%.*s\n", fl, "``````````````````````````````");
 		double total = number(d, "evidence_total");
 		if (total > maxev)
 			fprintf(out, "(%zu more lines)\n", (size_t)total - (size_t)maxev);

@@ -57,17 +57,24 @@ static double number(const cJSON *o, const char *k)
  * terminal readable; JSON keeps the full text. */
 #define TEXT_CLIP 200
 
-static void print_clipped(FILE *out, const char *s)
+/* The text of an evidence item or unexplained line; one cut by the report
+ * (it ends with "…") or here says so. */
+static void print_clipped(FILE *out, const cJSON *e)
 {
+	const char *s = str(e, "text");
+	char *note = report_ev_cut_note(e);
 	size_t n = strlen(s);
 	if (n <= TEXT_CLIP) {
-		fprintf(out, "%s\n", s);
+		fprintf(out, "%s%s\n", s, note);
+		free(note);
 		return;
 	}
 	size_t cut = TEXT_CLIP;
 	while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
 		cut--; /* do not split a UTF-8 sequence */
-	fprintf(out, "%.*s…\n", (int)cut, s);
+	double len = number(e, "length");
+	fprintf(out, "%.*s… (cut from %.0f bytes)\n", (int)cut, s, len > (double)n ? len : (double)n);
+	free(note);
 }
 
 static void print_ranks(FILE *out, const cJSON *d)
@@ -104,12 +111,18 @@ static void text_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev, c
 			if (k++ == maxev)
 				break;
 			double line = number(e, "line");
-			if (line)
+			if (report_ev_derived(e)) {
+				/* a sentence the tool composed, not a log line */
+				char *from = report_ev_from(e);
+				fprintf(out, "     %s[derived%s%s]%s ", col(o, C_CYAN), *from ? " from " : "", from,
+				        col(o, C_RESET));
+				free(from);
+			} else if (line)
 				fprintf(out, "     %s%s:%llu%s  ", col(o, C_CYAN), str(e, "path"), (unsigned long long)line,
 				        col(o, C_RESET));
 			else
 				fprintf(out, "     %s%s%s  ", col(o, C_CYAN), str(e, "path"), col(o, C_RESET));
-			print_clipped(out, str(e, "text"));
+			print_clipped(out, e);
 		}
 		double total = number(d, "evidence_total");
 		if (total > maxev)
@@ -164,7 +177,7 @@ static void text_unexplained(FILE *out, const cJSON *b, const char *verdict, con
 				break;
 			fprintf(out, "     %s%s:%llu%s  [%s] ", col(o, C_CYAN), str(it, "path"),
 			        (unsigned long long)number(it, "line"), col(o, C_RESET), str(it, "kind"));
-			print_clipped(out, str(it, "text"));
+			print_clipped(out, it);
 		}
 		double total = number(b, "unexplained_total");
 		if (total > 10)

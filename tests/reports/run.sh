@@ -9,6 +9,8 @@
 #   junit    xmllint against Jenkins' junit-10.xsd + GitLab/Jenkins shape
 #   sarif    the OASIS SARIF 2.1.0 schema (python3 jsonschema)
 #   github   workflow-command syntax, one annotation per diagnosis
+#   evidence kind line/derived, verbatim lines, visible cuts, match spans
+#            (evidence_check.py), and how each format shows them
 #   redact   every format with --redact: no host, address, user, UUID, bus id
 #            or serial of the inputs survives; the diagnosis is unchanged
 #   browser  headless Chromium loads each page: not blank, no console error,
@@ -163,6 +165,19 @@ for s in $SCEN all; do
 done
 check "github: file and line of the first evidence" sh -c "grep -q '^::error file=$SC/duplicate_gpu/run.log,line=42,' '$T/o/duplicate_gpu.github'"
 check "sarif: region.startLine of the evidence" sh -c "grep -q '\"startLine\":[[:space:]]*42' '$T/o/duplicate_gpu.sarif'"
+
+# ---- evidence is what it says (issue 15.2) ----
+for s in $ALL; do
+	n=$(basename "$s")
+	[ -f "$T/o/$n.json" ] || an json "$T/o/$n.json" "$s"
+	sub "evidence $n: line items verbatim, derived items with from[], cuts marked, spans on the captures" \
+		$PY $HERE/evidence_check.py json "$s" "$T/o/$n.json"
+done
+for s in oom_unshard collective_timeout; do
+	sub "evidence $s: every format shows derived sentences as derived, SARIF message = title" \
+		$PY $HERE/evidence_check.py formats "$T/o/$s.json" "$T/o/$s.text" "$T/o/$s.md" "$T/o/$s.sarif" \
+		"$T/o/$s.junit" "$T/o/$s.github" "$T/o/$s.html"
+done
 
 # ---- redaction ----
 RB="$T/redact-bundle"
