@@ -299,8 +299,50 @@ static void evidence_line(FILE *f, const char *t, const cJSON *caps)
 	fputs("</span>", f);
 }
 
-/* Context lines: an array of strings or of {"line": N, "text": ...}. */
-static void context_lines(FILE *f, const cJSON *arr, double first_line)
+/* The log lines a diagnosis card has shown so far: each once only. */
+struct shown {
+	const char *path[96];
+	double line[96];
+	size_t n;
+};
+
+static int shown_has(const struct shown *sh, const char *path, double ln)
+{
+	for (size_t i = 0; sh && i < sh->n; i++)
+		if (sh->line[i] == ln && path && !strcmp(sh->path[i], path))
+			return 1;
+	return 0;
+}
+
+static void shown_add(struct shown *sh, const char *path, double ln)
+{
+	if (sh && path && sh->n < sizeof sh->line / sizeof *sh->line) {
+		sh->path[sh->n] = path;
+		sh->line[sh->n++] = ln;
+	}
+}
+
+/* 1 when line ln of path is an evidence item of diagnosis d (shown in a
+ * block of its own: not again as context of another). */
+static int is_evidence_line(const cJSON *d, const char *path, double ln)
+{
+	const cJSON *e;
+	int k = 0;
+	cJSON_ArrayForEach(e, json_get(d, "evidence")) {
+		if (k++ == HTML_MAX_EVIDENCE)
+			break;
+		double l = 0;
+		json_num(e, "line", &l);
+		if (!report_ev_derived(e) && l == ln && path && json_str(e, "path") && !strcmp(path, json_str(e, "path")))
+			return 1;
+	}
+	return 0;
+}
+
+/* Context lines: an array of strings or of {"line": N, "text": ...}; a line
+ * that is evidence of the same diagnosis d is left out (it has its block). */
+static void context_lines(FILE *f, const cJSON *arr, double first_line, const cJSON *d, const char *path,
+                          struct shown *sh)
 {
 	const cJSON *c;
 	double ln = first_line;
@@ -308,6 +350,11 @@ static void context_lines(FILE *f, const cJSON *arr, double first_line)
 		const char *t = cJSON_IsString(c) ? c->valuestring : json_str(c, "text");
 		double l = ln;
 		json_num(c, "line", &l);
+		if ((d && is_evidence_line(d, path, l)) || shown_has(sh, path, l)) {
+			ln = l + 1;
+			continue;
+		}
+		shown_add(sh, path, l);
 		fprintf(f, "<span class=\"ctx\"><span class=\"ln\">%.0f</span>", l);
 		esc(f, t ? t : "");
 		fputs("</span>\n", f);
@@ -315,7 +362,7 @@ static void context_lines(FILE *f, const cJSON *arr, double first_line)
 	}
 }
 
-static void evidence_block(FILE *f, const cJSON *e)
+static void evidence_block(FILE *f, const cJSON *d, const cJSON *e, int is_top, struct shown *sh)
 {
 	const char *path = json_str(e, "path"), *text = json_str(e, "text");
 	double line = 0, rank = -1, pid = -1;
@@ -358,7 +405,10 @@ static void evidence_block(FILE *f, const cJSON *e)
 	free(note);
 	if (derived) {
 		fputs("</div><p class=\"dtext\">", f);
-		esc(f, text ? text : "");
+		if (d && report_ev_in_explanation(d, e) && !is_top)
+			fputs("(the sentence above)", f);
+		else
+			esc(f, text ? text : "");
 		fputs("</p></div>\n", f);
 		return;
 	}
@@ -370,7 +420,7 @@ static void evidence_block(FILE *f, const cJSON *e)
 	if (!after)
 		after = json_get(e, "after");
 	if (cJSON_IsArray(before))
-		context_lines(f, before, line - json_size(before));
+		context_lines(f, before, line - json_size(before), d, path, sh);
 	fputs("<span class=\"hit\">", f);
 	if (line > 0)
 		fprintf(f, "<span class=\"ln\">%.0f</span>", line);
@@ -378,7 +428,7 @@ static void evidence_block(FILE *f, const cJSON *e)
 	fputs("</span>", f);
 	if (cJSON_IsArray(after)) {
 		fputc('\n', f);
-		context_lines(f, after, line + 1);
+		context_lines(f, after, line + 1, d, path, sh);
 	}
 	fputs("</pre></div>\n", f);
 }
@@ -462,10 +512,11 @@ static void diagnosis_card(FILE *f, const cJSON *d, int cascade, int is_top)
 	int shown = 0, n = json_size(ev);
 	if (n)
 		fprintf(f, "<div class=\"sub\">Evidence (%.0f line%s):</div>\n", total > n ? total : n, (total > n ? total : n) == 1 ? "" : "s");
+	struct shown sh = {{0}, {0}, 0};
 	cJSON_ArrayForEach(e, ev) {
 		if (shown++ == HTML_MAX_EVIDENCE)
 			break;
-		evidence_block(f, e);
+		evidence_block(f, d, e, is_top, &sh);
 	}
 	if ((total > n ? total : n) > HTML_MAX_EVIDENCE || total > n)
 		fprintf(f, "<div class=\"sub\">… and %.0f more (see the JSON report for up to 20).</div>\n",
@@ -565,7 +616,7 @@ static void unexplained_section(FILE *f, const cJSON *b)
 		fprintf(f, " of %.0f", total);
 	fputs(" (tracebacks, NCCL warnings, exit codes)</summary>\n", f);
 	cJSON_ArrayForEach(x, u)
-		evidence_block(f, x);
+		evidence_block(f, NULL, x, 0, NULL);
 	fputs("</details>\n", f);
 }
 
@@ -666,7 +717,7 @@ static void hero(FILE *f, const cJSON *b)
 		      f);
 		const cJSON *u = cJSON_GetArrayItem(json_get(b, "unexplained"), 0);
 		if (u)
-			evidence_block(f, u);
+			evidence_block(f, NULL, u, 0, NULL);
 	} else if (v && !strcmp(v, "healthy")) {
 		fputs("<div class=\"cause\">No problem found.</div>\n<p>NCCL initialised and no failure evidence was found "
 		      "in the inputs.</p>\n",

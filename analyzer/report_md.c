@@ -135,7 +135,10 @@ static void md_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev)
 			fprintf(out, "- *derived*%s", *from ? " from " : "");
 			md_inline(out, from);
 			fprintf(out, ": ");
-			md_inline(out, str(e, "text"));
+			if (report_ev_in_explanation(d, e))
+				fprintf(out, "(the sentence above)");
+			else
+				md_inline(out, str(e, "text"));
 			fprintf(out, "%s\n", note);
 			free(from);
 			free(note);

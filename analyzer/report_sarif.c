@@ -115,8 +115,10 @@ static int add_rule(cJSON *rules, const cJSON *d)
 		return i;
 	cJSON *r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "id", id);
-	cJSON_AddItemToObject(r, "shortDescription", text_obj(json_str(d, "title")));
-	cJSON_AddItemToObject(r, "fullDescription", text_obj(json_str(d, "explanation")));
+	/* the rule is the same in every run: the database's title and
+	 * explanation without this run's values (they are in the result) */
+	cJSON_AddItemToObject(r, "shortDescription", text_obj(json_str(d, "fixed_title") ? json_str(d, "fixed_title") : json_str(d, "title")));
+	cJSON_AddItemToObject(r, "fullDescription", text_obj(json_str(d, "fixed_explanation") ? json_str(d, "fixed_explanation") : json_str(d, "explanation")));
 	struct buf h;
 	buf_init(&h);
 	const cJSON *x;
@@ -238,6 +240,8 @@ static cJSON *sarif_diagnosis(cJSON *rules, const cJSON *b, const cJSON *d)
 		cJSON_AddItemToObject(props, "ranks", cJSON_Duplicate(json_get(d, "ranks"), 1));
 	if (json_get(d, "fix"))
 		cJSON_AddItemToObject(props, "fix", cJSON_Duplicate(json_get(d, "fix"), 1));
+	if (json_str(d, "explanation"))
+		cJSON_AddStringToObject(props, "explanation", json_str(d, "explanation"));
 	return res;
 }
 
