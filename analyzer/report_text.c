@@ -115,7 +115,8 @@ static void text_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev, c
 			if (report_ev_derived(e)) {
 				/* a sentence the tool composed, not a log line */
 				char *from = report_ev_from(e);
-				fprintf(out, "%s     %s[derived%s%s]%s ", cut_mark(o), col(o, C_CYAN), *from ? " from " : "", from,
+				/* prose, wrapped on a terminal (not cut like a quoted line) */
+				fprintf(out, "     %s[derived%s%s]%s ", col(o, C_CYAN), *from ? " from " : "", from,
 				        col(o, C_RESET));
 				free(from);
 				if (report_ev_in_explanation(d, e)) {
@@ -360,31 +361,45 @@ static void put_wrapped(FILE *out, const char *s, size_t n, size_t w)
 		fputc('\n', out);
 		return;
 	}
+	/* the hanging indent, from the text without colour sequences */
+	char *t = xmalloc(n + 1);
+	size_t tn = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\033') {
+			while (i < n && s[i] != 'm')
+				i++;
+			continue;
+		}
+		t[tn++] = s[i];
+	}
+	t[tn] = 0;
 	size_t h = 0;
-	while (h < n && s[h] == ' ')
+	while (h < tn && t[h] == ' ')
 		h++;
 	size_t m = h;
-	while (m < n && m - h < 4 && s[m] >= '0' && s[m] <= '9')
+	while (m < tn && m - h < 4 && t[m] >= '0' && t[m] <= '9')
 		m++;
-	if (m > h && m + 1 < n && s[m] == '.' && s[m + 1] == ' ')
+	if (m > h && m + 1 < tn && t[m] == '.' && t[m + 1] == ' ')
 		h = m + 2;
-	else if (h + 1 < n && (s[h] == '-' || s[h] == '*') && s[h + 1] == ' ')
+	else if (h + 1 < tn && (t[h] == '-' || t[h] == '*') && t[h + 1] == ' ')
 		h += 2;
 	else {
 		/* "Cause: " / "Fix:   " labels */
 		size_t k = h;
-		while (k < n && k - h < 12 && s[k] != ' ' && s[k] != ':')
+		while (k < tn && k - h < 12 && t[k] != ' ' && t[k] != ':')
 			k++;
-		if (k < n && s[k] == ':' && k + 1 < n && s[k + 1] == ' ' && k > h) {
+		if (k < tn && t[k] == ':' && k + 1 < tn && t[k + 1] == ' ' && k > h) {
 			k++;
-			while (k < n && s[k] == ' ')
+			while (k < tn && t[k] == ' ')
 				k++;
 			h = k;
 		}
 	}
-	size_t hang = cols(s, h);
+	size_t hang = cols(t, h);
+	free(t);
 	if (hang > w / 2)
 		hang = 4;
+	h = fit(s, n, hang); /* the same place in s, in bytes */
 	size_t pos = 0, first = 1;
 	while (pos < n) {
 		size_t room = first ? w : w - hang;

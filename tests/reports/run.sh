@@ -228,6 +228,47 @@ check "fix: no launcher known keeps the vLLM step" sh -c "'$BIN' analyze -q $DB 
 check "text: a derived sentence that is the explanation is not repeated" sh -c "grep -q '(the sentence above)' '$T/o/oom_unshard.text' && [ \$(grep -c 'GPU 0 reached 142611 of 143771 MiB' '$T/o/oom_unshard.text') -eq 1 ]"
 sub "html: no line shown twice in one diagnosis" $PY $HERE/html_check.py dup "$T/o/collective_timeout.html" "$T/o/duplicate_gpu.html" "$T/o/all.html"
 
+# ---- terminal and Markdown (issue 17) ----
+# a terminal of 100 and 60 columns (script(1) gives the report a pty; its size comes from COLUMNS)
+if command -v script >/dev/null 2>&1; then
+	for w in 100 60; do
+		for s in $SCEN; do
+			COLUMNS=$w script -qec "'$BIN' analyze -q $DB --color always '$SC/$s'" /dev/null > "$T/tty$w-$s.txt" 2>&1 </dev/null
+		done
+		sub "text on a $w-column terminal: no line wider (colour included)" $PY $HERE/text_check.py width $w "$T"/tty$w-*.txt
+	done
+	check "text on a terminal: a long log line is cut with …" grep -q '…' "$T/tty100-oom_unshard.txt"
+	check "text on a terminal: prose wraps with a hanging indent" sh -c "grep -q '^        offload, or more GPUs per model replica' '$T/tty100-oom_unshard.txt'"
+else
+	echo "SKIP: terminal width test: script(1) is not installed"
+	skip=$((skip + 1))
+fi
+# in a pipe: whole lines (grep-able), COLUMNS or not
+COLUMNS=100 "$BIN" analyze -q $DB "$SC/oom_unshard" > "$T/pipe.txt" 2>/dev/null
+sub "text in a pipe: quoted log lines whole" $PY $HERE/text_check.py whole "$T/o/oom_unshard.json" "$T/pipe.txt"
+for s in oom_unshard collective_timeout ok bad_socket_ifname; do
+	sub "text $s: the three-line summary (verdict, cause with the culprit rank, the fix)" $PY $HERE/text_check.py summary "$T/o/$s.json" "$T/o/$s.text"
+done
+# Markdown: real reports, and log text made to break it (backticks, mentions, issue numbers)
+for s in oom_unshard collective_timeout duplicate_gpu bad_socket_ifname; do
+	sub "md $s: fences, <details>, own backticks kept, no mention or issue link" $PY $HERE/text_check.py md "$T/o/$s.json" "$T/o/$s.md"
+done
+$PY - "$T/o/collective_timeout.json" "$T/hostile-md.json" <<'PYEOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+b = doc["bundles"][0]
+d = next(x for x in b["diagnoses"] if any(e["kind"] == "line" for e in x["evidence"]))
+e = next(e for e in d["evidence"] if e["kind"] == "line")
+e["text"] = e["text"] + " ```` then ``` @octocat see #123 `x`"
+d["evidence"].insert(0, {"kind": "derived", "path": "run.log", "line": 1, "from": [{"path": "run.log", "line": 1}],
+                      "text": "quoted: \"@octocat fixed #4711 in `main`\"", "signature": "fixture"})
+b["warnings"] = ["run.log: cut by @admin, see #99"]
+json.dump(doc, open(sys.argv[2], "w"))
+PYEOF
+check "md: render the hostile fixture" sh -c "'$R' md '$T/hostile-md.json' > '$T/o/hostile.md'"
+sub "md: backticks in log text cannot close the fence; mentions and #N neutralised" $PY $HERE/text_check.py md "$T/hostile-md.json" "$T/o/hostile.md"
+check "md: the hostile line is in a fence of 5 backticks" grep -q '^`````$' "$T/o/hostile.md"
+
 # ---- evidence is what it says (issue 15.2) ----
 for s in $ALL; do
 	n=$(basename "$s")
