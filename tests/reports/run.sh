@@ -269,6 +269,37 @@ check "md: render the hostile fixture" sh -c "'$R' md '$T/hostile-md.json' > '$T
 sub "md: backticks in log text cannot close the fence; mentions and #N neutralised" $PY $HERE/text_check.py md "$T/hostile-md.json" "$T/o/hostile.md"
 check "md: the hostile line is in a fence of 5 backticks" grep -q '^`````$' "$T/o/hostile.md"
 
+# ---- HTML (issue 17, 15.3) ----
+for s in collective_timeout duplicate_gpu oom_unshard; do
+	sub "html $s: highlights at PCRE2's capture offsets" $PY $HERE/html_check.py marks "$T/o/$s.html" "$T/o/$s.json"
+done
+for h in duplicate_gpu.html all.html; do
+	sub "html $h: an anchor and a link on every diagnosis and evidence line, ids unique" $PY $HERE/html_check.py anchors "$T/o/$h"
+done
+$PY - "$T/o/collective_timeout.json" "$T/lanes.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = d["bundles"][0]
+rs = []
+for i in range(3):
+    r = json.loads(json.dumps(b["ranks"][0]))
+    r.update(rank=i, pid=4000 + i, host="gpu-cluster-east-rack07-node-%04d.example.com" % (i + 1))
+    r.pop("failed_first", None)
+    r.pop("first_error", None)
+    rs.append(r)
+rs[0]["failed_first"] = True
+rs[0]["first_error"] = "NCCL WARN Cuda failure 'out of memory'"
+rs[2]["exit"] = {"code": 0}
+rs[2]["milestones"]["aborted"] = False
+b["ranks"] = rs
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+check "html: render the timeline fixture (hosts differing after 20 characters, a clean exit)" sh -c "'$R' html '$T/lanes.json' > '$T/o/lanes.html'"
+sub "html: timeline lanes labelled by rank and a distinct short host:pid" $PY $HERE/html_check.py lanes "$T/o/lanes.html"
+check "html: a rank that exited with status 0 is drawn clean" grep -q '>exited cleanly (status 0)</text>' "$T/o/lanes.html"
+sub "html: memory chart ticks are round" $PY $HERE/html_check.py ticks "$T/o/oom-facts.html"
+check "html: dark scheme and narrow-screen rules in the page" sh -c "grep -q 'prefers-color-scheme:dark' '$T/o/ok.html' && grep -q 'max-width:600px' '$T/o/ok.html'"
+
 # ---- evidence is what it says (issue 15.2) ----
 for s in $ALL; do
 	n=$(basename "$s")
@@ -347,19 +378,21 @@ else
 	cp "$T"/o/duplicate_gpu.html "$T"/o/ok.html "$T"/o/oom-facts.html "$T"/o/hostile.html "$T"/o/batch.html "$T"/o/all.html "$SHOTS/"
 	cp "$T/o/red.html" "$SHOTS/redacted.html"
 	[ -f "$T/o/topo5.html" ] && cp "$T/o/topo5.html" "$SHOTS/"
+	cp "$T/o/lanes.html" "$SHOTS/"
 	pages="$SHOTS/duplicate_gpu.html:Failure,Rank timeline,What the logs show
 $SHOTS/ok.html:Healthy
 $SHOTS/oom-facts.html:GPU topology,GPU memory,out-of-memory arithmetic
 $SHOTS/hostile.html:run<img src=x onerror=alert(1)>.log
 $SHOTS/batch.html:Failure categories,Bundles
 $SHOTS/all.html:Rank timeline
-$SHOTS/redacted.html:host-1"
+$SHOTS/redacted.html:host-1
+$SHOTS/lanes.html:Rank timeline"
 	[ -f "$SHOTS/topo5.html" ] && pages="$pages
 $SHOTS/topo5.html:GPU topology"
 	echo "$pages" > "$T/pages"
 	# shellcheck disable=SC2046
 	(IFS='
-'; sub "browser: pages render offline, clean console" timeout 300 $PY $HERE/browser_check.py "$CHROME" "$SHOTS" $(cat "$T/pages"); echo "$pass $fail" > "$T/pf")
+'; sub "browser: pages render offline, clean console; at 390 px and 1200 px, light and dark: no horizontal scroll, chart text >= 11 px, contrast >= 4.5:1" timeout 1500 $PY $HERE/browser_check.py "$CHROME" "$SHOTS" $(cat "$T/pages"); echo "$pass $fail" > "$T/pf")
 	read -r pass fail < "$T/pf"
 	# the checker must catch what it is there to catch
 	cat > "$T/bad.html" <<'EOF'
@@ -368,7 +401,7 @@ $SHOTS/topo5.html:GPU topology"
 <p>padding text so that the blank-page rule does not decide it ........................................................................................................................................................................</p>
 <img src="http://192.0.2.1/x.png"><script>console.error("control")</script></body></html>
 EOF
-	check "browser: a page with a network request and a console error is caught" sh -c "! timeout 120 $PY $HERE/browser_check.py '$CHROME' '$T/shots-bad' '$T/bad.html' >/dev/null 2>&1"
+	check "browser: a page with a network request and a console error is caught" sh -c "! timeout 600 $PY $HERE/browser_check.py '$CHROME' '$T/shots-bad' '$T/bad.html' >/dev/null 2>&1"
 	echo "screenshots and PDFs: $SHOTS/"
 fi
 
