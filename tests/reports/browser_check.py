@@ -5,7 +5,7 @@ the console stays clean, and the browser makes no network request at all.
 Talks the DevTools protocol over --remote-debugging-pipe (stdlib only).
 Writes a full-page PNG screenshot and a PDF print of each page into OUTDIR,
 and screenshots at 390 px and in the dark scheme (PAGE-390.png, PAGE-dark.png,
-PAGE-390-dark.png).  At 390 px (a phone) and at 1200 px, light and dark: the
+PAGE-390-dark.png).  At 390 px (a phone) and at 1400 px, light and dark: the
 page has no horizontal scroll, no chart label is under 11 px and every text
 element has WCAG AA contrast (4.5:1) against its background.
 
@@ -207,7 +207,7 @@ def narrow_and_contrast(br, sid, base):
     problems = []
     for scheme in ("light", "dark"):
         br.call("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]}, session=sid)
-        for width in (1200, 390):
+        for width in (1400, 390):
             br.call("Emulation.setDeviceMetricsOverride",
                     {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 500}, session=sid)
             br.pump(0.2)
@@ -220,7 +220,7 @@ def narrow_and_contrast(br, sid, base):
                 problems.append("%s: %d chart labels under 11 px: %s" % (where, r["nsmall"], r["small"]))
             if r["nlow"]:
                 problems.append("%s: %d of %d text elements under 4.5:1 contrast: %s" % (where, r["nlow"], r["ntext"], r["low"]))
-            if scheme == "dark" and width == 1200 and sum(map(float, re.findall(r"[\d.]+", r["bg"])[:3])) > 3 * 80:
+            if scheme == "dark" and width == 1400 and sum(map(float, re.findall(r"[\d.]+", r["bg"])[:3])) > 3 * 80:
                 problems.append("dark: the page background is not dark: %s" % r["bg"])
             if width == 390:
                 h = min(max(json.loads(br.call("Runtime.evaluate", {"returnByValue": True, "expression":
@@ -252,7 +252,7 @@ def check_page(br, path, must, outdir):
     for dom in ("Page", "Runtime", "Log", "Network"):
         br.call(dom + ".enable", session=sid)
     br.call("Emulation.setDeviceMetricsOverride",
-            {"width": 1200, "height": 900, "deviceScaleFactor": 1, "mobile": False}, session=sid)
+            {"width": 1400, "height": 900, "deviceScaleFactor": 1, "mobile": False}, session=sid)
     br.events.clear()
     br.call("Page.navigate", {"url": url}, session=sid)
     br.wait_event("Page.loadEventFired")
@@ -286,7 +286,7 @@ def check_page(br, path, must, outdir):
             problems.append("missing text: %r" % word)
     height = min(max(info["h"], 900), 12000)
     br.call("Emulation.setDeviceMetricsOverride",
-            {"width": 1200, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=sid)
+            {"width": 1400, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=sid)
     shot = br.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session=sid)
     png = base64.b64decode(shot["data"])
     base = os.path.join(outdir, os.path.splitext(os.path.basename(path))[0])
@@ -296,7 +296,7 @@ def check_page(br, path, must, outdir):
         # viewport-sized pieces, for a person to read at full size
         for k in range(0, (height + 999) // 1000):
             tile = br.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
-                           "clip": {"x": 0, "y": k * 1000, "width": 1200,
+                           "clip": {"x": 0, "y": k * 1000, "width": 1400,
                                     "height": min(1000, height - k * 1000), "scale": 1}}, session=sid)
             with open("%s-%d.png" % (base, k), "wb") as f:
                 f.write(base64.b64decode(tile["data"]))
@@ -307,7 +307,7 @@ def check_page(br, path, must, outdir):
     # text never under 11 px, text contrast WCAG AA (4.5:1), light and dark
     problems += narrow_and_contrast(br, sid, base)
     br.call("Emulation.setDeviceMetricsOverride",
-            {"width": 1200, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=sid)
+            {"width": 1400, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=sid)
     # printing a long page on a loaded machine takes a while
     pdf = br.call("Page.printToPDF", {"printBackground": True, "preferCSSPageSize": False}, session=sid, timeout=300)
     data = base64.b64decode(pdf["data"])

@@ -392,7 +392,7 @@ $SHOTS/topo5.html:GPU topology"
 	echo "$pages" > "$T/pages"
 	# shellcheck disable=SC2046
 	(IFS='
-'; sub "browser: pages render offline, clean console; at 390 px and 1200 px, light and dark: no horizontal scroll, chart text >= 11 px, contrast >= 4.5:1" timeout 1500 $PY $HERE/browser_check.py "$CHROME" "$SHOTS" $(cat "$T/pages"); echo "$pass $fail" > "$T/pf")
+'; sub "browser: pages render offline, clean console; at 390 px and 1400 px, light and dark: no horizontal scroll, chart text >= 11 px, contrast >= 4.5:1" timeout 1500 $PY $HERE/browser_check.py "$CHROME" "$SHOTS" $(cat "$T/pages"); echo "$pass $fail" > "$T/pf")
 	read -r pass fail < "$T/pf"
 	# the checker must catch what it is there to catch
 	cat > "$T/bad.html" <<'EOF'
