@@ -263,6 +263,8 @@ e["text"] = e["text"] + " ```` then ``` @octocat see #123 `x`"
 d["evidence"].insert(0, {"kind": "derived", "path": "run.log", "line": 1, "from": [{"path": "run.log", "line": 1}],
                       "text": "quoted: \"@octocat fixed #4711 in `main`\"", "signature": "fixture"})
 b["warnings"] = ["run.log: cut by @admin, see #99"]
+if b.get("ranks"):
+    b["ranks"][0]["first_error"] = "ping @octocat about #123"  # the rank table quotes it
 json.dump(doc, open(sys.argv[2], "w"))
 PYEOF
 check "md: render the hostile fixture" sh -c "'$R' md '$T/hostile-md.json' > '$T/o/hostile.md'"
