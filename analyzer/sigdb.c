@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,8 @@ void sigdb_free(struct sigdb *db)
 	for (int i = 0; i < 5; i++)
 		free(db->always[i]);
 	free(db->rules);
+	hindex_free(&db->sig_ix);
+	hindex_free(&db->diag_ix);
 	memset(db, 0, sizeof *db);
 }
 
@@ -549,9 +552,8 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 			pcre2_get_error_message(err, buf, sizeof buf);
 			snprintf(sub, sizeof sub, "%s.regex", path);
 			lerr(c, sub, "%s at offset %zu", (char *)buf, (size_t)off);
-		} else {
-			pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
 		}
+		/* JIT: on first use (sigdb_code) */
 	}
 	if (c->errors != before) {
 		pcre2_code_free(code);
@@ -821,8 +823,106 @@ int sigdb_load_dir(struct sigdb *db, const char *dir, struct msgs *m)
 	return errors;
 }
 
+/* ---- JIT on first use (sigdb.h) ---- */
+
+/* Serialises the JIT compiles of every database in the process: one runs
+ * at a time, each once per signature, so the lock is taken at most once
+ * per signature (plus the rare thread that lost the race and waits). */
+static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void sigdb_jit(const struct signature *cs)
+{
+	/* the database is shared const; its JIT state is the one part that
+	 * changes (sigdb.h), and only here */
+	struct signature *s = (struct signature *)cs;
+	pthread_mutex_lock(&jit_lock);
+	if (!atomic_load_explicit(&s->jit_done, memory_order_relaxed)) {
+		if (s->code)
+			pcre2_jit_compile(s->code, PCRE2_JIT_COMPLETE); /* on failure the interpreter runs it */
+		atomic_store_explicit(&s->jit_done, 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&jit_lock);
+}
+
+void sigdb_jit_all(const struct sigdb *db)
+{
+	for (size_t i = 0; i < db->nsigs; i++)
+		(void)sigdb_code(&db->sigs[i]);
+}
+
+size_t sigdb_jit_count(const struct sigdb *db)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < db->nsigs; i++)
+		n += atomic_load_explicit(&db->sigs[i].jit_done, memory_order_acquire) != 0;
+	return n;
+}
+
+/* ---- ids: a hash index each for signatures and diagnoses ---- */
+
+static int sig_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	*h = hash_str(HASH_SEED, ((const struct sigdb *)ctx)->sigs[i].id);
+	return 1;
+}
+
+static int diag_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	*h = hash_str(HASH_SEED, ((const struct sigdb *)ctx)->diags[i].id);
+	return 1;
+}
+
+static void build_index(struct hindex *ix, size_t n, hindex_hash_fn fn, const void *ctx)
+{
+	hindex_free(ix);
+	while (hindex_crowded(ix, n))
+		hindex_grow(ix, 0, fn, ctx);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h;
+		fn(ctx, i, &h);
+		hindex_put(ix, h, i);
+	}
+}
+
+typedef const char *(*id_at_fn)(const struct sigdb *db, size_t i);
+
+static const char *sig_id_at(const struct sigdb *db, size_t i)
+{
+	return db->sigs[i].id;
+}
+
+static const char *diag_id_at(const struct sigdb *db, size_t i)
+{
+	return db->diags[i].id;
+}
+
+/* Every entry named id in ix: marks used[i] for each when used is not NULL;
+ * returns the first (lowest position), or -1. */
+static long find_id(const struct sigdb *db, const struct hindex *ix, id_at_fn id_at, const char *id,
+                    unsigned char *used)
+{
+	long first = -1;
+	if (!ix->nslot)
+		return -1;
+	uint64_t h = hash_str(HASH_SEED, id);
+	for (size_t sl = hindex_first(ix, h); ix->slot[sl]; sl = hindex_next(ix, sl)) {
+		size_t i = ix->slot[sl] - 1;
+		if (strcmp(id_at(db, i), id) != 0)
+			continue;
+		if (used)
+			used[i] = 1;
+		if (first < 0 || (long)i < first)
+			first = (long)i;
+	}
+	return first;
+}
+
 const struct signature *sigdb_sig(const struct sigdb *db, const char *id)
 {
+	if (db->sig_ix.nslot && db->sig_ix_n == db->nsigs) {
+		long i = find_id(db, &db->sig_ix, sig_id_at, id, NULL);
+		return i < 0 ? NULL : &db->sigs[i];
+	}
 	for (size_t i = 0; i < db->nsigs; i++)
 		if (strcmp(db->sigs[i].id, id) == 0)
 			return &db->sigs[i];
@@ -831,6 +931,10 @@ const struct signature *sigdb_sig(const struct sigdb *db, const char *id)
 
 const struct diagdef *sigdb_diag(const struct sigdb *db, const char *id)
 {
+	if (db->diag_ix.nslot && db->diag_ix_n == db->ndiags) {
+		long i = find_id(db, &db->diag_ix, diag_id_at, id, NULL);
+		return i < 0 ? NULL : &db->diags[i];
+	}
 	for (size_t i = 0; i < db->ndiags; i++)
 		if (strcmp(db->diags[i].id, id) == 0)
 			return &db->diags[i];
@@ -894,9 +998,26 @@ static void ferr(const struct sigdb *db, struct msgs *m, const char *file, const
 	free(s);
 }
 
+/* Whether some id of ix is there twice. */
+static int has_duplicate(const struct sigdb *db, const struct hindex *ix, id_at_fn id_at, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (find_id(db, ix, id_at, id_at(db, i), NULL) != (long)i)
+			return 1;
+	return 0;
+}
+
 int sigdb_finalize(struct sigdb *db, struct msgs *m)
 {
 	int errors = 0;
+	/* the id indexes first: every check below looks ids up */
+	build_index(&db->sig_ix, db->nsigs, sig_hash_at, db);
+	db->sig_ix_n = db->nsigs;
+	build_index(&db->diag_ix, db->ndiags, diag_hash_at, db);
+	db->diag_ix_n = db->ndiags;
+	/* duplicates: found with the index; reported pair by pair, first
+	 * occurrence first (only then is every pair compared) */
+	if (has_duplicate(db, &db->sig_ix, sig_id_at, db->nsigs))
 	for (size_t i = 0; i < db->nsigs; i++)
 		for (size_t j = i + 1; j < db->nsigs; j++)
 			if (strcmp(db->sigs[i].id, db->sigs[j].id) == 0) {
@@ -904,6 +1025,7 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 				     db->sigs[j].index, db->sigs[j].id, db->sigs[i].file);
 				errors++;
 			}
+	if (has_duplicate(db, &db->diag_ix, diag_id_at, db->ndiags))
 	for (size_t i = 0; i < db->ndiags; i++)
 		for (size_t j = i + 1; j < db->ndiags; j++)
 			if (strcmp(db->diags[i].id, db->diags[j].id) == 0) {
@@ -929,18 +1051,24 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 				errors++;
 			}
 	}
+	/* every signature named in some diagnosis's "when" (each entry of an id
+	 * that is there twice) */
+	unsigned char *used = xcalloc(db->nsigs + 1, 1);
+	for (size_t j = 0; j < db->ndiags; j++) {
+		const struct diagdef *d = &db->diags[j];
+		const struct strvec *lists[3] = {&d->when_any, &d->when_all, &d->when_none};
+		for (int k = 0; k < 3; k++)
+			for (size_t w = 0; w < lists[k]->n; w++)
+				find_id(db, &db->sig_ix, sig_id_at, lists[k]->v[w], used);
+	}
 	for (size_t i = 0; i < db->nsigs; i++) {
 		const struct signature *s = &db->sigs[i];
-		int used = 0;
-		for (size_t j = 0; j < db->ndiags && !used; j++)
-			used = strvec_contains(&db->diags[j].when_any, s->id) ||
-			       strvec_contains(&db->diags[j].when_all, s->id) ||
-			       strvec_contains(&db->diags[j].when_none, s->id);
-		if (!used) {
+		if (!used[i]) {
 			ferr(db, m, s->file, "signatures[%zu]: \"%s\" feeds no diagnosis", s->index, s->id);
 			errors++;
 		}
 	}
+	free(used);
 	/* prefilter */
 	acmatch_free(db->ac);
 	db->ac = acmatch_new();
@@ -1066,7 +1194,7 @@ static int check_sample(const struct signature *s, size_t k, const cJSON *it, pc
 	logline_parse(pad, strlen(pad), &ll);
 	int rc = -1;
 	if (sig_accepts_level(s->on, ll.level))
-		rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
+		rc = pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
 	int good = check_result(s, k, want, &ll, rc, md, m);
 	free(pad);
 	return good;
@@ -1108,7 +1236,7 @@ static int check_negative(const struct signature *s, size_t k, const cJSON *it, 
 	logline_parse(pad, strlen(pad), &ll);
 	int rc = -1;
 	if (sig_accepts_level(s->on, ll.level))
-		rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
+		rc = pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
 	free(pad);
 	if (rc >= 0) {
 		msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: \"%s\" matches but must not",

@@ -3,16 +3,26 @@
  * See docs/signature-format.md for the file format.
  *
  * The database is immutable after loading and shared read-only by every
- * bundle and worker thread; per-thread scratch lives in struct matcher. */
+ * bundle and worker thread; per-thread scratch lives in struct matcher.
+ * One exception, owned by sigdb.c: a signature's JIT code.  Every regex is
+ * compiled (pcre2_compile: validated, capture names read) at load, but
+ * JIT-compiled only on its first use (sigdb_code), which is what start-up
+ * costs most: most signatures never see a candidate line in a small input.
+ * The JIT compile of a signature runs once, under sigdb.c's lock, before any
+ * pcre2_match on its code; jit_done publishes it (release/acquire), so every
+ * thread that calls sigdb_code() and matches the code it returns sees the
+ * finished code.  Nothing may call pcre2_match on s->code directly. */
 #ifndef NT_SIGDB_H
 #define NT_SIGDB_H
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <cjson/cJSON.h>
 #include "util.h"
 #include "acmatch.h"
+#include "hash.h"
 
 enum sig_on { ON_WARN, ON_INFO, ON_NCCL, ON_PLAIN, ON_ANY };
 enum severity { SEV_ERROR, SEV_WARNING, SEV_INFO };
@@ -24,7 +34,8 @@ struct signature {
 	size_t index;             /* position in the file's "signatures" array */
 	enum sig_on on;
 	char *regex;
-	pcre2_code *code;
+	pcre2_code *code;         /* compiled at load; match it only through sigdb_code() */
+	atomic_uchar jit_done;    /* code is JIT-compiled (or JIT failed: the interpreter runs it) */
 	struct strvec literals;   /* declared or derived; empty = always tried */
 	int literals_derived;
 	cJSON *json;              /* the entry itself (samples etc.); owned by the db */
@@ -88,6 +99,10 @@ struct sigdb {
 	uint32_t match_limit, depth_limit;
 	struct rule_table *rules;  /* the fact rules' ids, borrowed tables (sigdb_add_rules) */
 	size_t nrules;
+	/* id -> position, built by sigdb_finalize for its nsigs and ndiags
+	 * (sigdb_sig, sigdb_diag search every entry when more were loaded since) */
+	struct hindex sig_ix, diag_ix;
+	size_t sig_ix_n, diag_ix_n;
 };
 
 extern const char *const CATEGORIES[];
@@ -112,6 +127,23 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m);
 const char *const *sigdb_known_keys(const char *object);
 /* Run every sample and negative sample.  Returns failures; counts in *ok. */
 int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok);
+
+/* The JIT compile of s's regex, once (see the top of this file); the slow
+ * path of sigdb_code(). */
+void sigdb_jit(const struct signature *s);
+/* s's compiled regex, JIT-compiled on the first call: the one way to get
+ * code to match.  After the first call per signature, one load and one
+ * predictable branch. */
+static inline const pcre2_code *sigdb_code(const struct signature *s)
+{
+	if (__builtin_expect(!atomic_load_explicit((atomic_uchar *)&s->jit_done, memory_order_acquire), 0))
+		sigdb_jit(s);
+	return s->code;
+}
+/* JIT-compile every signature's regex now (check-db: the engine analyze uses). */
+void sigdb_jit_all(const struct sigdb *db);
+/* How many signatures have been JIT-compiled so far (tests, start-up). */
+size_t sigdb_jit_count(const struct sigdb *db);
 
 const struct signature *sigdb_sig(const struct sigdb *db, const char *id);
 const struct diagdef *sigdb_diag(const struct sigdb *db, const char *id);
