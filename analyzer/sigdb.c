@@ -85,8 +85,9 @@ void sigdb_free(struct sigdb *db)
 		diag_free(&db->diags[i]);
 	free(db->diags);
 	for (size_t i = 0; i < db->ndocs; i++)
-		cJSON_Delete(db->docs[i]);
+		json_arena_free(db->arenas[i]); /* the tree db->docs[i] */
 	free(db->docs);
+	free(db->arenas);
 	strvec_free(&db->files);
 	strvec_free(&db->texts);
 	acmatch_free(db->ac);
@@ -560,7 +561,10 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		strvec_free(&lits);
 		return;
 	}
-	db->sigs = xrealloc(db->sigs, (db->nsigs + 1) * sizeof *db->sigs);
+	if (db->nsigs == db->sigs_cap) { /* doubling: 300 signatures are not 300 copies of the array */
+		db->sigs_cap = db->sigs_cap ? db->sigs_cap * 2 : 64;
+		db->sigs = xrealloc(db->sigs, db->sigs_cap * sizeof *db->sigs);
+	}
 	struct signature *s = &db->sigs[db->nsigs++];
 	memset(s, 0, sizeof *s);
 	s->id = xstrdup(id);
@@ -703,7 +707,10 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	d.title = xstrdup(title);
 	d.explanation = xstrdup(expl);
 	d.json = (cJSON *)o;
-	db->diags = xrealloc(db->diags, (db->ndiags + 1) * sizeof *db->diags);
+	if (db->ndiags == db->diags_cap) {
+		db->diags_cap = db->diags_cap ? db->diags_cap * 2 : 64;
+		db->diags = xrealloc(db->diags, db->diags_cap * sizeof *db->diags);
+	}
 	db->diags[db->ndiags++] = d;
 }
 
@@ -722,7 +729,8 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 {
 	struct loadctx c = {name, m, 0, text, len};
 	const char *end = NULL;
-	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	struct json_arena *arena = NULL;
+	cJSON *doc = json_parse_arena(&arena, text, len, &end);
 	if (!doc) {
 		size_t off = end && end >= text ? (size_t)(end - text) : 0;
 		const char *ep = cJSON_GetErrorPtr();
@@ -735,7 +743,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 	}
 	if (!cJSON_IsObject(doc)) {
 		lerr(&c, "$", "top level must be an object");
-		cJSON_Delete(doc);
+		json_arena_free(arena);
 		return c.errors;
 	}
 	const cJSON *sigs = cJSON_GetObjectItemCaseSensitive(doc, "signatures");
@@ -745,7 +753,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 	if (!cJSON_IsArray(diags))
 		lerr(&c, "$", "\"diagnoses\" must be an array");
 	if (c.errors) {
-		cJSON_Delete(doc);
+		json_arena_free(arena);
 		return c.errors;
 	}
 	size_t s0 = db->nsigs, d0 = db->ndiags;
@@ -763,10 +771,12 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 			diag_free(&db->diags[k]);
 		db->nsigs = s0;
 		db->ndiags = d0;
-		cJSON_Delete(doc);
+		json_arena_free(arena);
 		return c.errors;
 	}
 	db->docs = xrealloc(db->docs, (db->ndocs + 1) * sizeof *db->docs);
+	db->arenas = xrealloc(db->arenas, (db->ndocs + 1) * sizeof *db->arenas);
+	db->arenas[db->ndocs] = arena;
 	db->docs[db->ndocs++] = doc;
 	strvec_push(&db->files, name);
 	strvec_push_owned(&db->texts, xstrndup(text, len)); /* for sigdb_finalize's lines */
@@ -998,6 +1008,68 @@ static void ferr(const struct sigdb *db, struct msgs *m, const char *file, const
 	free(s);
 }
 
+/* FNV-1a of a JSON string as cJSON prints it: quoted, with \" \\ \b \f \n
+ * \r \t and \u00XX for the other bytes below 32; every other byte as is. */
+static uint64_t hash_json_string(uint64_t h, const char *s)
+{
+	h = hash_bytes(h, "\"", 1);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		const unsigned char *run = p;
+		while (*p >= 32 && *p != '"' && *p != '\\')
+			p++;
+		h = hash_bytes(h, run, (size_t)(p - run));
+		if (!*p)
+			break;
+		char esc[8];
+		int n;
+		switch (*p) {
+		case '"': n = snprintf(esc, sizeof esc, "\\\""); break;
+		case '\\': n = snprintf(esc, sizeof esc, "\\\\"); break;
+		case '\b': n = snprintf(esc, sizeof esc, "\\b"); break;
+		case '\f': n = snprintf(esc, sizeof esc, "\\f"); break;
+		case '\n': n = snprintf(esc, sizeof esc, "\\n"); break;
+		case '\r': n = snprintf(esc, sizeof esc, "\\r"); break;
+		case '\t': n = snprintf(esc, sizeof esc, "\\t"); break;
+		default: n = snprintf(esc, sizeof esc, "\\u%04x", *p); break;
+		}
+		h = hash_bytes(h, esc, (size_t)n);
+	}
+	return hash_bytes(h, "\"", 1);
+}
+
+uint64_t sigdb_hash_json(uint64_t h, const cJSON *it)
+{
+	if (cJSON_IsObject(it) || cJSON_IsArray(it)) {
+		int obj = cJSON_IsObject(it);
+		h = hash_bytes(h, obj ? "{" : "[", 1);
+		for (const cJSON *c = it->child; c; c = c->next) {
+			if (c != it->child)
+				h = hash_bytes(h, ",", 1);
+			if (obj) {
+				h = hash_json_string(h, c->string);
+				h = hash_bytes(h, ":", 1);
+			}
+			h = sigdb_hash_json(h, c);
+		}
+		return hash_bytes(h, obj ? "}" : "]", 1);
+	}
+	if (cJSON_IsString(it))
+		return hash_json_string(h, it->valuestring);
+	if (cJSON_IsTrue(it))
+		return hash_bytes(h, "true", 4);
+	if (cJSON_IsFalse(it))
+		return hash_bytes(h, "false", 5);
+	if (cJSON_IsNull(it))
+		return hash_bytes(h, "null", 4);
+	/* a number (and anything else): cJSON's own text, its rules for
+	 * precision and integers are its own */
+	char *s = cJSON_PrintUnformatted(it);
+	if (s)
+		h = hash_bytes(h, s, strlen(s));
+	free(s);
+	return h;
+}
+
 /* Whether some id of ix is there twice. */
 static int has_duplicate(const struct sigdb *db, const struct hindex *ix, id_at_fn id_at, size_t n)
 {
@@ -1098,11 +1170,8 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 		h = hash_bytes(h, db->sigs[i].id, strlen(db->sigs[i].id));
 		h = hash_bytes(h, db->sigs[i].regex, strlen(db->sigs[i].regex));
 	}
-	for (size_t i = 0; i < db->ndiags; i++) {
-		char *s = cJSON_PrintUnformatted(db->diags[i].json);
-		h = hash_bytes(h, s, strlen(s));
-		free(s);
-	}
+	for (size_t i = 0; i < db->ndiags; i++)
+		h = sigdb_hash_json(h, db->diags[i].json);
 	snprintf(db->version, sizeof db->version, "%zu.%zu-%012llx", db->nsigs, db->ndiags,
 	         (unsigned long long)(h & 0xffffffffffffULL));
 	strvec_free(&db->texts); /* the lines of messages are no longer needed */

@@ -23,6 +23,7 @@
 #include "util.h"
 #include "acmatch.h"
 #include "hash.h"
+#include "json.h"
 
 enum sig_on { ON_WARN, ON_INFO, ON_NCCL, ON_PLAIN, ON_ANY };
 enum severity { SEV_ERROR, SEV_WARNING, SEV_INFO };
@@ -83,10 +84,11 @@ struct rule_table {
 
 struct sigdb {
 	struct signature *sigs;
-	size_t nsigs;
+	size_t nsigs, sigs_cap;
 	struct diagdef *diags;
-	size_t ndiags;
-	cJSON **docs;             /* parsed files, owned */
+	size_t ndiags, diags_cap;
+	cJSON **docs;             /* parsed files, each in arenas[i] (json_parse_arena): read-only */
+	struct json_arena **arenas;
 	size_t ndocs;
 	struct strvec files;
 	struct strvec texts;      /* the files' texts, until sigdb_finalize (lines of messages) */
@@ -121,6 +123,9 @@ void sigdb_add_rules(struct sigdb *db, const struct rule_def *v, size_t n);
 /* Cross-checks (ids unique, references resolve) and build the prefilter.
  * Returns the number of errors. */
 int sigdb_finalize(struct sigdb *db, struct msgs *m);
+/* h continued (hash_bytes) over the text cJSON_PrintUnformatted gives for
+ * it, without printing it (the database version hashes every diagnosis). */
+uint64_t sigdb_hash_json(uint64_t h, const cJSON *it);
 /* The keys a pattern file may hold in one kind of object ("file",
  * "signature", "sample", "diagnosis", "when"), NULL-terminated; NULL for
  * another kind.  Any other key is a load error. */

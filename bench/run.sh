@@ -45,13 +45,22 @@ NRE=$(wc -l < "$C/regexes.txt")
 # ripgrep's default engine takes the same regexes once PCRE-only syntax is
 # rewritten: named groups become plain groups (rg reports lines, not
 # captures), a backreference \k<name> becomes \d+ (the default engine has no
-# backreferences; the only one repeats a number), \" becomes ".  Should one still not parse, rg -P is used.
+# backreferences; the only one repeats a number), \" becomes ".  Should one still not parse
+# (a look-ahead), rg -P (PCRE2) is used with the same rewritten regexes: rg joins them into one
+# pattern, where two signatures' groups of the same name are an error to PCRE2; only should
+# those not parse either, with the originals.
 sed -E -e 's/\(\?<([A-Za-z_][A-Za-z0-9_]*)>/(?:/g' -e 's/\\k<[A-Za-z_][A-Za-z0-9_]*>/\\d+/g' -e 's/\\"/"/g' "$C/regexes.txt" > "$C/regexes-rg.txt"
 RGOPT=""
 rc=0; "$RG" -f "$C/regexes-rg.txt" -q "$C/templates" 2>/dev/null || rc=$?
 if [ "$rc" -gt 1 ]; then
-	echo "bench: rg does not parse the rewritten regexes; using rg -P (PCRE2) with the originals" >&2
-	RGOPT="-P"; cp "$C/regexes.txt" "$C/regexes-rg.txt"
+	RGOPT="-P"
+	rc=0; "$RG" -P -f "$C/regexes-rg.txt" -q "$C/templates" 2>/dev/null || rc=$?
+	if [ "$rc" -gt 1 ]; then
+		echo "bench: rg -P does not parse the rewritten regexes; using rg -P with the originals" >&2
+		cp "$C/regexes.txt" "$C/regexes-rg.txt"
+	else
+		echo "bench: rg's default engine does not parse the rewritten regexes; using rg -P (PCRE2) with them" >&2
+	fi
 fi
 
 # time_cmd NAME CMD...: RUNS runs; prints "NAME wall_s cpu_s max_rss_kib"

@@ -1,13 +1,18 @@
-/* Unit tests for the JIT compile on first use (sigdb.h): after loading the
+/* Unit tests for what start-up does less of.  The JIT compile on first use
+ * (sigdb.h): after loading the
  * built-in database no regex is JIT-compiled; a line JIT-compiles exactly
  * the signatures the prefilter makes candidates for it; two threads that
  * match the samples of every signature at once over one database find what
  * one thread finds (the TSan build of this file is the race check: make
  * check-tsan runs the threads suites; run this binary under TSan by hand);
- * sigdb_jit_all compiles the rest; the id lookups find every id. */
+ * sigdb_jit_all compiles the rest.  The id lookups find every id.  The
+ * database version's hash of each diagnosis (sigdb_hash_json) is the hash
+ * of cJSON_PrintUnformatted's text, for every diagnosis of the built-in
+ * database and for strings of every byte. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hash.h"
 #include "logline.h"
 #include "match.h"
 #include "rules.h"
@@ -43,6 +48,16 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+static int hash_same(const cJSON *it)
+{
+	char *s = cJSON_PrintUnformatted(it);
+	int same = sigdb_hash_json(HASH_SEED, it) == hash_bytes(HASH_SEED, s, strlen(s));
+	if (!same)
+		fprintf(stderr, "hash differs for %s\n", s);
+	free(s);
+	return same;
+}
+
 static char *padded(const char *s)
 {
 	size_t n = strlen(s);
@@ -72,6 +87,31 @@ int main(void)
 	CHECK_INT(found, db.ndiags);
 	CHECK(sigdb_sig(&db, "no.such.id") == NULL);
 	CHECK(sigdb_diag(&db, "no.such.id") == NULL);
+
+	/* the version's hash of a diagnosis: that of cJSON's text */
+	size_t same_hash = 0;
+	for (size_t i = 0; i < db.ndiags; i++)
+		same_hash += hash_same(db.diags[i].json);
+	CHECK_INT(same_hash, db.ndiags);
+	cJSON *o = cJSON_CreateObject();
+	char all[256];
+	for (int i = 1; i < 256; i++)
+		all[i - 1] = (char)i;
+	all[255] = 0;
+	cJSON_AddStringToObject(o, all, all);
+	cJSON_AddStringToObject(o, "", "");
+	cJSON_AddItemToObject(o, "a", cJSON_CreateArray());
+	cJSON_AddItemToObject(o, "o", cJSON_CreateObject());
+	cJSON *arr = cJSON_AddArrayToObject(o, "v");
+	double nums[] = {0, -1, 0.1, 0.85, 1e300, -2.5e-7, 123456789012.0, 1.0 / 3};
+	for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber(nums[i]));
+	cJSON_AddItemToArray(arr, cJSON_CreateTrue());
+	cJSON_AddItemToArray(arr, cJSON_CreateFalse());
+	cJSON_AddItemToArray(arr, cJSON_CreateNull());
+	cJSON_AddItemToArray(arr, cJSON_CreateString("\xc3\xa9 \"q\" \\ /"));
+	CHECK(hash_same(o));
+	cJSON_Delete(o);
 
 	for (size_t i = 0; i < db.nsigs; i++) {
 		const cJSON *it;
