@@ -61,6 +61,7 @@ struct docstate {
 	unsigned nprev, prevpos;
 	size_t waiting[8];
 	unsigned nwaiting;
+	struct nccltests *nt;    /* nccl-tests output in this document (parse_nccltests.c), or NULL */
 };
 
 static void lines_stop(struct bundle *b);
@@ -403,6 +404,22 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 		fact_nccl_version(b, m);
 	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_CUDA_OOM)))
 		sysreport_torch_oom(m->p, m->n, b->facts, path, lineno);
+	/* system facts carried by log lines: nccl-tests output (its table rows
+	 * carry no keyword: once a run started, every plain line goes in),
+	 * kernel messages, what each host's NCCL says about itself */
+	if (ll->level == LINE_PLAIN && ((ll->kw & KW_BIT(KW_NCCLTESTS)) || sysreport_nccltests_active(ds->nt))) {
+		if (!ds->nt)
+			ds->nt = sysreport_nccltests_new(b->facts, path);
+		sysreport_nccltests_line(ds->nt, m->p, m->n, lineno);
+	}
+	if (ll->kw & KW_BIT(KW_KMSG))
+		sysreport_kmsg_line(b->facts, s, n, path, lineno);
+	/* what NCCL says about its host: messages that start with these words
+	 * (a prefix test per INFO line costs less than more prefilter literals) */
+	if (ll->level == LINE_INFO && ll->host.n && m->n > 12 &&
+	    (!memcmp(m->p, "NET/", 4) || !memcmp(m->p, "NCCL ver", 8) || !memcmp(m->p, "cudaDriv", 8) ||
+	     !memcmp(m->p, "Using ne", 8) || !memcmp(m->p, "Bootstra", 8)))
+		sysreport_node_info(b->facts, ll->host.p, ll->host.n, m->p, m->n, path, lineno);
 	if (ds->nwaiting)
 		context_after(b, ds, s, n);
 	struct line_ctx c = {b, path, lineno, s, n};
@@ -620,6 +637,8 @@ static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_
 		buf_add(&ds->sys, p, take);
 		if (take < n)
 			ds->sys_cut = 1;
+		if (sysreport_kind_scanned(doc->kind))
+			feed_lines(b, ds, p, n); /* and its lines as a log's (they count the lines too) */
 	}
 }
 
@@ -735,6 +754,7 @@ static void doc_finish(struct bundle *b, struct docstate *ds)
 	}
 	if (ds->scan.len)
 		sysreport_scan_text(ds->scan.data, ds->scan.len, path, b->facts, &b->warnings);
+	sysreport_nccltests_end(ds->nt); /* the last nccl-tests run of the document */
 	buf_free(&ds->sys);
 	buf_free(&ds->scan);
 	free(ds);
@@ -765,7 +785,7 @@ static void sink_end(void *ctx, int complete)
 		doc->complete = 0; /* lines not analysed */
 		b->stats.cut++;
 	}
-	if (is_sysreport(doc->kind)) {
+	if (is_sysreport(doc->kind) && !sysreport_kind_scanned(doc->kind)) {
 		for (size_t i = 0; i < ds->sys.len; i++)
 			if (ds->sys.data[i] == '\n')
 				doc->lines++;

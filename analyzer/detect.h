@@ -22,6 +22,10 @@ enum doc_kind {
 	DOC_NVCC,          /* nvcc --version */
 	DOC_DRIVER_VERSION,/* /proc/driver/nvidia/version */
 	DOC_ENV_DUMP,      /* env / printenv / export lines */
+	DOC_IB_STATUS,     /* ibstat, ibstatus, ibv_devinfo, ibdev2netdev, show_gids */
+	DOC_LSPCI,         /* lspci -vvv */
+	DOC_INTERFACES,    /* ip addr, ip -br addr, ifconfig */
+	DOC_HOST_CONFIG,   /* ulimit -a, df /dev/shm, mount, lsmod, libnccl listings, ompi_info */
 	DOC_KIND_COUNT
 };
 
@@ -36,5 +40,9 @@ int doc_kind_is_log(enum doc_kind k);
  * registry of system-report kinds, sysreport.c. */
 int detect_sysreport(const char *head, size_t len);
 const char *sysreport_kind_name(enum doc_kind k);
+/* Whether the lines of a system report of this kind are also scanned by
+ * signatures, as a log's are (its kind's lines_scanned, sysreport.c):
+ * listings that quote what signatures know (ulimit -a's memlock line). */
+int sysreport_kind_scanned(enum doc_kind k);
 
 #endif

@@ -39,6 +39,20 @@ static const struct {
 	{"onnection closed", KW_CONN_CLOSED},
 	{"NCCL version ", KW_NCCL_VERSION},
 	{"CUDA out of memory", KW_CUDA_OOM},
+	{"nccl-tests version", KW_NCCLTESTS},
+	{"nThread ", KW_NCCLTESTS},
+	{"Out of bounds values", KW_NCCLTESTS},
+	{"Avg bus bandwidth", KW_NCCLTESTS},
+	{"Test NCCL failure", KW_NCCLTESTS},
+	{"Test CUDA failure", KW_NCCLTESTS},
+	{": Test failure ", KW_NCCLTESTS},
+	{"NVRM: Xid", KW_KMSG},
+	{"NVRM: loading", KW_KMSG},
+	{"Killed process ", KW_KMSG},
+	{"Kill process ", KW_KMSG},
+	{"oom-kill:constraint", KW_KMSG},
+	{"]: segfault at ", KW_KMSG},
+	{"general protection fault", KW_KMSG},
 };
 
 _Static_assert(KW_COUNT <= 31, "keyword numbers must fit beside LINEKW_FLAG and in the mask");

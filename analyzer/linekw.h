@@ -38,6 +38,8 @@ enum linekw {
 	KW_CONN_CLOSED,       /* "onnection closed" (NCCL's service thread, INFO) */
 	KW_NCCL_VERSION,      /* "NCCL version " */
 	KW_CUDA_OOM,          /* "CUDA out of memory" */
+	KW_NCCLTESTS,         /* nccl-tests output: header, footer, failures (parse_nccltests.c) */
+	KW_KMSG,              /* kernel messages: Xid, NVRM, OOM killer, segfaults (parse_kmsg.c) */
 	KW_COUNT
 };
 

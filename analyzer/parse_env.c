@@ -208,4 +208,4 @@ static int env_lines(const struct sys_head *h)
 	return kv >= 1 && kv == h->lines; /* a short env.txt: every line is NAME=value */
 }
 
-const struct sysreport_kind SYS_ENV_DUMP = {DOC_ENV_DUMP, "env_dump", NULL, env_lines, sys_parse_env};
+const struct sysreport_kind SYS_ENV_DUMP = {DOC_ENV_DUMP, "env_dump", NULL, env_lines, sys_parse_env, 0};

@@ -660,4 +660,4 @@ static int mem_csv_lines(const struct sys_head *h)
 	return h->csv_mem >= 2 && h->csv_mem * 2 >= h->lines;
 }
 
-const struct sysreport_kind SYS_MEM_CSV = {DOC_MEM_CSV, "memory_csv", mem_csv_marker, mem_csv_lines, sys_parse_mem_csv};
+const struct sysreport_kind SYS_MEM_CSV = {DOC_MEM_CSV, "memory_csv", mem_csv_marker, mem_csv_lines, sys_parse_mem_csv, 0};

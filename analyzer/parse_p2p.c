@@ -247,4 +247,4 @@ static int p2p_lines(const struct sys_head *h)
 	return h->p2p_rows >= 1;
 }
 
-const struct sysreport_kind SYS_TOPO_P2P = {DOC_TOPO_P2P, "topo_p2p", p2p_marker, p2p_lines, sys_parse_p2p};
+const struct sysreport_kind SYS_TOPO_P2P = {DOC_TOPO_P2P, "topo_p2p", p2p_marker, p2p_lines, sys_parse_p2p, 0};

@@ -426,4 +426,4 @@ static int topo_lines(const struct sys_head *h)
 	return h->topo_rows >= 1 && (h->header_gpu0 || h->topo_rows >= 2);
 }
 
-const struct sysreport_kind SYS_TOPO_MATRIX = {DOC_TOPO_MATRIX, "topo_matrix", topo_marker, topo_lines, sys_parse_topo};
+const struct sysreport_kind SYS_TOPO_MATRIX = {DOC_TOPO_MATRIX, "topo_matrix", topo_marker, topo_lines, sys_parse_topo, 0};

@@ -220,4 +220,4 @@ static int topoxml_marker(const char *h, size_t n)
 	return sys_has(h, n, "<system version=") && (sys_has(h, n, "<gpu ") || sys_has(h, n, "<cpu "));
 }
 
-const struct sysreport_kind SYS_TOPO_XML = {DOC_TOPO_XML, "topo_xml", topoxml_marker, NULL, sys_parse_topoxml};
+const struct sysreport_kind SYS_TOPO_XML = {DOC_TOPO_XML, "topo_xml", topoxml_marker, NULL, sys_parse_topoxml, 0};

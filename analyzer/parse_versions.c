@@ -43,6 +43,28 @@ static int first_version(const char *v, char *out, size_t outsz)
 	return n > 0;
 }
 
+/* the CUDA version in a conda build string: "py3.11_cuda12.1_cudnn8.9.2_0" -> "12.1" */
+static int conda_build_cuda(const char *build, char *out, size_t outsz)
+{
+	const char *cu = strstr(build, "cuda");
+	if (!cu || !first_version(cu + 4, out, outsz))
+		return 0;
+	char *u = strchr(out, '_');
+	if (u)
+		*u = 0;
+	return out[0] != 0;
+}
+
+/* a torch local version ("+cu121") as opposed to NCCL's build suffix
+ * ("+cuda12.2"): the digits follow "+cu" directly */
+static const char *torch_local(const char *s)
+{
+	for (const char *p = strstr(s, "+cu"); p; p = strstr(p + 3, "+cu"))
+		if (isdigit((unsigned char)p[3]))
+			return p;
+	return NULL;
+}
+
 /* "+cu121" -> "12.1", "+cu130" -> "13.0", "+cu92" -> "9.2" */
 static int cuda_from_local(const char *ver, char *out, size_t outsz)
 {
@@ -241,6 +263,9 @@ static int derive_from_packages(cJSON *facts, const char *path)
 			n += set_torch(facts, ver, sp, (uint64_t)sl);
 		else if (!strncmp(name, "nvidia-nccl", 11))
 			n += sys_version_set(facts, "nccl_pip", ver, sp, (uint64_t)sl);
+		else if (!strcmp(name, "nccl"))
+			/* conda-forge's "nccl 2.21.5.1" (the 4th number is the package build) */
+			n += sys_version_set(facts, "nccl_conda", ver, sp, (uint64_t)sl);
 		else if (!strncmp(name, "nvidia-cuda-runtime", 19))
 			n += sys_version_set(facts, "cuda_runtime", ver, sp, (uint64_t)sl);
 		else if (!strcmp(name, "pytorch-cuda"))
@@ -296,8 +321,7 @@ static void v_conda_torch(struct vparse *p, char **tok, size_t nt)
 {
 	char ver[128];
 	if (nt >= 3 && (!strcmp(tok[0], "pytorch") || !strcmp(tok[0], "torch"))) {
-		const char *cu = strstr(tok[2], "cuda");
-		if (cu && first_version(cu + 4, ver, sizeof ver))
+		if (conda_build_cuda(tok[2], ver, sizeof ver))
 			p->added += sys_version_set(p->facts, "torch_cuda", ver, p->path, p->lineno);
 	}
 }
@@ -362,17 +386,19 @@ static int v_torch_oneliner(struct vparse *p, const char *s)
 	int a, b, c3;
 	const char *tp = strchr(s, '(');
 	if (tp && sscanf(tp, "(%d, %d, %d)", &a, &b, &c3) == 3 && a == 2 && b >= 0 && b < 100 &&
-	    (strstr(s, "+cu") || sys_memcasestr(s, strlen(s), "nccl"))) {
+	    (torch_local(s) || sys_memcasestr(s, strlen(s), "nccl"))) {
 		char v[32];
 		snprintf(v, sizeof v, "%d.%d.%d", a, b, c3);
 		p->added += sys_version_set(p->facts, "nccl_torch", v, p->path, p->lineno);
 	}
-	if (!isdigit((unsigned char)s[0]) || !strstr(s, "+cu"))
+	/* "2.18.3+cuda12.2" is NCCL's version string, not torch's: only
+	 * "+cuNNN" is torch's local version */
+	if (!isdigit((unsigned char)s[0]) || !torch_local(s))
 		return 0;
 	char *tok[16];
 	char *c = xstrdup(s);
 	size_t nt = sys_split_ws(c, tok, 16);
-	if (nt >= 1 && strstr(tok[0], "+cu")) {
+	if (nt >= 1 && torch_local(tok[0])) {
 		p->added += set_torch(p->facts, tok[0], p->path, p->lineno);
 		if (nt >= 2 && isdigit((unsigned char)tok[1][0]) && strchr(tok[1], '.') && strlen(tok[1]) <= 5)
 			p->added += sys_version_set(p->facts, "torch_cuda", tok[1], p->path, p->lineno);
@@ -460,7 +486,13 @@ static int collect_env_marker(const char *h, size_t n)
 /* python -c "import torch; print(torch.__version__, torch.version.cuda, ...)" */
 static int collect_env_lines(const struct sys_head *h)
 {
-	return h->lines <= 3 && isdigit((unsigned char)h->p[0]) && memmem(h->p, h->n, "+cu", 3);
+	/* torch's "+cu130", not NCCL's "+cuda13.0" */
+	if (h->lines > 3 || !isdigit((unsigned char)h->p[0]))
+		return 0;
+	const char *cu = memmem(h->p, h->n, "+cu", 3);
+	while (cu && (size_t)(cu - h->p) + 3 < h->n && !isdigit((unsigned char)cu[3]))
+		cu = memmem(cu + 3, h->n - (size_t)(cu + 3 - h->p), "+cu", 3);
+	return cu && (size_t)(cu - h->p) + 3 < h->n;
 }
 
 static int nvcc_marker(const char *h, size_t n)
@@ -479,8 +511,8 @@ static int pip_lines(const struct sys_head *h)
 }
 
 const struct sysreport_kind SYS_COLLECT_ENV = {DOC_COLLECT_ENV, "collect_env", collect_env_marker, collect_env_lines,
-                                               sys_parse_versions};
-const struct sysreport_kind SYS_NVCC = {DOC_NVCC, "nvcc_version", nvcc_marker, NULL, sys_parse_versions};
+                                               sys_parse_versions, 0};
+const struct sysreport_kind SYS_NVCC = {DOC_NVCC, "nvcc_version", nvcc_marker, NULL, sys_parse_versions, 0};
 const struct sysreport_kind SYS_DRIVER_VERSION = {DOC_DRIVER_VERSION, "driver_version", driver_marker, NULL,
-                                                  sys_parse_versions};
-const struct sysreport_kind SYS_PIP_LIST = {DOC_PIP_LIST, "package_list", NULL, pip_lines, sys_parse_versions};
+                                                  sys_parse_versions, 0};
+const struct sysreport_kind SYS_PIP_LIST = {DOC_PIP_LIST, "package_list", NULL, pip_lines, sys_parse_versions, 0};

@@ -17,6 +17,10 @@ struct sigdb;
 #define SIG_IB_USING_DEVICES         "ib.using_devices"
 #define SIG_IB_LIBIBVERBS_MISSING    "ib.libibverbs_missing"
 #define SIG_CUDA_NCCL_UNHANDLED_CUDA "cuda.nccl_unhandled_cuda"
+/* signatures that say a job hung or timed out (rules_host.c: ACS with a hang) */
+#define SIG_COLL_WATCHDOG_TIMEOUT      "coll.watchdog_timeout"
+#define SIG_COLL_HEARTBEAT_STUCK       "coll.heartbeat_stuck"
+#define SIG_C10D_BLOCKING_WAIT_TIMEOUT "c10d.blocking_wait_timeout"
 
 /* diagnoses (patterns/ranks.json) that cascade.c anchors echoes on */
 #define DIAG_RANKS_SIGKILL_OOM_KILLER     "ranks.sigkill_oom_killer"
@@ -35,11 +39,15 @@ struct sigdb;
 #define RULE_RANKS_LOG_ENDS_MIDWAY        "ranks.log_ends_midway"
 #define RULE_RANKS_SIGKILL_OOM_KILLER     "ranks.sigkill_oom_killer"
 #define RULE_RANKS_DIED_SILENTLY          "ranks.died_silently"
+#define RULE_RANKS_HANG_STOPPED_OUTSIDE   "ranks.hang_stopped_outside"
+/* fact-rule evidence (rules_sys.c) that rules_host.c looks for */
+#define RULE_TOPO_HANG_AFTER_P2P_SETUP    "topo.hang_after_p2p_setup"
 
 /* id families (a prefix some ids share) */
 #define FAMILY_OOM    "oom."
 #define FAMILY_MEMORY "memory."
 #define FAMILY_RANKS  "ranks."
+#define FAMILY_IB     "ib."
 
 /* categories (TAXONOMY) that cascade.c treats as echo-prone */
 #define CAT_RANK_FAILURE       "RANK_FAILURE"

@@ -769,6 +769,18 @@ static void rule_arch(const cJSON *facts, const struct vctx *v, struct emitter *
 	}
 }
 
+/* The NCCL release of a package version that carries a 4th number of its
+ * own ("2.21.5.1" of conda-forge, "2.18.1.0.3.0" of vllm-nccl-cu12):
+ * its first three numbers, or the string as it is when it is no version. */
+static void nccl3(const char *v, char *out, size_t n)
+{
+	struct version x;
+	if (version_parse(v, &x) && x.n >= 3)
+		snprintf(out, n, "%ld.%ld.%ld", x.part[0], x.part[1], x.part[2]);
+	else
+		snprintf(out, n, "%s", v);
+}
+
 /* several NCCL versions */
 static void rule_multiple_nccl(const cJSON *facts, const struct sys_logctx *lc, struct emitter *e)
 {
@@ -800,6 +812,15 @@ if (!first && (src)) first = (src); } while (0)
 		snprintf(where, sizeof where, "torch.cuda.nccl.version() [%s]", src_str(snt, sb, sizeof sb));
 		SEEN(nt, where, snt);
 	}
+	const char *ncv = NULL;
+	const cJSON *snc = version(facts, "nccl_conda", &ncv);
+	if (ncv) {
+		/* conda-forge's "2.21.5.1": the 4th number is the package build */
+		char v3[24], where[700];
+		nccl3(ncv, v3, sizeof v3);
+		snprintf(where, sizeof where, "conda package nccl %s [%s]", ncv, src_str(snc, sb, sizeof sb));
+		SEEN(v3, where, snc);
+	}
 	/* several nvidia-nccl-cuXX packages side by side */
 	int npk = 0;
 	struct buf pk;
@@ -807,8 +828,19 @@ if (!first && (src)) first = (src); } while (0)
 	const cJSON *p;
 	const cJSON *pkgs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "versions"), "packages");
 	cJSON_ArrayForEach(p, pkgs) {
-		if (strncmp(p->string, "nvidia-nccl", 11))
+		/* vLLM's own NCCL wheels (vllm-nccl-cu12 2.18.1.0.3.0: NCCL 2.18.1) are NCCLs too */
+		int vllm = !strncmp(p->string, "vllm-nccl-cu", 12);
+		if (strncmp(p->string, "nvidia-nccl", 11) && !vllm)
 			continue;
+		const char *pv = json_str(p, "version");
+		struct version pvv;
+		if (vllm && pv && version_parse(pv, &pvv) && pvv.n >= 3) {
+			char v3[24], where[700];
+			nccl3(pv, v3, sizeof v3);
+			snprintf(where, sizeof where, "pip package %s %s [%s]", p->string, pv,
+			         src_str(cJSON_GetObjectItemCaseSensitive(p, "source"), sb, sizeof sb));
+			SEEN(v3, where, cJSON_GetObjectItemCaseSensitive(p, "source"));
+		}
 		npk++;
 		buf_printf(&pk, "%s%s==%s", pk.len ? ", " : "", p->string, json_str(p, "version"));
 		if (!first)

@@ -1,6 +1,8 @@
 /* sysparse.h - internal helpers shared by the system-report parsers
  * (parse_topo.c, parse_p2p.c, parse_topoxml.c, parse_nvsmi.c,
- * parse_versions.c, parse_memory.c, parse_env.c), the registry of their
+ * parse_versions.c, parse_memory.c, parse_env.c, parse_ib.c, parse_lspci.c,
+ * parse_netif.c, parse_host.c; the line-fed parse_nccltests.c, parse_kmsg.c,
+ * parse_nodes.c), the registry of their
  * kinds (sysreport.c) and the rules over their facts (rules_sys.c, sys_eval.c);
  * implemented in sysparse.c, below the dispatcher (sysreport.c), and the
  * parsers' entry points that the dispatcher calls.  Not a public
@@ -128,6 +130,8 @@ struct sysreport_kind {
 	int (*lines)(const struct sys_head *h);
 	/* the parser: facts added */
 	int (*parse)(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+	/* 1: signatures read its lines too, as a log's (sysreport_kind_scanned) */
+	int lines_scanned;
 };
 
 /* Whether needle occurs in head[0..len). */
@@ -143,6 +147,30 @@ int sys_parse_nvsmi_l(const char *text, size_t len, const char *path, cJSON *fac
 int sys_parse_mem_csv(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
 int sys_parse_versions(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
 int sys_parse_env(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+/* Reports recognised by the share of their lines a parser reads
+ * (parse_ib.c, parse_lspci.c, parse_netif.c, parse_host.c): _detect says
+ * whether a document's head is one (70% of its non-blank lines; the
+ * marker of its kind), _scan reads the blocks of one embedded in free
+ * text (a pasted ticket). */
+int sys_parse_ib(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_lspci(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_netif(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_host(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_detect_ib(const char *head, size_t len);
+int sys_detect_lspci(const char *head, size_t len);
+int sys_detect_netif(const char *head, size_t len);
+int sys_detect_host(const char *head, size_t len);
+int sys_scan_ib(const char *text, size_t len, const char *path, cJSON *facts);
+int sys_scan_lspci(const char *text, size_t len, const char *path, cJSON *facts);
+int sys_scan_netif(const char *text, size_t len, const char *path, cJSON *facts);
+int sys_scan_host(const char *text, size_t len, const char *path, cJSON *facts);
+
+/* Whole texts of the line-fed parsers (sysreport.h): nccl-tests output
+ * (launcher prefixes removed here), kernel messages. */
+int sys_parse_nccltests(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_kmsg(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+/* What an NVIDIA Xid code means (NULL when not in the table). */
+const char *sys_xid_meaning(int xid);
 /* PyTorch OOM messages in any text (one per line). */
 int sys_parse_oom_text(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
 

@@ -16,13 +16,19 @@
 #include "sysparse.h"
 
 extern const struct sysreport_kind SYS_TOPO_XML, SYS_NVSMI_Q, SYS_COLLECT_ENV, SYS_TOPO_P2P, SYS_TOPO_MATRIX,
-	SYS_NVSMI, SYS_NVCC, SYS_DRIVER_VERSION, SYS_NVSMI_L, SYS_MEM_CSV, SYS_PIP_LIST, SYS_ENV_DUMP;
+	SYS_NVSMI, SYS_NVCC, SYS_DRIVER_VERSION, SYS_LSPCI, SYS_IB_STATUS, SYS_INTERFACES, SYS_HOST_CONFIG, SYS_NVSMI_L,
+	SYS_MEM_CSV, SYS_PIP_LIST, SYS_ENV_DUMP;
 
 /* In detection order: the more specific first (topo -p2p before topo -m,
- * both have "GPU0" rows). */
+ * both have "GPU0" rows).  lspci, the RDMA port listings, the interface
+ * listings and the host configuration listings are recognised by the
+ * share of their lines each parser reads (70%), so that a log quoting a
+ * few lines of one stays a log; their tests are markers, after the
+ * banners of the others and before the memory CSV's column names. */
 static const struct sysreport_kind *const KINDS[] = {
 	&SYS_TOPO_XML, &SYS_NVSMI_Q, &SYS_COLLECT_ENV, &SYS_TOPO_P2P, &SYS_TOPO_MATRIX, &SYS_NVSMI, &SYS_NVCC,
-	&SYS_DRIVER_VERSION, &SYS_NVSMI_L, &SYS_MEM_CSV, &SYS_PIP_LIST, &SYS_ENV_DUMP, NULL,
+	&SYS_DRIVER_VERSION, &SYS_LSPCI, &SYS_IB_STATUS, &SYS_INTERFACES, &SYS_HOST_CONFIG, &SYS_NVSMI_L,
+	&SYS_MEM_CSV, &SYS_PIP_LIST, &SYS_ENV_DUMP, NULL,
 };
 
 static const struct sysreport_kind *kind_of(enum doc_kind k)
@@ -37,6 +43,12 @@ const char *sysreport_kind_name(enum doc_kind k)
 {
 	const struct sysreport_kind *s = kind_of(k);
 	return s ? s->name : NULL;
+}
+
+int sysreport_kind_scanned(enum doc_kind k)
+{
+	const struct sysreport_kind *s = kind_of(k);
+	return s && s->lines_scanned;
 }
 
 /* ---- detection ---- */
@@ -175,6 +187,10 @@ int sysreport_scan_text(const char *text, size_t len, const char *path,
 	n += sys_parse_nvsmi(text, len, path, facts, &quiet);
 	n += sys_parse_versions(text, len, path, facts, &quiet);
 	n += sys_parse_oom_text(text, len, path, facts, &quiet);
+	n += sys_scan_ib(text, len, path, facts);
+	n += sys_scan_lspci(text, len, path, facts);
+	n += sys_scan_netif(text, len, path, facts);
+	n += sys_scan_host(text, len, path, facts);
 	msgs_free(&quiet);
 	(void)m;
 	return n;

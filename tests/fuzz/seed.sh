@@ -45,6 +45,15 @@ sr 7 $C/sys/pip-freeze.txt
 sr 8 $C/sys/collect_env.txt
 sr 9 $C/sys/nvcc-version.txt
 sr 10 $C/sys/proc-driver-version.txt
+# host reports (kinds 12-15 = ib_status, lspci, interfaces, host_config);
+# every input also goes through the log-fed parsers (nccl-tests, kernel, nodes)
+P=fixtures/sys/public
+L=fixtures/sys/local
+for f in $P/ibstat-* $P/ibstatus-* $P/ibv_devinfo-* $P/ibdev2netdev-* $P/show_gids-*; do sr 12 "$f"; done
+for f in $P/lspci-*; do sr 13 "$f"; done
+for f in $L/ip-* $L/ifconfig-* $P/ifconfig-*; do sr 14 "$f"; done
+for f in $L/ulimit-* $L/df-* $L/mount.txt $L/ldd-* $L/ls-l-* $P/ulimit-* $P/lsmod-* $P/ls-l-* $P/ompi_info-*; do sr 15 "$f"; done
+for f in $P/nccl-tests-* $P/dmesg-* fixtures/captures/h200-2gpu-more/sys/dmesg-grep-NVRM.txt; do sr 0 "$f"; done
 for f in $S/*/memtrace.csv; do { printf '\006'; head -c 4096 "$f"; } > "$OUT/sysreport/mem-$(basename "$(dirname "$f")")"; done
 for f in $S/*/env.txt; do { printf '\013'; head -c 4096 "$f"; } > "$OUT/sysreport/env-$(basename "$(dirname "$f")")"; done
 

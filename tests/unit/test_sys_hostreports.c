@@ -1,0 +1,824 @@
+/* test_sys_hostreports.c - the host-report parsers (nccl-tests output,
+ * kernel messages, per-node NCCL facts, ibstat/ibstatus/ibv_devinfo/
+ * ibdev2netdev/show_gids, lspci, ip/ifconfig, ulimit/df/mount/lsmod/libnccl
+ * listings/ompi_info) on the real fixtures of fixtures/sys/public,
+ * fixtures/sys/local and fixtures/captures, then the rules of rules_host.c
+ * end to end on bundles of those files with the real pattern database. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "bundle.h"
+#include "correlate.h"
+#include "detect.h"
+#include "rules.h"
+#include "sigdb.h"
+#include "sysparse.h"
+#include "sysreport.h"
+#include "testlib.h"
+
+#define PUB "fixtures/sys/public/"
+#define LOC "fixtures/sys/local/"
+#define MORE "fixtures/captures/h200-2gpu-more/"
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "cannot open %s\n", path);
+		*len = 0;
+		return xstrdup("");
+	}
+	struct buf b;
+	buf_init(&b);
+	char tmp[8192];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+		buf_add(&b, tmp, n);
+	fclose(f);
+	*len = b.len;
+	return b.len ? buf_steal(&b) : (buf_free(&b), xstrdup(""));
+}
+
+static const cJSON *get(const cJSON *o, const char *dotted)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", dotted);
+	char *save = NULL;
+	for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save)) {
+		if (cJSON_IsArray(o))
+			o = cJSON_GetArrayItem(o, atoi(k));
+		else
+			o = cJSON_GetObjectItemCaseSensitive(o, k);
+	}
+	return o;
+}
+
+static const char *gs(const cJSON *o, const char *dotted)
+{
+	const cJSON *x = get(o, dotted);
+	return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+static double gn(const cJSON *o, const char *dotted)
+{
+	const cJSON *x = get(o, dotted);
+	return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+static int gb(const cJSON *o, const char *dotted)
+{
+	const cJSON *x = get(o, dotted);
+	return cJSON_IsBool(x) ? cJSON_IsTrue(x) : -1;
+}
+
+/* detect the kind of a fixture and parse it as a whole document */
+static int kind_of(const char *path)
+{
+	size_t len;
+	char *t = slurp(path, &len);
+	int k = detect_kind(t, len, 1);
+	free(t);
+	return k;
+}
+
+static int parse_as(cJSON *facts, const char *path, int (*fn)(const char *, size_t, const char *, cJSON *, struct msgs *))
+{
+	size_t len;
+	char *t = slurp(path, &len);
+	struct msgs m = {0};
+	const char *base = strrchr(path, '/');
+	int n = fn(t, len, base ? base + 1 : path, facts, &m);
+	msgs_free(&m);
+	free(t);
+	return n;
+}
+
+static void test_nccl_tests(void)
+{
+	cJSON *f = cJSON_CreateObject();
+	CHECK(parse_as(f, PUB "nccl-tests-2.17.8-gh200-wrong-values.txt", sys_parse_nccltests) == 1);
+	const cJSON *r = get(f, "nccl_tests.runs.0");
+	CHECK_STR(gs(r, "version"), "2.17.8");
+	CHECK_STR(gs(r, "nccl_headers"), "2.29.2");
+	CHECK_STR(gs(r, "nccl_library"), "2.29.2");
+	CHECK_STR(gs(r, "program"), "all_reduce_perf");
+	CHECK_INT(gn(r, "device_count"), 2);
+	CHECK_STR(gs(r, "devices.1.host"), "gpu-1-7");
+	CHECK_INT(gn(r, "devices.1.pid"), 2448661);
+	CHECK_STR(gs(r, "devices.1.bus_id"), "0009:01:00.0");
+	CHECK_STR(gs(r, "devices.1.name"), "NVIDIA GH200 120GB");
+	CHECK_INT(gn(r, "rows"), 25);
+	CHECK_STR(gs(r, "error_column"), "#wrong");
+	CHECK_INT(gn(r, "wrong"), 128); /* 96 out-of-place + 32 in-place */
+	CHECK_INT(gn(r, "rows_wrong"), 1);
+	CHECK_INT(gn(r, "first_wrong.size"), 1048576);
+	CHECK_INT(gn(r, "first_wrong.source.line"), 29);
+	CHECK_INT(gn(r, "oob.count"), 4);
+	CHECK_STR(gs(r, "oob.status"), "FAILED");
+	CHECK(fabs(gn(r, "avg_busbw.value") - 4.79995) < 1e-9);
+	CHECK(fabs(gn(r, "max_busbw.value") - 22.87) < 1e-9);
+	CHECK_INT(gb(r, "completed"), 1);
+	CHECK_INT(gb(r, "validated"), 1);
+	CHECK_INT(gb(r, "failed"), 1);
+	CHECK_INT(gb(r, "healthy"), 0);
+	CHECK_INT(gn(r, "failure_count"), 2);
+	CHECK_STR(gs(r, "failures.0.kind"), "test");
+	CHECK_STR(gs(r, "failures.0.at"), "common.cu:1189");
+	CHECK_INT(gn(r, "failures.0.pid"), 662195);
+	CHECK_INT(gb(f, "nccl_tests.completed"), 1);
+	CHECK_INT(gb(f, "nccl_tests.healthy"), 0);
+	CHECK_INT(gb(f, "nccl_tests.failed"), 1);
+	CHECK_INT(gn(f, "nccl_tests.wrong"), 128);
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "nccl-tests-2.17.8-gh200-cuda-busy.txt", sys_parse_nccltests);
+	r = get(f, "nccl_tests.runs.0");
+	CHECK_INT(gn(r, "device_count"), 8);
+	CHECK_STR(gs(r, "nccl_library"), "2.26.6");
+	CHECK_INT(gn(r, "failure_count"), 12);
+	CHECK_STR(gs(r, "failures.0.kind"), "cuda");
+	CHECK_STR(gs(r, "failures.0.host"), "gpu-1-1");
+	CHECK_STR(gs(r, "failures.0.at"), "common.cu:1304");
+	CHECK_STR(gs(r, "failures.0.error"), "CUDA-capable device(s) is/are busy or unavailable");
+	CHECK_INT(gb(r, "completed"), 0);
+	CHECK_INT(gb(f, "nccl_tests.failed"), 1);
+	CHECK_INT(gb(f, "nccl_tests.healthy"), 0);
+	cJSON_Delete(f);
+
+	/* the end of a healthy table (no header in the excerpt): OOB 0 OK */
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "nccl-tests-tail-ok-119.txt", sys_parse_nccltests);
+	CHECK_INT(gb(f, "nccl_tests.healthy"), 1);
+	CHECK_INT(gb(f, "nccl_tests.runs.0.validated"), 0); /* no rows read: nothing to say about #wrong */
+	CHECK(fabs(gn(f, "nccl_tests.avg_busbw.value") - 84.8558) < 1e-9);
+	cJSON_Delete(f);
+
+	/* one failure line, 2.13+ "'%s / %s'" with an empty last error */
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "nccl-tests-failure-internal-error-275.txt", sys_parse_nccltests);
+	r = get(f, "nccl_tests.runs.0");
+	CHECK_STR(gs(r, "failures.0.kind"), "nccl");
+	CHECK_STR(gs(r, "failures.0.error"), "internal error - please report this issue to the NCCL developers");
+	CHECK(get(r, "failures.0.last_error") == NULL);
+	CHECK(get(r, "failures.0.host") == NULL); /* the line starts with "Test NCCL failure": no host */
+	CHECK_INT(gb(f, "nccl_tests.failed"), 1);
+	cJSON_Delete(f);
+
+	/* Open MPI --tag-output prefixes, footer pasted before the rows */
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "nccl-tests-mpirun-tagged-awsk8s-503.txt", sys_parse_nccltests);
+	r = get(f, "nccl_tests.runs.0");
+	CHECK_INT(gn(r, "rows"), 3);
+	CHECK_INT(gn(r, "wrong"), 0);
+	CHECK(fabs(gn(r, "avg_busbw.value") - 92.3405) < 1e-9);
+	CHECK_INT(gb(f, "nccl_tests.healthy"), 1);
+	cJSON_Delete(f);
+
+	/* a log that is no nccl-tests output gives no run */
+	f = cJSON_CreateObject();
+	CHECK_INT(parse_as(f, MORE "ok_unset/run.log", sys_parse_nccltests), 0);
+	CHECK(get(f, "nccl_tests") == NULL);
+	cJSON_Delete(f);
+
+	/* streaming: a line cut in the middle of a row must not be read past */
+	f = cJSON_CreateObject();
+	struct nccltests *nt = sysreport_nccltests_new(f, "x");
+	const char *hdr = "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong";
+	const char *ver = "# nccl-tests version 2.17.8 nccl-headers=22902 nccl-library=22902";
+	sysreport_nccltests_line(nt, ver, strlen(ver), 1);
+	sysreport_nccltests_line(nt, hdr, strlen(hdr), 2);
+	const char *row = "     1048576        262144     float     sum      -1   477.32    2.20    2.20      96   492.81    2.13    2.13      32";
+	sysreport_nccltests_line(nt, row, 60, 3); /* cut: fewer columns, not a row */
+	sysreport_nccltests_line(nt, row, strlen(row), 4);
+	CHECK(sysreport_nccltests_active(nt));
+	sysreport_nccltests_end(nt);
+	CHECK_INT(gn(f, "nccl_tests.runs.0.rows"), 1);
+	CHECK_INT(gn(f, "nccl_tests.runs.0.wrong"), 128);
+	CHECK_INT(gb(f, "nccl_tests.runs.0.completed"), 0);
+	cJSON_Delete(f);
+}
+
+static void test_kmsg(void)
+{
+	cJSON *f = cJSON_CreateObject();
+	CHECK(parse_as(f, PUB "dmesg-T-oom-autovod-7.txt", sys_parse_kmsg) >= 2);
+	const cJSON *o = get(f, "kernel.oom_kills.0");
+	CHECK_INT(cJSON_GetArraySize(get(f, "kernel.oom_kills")), 1); /* constraint + Killed process: one kill */
+	CHECK_INT(gn(o, "pid"), 7899);
+	CHECK_STR(gs(o, "process"), "python");
+	CHECK_STR(gs(o, "kind"), "global");
+	CHECK_STR(gs(o, "constraint"), "CONSTRAINT_NONE");
+	CHECK_STR(gs(o, "time"), "Sun Mar 30 08:24:00 2025");
+	CHECK_INT(gn(o, "source.line"), 6);
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "dmesg-iso-oom-ert-7797.txt", sys_parse_kmsg);
+	o = get(f, "kernel.oom_kills.0");
+	CHECK_INT(gn(o, "pid"), 1440763);
+	CHECK_STR(gs(o, "process"), "perl");
+	CHECK_INT(gn(o, "anon_rss_kb"), 60356340);
+	CHECK_STR(gs(o, "memcg"), "/user.slice/user-21417.slice/user@21417.service");
+	CHECK_STR(gs(o, "time"), "2024-04-29T14:55:41,679700+02:00");
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "dmesg-xid79-gpuburn-1.txt", sys_parse_kmsg);
+	CHECK_INT(gn(f, "kernel.xids.0.xid"), 79);
+	CHECK_STR(gs(f, "kernel.xids.0.bus_id"), "0000:02:00.0");
+	CHECK(gs(f, "kernel.xids.0.meaning") && strstr(gs(f, "kernel.xids.0.meaning"), "fallen off the bus"));
+	CHECK_INT(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(get(f, "kernel.xid_by_gpu"), "0000:02:00.0"), 0)->valuedouble, 79);
+	CHECK_INT(gn(f, "kernel.nvrm_lines"), 2); /* "GPU at PCI:..." and "GPU Board Serial Number" */
+	cJSON_Delete(f);
+
+	/* the 2 x H200 host: Xid 31 and 43 on one GPU, the driver version */
+	f = cJSON_CreateObject();
+	parse_as(f, MORE "sys/dmesg-grep-NVRM.txt", sys_parse_kmsg);
+	CHECK_INT(cJSON_GetArraySize(get(f, "kernel.xids")), 2);
+	CHECK_INT(gn(f, "kernel.xids.0.xid"), 31);
+	CHECK_INT(gn(f, "kernel.xids.0.pid"), 2168);
+	CHECK_STR(gs(f, "kernel.xids.0.process"), "python");
+	CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(get(f, "kernel.xid_by_gpu"), "0000:00:07.0")), 2);
+	CHECK_STR(gs(f, "versions.driver.value"), "580.159.04");
+	cJSON_Delete(f);
+
+	/* a syslog line gives the host; no read past a short line */
+	f = cJSON_CreateObject();
+	const char *sl = "Mar 10 01:33:03 cpu-6-2 kernel: Out of memory: Killed process 4182 (python) total-vm:1kB";
+	CHECK_INT(sysreport_kmsg_line(f, sl, strlen(sl), "syslog", 7), 1);
+	CHECK_STR(gs(f, "kernel.oom_kills.0.host"), "cpu-6-2");
+	CHECK_INT(sysreport_kmsg_line(f, sl, 20, "syslog", 8), 0);
+	cJSON_Delete(f);
+}
+
+static void test_nodes(void)
+{
+	cJSON *f = cJSON_CreateObject();
+	static const char *const L[][2] = {
+		{"learn01", "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'"},
+		{"hostname1", "NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB primaryip:10.10.10.10<0>"},
+		{"hostname1", "Using network IB"},
+		{"vm", "Bootstrap: Using lo:127.0.0.1<0>"},
+		{"192-222-53-60", "NET/Plugin: Using internal network plugin."},
+		{"192-222-53-60", "cudaDriverVersion 12040"},
+		{"ip-172-31-20-228", "NCCL version 2.21.5+cuda12.4"},
+	};
+	for (size_t i = 0; i < sizeof L / sizeof L[0]; i++)
+		CHECK_INT(sysreport_node_info(f, L[i][0], strlen(L[i][0]), L[i][1], strlen(L[i][1]), "log", i + 1), 1);
+	CHECK_INT(gb(f, "nodes.learn01.gdr.mlx5_0.enabled"), 0);
+	CHECK_STR(gs(f, "nodes.hostname1.ib_devices.value"), "[0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]");
+	CHECK_STR(gs(f, "nodes.hostname1.network.value"), "IB");
+	CHECK_STR(gs(f, "nodes.vm.bootstrap.value"), "lo:127.0.0.1<0>");
+	CHECK_STR(gs(f, "nodes.192-222-53-60.net_plugin.value"), "internal");
+	CHECK_STR(gs(f, "nodes.192-222-53-60.cuda_driver.value"), "12.4");
+	CHECK_STR(gs(f, "nodes.ip-172-31-20-228.nccl_version.value"), "2.21.5");
+	CHECK_STR(gs(f, "nodes.ip-172-31-20-228.nccl_build.value"), "cuda12.4");
+	/* a second version on the same host is kept apart */
+	CHECK_INT(sysreport_node_info(f, "ip-172-31-20-228", 16, "NCCL version 2.18.1+cuda12.1", 28, "log2", 3), 1);
+	CHECK_STR(gs(f, "nodes.ip-172-31-20-228.nccl_version.others.0.value"), "2.18.1");
+	CHECK_INT(sysreport_node_info(f, "h", 1, "Init COMPLETE", 13, "log", 9), 0);
+	cJSON_Delete(f);
+}
+
+static void test_ib(void)
+{
+	CHECK_INT(kind_of(PUB "ibstat-port-down-188-truncated.txt"), DOC_IB_STATUS);
+	CHECK_INT(kind_of(PUB "ibstatus-down-ethernet-1935-truncated.txt"), DOC_IB_STATUS);
+	CHECK_INT(kind_of(PUB "ibv_devinfo-port-down-deepep-38-truncated.txt"), DOC_IB_STATUS);
+	CHECK_INT(kind_of(PUB "ibdev2netdev-stepmesh-15.txt"), DOC_IB_STATUS);
+	CHECK_INT(kind_of(PUB "show_gids-k8s-tabs-1573.txt"), DOC_IB_STATUS);
+	CHECK_INT(kind_of(PUB "show_gids-spaces-1131-truncated.txt"), DOC_IB_STATUS);
+
+	cJSON *f = cJSON_CreateObject();
+	parse_as(f, PUB "ibstat-port-down-188-truncated.txt", sys_parse_ib);
+	CHECK_INT(cJSON_GetArraySize(get(f, "ib.ports")), 3);
+	CHECK_STR(gs(f, "ib.ports.1.hca"), "mlx5_1");
+	CHECK_STR(gs(f, "ib.ports.1.state"), "Down");
+	CHECK_STR(gs(f, "ib.ports.1.phys_state"), "Disabled");
+	CHECK_STR(gs(f, "ib.ports.0.state"), "Active");
+	CHECK_STR(gs(f, "ib.ports.0.link_layer"), "InfiniBand");
+	CHECK_INT(gn(f, "ib.ports.0.rate_gbps"), 200);
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "ibstatus-roce-active-1866-truncated.txt", sys_parse_ib);
+	CHECK_STR(gs(f, "ib.ports.1.hca"), "mlx5_1");
+	CHECK_STR(gs(f, "ib.ports.1.state"), "Active");
+	CHECK_STR(gs(f, "ib.ports.1.phys_state"), "LinkUp");
+	CHECK_STR(gs(f, "ib.ports.1.link_layer"), "Ethernet");
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "ibv_devinfo-port-down-deepep-38-truncated.txt", sys_parse_ib);
+	CHECK_STR(gs(f, "ib.ports.0.hca"), "mlx5_0");
+	CHECK_STR(gs(f, "ib.ports.0.state"), "Down");
+	CHECK_INT(gn(f, "ib.ports.0.source.line"), 12);
+	cJSON_Delete(f);
+
+	/* GID lines without their hca_id: nothing is attributed */
+	f = cJSON_CreateObject();
+	CHECK_INT(parse_as(f, PUB "ibv_devinfo-v-gids-769.txt", sys_parse_ib), 0);
+	CHECK(get(f, "ib.gids") == NULL);
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "ibdev2netdev-column-cluster-health-4.txt", sys_parse_ib);
+	CHECK_INT(cJSON_GetArraySize(get(f, "ib.ports")), 12);
+	CHECK_STR(gs(f, "ib.ports.1.netdev"), "enp27s0f0np0");
+	CHECK_STR(gs(f, "ib.ports.1.netdev_state"), "Up");
+	CHECK(get(f, "ib.ports.1.state") == NULL); /* ibdev2netdev without -v: no port state */
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "show_gids-spaces-1131-truncated.txt", sys_parse_ib);
+	CHECK_INT(cJSON_GetArraySize(get(f, "ib.gids")), 8);
+	CHECK_INT(gn(f, "ib.gids.3.index"), 3);
+	CHECK_STR(gs(f, "ib.gids.3.type"), "RoCE v2");
+	CHECK_STR(gs(f, "ib.gids.3.ipv4"), "11.0.0.72");
+	CHECK_STR(gs(f, "ib.gids.3.netdev"), "ens3np0");
+	CHECK(get(f, "ib.gids.1.ipv4") == NULL);
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "show_gids-k8s-tabs-1573.txt", sys_parse_ib);
+	CHECK_INT(gn(f, "ib.gids.3.index"), 7);
+	CHECK_STR(gs(f, "ib.gids.3.ipv4"), "10.152.0.12");
+	CHECK_STR(gs(f, "ib.gids.3.netdev"), "net1");
+	cJSON_Delete(f);
+}
+
+static void test_lspci(void)
+{
+	CHECK_INT(kind_of(PUB "lspci-vvv-amd-gpp-bridges-acs-kvm-2023.txt"), DOC_LSPCI);
+	CHECK_INT(kind_of(PUB "lspci-grep-acsctl-606.txt"), DOC_LSPCI);
+	cJSON *f = cJSON_CreateObject();
+	parse_as(f, PUB "lspci-vvv-amd-gpp-bridges-acs-kvm-2023.txt", sys_parse_lspci);
+	const cJSON *d = get(f, "pci.devices.1");
+	CHECK_STR(gs(d, "bdf"), "0000:03:02.0");
+	CHECK_STR(gs(d, "class"), "PCI bridge");
+	CHECK_INT(gb(d, "bridge"), 1);
+	CHECK_INT(gb(d, "gpu"), 0);
+	CHECK_INT(gn(d, "secondary"), 6);
+	CHECK_INT(gn(d, "subordinate"), 6);
+	CHECK_INT(gb(d, "acs.redirect"), 1);
+	CHECK_INT(gn(d, "link.cap_speed_gts"), 16);
+	CHECK_INT(gn(d, "link.speed_gts"), 8);
+	CHECK_INT(gb(d, "link.speed_below_cap"), 1);
+	CHECK_INT(gb(d, "link.width_below_cap"), 0);
+	CHECK_INT(gn(f, "pci.devices.0.secondary"), 9);
+	CHECK(get(f, "pci.devices.0.acs") == NULL); /* "Capabilities: <access denied>" */
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "lspci-grep-acsctl-606.txt", sys_parse_lspci);
+	CHECK_INT(gn(f, "pci.acs_lines.count"), 9);
+	CHECK_INT(gn(f, "pci.acs_lines.enabled"), 4);
+	CHECK_INT(gn(f, "pci.acs_lines.redirect"), 0);
+	cJSON_Delete(f);
+}
+
+static void test_netif(void)
+{
+	CHECK_INT(kind_of(LOC "ip-addr.txt"), DOC_INTERFACES);
+	CHECK_INT(kind_of(LOC "ip-br-addr.txt"), DOC_INTERFACES);
+	CHECK_INT(kind_of(LOC "ifconfig-a.txt"), DOC_INTERFACES);
+	cJSON *f = cJSON_CreateObject();
+	parse_as(f, LOC "ip-addr.txt", sys_parse_netif);
+	CHECK_INT(cJSON_GetArraySize(get(f, "interfaces")), 4);
+	CHECK_STR(gs(f, "interfaces.3.name"), "eth0");
+	CHECK_STR(gs(f, "interfaces.3.state"), "UP");
+	CHECK_INT(gb(f, "interfaces.3.up"), 1);
+	CHECK_STR(gs(f, "interfaces.3.ipv4.0"), "192.0.2.2/24");
+	CHECK_STR(gs(f, "interfaces.3.ipv6.0"), "fd00::2/64");
+	CHECK_INT(gb(f, "interfaces.1.up"), 0);
+	CHECK_STR(gs(f, "interfaces.0.kind"), "loopback");
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, LOC "ip-br-addr.txt", sys_parse_netif);
+	CHECK_STR(gs(f, "interfaces.0.name"), "lo");
+	CHECK_INT(gb(f, "interfaces.0.up"), 1); /* UNKNOWN is lo's normal state */
+	CHECK_STR(gs(f, "interfaces.2.state"), "DOWN");
+	CHECK_STR(gs(f, "interfaces.3.ipv6.1"), "fe80::fc:ff:fe00:1/64");
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "ifconfig-p5-awsome-168.txt", sys_parse_netif);
+	CHECK_STR(gs(f, "interfaces.0.name"), "enp105s0");
+	CHECK_INT(gb(f, "interfaces.0.running"), 1);
+	CHECK_STR(gs(f, "interfaces.0.ipv4.0"), "10.1.46.161");
+	CHECK(get(f, "interfaces.0.ipv4.1") == NULL);
+	cJSON_Delete(f);
+
+	/* /proc/net/dev inside a mixed capture: names only */
+	f = cJSON_CreateObject();
+	size_t len;
+	char *t = slurp(MORE "sys/net.txt", &len);
+	CHECK(sys_scan_netif(t, len, "net.txt", f) == 1);
+	free(t);
+	CHECK_INT(cJSON_GetArraySize(get(f, "interfaces")), 4);
+	CHECK_STR(gs(f, "interfaces.3.name"), "eth0");
+	CHECK(get(f, "interfaces.3.up") == NULL);
+	cJSON_Delete(f);
+}
+
+static void test_host_config(void)
+{
+	CHECK_INT(kind_of(LOC "ulimit-a.txt"), DOC_HOST_CONFIG);
+	CHECK_INT(kind_of(LOC "df-mount-shm-64m.txt"), DOC_HOST_CONFIG);
+	CHECK_INT(kind_of(PUB "ompi_info-mca-ucx-5284-excerpt.txt"), DOC_HOST_CONFIG);
+	cJSON *f = cJSON_CreateObject();
+	parse_as(f, PUB "ulimit-a-memlock-64-ucx-8229.txt", sys_parse_host);
+	CHECK_INT(gb(f, "limits.memlock.unlimited"), 0);
+	CHECK_INT(gn(f, "limits.memlock.bytes"), 65536);
+	CHECK_INT(gn(f, "limits.memlock.source.line"), 7);
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, "fixtures/captures/h200-2gpu/sys/ulimit.txt", sys_parse_host);
+	CHECK_INT(gb(f, "limits.memlock.unlimited"), 1);
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, LOC "df-mount-shm-64m.txt", sys_parse_host);
+	CHECK_INT(gn(f, "shm.size_bytes"), 64 * 1024 * 1024);
+	CHECK_STR(gs(f, "shm.filesystem"), "shm");
+	CHECK_STR(gs(f, "shm.from"), "mount"); /* the last of the stacked mounts */
+	CHECK_INT(gn(f, "shm.source.line"), 5);
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, MORE "shm_small_cumem_off/dev-shm.txt", sys_parse_host);
+	CHECK_INT(gn(f, "shm.size_bytes"), 1024 * 1024);
+	CHECK_STR(gs(f, "shm.size_text"), "1.0M");
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "lsmod-peermem-1537.txt", sys_parse_host);
+	CHECK_STR(gs(f, "kernel_modules.listing"), "filtered");
+	CHECK_INT(gn(f, "kernel_modules.loaded.nvidia_peermem.users"), 0);
+	CHECK_INT(gn(f, "kernel_modules.loaded.ib_core.users"), 9);
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	CHECK_INT(parse_as(f, PUB "lsmod-grep-empty-988.txt", sys_parse_host), 0);
+	CHECK(get(f, "kernel_modules") == NULL);
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "ls-l-libnccl-two-versions-1784.txt", sys_parse_host);
+	CHECK_INT(cJSON_GetArraySize(get(f, "libnccl")), 2);
+	CHECK_STR(gs(f, "libnccl.0.path"), "/workspace/3rdparty/nccl/build/lib/libnccl.so.2");
+	CHECK_STR(gs(f, "libnccl.0.version"), "2.27.0");
+	CHECK_STR(gs(f, "libnccl.1.version"), "2.23.4");
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, LOC "ldd-all_reduce_perf-system.txt", sys_parse_host);
+	CHECK_STR(gs(f, "libnccl.0.path"), "/usr/local/cuda-13.0/lib/libnccl.so.2");
+	CHECK_STR(gs(f, "libnccl.0.from"), "ldd");
+	CHECK_INT(gb(f, "libnccl.0.resolved"), 1);
+	cJSON_Delete(f);
+
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "ompi_info-mca-ucx-5284-excerpt.txt", sys_parse_host);
+	CHECK_STR(gs(f, "mpi.implementation"), "Open MPI");
+	CHECK_STR(gs(f, "mpi.version.value"), "4.0.3");
+	CHECK_STR(gs(f, "mpi.components.btl.1"), "tcp");
+	CHECK_STR(gs(f, "mpi.components.event.0"), "libevent2022");
+	cJSON_Delete(f);
+}
+
+static void test_versions_bare_nccl(void)
+{
+	/* vLLM's collect_env in vllm#4211: nvidia-nccl-cu12 2.19.3 next to vllm-nccl-cu12 2.18.1.0.3.0 */
+	cJSON *v = cJSON_CreateObject();
+	parse_as(v, PUB "collect_env-pip3-vllm-nccl-4211.txt", sys_parse_versions);
+	CHECK_STR(gs(v, "versions.nccl_pip.value"), "2.19.3");
+	CHECK_STR(gs(v, "versions.torch.value"), "2.2.1");
+	CHECK_STR(gs(v, "versions.packages.vllm-nccl-cu12.version"), "2.18.1.0.3.0");
+	cJSON_Delete(v);
+	/* NCCL's own version strings are never torch's (lines in the layouts of a
+	 * version print and of `conda list`, written for this test) */
+	cJSON *f = cJSON_CreateObject();
+	const char *t = "2.18.3+cuda12.2\n";
+	struct msgs m0 = {0};
+	sys_parse_versions(t, strlen(t), "x", f, &m0);
+	msgs_free(&m0);
+	CHECK(get(f, "versions.torch") == NULL);
+	cJSON_Delete(f);
+	f = cJSON_CreateObject();
+	t = "# Name                    Version                   Build  Channel\n"
+	    "nccl                      2.21.5.1             h6103f9a_0    conda-forge\n"
+	    "pytorch                   2.3.1           py3.11_cuda12.1_cudnn8.9.2_0    pytorch\n";
+	struct msgs m = {0};
+	sys_parse_versions(t, strlen(t), "conda.txt", f, &m);
+	msgs_free(&m);
+	CHECK_STR(gs(f, "versions.nccl_conda.value"), "2.21.5.1");
+	CHECK_STR(gs(f, "versions.torch.value"), "2.3.1");
+	CHECK_STR(gs(f, "versions.torch_cuda.value"), "12.1");
+	cJSON_Delete(f);
+}
+
+/* ---------- rules, end to end ---------- */
+
+static struct sigdb db;
+
+static struct bundle *run_paths(const char *const *paths)
+{
+	struct bundle *b = bundle_new("t", &db, NULL);
+	for (size_t i = 0; paths[i]; i++)
+		bundle_add_path(b, paths[i], NULL);
+	analysis_finish(b);
+	return b;
+}
+
+static const struct evidence *ev(const struct bundle *b, const char *id)
+{
+	for (size_t i = 0; i < b->ev.n; i++)
+		if (!strcmp(b->ev.v[i].id, id))
+			return &b->ev.v[i];
+	return NULL;
+}
+
+static int diagnosed(const struct bundle *b, const char *id)
+{
+	for (size_t i = 0; i < b->ndiags; i++)
+		if (!strcmp(b->diags[i].def->id, id))
+			return 1;
+	return 0;
+}
+
+static void test_rules(void)
+{
+	/* wrong values in a real nccl-tests run */
+	const char *p1[] = {PUB "nccl-tests-2.17.8-gh200-wrong-values.txt", NULL};
+	struct bundle *b = run_paths(p1);
+	const struct evidence *e = ev(b, "host.nccl_tests_wrong_values");
+	CHECK(e != NULL);
+	if (e) {
+		CHECK_INT(e->line, 29);
+		CHECK_STR(evidence_cap(e, "wrong"), "128");
+		CHECK_STR(evidence_cap(e, "nccl_library"), "2.29.2");
+	}
+	CHECK(diagnosed(b, "sys.nccl_tests_wrong_values"));
+	bundle_free(b);
+
+	/* a healthy tail: no finding */
+	const char *p2[] = {PUB "nccl-tests-tail-ok-119.txt", NULL};
+	b = run_paths(p2);
+	CHECK(ev(b, "host.nccl_tests_wrong_values") == NULL);
+	bundle_free(b);
+
+	/* 1 MiB /dev/shm with NCCL_CUMEM_ENABLE=0: the shm failure and the size together */
+	const char *p3[] = {MORE "shm_small_cumem_off", NULL};
+	b = run_paths(p3);
+	e = ev(b, "host.shm_small");
+	CHECK(e != NULL);
+	if (e)
+		CHECK_STR(evidence_cap(e, "shm_size"), "1.0M");
+	CHECK(diagnosed(b, "sys.shm_small_with_failure"));
+	CHECK(!diagnosed(b, "sys.shm_small"));
+	bundle_free(b);
+	/* the same 1 MiB /dev/shm on a run that worked: context only */
+	const char *p4[] = {MORE "shm_small", NULL};
+	b = run_paths(p4);
+	CHECK(diagnosed(b, "sys.shm_small"));
+	CHECK(!diagnosed(b, "sys.shm_small_with_failure"));
+	bundle_free(b);
+
+	/* NCCL_SOCKET_IFNAME=^eth with /proc/net/dev of the same host (eth0 ifb0 ifb1 lo):
+	 * names only, no state or address, so whether only lo is left cannot be told */
+	const char *p5[] = {MORE "env_socket_ifname_not_eth/run.log", MORE "sys/net.txt", NULL};
+	b = run_paths(p5);
+	CHECK_INT(cJSON_GetArraySize(get(b->facts, "interfaces")), 4);
+	CHECK(ev(b, "host.socket_ifname_absent") == NULL);
+	bundle_free(b);
+	/* the same runs next to `ip addr` of the build machine, which has the same
+	 * interfaces (lo, ifb0 and ifb1 down, eth0 up): two real reports of two
+	 * machines, paired here to exercise the comparison */
+	const char *p5b[] = {MORE "env_socket_ifname_not_eth/run.log", LOC "ip-addr.txt", NULL};
+	b = run_paths(p5b);
+	e = ev(b, "host.socket_ifname_absent");
+	CHECK(e != NULL);
+	if (e) {
+		CHECK(strstr(e->text, "leaves only the loopback interface lo") != NULL);
+		CHECK_STR(e->path, "run.log");
+		CHECK_INT(e->line, 8);
+	}
+	CHECK(diagnosed(b, "sys.socket_ifname_absent"));
+	bundle_free(b);
+	const char *p5c[] = {"fixtures/captures/h200-2gpu/scenarios/bad_socket_ifname/run.log", LOC "ip-br-addr.txt", NULL};
+	b = run_paths(p5c);
+	e = ev(b, "host.socket_ifname_absent");
+	CHECK(e != NULL);
+	if (e)
+		CHECK(strstr(e->text, "NCCL_SOCKET_IFNAME=nonexist0") && strstr(e->text, "matches none"));
+	bundle_free(b);
+
+	/* per-host facts from the real log: one host, nothing differs */
+	const char *p6[] = {MORE "env_socket_ifname_not_eth/run.log", NULL};
+	b = run_paths(p6);
+	CHECK_STR(gs(b->facts, "nodes.vm.nccl_version.value"), "2.28.9");
+	CHECK_STR(gs(b->facts, "nodes.vm.network.value"), "Socket");
+	CHECK(get(b->facts, "nodes.vm.ib_devices") == NULL); /* "NET/IB : Using [RO]; OOB ...": no device */
+	CHECK(ev(b, "host.nodes_nccl_differs") == NULL);
+	bundle_free(b);
+
+	/* memlock 64 KiB and an IB port list: the limit matters */
+	const char *p7[] = {PUB "ulimit-a-memlock-64-ucx-8229.txt", PUB "ibstat-8xcx7-1591-truncated.txt", NULL};
+	b = run_paths(p7);
+	CHECK(ev(b, "host.memlock_small_with_ib") == NULL); /* an ibstat alone does not say NCCL uses IB */
+	bundle_free(b);
+
+	/* a host_config document is parsed into facts and its lines still go
+	 * through the signatures (ulimit -a's memlock line), counted once */
+	const char *p7b[] = {PUB "ulimit-a-memlock-64-ucx-8229.txt", NULL};
+	b = run_paths(p7b);
+	CHECK_INT(b->ndocs, 1);
+	if (b->ndocs == 1) {
+		CHECK_INT(b->docs[0].kind, DOC_HOST_CONFIG);
+		CHECK_INT(b->docs[0].lines, 17);
+	}
+	CHECK(get(b->facts, "limits.memlock") != NULL);
+	CHECK(ev(b, "memlock.ulimit_a_small") != NULL);
+	CHECK(diagnosed(b, "memlock.limit_too_low"));
+	bundle_free(b);
+
+	/* a Down port in ibstat: a fact, a finding only where the job uses RDMA */
+	const char *p8[] = {PUB "ibstat-port-down-188-truncated.txt", NULL};
+	b = run_paths(p8);
+	CHECK(ev(b, "host.ib_ports_down") == NULL);
+	bundle_free(b);
+	{
+		struct bundle *bb = bundle_new("t", &db, NULL);
+		bundle_add_path(bb, PUB "ibstat-port-down-188-truncated.txt", NULL);
+		/* the error line of nccl#426 (tests/learn/ib-nccl-426-gid.log) */
+		const char *log = "-worker-1:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129\n";
+		bundle_add_memory(bb, "rank0.log", log, strlen(log));
+		analysis_finish(bb);
+		e = ev(bb, "host.ib_ports_down");
+		CHECK(e != NULL);
+		if (e)
+			CHECK(strstr(e->text, "mlx5_1:1 Down/Disabled") && strstr(e->text, "InfiniBand/RoCE error"));
+		bundle_free(bb);
+	}
+
+	/* RoCE GID index: the variable names an index the HCA does not have
+	 * (nccl#1573's pod has indexes 4-7); an env line set next to the listing */
+	{
+		struct bundle *bb = bundle_new("t", &db, NULL);
+		bundle_add_path(bb, PUB "show_gids-k8s-tabs-1573.txt", NULL);
+		const char *env = "NCCL_IB_GID_INDEX=3\nNCCL_IB_HCA=mlx5_0\nNCCL_DEBUG=INFO\n";
+		bundle_add_memory(bb, "env.txt", env, strlen(env));
+		analysis_finish(bb);
+		e = ev(bb, "host.roce_gid_index");
+		CHECK(e != NULL);
+		if (e) {
+			CHECK(strstr(e->text, "GID index 3 on mlx5_0:1") && strstr(e->text, "does not exist (4 GIDs listed)"));
+			CHECK(strstr(e->text, "NCCL_IB_GID_INDEX=7 (the RoCE v2 GID with IPv4 10.152.0.12 on mlx5_0)") != NULL);
+		}
+		CHECK(diagnosed(bb, "sys.roce_gid_index"));
+		bundle_free(bb);
+	}
+	/* NCCL before 2.21 uses index 0, the link-local RoCE v1 GID of nccl#1131's listing */
+	{
+		struct bundle *bb = bundle_new("t", &db, NULL);
+		bundle_add_path(bb, PUB "show_gids-spaces-1131-truncated.txt", NULL);
+		const char *log = "NCCL version 2.18.3+cuda12.2\n";
+		bundle_add_memory(bb, "rank0.log", log, strlen(log));
+		analysis_finish(bb);
+		e = ev(bb, "host.roce_gid_index");
+		CHECK(e != NULL);
+		if (e)
+			CHECK(strstr(e->text, "the default of NCCL before 2.21") && strstr(e->text, "link-local") &&
+			      strstr(e->text, "NCCL_IB_GID_INDEX=3"));
+		bundle_free(bb);
+	}
+
+	/* Xid 31 on the H200 host's GPU 0000:00:07 from pid 2168 = rank 1 of the
+	 * cuda_illegal_address run (NCCL busId 70); the Xid 43 on the same GPU came
+	 * from pid 2291, another job: not tied to this run's rank */
+	const char *p12[] = {MORE "cuda_illegal_address/run.log", MORE "sys/dmesg-grep-NVRM.txt", NULL};
+	b = run_paths(p12);
+	e = ev(b, "host.xid_on_rank_gpu");
+	CHECK(e != NULL);
+	if (e) {
+		CHECK_INT(e->rank, 1);
+		CHECK_STR(evidence_cap(e, "xid_code"), "31");
+		CHECK(strstr(e->text, "the bus ids and the pids match") != NULL);
+	}
+	int n43 = 0;
+	for (size_t i = 0; i < b->ev.n; i++)
+		if (!strcmp(b->ev.v[i].id, "host.xid_on_rank_gpu") && evidence_cap(&b->ev.v[i], "xid_code") &&
+		    !strcmp(evidence_cap(&b->ev.v[i], "xid_code"), "43"))
+			n43++;
+	CHECK_INT(n43, 0);
+	CHECK(diagnosed(b, "sys.xid_on_rank_gpu"));
+	bundle_free(b);
+	/* a SIGKILLed rank and an OOM kill of another pid: not tied */
+	const char *p13[] = {MORE "sigkill_coll/run.log", PUB "dmesg-T-oom-autovod-7.txt", NULL};
+	b = run_paths(p13);
+	CHECK(get(b->facts, "kernel.oom_kills.0") != NULL);
+	CHECK(ev(b, "host.oom_killed_rank") == NULL);
+	bundle_free(b);
+
+	/* nccl#1537: nvidia_peermem loaded, GDR disabled on hostname1; the paste shows
+	 * no NCCL version, so the old-NCCL explanation cannot be claimed */
+	{
+		struct bundle *bb = bundle_new("t", &db, NULL);
+		bundle_add_path(bb, PUB "lsmod-peermem-1537.txt", NULL);
+		const char *log = "hostname1:25668:27396 [0] NCCL INFO Using network IB\n"
+		                  "hostname1:25668:27396 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n"
+		                  "hostname1:25668:27396 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 1 'mlx5_1'\n";
+		bundle_add_memory(bb, "nccldebug-hostname1", log, strlen(log));
+		analysis_finish(bb);
+		CHECK_INT(gb(bb->facts, "nodes.hostname1.gdr.mlx5_1.enabled"), 0);
+		CHECK(ev(bb, "host.peermem_name_old_nccl") == NULL);
+		CHECK(ev(bb, "host.peermem_not_loaded") == NULL); /* a filtered listing proves no absence */
+		bundle_free(bb);
+	}
+
+	/* vLLM's own NCCL wheel next to nvidia-nccl-cu12 (vllm#4211): two NCCLs */
+	const char *p14[] = {PUB "collect_env-pip3-vllm-nccl-4211.txt", NULL};
+	b = run_paths(p14);
+	e = ev(b, "versions.multiple_nccl");
+	CHECK(e != NULL);
+	if (e)
+		CHECK(strstr(e->text, "2.19.3") && strstr(e->text, "vllm-nccl-cu12 2.18.1.0.3.0"));
+	bundle_free(b);
+
+	/* two NCCL versions installed (nccl#1784) */
+	const char *p10[] = {PUB "ls-l-libnccl-two-versions-1784.txt", NULL};
+	b = run_paths(p10);
+	e = ev(b, "host.libnccl_several");
+	CHECK(e != NULL);
+	if (e)
+		CHECK(strstr(e->text, "(2.27.0)") && strstr(e->text, "(2.23.4)"));
+	bundle_free(b);
+	/* the H200 host's listing: one versioned file, one pip copy without a version in its name */
+	const char *p11[] = {"fixtures/captures/h200-2gpu/sys/libnccl-paths.txt", NULL};
+	b = run_paths(p11);
+	CHECK(ev(b, "host.libnccl_several") == NULL);
+	CHECK_INT(cJSON_GetArraySize(get(b->facts, "libnccl")), 4);
+	bundle_free(b);
+
+	/* NCCL_IB_HCA naming an HCA the listing does not have, or a Down port */
+	{
+		struct bundle *bb = bundle_new("t", &db, NULL);
+		bundle_add_path(bb, PUB "ibstat-port-down-188-truncated.txt", NULL);
+		const char *env = "NCCL_IB_HCA=mlx5_99\n";
+		bundle_add_memory(bb, "env.txt", env, strlen(env));
+		analysis_finish(bb);
+		e = ev(bb, "host.ib_hca_absent");
+		CHECK(e != NULL);
+		if (e)
+			CHECK(strstr(e->text, "mlx5_0:1, mlx5_1:1, mlx5_2:1") != NULL);
+		CHECK(ev(bb, "host.ib_hca_down_selected") == NULL);
+		bundle_free(bb);
+		bb = bundle_new("t", &db, NULL);
+		bundle_add_path(bb, PUB "ibstat-port-down-188-truncated.txt", NULL);
+		env = "NCCL_IB_HCA==mlx5_1:1\n";
+		bundle_add_memory(bb, "env.txt", env, strlen(env));
+		analysis_finish(bb);
+		CHECK(ev(bb, "host.ib_hca_absent") == NULL);
+		e = ev(bb, "host.ib_hca_down_selected");
+		CHECK(e != NULL);
+		if (e)
+			CHECK(strstr(e->text, "mlx5_1:1 Down") != NULL);
+		bundle_free(bb);
+	}
+
+	/* no ACS finding where no GPU sits below the bridge */
+	const char *p9[] = {PUB "lspci-vvv-amd-gpp-bridges-acs-kvm-2023.txt", PUB "lspci-grep-acsctl-606.txt", NULL};
+	b = run_paths(p9);
+	CHECK(ev(b, "host.acs_redirect_above_gpu") == NULL);
+	bundle_free(b);
+}
+
+int main(void)
+{
+	test_nccl_tests();
+	test_kmsg();
+	test_nodes();
+	test_ib();
+	test_lspci();
+	test_netif();
+	test_host_config();
+	test_versions_bare_nccl();
+	struct msgs m = {0};
+	sigdb_init(&db);
+	rules_register(&db);
+	CHECK_INT(sigdb_load_dir(&db, "patterns", &m), 0);
+	CHECK_INT(sigdb_finalize(&db, &m), 0);
+	for (size_t i = 0; i < m.list.n; i++)
+		fprintf(stderr, "%s\n", m.list.v[i]);
+	msgs_free(&m);
+	test_rules();
+	sigdb_free(&db);
+	TEST_MAIN_END();
+}
