@@ -69,6 +69,7 @@ static void diag_free(struct diagdef *d)
 	free(d->title);
 	free(d->explanation);
 	strvec_free(&d->fix);
+	strvec_free(&d->fix_launchers);
 	strvec_free(&d->when_any);
 	strvec_free(&d->when_all);
 	strvec_free(&d->when_none);
@@ -484,6 +485,58 @@ static int get_strvec(struct loadctx *c, const cJSON *o, const char *key, const 
 	return 0;
 }
 
+const char *const LAUNCHERS[] = {"torchrun", "vllm", "sglang", "deepspeed", NULL};
+
+/* "fix": steps, each a string or {"step": "...", "launcher": ["vllm"]}: a
+ * step that applies only to jobs one of those launchers ran. */
+static void get_fix(struct loadctx *c, const cJSON *o, const char *path, struct diagdef *d)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "fix");
+	if (!v)
+		return;
+	if (!cJSON_IsArray(v)) {
+		lerr(c, path, "\"fix\" must be an array of steps");
+		return;
+	}
+	int i = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, v) {
+		if (cJSON_IsString(it)) {
+			strvec_push(&d->fix, it->valuestring);
+			strvec_push(&d->fix_launchers, "");
+		} else if (cJSON_IsObject(it)) {
+			const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "step"), *ls = cJSON_GetObjectItemCaseSensitive(it, "launcher"), *k;
+			cJSON_ArrayForEach(k, it)
+				if (strcmp(k->string, "step") && strcmp(k->string, "launcher"))
+					lerr(c, path, "fix[%d].%s: unknown key (a step has: step, launcher)", i, k->string);
+			if (!cJSON_IsString(st) || !cJSON_IsArray(ls) || !cJSON_GetArraySize(ls)) {
+				lerr(c, path, "fix[%d] must be a string or {\"step\": \"...\", \"launcher\": [\"vllm\", ...]}", i);
+				i++;
+				continue;
+			}
+			struct buf b;
+			buf_init(&b);
+			const cJSON *l;
+			cJSON_ArrayForEach(l, ls) {
+				int known = 0;
+				for (const char *const *n = LAUNCHERS; *n && cJSON_IsString(l); n++)
+					known |= !strcmp(*n, l->valuestring);
+				if (!known)
+					lerr(c, path, "fix[%d].launcher: %s%s%s is not a launcher (torchrun, vllm, sglang, deepspeed)", i,
+					     cJSON_IsString(l) ? "\"" : "", cJSON_IsString(l) ? l->valuestring : "a non-string",
+					     cJSON_IsString(l) ? "\"" : "");
+				else
+					buf_printf(&b, "%s%s", b.len ? "," : "", l->valuestring);
+			}
+			strvec_push(&d->fix, st->valuestring);
+			strvec_push_owned(&d->fix_launchers, buf_steal(&b));
+		} else {
+			lerr(c, path, "fix[%d] must be a string or {\"step\": \"...\", \"launcher\": [...]}", i);
+		}
+		i++;
+	}
+}
+
 static const char *const ON_NAMES[] = {"warn", "info", "nccl", "plain", "any"};
 
 const char *sig_on_name(enum sig_on on)
@@ -656,7 +709,7 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 			d.confidence = conf->valuedouble;
 		}
 	}
-	get_strvec(c, o, "fix", path, &d.fix);
+	get_fix(c, o, path, &d);
 	if (d.fix.n == 0)
 		lerr(c, path, "\"fix\" must list at least one step");
 	get_strvec(c, o, "cascade_of", path, &d.cascade_of);

@@ -60,6 +60,8 @@ struct diagdef {
 	double confidence;
 	char *title, *explanation;
 	struct strvec fix;
+	struct strvec fix_launchers; /* per fix step: "" for every job, else "vllm,sglang": only for jobs
+	                                such a launcher ran (report_json drops it when another one did) */
 	cJSON *verify_env;        /* object or NULL; borrowed from json */
 	struct strvec when_any, when_all, when_none;
 	int has_nccl_range;
@@ -108,6 +110,9 @@ struct sigdb {
 };
 
 extern const char *const CATEGORIES[];
+/* The launchers a fix step may be conditioned on ("launcher" of a fix
+ * object), NULL-terminated. */
+extern const char *const LAUNCHERS[];
 int category_valid(const char *c);
 
 void sigdb_init(struct sigdb *db);

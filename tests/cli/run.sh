@@ -177,8 +177,11 @@ for f in $("$BIN" batch --help | sed -n 's/.*output format: //p' | sed 's/ (defa
 	"$BIN" batch -j1 --progress never --format "$f" $DB "$CAP/.." >"$T/out" 2>"$T/err"; rc=$?
 	if [ $rc -le 1 ] && [ -s "$T/out" ]; then ok; else bad "batch --format $f (exit $rc)"; fi
 done
-"$BIN" batch --format sarif $DB "$CAP/.." >/dev/null 2>"$T/err"; rc=$?
-if [ $rc -eq 2 ] && grep -q "unknown format 'sarif'" "$T/err"; then ok; else bad "batch offers sarif but it does not work"; fi
+# batch offers every format of analyze (one table, issue 17): sarif is one SARIF document
+"$BIN" batch -q --format sarif $DB "$CAP/.." >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc -le 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"] == "2.1.0" and d["runs"][0]["results"]' "$T/out"; then ok; else bad "batch --format sarif (exit $rc)"; fi
+"$BIN" batch --format pdf $DB "$CAP/.." >/dev/null 2>"$T/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q "unknown format 'pdf'" "$T/err"; then ok; else bad "batch accepts an unknown format"; fi
 
 # determinism: two runs, same bytes
 "$BIN" analyze $DB --format json "$CAP" >"$T/a.json" 2>/dev/null
