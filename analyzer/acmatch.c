@@ -65,7 +65,6 @@ struct acmatch {
 	uint8_t quad[(1u << QUAD_BITS) / 8]; /* hashed 4-gram anchors */
 	uint8_t pair[65536 / 8];             /* bigram anchors of short literals */
 	uint8_t onebyte[256];
-	size_t states;     /* distinct prefixes + 1, as a trie would have */
 	int built;
 };
 
@@ -96,8 +95,13 @@ static int byte_cost(unsigned char c)
 {
 	if (c == ' ')
 		return 10;
-	if (c && strchr("etaoinsrhldcum", c))
+	switch (c) { /* "etaoinsrhldcum" (a switch: no strchr per byte at start-up) */
+	case 'e': case 't': case 'a': case 'o': case 'i': case 'n': case 's':
+	case 'r': case 'h': case 'l': case 'd': case 'c': case 'u': case 'm':
 		return 9;
+	default:
+		break;
+	}
 	if (c >= 'a' && c <= 'z')
 		return 7;
 	if (c >= '0' && c <= '9')
@@ -173,24 +177,6 @@ void acmatch_build(struct acmatch *ac)
 {
 	if (ac->built)
 		return;
-	/* the number of states a trie of these literals has (acmatch_states) */
-	const struct lit **byb = xmalloc((ac->n + 1) * sizeof *byb);
-	for (size_t i = 0; i < ac->n; i++)
-		byb[i] = &ac->lits[i];
-	if (ac->n > 1)
-		qsort(byb, ac->n, sizeof *byb, cmp_bytes);
-	ac->states = 1;
-	for (size_t i = 0; i < ac->n; i++) {
-		size_t lcp = 0;
-		if (i) {
-			size_t m = byb[i - 1]->len < byb[i]->len ? byb[i - 1]->len : byb[i]->len;
-			while (lcp < m && byb[i - 1]->s[lcp] == byb[i]->s[lcp])
-				lcp++;
-		}
-		ac->states += byb[i]->len - lcp;
-	}
-	free(byb);
-
 	uint16_t *common = common_table();
 	/* one-byte and short literals apart */
 	size_t nlong = 0, minlen = SIZE_MAX;
@@ -345,9 +331,38 @@ void acmatch_search(const struct acmatch *ac, const char *s, size_t n,
 		probe(ac, p, n, i, hit, ctx);
 }
 
+/* The number of states a trie of the literals would have: distinct
+ * prefixes + 1.  Counted when asked (tests), not at every start-up. */
 size_t acmatch_states(const struct acmatch *ac)
 {
-	return ac->states;
+	size_t n = 0;
+	const struct lit **byb = xmalloc((ac->n + ac->nshort + ac->none + 1) * sizeof *byb);
+	if (ac->built) {
+		for (size_t i = 0; i < ac->n; i++)
+			if (ac->lits[i].owns) /* a long literal has one entry per anchor */
+				byb[n++] = &ac->lits[i];
+		for (size_t i = 0; i < ac->nshort; i++)
+			byb[n++] = &ac->shorts[i];
+		for (size_t i = 0; i < ac->none; i++)
+			byb[n++] = &ac->one[i];
+	} else {
+		for (size_t i = 0; i < ac->n; i++)
+			byb[n++] = &ac->lits[i];
+	}
+	if (n > 1)
+		qsort(byb, n, sizeof *byb, cmp_bytes);
+	size_t states = 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t lcp = 0;
+		if (i) {
+			size_t m = byb[i - 1]->len < byb[i]->len ? byb[i - 1]->len : byb[i]->len;
+			while (lcp < m && byb[i - 1]->s[lcp] == byb[i]->s[lcp])
+				lcp++;
+		}
+		states += byb[i]->len - lcp;
+	}
+	free(byb);
+	return states;
 }
 
 unsigned acmatch_stride(const struct acmatch *ac)

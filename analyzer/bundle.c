@@ -5,6 +5,7 @@
  * system reports are buffered whole for their parser. */
 #include "bundle.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,7 @@ struct docstate {
 	uint64_t bytes;
 	/* context for evidence: the previous lines (a ring), and the evidence
 	 * still waiting for the lines after it (indexes into b->ev.v) */
-	char prev[EVIDENCE_CONTEXT][EVIDENCE_CONTEXT_TEXT];
+	char prev[EVIDENCE_CONTEXT][EVIDENCE_CONTEXT_TEXT + 4]; /* + 4: a longer line shows as cut */
 	size_t prevlen[EVIDENCE_CONTEXT];
 	unsigned nprev, prevpos;
 	size_t waiting[8];
@@ -319,9 +320,12 @@ static void note_failure(struct bundle *b, const char *what, const char *path, u
 	memset(f, 0, sizeof *f);
 	f->path = xstrdup(path);
 	f->line = line;
-	f->text = str_sanitize(text->p, text->n > 400 ? 400 : text->n);
+	f->text = str_sanitize_cut(text->p, text->n, 400); /* a cut line ends with "…" */
+	f->length = text->n;
+	f->cut = text->n > 400;
 	f->what = xstrdup(what);
-	f->raw = str_sanitize(raw, rawn > 500 ? 500 : rawn);
+	f->raw = str_sanitize_cut(raw, rawn, 500); /* a cut line ends with "…" */
+	f->rawlength = rawn;
 	f->src = ll->level == LINE_WARN && ll->file.n ? str_sanitize(ll->file.p, ll->file.n > 120 ? 120 : ll->file.n) : NULL;
 	f->host = ll->host.n ? str_sanitize(ll->host.p, ll->host.n > 120 ? 120 : ll->host.n) : NULL;
 	f->pid = ll->pid;
@@ -348,7 +352,8 @@ static void note_chain(struct bundle *b, const struct logline *ll, const char *p
 	struct chain_clue *c = &b->clues[b->nclues++];
 	c->path = xstrdup(path);
 	c->line = line;
-	c->raw = str_sanitize(raw, rawn > 500 ? 500 : rawn);
+	c->raw = str_sanitize_cut(raw, rawn, 500);
+	c->rawlength = rawn;
 	c->src = str_sanitize(f.p, f.n > 120 ? 120 : f.n);
 	c->code = code;
 	c->host = str_sanitize(ll->host.p, ll->host.n > 120 ? 120 : ll->host.n);
@@ -360,7 +365,7 @@ static void note_chain(struct bundle *b, const struct logline *ll, const char *p
 
 static char *context_copy(const char *s, size_t n)
 {
-	return str_sanitize(s, n > EVIDENCE_CONTEXT_TEXT ? EVIDENCE_CONTEXT_TEXT : n);
+	return str_sanitize_cut(s, n, EVIDENCE_CONTEXT_TEXT); /* a cut line ends with "…" */
 }
 
 /* The current line is "after" context for evidence found just before it. */
@@ -396,7 +401,7 @@ static void context_before(struct bundle *b, struct docstate *ds, size_t first)
 
 static void context_push(struct docstate *ds, const char *s, size_t n)
 {
-	size_t l = n < EVIDENCE_CONTEXT_TEXT ? n : EVIDENCE_CONTEXT_TEXT;
+	size_t l = n < EVIDENCE_CONTEXT_TEXT + 4 ? n : EVIDENCE_CONTEXT_TEXT + 4;
 	memcpy(ds->prev[ds->prevpos], s, l);
 	ds->prevlen[ds->prevpos] = l;
 	ds->prevpos = (ds->prevpos + 1) % EVIDENCE_CONTEXT;
@@ -413,6 +418,30 @@ struct line_ctx {
 	const char *raw;
 	size_t rawlen;
 };
+
+/* The offset in e->text (sanitised, maybe cut) of byte off of the raw line;
+ * SIZE_MAX when it lies past the cut. */
+static size_t text_offset(const char *raw, size_t off, const struct evidence *e)
+{
+	size_t kept = strlen(e->text) - (e->cut ? 3 : 0); /* without the "…" */
+	if (off == 0)
+		return 0;
+	if (off > e->length)
+		return SIZE_MAX;
+	/* the common case: a clean ASCII prefix keeps its length */
+	int clean = 1;
+	for (size_t i = 0; i < off && clean; i++)
+		clean = (unsigned char)raw[i] >= 0x20 && (unsigned char)raw[i] < 0x7f;
+	size_t r;
+	if (clean && memcmp(raw, e->text, off < kept ? off : kept) == 0)
+		r = off;
+	else {
+		char *t = str_sanitize(raw, off);
+		r = strlen(t);
+		free(t);
+	}
+	return r <= kept ? r : SIZE_MAX;
+}
 
 static void on_match(void *vctx, const struct signature *s, const struct logline *ll,
                      const PCRE2_SIZE *ov, int ngroups)
@@ -434,6 +463,25 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 		free(vals[i]);
 	if (!e)
 		return;
+	/* where the match and its captures are in e->text: PCRE2's offsets
+	 * into the message, moved to the raw line and measured in the
+	 * sanitised text (an invalid byte before them changes the count) */
+	if (ll->msg.p >= c->raw && ll->msg.p <= c->raw + c->rawlen) {
+		size_t base = (size_t)(ll->msg.p - c->raw);
+		e->match.start = text_offset(c->raw, base + ov[0], e);
+		e->match.end = text_offset(c->raw, base + ov[1], e);
+		if (nc) {
+			e->cspan = xcalloc(nc, sizeof *e->cspan);
+			size_t k = 0;
+			for (int g = 1; g < ngroups && (size_t)g < s->ncapnames && k < nc; g++) {
+				if (!s->capnames[g] || ov[2 * g] == PCRE2_UNSET)
+					continue;
+				e->cspan[k].start = text_offset(c->raw, base + ov[2 * g], e);
+				e->cspan[k].end = text_offset(c->raw, base + ov[2 * g + 1], e);
+				k++;
+			}
+		}
+	}
 	e->rank = ll->rank;
 	e->pid = ll->pid;
 	if (ll->host.n)

@@ -28,6 +28,10 @@ const struct cli_opt CLI_OPTS[] = {
 	{"follow-symlinks", 0, NULL, READ, OPT_FOLLOW_SYMLINKS,
 	 "in folders, also follow symbolic links that lead outside the folder (default: skipped, named in warnings)"},
 	{"name", 0, "NAME", CMD_ANALYZE, OPT_NAME, "bundle name to report (default: the operand)"},
+	{"fail-on", 0, "LEVEL", READ, OPT_FAIL_ON,
+	 "exit status 1 when: error (an error finding or an unexplained failure), warning (also a warning), never "
+	 "(default: a bundle diagnosed or unknown_failure)"},
+	{"quiet-info", 0, NULL, READ, OPT_QUIET_INFO, "leave information-level findings out of the CI formats (junit, sarif, github)"},
 	{"regex", 0, NULL, CMD_LIST, OPT_REGEX, "print the signatures' regexes, one per line (for rg -f, grep -P -f)"},
 	{"rules", 0, NULL, CMD_LIST, OPT_RULES, "list the fact rules (C checks over system reports) instead"},
 	{"max-member-bytes", 0, "SIZE", READ, OPT_MAX_MEMBER_BYTES, "bytes analysed per document (default 8G)"},

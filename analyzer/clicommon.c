@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -153,6 +154,14 @@ int parse_common(int argc, char **argv, int first, unsigned cmd, const char *cmd
 		case OPT_SUMMARY_ONLY: c->summary_only = 1; break;
 		case OPT_PROGRESS: c->progress = arg; break;
 		case OPT_REDACT: c->redact = 1; break;
+		case OPT_QUIET_INFO: c->quiet_info = 1; break;
+		case OPT_FAIL_ON:
+			if (strcmp(arg, "error") && strcmp(arg, "warning") && strcmp(arg, "never")) {
+				fprintf(stderr, "nccl-triage %s: --fail-on: '%s' is not error, warning or never\n", cmdname, arg);
+				return -1;
+			}
+			c->fail_on = arg;
+			break;
 		case OPT_FOLLOW_SYMLINKS: c->lim.follow_symlinks = 1; break;
 		case OPT_MATCH_BUDGET:
 			if (parse_num("match-budget", arg, 1, &v)) return -1;
@@ -223,6 +232,24 @@ void free_common(struct common *c)
 	free(c->args);
 	c->args = NULL;
 	c->nargs = 0;
+}
+
+int term_width(FILE *out)
+{
+	int fd = fileno(out);
+	if (fd < 0 || !isatty(fd))
+		return 0;
+	struct winsize ws;
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	const char *c = getenv("COLUMNS");
+	if (c && *c) {
+		char *end;
+		long v = strtol(c, &end, 10);
+		if (!*end && v > 0 && v < 10000)
+			return (int)v;
+	}
+	return 80;
 }
 
 int want_color(const struct common *c, FILE *out)

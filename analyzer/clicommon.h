@@ -24,6 +24,8 @@ struct common {
 	int regex, rules, summary_only, jobs;
 	const char *progress;
 	int redact;         /* --redact (redact.h) */
+	const char *fail_on; /* --fail-on error|warning|never; NULL: by verdict (report_fails) */
+	int quiet_info;     /* --quiet-info: no info findings in CI formats */
 	/* the options that only one command takes (mem, verify), in order */
 	struct cli_arg {
 		enum opt_id id;
@@ -42,6 +44,9 @@ void free_common(struct common *c);
  * Returns the number of errors (for_check) or -1 when the database is
  * unusable (messages printed).  db must be freed with sigdb_free either way. */
 int load_db(struct sigdb *db, const struct common *c, int for_check);
+/* The columns of the terminal out writes to (TIOCGWINSZ, else COLUMNS,
+ * else 80); 0 when out is not a terminal (text keeps whole lines). */
+int term_width(FILE *out);
 /* 1 when text output to out should be coloured (--color, NO_COLOR, tty). */
 int want_color(const struct common *c, FILE *out);
 /* Open the output; "-" or NULL is stdout.  NULL on error (printed).  A

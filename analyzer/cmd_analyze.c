@@ -55,8 +55,6 @@ int cmd_analyze(struct common *c, struct strvec *ops)
 		int ok;
 		bundles[i] = analysis_run(name, ops->v[i], &ao, NULL, &ok);
 		readable += ok;
-		if (bundles[i]->verdict == VERDICT_DIAGNOSED || bundles[i]->verdict == VERDICT_UNKNOWN_FAILURE)
-			status = EXIT_FOUND;
 	}
 	if (readable == 0)
 		status = EXIT_TROUBLE;
@@ -67,6 +65,15 @@ int cmd_analyze(struct common *c, struct strvec *ops)
 	for (size_t i = 0; i < ops->n; i++)
 		bundle_free(bundles[i]);
 	free(bundles);
+	/* the exit status for CI: by verdict, or --fail-on LEVEL */
+	const cJSON *bo;
+	cJSON_ArrayForEach(bo, json_get(doc, "bundles"))
+		if (report_fails(bo, c->fail_on))
+			status = EXIT_FOUND;
+	if (readable == 0)
+		status = EXIT_TROUBLE;
+	if (c->quiet_info && fmt->ci)
+		report_drop_info(doc);
 	/* --redact: after the diagnosis, before anything is shown */
 	if (c->redact) {
 		struct redactor *red = redactor_new();
@@ -80,7 +87,7 @@ int cmd_analyze(struct common *c, struct strvec *ops)
 	if (!out) {
 		status = EXIT_TROUBLE;
 	} else {
-		struct report_opts ro = {want_color(c, out), c->evidence};
+		struct report_opts ro = {want_color(c, out), c->evidence, term_width(out)};
 		fmt->render(out, doc, &ro);
 		status = output_status(close_output(out, c->output), status);
 	}

@@ -40,7 +40,10 @@
 #define NT_VERSION "0.0.0"
 #endif
 
-enum fmt { FMT_TEXT, FMT_JSONL, FMT_JSON, FMT_HTML };
+/* FMT_DOC: any other format of the registry (md, junit, sarif, github):
+ * the bundles' objects are gathered into one report document and rendered
+ * by analyze's renderer of that format (formats.c) at the end */
+enum fmt { FMT_TEXT, FMT_JSONL, FMT_JSON, FMT_HTML, FMT_DOC };
 
 /* finished reports waiting for an earlier one beyond this many bytes make
  * workers wait before they start another bundle */
@@ -66,6 +69,9 @@ struct batch {
 	const struct sigdb *db;
 	struct limits lim;
 	enum fmt fmt;
+	const char *fail_on;    /* --fail-on (report_fails) */
+	int quiet_info;         /* --quiet-info with a CI format */
+	size_t nfail;           /* bundles that fail --fail-on (atomic) */
 	int summary_only;
 	struct redactor *red;   /* --redact: shared by the workers (it locks itself) */
 	struct item *items;
@@ -413,6 +419,10 @@ static char *finish_obj(struct batch *bt, cJSON *obj, struct summary *sum)
 		redact_json(bt->red, obj);
 	}
 	summary_add_bundle(sum, obj);
+	if (report_fails(obj, bt->fail_on))
+		__atomic_fetch_add(&bt->nfail, 1, __ATOMIC_RELAXED);
+	if (bt->quiet_info)
+		report_drop_info(obj);
 	char *out = NULL;
 	if (!bt->summary_only) {
 		if (bt->fmt == FMT_TEXT) {
@@ -535,7 +545,11 @@ int cmd_batch(struct common *c, struct strvec *ops)
 	if (!f)
 		goto done;
 	bt.fmt = !strcmp(f->name, "jsonl") ? FMT_JSONL : !strcmp(f->name, "json") ? FMT_JSON
-	       : !strcmp(f->name, "html") ? FMT_HTML : FMT_TEXT;
+	       : !strcmp(f->name, "html") ? FMT_HTML : !strcmp(f->name, "text") ? FMT_TEXT : FMT_DOC;
+	if (bt.fmt == FMT_DOC && !f->render)
+		goto done;
+	bt.fail_on = c->fail_on;
+	bt.quiet_info = c->quiet_info && f->ci;
 	const char *prog = c->progress ? c->progress : "auto";
 	if (strcmp(prog, "auto") && strcmp(prog, "always") && strcmp(prog, "never")) {
 		fprintf(stderr, "nccl-triage batch: --progress: '%s' is not auto, always or never\n", prog);
@@ -601,7 +615,7 @@ int cmd_batch(struct common *c, struct strvec *ops)
 		if (!bt.summary_only)
 			fputs(",\"bundles\":[", out);
 	}
-	cJSON *html_rows = bt.fmt == FMT_HTML ? cJSON_CreateArray() : NULL;
+	cJSON *html_rows = bt.fmt == FMT_HTML || bt.fmt == FMT_DOC ? cJSON_CreateArray() : NULL;
 	struct summary *msum = summary_new(); /* bundles finished here (--redact) */
 	/* write finished reports in order */
 	size_t emit = 0;
@@ -642,7 +656,7 @@ int cmd_batch(struct common *c, struct strvec *ops)
 				if (emit)
 					fputc(',', out);
 				fwrite(s, 1, len - 1, out); /* without the newline */
-			} else if (bt.fmt == FMT_HTML) {
+			} else if (bt.fmt == FMT_HTML || bt.fmt == FMT_DOC) {
 				cJSON *row = cJSON_Parse(s);
 				if (row)
 					cJSON_AddItemToArray(html_rows, row);
@@ -676,6 +690,15 @@ int cmd_batch(struct common *c, struct strvec *ops)
 	if (bt.fmt == FMT_HTML) {
 		report_html_batch(out, sj, html_rows);
 		cJSON_Delete(html_rows);
+	} else if (bt.fmt == FMT_DOC) {
+		/* one report document of every bundle, as analyze would render it */
+		cJSON *doc = report_header_json(&db);
+		cJSON_AddItemToObject(doc, "bundles", html_rows);
+		if (c->redact)
+			cJSON_AddBoolToObject(doc, "redacted", 1);
+		struct report_opts ro = {want_color(c, out), c->evidence, term_width(out)};
+		f->render(out, doc, &ro);
+		cJSON_Delete(doc);
 	} else if (bt.fmt == FMT_JSON) {
 		if (!bt.summary_only)
 			fputc(']', out);
@@ -694,6 +717,8 @@ int cmd_batch(struct common *c, struct strvec *ops)
 	}
 	cJSON_Delete(sj);
 	status = summary_failed(sum) ? EXIT_FOUND : EXIT_HEALTHY;
+	if (bt.fail_on)
+		status = bt.nfail ? EXIT_FOUND : EXIT_HEALTHY;
 	if (summary_unreadable(sum) == summary_bundles(sum))
 		status = EXIT_TROUBLE;
 	summary_free(sum);

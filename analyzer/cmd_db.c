@@ -30,6 +30,9 @@ int cmd_check_db(struct common *c, struct strvec *ops)
 	}
 	struct msgs m = {0};
 	size_t ok = 0;
+	/* every regex JIT-compiled, as analyze does on first use: the self-test
+	 * runs the engine analyze runs */
+	sigdb_jit_all(&db);
 	int fails = sigdb_selftest(&db, &m, &ok);
 	/* the coverage tables (DIR/coverage/NAME.tsv): ids exist, samples match */
 	struct covtable *cov = NULL;

@@ -25,6 +25,7 @@ static void evidence_free(struct evidence *e)
 		free(e->caps[i].value);
 	}
 	free(e->caps);
+	free(e->cspan);
 	for (unsigned i = 0; i < e->nbefore; i++)
 		free(e->before[i]);
 	for (unsigned i = 0; i < e->nafter; i++)
@@ -76,7 +77,9 @@ struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
 	e->id = xstrdup(id);
 	e->path = xstrdup(path ? path : "");
 	e->line = line;
-	e->text = str_sanitize(text ? text : "", textlen > EVIDENCE_TEXT_MAX ? EVIDENCE_TEXT_MAX : textlen);
+	e->text = str_sanitize_cut(text ? text : "", text ? textlen : 0, EVIDENCE_TEXT_MAX);
+	e->length = text ? textlen : 0;
+	e->cut = text && textlen > EVIDENCE_TEXT_MAX;
 	e->rank = -1;
 	e->pid = -1;
 	e->seq = seq;

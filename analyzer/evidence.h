@@ -17,7 +17,15 @@ struct evidence {
 	char *id;          /* signature id or fact-rule id */
 	char *path;        /* document name inside the bundle */
 	uint64_t line;     /* 1-based line in that document; 0 = whole document */
-	char *text;        /* the line (sanitised, cut to 500 bytes) or a rule's statement */
+	char *text;        /* the line (sanitised, cut to 500 bytes: then it ends with "…")
+	                      or a rule's statement */
+	size_t length;     /* bytes of the text before any cut (> the kept text: it was cut) */
+	int cut;           /* the text was cut (it ends with "…") */
+	int derived;       /* a sentence a rule composed from facts, not the verbatim line
+	                      path:line (rule_emit sets it; docs/json.md "kind") */
+	/* where the signature matched in text (byte offsets, set for log
+	 * lines): the whole match and each capture; end == 0: unknown */
+	struct { size_t start, end; } match, *cspan; /* cspan: ncaps items or NULL */
 	int rank;          /* -1 unknown */
 	char *host;        /* NULL unknown */
 	long pid;          /* -1 unknown */
@@ -27,7 +35,7 @@ struct evidence {
 	uint64_t seq;      /* order of arrival in the bundle: lower = earlier */
 	/* the lines around a log line (sanitised, cut to EVIDENCE_CONTEXT_TEXT
 	 * bytes), filled in by bundle.c; none for rule evidence */
-	char *before[EVIDENCE_CONTEXT];
+	char *before[EVIDENCE_CONTEXT]; /* a cut one ends with "…" */
 	char *after[EVIDENCE_CONTEXT];
 	unsigned nbefore, nafter;
 };
@@ -50,11 +58,14 @@ struct failure_line {
 	uint64_t line;
 	char *text;
 	char *what; /* "nccl_warn", "traceback", "exit_code", "error" */
-	char *raw;  /* the whole line (sanitised, cut to 500 bytes): evidence text */
+	char *raw;  /* the whole line (sanitised, cut to 500 bytes: then it ends with "…"): evidence text */
+	size_t rawlength; /* bytes of the whole line */
 	char *src;  /* an NCCL WARN's source file ("transport/net_ib.cc"), or NULL */
 	char *host; /* NCCL host, or NULL */
 	long pid;   /* NCCL pid, -1 none */
 	int rank;   /* launcher prefix rank, -1 none */
+	size_t length; /* bytes of the line; the text was cut (ends with "…") when longer */
+	int cut;
 };
 
 /* A frame of NCCL's return chain, "init.cc:1234 -> 2" (INFO): the first one
@@ -62,7 +73,8 @@ struct failure_line {
 struct chain_clue {
 	char *path;
 	uint64_t line;
-	char *raw;
+	char *raw;        /* the line, as failure_line's */
+	size_t rawlength;
 	char *src;
 	int code;
 	char *host;

@@ -17,6 +17,7 @@ struct format {
 	/* analyze: render the report document; NULL for formats of other commands */
 	void (*render)(FILE *out, const cJSON *doc, const struct report_opts *o);
 	int more_evidence; /* the renderer shows --evidence N lines (text, md) */
+	int ci;            /* a CI format: --quiet-info leaves info findings out */
 };
 
 extern const struct format FORMATS[];

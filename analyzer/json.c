@@ -1,6 +1,8 @@
 /* json.c - see json.h. */
 #include "json.h"
 
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -147,15 +149,88 @@ size_t json_path_line(const char *text, size_t len, const char *path)
 	return j.found;
 }
 
+/* ---- the arena of json_parse_arena ---- */
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	max_align_t data[]; /* size bytes */
+};
+
+struct json_arena {
+	struct arena_chunk *head;
+};
+
+#define ARENA_CHUNK (256u << 10)
+
+static void *arena_alloc(struct json_arena *a, size_t n)
+{
+	const size_t al = sizeof(max_align_t);
+	n = (n + al - 1) / al * al;
+	struct arena_chunk *c = a->head;
+	if (!c || c->size - c->used < n) {
+		size_t sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+		c = xmalloc(sizeof *c + sz);
+		c->next = a->head;
+		c->used = 0;
+		c->size = sz;
+		a->head = c;
+	}
+	void *p = (char *)c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+void json_arena_free(struct json_arena *a)
+{
+	if (!a)
+		return;
+	for (struct arena_chunk *c = a->head, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(a);
+}
+
+/* The arena this thread parses into now (json_parse_arena), else NULL:
+ * cJSON's hooks are process-wide, the arena is per thread, so a tree
+ * another thread builds meanwhile is allocated as always. */
+static _Thread_local struct json_arena *cur_arena;
+
 static void *json_xmalloc(size_t n)
 {
-	return xmalloc(n);
+	return cur_arena ? arena_alloc(cur_arena, n) : xmalloc(n);
+}
+
+/* While a thread parses into an arena, cJSON frees only what that parse
+ * allocated (a tree that fails half way): it goes with the arena. */
+static void json_free(void *p)
+{
+	if (!cur_arena)
+		free(p);
 }
 
 void json_use_xmalloc(void)
 {
-	cJSON_Hooks hooks = {json_xmalloc, free};
+	cJSON_Hooks hooks = {json_xmalloc, json_free};
 	cJSON_InitHooks(&hooks);
+}
+
+static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+
+cJSON *json_parse_arena(struct json_arena **arena, const char *text, size_t len, const char **end)
+{
+	pthread_once(&hooks_once, json_use_xmalloc); /* main installs them; tests and fuzzers may not */
+	struct json_arena *a = xcalloc(1, sizeof *a);
+	cur_arena = a;
+	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, end, 0);
+	cur_arena = NULL;
+	if (!doc) {
+		json_arena_free(a);
+		a = NULL;
+	}
+	*arena = a;
+	return doc;
 }
 
 char *json_print_large(const cJSON *doc)

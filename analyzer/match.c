@@ -142,7 +142,8 @@ size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const si
 		 * less.  One that needs more is slow: counted, and run again with
 		 * the full limit (same result as one run with it).  Counting, not
 		 * timing, keeps the report the same whatever the machine and -j. */
-		int rc = pcre2_match(s->code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc_fast);
+		const pcre2_code *code = sigdb_code(s); /* JIT-compiled on its first candidate line */
+		int rc = pcre2_match(code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc_fast);
 		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT) {
 			if (++mt->slow[si] > mt->budget) {
 				mt->disabled[si] = 1;
@@ -152,7 +153,7 @@ size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const si
 					         where, s->id, s->file, mt->budget);
 				continue;
 			}
-			rc = pcre2_match(s->code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc);
+			rc = pcre2_match(code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc);
 		}
 		if (rc > 0) {
 			hits++;
@@ -176,7 +177,7 @@ const struct signature *matcher_benign(struct matcher *mt, const struct logline 
 		const struct signature *s = &db->sigs[cand[i]];
 		if (!s->benign || mt->disabled[cand[i]])
 			continue;
-		int rc = pcre2_match(s->code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc);
+		int rc = pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc);
 		if (rc > 0)
 			return s;
 		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||

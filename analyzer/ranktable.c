@@ -1,6 +1,7 @@
 /* ranktable.c - see ranktable.h. */
 #include "ranktable.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,14 +223,19 @@ void rank_table_text(FILE *out, const cJSON *bundle, int color)
 	free(v);
 }
 
+/* A cell of log text: Markdown escaped, and "@name" / "#123" broken with a
+ * zero-width space so that a ticket reply notifies nobody and links no
+ * issue (report_md.c does the same). */
 static void md_cell(FILE *out, const char *s)
 {
 	fputc(' ', out);
-	for (; *s; s++) {
-		if (*s == '|' || *s == '\\' || *s == '`' || *s == '*' || *s == '_' || *s == '<' || *s == '>' || *s == '[' ||
-		    *s == ']')
+	for (const char *p = s; *p; p++) {
+		if (*p == '|' || *p == '\\' || *p == '`' || *p == '*' || *p == '_' || *p == '<' || *p == '>' || *p == '[' ||
+		    *p == ']')
 			fputc('\\', out);
-		fputc(*s, out);
+		fputc(*p, out);
+		if ((*p == '@' && (isalnum((unsigned char)p[1]) || p[1] == '-')) || (*p == '#' && isdigit((unsigned char)p[1])))
+			fputs("\xe2\x80\x8b", out); /* U+200B */
 	}
 	fputs(" |", out);
 }

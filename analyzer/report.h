@@ -15,6 +15,8 @@ struct sigdb;
 struct report_opts {
 	int color;          /* ANSI colours in text output */
 	int max_evidence;   /* evidence lines shown per diagnosis (text/md) */
+	int width;          /* text: the terminal's columns (prose wrapped with hanging indents,
+	                       quoted log lines cut with "…"); 0: not a terminal, whole lines */
 };
 
 /* The report document is the one model every format renders from: the JSON
@@ -49,6 +51,32 @@ void report_json_fix_utf8(cJSON *it);
  * Every format of analyze and verify writes its proposal with this
  * (verify, above the report layer, too). */
 char *verify_env_arg(const char *key, const char *value);
+
+/* Evidence items of the document (docs/json.md): kind "line" is the
+ * verbatim text of path:line; kind "derived" is a sentence the tool
+ * composed, from[] the lines it was computed from.  Every renderer says
+ * which it shows. */
+int report_ev_derived(const cJSON *e);
+/* "memtrace.csv:104, run.log:102": a derived item's from[] (or its
+ * path:line when from is absent); "" when it cites no line.  Caller frees. */
+char *report_ev_from(const cJSON *e);
+/* " (cut from 616 bytes)" when the text was cut ("cut": true),
+ * else "".  Caller frees. */
+char *report_ev_cut_note(const cJSON *e);
+
+/* Whether a bundle object fails a CI step (the exit status 1 of analyze
+ * and batch): fail_on NULL: the verdict is diagnosed or unknown_failure;
+ * "error": an error finding or unknown_failure; "warning": also a warning
+ * finding; "never": never. */
+int report_fails(const cJSON *bundle, const char *fail_on);
+/* --quiet-info: drop the info findings of every bundle of doc (an array of
+ * bundles or a document with "bundles"). */
+void report_drop_info(cJSON *doc);
+
+/* 1 when the text of evidence item e is already said in the explanation of
+ * its diagnosis d (a rule's sentence made the explanation): renderers then
+ * show only where it comes from, not the same sentence twice. */
+int report_ev_in_explanation(const cJSON *d, const cJSON *e);
 
 /* Renderers of the document (doc as report_json makes it). */
 void report_text(FILE *out, const cJSON *doc, const struct report_opts *o);

@@ -4,27 +4,30 @@
  * (error -> ::error, warning -> ::warning, info -> ::notice), one ::error for
  * a bundle whose failure no signature explains, and a ::notice per bundle
  * without findings.  Values are escaped as the runner expects: in the
- * message %, CR, LF; in properties also ':' and ','.  Borrows the JSON. */
+ * message %, CR, LF; in properties also ':' and ','.  At most 10
+ * annotations of each kind (GitHub's cap per step), the rest summarised in
+ * one notice.  Borrows the JSON. */
 #include "report_formats.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+#include "report.h"
 #include "util.h"
 
-static void gh_esc(FILE *f, const char *s, int prop)
+static void gh_esc(struct buf *f, const char *s, int prop)
 {
 	if (!s)
 		return;
 	for (; *s; s++) {
 		switch (*s) {
-		case '%': fputs("%25", f); break;
-		case '\r': fputs("%0D", f); break;
-		case '\n': fputs("%0A", f); break;
-		case ':': fputs(prop ? "%3A" : ":", f); break;
-		case ',': fputs(prop ? "%2C" : ",", f); break;
-		default: fputc(*s, f);
+		case '%': buf_adds(f, "%25"); break;
+		case '\r': buf_adds(f, "%0D"); break;
+		case '\n': buf_adds(f, "%0A"); break;
+		case ':': buf_adds(f, prop ? "%3A" : ":"); break;
+		case ',': buf_adds(f, prop ? "%2C" : ","); break;
+		default: buf_addc(f, *s);
 		}
 	}
 }
@@ -39,38 +42,69 @@ static const char *command_of(const char *sev)
 }
 
 /* "::CMD file=F,line=N,title=T::" for evidence e (may be NULL). */
-static void head(FILE *f, const char *cmd, const char *bundle, const cJSON *e, const char *title)
+static void head(struct buf *f, const char *cmd, const char *bundle, const cJSON *e, const char *title)
 {
-	fprintf(f, "::%s ", cmd);
+	buf_printf(f, "::%s ", cmd);
 	int any = 0;
 	if (e && json_str(e, "path")) {
 		char *p = report_artifact_path(bundle, json_str(e, "path"));
-		fputs("file=", f);
+		buf_adds(f, "file=");
 		gh_esc(f, p, 1);
 		free(p);
 		any = 1;
 		const cJSON *ln = json_get(e, "line");
 		if (cJSON_IsNumber(ln) && ln->valuedouble >= 1)
-			fprintf(f, ",line=%.0f", ln->valuedouble);
+			buf_printf(f, ",line=%.0f", ln->valuedouble);
 	}
 	if (title) {
-		fputs(any ? ",title=" : "title=", f);
+		buf_adds(f, any ? ",title=" : "title=");
 		gh_esc(f, title, 1);
 	}
-	fputs("::", f);
+	buf_adds(f, "::");
 }
 
-void report_github(FILE *f, const cJSON *doc)
+/* GitHub shows at most 10 annotations of each kind (error, warning,
+ * notice) per step; the rest are dropped without a word.  Beyond the cap
+ * they are counted and summarised in one notice. */
+#define GH_CAP 10
+enum { K_ERROR, K_WARNING, K_NOTICE };
+
+struct ann {
+	int kind;
+	char *line;
+};
+
+struct anns {
+	struct ann *v;
+	size_t n, cap;
+};
+
+static void ann_push(struct anns *a, const char *cmd, struct buf *line)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 16;
+		a->v = xrealloc(a->v, a->cap * sizeof *a->v);
+	}
+	a->v[a->n].kind = !strcmp(cmd, "error") ? K_ERROR : !strcmp(cmd, "warning") ? K_WARNING : K_NOTICE;
+	a->v[a->n].line = buf_steal(line);
+	a->n++;
+}
+
+void report_github(FILE *out, const cJSON *doc)
 {
 	const cJSON *b, *d;
+	struct anns a = {0};
 	cJSON_ArrayForEach(b, json_get(doc, "bundles")) {
 		const char *name = json_str(b, "name"), *v = json_str(b, "verdict");
 		int n = 0;
 		cJSON_ArrayForEach(d, json_get(b, "diagnoses")) {
 			n++;
+			struct buf f;
+			buf_init(&f);
+			const char *cmd = command_of(json_str(d, "severity"));
 			const cJSON *e0 = cJSON_GetArrayItem(json_get(d, "evidence"), 0);
 			char *title = xasprintf("nccl-triage: %s", json_str(d, "title") ? json_str(d, "title") : "");
-			head(f, command_of(json_str(d, "severity")), name, e0, title);
+			head(&f, cmd, name, e0, title);
 			free(title);
 			struct buf m;
 			buf_init(&m);
@@ -83,28 +117,63 @@ void report_github(FILE *f, const cJSON *doc)
 			cJSON_ArrayForEach(x, json_get(d, "fix"))
 				if (cJSON_IsString(x))
 					buf_printf(&m, "%sFix: %s", i++ ? "\n" : "\n\n", x->valuestring);
-			if (e0 && json_str(e0, "text"))
-				buf_printf(&m, "\n\nEvidence: %s", json_str(e0, "text"));
-			gh_esc(f, m.data, 0);
+			if (e0 && json_str(e0, "text")) {
+				char *note = report_ev_cut_note(e0);
+				if (report_ev_derived(e0)) {
+					/* a sentence the tool composed, not the annotated line */
+					char *from = report_ev_from(e0);
+					buf_printf(&m, "\n\nDerived%s%s: %s%s", *from ? " from " : "", from, json_str(e0, "text"), note);
+					free(from);
+				} else
+					buf_printf(&m, "\n\nEvidence: %s%s", json_str(e0, "text"), note);
+				free(note);
+			}
+			gh_esc(&f, m.data, 0);
 			buf_free(&m);
-			fputc('\n', f);
+			ann_push(&a, cmd, &f);
 		}
 		if (v && !strcmp(v, "unknown_failure")) {
+			struct buf f;
+			buf_init(&f);
 			const cJSON *u0 = cJSON_GetArrayItem(json_get(b, "unexplained"), 0);
-			head(f, "error", name, u0, "nccl-triage: the job failed and no known cause matched");
-			gh_esc(f, u0 ? json_str(u0, "text") : "failure evidence found", 0);
-			fputc('\n', f);
+			head(&f, "error", name, u0, "nccl-triage: the job failed and no known cause matched");
+			gh_esc(&f, u0 ? json_str(u0, "text") : "failure evidence found", 0);
+			ann_push(&a, "error", &f);
 			n++;
 		}
 		if (!n) {
-			fputs("::notice title=nccl-triage::", f);
-			gh_esc(f, name, 0);
-			fputs(": ", f);
-			gh_esc(f, v ? v : "no verdict", 0);
-			fputs(": ", f);
-			gh_esc(f, json_str(b, "verdict_reason") ? json_str(b, "verdict_reason")
-			          : v && !strcmp(v, "healthy") ? "no failure evidence found" : "nothing recognisable to analyse", 0);
-			fputc('\n', f);
+			struct buf f;
+			buf_init(&f);
+			buf_adds(&f, "::notice title=nccl-triage::");
+			gh_esc(&f, name, 0);
+			buf_adds(&f, ": ");
+			gh_esc(&f, v ? v : "no verdict", 0);
+			buf_adds(&f, ": ");
+			gh_esc(&f, json_str(b, "verdict_reason") ? json_str(b, "verdict_reason")
+			           : v && !strcmp(v, "healthy") ? "no failure evidence found" : "nothing recognisable to analyse", 0);
+			ann_push(&a, "notice", &f);
 		}
 	}
+	size_t count[3] = {0}, shown[3] = {0}, over[3] = {0};
+	for (size_t i = 0; i < a.n; i++)
+		count[a.v[i].kind]++;
+	int overflow = count[K_ERROR] > GH_CAP || count[K_WARNING] > GH_CAP || count[K_NOTICE] > GH_CAP;
+	/* the summary notice takes the last notice place */
+	size_t cap[3] = {GH_CAP, GH_CAP, overflow ? GH_CAP - 1 : GH_CAP};
+	for (size_t i = 0; i < a.n; i++) {
+		int k = a.v[i].kind;
+		if (shown[k] < cap[k]) {
+			shown[k]++;
+			fputs(a.v[i].line, out);
+			fputc('\n', out);
+		} else
+			over[k]++;
+		free(a.v[i].line);
+	}
+	free(a.v);
+	if (overflow)
+		fprintf(out, "::notice title=nccl-triage%%3A more findings::%zu more findings not annotated (%zu errors, %zu "
+		             "warnings, %zu notices): GitHub shows at most %d annotations of each kind per step; the job "
+		             "summary or the full report lists them all\n",
+		        over[0] + over[1] + over[2], over[0], over[1], over[2], GH_CAP);
 }

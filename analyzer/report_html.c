@@ -142,18 +142,18 @@ static const char *category_words(const char *c)
 /* ---- page frame ---- */
 
 static const char CSS[] =
-	":root{--fg:#1d232b;--mute:#5b6673;--line:#d7dde4;--bg:#fff;--soft:#f4f6f8;--red:#b3261e;--ora:#c25e00;"
+	":root{--fg:#1d232b;--mute:#566170;--line:#d7dde4;--bg:#fff;--soft:#f4f6f8;--red:#b3261e;--ora:#a35200;"
 	"--grn:#1e7b34;--blu:#1f5fa8}\n"
 	"*{box-sizing:border-box}body{font:15px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
-	"color:var(--fg);background:var(--bg);margin:0 auto;max-width:1100px;padding:24px}\n"
+	"color:var(--fg);background:var(--bg);margin:0 auto;max-width:1100px;padding:24px;overflow-wrap:anywhere}\n"
 	"h1{font-size:1.5em;margin:0 0 .2em}h2{font-size:1.2em;margin:1.6em 0 .5em;padding-bottom:.2em;border-bottom:1px solid var(--line)}"
 	"h3{font-size:1.05em;margin:.2em 0}\n"
 	"code,pre,.mono{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:.88em}\n"
 	"code{background:var(--soft);padding:0 .25em;border-radius:3px}\n"
 	".sub{color:var(--mute);font-size:.9em}.muted{color:var(--mute)}\n"
 	".badge{display:inline-block;padding:.1em .6em;border-radius:1em;font-size:.8em;font-weight:600;color:#fff;vertical-align:middle}\n"
-	".v-diagnosed,.s-error{background:var(--red)}.v-unknown_failure,.s-warning{background:var(--ora)}"
-	".v-healthy,.s-ok{background:var(--grn)}.v-no_evidence,.s-info{background:#69737d}.s-cascade{background:#8a6d3b}\n"
+	".v-diagnosed,.s-error{background:#b3261e}.v-unknown_failure,.s-warning{background:#a35200}"
+	".v-healthy,.s-ok{background:#1e7b34}.v-no_evidence,.s-info{background:#5f6b76}.s-cascade{background:#7a5f2f}\n"
 	".hero{border:2px solid var(--line);border-left-width:8px;border-radius:8px;padding:16px 20px;margin:16px 0}\n"
 	".hero.diagnosed{border-color:#e8b4b0;border-left-color:var(--red)}.hero.unknown_failure{border-color:#f0cfa8;border-left-color:var(--ora)}"
 	".hero.healthy{border-color:#b5dcc0;border-left-color:var(--grn)}\n"
@@ -165,18 +165,33 @@ static const char CSS[] =
 	".ev{margin:.5em 0;border:1px solid var(--line);border-radius:6px;overflow:hidden}\n"
 	".ev .loc{background:var(--soft);padding:2px 10px;font-size:.85em;color:var(--mute)}\n"
 	".ev pre{margin:0;padding:6px 10px;white-space:pre-wrap;overflow-wrap:anywhere}\n"
-	".ln{color:#98a2ad;user-select:none;display:inline-block;min-width:4.5em}.ctx{color:#7b8590}\n"
-	".hit{background:#fff3c4;display:block}.pfx{color:#6b7682}.msg{color:#000}mark{background:#ffc107;font-weight:700;padding:0 1px}\n"
+	".ev .dtext{margin:0;padding:6px 10px;font-style:italic;overflow-wrap:anywhere}\n"
+	".ln{color:var(--mute);user-select:none;display:inline-block;min-width:4.5em}.ctx{color:var(--mute)}\n"
+	".hit{background:#fff3c4;display:block}.pfx{color:var(--mute)}.msg{color:var(--fg)}mark{background:#ffc107;color:#000;font-weight:700;padding:0 1px}\n"
 	"td.ind{padding-left:2em}\n"
 	"details{margin:.5em 0}summary{cursor:pointer;color:var(--blu)}\n"
-	"table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}"
+	"table{border-collapse:collapse;margin:.5em 0;display:block;overflow-x:auto;max-width:100%}"
+	"th,td{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:normal}"
 	"th{background:var(--soft)}\n"
 	"table.topo td,table.topo th{text-align:center;min-width:3.4em;font-family:ui-monospace,'DejaVu Sans Mono',monospace}\n"
-	".l-X{background:#e3e6ea;color:#888}.l-NV{background:#43a047;color:#fff}.l-PIX{background:#9ccc65}.l-PXB{background:#d4e157}"
-	".l-PHB{background:#ffca28}.l-NODE{background:#ff8a65}.l-SYS{background:#e53935;color:#fff}.l-other{background:#cfd8dc}\n"
+	".l-X{background:#e3e6ea;color:#4f5a66}.l-NV{background:#2e7d32;color:#fff}.l-PIX{background:#9ccc65;color:#000}.l-PXB{background:#d4e157;color:#000}"
+	".l-PHB{background:#ffca28;color:#000}.l-NODE{background:#ff8a65;color:#000}.l-SYS{background:#c62828;color:#fff}.l-other{background:#cfd8dc;color:#000}\n"
 	".legend span{display:inline-block;margin:2px 10px 2px 0}.sw{display:inline-block;width:1em;height:1em;vertical-align:-2px;margin-right:4px;border:1px solid #999}\n"
-	".grid2{display:flex;gap:24px;flex-wrap:wrap;align-items:flex-start}\n"
+	".grid2{display:flex;gap:24px;flex-wrap:wrap;align-items:flex-start}.grid2>*{min-width:0;max-width:100%}\n"
 	"svg text{font-family:system-ui,'DejaVu Sans',sans-serif}\n"
+	/* charts keep their size (text never under 11 px) and scroll inside their box */
+	".bad{color:var(--red)}.scroll{overflow-x:auto;max-width:100%}svg.chart{max-width:none;height:auto;display:block}\n"
+	"a.anchor{color:var(--mute);text-decoration:none;font-weight:400;margin-right:.2em}a.anchor:hover{color:var(--blu)}\n"
+	":target{outline:2px solid var(--blu);outline-offset:2px}\n"
+	"@media (max-width:600px){body{padding:10px;font-size:14px}.hero{padding:10px 12px}.card{padding:10px}"
+	".ev pre,.ev .dtext{padding:4px 6px}.ln{min-width:3em}}\n"
+	/* dark scheme */
+	"@media (prefers-color-scheme:dark){:root{--fg:#e6e9ed;--mute:#aab4be;--line:#3a434d;--bg:#14181d;--soft:#1e242b;"
+	"--blu:#8fb4ff;--grn:#7fd18b;--red:#ff8a80}"
+	"a{color:var(--blu)}.hero.diagnosed{border-color:#5c2a27;border-left-color:#e0564c}.hero.unknown_failure{border-color:#5a3f1f;border-left-color:#ffb74d}"
+	".hero.healthy{border-color:#24492d;border-left-color:#7fd18b}.fix{background:#15301c;border-color:#2e6b3c}.fix b{color:#7fd18b}"
+	".hit{background:#3a3310}.card.root{border-left-color:#e0564c}.card.warning{border-left-color:#ffb74d}"
+	".scroll svg{background:#fff;border-radius:6px}.v-no_evidence,.s-info{background:#5f6b76}}\n"
 	".toc a{margin-right:1em}\n"
 	"footer{margin-top:2em;color:var(--mute);font-size:.85em;border-top:1px solid var(--line);padding-top:.5em}\n"
 	"@media print{body{max-width:none;padding:0;font-size:11pt}details::details-content{content-visibility:visible;display:block}"
@@ -257,21 +272,28 @@ static size_t message_start(const char *t)
 	return 0;
 }
 
-/* The evidence line: prefix dimmed, message bold, captured values marked. */
-static void evidence_line(FILE *f, const char *t, const cJSON *caps)
+static int utf8_boundary(const char *t, size_t n, size_t i)
+{
+	return i == n || (i < n && ((unsigned char)t[i] & 0xc0) != 0x80);
+}
+
+/* The evidence line: prefix dimmed, message bold, captured values marked
+ * where PCRE2 captured them (spans.captures: byte offsets into the text,
+ * issue 15.3), never by searching the text for the value. */
+static void evidence_line(FILE *f, const char *t, const cJSON *e)
 {
 	size_t n = strlen(t), ms = message_start(t);
 	struct span sp[16];
 	size_t ns = 0;
 	const cJSON *c;
-	cJSON_ArrayForEach(c, caps) {
-		if (!cJSON_IsString(c) || !*c->valuestring || ns >= 16)
+	cJSON_ArrayForEach(c, json_get(json_get(e, "spans"), "captures")) {
+		const cJSON *a = cJSON_GetArrayItem(c, 0), *z = cJSON_GetArrayItem(c, 1);
+		if (ns >= 16 || !cJSON_IsNumber(a) || !cJSON_IsNumber(z) || a->valuedouble < 0 || z->valuedouble > (double)n ||
+		    a->valuedouble >= z->valuedouble)
 			continue;
-		const char *p = strstr(t + ms, c->valuestring);
-		if (!p)
-			p = strstr(t, c->valuestring);
-		if (p)
-			sp[ns++] = (struct span){(size_t)(p - t), (size_t)(p - t) + strlen(c->valuestring)};
+		size_t x = (size_t)a->valuedouble, y = (size_t)z->valuedouble;
+		if (utf8_boundary(t, n, x) && utf8_boundary(t, n, y))
+			sp[ns++] = (struct span){x, y};
 	}
 	qsort(sp, ns, sizeof *sp, span_cmp);
 	size_t pos = 0, k = 0;
@@ -298,8 +320,50 @@ static void evidence_line(FILE *f, const char *t, const cJSON *caps)
 	fputs("</span>", f);
 }
 
-/* Context lines: an array of strings or of {"line": N, "text": ...}. */
-static void context_lines(FILE *f, const cJSON *arr, double first_line)
+/* The log lines a diagnosis card has shown so far: each once only. */
+struct shown {
+	const char *path[96];
+	double line[96];
+	size_t n;
+};
+
+static int shown_has(const struct shown *sh, const char *path, double ln)
+{
+	for (size_t i = 0; sh && i < sh->n; i++)
+		if (sh->line[i] == ln && path && !strcmp(sh->path[i], path))
+			return 1;
+	return 0;
+}
+
+static void shown_add(struct shown *sh, const char *path, double ln)
+{
+	if (sh && path && sh->n < sizeof sh->line / sizeof *sh->line) {
+		sh->path[sh->n] = path;
+		sh->line[sh->n++] = ln;
+	}
+}
+
+/* 1 when line ln of path is an evidence item of diagnosis d (shown in a
+ * block of its own: not again as context of another). */
+static int is_evidence_line(const cJSON *d, const char *path, double ln)
+{
+	const cJSON *e;
+	int k = 0;
+	cJSON_ArrayForEach(e, json_get(d, "evidence")) {
+		if (k++ == HTML_MAX_EVIDENCE)
+			break;
+		double l = 0;
+		json_num(e, "line", &l);
+		if (!report_ev_derived(e) && l == ln && path && json_str(e, "path") && !strcmp(path, json_str(e, "path")))
+			return 1;
+	}
+	return 0;
+}
+
+/* Context lines: an array of strings or of {"line": N, "text": ...}; a line
+ * that is evidence of the same diagnosis d is left out (it has its block). */
+static void context_lines(FILE *f, const cJSON *arr, double first_line, const cJSON *d, const char *path,
+                          struct shown *sh)
 {
 	const cJSON *c;
 	double ln = first_line;
@@ -307,6 +371,11 @@ static void context_lines(FILE *f, const cJSON *arr, double first_line)
 		const char *t = cJSON_IsString(c) ? c->valuestring : json_str(c, "text");
 		double l = ln;
 		json_num(c, "line", &l);
+		if ((d && is_evidence_line(d, path, l)) || shown_has(sh, path, l)) {
+			ln = l + 1;
+			continue;
+		}
+		shown_add(sh, path, l);
 		fprintf(f, "<span class=\"ctx\"><span class=\"ln\">%.0f</span>", l);
 		esc(f, t ? t : "");
 		fputs("</span>\n", f);
@@ -314,17 +383,40 @@ static void context_lines(FILE *f, const cJSON *arr, double first_line)
 	}
 }
 
-static void evidence_block(FILE *f, const cJSON *e)
+static void evidence_block(FILE *f, const cJSON *d, const cJSON *e, int is_top, struct shown *sh, const char *anchor)
 {
 	const char *path = json_str(e, "path"), *text = json_str(e, "text");
 	double line = 0, rank = -1, pid = -1;
 	json_num(e, "line", &line);
 	json_num(e, "rank", &rank);
 	json_num(e, "pid", &pid);
-	fputs("<div class=\"ev\"><div class=\"loc mono\">", f);
-	esc(f, path ? path : "?");
-	if (line > 0)
-		fprintf(f, ":%.0f", line);
+	int derived = report_ev_derived(e);
+	char *note = report_ev_cut_note(e);
+	fprintf(f, "<div class=\"ev%s\"", derived ? " derived" : "");
+	if (anchor) {
+		/* every evidence line has an anchor, and a link to it */
+		fputs(" id=\"", f);
+		esc(f, anchor);
+		fputs("\"><div class=\"loc mono\"><a class=\"anchor\" href=\"#", f);
+		esc(f, anchor);
+		fputs("\" title=\"link to this line\">&#182;</a> ", f);
+	} else {
+		fputs("><div class=\"loc mono\">", f);
+	}
+	if (derived) {
+		/* a sentence the tool composed from facts: said so, not drawn as a log line */
+		char *from = report_ev_from(e);
+		fputs("<b>derived</b>", f);
+		if (*from) {
+			fputs(" from ", f);
+			esc(f, from);
+		}
+		free(from);
+	} else {
+		esc(f, path ? path : "?");
+		if (line > 0)
+			fprintf(f, ":%.0f", line);
+	}
 	if (rank >= 0)
 		fprintf(f, " · rank %.0f", rank);
 	if (json_str(e, "host")) {
@@ -337,6 +429,20 @@ static void evidence_block(FILE *f, const cJSON *e)
 		fputs(" · ", f);
 		esc(f, json_str(e, "time"));
 	}
+	if (*note) {
+		fputs(" ·", f);
+		esc(f, note);
+	}
+	free(note);
+	if (derived) {
+		fputs("</div><p class=\"dtext\">", f);
+		if (d && report_ev_in_explanation(d, e) && !is_top)
+			fputs("(the sentence above)", f);
+		else
+			esc(f, text ? text : "");
+		fputs("</p></div>\n", f);
+		return;
+	}
 	fputs("</div><pre>", f);
 	const cJSON *ctx = json_get(e, "context");
 	const cJSON *before = json_get(ctx, "before"), *after = json_get(ctx, "after");
@@ -345,15 +451,15 @@ static void evidence_block(FILE *f, const cJSON *e)
 	if (!after)
 		after = json_get(e, "after");
 	if (cJSON_IsArray(before))
-		context_lines(f, before, line - json_size(before));
+		context_lines(f, before, line - json_size(before), d, path, sh);
 	fputs("<span class=\"hit\">", f);
 	if (line > 0)
 		fprintf(f, "<span class=\"ln\">%.0f</span>", line);
-	evidence_line(f, text ? text : "", json_get(e, "captures"));
+	evidence_line(f, text ? text : "", e);
 	fputs("</span>", f);
 	if (cJSON_IsArray(after)) {
 		fputc('\n', f);
-		context_lines(f, after, line + 1);
+		context_lines(f, after, line + 1, d, path, sh);
 	}
 	fputs("</pre></div>\n", f);
 }
@@ -388,16 +494,21 @@ static void ranks_list(FILE *f, const cJSON *ranks)
 	}
 }
 
-static void diagnosis_card(FILE *f, const cJSON *d, int cascade, int is_top)
+static void diagnosis_card(FILE *f, const cJSON *d, int cascade, int is_top, int bidx)
 {
 	const char *sev = json_str(d, "severity");
 	const char *role = json_str(d, "role");
 	double conf = 0, total = 0;
 	json_num(d, "confidence", &conf);
 	json_num(d, "evidence_total", &total);
-	fprintf(f, "<div class=\"card %s\" id=\"d-", cascade ? "cascade" : (sev && !strcmp(sev, "error")) ? "root" : sev ? sev : "");
-	esc(f, json_str(d, "id"));
-	fputs("\">\n<h3>", f);
+	/* an anchor on every diagnosis: d-ID in the first bundle, bN-d-ID in others */
+	char *card_id = bidx ? xasprintf("b%d-d-%s", bidx, json_str(d, "id") ? json_str(d, "id") : "")
+	                     : xasprintf("d-%s", json_str(d, "id") ? json_str(d, "id") : "");
+	fprintf(f, "<div class=\"card %s\" id=\"", cascade ? "cascade" : (sev && !strcmp(sev, "error")) ? "root" : sev ? sev : "");
+	esc(f, card_id);
+	fputs("\">\n<h3><a class=\"anchor\" href=\"#", f);
+	esc(f, card_id);
+	fputs("\" title=\"link to this finding\">&#182;</a> ", f);
 	fprintf(f, "<span class=\"badge s-%s\">%s</span> ", cascade ? "cascade" : sev ? sev : "info",
 	        cascade ? "consequence" : role && !strcmp(role, "context") ? "context" : sev ? sev : "");
 	esc(f, json_str(d, "title"));
@@ -437,10 +548,13 @@ static void diagnosis_card(FILE *f, const cJSON *d, int cascade, int is_top)
 	int shown = 0, n = json_size(ev);
 	if (n)
 		fprintf(f, "<div class=\"sub\">Evidence (%.0f line%s):</div>\n", total > n ? total : n, (total > n ? total : n) == 1 ? "" : "s");
+	struct shown sh = {{0}, {0}, 0};
 	cJSON_ArrayForEach(e, ev) {
 		if (shown++ == HTML_MAX_EVIDENCE)
 			break;
-		evidence_block(f, e);
+		char *an = xasprintf("%s-e%d", card_id, shown);
+		evidence_block(f, d, e, is_top, &sh, an);
+		free(an);
 	}
 	if ((total > n ? total : n) > HTML_MAX_EVIDENCE || total > n)
 		fprintf(f, "<div class=\"sub\">… and %.0f more (see the JSON report for up to 20).</div>\n",
@@ -465,6 +579,7 @@ static void diagnosis_card(FILE *f, const cJSON *d, int cascade, int is_top)
 		}
 		fputs("</div>\n", f);
 	}
+	free(card_id);
 }
 
 static int is_cascade(const cJSON *d)
@@ -487,7 +602,7 @@ static const cJSON *cascade_root(const cJSON *diags, const cJSON *d)
 	return NULL;
 }
 
-static void diagnoses_section(FILE *f, const cJSON *b)
+static void diagnoses_section(FILE *f, const cJSON *b, int bidx)
 {
 	const cJSON *diags = json_get(b, "diagnoses"), *d;
 	if (!json_size(diags))
@@ -504,7 +619,7 @@ static void diagnoses_section(FILE *f, const cJSON *b)
 	cJSON_ArrayForEach(d, diags) {
 		if (is_cascade(d) && cascade_root(diags, d))
 			continue;
-		diagnosis_card(f, d, is_cascade(d), d == top);
+		diagnosis_card(f, d, is_cascade(d), d == top, bidx);
 		/* cascades of this one */
 		int nc = 0;
 		const cJSON *c;
@@ -516,7 +631,7 @@ static void diagnoses_section(FILE *f, const cJSON *b)
 			        nc == 1 ? "" : "s");
 			cJSON_ArrayForEach(c, diags)
 				if (is_cascade(c) && cascade_root(diags, c) == d) {
-					diagnosis_card(f, c, 1, 0);
+					diagnosis_card(f, c, 1, 0, bidx);
 					fputs("</div>\n", f);
 				}
 			fputs("</details>\n", f);
@@ -525,9 +640,10 @@ static void diagnoses_section(FILE *f, const cJSON *b)
 	}
 }
 
-static void unexplained_section(FILE *f, const cJSON *b)
+static void unexplained_section(FILE *f, const cJSON *b, int bidx)
 {
 	const cJSON *u = json_get(b, "unexplained"), *x;
+	int un = 0;
 	if (!json_size(u))
 		return;
 	double total = 0;
@@ -540,7 +656,11 @@ static void unexplained_section(FILE *f, const cJSON *b)
 		fprintf(f, " of %.0f", total);
 	fputs(" (tracebacks, NCCL warnings, exit codes)</summary>\n", f);
 	cJSON_ArrayForEach(x, u)
-		evidence_block(f, x);
+		{
+		char *an = xasprintf("b%d-u%d", bidx, un++);
+		evidence_block(f, NULL, x, 0, NULL, an);
+		free(an);
+	}
 	fputs("</details>\n", f);
 }
 
@@ -641,7 +761,7 @@ static void hero(FILE *f, const cJSON *b)
 		      f);
 		const cJSON *u = cJSON_GetArrayItem(json_get(b, "unexplained"), 0);
 		if (u)
-			evidence_block(f, u);
+			evidence_block(f, NULL, u, 0, NULL, NULL);
 	} else if (v && !strcmp(v, "healthy")) {
 		fputs("<div class=\"cause\">No problem found.</div>\n<p>", f);
 		esc(f, json_str(b, "verdict_reason") ? json_str(b, "verdict_reason") : "No failure evidence was found in the inputs.");
@@ -747,7 +867,54 @@ struct tl {
 	int any_failed_first;
 	int lanes;
 	double left, colw, top_y, laneh, outx, width, height;
+	const cJSON *ranks;         /* every lane's process: host labels are made distinct among them */
 };
+
+/* A short host name that tells this lane's host from the others': its
+ * first DNS label when those differ, else the part after the prefix all
+ * hosts share ("…node-0421" for long names that differ only at the end). */
+static void host_short(const cJSON *ranks, const char *host, char *out, size_t n)
+{
+	const cJSON *r;
+	size_t cp = (size_t)-1, fl = strcspn(host, ".");
+	int first_labels_differ = 1, others = 0;
+	cJSON_ArrayForEach(r, ranks) {
+		const char *h = json_str(r, "host");
+		if (!h || !strcmp(h, host))
+			continue;
+		others = 1;
+		size_t k = 0;
+		while (h[k] && h[k] == host[k])
+			k++;
+		if (k < cp)
+			cp = k;
+		if (strcspn(h, ".") == fl && !strncmp(h, host, fl))
+			first_labels_differ = 0;
+	}
+	const size_t MAX = 14;
+	if (!others || strlen(host) <= MAX) {
+		snprintf(out, n, "%s", strlen(host) <= MAX ? host : "");
+		if (!*out)
+			snprintf(out, n, "%.*s…", (int)(fl < MAX ? fl : MAX - 1), host);
+		return;
+	}
+	if (first_labels_differ && fl <= MAX) {
+		snprintf(out, n, "%.*s", (int)fl, host);
+		return;
+	}
+	if (first_labels_differ && cp < fl && fl - cp <= MAX - 1) {
+		/* the end of the first label holds the difference: "…node-0421" */
+		snprintf(out, n, "…%.*s", (int)(MAX - 1), host + fl - (MAX - 1));
+		return;
+	}
+	/* back to the start of the differing word, keep MAX - 1 characters */
+	size_t st = cp;
+	while (st > 0 && isalnum((unsigned char)host[st - 1]) && cp - st < 4)
+		st--;
+	size_t len = strlen(host + st);
+	snprintf(out, n, "%s%.*s%s", st ? "…" : "", (int)(len > MAX - 1 ? MAX - 1 : len), host + st,
+	         len > MAX - 1 ? "…" : "");
+}
 
 /* The outcome of one lane: a failure (first or echo) or "no error seen". */
 static void timeline_outcome(FILE *f, const struct tl *t, const cJSON *r, double y, double rk, double pid,
@@ -759,9 +926,14 @@ static void timeline_outcome(FILE *f, const struct tl *t, const cJSON *r, double
 	const double first_rank = t->first_rank, first_pid = t->first_pid;
 	const char *first_host = t->first_host;
 	const char *err = json_str(r, "first_error");
+	/* named by an error finding (an information note such as "no IB device"
+	 * on every rank is no failure of that rank) */
 	int in_diag = 0;
 	cJSON_ArrayForEach(d, diags) {
 		const cJSON *x;
+		const char *sv = json_str(d, "severity");
+		if (!sv || strcmp(sv, "error"))
+			continue;
 		cJSON_ArrayForEach(x, json_get(d, "ranks"))
 			if (rk >= 0 && x->valuedouble == rk)
 				in_diag = 1;
@@ -776,7 +948,12 @@ static void timeline_outcome(FILE *f, const struct tl *t, const cJSON *r, double
 	int aborted = (ms && !strcmp(ms, "aborted")) || cJSON_IsTrue(json_get(json_get(r, "milestones"), "aborted"));
 	const cJSON *ex = json_get(r, "exit");
 	double code = 0;
-	int died = json_num(ex, "code", &code) && code != 0;
+	int has_code = json_num(ex, "code", &code);
+	int died = has_code && code != 0;
+	/* exited with status 0, no error of its own: drawn clean even when a finding names it */
+	int clean_exit = has_code && code == 0 && !err && !aborted && !json_str(ex, "signal_name");
+	if (clean_exit && !is_first)
+		in_diag = 0;
 	char exitmsg[64] = "";
 	if (died) {
 		const char *sn = json_str(ex, "signal_name");
@@ -808,7 +985,7 @@ static void timeline_outcome(FILE *f, const struct tl *t, const cJSON *r, double
 		snprintf(msg, sizeof msg, "%s%s", is_first ? "first failure: " : "echo: ", what);
 		if (died) {
 			/* keep the exit status visible: cut the message to make room */
-			size_t room = 44 > strlen(exitmsg) ? 44 - strlen(exitmsg) : 0;
+			size_t room = 40 > strlen(exitmsg) ? 40 - strlen(exitmsg) : 0;
 			if (strlen(msg) > room) {
 				size_t k = room;
 				while (k > 0 && ((unsigned char)msg[k] & 0xC0) == 0x80)
@@ -818,10 +995,10 @@ static void timeline_outcome(FILE *f, const struct tl *t, const cJSON *r, double
 			snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s", exitmsg);
 		}
 		svg_text(f, outx + 14, y + 4, is_first ? "font-size=\"11\" fill=\"#b3261e\" font-weight=\"600\"" : "font-size=\"11\" fill=\"#8a4a00\"",
-		         msg, 64);
+		         msg, 46);
 	} else {
 		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"#1e7b34\"/>", outx, y);
-		svg_text(f, outx + 14, y + 4, "font-size=\"11\" fill=\"#1e7b34\"", "no error seen", 40);
+		svg_text(f, outx + 14, y + 4, "font-size=\"11\" fill=\"#1e7b34\"", clean_exit ? "exited cleanly (status 0)" : "no error seen", 40);
 	}
 }
 
@@ -843,9 +1020,15 @@ static void timeline_lane(FILE *f, const struct tl *t, const cJSON *r, int lane)
 		fprintf(f, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f7f9fa\"/>", y - laneh / 2, width, laneh);
 	svg_text(f, 6, y + 4, "font-size=\"12\" font-weight=\"600\"", label, 30);
 	if (host) {
-		char hl[80];
-		snprintf(hl, sizeof hl, "%s:%.0f", host, pid);
-		svg_text(f, 62, y + 4, "font-size=\"11\" fill=\"#5b6673\"", hl, 14);
+		/* the rank, and a short host:pid that no other lane shares */
+		char hs[64], hl[96];
+		host_short(t->ranks, host, hs, sizeof hs);
+		snprintf(hl, sizeof hl, "%s:%.0f", hs, pid);
+		fprintf(f, "<g><title>");
+		esc(f, host);
+		fprintf(f, ":%.0f</title>", pid);
+		svg_text(f, 58, y + 4, "font-size=\"11\" fill=\"#5b6673\"", hl, 40);
+		fputs("</g>", f);
 	}
 	int have[NSTAGES];
 	int best = reached(r, have);
@@ -926,7 +1109,7 @@ static void timeline_section(FILE *f, const cJSON *b)
 	int n = json_size(ranks);
 	if (!n)
 		return;
-	struct tl t = {json_get(b, "diagnoses"), NULL, -1, -1, NULL, 0, 0, 150, 118, 46, 26, 0, 0, 0};
+	struct tl t = {json_get(b, "diagnoses"), NULL, -1, -1, NULL, 0, 0, 190, 110, 46, 26, 0, 0, 0, ranks};
 	/* the first failure: the earliest evidence of the top root diagnosis */
 	cJSON_ArrayForEach(d, t.diags)
 		if (!t.top && !is_cascade(d))
@@ -941,15 +1124,16 @@ static void timeline_section(FILE *f, const cJSON *b)
 	cJSON_ArrayForEach(r, ranks)
 		t.any_failed_first |= cJSON_IsTrue(json_get(r, "failed_first"));
 	t.outx = t.left + NSTAGES * t.colw + 10;
-	t.width = t.outx + 440;
+	t.width = t.outx + 300; /* 1050 px: fits the page at 1:1 (text stays 11 px); narrower screens scroll it */
 	t.height = t.top_y + t.lanes * t.laneh + 40;
 	fputs("<h2>Rank timeline</h2>\n<p class=\"sub\">One lane per NCCL process: how far it got through NCCL "
 	      "start-up, and where it failed. <span style=\"color:#b3261e\">&#9679;</span> the first failure, "
 	      "<span style=\"color:#c25e00\">&#9679;</span> echoes on other ranks, "
 	      "<span style=\"color:#1e7b34\">&#9679;</span> milestones reached, hollow: not reached.</p>\n",
 	      f);
+	fputs("<div class=\"scroll\">", f);
 	fprintf(f, "<svg role=\"img\" aria-label=\"rank timeline\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-	           "xmlns=\"http://www.w3.org/2000/svg\" style=\"max-width:100%%;height:auto\">\n",
+	           "xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\">\n",
 	        t.width, t.height, t.width, t.height);
 	for (int i = 0; i < NSTAGES; i++) {
 		double x = t.left + i * t.colw + t.colw / 2;
@@ -964,7 +1148,7 @@ static void timeline_section(FILE *f, const cJSON *b)
 			break;
 		timeline_lane(f, &t, r, lane++);
 	}
-	fputs("</svg>\n", f);
+	fputs("</svg></div>\n", f);
 	if (n > t.lanes)
 		fprintf(f, "<p class=\"sub\">… %d more processes not drawn.</p>\n", n - t.lanes);
 	timeline_table(f, ranks);
@@ -1273,6 +1457,7 @@ struct chart {
 	double fail_t;                  /* NAN when it could not be placed */
 	int released;                   /* fail_t is where the memory was released */
 	double top, pw, ph;
+	double ystep;                   /* MiB between two ticks: a round number of GiB */
 };
 #define CHART_W 700
 #define CHART_H 280
@@ -1280,6 +1465,19 @@ struct chart {
 #define CHART_T 16
 
 /* The scale: longest time, highest use, capacity, the start's clock. */
+/* 1, 2, 2.5 or 5 times a power of ten, at least x */
+static double nice_step(double x)
+{
+	if (!(x > 0))
+		return 1;
+	double p = pow(10, floor(log10(x)));
+	static const double M[] = {1, 2, 2.5, 5, 10};
+	for (size_t i = 0; i < sizeof M / sizeof *M; i++)
+		if (M[i] * p >= x * (1 - 1e-9))
+			return M[i] * p;
+	return 10 * p;
+}
+
 static void chart_scan(struct chart *c, const cJSON *series, const char *path)
 {
 	const cJSON *s;
@@ -1360,19 +1558,23 @@ static void chart_axes(FILE *f, const struct chart *c, const char *path)
 	fputs("<div><div class=\"sub\">", f);
 	esc(f, path ? path : "memory trace");
 	fputs("</div>\n", f);
+	fputs("<div class=\"scroll\">", f);
 	fprintf(f, "<svg role=\"img\" aria-label=\"GPU memory over time\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-	           "xmlns=\"http://www.w3.org/2000/svg\" style=\"max-width:100%%;height:auto\">\n",
+	           "xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\">\n",
 	        W, H, W, H);
-	for (int k = 0; k <= 4; k++) {
-		double gv = top / 4 * k, y = T + ph - gv / top * ph;
+	/* round tick values: multiples of 1, 2, 2.5 or 5 times a power of ten */
+	double ystep = c->ystep;
+	for (int k = 0; k * ystep <= top + 1e-6; k++) {
+		double gv = k * ystep, y = T + ph - gv / top * ph;
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e6ea\"/>", L, y, L + pw, y);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#5b6673\">%.0f GiB</text>",
-		        L - 4, y + 4, gv / 1024);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#5b6673\">%.*f GiB</text>",
+		        L - 4, y + 4, fmod(ystep / 1024, 1) != 0 ? 1 : 0, gv / 1024);
 	}
-	for (int k = 0; k <= 5; k++) {
-		double tv = tmax / 5 * k, x = L + tv / tmax * pw;
+	double tstep = nice_step(tmax / 5);
+	for (int k = 0; k * tstep <= tmax + 1e-9; k++) {
+		double tv = k * tstep, x = L + tv / tmax * pw;
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" fill=\"#5b6673\">%.*f s</text>", x,
-		        T + ph + 16, tmax < 10 ? 1 : 0, tv);
+		        T + ph + 16, fmod(tstep, 1) != 0 ? (fmod(tstep * 10, 1) != 0 ? 2 : 1) : 0, tv);
 	}
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" fill=\"#5b6673\">time since the trace started</text>",
 	        L + pw / 2, H - 4);
@@ -1383,8 +1585,9 @@ static void chart_axes(FILE *f, const struct chart *c, const char *path)
 		fmt_mib(cap, cs, sizeof cs);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b3261e\" stroke-width=\"1.5\" "
 		           "stroke-dasharray=\"6 4\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#b3261e\" "
-		           "text-anchor=\"end\">capacity %s</text>",
-		        L, y, L + pw, y, L + pw - 4, y - 4, cs);
+		           "stroke=\"#fff\" stroke-width=\"3\" paint-order=\"stroke\">capacity %s</text>",
+		        L, y, L + pw, y, L + 4, y + 13, cs);
+		/* at the left, under the line: peaks (the markers) come later and at the top */
 	}
 }
 
@@ -1439,7 +1642,7 @@ static void chart_failure_line(FILE *f, const struct chart *c)
 		        x, T, x, T + ph, x + (right ? -5 : 5), T + ph * 0.55, right ? "end" : "start",
 		        released ? "failed: memory released" : "failure");
 	}
-	fputs("</svg>\n", f);
+	fputs("</svg></div>\n", f);
 	if (isnan(fail_t))
 		fputs("<p class=\"sub\">The moment of failure could not be placed on this trace (no clock shared with the logs).</p>", f);
 	else if (released)
@@ -1450,12 +1653,14 @@ static void chart_failure_line(FILE *f, const struct chart *c)
 
 static void memory_chart(FILE *f, const cJSON *b, const cJSON *series, const char *path, const cJSON *mem)
 {
-	struct chart c = {0, 0, 0, NAN, NAN, 0, 0, 0, 0};
+	struct chart c = {0, 0, 0, NAN, NAN, 0, 0, 0, 0, 0};
 	chart_scan(&c, series, path);
 	chart_failure(&c, b, series, path, mem);
-	c.top = (c.cap > c.ymax ? c.cap : c.ymax) * 1.08;
-	if (c.top <= 0)
-		c.top = 1024;
+	double hi = (c.cap > c.ymax ? c.cap : c.ymax) * 1.04;
+	if (hi <= 0)
+		hi = 1024;
+	c.ystep = nice_step(hi / 1024 / 4) * 1024;
+	c.top = ceil(hi / c.ystep) * c.ystep;
 	if (c.tmax <= 0)
 		c.tmax = 1;
 	c.pw = CHART_W - CHART_L - 16;
@@ -1600,7 +1805,7 @@ static void versions_table(FILE *f, const cJSON *facts, const cJSON *ver)
 			fputs(k++ ? ", " : "", f);
 			esc(f, jtext(x));
 		}
-		fprintf(f, "</td><td>%s</td></tr>\n", k > 1 ? "<b style=\"color:#b3261e\">differs across ranks</b>" : "");
+		fprintf(f, "</td><td>%s</td></tr>\n", k > 1 ? "<b class=\"bad\">differs across ranks</b>" : "");
 	}
 	const cJSON *x;
 	cJSON_ArrayForEach(x, ver) {
@@ -1910,8 +2115,8 @@ static void bundle_section(FILE *f, const cJSON *b, int idx)
 	esc(f, json_str(b, "name"));
 	fputs("</h1>\n", f);
 	hero(f, b);
-	diagnoses_section(f, b);
-	unexplained_section(f, b);
+	diagnoses_section(f, b, idx);
+	unexplained_section(f, b, idx);
 	timeline_section(f, b);
 	topology_section(f, b);
 	memory_section(f, b);
@@ -2032,8 +2237,9 @@ static void batch_categories(FILE *f, const cJSON *summary, const cJSON *bundles
 		const double W = 760, L = 300, bh = 22;
 		double H = nc * bh + 10;
 		fputs("<h2>Failure categories</h2>\n<p class=\"sub\">Bundles by the category of their most likely cause.</p>\n", f);
+		fputs("<div class=\"scroll\">", f);
 		fprintf(f, "<svg role=\"img\" aria-label=\"failure categories\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-		           "xmlns=\"http://www.w3.org/2000/svg\" style=\"max-width:100%%;height:auto\">\n",
+		           "xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\">\n",
 		        W, H, W, H);
 		for (int i = 0; i < nc; i++) {
 			double y = 5 + i * bh, w = cats[i].n / mx * (W - L - 60);
@@ -2046,7 +2252,7 @@ static void batch_categories(FILE *f, const cJSON *summary, const cJSON *bundles
 			           "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%.0f</text>\n",
 			        L, y + 3, w < 1 ? 1 : w, bh - 6, PALETTE[i % 8], L + w + 6, y + 15, cats[i].n);
 		}
-		fputs("</svg>\n", f);
+		fputs("</svg></div>\n", f);
 	}
 }
 

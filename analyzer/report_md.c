@@ -1,40 +1,93 @@
 /* report_md.c - a Markdown report to paste into a ticket reply: the verdict
- * and the most likely root cause with its fix first, then the evidence in
- * fenced blocks (log text is never interpreted as Markdown or HTML).
+ * and the most likely root cause with its fix first, then the evidence
+ * folded in <details>, log lines in fenced blocks no backtick in them can
+ * close (log text is never interpreted as Markdown or HTML, and never
+ * mentions a user or links an issue).
  * Rendered from the report document (report.h) like every format. */
 #include "report.h"
 
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
 #include "nextsteps.h" /* ranks */
 #include "ranktable.h" /* ranks */
+#include "util.h"
 
-/* Inline text: escape Markdown and HTML metacharacters. */
+/* Text that comes from the logs or the inputs (warnings, derived
+ * sentences that quote them, names), inline: Markdown and HTML
+ * metacharacters escaped, and "@name" / "#123" broken with a zero-width
+ * space so that GitHub and GitLab neither notify a user nor link an issue. */
 static void md_inline(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
+	for (const char *p = s; *p; p++) {
+		switch (*p) {
 		case '<': fputs("&lt;", out); break;
 		case '>': fputs("&gt;", out); break;
 		case '&': fputs("&amp;", out); break;
-		case '\\': case '`': case '*': case '_': case '[': case ']': case '|': case '#':
+		case '\\': case '`': case '*': case '_': case '[': case ']': case '|': case '~':
 			fputc('\\', out);
-			fputc(*s, out);
+			fputc(*p, out);
 			break;
-		default: fputc(*s, out);
+		case '@':
+		case '#':
+			fputc(*p, out);
+			if ((*p == '@' && (isalnum((unsigned char)p[1]) || p[1] == '-')) ||
+			    (*p == '#' && isdigit((unsigned char)p[1])))
+				fputs("\xe2\x80\x8b", out); /* U+200B */
+			break;
+		default: fputc(*p, out);
 		}
 	}
 }
 
-/* Fix steps are our own text and may use `code`; keep backticks but escape HTML. */
+/* Our own text (titles, explanations, fix steps): it may use `code`, which
+ * must render as code; only HTML is escaped. */
 static void md_own(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '<') fputs("&lt;", out);
-		else if (*s == '>') fputs("&gt;", out);
-		else fputc(*s, out);
+	int code = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p == '<') fputs("&lt;", out);
+		else if (*p == '>') fputs("&gt;", out);
+		else fputc(*p, out);
+		code ^= *p == '`';
+		/* values from the logs are filled into our text: no mention, no issue link */
+		if (!code && ((*p == '@' && (isalnum((unsigned char)p[1]) || p[1] == '-')) ||
+		              (*p == '#' && isdigit((unsigned char)p[1])) ) && (p == s || !isalnum((unsigned char)p[-1])))
+			fputs("\xe2\x80\x8b", out); /* U+200B */
 	}
+}
+
+/* A fence for a block of log lines: longer than any run of backticks in
+ * them, so that no line can close it (CommonMark: a closing fence has at
+ * least as many backticks as the opening one). */
+static int fence_for(const char *const *lines, size_t n)
+{
+	int longest = 0;
+	for (size_t i = 0; i < n; i++) {
+		int run = 0;
+		for (const char *p = lines[i]; *p; p++) {
+			run = *p == '`' ? run + 1 : 0;
+			if (run > longest)
+				longest = run;
+		}
+	}
+	return longest >= 3 ? longest + 1 : 3;
+}
+
+/* Lines in a fenced block (log text is never interpreted). */
+static void fenced(FILE *out, char *const *lines, size_t n)
+{
+	int fl = fence_for((const char *const *)lines, n);
+	for (int i = 0; i < fl; i++)
+		fputc('`', out);
+	fputc('\n', out);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s\n", lines[i]);
+	for (int i = 0; i < fl; i++)
+		fputc('`', out);
+	fputc('\n', out);
 }
 
 static const char *str(const cJSON *o, const char *k)
@@ -50,31 +103,13 @@ static double number(const cJSON *o, const char *k)
 	return v;
 }
 
-/* A fence longer than any run of backticks inside the block. */
-static int fence_len(const cJSON *ev, int maxev)
-{
-	int longest = 0, k = 0;
-	const cJSON *e;
-	cJSON_ArrayForEach(e, ev) {
-		if (k++ == maxev)
-			break;
-		int run = 0;
-		for (const char *p = str(e, "text"); *p; p++) {
-			run = *p == '`' ? run + 1 : 0;
-			if (run > longest)
-				longest = run;
-		}
-	}
-	return longest >= 3 ? longest + 1 : 3;
-}
-
 /* The first paragraph: the most likely root cause, or what the verdict means. */
 static void md_lead(FILE *out, const cJSON *diags, const char *verdict, const char *reason)
 {
 	const cJSON *top = cJSON_GetArrayItem(diags, 0);
 	if (top && !strcmp(str(top, "severity"), "error")) {
 		fprintf(out, "**Most likely root cause: `%s`** — ", str(top, "category"));
-		md_inline(out, str(top, "title"));
+		md_own(out, str(top, "title"));
 		fprintf(out, "\n\n");
 	} else if (!strcmp(verdict, "unknown_failure")) {
 		fprintf(out, "The logs show a failure that no known signature explains; the lines are listed below.\n\n");
@@ -91,7 +126,7 @@ static void md_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev)
 	const char *sev = str(d, "severity"), *role = str(d, "role");
 	const cJSON *it;
 	fprintf(out, "### %zu. %s: ", shown, str(d, "category"));
-	md_inline(out, str(d, "title"));
+	md_own(out, str(d, "title"));
 	fprintf(out, "\n\n*%s, %s%s", sev, role, cJSON_IsTrue(json_get(d, "derived")) ? " (derived, no specific signature)" : "");
 	if (json_str(d, "echo_of"))
 		fprintf(out, " of `%s`", json_str(d, "echo_of"));
@@ -106,7 +141,7 @@ static void md_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev)
 			fprintf(out, "%s%d", k++ ? ", " : "", (int)it->valuedouble);
 	}
 	fprintf(out, " — `%s`*\n\n", str(d, "id"));
-	md_inline(out, str(d, "explanation"));
+	md_own(out, str(d, "explanation"));
 	fprintf(out, "\n\n");
 	const cJSON *fix = json_get(d, "fix");
 	if (strcmp(role, "cascade") && !json_str(d, "supports") && json_size(fix)) {
@@ -121,18 +156,53 @@ static void md_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev)
 	}
 	const cJSON *ev = json_get(d, "evidence"), *e;
 	if (json_size(ev)) {
-		int fl = fence_len(ev, maxev), k = 0;
-		fprintf(out, "**Evidence**\n\n%.*s\n", fl, "``````````````````````````````");
+		/* folded (GitHub and GitLab render <details>): the finding above, its evidence on demand */
+		double total = number(d, "evidence_total");
+		int n = json_size(ev) < maxev ? json_size(ev) : maxev, k = 0;
+		fprintf(out, "<details><summary>Evidence (%.0f line%s)</summary>\n\n", total > n ? total : n,
+		        (total > n ? total : n) == 1 ? "" : "s");
+		/* sentences the tool derived: prose, saying so, never in the block of log lines */
+		int derived = 0;
 		cJSON_ArrayForEach(e, ev) {
 			if (k++ == maxev)
 				break;
-			fprintf(out, "%s:%llu: %s\n", str(e, "path"), (unsigned long long)number(e, "line"), str(e, "text"));
+			if (!report_ev_derived(e))
+				continue;
+			derived++;
+			char *from = report_ev_from(e), *note = report_ev_cut_note(e);
+			fprintf(out, "- *derived*%s", *from ? " from " : "");
+			md_inline(out, from);
+			fprintf(out, ": ");
+			if (report_ev_in_explanation(d, e))
+				fprintf(out, "(the sentence above)");
+			else
+				md_inline(out, str(e, "text"));
+			fprintf(out, "%s\n", note);
+			free(from);
+			free(note);
 		}
-		fprintf(out, "%.*s\n", fl, "``````````````````````````````");
-		double total = number(d, "evidence_total");
+		if (derived && derived < k)
+			fprintf(out, "\n");
+		char **lines = xcalloc((size_t)n + 1, sizeof *lines);
+		size_t nl = 0;
+		k = 0;
+		cJSON_ArrayForEach(e, ev) {
+			if (k++ == maxev)
+				break;
+			if (report_ev_derived(e))
+				continue;
+			char *note = report_ev_cut_note(e);
+			lines[nl++] = xasprintf("%s:%llu: %s%s", str(e, "path"), (unsigned long long)number(e, "line"), str(e, "text"), note);
+			free(note);
+		}
+		if (nl)
+			fenced(out, lines, nl);
+		for (size_t i = 0; i < nl; i++)
+			free(lines[i]);
+		free(lines);
 		if (total > maxev)
-			fprintf(out, "(%zu more lines)\n", (size_t)total - (size_t)maxev);
-		fprintf(out, "\n");
+			fprintf(out, "\n(%zu more lines)\n", (size_t)total - (size_t)maxev);
+		fprintf(out, "\n</details>\n\n");
 	}
 }
 
@@ -147,7 +217,7 @@ static void md_infos(FILE *out, const cJSON *diags)
 		if (!infos++)
 			fprintf(out, "**Also noted** (information, not failures)\n\n");
 		fprintf(out, "- %s: ", str(d, "category"));
-		md_inline(out, str(d, "title"));
+		md_own(out, str(d, "title"));
 		fprintf(out, " (`%s`)\n", str(d, "id"));
 	}
 	if (infos)
@@ -159,14 +229,20 @@ static void md_unexplained(FILE *out, const cJSON *b, const char *verdict)
 	const cJSON *it;
 	const cJSON *un = json_get(b, "unexplained");
 	if (!strcmp(verdict, "unknown_failure") && json_size(un)) {
-		fprintf(out, "### Unexplained failure lines\n\n```\n");
-		int i = 0;
+		fprintf(out, "### Unexplained failure lines\n\n");
+		char *lines[10];
+		size_t n = 0;
 		cJSON_ArrayForEach(it, un) {
-			if (i++ == 10)
+			if (n == 10)
 				break;
-			fprintf(out, "%s:%llu: %s\n", str(it, "path"), (unsigned long long)number(it, "line"), str(it, "text"));
+			char *note = report_ev_cut_note(it);
+			lines[n++] = xasprintf("%s:%llu: %s%s", str(it, "path"), (unsigned long long)number(it, "line"), str(it, "text"), note);
+			free(note);
 		}
-		fprintf(out, "```\n\n");
+		fenced(out, lines, n);
+		for (size_t i = 0; i < n; i++)
+			free(lines[i]);
+		fprintf(out, "\n");
 	}
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "report.h"
 #include "util.h"
 
 char *report_artifact_path(const char *bundle, const char *path)
@@ -71,14 +72,26 @@ static cJSON *location(const char *bundle, const cJSON *e, int id)
 	free(u);
 	free(p);
 	const cJSON *ln = json_get(e, "line");
+	int derived = report_ev_derived(e);
 	if (cJSON_IsNumber(ln) && ln->valuedouble >= 1) {
 		cJSON *reg = cJSON_AddObjectToObject(phys, "region");
 		cJSON_AddNumberToObject(reg, "startLine", ln->valuedouble);
-		if (json_str(e, "text"))
+		/* the snippet is the line's own text; a derived sentence is not */
+		if (json_str(e, "text") && !derived)
 			cJSON_AddItemToObject(reg, "snippet", text_obj(json_str(e, "text")));
 	}
-	if (json_str(e, "text") && id >= 0)
-		cJSON_AddItemToObject(loc, "message", text_obj(json_str(e, "text")));
+	if (json_str(e, "text") && (id >= 0 || derived || cJSON_IsTrue(json_get(e, "cut")))) {
+		char *note = report_ev_cut_note(e), *m;
+		if (derived) {
+			char *from = report_ev_from(e);
+			m = xasprintf("derived%s%s: %s%s", *from ? " from " : "", from, json_str(e, "text"), note);
+			free(from);
+		} else
+			m = xasprintf("%s%s", json_str(e, "text"), note);
+		cJSON_AddItemToObject(loc, "message", text_obj(m));
+		free(m);
+		free(note);
+	}
 	return loc;
 }
 
@@ -102,8 +115,10 @@ static int add_rule(cJSON *rules, const cJSON *d)
 		return i;
 	cJSON *r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "id", id);
-	cJSON_AddItemToObject(r, "shortDescription", text_obj(json_str(d, "title")));
-	cJSON_AddItemToObject(r, "fullDescription", text_obj(json_str(d, "explanation")));
+	/* the rule is the same in every run: the database's title and
+	 * explanation without this run's values (they are in the result) */
+	cJSON_AddItemToObject(r, "shortDescription", text_obj(json_str(d, "fixed_title") ? json_str(d, "fixed_title") : json_str(d, "title")));
+	cJSON_AddItemToObject(r, "fullDescription", text_obj(json_str(d, "fixed_explanation") ? json_str(d, "fixed_explanation") : json_str(d, "explanation")));
 	struct buf h;
 	buf_init(&h);
 	const cJSON *x;
@@ -199,10 +214,9 @@ static cJSON *sarif_diagnosis(cJSON *rules, const cJSON *b, const cJSON *d)
 	buf_init(&m);
 	if (json_str(d, "echo_of"))
 		buf_printf(&m, "(consequence of %s) ", json_str(d, "echo_of"));
+	/* the message is the diagnosis (its title, with this run's values),
+	 * never a log snippet; the fixes are the rule's help */
 	buf_adds(&m, json_str(d, "title") ? json_str(d, "title") : "");
-	const cJSON *fix0 = cJSON_GetArrayItem(json_get(d, "fix"), 0);
-	if (cJSON_IsString(fix0))
-		buf_printf(&m, ". Fix: %s", fix0->valuestring);
 	cJSON_AddItemToObject(res, "message", text_obj(m.data));
 	buf_free(&m);
 	sarif_locations(res, name, json_get(d, "evidence"), 1);
@@ -226,6 +240,8 @@ static cJSON *sarif_diagnosis(cJSON *rules, const cJSON *b, const cJSON *d)
 		cJSON_AddItemToObject(props, "ranks", cJSON_Duplicate(json_get(d, "ranks"), 1));
 	if (json_get(d, "fix"))
 		cJSON_AddItemToObject(props, "fix", cJSON_Duplicate(json_get(d, "fix"), 1));
+	if (json_str(d, "explanation"))
+		cJSON_AddStringToObject(props, "explanation", json_str(d, "explanation"));
 	return res;
 }
 
@@ -250,10 +266,9 @@ static cJSON *sarif_unknown_failure(cJSON *rules, const cJSON *b)
 	cJSON_AddStringToObject(res, "ruleId", "nccl-triage.unknown_failure");
 	cJSON_AddNumberToObject(res, "ruleIndex", ri);
 	cJSON_AddStringToObject(res, "level", "error");
-	const cJSON *u = json_get(b, "unexplained"), *u0 = cJSON_GetArrayItem(u, 0);
-	char *msg = xasprintf("The job failed and no known cause matched: %s", u0 && json_str(u0, "text") ? json_str(u0, "text") : "");
-	cJSON_AddItemToObject(res, "message", text_obj(msg));
-	free(msg);
+	const cJSON *u = json_get(b, "unexplained");
+	/* the lines themselves are the locations' snippets */
+	cJSON_AddItemToObject(res, "message", text_obj("The job failed and no known cause matched"));
 	sarif_locations(res, name, u, 0);
 	cJSON *props = cJSON_AddObjectToObject(res, "properties");
 	cJSON_AddStringToObject(props, "bundle", name ? name : "");

@@ -1,7 +1,9 @@
 /* report_text.c - the terminal report: verdict first, then each diagnosis
  * with its evidence and fix, rendered from the report document (report.h)
  * like every format.  Colour only when o->color is set (the CLI
- * decides: a terminal, NO_COLOR unset, or --color=always). */
+ * decides: a terminal, NO_COLOR unset, or --color=always).  On a terminal
+ * (o->width) prose is wrapped to its width with hanging indents and quoted
+ * log lines are cut with "…"; in a pipe every line is whole. */
 #include "report.h"
 
 #include <stdlib.h>
@@ -53,21 +55,27 @@ static double number(const cJSON *o, const char *k)
 	return v;
 }
 
-/* Log lines can be very long (PyTorch OOM messages are 600 bytes): keep the
- * terminal readable; JSON keeps the full text. */
-#define TEXT_CLIP 200
+/* Lines that quote a log (evidence, unexplained lines) start with CUT when
+ * the report goes to a terminal: the wrapping pass cuts them to the width
+ * with a visible "…" instead of wrapping them; BLOCK_BEGIN / BLOCK_END lines
+ * enclose a table whose rows are cut the same way.  In a pipe there is no
+ * such pass and every line is whole (grep-able). */
+#define CUT "\001"
+#define BLOCK_BEGIN "\002\n"
+#define BLOCK_END "\003\n"
 
-static void print_clipped(FILE *out, const char *s)
+static const char *cut_mark(const struct report_opts *o)
 {
-	size_t n = strlen(s);
-	if (n <= TEXT_CLIP) {
-		fprintf(out, "%s\n", s);
-		return;
-	}
-	size_t cut = TEXT_CLIP;
-	while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-		cut--; /* do not split a UTF-8 sequence */
-	fprintf(out, "%.*s…\n", (int)cut, s);
+	return o->width > 0 ? CUT : "";
+}
+
+/* The text of an evidence item or unexplained line, whole; one cut by the
+ * report (it ends with "…") says so. */
+static void print_clipped(FILE *out, const cJSON *e)
+{
+	char *note = report_ev_cut_note(e);
+	fprintf(out, "%s%s\n", str(e, "text"), note);
+	free(note);
 }
 
 static void print_ranks(FILE *out, const cJSON *d)
@@ -105,12 +113,23 @@ static void text_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev, c
 			if (k++ == maxev)
 				break;
 			double line = number(e, "line");
-			if (line)
-				fprintf(out, "     %s%s:%llu%s  ", col(o, C_CYAN), str(e, "path"), (unsigned long long)line,
+			if (report_ev_derived(e)) {
+				/* a sentence the tool composed, not a log line */
+				char *from = report_ev_from(e);
+				/* prose, wrapped on a terminal (not cut like a quoted line) */
+				fprintf(out, "     %s[derived%s%s]%s ", col(o, C_CYAN), *from ? " from " : "", from,
+				        col(o, C_RESET));
+				free(from);
+				if (report_ev_in_explanation(d, e)) {
+					fprintf(out, "%s(the sentence above)%s\n", col(o, C_DIM), col(o, C_RESET));
+					continue;
+				}
+			} else if (line)
+				fprintf(out, "%s     %s%s:%llu%s  ", cut_mark(o), col(o, C_CYAN), str(e, "path"), (unsigned long long)line,
 				        col(o, C_RESET));
 			else
-				fprintf(out, "     %s%s%s  ", col(o, C_CYAN), str(e, "path"), col(o, C_RESET));
-			print_clipped(out, str(e, "text"));
+				fprintf(out, "%s     %s%s%s  ", cut_mark(o), col(o, C_CYAN), str(e, "path"), col(o, C_RESET));
+			print_clipped(out, e);
 		}
 		double total = number(d, "evidence_total");
 		if (total > maxev)
@@ -163,9 +182,9 @@ static void text_unexplained(FILE *out, const cJSON *b, const char *verdict, con
 		cJSON_ArrayForEach(it, un) {
 			if (i++ == 10)
 				break;
-			fprintf(out, "     %s%s:%llu%s  [%s] ", col(o, C_CYAN), str(it, "path"),
+			fprintf(out, "%s     %s%s:%llu%s  [%s] ", cut_mark(o), col(o, C_CYAN), str(it, "path"),
 			        (unsigned long long)number(it, "line"), col(o, C_RESET), str(it, "kind"));
-			print_clipped(out, str(it, "text"));
+			print_clipped(out, it);
 		}
 		double total = number(b, "unexplained_total");
 		if (total > 10)
@@ -194,6 +213,51 @@ static void text_warnings(FILE *out, const cJSON *b, const struct report_opts *o
 	}
 }
 
+/* The rank that failed first (the rank table's "*"), or -1. */
+static int culprit_rank(const cJSON *b, const cJSON *top)
+{
+	const cJSON *r;
+	cJSON_ArrayForEach(r, json_get(b, "ranks"))
+		if (cJSON_IsTrue(json_get(r, "failed_first")) && cJSON_IsNumber(json_get(r, "rank")))
+			return (int)json_get(r, "rank")->valuedouble;
+	const cJSON *rk = json_get(top, "ranks");
+	if (json_size(rk) == 1 && cJSON_IsNumber(cJSON_GetArrayItem(rk, 0)))
+		return (int)cJSON_GetArrayItem(rk, 0)->valuedouble;
+	return -1;
+}
+
+/* The summary under the bundle's name (with it, three lines): the root
+ * cause with the culprit rank, and the one fix. */
+static void summary_lines(FILE *out, const cJSON *b, const char *verdict, const struct report_opts *o)
+{
+	const cJSON *top = cJSON_GetArrayItem(json_get(b, "diagnoses"), 0);
+	const char *sev = str(top, "severity");
+	if (top && strcmp(sev, "info")) {
+		fprintf(out, "%sCause:%s %s [%s]", col(o, C_BOLD), col(o, C_RESET), str(top, "title"), str(top, "category"));
+		int r = culprit_rank(b, top);
+		if (r >= 0)
+			fprintf(out, "; rank %d failed first", r);
+		fputc('\n', out);
+		const cJSON *f0 = cJSON_GetArrayItem(json_get(top, "fix"), 0);
+		fprintf(out, "%sFix:%s   %s\n", col(o, C_BOLD), col(o, C_RESET),
+		        cJSON_IsString(f0) ? f0->valuestring : "see the findings below");
+	} else if (!strcmp(verdict, "unknown_failure")) {
+		const cJSON *u0 = cJSON_GetArrayItem(json_get(b, "unexplained"), 0);
+		fprintf(out, "%sCause:%s unknown: the job failed and no signature explains it", col(o, C_BOLD), col(o, C_RESET));
+		if (u0)
+			fprintf(out, " (first: %s:%.0f)", str(u0, "path"), number(u0, "line"));
+		fprintf(out, "\n%sFix:%s   none known: read the unexplained lines below; attach this report to the ticket\n",
+		        col(o, C_BOLD), col(o, C_RESET));
+	} else if (!strcmp(verdict, "healthy")) {
+		fprintf(out, "%sCause:%s none: NCCL initialised and no failure evidence was found\n%sFix:%s   nothing to do\n",
+		        col(o, C_BOLD), col(o, C_RESET), col(o, C_BOLD), col(o, C_RESET));
+	} else {
+		fprintf(out, "%sCause:%s nothing recognisable (no NCCL or PyTorch output, no system report)\n"
+		        "%sFix:%s   attach the job's full output (all ranks) and NCCL_DEBUG=INFO logs\n",
+		        col(o, C_BOLD), col(o, C_RESET), col(o, C_BOLD), col(o, C_RESET));
+	}
+}
+
 static void report_text_bundle(FILE *out, const cJSON *b, const struct report_opts *o)
 {
 	int maxev = o->max_evidence > 0 ? o->max_evidence : 3;
@@ -202,6 +266,7 @@ static void report_text_bundle(FILE *out, const cJSON *b, const struct report_op
 	int ndocs = json_size(inputs);
 	fprintf(out, "%s%s%s: %s%s%s\n", col(o, C_BOLD), str(b, "name"), col(o, C_RESET),
 	        col(o, verdict_colour(verdict)), verdict, col(o, C_RESET));
+	summary_lines(out, b, verdict, o);
 	fprintf(out, "%s  %d document%s:", col(o, C_DIM), ndocs, ndocs == 1 ? "" : "s");
 	int i = 0;
 	cJSON_ArrayForEach(it, inputs) {
@@ -222,13 +287,163 @@ static void report_text_bundle(FILE *out, const cJSON *b, const struct report_op
 		if (strcmp(str(d, "severity"), "info"))
 			text_diagnosis(out, d, ++shown, maxev, o);
 	text_infos(out, diags, o);
+	if (o->width > 0)
+		fputs(BLOCK_BEGIN, out);
 	rank_table_text(out, b, o->color); /* ranks */
+	if (o->width > 0)
+		fputs(BLOCK_END, out);
 	text_unexplained(out, b, verdict, o);
 	next_steps_text(out, json_get(b, "next_steps"), 0); /* ranks */
 	text_warnings(out, b, o);
 }
 
-void report_text(FILE *out, const cJSON *doc, const struct report_opts *o)
+/* ---- fitting the text to a terminal ---- */
+
+/* Columns of s[0..n): UTF-8 code points, ANSI colour sequences take none. */
+static size_t cols(const char *s, size_t n)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\033') {
+			while (i < n && s[i] != 'm')
+				i++;
+			continue;
+		}
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			c++;
+	}
+	return c;
+}
+
+/* The byte length of the longest prefix of s[0..n) of at most w columns. */
+static size_t fit(const char *s, size_t n, size_t w)
+{
+	size_t c = 0, i = 0;
+	while (i < n) {
+		if (s[i] == '\033') {
+			while (i < n && s[i] != 'm')
+				i++;
+			i++;
+			continue;
+		}
+		if (c == w)
+			break;
+		i++;
+		while (i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
+			i++;
+		c++;
+	}
+	return i;
+}
+
+/* A quoted log line or a table row: cut to the width with "…". */
+static void put_cut(FILE *out, const char *s, size_t n, size_t w)
+{
+	if (cols(s, n) <= w) {
+		fwrite(s, 1, n, out);
+	} else {
+		fwrite(s, 1, fit(s, n, w - 1), out);
+		fputs("…", out);
+		if (memchr(s, '\033', n))
+			fputs(C_RESET, out);
+	}
+	fputc('\n', out);
+}
+
+/* Prose: wrapped at blanks to the width, continuation lines indented under
+ * the text after the line's indent and list marker ("   1. ", "- ",
+ * "Fix:   "). */
+static void put_wrapped(FILE *out, const char *s, size_t n, size_t w)
+{
+	if (cols(s, n) <= w) {
+		fwrite(s, 1, n, out);
+		fputc('\n', out);
+		return;
+	}
+	/* the hanging indent, from the text without colour sequences */
+	char *t = xmalloc(n + 1);
+	size_t tn = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\033') {
+			while (i < n && s[i] != 'm')
+				i++;
+			continue;
+		}
+		t[tn++] = s[i];
+	}
+	t[tn] = 0;
+	size_t h = 0;
+	while (h < tn && t[h] == ' ')
+		h++;
+	size_t m = h;
+	while (m < tn && m - h < 4 && t[m] >= '0' && t[m] <= '9')
+		m++;
+	if (m > h && m + 1 < tn && t[m] == '.' && t[m + 1] == ' ')
+		h = m + 2;
+	else if (h + 1 < tn && (t[h] == '-' || t[h] == '*') && t[h + 1] == ' ')
+		h += 2;
+	else {
+		/* "Cause: " / "Fix:   " labels */
+		size_t k = h;
+		while (k < tn && k - h < 12 && t[k] != ' ' && t[k] != ':')
+			k++;
+		if (k < tn && t[k] == ':' && k + 1 < tn && t[k + 1] == ' ' && k > h) {
+			k++;
+			while (k < tn && t[k] == ' ')
+				k++;
+			h = k;
+		}
+	}
+	size_t hang = cols(t, h);
+	free(t);
+	if (hang > w / 2)
+		hang = 4;
+	h = fit(s, n, hang); /* the same place in s, in bytes */
+	size_t pos = 0, first = 1;
+	while (pos < n) {
+		size_t room = first ? w : w - hang;
+		if (!first) {
+			fprintf(out, "%*s", (int)hang, "");
+			while (pos < n && s[pos] == ' ')
+				pos++;
+		}
+		size_t rest = n - pos;
+		if (cols(s + pos, rest) <= room) {
+			fwrite(s + pos, 1, rest, out);
+			fputc('\n', out);
+			break;
+		}
+		size_t lim = fit(s + pos, rest, room), brk = lim;
+		while (brk > (first ? h : 0) && s[pos + brk] != ' ')
+			brk--;
+		if (brk <= (first ? h : 0))
+			brk = lim; /* one word longer than the line: cut it */
+		fwrite(s + pos, 1, brk, out);
+		fputc('\n', out);
+		pos += brk;
+		first = 0;
+	}
+}
+
+static void fit_to_width(FILE *out, const char *text, size_t len, size_t w)
+{
+	int block = 0;
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (n == 1 && (*p == '\002' || *p == '\003'))
+			block = *p == '\002';
+		else if (n && *p == '\001')
+			put_cut(out, p + 1, n - 1, w);
+		else if (block)
+			put_cut(out, p, n, w);
+		else
+			put_wrapped(out, p, n, w);
+		p += n + 1;
+	}
+}
+
+static void render_all(FILE *out, const cJSON *doc, const struct report_opts *o)
 {
 	const cJSON *b;
 	int i = 0;
@@ -237,4 +452,27 @@ void report_text(FILE *out, const cJSON *doc, const struct report_opts *o)
 			fputc('\n', out);
 		report_text_bundle(out, b, o);
 	}
+}
+
+void report_text(FILE *out, const cJSON *doc, const struct report_opts *o)
+{
+	if (o->width < 20) {
+		struct report_opts whole = *o;
+		whole.width = 0;
+		render_all(out, doc, &whole);
+		return;
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m) {
+		struct report_opts whole = *o;
+		whole.width = 0;
+		render_all(out, doc, &whole);
+		return;
+	}
+	render_all(m, doc, o);
+	fclose(m);
+	fit_to_width(out, buf, len, (size_t)o->width);
+	free(buf);
 }

@@ -53,13 +53,17 @@ extern const struct rule_provider RULES_ENV, RULES_SYS, RULES_RANKS, RULES_HOST,
 /* Give every provider's table to the loader: before sigdb_finalize. */
 void rules_register(struct sigdb *db);
 void rules_run_all(struct rule_ctx *c);
-/* Record evidence that a rule fired (statement is the evidence text).
+/* Record evidence that a rule fired (statement is the evidence text, a
+ * derived sentence: path:line is where it was computed from).
  * Returns the stored item (borrowed), or NULL past the per-id cap. */
 static inline struct evidence *rule_emit(struct rule_ctx *c, const char *rule_id, const char *path,
                                          uint64_t line, const char *statement,
                                          const struct capture *caps, size_t ncaps)
 {
-	return evlist_add(c->ev, rule_id, path, line, statement, strlen(statement), caps, ncaps);
+	struct evidence *e = evlist_add(c->ev, rule_id, path, line, statement, strlen(statement), caps, ncaps);
+	if (e)
+		e->derived = 1; /* a sentence, not the line path:line (docs/json.md "kind") */
+	return e;
 }
 
 #endif

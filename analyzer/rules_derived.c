@@ -46,7 +46,7 @@ static const char *evid(const char *cat, char *buf, size_t n)
 }
 
 static void emit(struct rule_ctx *rc, const struct derive_row *row, const char *path, uint64_t line,
-                 const char *raw, const char *from, int rank, const char *host, long pid)
+                 const char *raw, size_t rawlength, const char *from, int rank, const char *host, long pid)
 {
 	char id[48];
 	struct capture caps[4] = {
@@ -58,6 +58,11 @@ static void emit(struct rule_ctx *rc, const struct derive_row *row, const char *
 	struct evidence *e = rule_emit(rc, evid(row->category, id, sizeof id), path, line, raw, caps, 4);
 	if (!e)
 		return;
+	/* the evidence is the failure line itself, verbatim at path:line (the
+	 * derivation is in the captures and the diagnosis), not a sentence */
+	e->derived = 0;
+	e->length = rawlength;
+	e->cut = rawlength > 500; /* bundle.c keeps 500 bytes of a failure line */
 	if (rank < 0 && host && pid >= 0 && rc->ranks)
 		rank = ranks_lookup(rc->ranks, host, pid);
 	e->rank = rank;
@@ -96,7 +101,8 @@ static void run(struct rule_ctx *rc)
 			from = xasprintf("PyTorch's %s record in the message", row->category);
 		else
 			from = xstrdup("the ncclResult in the message");
-		emit(rc, row, f->path, f->line, f->raw ? f->raw : f->text, from, f->rank, f->host, f->pid);
+		emit(rc, row, f->path, f->line, f->raw ? f->raw : f->text, f->raw ? f->rawlength : f->length, from, f->rank,
+		     f->host, f->pid);
 		free(from);
 		found++;
 	}
@@ -128,7 +134,7 @@ static void run(struct rule_ctx *rc)
 		char *from = row->from == DERIVE_NCCL_FILE
 		             ? xasprintf("the deepest frame of NCCL's return chain, %s (returned %d)", c->src, c->code)
 		             : xasprintf("the ncclResult %d returned in NCCL's return chain", c->code);
-		emit(rc, row, c->path, c->line, c->raw, from, c->rank, c->host, c->pid);
+		emit(rc, row, c->path, c->line, c->raw, c->rawlength, from, c->rank, c->host, c->pid);
 		free(from);
 	}
 }

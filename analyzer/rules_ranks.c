@@ -74,11 +74,13 @@ static char *who(const struct rank_proc *p)
 	return xstrdup("no NCCL output");
 }
 
-static void emit(struct rule_ctx *rc, const char *id, const struct rank_where *w, int rank,
-                 const struct rank_proc *p, struct capset *cs, const char *fmt, ...) NT_PRINTF(7, 8);
+static struct evidence *emit(struct rule_ctx *rc, const char *id, const struct rank_where *w, int rank,
+                             const struct rank_proc *p, struct capset *cs, const char *fmt, ...) NT_PRINTF(7, 8);
 
-static void emit(struct rule_ctx *rc, const char *id, const struct rank_where *w, int rank,
-                 const struct rank_proc *p, struct capset *cs, const char *fmt, ...)
+/* The evidence (borrowed, NULL past the per-id cap): a sentence of the
+ * rule (kind "derived") unless the caller says it is the line itself. */
+static struct evidence *emit(struct rule_ctx *rc, const char *id, const struct rank_where *w, int rank,
+                             const struct rank_proc *p, struct capset *cs, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -95,6 +97,7 @@ static void emit(struct rule_ctx *rc, const char *id, const struct rank_where *w
 	}
 	free(stmt);
 	caps_free(cs);
+	return e;
 }
 
 /* "3", or "? (local_rank 5, pid 2630)" when the global rank is unknown. */
@@ -422,6 +425,17 @@ static void rule_exits(struct rule_ctx *rc, const struct ranks *r)
 	}
 }
 
+/* A signature matched the line at w: it is shown verbatim there. */
+static int line_is_evidence(const struct rule_ctx *rc, const struct rank_where *w)
+{
+	for (size_t i = 0; i < rc->ev->n; i++) {
+		const struct evidence *e = &rc->ev->v[i];
+		if (!e->derived && e->line == w->line && e->path && strcmp(e->path, w->path) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* A rank that exited with a non-zero status of its own (not a signal):
  * the launcher's record, and its own first error line when it printed
  * one (its traceback).  The others' errors are its echoes (cascade.c). */
@@ -447,8 +461,10 @@ static void rule_exited(struct rule_ctx *rc, const struct ranks *r)
 				     "rank %s exited with status %d after reaching %s%s%s", lbl, p->exitcode,
 				     rank_proc_milestone(p), own ? "; its own error: " : " (no error line of its own here)",
 				     own ? own : "");
-			else
+			else if (!line_is_evidence(rc, w))
 				emit(rc, "ranks.exited_with_error", w, p->rank, p, &cs, "%s", own);
+			else
+				caps_free(&cs); /* a signature shows that line verbatim; the sentence above quotes it */
 		}
 		free(lbl);
 	}

@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,7 @@ static void diag_free(struct diagdef *d)
 	free(d->title);
 	free(d->explanation);
 	strvec_free(&d->fix);
+	strvec_free(&d->fix_launchers);
 	strvec_free(&d->when_any);
 	strvec_free(&d->when_all);
 	strvec_free(&d->when_none);
@@ -85,8 +87,9 @@ void sigdb_free(struct sigdb *db)
 		diag_free(&db->diags[i]);
 	free(db->diags);
 	for (size_t i = 0; i < db->ndocs; i++)
-		cJSON_Delete(db->docs[i]);
+		json_arena_free(db->arenas[i]); /* the tree db->docs[i] */
 	free(db->docs);
+	free(db->arenas);
 	strvec_free(&db->files);
 	strvec_free(&db->texts);
 	acmatch_free(db->ac);
@@ -94,6 +97,8 @@ void sigdb_free(struct sigdb *db)
 		free(db->always[i]);
 	free(db->rules);
 	derive_free_rows(db);
+	hindex_free(&db->sig_ix);
+	hindex_free(&db->diag_ix);
 	memset(db, 0, sizeof *db);
 }
 
@@ -485,6 +490,58 @@ static int get_strvec(struct loadctx *c, const cJSON *o, const char *key, const 
 	return 0;
 }
 
+const char *const LAUNCHERS[] = {"torchrun", "vllm", "sglang", "deepspeed", NULL};
+
+/* "fix": steps, each a string or {"step": "...", "launcher": ["vllm"]}: a
+ * step that applies only to jobs one of those launchers ran. */
+static void get_fix(struct loadctx *c, const cJSON *o, const char *path, struct diagdef *d)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "fix");
+	if (!v)
+		return;
+	if (!cJSON_IsArray(v)) {
+		lerr(c, path, "\"fix\" must be an array of steps");
+		return;
+	}
+	int i = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, v) {
+		if (cJSON_IsString(it)) {
+			strvec_push(&d->fix, it->valuestring);
+			strvec_push(&d->fix_launchers, "");
+		} else if (cJSON_IsObject(it)) {
+			const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "step"), *ls = cJSON_GetObjectItemCaseSensitive(it, "launcher"), *k;
+			cJSON_ArrayForEach(k, it)
+				if (strcmp(k->string, "step") && strcmp(k->string, "launcher"))
+					lerr(c, path, "fix[%d].%s: unknown key (a step has: step, launcher)", i, k->string);
+			if (!cJSON_IsString(st) || !cJSON_IsArray(ls) || !cJSON_GetArraySize(ls)) {
+				lerr(c, path, "fix[%d] must be a string or {\"step\": \"...\", \"launcher\": [\"vllm\", ...]}", i);
+				i++;
+				continue;
+			}
+			struct buf b;
+			buf_init(&b);
+			const cJSON *l;
+			cJSON_ArrayForEach(l, ls) {
+				int known = 0;
+				for (const char *const *n = LAUNCHERS; *n && cJSON_IsString(l); n++)
+					known |= !strcmp(*n, l->valuestring);
+				if (!known)
+					lerr(c, path, "fix[%d].launcher: %s%s%s is not a launcher (torchrun, vllm, sglang, deepspeed)", i,
+					     cJSON_IsString(l) ? "\"" : "", cJSON_IsString(l) ? l->valuestring : "a non-string",
+					     cJSON_IsString(l) ? "\"" : "");
+				else
+					buf_printf(&b, "%s%s", b.len ? "," : "", l->valuestring);
+			}
+			strvec_push(&d->fix, st->valuestring);
+			strvec_push_owned(&d->fix_launchers, buf_steal(&b));
+		} else {
+			lerr(c, path, "fix[%d] must be a string or {\"step\": \"...\", \"launcher\": [...]}", i);
+		}
+		i++;
+	}
+}
+
 static const char *const ON_NAMES[] = {"warn", "info", "nccl", "plain", "any"};
 
 const char *sig_on_name(enum sig_on on)
@@ -560,16 +617,18 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 			pcre2_get_error_message(err, buf, sizeof buf);
 			snprintf(sub, sizeof sub, "%s.regex", path);
 			lerr(c, sub, "%s at offset %zu", (char *)buf, (size_t)off);
-		} else {
-			pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
 		}
+		/* JIT: on first use (sigdb_code) */
 	}
 	if (c->errors != before) {
 		pcre2_code_free(code);
 		strvec_free(&lits);
 		return;
 	}
-	db->sigs = xrealloc(db->sigs, (db->nsigs + 1) * sizeof *db->sigs);
+	if (db->nsigs == db->sigs_cap) { /* doubling: 300 signatures are not 300 copies of the array */
+		db->sigs_cap = db->sigs_cap ? db->sigs_cap * 2 : 64;
+		db->sigs = xrealloc(db->sigs, db->sigs_cap * sizeof *db->sigs);
+	}
 	struct signature *s = &db->sigs[db->nsigs++];
 	memset(s, 0, sizeof *s);
 	s->id = xstrdup(id);
@@ -669,7 +728,7 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 			d.confidence = conf->valuedouble;
 		}
 	}
-	get_strvec(c, o, "fix", path, &d.fix);
+	get_fix(c, o, path, &d);
 	if (d.fix.n == 0)
 		lerr(c, path, "\"fix\" must list at least one step");
 	get_strvec(c, o, "cascade_of", path, &d.cascade_of);
@@ -720,7 +779,10 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	d.title = xstrdup(title);
 	d.explanation = xstrdup(expl);
 	d.json = (cJSON *)o;
-	db->diags = xrealloc(db->diags, (db->ndiags + 1) * sizeof *db->diags);
+	if (db->ndiags == db->diags_cap) {
+		db->diags_cap = db->diags_cap ? db->diags_cap * 2 : 64;
+		db->diags = xrealloc(db->diags, db->diags_cap * sizeof *db->diags);
+	}
 	db->diags[db->ndiags++] = d;
 }
 
@@ -739,7 +801,8 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 {
 	struct loadctx c = {name, m, 0, text, len};
 	const char *end = NULL;
-	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	struct json_arena *arena = NULL;
+	cJSON *doc = json_parse_arena(&arena, text, len, &end);
 	if (!doc) {
 		size_t off = end && end >= text ? (size_t)(end - text) : 0;
 		const char *ep = cJSON_GetErrorPtr();
@@ -752,7 +815,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 	}
 	if (!cJSON_IsObject(doc)) {
 		lerr(&c, "$", "top level must be an object");
-		cJSON_Delete(doc);
+		json_arena_free(arena);
 		return c.errors;
 	}
 	const cJSON *sigs = cJSON_GetObjectItemCaseSensitive(doc, "signatures");
@@ -762,7 +825,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 	if (!cJSON_IsArray(diags))
 		lerr(&c, "$", "\"diagnoses\" must be an array");
 	if (c.errors) {
-		cJSON_Delete(doc);
+		json_arena_free(arena);
 		return c.errors;
 	}
 	size_t s0 = db->nsigs, d0 = db->ndiags, r0 = db->nderived;
@@ -792,10 +855,12 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 		db->nsigs = s0;
 		db->ndiags = d0;
 		derive_truncate(db, r0);
-		cJSON_Delete(doc);
+		json_arena_free(arena);
 		return c.errors;
 	}
 	db->docs = xrealloc(db->docs, (db->ndocs + 1) * sizeof *db->docs);
+	db->arenas = xrealloc(db->arenas, (db->ndocs + 1) * sizeof *db->arenas);
+	db->arenas[db->ndocs] = arena;
 	db->docs[db->ndocs++] = doc;
 	strvec_push(&db->files, name);
 	strvec_push_owned(&db->texts, xstrndup(text, len)); /* for sigdb_finalize's lines */
@@ -852,8 +917,106 @@ int sigdb_load_dir(struct sigdb *db, const char *dir, struct msgs *m)
 	return errors;
 }
 
+/* ---- JIT on first use (sigdb.h) ---- */
+
+/* Serialises the JIT compiles of every database in the process: one runs
+ * at a time, each once per signature, so the lock is taken at most once
+ * per signature (plus the rare thread that lost the race and waits). */
+static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void sigdb_jit(const struct signature *cs)
+{
+	/* the database is shared const; its JIT state is the one part that
+	 * changes (sigdb.h), and only here */
+	struct signature *s = (struct signature *)cs;
+	pthread_mutex_lock(&jit_lock);
+	if (!atomic_load_explicit(&s->jit_done, memory_order_relaxed)) {
+		if (s->code)
+			pcre2_jit_compile(s->code, PCRE2_JIT_COMPLETE); /* on failure the interpreter runs it */
+		atomic_store_explicit(&s->jit_done, 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&jit_lock);
+}
+
+void sigdb_jit_all(const struct sigdb *db)
+{
+	for (size_t i = 0; i < db->nsigs; i++)
+		(void)sigdb_code(&db->sigs[i]);
+}
+
+size_t sigdb_jit_count(const struct sigdb *db)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < db->nsigs; i++)
+		n += atomic_load_explicit(&db->sigs[i].jit_done, memory_order_acquire) != 0;
+	return n;
+}
+
+/* ---- ids: a hash index each for signatures and diagnoses ---- */
+
+static int sig_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	*h = hash_str(HASH_SEED, ((const struct sigdb *)ctx)->sigs[i].id);
+	return 1;
+}
+
+static int diag_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	*h = hash_str(HASH_SEED, ((const struct sigdb *)ctx)->diags[i].id);
+	return 1;
+}
+
+static void build_index(struct hindex *ix, size_t n, hindex_hash_fn fn, const void *ctx)
+{
+	hindex_free(ix);
+	while (hindex_crowded(ix, n))
+		hindex_grow(ix, 0, fn, ctx);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h;
+		fn(ctx, i, &h);
+		hindex_put(ix, h, i);
+	}
+}
+
+typedef const char *(*id_at_fn)(const struct sigdb *db, size_t i);
+
+static const char *sig_id_at(const struct sigdb *db, size_t i)
+{
+	return db->sigs[i].id;
+}
+
+static const char *diag_id_at(const struct sigdb *db, size_t i)
+{
+	return db->diags[i].id;
+}
+
+/* Every entry named id in ix: marks used[i] for each when used is not NULL;
+ * returns the first (lowest position), or -1. */
+static long find_id(const struct sigdb *db, const struct hindex *ix, id_at_fn id_at, const char *id,
+                    unsigned char *used)
+{
+	long first = -1;
+	if (!ix->nslot)
+		return -1;
+	uint64_t h = hash_str(HASH_SEED, id);
+	for (size_t sl = hindex_first(ix, h); ix->slot[sl]; sl = hindex_next(ix, sl)) {
+		size_t i = ix->slot[sl] - 1;
+		if (strcmp(id_at(db, i), id) != 0)
+			continue;
+		if (used)
+			used[i] = 1;
+		if (first < 0 || (long)i < first)
+			first = (long)i;
+	}
+	return first;
+}
+
 const struct signature *sigdb_sig(const struct sigdb *db, const char *id)
 {
+	if (db->sig_ix.nslot && db->sig_ix_n == db->nsigs) {
+		long i = find_id(db, &db->sig_ix, sig_id_at, id, NULL);
+		return i < 0 ? NULL : &db->sigs[i];
+	}
 	for (size_t i = 0; i < db->nsigs; i++)
 		if (strcmp(db->sigs[i].id, id) == 0)
 			return &db->sigs[i];
@@ -862,6 +1025,10 @@ const struct signature *sigdb_sig(const struct sigdb *db, const char *id)
 
 const struct diagdef *sigdb_diag(const struct sigdb *db, const char *id)
 {
+	if (db->diag_ix.nslot && db->diag_ix_n == db->ndiags) {
+		long i = find_id(db, &db->diag_ix, diag_id_at, id, NULL);
+		return i < 0 ? NULL : &db->diags[i];
+	}
 	for (size_t i = 0; i < db->ndiags; i++)
 		if (strcmp(db->diags[i].id, id) == 0)
 			return &db->diags[i];
@@ -925,9 +1092,88 @@ static void ferr(const struct sigdb *db, struct msgs *m, const char *file, const
 	free(s);
 }
 
+/* FNV-1a of a JSON string as cJSON prints it: quoted, with \" \\ \b \f \n
+ * \r \t and \u00XX for the other bytes below 32; every other byte as is. */
+static uint64_t hash_json_string(uint64_t h, const char *s)
+{
+	h = hash_bytes(h, "\"", 1);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		const unsigned char *run = p;
+		while (*p >= 32 && *p != '"' && *p != '\\')
+			p++;
+		h = hash_bytes(h, run, (size_t)(p - run));
+		if (!*p)
+			break;
+		char esc[8];
+		int n;
+		switch (*p) {
+		case '"': n = snprintf(esc, sizeof esc, "\\\""); break;
+		case '\\': n = snprintf(esc, sizeof esc, "\\\\"); break;
+		case '\b': n = snprintf(esc, sizeof esc, "\\b"); break;
+		case '\f': n = snprintf(esc, sizeof esc, "\\f"); break;
+		case '\n': n = snprintf(esc, sizeof esc, "\\n"); break;
+		case '\r': n = snprintf(esc, sizeof esc, "\\r"); break;
+		case '\t': n = snprintf(esc, sizeof esc, "\\t"); break;
+		default: n = snprintf(esc, sizeof esc, "\\u%04x", *p); break;
+		}
+		h = hash_bytes(h, esc, (size_t)n);
+	}
+	return hash_bytes(h, "\"", 1);
+}
+
+uint64_t sigdb_hash_json(uint64_t h, const cJSON *it)
+{
+	if (cJSON_IsObject(it) || cJSON_IsArray(it)) {
+		int obj = cJSON_IsObject(it);
+		h = hash_bytes(h, obj ? "{" : "[", 1);
+		for (const cJSON *c = it->child; c; c = c->next) {
+			if (c != it->child)
+				h = hash_bytes(h, ",", 1);
+			if (obj) {
+				h = hash_json_string(h, c->string);
+				h = hash_bytes(h, ":", 1);
+			}
+			h = sigdb_hash_json(h, c);
+		}
+		return hash_bytes(h, obj ? "}" : "]", 1);
+	}
+	if (cJSON_IsString(it))
+		return hash_json_string(h, it->valuestring);
+	if (cJSON_IsTrue(it))
+		return hash_bytes(h, "true", 4);
+	if (cJSON_IsFalse(it))
+		return hash_bytes(h, "false", 5);
+	if (cJSON_IsNull(it))
+		return hash_bytes(h, "null", 4);
+	/* a number (and anything else): cJSON's own text, its rules for
+	 * precision and integers are its own */
+	char *s = cJSON_PrintUnformatted(it);
+	if (s)
+		h = hash_bytes(h, s, strlen(s));
+	free(s);
+	return h;
+}
+
+/* Whether some id of ix is there twice. */
+static int has_duplicate(const struct sigdb *db, const struct hindex *ix, id_at_fn id_at, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (find_id(db, ix, id_at, id_at(db, i), NULL) != (long)i)
+			return 1;
+	return 0;
+}
+
 int sigdb_finalize(struct sigdb *db, struct msgs *m)
 {
 	int errors = 0;
+	/* the id indexes first: every check below looks ids up */
+	build_index(&db->sig_ix, db->nsigs, sig_hash_at, db);
+	db->sig_ix_n = db->nsigs;
+	build_index(&db->diag_ix, db->ndiags, diag_hash_at, db);
+	db->diag_ix_n = db->ndiags;
+	/* duplicates: found with the index; reported pair by pair, first
+	 * occurrence first (only then is every pair compared) */
+	if (has_duplicate(db, &db->sig_ix, sig_id_at, db->nsigs))
 	for (size_t i = 0; i < db->nsigs; i++)
 		for (size_t j = i + 1; j < db->nsigs; j++)
 			if (strcmp(db->sigs[i].id, db->sigs[j].id) == 0) {
@@ -935,6 +1181,7 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 				     db->sigs[j].index, db->sigs[j].id, db->sigs[i].file);
 				errors++;
 			}
+	if (has_duplicate(db, &db->diag_ix, diag_id_at, db->ndiags))
 	for (size_t i = 0; i < db->ndiags; i++)
 		for (size_t j = i + 1; j < db->ndiags; j++)
 			if (strcmp(db->diags[i].id, db->diags[j].id) == 0) {
@@ -966,18 +1213,24 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 				errors++;
 			}
 	}
+	/* every signature named in some diagnosis's "when" (each entry of an id
+	 * that is there twice) */
+	unsigned char *used = xcalloc(db->nsigs + 1, 1);
+	for (size_t j = 0; j < db->ndiags; j++) {
+		const struct diagdef *d = &db->diags[j];
+		const struct strvec *lists[3] = {&d->when_any, &d->when_all, &d->when_none};
+		for (int k = 0; k < 3; k++)
+			for (size_t w = 0; w < lists[k]->n; w++)
+				find_id(db, &db->sig_ix, sig_id_at, lists[k]->v[w], used);
+	}
 	for (size_t i = 0; i < db->nsigs; i++) {
 		const struct signature *s = &db->sigs[i];
-		int used = s->benign != NULL; /* the benign list feeds the verdict, not a diagnosis */
-		for (size_t j = 0; j < db->ndiags && !used; j++)
-			used = strvec_contains(&db->diags[j].when_any, s->id) ||
-			       strvec_contains(&db->diags[j].when_all, s->id) ||
-			       strvec_contains(&db->diags[j].when_none, s->id);
-		if (!used) {
+		if (!used[i] && !s->benign) { /* the benign list feeds the verdict, not a diagnosis */
 			ferr(db, m, s->file, "signatures[%zu]: \"%s\" feeds no diagnosis", s->index, s->id);
 			errors++;
 		}
 	}
+	free(used);
 	/* prefilter */
 	acmatch_free(db->ac);
 	db->ac = acmatch_new();
@@ -1007,11 +1260,8 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 		h = hash_bytes(h, db->sigs[i].id, strlen(db->sigs[i].id));
 		h = hash_bytes(h, db->sigs[i].regex, strlen(db->sigs[i].regex));
 	}
-	for (size_t i = 0; i < db->ndiags; i++) {
-		char *s = cJSON_PrintUnformatted(db->diags[i].json);
-		h = hash_bytes(h, s, strlen(s));
-		free(s);
-	}
+	for (size_t i = 0; i < db->ndiags; i++)
+		h = sigdb_hash_json(h, db->diags[i].json);
 	snprintf(db->version, sizeof db->version, "%zu.%zu-%012llx", db->nsigs, db->ndiags,
 	         (unsigned long long)(h & 0xffffffffffffULL));
 	strvec_free(&db->texts); /* the lines of messages are no longer needed */
@@ -1164,7 +1414,7 @@ static int check_sample(const struct signature *s, size_t k, const cJSON *it, pc
 	logline_parse(pad, strlen(pad), &ll);
 	int rc = -1;
 	if (sig_accepts_level(s->on, ll.level))
-		rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
+		rc = pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
 	int good = check_result(s, k, want, &ll, rc, md, m);
 	free(pad);
 	return good;
@@ -1206,7 +1456,7 @@ static int check_negative(const struct signature *s, size_t k, const cJSON *it, 
 	logline_parse(pad, strlen(pad), &ll);
 	int rc = -1;
 	if (sig_accepts_level(s->on, ll.level))
-		rc = pcre2_match(s->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
+		rc = pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
 	free(pad);
 	if (rc >= 0) {
 		msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: \"%s\" matches but must not",

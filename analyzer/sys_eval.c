@@ -1034,14 +1034,19 @@ static void rule_at_capacity(const cJSON *mem, const struct sys_logctx *lc, stru
 		if (lc && lc->oom_in_log) {
 			char sb2[600];
 			cJSON *lsrc = sys_source(lc->oom_path, lc->oom_line);
-			cap_add(&c, "log", "%.200s", lc->oom_text ? lc->oom_text : "");
+			/* quoted log text is cut visibly ("…"), never in silence */
+			const char *ot = lc->oom_text ? lc->oom_text : "";
+			char *q200 = str_sanitize_cut(ot, strlen(ot), 200), *q160 = str_sanitize_cut(ot, strlen(ot), 160);
+			cap_add(&c, "log", "%s", q200);
 			cap_add(&c, "recommend", "shard the model over more GPUs or use GPUs with more memory, lower the batch "
 			        "size or sequence length, or free the memory other processes hold; see `nccl-triage mem`");
 			emit(e, "memory.oom_at_capacity", src, &c,
 			     "GPU %d reached %.0f of %.0f MiB (%.1f%%, %.0f MiB headroom%s%s) [%s], and the log reports a CUDA "
-			     "memory failure: \"%.160s\" [%s]; an NCCL 'unhandled cuda error' here is the OOM surfacing through NCCL",
+			     "memory failure: \"%s\" [%s]; an NCCL 'unhandled cuda error' here is the OOM surfacing through NCCL",
 			     (int)g, pk, tot, frac * 100, tot - pk, pts ? ", at " : "", pts ? pts : "", src_str(src, sb, sizeof sb),
-			     lc->oom_text ? lc->oom_text : "", src_str(lsrc, sb2, sizeof sb2));
+			     q160, src_str(lsrc, sb2, sizeof sb2));
+			free(q200);
+			free(q160);
 			cJSON_Delete(lsrc);
 		} else {
 			emit(e, "memory.near_capacity", src, &c,

@@ -81,6 +81,10 @@ int str_ends(const char *s, const char *suffix);
  * replaced by '?' and invalid UTF-8 sequences replaced by U+FFFD, so it is
  * safe in JSON and on a terminal.  Caller frees. */
 char *str_sanitize(const char *s, size_t n);
+/* str_sanitize of s[0..n) cut to at most max bytes of input: when n > max
+ * the cut falls on a UTF-8 boundary and the result ends with "…" (U+2026),
+ * so a cut is never silent (docs/json.md: "cut", "length"). */
+char *str_sanitize_cut(const char *s, size_t n, size_t max);
 /* Secrets never reach a report, --redact or not (docs/hardening.md): a
  * variable name that says it holds one (*PASSWORD*, *PASSWD*, *SECRET*,
  * *CREDENTIAL*, *API_KEY*, *ACCESS_KEY*, *PRIVATE_KEY*, *AUTH_TOKEN*, or a

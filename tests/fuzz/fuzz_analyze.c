@@ -106,7 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bundle_free(b2);
 	free(s);
 
-	struct report_opts ro = {0, 5};
+	/* text fitted to a terminal (wrapping, cutting) or whole lines, by the input's size */
+	struct report_opts ro = {0, 5, size % 2 ? 24 + (int)(size % 97) : 0};
 	struct bundle *one[1] = {b};
 	cJSON *doc = report_json(one, 1, &g_db, 0);
 	for (int md = 0; md < 2; md++) {

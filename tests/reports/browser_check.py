@@ -3,7 +3,11 @@
 see them: the page renders (visible text, its sections, non-blank pixels),
 the console stays clean, and the browser makes no network request at all.
 Talks the DevTools protocol over --remote-debugging-pipe (stdlib only).
-Writes a full-page PNG screenshot and a PDF print of each page into OUTDIR.
+Writes a full-page PNG screenshot and a PDF print of each page into OUTDIR,
+and screenshots at 390 px and in the dark scheme (PAGE-390.png, PAGE-dark.png,
+PAGE-390-dark.png).  At 390 px (a phone) and at 1400 px, light and dark: the
+page has no horizontal scroll, no chart label is under 11 px and every text
+element has WCAG AA contrast (4.5:1) against its background.
 
 usage: browser_check.py CHROMIUM OUTDIR PAGE.html[:must-contain,...] ...
 Prints one "ok"/"FAIL" line per page and ends with "N passed, N failed".
@@ -11,6 +15,7 @@ Exit status 0 when all pass."""
 import base64
 import json
 import os
+import re
 import select
 import struct
 import subprocess
@@ -159,6 +164,87 @@ def png_nonblank(png):
     return dark / max(total, 1), w, h
 
 
+PHONE_JS = r"""
+(() => {
+  const W = __WIDTH__;
+  const doc = document.documentElement;
+  let small = [];
+  for (const t of document.querySelectorAll('svg text')) {
+    const svg = t.ownerSVGElement, vb = svg.viewBox && svg.viewBox.baseVal;
+    const scale = vb && vb.width ? svg.getBoundingClientRect().width / vb.width : 1;
+    const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+    if (px < 10.95 && t.getBoundingClientRect().width > 0) small.push(px.toFixed(1) + 'px ' + t.textContent.slice(0, 30));
+  }
+  const lum = c => { const m = c.match(/[\d.]+/g).map(Number);
+    const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return [0.2126 * f(m[0]) + 0.7152 * f(m[1]) + 0.0722 * f(m[2]), m.length > 3 ? m[3] : 1]; };
+  const bg = el => { for (; el; el = el.parentElement) { const c = getComputedStyle(el).backgroundColor;
+    if (c && lum(c)[1] > 0.5) return c; } return 'rgb(255, 255, 255)'; };
+  let low = [], n = 0;
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.closest('svg') || !el.getClientRects().length) continue;
+    let own = false;
+    for (const c of el.childNodes) if (c.nodeType === 3 && c.textContent.trim()) own = true;
+    if (!own || !/[\p{L}\p{N}]/u.test(el.textContent)) continue;  // a legend dot is no text
+    n++;
+    const a = lum(getComputedStyle(el).color)[0], b = lum(bg(el))[0];
+    const r = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    if (r < 4.5) low.push(r.toFixed(2) + ' ' + el.tagName.toLowerCase() + '.' + el.className + ' ' + el.textContent.trim().slice(0, 30));
+  }
+  let wide = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const r = el.getBoundingClientRect();
+    if (r.right > W + 1 && !(el.parentElement && el.parentElement.closest('.scroll,table,pre')) && r.width > 0) wide.push(el.tagName.toLowerCase() + '.' + el.className + ' ' + Math.round(r.right));
+  }
+  return JSON.stringify({sw: Math.max(doc.scrollWidth, document.body.scrollWidth), W, small: small.slice(0, 5), nsmall: small.length,
+                         low: low.slice(0, 8), nlow: low.length, ntext: n, wide: wide.slice(0, 5),
+                         bg: getComputedStyle(document.body).backgroundColor});
+})()
+"""
+
+
+def narrow_and_contrast(br, sid, base):
+    problems = []
+    for scheme in ("light", "dark"):
+        br.call("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]}, session=sid)
+        for width in (1400, 390):
+            br.call("Emulation.setDeviceMetricsOverride",
+                    {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 500}, session=sid)
+            br.pump(0.2)
+            r = json.loads(br.call("Runtime.evaluate", {"returnByValue": True, "expression": PHONE_JS.replace("__WIDTH__", str(width))},
+                                   session=sid)["result"]["value"])
+            where = "%s %dpx" % (scheme, width)
+            if r["sw"] > width + 1:
+                problems.append("%s: the page is %d px wide (horizontal scroll): %s" % (where, r["sw"], r["wide"]))
+            if r["nsmall"]:
+                problems.append("%s: %d chart labels under 11 px: %s" % (where, r["nsmall"], r["small"]))
+            if r["nlow"]:
+                problems.append("%s: %d of %d text elements under 4.5:1 contrast: %s" % (where, r["nlow"], r["ntext"], r["low"]))
+            if scheme == "dark" and width == 1400 and sum(map(float, re.findall(r"[\d.]+", r["bg"])[:3])) > 3 * 80:
+                problems.append("dark: the page background is not dark: %s" % r["bg"])
+            if width == 390:
+                h = min(max(json.loads(br.call("Runtime.evaluate", {"returnByValue": True, "expression":
+                        "JSON.stringify(document.documentElement.scrollHeight)"}, session=sid)["result"]["value"]), 900), 12000)
+                br.call("Emulation.setDeviceMetricsOverride",
+                        {"width": 390, "height": h, "deviceScaleFactor": 1, "mobile": True}, session=sid)
+                shot = br.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session=sid)
+                with open("%s-390%s.png" % (base, "-dark" if scheme == "dark" else ""), "wb") as f:
+                    f.write(base64.b64decode(shot["data"]))
+                if os.environ.get("NT_SHOT_TILES"):
+                    for k in range(0, (h + 899) // 900):
+                        tile = br.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
+                                       "clip": {"x": 0, "y": k * 900, "width": 390,
+                                                "height": min(900, h - k * 900), "scale": 1}}, session=sid)
+                        with open("%s-390%s-%d.png" % (base, "-dark" if scheme == "dark" else "", k), "wb") as f:
+                            f.write(base64.b64decode(tile["data"]))
+            elif scheme == "dark":
+                shot = br.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session=sid)
+                with open("%s-dark.png" % base, "wb") as f:
+                    f.write(base64.b64decode(shot["data"]))
+    br.call("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]}, session=sid)
+    return problems
+
+
 def check_page(br, path, must, outdir):
     url = "file://" + os.path.abspath(path)
     t = br.call("Target.createTarget", {"url": "about:blank"})
@@ -166,7 +252,7 @@ def check_page(br, path, must, outdir):
     for dom in ("Page", "Runtime", "Log", "Network"):
         br.call(dom + ".enable", session=sid)
     br.call("Emulation.setDeviceMetricsOverride",
-            {"width": 1200, "height": 900, "deviceScaleFactor": 1, "mobile": False}, session=sid)
+            {"width": 1400, "height": 900, "deviceScaleFactor": 1, "mobile": False}, session=sid)
     br.events.clear()
     br.call("Page.navigate", {"url": url}, session=sid)
     br.wait_event("Page.loadEventFired")
@@ -200,7 +286,7 @@ def check_page(br, path, must, outdir):
             problems.append("missing text: %r" % word)
     height = min(max(info["h"], 900), 12000)
     br.call("Emulation.setDeviceMetricsOverride",
-            {"width": 1200, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=sid)
+            {"width": 1400, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=sid)
     shot = br.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session=sid)
     png = base64.b64decode(shot["data"])
     base = os.path.join(outdir, os.path.splitext(os.path.basename(path))[0])
@@ -210,14 +296,20 @@ def check_page(br, path, must, outdir):
         # viewport-sized pieces, for a person to read at full size
         for k in range(0, (height + 999) // 1000):
             tile = br.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
-                           "clip": {"x": 0, "y": k * 1000, "width": 1200,
+                           "clip": {"x": 0, "y": k * 1000, "width": 1400,
                                     "height": min(1000, height - k * 1000), "scale": 1}}, session=sid)
             with open("%s-%d.png" % (base, k), "wb") as f:
                 f.write(base64.b64decode(tile["data"]))
     frac, w, h = png_nonblank(png)
     if frac < 0.01:
         problems.append("screenshot is blank (%.3f%% non-white)" % (frac * 100))
-    pdf = br.call("Page.printToPDF", {"printBackground": True, "preferCSSPageSize": False}, session=sid, timeout=60)
+    # a phone (issue 17): 390 px wide, no page-level horizontal scroll, chart
+    # text never under 11 px, text contrast WCAG AA (4.5:1), light and dark
+    problems += narrow_and_contrast(br, sid, base)
+    br.call("Emulation.setDeviceMetricsOverride",
+            {"width": 1400, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=sid)
+    # printing a long page on a loaded machine takes a while
+    pdf = br.call("Page.printToPDF", {"printBackground": True, "preferCSSPageSize": False}, session=sid, timeout=300)
     data = base64.b64decode(pdf["data"])
     with open(base + ".pdf", "wb") as f:
         f.write(data)

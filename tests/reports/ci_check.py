@@ -78,9 +78,34 @@ def check_junit(path, report):
             probs.append("suite %s: tests=%s but %d cases" % (s.get("name"), s.get("tests"), len(cases)))
         if int(s.get("failures", -1)) != len(fails):
             probs.append("suite %s: failures=%s but %d failed cases" % (s.get("name"), s.get("failures"), len(fails)))
-        want = sum(d.get("severity") == "error" for d in b.get("diagnoses", [])) + (b.get("verdict") == "unknown_failure")
+        # one failure counts once: echoes and context fold into the finding they
+        # echo or support (when it is in the bundle); a test fails when its
+        # finding or one folded into it is an error
+        diags = b.get("diagnoses", [])
+        ids = {d["id"]: d for d in diags}
+
+        def root_of(d, seen=()):
+            to = d.get("echo_of") or d.get("supports")
+            if to in ids and to not in seen:
+                return root_of(ids[to], seen + (d["id"],))
+            return d
+        roots = [d for d in diags if root_of(d) is d]
+        want_tests = len(roots) + (b.get("verdict") == "unknown_failure")
+        want = sum(any(x.get("severity") == "error" for x in diags if root_of(x) is r) for r in roots) + \
+            (b.get("verdict") == "unknown_failure")
         if len(fails) != want:
-            probs.append("suite %s: %d failures, %d error diagnoses" % (s.get("name"), len(fails), want))
+            probs.append("suite %s: %d failures, %d failing root findings" % (s.get("name"), len(fails), want))
+        if len(cases) != max(want_tests, 1):
+            probs.append("suite %s: %d cases, %d root findings" % (s.get("name"), len(cases), want_tests))
+        names = [c.get("name") for c in cases]
+        if len(set(names)) != len(names):
+            probs.append("suite %s: two test cases of one name" % s.get("name"))
+        for c in cases:
+            if c.get("name", "").split(":")[0] in ids and not c.get("file"):
+                probs.append("testcase %s without a file attribute" % c.get("name"))
+            d = ids.get(c.get("name", "").split(":")[0])
+            if d and c.get("name") != "%s: %s" % (d["id"], d.get("fixed_title")):
+                probs.append("testcase name %r is not 'ID: fixed_title'" % c.get("name"))
         for c in cases:
             if not c.get("name") or not c.get("classname"):
                 probs.append("testcase without name/classname")
@@ -94,21 +119,49 @@ def check_junit(path, report):
 
 
 def check_github(path, report):
+    """Syntax, and GitHub's cap of 10 annotations of each kind per step: one
+    annotation per diagnosis (and unknown failure, and bundle without
+    findings) up to the cap, the rest counted in one summary notice."""
     probs = []
-    n_diag, _, n_unknown = diag_counts(report)
     rx = re.compile(r"^::(error|warning|notice)( ((file|line|endLine|col|endColumn|title)=[^,:]*)(,(file|line|endLine|col|endColumn|title)=[^,:]*)*)?::.*$")
     lines = open(path, encoding="utf-8").read().splitlines()
-    ann = 0
+    want = {"error": 0, "warning": 0, "notice": 0}
+    for b in report["bundles"]:
+        n = 0
+        for d in b.get("diagnoses", []):
+            want[{"error": "error", "warning": "warning"}.get(d.get("severity"), "notice")] += 1
+            n += 1
+        if b.get("verdict") == "unknown_failure":
+            want["error"] += 1
+            n += 1
+        if not n:
+            want["notice"] += 1
+    got = {"error": 0, "warning": 0, "notice": 0}
+    summary = None
     for ln in lines:
         if not rx.match(ln):
             probs.append("bad command line: %r" % ln[:160])
-        elif not ln.startswith("::notice title=nccl-triage::"):
-            ann += 1
+            continue
         m = re.search(r"(?:^|[ ,])line=([^,:]*)", ln.split("::")[1] if ln.count("::") >= 2 else "")
         if m and not m.group(1).isdigit():
             probs.append("line= not a number: %r" % ln[:120])
-    if ann != n_diag + n_unknown:
-        probs.append("%d annotations for %d diagnoses + %d unknown" % (ann, n_diag, n_unknown))
+        if ln.startswith("::notice title=nccl-triage%3A more findings::"):
+            summary = ln
+            continue
+        got[ln[2:].split(" ")[0].split(":")[0]] += 1
+    over = any(v > 10 for v in want.values())
+    for k in got:
+        cap = 9 if (over and k == "notice") else 10
+        if got[k] != min(want[k], cap):
+            probs.append("%d %s annotations, expected %d (of %d)" % (got[k], k, min(want[k], cap), want[k]))
+        if got[k] > 10:
+            probs.append("more than 10 %s annotations" % k)
+    if over:
+        rest = sum(want.values()) - sum(got.values())
+        if not summary or ("::%d more findings" % rest) not in summary:
+            probs.append("no summary notice of the %d findings past the cap: %r" % (rest, summary))
+    elif summary:
+        probs.append("a summary notice without overflow")
     return probs
 
 

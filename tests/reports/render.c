@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "redact.h"
+#include "report.h"
 #include "report_formats.h"
 
 static cJSON *load(const char *path)
@@ -63,6 +64,11 @@ int main(int argc, char **argv)
 		report_sarif(stdout, doc);
 	else if (!strcmp(fmt, "github"))
 		report_github(stdout, doc);
+	else if (!strcmp(fmt, "md") || !strcmp(fmt, "text")) {
+		/* render md|text DOC [WIDTH] */
+		struct report_opts ro = {0, 0, argc > 3 ? atoi(argv[3]) : 0};
+		(fmt[0] == 'm' ? report_md : report_text)(stdout, doc, &ro);
+	}
 	else if (!strcmp(fmt, "redact")) {
 		struct redactor *r = redactor_new();
 		redact_json(r, doc);

@@ -9,6 +9,8 @@
 #   junit    xmllint against Jenkins' junit-10.xsd + GitLab/Jenkins shape
 #   sarif    the OASIS SARIF 2.1.0 schema (python3 jsonschema)
 #   github   workflow-command syntax, one annotation per diagnosis
+#   evidence kind line/derived, verbatim lines, visible cuts, match spans
+#            (evidence_check.py), and how each format shows them
 #   redact   every format with --redact: no host, address, user, UUID, bus id
 #            or serial of the inputs survives; the diagnosis is unchanged
 #   browser  headless Chromium loads each page: not blank, no console error,
@@ -17,6 +19,7 @@
 #            tests/reports/deps.sh installs it)
 # Ends with "N passed, N failed[, N skipped]".
 BIN=${1:-./nccl-triage}
+case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
 B=${NT_BUILD:-build}
 HERE=tests/reports
 CAP=fixtures/captures/h200-2gpu
@@ -156,13 +159,161 @@ check "batch html: categories chart and bundle table" sh -c "grep -q 'aria-label
 
 # ---- CI formats against their consumers ----
 for s in $SCEN all; do
-	check "junit $s: junit-10.xsd" xmllint --noout --schema tests/schemas/junit-10.xsd "$T/o/$s.junit"
+	# junit-10.xsd has no testcase "file" attribute (GitLab reads it; Jenkins ignores it): checked without it
+	check "junit $s: junit-10.xsd (but for testcase file=)" sh -c "grep -q ' file=\"' '$T/o/$s.junit' || [ $s = ok ] || [ $s = debug_file_ok ] || [ $s = ok_p2p_ib_disabled ]; sed 's/ file=\"[^\"]*\"//' '$T/o/$s.junit' | xmllint --noout --schema tests/schemas/junit-10.xsd -"
 	sub "junit $s: GitLab/Jenkins shape" $PY $HERE/ci_check.py junit "$T/o/$s.junit" "$T/o/$( [ $s = all ] && echo all || echo $s).json"
 	sub "sarif $s: SARIF 2.1.0 schema" $PY $HERE/ci_check.py sarif "$T/o/$s.sarif" tests/schemas/sarif-schema-2.1.0.json "$T/o/$s.json"
 	sub "github $s: workflow commands" $PY $HERE/ci_check.py github "$T/o/$s.github" "$T/o/$s.json"
 done
 check "github: file and line of the first evidence" sh -c "grep -q '^::error file=$SC/duplicate_gpu/run.log,line=42,' '$T/o/duplicate_gpu.github'"
 check "sarif: region.startLine of the evidence" sh -c "grep -q '\"startLine\":[[:space:]]*42' '$T/o/duplicate_gpu.sarif'"
+
+# ---- CI: stable names, one failure counts once, exit status, caps, batch (issue 17) ----
+# two runs over different bundles at the same path (a CI job's log folder), same diagnoses, other values
+for x in A:env_algo_simple B:env_proto_ring; do
+	k=${x%%:*}; s=${x#*:}
+	rm -rf "$T/job"; mkdir -p "$T/job"; cp -r "fixtures/captures/h200-2gpu-more/$s/." "$T/job/logs"
+	for f in json junit sarif; do
+		check "stable names: run $k ($s) --format $f" sh -c "cd '$T/job' && '$BIN' analyze -q $DB --format $f -o '$T/o/st$k.$f' logs; [ \$? -le 1 ]"
+	done
+done
+sub "stable names: JUnit test names and SARIF rules the same in two runs, without run values" \
+	$PY $HERE/stable_check.py "$T/o/stA.json" "$T/o/stA.junit" "$T/o/stA.sarif" "$T/o/stB.json" "$T/o/stB.junit" "$T/o/stB.sarif"
+# --fail-on: the exit status for CI
+ec() { "$BIN" analyze -q $DB "$@" >/dev/null 2>&1; echo $?; }
+check "--fail-on never: exit 0 on a diagnosed bundle" sh -c "[ \$('$BIN' analyze -q $DB --fail-on never '$SC/oom_unshard' >/dev/null 2>&1; echo \$?) -eq 0 ]"
+check "--fail-on error: exit 1 on an error finding" sh -c "[ \$('$BIN' analyze -q $DB --fail-on error '$SC/oom_unshard' >/dev/null 2>&1; echo \$?) -eq 1 ]"
+check "default: exit 1 on a diagnosed bundle, 0 on a healthy one" sh -c "[ $(ec "$SC/oom_unshard") -eq 1 ] && [ $(ec "$SC/ok") -eq 0 ]"
+check "--fail-on warning: 0 on a bundle with info findings only" sh -c "[ $(ec --fail-on warning "$SC/ok") -eq 0 ]"
+check "--fail-on bogus: usage error (2)" sh -c "[ $(ec --fail-on bogus "$SC/ok") -eq 2 ]"
+# a bundle whose only findings are warnings: --fail-on error passes it, --fail-on warning fails it
+W=fixtures/captures/h200-2gpu-more/ok_warn
+if [ -d "$W" ] && "$BIN" analyze -q $DB --format json "$W" 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin)["bundles"][0]["diagnoses"]; s={x["severity"] for x in d}; sys.exit(0 if "warning" in s and "error" not in s else 1)'; then
+	check "--fail-on error 0 / warning 1 on a bundle with warnings only" sh -c "[ $(ec --fail-on error "$W") -eq 0 ] && [ $(ec --fail-on warning "$W") -eq 1 ]"
+fi
+# --quiet-info: no information-level finding in the CI formats
+for f in junit sarif github; do
+	check "--quiet-info --format $f: no info finding" sh -c "'$BIN' analyze -q $DB --quiet-info --format $f '$SC/ok' > '$T/qi.$f'; [ \$? -le 1 ] && ! grep -q 'No InfiniBand/RoCE device usable' '$T/qi.$f' && grep -q 'No InfiniBand/RoCE device usable' '$T/o/ok.$f'"
+done
+check "--quiet-info leaves text alone" sh -c "'$BIN' analyze -q $DB --quiet-info '$SC/ok' | grep -q 'ib.not_available'"
+# batch: every format of analyze, from the one table
+for f in md junit sarif github; do
+	check "batch --format $f" sh -c "'$BIN' batch -q $DB --format $f -o '$T/o/batch.$f' $ALL; [ \$? -le 1 ] && [ -s '$T/o/batch.$f' ]"
+	check "batch --help offers $f" sh -c "'$BIN' batch --help | grep -q '$f'"
+done
+"$BIN" batch -q $DB --format json -o "$T/o/batchall.json" $ALL 2>/dev/null
+sub "batch sarif: SARIF 2.1.0 schema" $PY $HERE/ci_check.py sarif "$T/o/batch.sarif" tests/schemas/sarif-schema-2.1.0.json "$T/o/batchall.json"
+sub "batch junit: GitLab/Jenkins shape" $PY $HERE/ci_check.py junit "$T/o/batch.junit" "$T/o/batchall.json"
+# GitHub: at most 10 annotations of each kind per step, the rest in one notice
+"$BIN" batch -q $DB --format github -o "$T/o/many.github" $SC fixtures/captures/h200-2gpu-more 2>/dev/null
+"$BIN" batch -q $DB --format json -o "$T/o/many.json" $SC fixtures/captures/h200-2gpu-more 2>/dev/null
+sub "github: caps of 10 per kind and a summary notice (many bundles)" $PY $HERE/ci_check.py github "$T/o/many.github" "$T/o/many.json"
+check "github: the summary notice is there" grep -q '^::notice title=nccl-triage%3A more findings::' "$T/o/many.github"
+check "github: GITHUB_STEP_SUMMARY gets the Markdown report, appended" sh -c "echo previous > '$T/sum.md'; GITHUB_STEP_SUMMARY='$T/sum.md' '$BIN' analyze -q $DB --format github '$SC/oom_unshard' > /dev/null; [ \$(head -1 '$T/sum.md') = previous ] && grep -q '^## nccl-triage: ' '$T/sum.md' && grep -q 'Most likely root cause' '$T/sum.md'"
+check "github: no GITHUB_STEP_SUMMARY, no file written" sh -c "cd '$T' && env -u GITHUB_STEP_SUMMARY '$BIN' analyze -q $DB --format github '$OLDPWD/$SC/oom_unshard' > /dev/null; [ ! -e '$T/GITHUB_STEP_SUMMARY' ]"
+# references are public sources, never this repository's paths
+for f in json html md text junit sarif github; do
+	check "no repository note (nccl-reference.md) as a reference ($f, all bundles)" sh -c "! grep -q 'nccl-reference.md' '$T/o/all.$f'"
+done
+check "html: no fixture path among the references" sh -c "! grep -q 'References: [^<]*fixtures/' '$T/o/all.html'"
+check "json: references are URLs or source names, no repository path" sh -c "$PY -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+bad=[r for b in d[\"bundles\"] for x in b[\"diagnoses\"] for r in x.get(\"references\",[]) if r.startswith((\"fixtures/\",\"tests/\",\"nccl-reference.md\"))]
+sys.exit(1 if bad else 0)' '$T/o/all.json'"
+# fix steps that apply to the case: a torchrun job gets no vLLM advice; a bare OOM line (no launcher known) keeps it
+check "fix: torchrun job (launchers: torchrun) has no vLLM step" sh -c "grep -q '\"torchrun\"' '$T/o/oom_unshard.json' && ! grep -q 'For vLLM' '$T/o/oom_unshard.json' && ! grep -q 'For vLLM' '$T/o/oom_unshard.md'"
+grep -m1 'torch.OutOfMemoryError' "$SC/oom_unshard/run.log" | sed 's/^\[rank0\]: //' > "$T/bare-oom.log"
+check "fix: no launcher known keeps the vLLM step" sh -c "'$BIN' analyze -q $DB --format json '$T/bare-oom.log' | grep -q 'For vLLM lower --gpu-memory-utilization'"
+# the same evidence is not shown twice in one diagnosis
+check "text: a derived sentence that is the explanation is not repeated" sh -c "grep -q '(the sentence above)' '$T/o/oom_unshard.text' && [ \$(grep -c 'GPU 0 reached 142611 of 143771 MiB' '$T/o/oom_unshard.text') -eq 1 ]"
+sub "html: no line shown twice in one diagnosis" $PY $HERE/html_check.py dup "$T/o/collective_timeout.html" "$T/o/duplicate_gpu.html" "$T/o/all.html"
+
+# ---- terminal and Markdown (issue 17) ----
+# a terminal of 100 and 60 columns (script(1) gives the report a pty; its size comes from COLUMNS)
+if command -v script >/dev/null 2>&1; then
+	for w in 100 60; do
+		for s in $SCEN; do
+			COLUMNS=$w script -qec "'$BIN' analyze -q $DB --color always '$SC/$s'" /dev/null > "$T/tty$w-$s.txt" 2>&1 </dev/null
+		done
+		sub "text on a $w-column terminal: no line wider (colour included)" $PY $HERE/text_check.py width $w "$T"/tty$w-*.txt
+	done
+	check "text on a terminal: a long log line is cut with …" grep -q '…' "$T/tty100-oom_unshard.txt"
+	check "text on a terminal: prose wraps with a hanging indent" sh -c "grep -q '^        offload, or more GPUs per model replica' '$T/tty100-oom_unshard.txt'"
+else
+	echo "SKIP: terminal width test: script(1) is not installed"
+	skip=$((skip + 1))
+fi
+# in a pipe: whole lines (grep-able), COLUMNS or not
+COLUMNS=100 "$BIN" analyze -q $DB "$SC/oom_unshard" > "$T/pipe.txt" 2>/dev/null
+sub "text in a pipe: quoted log lines whole" $PY $HERE/text_check.py whole "$T/o/oom_unshard.json" "$T/pipe.txt"
+for s in oom_unshard collective_timeout ok bad_socket_ifname; do
+	sub "text $s: the three-line summary (verdict, cause with the culprit rank, the fix)" $PY $HERE/text_check.py summary "$T/o/$s.json" "$T/o/$s.text"
+done
+# Markdown: real reports, and log text made to break it (backticks, mentions, issue numbers)
+for s in oom_unshard collective_timeout duplicate_gpu bad_socket_ifname; do
+	sub "md $s: fences, <details>, own backticks kept, no mention or issue link" $PY $HERE/text_check.py md "$T/o/$s.json" "$T/o/$s.md"
+done
+$PY - "$T/o/collective_timeout.json" "$T/hostile-md.json" <<'PYEOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+b = doc["bundles"][0]
+d = next(x for x in b["diagnoses"] if any(e["kind"] == "line" for e in x["evidence"]))
+e = next(e for e in d["evidence"] if e["kind"] == "line")
+e["text"] = e["text"] + " ```` then ``` @octocat see #123 `x`"
+d["evidence"].insert(0, {"kind": "derived", "path": "run.log", "line": 1, "from": [{"path": "run.log", "line": 1}],
+                      "text": "quoted: \"@octocat fixed #4711 in `main`\"", "signature": "fixture"})
+b["warnings"] = ["run.log: cut by @admin, see #99"]
+if b.get("ranks"):
+    b["ranks"][0]["first_error"] = "ping @octocat about #123"  # the rank table quotes it
+json.dump(doc, open(sys.argv[2], "w"))
+PYEOF
+check "md: render the hostile fixture" sh -c "'$R' md '$T/hostile-md.json' > '$T/o/hostile.md'"
+sub "md: backticks in log text cannot close the fence; mentions and #N neutralised" $PY $HERE/text_check.py md "$T/hostile-md.json" "$T/o/hostile.md"
+check "md: the hostile line is in a fence of 5 backticks" grep -q '^`````$' "$T/o/hostile.md"
+
+# ---- HTML (issue 17, 15.3) ----
+for s in collective_timeout duplicate_gpu oom_unshard; do
+	sub "html $s: highlights at PCRE2's capture offsets" $PY $HERE/html_check.py marks "$T/o/$s.html" "$T/o/$s.json"
+done
+for h in duplicate_gpu.html all.html; do
+	sub "html $h: an anchor and a link on every diagnosis and evidence line, ids unique" $PY $HERE/html_check.py anchors "$T/o/$h"
+done
+$PY - "$T/o/collective_timeout.json" "$T/lanes.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = d["bundles"][0]
+rs = []
+for i in range(3):
+    r = json.loads(json.dumps(b["ranks"][0]))
+    r.update(rank=i, pid=4000 + i, host="gpu-cluster-east-rack07-node-%04d.example.com" % (i + 1))
+    r.pop("failed_first", None)
+    r.pop("first_error", None)
+    rs.append(r)
+rs[0]["failed_first"] = True
+rs[0]["first_error"] = "NCCL WARN Cuda failure 'out of memory'"
+rs[2]["exit"] = {"code": 0}
+rs[2]["milestones"]["aborted"] = False
+b["ranks"] = rs
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+check "html: render the timeline fixture (hosts differing after 20 characters, a clean exit)" sh -c "'$R' html '$T/lanes.json' > '$T/o/lanes.html'"
+sub "html: timeline lanes labelled by rank and a distinct short host:pid" $PY $HERE/html_check.py lanes "$T/o/lanes.html"
+check "html: a rank that exited with status 0 is drawn clean" grep -q '>exited cleanly (status 0)</text>' "$T/o/lanes.html"
+sub "html: memory chart ticks are round" $PY $HERE/html_check.py ticks "$T/o/oom-facts.html"
+check "html: dark scheme and narrow-screen rules in the page" sh -c "grep -q 'prefers-color-scheme:dark' '$T/o/ok.html' && grep -q 'max-width:600px' '$T/o/ok.html'"
+
+# ---- evidence is what it says (issue 15.2) ----
+for s in $ALL; do
+	n=$(basename "$s")
+	[ -f "$T/o/$n.json" ] || an json "$T/o/$n.json" "$s"
+	sub "evidence $n: line items verbatim, derived items with from[], cuts marked, spans on the captures" \
+		$PY $HERE/evidence_check.py json "$s" "$T/o/$n.json"
+done
+for s in oom_unshard collective_timeout; do
+	sub "evidence $s: every format shows derived sentences as derived, SARIF message = title" \
+		$PY $HERE/evidence_check.py formats "$T/o/$s.json" "$T/o/$s.text" "$T/o/$s.md" "$T/o/$s.sarif" \
+		"$T/o/$s.junit" "$T/o/$s.github" "$T/o/$s.html"
+done
 
 # ---- redaction ----
 RB="$T/redact-bundle"
@@ -229,19 +380,21 @@ else
 	cp "$T"/o/duplicate_gpu.html "$T"/o/ok.html "$T"/o/oom-facts.html "$T"/o/hostile.html "$T"/o/batch.html "$T"/o/all.html "$SHOTS/"
 	cp "$T/o/red.html" "$SHOTS/redacted.html"
 	[ -f "$T/o/topo5.html" ] && cp "$T/o/topo5.html" "$SHOTS/"
+	cp "$T/o/lanes.html" "$SHOTS/"
 	pages="$SHOTS/duplicate_gpu.html:Failure,Rank timeline,What the logs show
 $SHOTS/ok.html:Healthy
 $SHOTS/oom-facts.html:GPU topology,GPU memory,out-of-memory arithmetic
 $SHOTS/hostile.html:run<img src=x onerror=alert(1)>.log
 $SHOTS/batch.html:Failure categories,Bundles
 $SHOTS/all.html:Rank timeline
-$SHOTS/redacted.html:host-1"
+$SHOTS/redacted.html:host-1
+$SHOTS/lanes.html:Rank timeline"
 	[ -f "$SHOTS/topo5.html" ] && pages="$pages
 $SHOTS/topo5.html:GPU topology"
 	echo "$pages" > "$T/pages"
 	# shellcheck disable=SC2046
 	(IFS='
-'; sub "browser: pages render offline, clean console" timeout 300 $PY $HERE/browser_check.py "$CHROME" "$SHOTS" $(cat "$T/pages"); echo "$pass $fail" > "$T/pf")
+'; sub "browser: pages render offline, clean console; at 390 px and 1400 px, light and dark: no horizontal scroll, chart text >= 11 px, contrast >= 4.5:1" timeout 1500 $PY $HERE/browser_check.py "$CHROME" "$SHOTS" $(cat "$T/pages"); echo "$pass $fail" > "$T/pf")
 	read -r pass fail < "$T/pf"
 	# the checker must catch what it is there to catch
 	cat > "$T/bad.html" <<'EOF'
@@ -250,7 +403,7 @@ $SHOTS/topo5.html:GPU topology"
 <p>padding text so that the blank-page rule does not decide it ........................................................................................................................................................................</p>
 <img src="http://192.0.2.1/x.png"><script>console.error("control")</script></body></html>
 EOF
-	check "browser: a page with a network request and a console error is caught" sh -c "! timeout 120 $PY $HERE/browser_check.py '$CHROME' '$T/shots-bad' '$T/bad.html' >/dev/null 2>&1"
+	check "browser: a page with a network request and a console error is caught" sh -c "! timeout 600 $PY $HERE/browser_check.py '$CHROME' '$T/shots-bad' '$T/bad.html' >/dev/null 2>&1"
 	echo "screenshots and PDFs: $SHOTS/"
 fi
 
