@@ -7,6 +7,7 @@
 #include "cascade.h"
 #include "correlate.h"
 #include "rules.h"
+#include "verdict.h"
 
 void analysis_rule_ctx(struct bundle *b, struct rule_ctx *c)
 {
@@ -20,6 +21,10 @@ void analysis_rule_ctx(struct bundle *b, struct rule_ctx *c)
 	c->nfailures = b->nfailures;
 	c->failure_count = b->failure_count;
 	c->saw_nccl = b->saw_nccl;
+	c->clues = b->clues;
+	c->nclues = b->nclues;
+	for (size_t i = 0; i < b->ndocs && !c->logs_cut; i++)
+		c->logs_cut = !b->docs[i].complete && doc_kind_is_log(b->docs[i].kind);
 }
 
 void analysis_finish(struct bundle *b)
@@ -30,6 +35,7 @@ void analysis_finish(struct bundle *b)
 	rules_run_all(&rc);
 	correlate(b);
 	cascade_link(b); /* ranks: echoes across ranks (cascade.h) */
+	verdict_decide(b);
 }
 
 static struct bundle *start(const char *name, const struct analysis_opts *o)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "derive.h"
 #include "diagnosis.h"
 #include "linekw.h"
 #include "logline.h"
@@ -62,6 +63,10 @@ struct docstate {
 	unsigned nprev, prevpos;
 	size_t waiting[8];
 	unsigned nwaiting;
+	/* "Exception ignored in: ..." (benign, "benign_block": "traceback"): the
+	 * traceback that follows, to its exception line, is benign too */
+	int benign_tb;
+	int benign_tb_rank;
 	struct nccltests *nt;    /* nccl-tests output in this document (parse_nccltests.c), or NULL */
 };
 
@@ -105,10 +110,21 @@ void bundle_free(struct bundle *b)
 		free(b->failures[i].path);
 		free(b->failures[i].text);
 		free(b->failures[i].what);
+		free(b->failures[i].raw);
+		free(b->failures[i].src);
+		free(b->failures[i].host);
 	}
 	free(b->failures);
+	for (size_t i = 0; i < b->nclues; i++) {
+		free(b->clues[i].path);
+		free(b->clues[i].raw);
+		free(b->clues[i].src);
+		free(b->clues[i].host);
+	}
+	free(b->clues);
 	ranks_free(b->ranks);
 	bundle_clear_diagnoses(b);
+	free(b->verdict_reason);
 	free(b);
 }
 
@@ -263,20 +279,36 @@ static const char *failure_kind(const struct logline *ll)
 		if (q < end && (*q == '-' || (*q >= '1' && *q <= '9')))
 			return "exit_code";
 	}
-	/* a Python exception line: "module.Name(Error|Exception): text" at line start */
+	if (ll->kw & (KW_BIT(KW_WATCHDOG_CAUGHT) | KW_BIT(KW_BLOCKING_WAIT)))
+		return "watchdog";
+	/* a Python exception line: "module.Name(Error|Exception): text" at line
+	 * start (after the indent of a paste that is indented as a whole) */
+	{
+		size_t sp = 0;
+		while (sp < n && sp < 16 && (p[sp] == ' ' || p[sp] == '\t'))
+			sp++;
+		if (sp && sp < n && ((p[sp] >= 'A' && p[sp] <= 'Z') || (p[sp] >= 'a' && p[sp] <= 'z'))) {
+			p += sp;
+			n -= sp;
+		}
+	}
 	size_t i = 0;
 	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') ||
 	                 (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9')))
 		i++;
-	if (i > 5 && i < n && p[i] == ':' &&
+	/* ... or the type alone on its line, as Python prints an exception raised
+	 * without a message ("torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError") */
+	int alone = i == n && memchr(p, '.', n) != NULL;
+	if (i > 5 && ((i < n && p[i] == ':') || alone) &&
 	    ((i >= 5 && memcmp(p + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
 		return "exception";
 	return NULL;
 }
 
 static void note_failure(struct bundle *b, const char *what, const char *path, uint64_t line,
-                         const struct span *text)
+                         const struct logline *ll, const char *raw, size_t rawn)
 {
+	const struct span *text = &ll->msg;
 	b->failure_count++;
 	if (b->nfailures >= FAILURES_KEPT)
 		return;
@@ -285,12 +317,48 @@ static void note_failure(struct bundle *b, const char *what, const char *path, u
 		b->failures = xrealloc(b->failures, b->capfailures * sizeof *b->failures);
 	}
 	struct failure_line *f = &b->failures[b->nfailures++];
+	memset(f, 0, sizeof *f);
 	f->path = xstrdup(path);
 	f->line = line;
 	f->text = str_sanitize_cut(text->p, text->n, 400); /* a cut line ends with "…" */
 	f->length = text->n;
 	f->cut = text->n > 400;
 	f->what = xstrdup(what);
+	f->raw = str_sanitize_cut(raw, rawn, 500); /* a cut line ends with "…" */
+	f->rawlength = rawn;
+	f->src = ll->level == LINE_WARN && ll->file.n ? str_sanitize(ll->file.p, ll->file.n > 120 ? 120 : ll->file.n) : NULL;
+	f->host = ll->host.n ? str_sanitize(ll->host.p, ll->host.n > 120 ? 120 : ll->host.n) : NULL;
+	f->pid = ll->pid;
+	f->rank = ll->rank;
+}
+
+/* The first return-chain frame ("init.cc:1234 -> 2") of each process. */
+#define CLUES_KEPT 64
+static void note_chain(struct bundle *b, const struct logline *ll, const char *path, uint64_t line,
+                       const char *raw, size_t rawn)
+{
+	struct span f;
+	int code;
+	if (b->nclues >= CLUES_KEPT || !derive_chain_frame(&ll->msg, &f, &code))
+		return;
+	for (size_t i = 0; i < b->nclues; i++)
+		if (b->clues[i].pid == ll->pid && b->clues[i].host && strlen(b->clues[i].host) == ll->host.n &&
+		    memcmp(b->clues[i].host, ll->host.p, ll->host.n) == 0)
+			return;
+	if (b->nclues == b->capclues) {
+		b->capclues = b->capclues ? b->capclues * 2 : 8;
+		b->clues = xrealloc(b->clues, b->capclues * sizeof *b->clues);
+	}
+	struct chain_clue *c = &b->clues[b->nclues++];
+	c->path = xstrdup(path);
+	c->line = line;
+	c->raw = str_sanitize_cut(raw, rawn, 500);
+	c->rawlength = rawn;
+	c->src = str_sanitize(f.p, f.n > 120 ? 120 : f.n);
+	c->code = code;
+	c->host = str_sanitize(ll->host.p, ll->host.n > 120 ? 120 : ll->host.n);
+	c->pid = ll->pid;
+	c->rank = ll->rank;
 }
 
 /* ---- context lines around evidence ---- */
@@ -429,16 +497,64 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 
 /* Everything a line changes in the bundle, given its parse and the
  * candidate signatures of the prefilter. */
+/* Whether the line continues a benign traceback ("Exception ignored in:"
+ * then "Traceback (most recent call last):", indented frames, and the
+ * exception line that ends it). */
+static int benign_tb_line(struct docstate *ds, const struct logline *ll)
+{
+	if (ll->rank != ds->benign_tb_rank)
+		return 0; /* another rank's line, interleaved */
+	const struct span *m = &ll->msg;
+	if (ll->level != LINE_PLAIN || m->n == 0) {
+		ds->benign_tb = 0;
+		return 0;
+	}
+	if (m->p[0] == ' ' || m->p[0] == '\t' || (m->n >= 9 && memcmp(m->p, "Traceback", 9) == 0))
+		return 1;
+	ds->benign_tb = 0; /* the exception line: the last one */
+	return 1;
+}
+
+static void apply_benign(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
+                         const char *s, size_t n)
+{
+	b->benign_lines++;
+	struct logline cp = *ll;
+	cp.kw = logline_keywords(ll) | KW_BENIGN_BIT;
+	cp.kw_known = 1;
+	ranks_note(b->ranks, &cp, ds->path, lineno, b->ev.next_seq); /* milestones, last line; not an error */
+	if (ll->level != LINE_PLAIN && !b->saw_nccl)
+		b->saw_nccl = 1;
+	if (ds->nwaiting)
+		context_after(b, ds, s, n);
+	context_push(ds, s, n);
+}
+
 static void apply_line(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
                        const char *s, size_t n, const size_t *cand, size_t ncand)
 {
 	const char *path = ds->path;
 	const struct span *m = &ll->msg;
+	if (ds->benign_tb && benign_tb_line(ds, ll)) {
+		apply_benign(b, ds, ll, lineno, s, n);
+		return;
+	}
+	const struct signature *bn = ncand ? matcher_benign(b->matcher, ll, cand, ncand) : NULL;
+	if (bn) {
+		if (bn->benign_block) {
+			ds->benign_tb = 1;
+			ds->benign_tb_rank = ll->rank;
+		}
+		apply_benign(b, ds, ll, lineno, s, n);
+		return;
+	}
 	ranks_note(b->ranks, ll, path, lineno, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
 	if (ll->level != LINE_PLAIN) {
 		if (!b->saw_nccl)
 			b->saw_nccl = 1;
 		if (ll->level == LINE_INFO) {
+			if (m->n >= 10 && m->p[0] >= 'a' && m->p[0] <= 'z')
+				note_chain(b, ll, path, lineno, s, n); /* "init.cc:1234 -> 2" */
 			fact_cuda_driver(b, m);
 			if (m->n > 24 && m->p[0] == 'N') /* "NCCL_X set by environment to Y" */
 				fact_env_line(b, m, path, lineno);
@@ -477,7 +593,7 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	if (hits == 0) {
 		const char *what = failure_kind(ll);
 		if (what)
-			note_failure(b, what, path, lineno, m);
+			note_failure(b, what, path, lineno, ll, s, n);
 	}
 }
 

@@ -54,6 +54,8 @@ struct bundle {
 	struct failure_line *failures;
 	size_t nfailures, capfailures;
 	uint64_t failure_count;     /* all failure lines seen, kept or not */
+	struct chain_clue *clues;   /* NCCL return-chain frames, first per process (derive.h) */
+	size_t nclues, capclues;
 	int saw_nccl;               /* any NCCL line at all */
 
 	struct ranks *ranks;        /* per-rank timelines (ranks.h) */
@@ -61,6 +63,8 @@ struct bundle {
 	struct diagnosis *diags;
 	size_t ndiags;
 	enum verdict verdict;
+	char *verdict_reason;       /* owned: why the verdict is what it is (verdict.c) */
+	uint64_t benign_lines;      /* lines matched by the benign list (patterns/benign.json) */
 
 	/* streaming state of the current document (bundle.c) */
 	void *cur;

@@ -57,7 +57,8 @@ void cascade_link(struct bundle *b)
 		return;
 	static const char *const death[] = {DIAG_RANKS_SIGKILL_OOM_KILLER, DIAG_RANKS_KILLED_BY_SIGNAL, DIAG_RANKS_DIED_SILENTLY, NULL};
 	static const char *const absent[] = {DIAG_RANKS_MISSING_FROM_COMM, NULL};
-	static const char *const behind[] = {DIAG_RANKS_WATCHDOG_SEQNUM_BEHIND, DIAG_RANKS_COLLECTIVE_MISMATCH, NULL};
+	static const char *const behind[] = {DIAG_RANKS_WATCHDOG_SEQNUM_BEHIND, DIAG_RANKS_COLLECTIVE_MISMATCH,
+	                                     DIAG_RANKS_BEHIND_NO_TIMEOUT, NULL};
 	const struct diagnosis *anchor = find_root(b, death);
 	if (!anchor)
 		anchor = find_root(b, absent);
@@ -98,6 +99,46 @@ void cascade_link(struct bundle *b)
 		}
 	}
 context:
+	/* One root per failure chain: a derived diagnosis (a category read from
+	 * NCCL's or torch's structure, a rank's exit status) on ranks that a
+	 * specific root already covers is that root's consequence. */
+	for (size_t i = 0; i < b->ndiags; i++) {
+		struct diagnosis *d = &b->diags[i];
+		if (!d->def->derived || !is_root_error(d))
+			continue;
+		for (size_t k = 0; k < b->ndiags; k++) {
+			const struct diagnosis *s = &b->diags[k];
+			if (k == i || s->def->derived || !is_root_error(s))
+				continue;
+			int covered = !d->nranks || !s->nranks;
+			for (size_t r = 0; r < d->nranks && !covered; r++)
+				covered = has_rank(s, d->ranks[r]);
+			if (covered) {
+				d->role = ROLE_CASCADE;
+				d->echo_of = s->def->id;
+				changed = 1;
+				break;
+			}
+		}
+	}
+	/* a derived category (patterns/derived.json) that echoes a specific root
+	 * says nothing the root does not: dropped (its lines stay listed under
+	 * "unexplained"); a rank's own exit (ranks.exited_with_error) stays */
+	size_t u = 0;
+	for (size_t i = 0; i < b->ndiags; i++) {
+		struct diagnosis *d = &b->diags[i];
+		if (d->def->derived && d->role == ROLE_CASCADE && strncmp(d->def->id, FAMILY_DERIVED, strlen(FAMILY_DERIVED)) == 0) {
+			free(d->title);
+			free(d->explanation);
+			free(d->ev);
+			free(d->ranks);
+			continue;
+		}
+		if (u != i)
+			b->diags[u] = *d;
+		u++;
+	}
+	b->ndiags = u;
 	/* "never reached NCCL" beside a specific root: a context remark */
 	for (size_t i = 0; i < b->ndiags; i++) {
 		struct diagnosis *d = &b->diags[i];

@@ -5,7 +5,8 @@
  * shows versions, at least one must be inside).  Its evidence is every item
  * whose id it names.  Then echoes are linked (cascade_of), and the list is
  * ranked: severity, then root before context before cascade, then
- * confidence, then who came first, then id (deterministic). */
+ * specific before derived, then confidence, then who came first, then id
+ * (deterministic). */
 #include "correlate.h"
 
 #include <stdlib.h>
@@ -153,6 +154,8 @@ static int cmp_diag(const void *a, const void *b)
 		return x->def->severity < y->def->severity ? -1 : 1;
 	if (role_rank(x->role) != role_rank(y->role))
 		return role_rank(x->role) < role_rank(y->role) ? -1 : 1;
+	if (x->def->derived != y->def->derived)
+		return x->def->derived ? 1 : -1; /* a derived diagnosis never outranks a specific one */
 	if (x->confidence != y->confidence)
 		return x->confidence > y->confidence ? -1 : 1;
 	if (x->first_seq != y->first_seq)
@@ -200,10 +203,11 @@ void correlate(struct bundle *b)
 	 * the memory trace at capacity): the lower-ranked one corroborates. */
 	int changed = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (v[i].role != ROLE_ROOT)
+		if (v[i].role != ROLE_ROOT || v[i].def->derived)
 			continue;
 		for (size_t j = i + 1; j < n; j++)
-			if (v[j].role == ROLE_ROOT && strcmp(v[j].def->category, v[i].def->category) == 0) {
+			if (v[j].role == ROLE_ROOT && !v[j].def->derived &&
+			    strcmp(v[j].def->category, v[i].def->category) == 0) {
 				v[j].role = ROLE_CONTEXT;
 				v[j].supports = v[i].def->id;
 				changed = 1;
@@ -213,21 +217,5 @@ void correlate(struct bundle *b)
 		correlate_sort(v, n);
 	b->diags = v;
 	b->ndiags = n;
-
-	int errors = 0;
-	for (size_t i = 0; i < n; i++)
-		if (v[i].def->severity == SEV_ERROR)
-			errors++;
-	int recognised = b->saw_nccl || n > 0;
-	for (size_t i = 0; i < b->ndocs && !recognised; i++)
-		recognised = b->docs[i].kind != DOC_TEXT && b->docs[i].kind != DOC_EMPTY &&
-		             b->docs[i].kind != DOC_BINARY;
-	if (errors)
-		b->verdict = VERDICT_DIAGNOSED;
-	else if (b->failure_count)
-		b->verdict = VERDICT_UNKNOWN_FAILURE;
-	else if (recognised)
-		b->verdict = VERDICT_HEALTHY;
-	else
-		b->verdict = VERDICT_NO_EVIDENCE;
+	/* the verdict: verdict.c, after cascade_link */
 }

@@ -53,7 +53,11 @@ static int env_like_lines(const char *h, size_t n, int *total)
 			j++;
 		if (len > 0)
 			lines++;
-		if (j > 0 && j < len && s[j] == '=')
+		/* "exit=137 ms=100231", "exit=rank0:1 rank1:124": a wrapper's exit
+		 * status record (ranks.c), not an environment variable */
+		int exit_rec = j == 4 && memcmp(s, "exit", 4) == 0 && len > 5 &&
+		               ((s[5] >= '0' && s[5] <= '9') || s[5] == '-' || s[5] == 'r');
+		if (j > 0 && j < len && s[j] == '=' && !exit_rec)
 			envl++;
 		i = e + 1;
 	}

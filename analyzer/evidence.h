@@ -58,8 +58,28 @@ struct failure_line {
 	uint64_t line;
 	char *text;
 	char *what; /* "nccl_warn", "traceback", "exit_code", "error" */
+	char *raw;  /* the whole line (sanitised, cut to 500 bytes: then it ends with "…"): evidence text */
+	size_t rawlength; /* bytes of the whole line */
+	char *src;  /* an NCCL WARN's source file ("transport/net_ib.cc"), or NULL */
+	char *host; /* NCCL host, or NULL */
+	long pid;   /* NCCL pid, -1 none */
+	int rank;   /* launcher prefix rank, -1 none */
 	size_t length; /* bytes of the line; the text was cut (ends with "…") when longer */
 	int cut;
+};
+
+/* A frame of NCCL's return chain, "init.cc:1234 -> 2" (INFO): the first one
+ * of each process, for the derived categories (derive.h). */
+struct chain_clue {
+	char *path;
+	uint64_t line;
+	char *raw;        /* the line, as failure_line's */
+	size_t rawlength;
+	char *src;
+	int code;
+	char *host;
+	long pid;
+	int rank;
 };
 
 void evlist_init(struct evlist *l);

@@ -44,6 +44,10 @@ enum linekw {
 };
 
 #define KW_BIT(k) ((uint64_t)1 << (k))
+/* Not a literal: set in a line's keyword mask by bundle.c when the line is
+ * on the benign list (patterns/benign.json), so that the rank timelines do
+ * not take it for an error. */
+#define KW_BENIGN_BIT ((uint64_t)1 << 62)
 /* acmatch values with this bit are keywords (the low bits are the enum) */
 #define LINEKW_FLAG 0x80000000u
 

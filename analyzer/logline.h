@@ -1,12 +1,21 @@
 /* logline.h - split one log line into its prefixes and its message.
  *
- * Handles, in any combination: an ISO-8601 collector timestamp, launcher
- * prefixes ([rank3]:, [default0]:, [1,0]<stderr>:, "3: " from srun -l), and
- * NCCL's own prefix in every variant NCCL 2.10-2.30 prints:
+ * Handles, in any combination and stacked: an ISO-8601 / RFC 3339
+ * collector timestamp (docker, kubectl --timestamps) or "YYYY-MM-DD HH:MM ",
+ * journald's short format ("Aug 12 01:22:51 host ident[pid]: "), ANSI
+ * colour codes as bytes or written out ("^[[0m", "\x1b[0m", "\033[",
+ * "\u001b[", "#033[", "[1;36m" with the escape lost), Ray/vLLM worker
+ * prefixes ("(RayWorkerWrapper pid=263, ip=...) ", "(pid=909608) "),
+ * launcher prefixes ([rank3]:, [default0]:, [1,0]<stderr>:, "3: " from
+ * srun -l, a numeric "[1] " rank), a pasted line number, a trailing "^M";
+ * and NCCL's own prefix in every variant NCCL 2.10-2.30 prints:
  *   [ts] host:pid:tid [dev] NCCL INFO msg
  *   [ts] host:pid:tid [dev] file:line (func) NCCL WARN msg
  *   host:pid:tid [dev] 12.345 func:line NCCL TRACE msg
  *   host:pid:tid NCCL CALL msg
+ * and as pasted: the host redacted to nothing (":41367:41367 [1] ..."), no
+ * host:pid:tid at all ("[3] include/shm.h:28 NCCL WARN ...", "init.cc:1582
+ * NCCL WARN ...", "[0] NCCL INFO ..."; host empty, pid and tid -1).
  * A line without an NCCL prefix is LINE_PLAIN; its message is the line
  * without launcher prefixes.  All pointers point into the caller's line. */
 #ifndef NT_LOGLINE_H

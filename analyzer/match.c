@@ -136,6 +136,8 @@ size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const si
 		if (mt->disabled[si])
 			continue;
 		const struct signature *s = &db->sigs[si];
+		if (s->benign)
+			continue; /* matcher_benign */
 		/* First with 1% of the match limit: nearly every match needs far
 		 * less.  One that needs more is slow: counted, and run again with
 		 * the full limit (same result as one run with it).  Counting, not
@@ -165,4 +167,22 @@ size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const si
 		}
 	}
 	return hits;
+}
+
+const struct signature *matcher_benign(struct matcher *mt, const struct logline *ll, const size_t *cand,
+                                       size_t ncand)
+{
+	const struct sigdb *db = mt->db;
+	for (size_t i = 0; i < ncand; i++) {
+		const struct signature *s = &db->sigs[cand[i]];
+		if (!s->benign || mt->disabled[cand[i]])
+			continue;
+		int rc = pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc);
+		if (rc > 0)
+			return s;
+		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
+		    rc == PCRE2_ERROR_JIT_STACKLIMIT)
+			mt->disabled[cand[i]] = 1;
+	}
+	return NULL;
 }

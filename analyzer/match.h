@@ -32,5 +32,10 @@ void matcher_set_budget(struct matcher *mt, uint32_t slow_max);
 const size_t *matcher_candidates(const struct matcher *mt);
 size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const size_t *cand, size_t ncand,
                           const char *where, match_cb cb, void *ctx, struct msgs *m);
+/* The first benign entry (signature with "benign") among the candidates
+ * whose regex matches the line, or NULL.  matcher_match_list and
+ * matcher_run never report benign entries. */
+const struct signature *matcher_benign(struct matcher *mt, const struct logline *ll, const size_t *cand,
+                                       size_t ncand);
 
 #endif

@@ -30,6 +30,7 @@ struct sigdb;
 #define DIAG_RANKS_WATCHDOG_SEQNUM_BEHIND "ranks.watchdog_seqnum_behind"
 #define DIAG_RANKS_COLLECTIVE_MISMATCH    "ranks.collective_mismatch"
 #define DIAG_RANKS_NEVER_REACHED_NCCL     "ranks.never_reached_nccl"
+#define DIAG_RANKS_BEHIND_NO_TIMEOUT      "ranks.behind_no_timeout"
 
 /* fact-rule evidence (rules_ranks.c) that the next steps look for */
 #define RULE_RANKS_STUCK_IN_INIT          "ranks.stuck_in_init"
@@ -48,6 +49,7 @@ struct sigdb;
 #define FAMILY_MEMORY "memory."
 #define FAMILY_RANKS  "ranks."
 #define FAMILY_IB     "ib."
+#define FAMILY_DERIVED "derived."  /* rows and diagnoses of patterns/derived.json */
 
 /* categories (TAXONOMY) that cascade.c treats as echo-prone */
 #define CAT_RANK_FAILURE       "RANK_FAILURE"

@@ -38,6 +38,11 @@ struct rank_doc {
 	int blk_root;         /* in the "Root Cause" section */
 	int have_entry;
 	struct launcher_exit cur;
+	/* the launcher's banner and nothing after it (ranks.h, launcher_quiet) */
+	int line_launcher;    /* the current line is the launcher's own */
+	int last_is_coll;     /* its last non-blank line is an NCCL collective call */
+	uint64_t coll_line;
+	uint64_t after_launcher; /* non-blank lines, not the launcher's, after its first line */
 };
 
 /* ---- small helpers ---- */
@@ -192,7 +197,10 @@ double ranks_parse_ts(const char *s, size_t n)
 
 struct ranks *ranks_new(void)
 {
-	return xcalloc(1, sizeof(struct ranks));
+	struct ranks *r = xcalloc(1, sizeof(struct ranks));
+	r->job_exit = -1;
+	r->launcher_signal_where.ts = r->job_exit_where.ts = r->launcher_last.ts = r->coll_end_where.ts = -1;
+	return r;
 }
 
 static void proc_free(struct rank_proc *p)
@@ -258,6 +266,9 @@ void ranks_free(struct ranks *r)
 	free(r->ex);
 	doc_free(r->doc);
 	where_free(&r->launcher_signal_where);
+	where_free(&r->job_exit_where);
+	where_free(&r->launcher_last);
+	where_free(&r->coll_end_where);
 	free(r);
 }
 
@@ -454,7 +465,8 @@ static int is_error_text(const struct span *m, uint64_t kw)
 	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
 	                 is_digit(p[i])))
 		i++;
-	if (i > 5 && i < n && p[i] == ':' &&
+	int alone = i == n && memchr(p, '.', n) != NULL; /* "a.b.RendezvousTimeoutError" alone */
+	if (i > 5 && ((i < n && p[i] == ':') || alone) &&
 	    ((i >= 5 && memcmp(p + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
 		return 1;
 	return 0;
@@ -480,6 +492,16 @@ static void blk_flush(struct ranks *r, struct rank_doc *d);
 
 static void doc_close(struct ranks *r)
 {
+	if (r->doc && r->doc->last_is_coll && !r->doc_ends_in_coll) {
+		r->doc_ends_in_coll = 1;
+		where_set(&r->coll_end_where, r->doc->path, r->doc->coll_line, "", 0, r->order, -1);
+	}
+	if (r->doc && r->doc->launcher) {
+		if (r->doc->after_launcher)
+			r->launcher_followed = 1;
+		else
+			r->launcher_quiet = 1;
+	}
 	struct rank_doc *d = r->doc;
 	if (!d)
 		return;
@@ -662,8 +684,11 @@ static int note_launcher(struct ranks *r, const struct span *m, uint64_t kw, con
 	if (!(kw & KW_BIT(KW_ELASTIC)))
 		return 0;
 	r->saw_launcher = 1;
-	if (r->doc)
+	if (r->doc) {
 		r->doc->launcher = 1;
+		r->doc->line_launcher = 1;
+		where_set_raw(r, &r->launcher_last, lineno, m->p, m->n, order, ts); /* copied once, at the end */
+	}
 	const char *k = find(m, "Sending process ");
 	if (k && find(m, "closing signal SIGTERM")) {
 		int ok;
@@ -693,6 +718,176 @@ static int note_launcher(struct ranks *r, const struct span *m, uint64_t kw, con
 		}
 	}
 	return 1;
+}
+
+/* Exit status records written by wrappers and launchers other than torchrun
+ * (torchrun's are in note_block / note_launcher):
+ *   "exit=137 ms=100231", "exit=rank0:1 rank1:124"   a wrapper script's result
+ *        file (the real captures in fixtures/captures: `result.txt`);
+ *   "srun: error: sn30-r1-h1: task 0: Exited with exit code 1",
+ *   "srun: error: node30: tasks 0-1: Exited with exit code 1",
+ *   "srun: error: host: task 3: Killed"               Slurm's srun;
+ *   "slurmstepd: error: *** STEP 30399.0 ON sn30-r1-h1 CANCELLED AT 2024-04-03T09:40:00 ***"
+ *   "mpirun noticed that process rank 14 with PID 4257 on node compute-0-2.local
+ *    exited on signal 11 (Segmentation fault)."         Open MPI.
+ * A shell status 128+N is signal N; 124 is timeout(1) stopping the job from
+ * outside (a time limit), counted like SIGTERM from a scheduler.  Returns 1
+ * when the line was such a record. */
+static void exit_for_rank(struct ranks *r, int rank, long pid, int code, const char *path, uint64_t lineno,
+                          const struct span *m, uint64_t order, double ts)
+{
+	struct launcher_exit *e = ex_add(r);
+	if (!e)
+		return;
+	e->rank = rank;
+	e->pid = pid;
+	if (code == 124) {
+		e->sigterm_sent = 1; /* stopped from outside */
+		e->has_exit = 1;
+		e->exitcode = -15;
+		if (!r->launcher_signalled)
+			where_set(&r->launcher_signal_where, path, lineno, m->p, m->n, order, ts);
+		r->launcher_signalled = 1;
+	} else {
+		e->has_exit = 1;
+		e->exitcode = code > 128 && code < 128 + 65 ? -(code - 128) : code;
+	}
+	where_set(&e->where, path, lineno, m->p, m->n, order, ts);
+}
+
+static int signal_by_text(const char *p, const char *end)
+{
+	static const struct { const char *t; int sig; } S[] = {
+		{"Killed", 9}, {"Terminated", 15}, {"Segmentation fault", 11}, {"Aborted", 6},
+		{"Bus error", 7}, {"Floating point exception", 8}, {"Illegal instruction", 4}, {NULL, 0}};
+	for (size_t i = 0; S[i].t; i++) {
+		size_t l = strlen(S[i].t);
+		if ((size_t)(end - p) >= l && memcmp(p, S[i].t, l) == 0)
+			return S[i].sig;
+	}
+	return 0;
+}
+
+static int note_exit_record(struct ranks *r, const struct span *m, const char *path, uint64_t lineno,
+                            uint64_t order, double ts)
+{
+	if (m->n < 6)
+		return 0;
+	const char *p = m->p, *end = m->p + m->n;
+	int ok;
+	if (p[0] == 'e' && memcmp(p, "exit=", 5) == 0) {
+		const char *q = p + 5;
+		if (q < end && *q == 'r') {
+			int any = 0;
+			while (end - q > 5 && memcmp(q, "rank", 4) == 0) {
+				long rk = num_at(q + 4, end, &ok);
+				if (!ok || rk < 0 || rk > 10000000)
+					break;
+				q += 4;
+				while (q < end && is_digit(*q))
+					q++;
+				if (q >= end || *q != ':')
+					break;
+				long code = num_at(q + 1, end, &ok);
+				if (!ok || code < -1000 || code > 1000)
+					break;
+				exit_for_rank(r, (int)rk, -1, (int)code, path, lineno, m, order, ts);
+				any = 1;
+				q++;
+				while (q < end && (is_digit(*q) || *q == '-'))
+					q++;
+				while (q < end && *q == ' ')
+					q++;
+			}
+			return any;
+		}
+		long code = num_at(q, end, &ok);
+		if (!ok || code < -1000 || code > 1000)
+			return 0;
+		while (q < end && (is_digit(*q) || *q == '-'))
+			q++;
+		if (q < end && *q != ' ')
+			return 0; /* "exit=3x": not a status */
+		r->job_exit = (int)code;
+		where_set(&r->job_exit_where, path, lineno, m->p, m->n, order, ts);
+		if (code == 124) {
+			if (!r->launcher_signalled)
+				where_set(&r->launcher_signal_where, path, lineno, m->p, m->n, order, ts);
+			r->launcher_signalled = 1;
+		}
+		return 1;
+	}
+	if (p[0] == 's' && starts(m, "srun: error: ")) {
+		const char *t = find(m, ": task");
+		if (!t)
+			return 0;
+		const char *q = t + 6;
+		if (q < end && *q == 's')
+			q++;
+		if (q >= end || *q != ' ')
+			return 0;
+		q++;
+		/* "0", "0-1", "1,3" */
+		int ranks[64];
+		size_t nr = 0;
+		while (q < end && is_digit(*q) && nr < 64) {
+			long a = num_at(q, end, &ok);
+			while (q < end && is_digit(*q))
+				q++;
+			long b2 = a;
+			if (q < end && *q == '-') {
+				b2 = num_at(q + 1, end, &ok);
+				q++;
+				while (q < end && is_digit(*q))
+					q++;
+			}
+			for (long k = a; k <= b2 && nr < 64 && k >= 0 && k < 10000000; k++)
+				ranks[nr++] = (int)k;
+			if (q < end && *q == ',')
+				q++;
+		}
+		if (!nr || end - q < 3 || q[0] != ':' || q[1] != ' ')
+			return 0;
+		q += 2;
+		int code;
+		if (end - q > 22 && memcmp(q, "Exited with exit code ", 22) == 0) {
+			long c = num_at(q + 22, end, &ok);
+			if (!ok || c < 0 || c > 255)
+				return 0;
+			code = (int)c;
+		} else {
+			int sig = signal_by_text(q, end);
+			if (!sig)
+				return 0;
+			code = 128 + sig;
+		}
+		for (size_t i = 0; i < nr; i++)
+			exit_for_rank(r, ranks[i], -1, code, path, lineno, m, order, ts);
+		r->saw_launcher = 1;
+		return 1;
+	}
+	if (p[0] == 's' && starts(m, "slurmstepd: error: *** ") && find(m, " CANCELLED AT ")) {
+		if (!r->launcher_signalled)
+			where_set(&r->launcher_signal_where, path, lineno, m->p, m->n, order, ts);
+		r->launcher_signalled = 1;
+		r->saw_launcher = 1;
+		return 1;
+	}
+	if (p[0] == 'm' && starts(m, "mpirun noticed that process rank ")) {
+		long rk = num_at(p + 33, end, &ok);
+		long pid = -1;
+		num_after(m, " with PID ", &pid);
+		const char *s = find(m, " exited on signal ");
+		if (!ok || rk < 0 || rk > 10000000 || !s)
+			return 0;
+		long sig = num_at(s + 18, end, &ok);
+		if (!ok || sig <= 0 || sig > 64)
+			return 0;
+		exit_for_rank(r, (int)rk, pid, 128 + (int)sig, path, lineno, m, order, ts);
+		r->saw_launcher = 1;
+		return 1;
+	}
+	return 0;
 }
 
 /* "[Rank 3]" or "... Rank 3]" inside a PyTorch message. */
@@ -844,6 +1039,10 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 			}
 		} else if (tail && find(m, "Destroy COMPLETE")) {
 			p->saw_destroy = p->saw_exit_line = 1;
+			if (!p->destroy_order)
+				p->destroy_order = r->order;
+		} else if (starts(m, "Connected all ")) {
+			p->saw_connected = 1; /* "Connected all rings"/"trees": the end of init (<2.22) or the first collective */
 		} else if (starts(m, "Channel ")) {
 			/* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM": looked at until it
 			 * has told the transport and, after init, that a collective ran */
@@ -857,19 +1056,33 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 				p->saw_coll = 1; /* 2.22+: connections are made at the first collective */
 		} else if (is_opcount_line(m)) {
 			p->saw_coll = 1;
+			d->last_is_coll = 2; /* ranks_note turns it into 1 for this line */
+			d->coll_line = lineno;
 		} else if (starts(m, "ENV/Plugin: Closing")) {
 			p->saw_exit_line = 1;
 		}
 	}
 	/* INFO lines only carry "[Service thread] Connection closed by localRank N" */
-	if (ll->level == LINE_WARN || (ll->level == LINE_INFO && m->n > 30 && m->p[0] == '[' && (kw & KW_BIT(KW_CONN_CLOSED))))
+	if (kw & KW_BENIGN_BIT)
+		; /* on the benign list: not an error */
+	else if (ll->level == LINE_WARN || (ll->level == LINE_INFO && m->n > 30 && m->p[0] == '[' && (kw & KW_BIT(KW_CONN_CLOSED))))
 		note_remote(p, m, kw, path, lineno, r->order, ts);
-	if (ll->level == LINE_WARN) {
+	if (ll->level == LINE_WARN && !(kw & KW_BENIGN_BIT)) {
 		p->saw_warn = 1;
 		if (!p->first_error.path)
 			where_set(&p->first_error, path, lineno, m->p, m->n, r->order, ts);
 	}
 	where_set_raw(r, &p->last, lineno, m->p, m->n, r->order, ts);
+}
+
+/* A record of PyTorch's own logging after "[rankN]:" ("[W Utils.hpp:108]
+ * Warning: ...", "[I1130 14:17:06.71 ProcessGroupNCCL.cpp:...]"): the
+ * library speaking, not the rank's program; a rank whose lines are all such
+ * records showed no sign of its work (the verdict's own_lines). */
+static int torch_record(const struct span *m)
+{
+	return m->n >= 4 && m->p[0] == '[' && (m->p[1] == 'W' || m->p[1] == 'I' || m->p[1] == 'E' || m->p[1] == 'F') &&
+	       (m->p[2] == ' ' || (m->p[2] >= '0' && m->p[2] <= '9'));
 }
 
 static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, const char *path, uint64_t lineno,
@@ -879,9 +1092,16 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 	const struct span *m = &ll->msg;
 	if (ts < 0)
 		ts = ranks_parse_ts(m->p, m->n);
-	if (note_block(r, d, m, kw, path, lineno, r->order))
+	if (note_block(r, d, m, kw, path, lineno, r->order)) {
+		d->line_launcher = 1;
 		return;
+	}
+	if (ll->rank < 0 && note_exit_record(r, m, path, lineno, r->order, ts)) {
+		d->line_launcher = 1;
+		return;
+	}
 	if (ll->rank < 0 && (kw & KW_BIT(KW_SIGNAL_EXCEPTION)) && find(m, "got signal")) {
+		d->line_launcher = 1;
 		if (!r->launcher_signalled)
 			where_set(&r->launcher_signal_where, path, lineno, m->p, m->n, r->order, ts);
 		r->launcher_signalled = 1;
@@ -890,7 +1110,7 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 	}
 	if (ll->rank < 0 && note_launcher(r, m, kw, path, lineno, r->order, ts))
 		return;
-	int err = is_error_text(m, kw);
+	int err = !(kw & KW_BENIGN_BIT) && is_error_text(m, kw);
 	if (!r->saw_nccl_text) {
 		/* "NCCL" as a word of PyTorch's messages (not an NCCL_* variable name) */
 		const char *q = m->p, *end = m->p + m->n;
@@ -934,7 +1154,10 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 			return;
 		}
 		note_torch(r, p, m, kw, path, lineno, r->order, ts);
-		note_remote(p, m, kw, path, lineno, r->order, ts);
+		if (!(kw & KW_BENIGN_BIT)) {
+			note_remote(p, m, kw, path, lineno, r->order, ts);
+			p->own_lines += !torch_record(m);
+		}
 		if (err)
 			first_error_set(&p->first_error, path, lineno, m, r->order, ts);
 		where_set_raw(r, &p->last, lineno, m->p, m->n, r->order, ts);
@@ -976,10 +1199,18 @@ void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uin
 	r->doc_key = path;
 	double ts = ll->ts.n ? ranks_parse_ts(ll->ts.p, ll->ts.n) : -1;
 	uint64_t kw = logline_keywords(ll);
-	if (ll->level != LINE_PLAIN && ll->host.n && ll->pid >= 0)
+	struct rank_doc *d = r->doc;
+	d->line_launcher = 0;
+	if (ll->level != LINE_PLAIN && ll->pid >= 0) /* the host may be redacted to nothing */
 		note_nccl(r, ll, kw, path, lineno, ts);
 	else
 		note_plain(r, ll, kw, path, lineno, ts);
+	if (!d->line_launcher && d->launcher && ll->msg.n && !(ll->msg.n == 1 && ll->msg.p[0] == ' '))
+		d->after_launcher++;
+	if (d->last_is_coll == 2)
+		d->last_is_coll = 1;
+	else if (ll->msg.n)
+		d->last_is_coll = 0;
 }
 
 /* ---- finishing ---- */
@@ -1008,6 +1239,7 @@ static void take_str(char **dst, char **src)
 static void proc_merge(struct rank_proc *dst, struct rank_proc *src)
 {
 	dst->saw_coll |= src->saw_coll;
+	dst->saw_connected |= src->saw_connected;
 	for (size_t i = 0; i < src->npgs && dst->npgs < 8; i++) {
 		size_t k = 0;
 		while (k < dst->npgs && dst->pgs[k].pg != src->pgs[i].pg)
@@ -1050,6 +1282,7 @@ static void proc_merge(struct rank_proc *dst, struct rank_proc *src)
 	if (src->remote_err && (!dst->remote_err || src->remote_where.order < dst->remote_where.order))
 		where_move(&dst->remote_where, &src->remote_where);
 	dst->remote_err |= src->remote_err;
+	dst->own_lines += src->own_lines;
 	if (dst->remote_peer < 0)
 		dst->remote_peer = src->remote_peer;
 }
@@ -1083,6 +1316,7 @@ void ranks_finish(struct ranks *r)
 	r->finished = 1;
 	for (size_t i = 0; i < r->n; i++)
 		where_done(&r->v[i].last);
+	where_done(&r->launcher_last);
 	/* global rank of NCCL processes: the launcher prefix, else the rank in
 	 * the largest communicator */
 	for (size_t i = 0; i < r->n; i++) {
@@ -1210,6 +1444,29 @@ void ranks_finish(struct ranks *r)
 			r->comms[c].m[k].proc = map[r->comms[c].m[k].proc];
 	free(map);
 	free(gone);
+	/* "[Service thread] Connection closed by localRank N" (INFO) after every
+	 * other process destroyed its communicators, from a process that then
+	 * destroyed its own cleanly: the peers exited normally (teardown, not
+	 * a failure; docs/verdicts.md, benign noise) */
+	for (size_t i = 0; i < r->n; i++) {
+		struct rank_proc *p = &r->v[i];
+		if (!p->remote_err || p->first_error.path || !p->saw_destroy || !p->host)
+			continue;
+		int peers_done = 1, peers = 0;
+		for (size_t k = 0; k < r->n && peers_done; k++) {
+			const struct rank_proc *q = &r->v[k];
+			if (k == i || !q->host)
+				continue;
+			peers++;
+			peers_done = q->saw_destroy && q->destroy_order < p->remote_where.order &&
+			             !q->first_error.path && !(q->has_exit && q->exitcode != 0);
+		}
+		if (peers && peers_done) {
+			p->remote_err = 0;
+			p->remote_peer = -1;
+			where_free(&p->remote_where);
+		}
+	}
 	/* went silent: open-ended while another rank reports its peer gone */
 	for (size_t i = 0; i < r->n; i++) {
 		struct rank_proc *p = &r->v[i];
@@ -1372,7 +1629,10 @@ cJSON *ranks_to_json(const struct ranks *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = sorted[i];
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "rank", p->rank);
+		if (p->rank >= 0)
+			cJSON_AddNumberToObject(o, "rank", p->rank);
+		else
+			cJSON_AddNullToObject(o, "rank"); /* unknown: never -1 */
 		if (p->nranks >= 0)
 			cJSON_AddNumberToObject(o, "nranks", p->nranks);
 		if (p->host)

@@ -54,6 +54,8 @@ struct rank_proc {
 	int saw_coll;         /* a collective was issued (opCount line, transport
 	                       * connect after init, or a watchdog SeqNum) */
 	int saw_exit_line;    /* process teardown seen (Closing env plugin, Destroy) */
+	int saw_connected;    /* "Connected all rings" / "Connected all trees": its connections are up */
+	uint64_t destroy_order; /* arrival order of its Destroy COMPLETE line; 0 none */
 	char *transport;      /* first "via X" transport */
 	/* PyTorch watchdog */
 	long wd_seq;          /* SeqNum of the timed-out work, -1 none */
@@ -89,6 +91,7 @@ struct rank_proc {
 	int remote_peer;      /* "closed by localRank N": N, else -1 */
 	struct rank_where remote_where;
 	int pid_guessed;      /* pid paired with the rank by launch order only */
+	uint64_t own_lines;   /* [rankN] lines of its own: not on the benign list, not a torch log record ("[W ...]") */
 	int went_silent;      /* ranks_finish: output stops with no error, exit or
 	                       * teardown while another rank reports its peer gone */
 };
@@ -137,8 +140,21 @@ struct ranks {
 	int saw_watchdog;     /* any WorkNCCL watchdog line */
 	int saw_net_lines;    /* "Bootstrap: Using" / "NET/..." lines (network choice logged) */
 	int saw_nccl_text;    /* a plain line names NCCL (PyTorch's NCCL errors, ProcessGroupNCCL) */
-	int launcher_signalled; /* torchrun itself got a signal (SignalException): stopped from outside */
+	int launcher_signalled; /* torchrun itself got a signal (SignalException), a scheduler cancelled
+	                           the step, or an exit record says timeout(1) stopped it: stopped from outside */
 	struct rank_where launcher_signal_where;
+	/* the job's own exit status record ("exit=N" of a wrapper script,
+	 * mpirun/srun exit reports): -1 none seen */
+	int job_exit;
+	struct rank_where job_exit_where;
+	/* the launcher's banner and nothing after it: no rank, no NCCL line,
+	 * no other line after the launcher's last line in its document */
+	int launcher_quiet;   /* a launcher document ends with launcher lines only */
+	int launcher_followed;/* a launcher document has other lines after its launcher lines */
+	struct rank_where launcher_last; /* the last launcher line */
+	int doc_ends_in_coll; /* a log document's last line is an NCCL collective call (opCount):
+	                         the run stops inside a collective unless something says it ended */
+	struct rank_where coll_end_where;
 	int finished;
 	/* private state */
 	struct uid_wait *uid;

@@ -147,7 +147,10 @@ void report_github(FILE *out, const cJSON *doc)
 			buf_adds(&f, "::notice title=nccl-triage::");
 			gh_esc(&f, name, 0);
 			buf_adds(&f, ": ");
-			gh_esc(&f, v && !strcmp(v, "healthy") ? "healthy (no failure evidence found)" : "nothing recognisable to analyse", 0);
+			gh_esc(&f, v ? v : "no verdict", 0);
+			buf_adds(&f, ": ");
+			gh_esc(&f, json_str(b, "verdict_reason") ? json_str(b, "verdict_reason")
+			           : v && !strcmp(v, "healthy") ? "no failure evidence found" : "nothing recognisable to analyse", 0);
 			ann_push(&a, "notice", &f);
 		}
 	}

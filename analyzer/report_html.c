@@ -106,7 +106,7 @@ static const char *verdict_words(const char *v)
 	if (!strcmp(v, "healthy"))
 		return "Healthy";
 	if (!strcmp(v, "no_evidence"))
-		return "Nothing to analyse";
+		return "No verdict: not enough evidence";
 	return v;
 }
 
@@ -763,19 +763,19 @@ static void hero(FILE *f, const cJSON *b)
 		if (u)
 			evidence_block(f, NULL, u, 0, NULL, NULL);
 	} else if (v && !strcmp(v, "healthy")) {
-		fputs("<div class=\"cause\">No problem found.</div>\n<p>NCCL initialised and no failure evidence was found "
-		      "in the inputs.</p>\n",
-		      f);
+		fputs("<div class=\"cause\">No problem found.</div>\n<p>", f);
+		esc(f, json_str(b, "verdict_reason") ? json_str(b, "verdict_reason") : "No failure evidence was found in the inputs.");
+		fputs("</p>\n", f);
 		if (top) {
 			fputs("<p>Worth a look: ", f);
 			esc(f, json_str(top, "title"));
 			fputs("</p>\n", f);
 		}
 	} else {
-		fputs("<div class=\"cause\">Nothing recognisable was found in the inputs.</div>\n<p>No NCCL or PyTorch "
-		      "output, traceback or system report was recognised. Collect the job's full output with "
-		      "<code>NCCL_DEBUG=INFO</code> set, plus <code>nvidia-smi topo -m</code>, and run the analysis again.</p>\n",
-		      f);
+		fputs("<div class=\"cause\">No verdict on the run: not enough evidence either way.</div>\n<p>", f);
+		esc(f, json_str(b, "verdict_reason") ? json_str(b, "verdict_reason") : "Nothing recognisable was found in the inputs.");
+		fputs(" Collect the job's full output with <code>NCCL_DEBUG=INFO</code> set, plus <code>nvidia-smi topo "
+		      "-m</code>, and run the analysis again.</p>\n", f);
 	}
 	quick_facts(f, b);
 	fputs("</div>\n", f);

@@ -227,6 +227,8 @@ static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d, 
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "id", d->def->id);
 	cJSON_AddStringToObject(o, "category", d->def->category);
+	if (d->def->derived)
+		cJSON_AddBoolToObject(o, "derived", 1); /* docs/derived.md */
 	cJSON_AddStringToObject(o, "severity", severity_name(d->def->severity));
 	cJSON_AddStringToObject(o, "role", role_name(d->role));
 	if (d->echo_of)
@@ -313,6 +315,8 @@ cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "name", b->name);
 	cJSON_AddStringToObject(o, "verdict", verdict_name(b->verdict));
+	if (b->verdict_reason)
+		cJSON_AddStringToObject(o, "verdict_reason", b->verdict_reason);
 	cJSON *inputs = cJSON_AddArrayToObject(o, "inputs");
 	for (size_t i = 0; i < b->ndocs; i++) {
 		cJSON *d = cJSON_CreateObject();

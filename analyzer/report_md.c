@@ -104,19 +104,20 @@ static double number(const cJSON *o, const char *k)
 }
 
 /* The first paragraph: the most likely root cause, or what the verdict means. */
-static void md_lead(FILE *out, const cJSON *diags, const char *verdict)
+static void md_lead(FILE *out, const cJSON *diags, const char *verdict, const char *reason)
 {
 	const cJSON *top = cJSON_GetArrayItem(diags, 0);
 	if (top && !strcmp(str(top, "severity"), "error")) {
 		fprintf(out, "**Most likely root cause: `%s`** — ", str(top, "category"));
 		md_own(out, str(top, "title"));
 		fprintf(out, "\n\n");
-	} else if (!strcmp(verdict, "healthy")) {
-		fprintf(out, "No failure found: the job's NCCL initialisation and the system reports show no problem.\n\n");
-	} else if (!strcmp(verdict, "no_evidence")) {
-		fprintf(out, "Nothing recognisable was found in the attached files (no NCCL or PyTorch output, no system report).\n\n");
 	} else if (!strcmp(verdict, "unknown_failure")) {
 		fprintf(out, "The logs show a failure that no known signature explains; the lines are listed below.\n\n");
+	}
+	if (reason) {
+		fprintf(out, "Verdict: ");
+		md_inline(out, reason);
+		fprintf(out, "\n\n");
 	}
 }
 
@@ -126,7 +127,7 @@ static void md_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev)
 	const cJSON *it;
 	fprintf(out, "### %zu. %s: ", shown, str(d, "category"));
 	md_own(out, str(d, "title"));
-	fprintf(out, "\n\n*%s, %s", sev, role);
+	fprintf(out, "\n\n*%s, %s%s", sev, role, cJSON_IsTrue(json_get(d, "derived")) ? " (derived, no specific signature)" : "");
 	if (json_str(d, "echo_of"))
 		fprintf(out, " of `%s`", json_str(d, "echo_of"));
 	if (json_str(d, "supports"))
@@ -280,7 +281,7 @@ static void report_md_bundle(FILE *out, const cJSON *b, const struct report_opts
 	fprintf(out, "## nccl-triage: ");
 	md_inline(out, str(b, "name"));
 	fprintf(out, " — **%s**\n\n", verdict);
-	md_lead(out, diags, verdict);
+	md_lead(out, diags, verdict, json_str(b, "verdict_reason"));
 	size_t shown = 0;
 	cJSON_ArrayForEach(d, diags)
 		if (strcmp(str(d, "severity"), "info"))

@@ -95,7 +95,8 @@ static void text_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev, c
 	const cJSON *it;
 	fprintf(out, "\n%s%zu. [%s%s%s%s] %s%s — %s\n", col(o, C_BOLD), shown, col(o, sev_colour(sev)), sev,
 	        col(o, C_RESET), col(o, C_BOLD), str(d, "category"), col(o, C_RESET), str(d, "title"));
-	fprintf(out, "   %s%s", col(o, C_DIM), role);
+	fprintf(out, "   %s%s%s", col(o, C_DIM), role,
+	        cJSON_IsTrue(json_get(d, "derived")) ? " (derived, no specific signature)" : "");
 	if (json_str(d, "echo_of"))
 		fprintf(out, " of %s", json_str(d, "echo_of"));
 	if (json_str(d, "supports"))
@@ -262,7 +263,7 @@ static void report_text_bundle(FILE *out, const cJSON *b, const struct report_op
 	int maxev = o->max_evidence > 0 ? o->max_evidence : 3;
 	const char *verdict = str(b, "verdict");
 	const cJSON *inputs = json_get(b, "inputs"), *diags = json_get(b, "diagnoses"), *it;
-	int ndocs = json_size(inputs), ndiags = json_size(diags);
+	int ndocs = json_size(inputs);
 	fprintf(out, "%s%s%s: %s%s%s\n", col(o, C_BOLD), str(b, "name"), col(o, C_RESET),
 	        col(o, verdict_colour(verdict)), verdict, col(o, C_RESET));
 	summary_lines(out, b, verdict, o);
@@ -277,10 +278,8 @@ static void report_text_bundle(FILE *out, const cJSON *b, const struct report_op
 		fprintf(out, ", ... %d more", ndocs - 8);
 	fprintf(out, "%s\n", col(o, C_RESET));
 
-	if (ndiags == 0 && !strcmp(verdict, "healthy"))
-		fprintf(out, "\n  No failure found: NCCL initialised and nothing in the evidence points to a problem.\n");
-	if (ndiags == 0 && !strcmp(verdict, "no_evidence"))
-		fprintf(out, "\n  Nothing recognisable: no NCCL or PyTorch output and no system report in these inputs.\n");
+	if (json_str(b, "verdict_reason"))
+		fprintf(out, "  %sVerdict:%s %s\n", col(o, C_BOLD), col(o, C_RESET), json_str(b, "verdict_reason"));
 
 	size_t shown = 0;
 	const cJSON *d;

@@ -33,6 +33,10 @@ struct rule_ctx {
 	size_t nfailures;
 	uint64_t failure_count;              /* all of them, kept or not */
 	int saw_nccl;                        /* any NCCL-prefixed line at all */
+	const struct chain_clue *clues;      /* NCCL return-chain frames, first per process */
+	size_t nclues;
+	int logs_cut;                        /* a log document was cut (inputs[].complete false): a
+	                                        rank's output that stops may just have lost the rest */
 };
 
 struct rule_provider {
@@ -44,7 +48,7 @@ struct rule_provider {
 
 /* NULL-terminated list of providers. */
 extern const struct rule_provider *const RULE_PROVIDERS[];
-extern const struct rule_provider RULES_ENV, RULES_SYS, RULES_RANKS, RULES_HOST;
+extern const struct rule_provider RULES_ENV, RULES_SYS, RULES_RANKS, RULES_HOST, RULES_DERIVED;
 
 /* Give every provider's table to the loader: before sigdb_finalize. */
 void rules_register(struct sigdb *db);

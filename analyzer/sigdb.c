@@ -2,6 +2,7 @@
  * problem with the file and JSON path; a file with errors contributes
  * nothing, so a broken user file never half-loads. */
 #include "sigdb.h"
+#include "derive.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -95,6 +96,7 @@ void sigdb_free(struct sigdb *db)
 	for (int i = 0; i < 5; i++)
 		free(db->always[i]);
 	free(db->rules);
+	derive_free_rows(db);
 	hindex_free(&db->sig_ix);
 	hindex_free(&db->diag_ix);
 	memset(db, 0, sizeof *db);
@@ -362,12 +364,15 @@ static const struct known_keys {
 	const char *label;           /* in messages */
 	const char *keys[16];
 } KNOWN_KEYS[] = {
-	{"file", "a pattern file", {"family", "description", "signatures", "diagnoses", NULL}},
-	{"signature", "a signature", {"id", "on", "regex", "literals", "samples", "negative_samples", "references", NULL}},
+	{"file", "a pattern file", {"family", "description", "signatures", "diagnoses", "derived", NULL}},
+	{"signature", "a signature", {"id", "on", "regex", "literals", "samples", "negative_samples", "references",
+	                              "benign", "benign_block", NULL}},
 	{"sample", "a sample", {"line", "captures", NULL}},
 	{"diagnosis", "a diagnosis", {"id", "category", "severity", "role", "confidence", "title", "explanation", "fix",
-	                              "verify_env", "when", "cascade_of", "references", NULL}},
+	                              "verify_env", "when", "cascade_of", "references", "derived", NULL}},
 	{"when", "\"when\"", {"any", "all", "none", "nccl", NULL}},
+	{"derived", "a derived row", {"id", "from", "file", "message", "exception", "code", "category", "why", "samples",
+	                              "negative_samples", "references", NULL}},
 };
 
 static const struct known_keys *known_keys(const char *object)
@@ -573,6 +578,12 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		snprintf(sub, sizeof sub, "%s.on", path);
 		lerr(c, sub, "unknown value \"%s\" (expected warn, info, nccl, plain or any)", on);
 	}
+	const char *benign = get_str(c, o, "benign", path, 0);
+	if (benign && !*benign)
+		lerr(c, path, "\"benign\" must say why the line is harmless");
+	const char *bblock = get_str(c, o, "benign_block", path, 0);
+	if (bblock && (strcmp(bblock, "traceback") != 0 || !benign))
+		lerr(c, path, "\"benign_block\" must be \"traceback\", on a benign entry");
 	const cJSON *samples = cJSON_GetObjectItemCaseSensitive(o, "samples");
 	const cJSON *neg = cJSON_GetObjectItemCaseSensitive(o, "negative_samples");
 	if (!cJSON_IsArray(samples) || cJSON_GetArraySize(samples) < 1)
@@ -628,6 +639,8 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	s->code = code;
 	s->json = (cJSON *)o;
 	s->literals = lits;
+	s->benign = benign;
+	s->benign_block = bblock != NULL;
 	if (s->literals.n == 0) {
 		char *d = derive_literal(re);
 		if (d) {
@@ -699,6 +712,12 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		snprintf(sub, sizeof sub, "%s.role", path);
 		lerr(c, sub, "unknown role \"%s\" (expected root, cascade or context)", role);
 	}
+	const cJSON *der = json_get(o, "derived");
+	if (der && !cJSON_IsBool(der)) {
+		snprintf(sub, sizeof sub, "%s.derived", path);
+		lerr(c, sub, "must be true or false");
+	}
+	d.derived = cJSON_IsTrue(der);
 	d.confidence = 0.8;
 	const cJSON *conf = cJSON_GetObjectItemCaseSensitive(o, "confidence");
 	if (conf) {
@@ -809,13 +828,24 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 		json_arena_free(arena);
 		return c.errors;
 	}
-	size_t s0 = db->nsigs, d0 = db->ndiags;
+	size_t s0 = db->nsigs, d0 = db->ndiags, r0 = db->nderived;
 	size_t i = 0;
 	const cJSON *it;
 	cJSON_ArrayForEach(it, sigs) load_signature(db, &c, it, i++);
 	i = 0;
 	cJSON_ArrayForEach(it, diags) load_diagnosis(db, &c, it, i++);
 	check_keys(&c, doc, "$", "file");
+	const cJSON *der = json_get(doc, "derived");
+	if (der) {
+		i = 0;
+		cJSON_ArrayForEach(it, der) {
+			char path[48];
+			snprintf(path, sizeof path, "derived[%zu]", i++);
+			if (cJSON_IsObject(it))
+				check_keys(&c, it, path, "derived");
+		}
+		c.errors += derive_load(db, name, der, c.text, c.len, m);
+	}
 	if (c.errors) {
 		/* all or nothing per file */
 		for (size_t k = s0; k < db->nsigs; k++)
@@ -824,6 +854,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 			diag_free(&db->diags[k]);
 		db->nsigs = s0;
 		db->ndiags = d0;
+		derive_truncate(db, r0);
 		json_arena_free(arena);
 		return c.errors;
 	}
@@ -1163,12 +1194,18 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 		const struct strvec *lists[3] = {&d->when_any, &d->when_all, &d->when_none};
 		static const char *lname[3] = {"any", "all", "none"};
 		for (int k = 0; k < 3; k++)
-			for (size_t j = 0; j < lists[k]->n; j++)
-				if (!evidence_id_known(db, lists[k]->v[j])) {
+			for (size_t j = 0; j < lists[k]->n; j++) {
+				const struct signature *bs = sigdb_sig(db, lists[k]->v[j]);
+				if (!bs && !evidence_id_known(db, lists[k]->v[j])) {
 					ferr(db, m, d->file, "diagnoses[%zu].when.%s[%zu]: no signature or fact rule \"%s\"",
 					     d->index, lname[k], j, lists[k]->v[j]);
 					errors++;
+				} else if (bs && bs->benign) {
+					ferr(db, m, d->file, "diagnoses[%zu].when.%s[%zu]: \"%s\" is on the benign list: it never becomes evidence",
+					     d->index, lname[k], j, lists[k]->v[j]);
+					errors++;
 				}
+			}
 		for (size_t j = 0; j < d->cascade_of.n; j++)
 			if (!sigdb_diag(db, d->cascade_of.v[j])) {
 				ferr(db, m, d->file, "diagnoses[%zu].cascade_of[%zu]: no diagnosis \"%s\"",
@@ -1188,7 +1225,7 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 	}
 	for (size_t i = 0; i < db->nsigs; i++) {
 		const struct signature *s = &db->sigs[i];
-		if (!used[i]) {
+		if (!used[i] && !s->benign) { /* the benign list feeds the verdict, not a diagnosis */
 			ferr(db, m, s->file, "signatures[%zu]: \"%s\" feeds no diagnosis", s->index, s->id);
 			errors++;
 		}
@@ -1232,6 +1269,67 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 }
 
 /* ---- self-test ---- */
+
+/* Whether signature s feeds a diagnosis of severity error or warning. */
+static int feeds_failure(const struct sigdb *db, const struct signature *s)
+{
+	for (size_t j = 0; j < db->ndiags; j++) {
+		const struct diagdef *d = &db->diags[j];
+		if (d->severity != SEV_INFO &&
+		    (strvec_contains(&d->when_any, s->id) || strvec_contains(&d->when_all, s->id)))
+			return 1;
+	}
+	return 0;
+}
+
+static const char *sample_line(const cJSON *it)
+{
+	if (cJSON_IsString(it))
+		return it->valuestring;
+	const cJSON *l = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "line") : NULL;
+	return cJSON_IsString(l) ? l->valuestring : NULL;
+}
+
+/* The benign list and the failure signatures must not overlap: no sample
+ * of a benign entry matches a signature that feeds an error or warning
+ * diagnosis, and no sample of such a signature matches a benign entry (a
+ * line is either noise or evidence, never both). */
+static int benign_crosscheck(const struct sigdb *db, struct msgs *m, size_t *ok, pcre2_match_data *md,
+                             pcre2_match_context *mc)
+{
+	int fails = 0;
+	for (size_t i = 0; i < db->nsigs; i++) {
+		const struct signature *a = &db->sigs[i];
+		int abenign = a->benign != NULL;
+		if (!abenign && !feeds_failure(db, a))
+			continue;
+		const cJSON *it;
+		size_t k = 0;
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(a->json, "samples")) {
+			const char *line = sample_line(it);
+			k++;
+			if (!line)
+				continue;
+			struct logline ll;
+			logline_parse(line, strlen(line), &ll);
+			for (size_t j = 0; j < db->nsigs; j++) {
+				const struct signature *o = &db->sigs[j];
+				if (j == i || (o->benign != NULL) == abenign || (!o->benign && !feeds_failure(db, o)) ||
+				    !sig_accepts_level(o->on, ll.level))
+					continue;
+				if (pcre2_match(o->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc) >= 0) {
+					msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" also matches %s \"%s\" (%s): "
+					            "a line is either benign or failure evidence",
+					         a->file, a->index, k - 1, a->id, abenign ? "the failure signature" : "the benign entry",
+					         o->id, o->file);
+					fails++;
+				}
+			}
+		}
+	}
+	(void)ok; /* pairs that do not overlap are not counted as samples */
+	return fails;
+}
 
 static int literal_present(const struct signature *s, const char *msg, size_t n)
 {
@@ -1400,6 +1498,8 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 				fails++;
 		}
 	}
+	fails += benign_crosscheck(db, m, ok, md, mc);
+	fails += derive_selftest(db, m, ok);
 	pcre2_match_data_free(md);
 	pcre2_match_context_free(mc);
 	return fails;

@@ -40,6 +40,11 @@ struct signature {
 	struct strvec literals;   /* declared or derived; empty = always tried */
 	int literals_derived;
 	cJSON *json;              /* the entry itself (samples etc.); owned by the db */
+	const char *benign;       /* "benign": why the line is harmless (patterns/benign.json);
+	                             NULL for a failure signature.  A benign line is neither
+	                             evidence nor a failure line (docs/verdicts.md). */
+	int benign_block;         /* "benign_block": "traceback": the Python traceback that
+	                             follows the line, to its exception line, is benign too */
 	size_t ncapnames;
 	char **capnames;          /* index = capture group number; NULL when unnamed */
 };
@@ -68,6 +73,9 @@ struct diagdef {
 	struct version_range nccl;
 	struct strvec cascade_of;
 	struct strvec references;
+	int derived;              /* "derived": true - a category derived from NCCL's or
+	                             torch's structure, not a specific signature: ranked
+	                             after every specific diagnosis (docs/derived.md) */
 	cJSON *json;
 };
 
@@ -83,6 +91,8 @@ struct rule_table {
 	const struct rule_def *v;
 	size_t n;
 };
+
+struct derive_row;
 
 struct sigdb {
 	struct signature *sigs;
@@ -100,6 +110,9 @@ struct sigdb {
 	size_t *always[5];        /* per line class: signatures without literals */
 	size_t nalways[5];
 	size_t max_capture_groups;
+	/* the derived categories (derive.h): rows of the files' "derived" arrays */
+	struct derive_row *derived;
+	size_t nderived;
 	uint32_t match_limit, depth_limit;
 	struct rule_table *rules;  /* the fact rules' ids, borrowed tables (sigdb_add_rules) */
 	size_t nrules;

@@ -17,7 +17,7 @@ TABLE='
 base     util nt_limits json version tstamp hash linkclass tarhdr acmatch scan
 input    input input_internal input_stream input_*
 parse    detect logline linekw sysreport sysparse parse_* ranks
-match    sigdb match evidence patids
+match    sigdb match evidence patids derive
 rules    rules rules_* sys_eval envvars memcalc
 engine   bundle pipeline analysis correlate cascade diagnosis nextsteps verdict
 report   report report_* ranktable redact summary coverage

@@ -114,6 +114,104 @@ int main(void)
 	CHECK_INT(L.level, LINE_PLAIN);
 	parse("a:1:2 [x] NCCL INFO y");
 	CHECK_INT(L.level, LINE_PLAIN);
+	/* ---- lines as people paste them (issue 13): every sample is real ---- */
+	/* old file:line WARN without host:pid:tid (NVIDIA/nccl-tests#206, tests/corpus/memlock-nccl-tests-206.log) */
+	parse("misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory");
+	CHECK_INT(L.level, LINE_WARN);
+	CHECK(span_is(L.file, "misc/ibvwrap.cc"));
+	CHECK_INT(L.srcline, 278);
+	CHECK(msg_is("Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory"));
+	CHECK_INT(L.pid, -1);
+	CHECK_INT((long)L.host.n, 0);
+	/* the same in lmdeploy's log (InternLM/lmdeploy#1108, tests/heldout) */
+	parse("init.cc:1582 NCCL WARN Cuda failure 'CUDA driver version is insufficient for CUDA runtime version'");
+	CHECK_INT(L.level, LINE_WARN);
+	CHECK(span_is(L.file, "init.cc"));
+	/* only "[dev]" left of the prefix (NVIDIA/nccl#525, tests/corpus/shm-nccl-525-kubeflow.log) */
+	parse("[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device");
+	CHECK_INT(L.level, LINE_WARN);
+	CHECK_INT(L.dev, 3);
+	CHECK(span_is(L.file, "include/shm.h"));
+	CHECK(msg_is("Call to posix_fallocate failed : No space left on device"));
+	CHECK_INT((long)L.ts.n, 0);
+	/* the host redacted to nothing, behind srun -l's "201: " (NVIDIA/nccl#653, tests/corpus/env-nccl-653-collnet.log) */
+	parse("201: :41367:41367 [1] enqueue.cc:422 NCCL WARN Error : no algorithm/protocol available");
+	CHECK_INT(L.level, LINE_WARN);
+	CHECK_INT(L.rank, 201);
+	CHECK_INT(L.pid, 41367);
+	CHECK_INT((long)L.host.n, 0);
+	CHECK(msg_is("Error : no algorithm/protocol available"));
+	/* a numeric "[N] " launcher rank in front of a whole prefix (NVIDIA/nccl#1232) */
+	parse("[1] node2:22555:22555 [0] NCCL INFO Channel 00/0 : 2[1] -> 1[0] [receive] via NET/Socket/0");
+	CHECK_INT(L.level, LINE_INFO);
+	CHECK_INT(L.rank, 1);
+	CHECK_INT(L.dev, 0);
+	CHECK(span_is(L.host, "node2"));
+	CHECK_INT((long)L.ts.n, 0);
+	/* mpirun --tag-output with no space after the tag (nccl-tests output in an AWS EKS guide, code index) */
+	parse("[1,0]<stdout>:# Out of bounds values : 0 OK");
+	CHECK_INT(L.rank, 0);
+	CHECK(msg_is("# Out of bounds values : 0 OK"));
+	/* Ray's worker prefixes (ray-project/ray_lightning#24, tests/corpus; vLLM logs quoted in public repositories) */
+	parse("(pid=909608) z-pc:909608:910337 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer access is not supported between these two devices");
+	CHECK_INT(L.level, LINE_WARN);
+	CHECK(span_is(L.file, "transport/p2p.cc"));
+	CHECK_INT(L.pid, 909608);
+	parse("(RayWorkerWrapper pid=263, ip=10.0.16.95) INFO 01-30 11:53:53 model_runner.py:1115] Loading model weights took 7.5100 GB");
+	CHECK_INT(L.level, LINE_PLAIN);
+	CHECK(msg_is("INFO 01-30 11:53:53 model_runner.py:1115] Loading model weights took 7.5100 GB"));
+	/* colour codes: as bytes (Ray wraps relayed lines), as cat -v shows them, with the escape
+	 * byte lost, and as rsyslog writes them (vLLM logs quoted in public repositories) */
+	parse("\x1b[36m(RayWorkerWrapper pid=123, ip=10.0.0.2)\x1b[0m denoising:  40%|");
+	CHECK(msg_is("denoising:  40%|"));
+	parse("^[[1;36m(VllmWorkerProcess pid=176029)^[[0;0m ERROR 04-17 15:30:42 [multiproc_worker_utils.py:238] Exception in worker VllmWorkerProcess while processing method load_model.^M");
+	CHECK(msg_is("ERROR 04-17 15:30:42 [multiproc_worker_utils.py:238] Exception in worker VllmWorkerProcess while processing method load_model."));
+	parse("[1;36m(VllmWorkerProcess pid=103728)[0;0m INFO 07-09 12:57:20 [multiproc_worker_utils.py:225] Worker ready; awaiting tasks");
+	CHECK(msg_is("INFO 07-09 12:57:20 [multiproc_worker_utils.py:225] Worker ready; awaiting tasks"));
+	parse("#033[1;36m(VllmWorkerProcess pid=240)#033[0;0m INFO 02-14 08:23:15 worker.py:266] the current vLLM instance can use total_gpu_memory (39.39GiB) x gpu_memory_utilization (0.90) = 35.45GiB");
+	CHECK(msg_is("INFO 02-14 08:23:15 worker.py:266] the current vLLM instance can use total_gpu_memory (39.39GiB) x gpu_memory_utilization (0.90) = 35.45GiB"));
+	/* the escaped forms of a GitHub Actions log (gh run view --log, code index) */
+	parse("2026-09-03T02:33:34.5485495Z ^[[36;1mnpm run typecheck^[[0m");
+	CHECK(span_is(L.ts, "2026-09-03T02:33:34.5485495Z"));
+	CHECK(msg_is("npm run typecheck^[[0m"));
+	/* docker / kubectl --timestamps RFC 3339 in front of torch's rank prefix (ai2cm/ace#679) */
+	parse("2025-10-04T15:16:15.735Z [rank0]:[W1004 15:16:15.503072590 ProcessGroupNCCL.cpp:1479] Warning: WARNING: destroy_process_group() was not called before program exit, which can leak resources. For more info, please see https://pytorch.org/docs/stable/distributed.html#shutdown (function operator())");
+	CHECK_INT(L.rank, 0);
+	CHECK(span_is(L.ts, "2025-10-04T15:16:15.735Z"));
+	CHECK_INT(L.level, LINE_PLAIN);
+	/* a collector's "YYYY-MM-DD HH:MM " (NVIDIA/nccl#1610) */
+	parse(" 2025-02-18 12:54 ncivki7qpk7pmo1btv0h0:179:3087 [6] proxy.cc:1458 NCCL WARN [Service thread] Accept failed Resource temporarily unavailable" + 1);
+	CHECK_INT(L.level, LINE_WARN);
+	CHECK(span_is(L.ts, "2025-02-18 12:54"));
+	CHECK(span_is(L.host, "ncivki7qpk7pmo1btv0h0"));
+	CHECK(span_is(L.file, "proxy.cc"));
+	/* journald's short format (a kernel line quoted in a public GitHub issue, code index) */
+	parse("Aug 12 01:22:51 err-Stealth-16-AI-Studio-A1VGG kernel: NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)");
+	CHECK(msg_is("NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)"));
+	CHECK(span_is(L.ts, "Aug 12 01:22:51"));
+	/* ... whose ident[pid] may front a vLLM worker prefix (a systemd unit's log, code index) */
+	parse("Oct  3 06:34:02 HNET00 vllm-active.sh[4192747]: (Worker_TP0 pid=4192747) INFO Parent process exited");
+	CHECK(msg_is("INFO Parent process exited"));
+	/* a line number pasted in front (espnet/espnet#1940, tests/heldout) */
+	parse("451 tj1-asr-train-v100-11:41449:41449 [6] NCCL INFO Bootstrap : Using [0]eth0:10.38.10.4<0>");
+	CHECK_INT(L.level, LINE_INFO);
+	CHECK(span_is(L.host, "tj1-asr-train-v100-11"));
+	CHECK(msg_is("Bootstrap : Using [0]eth0:10.38.10.4<0>"));
+	/* ... but a number and a space alone are data (nccl-tests rows) */
+	parse("    33554432       8388608     float     sum      -1   2174.8   15.43   24.69      0   2170.2   15.46   24.74      0" + 4);
+	CHECK_INT(L.level, LINE_PLAIN);
+	CHECK_INT(L.rank, -1);
+	/* look-alikes of the new forms stay plain */
+	parse("train.py:12 loss 0.3");
+	CHECK_INT(L.level, LINE_PLAIN);
+	parse("(pid 12) text");
+	CHECK(msg_is("(pid 12) text"));
+	parse("[2] rows");
+	CHECK_INT(L.level, LINE_PLAIN);
+	CHECK(msg_is("[2] rows"));
+	parse("May the run succeed: yes");
+	CHECK(msg_is("May the run succeed: yes"));
+
 	/* a NUL byte inside the line is data, not an end */
 	const char withnul[] = "vm:1:1 [0] init.cc:1 NCCL WARN a\0b";
 	logline_parse(withnul, sizeof withnul - 1, &L);
