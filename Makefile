@@ -28,12 +28,17 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) $(DEP_CFLAGS) \
 	-DNT_VERSION='"$(VERSION)"' -DNT_DATADIR='"$(DATADIR)"'
 LDLIBS := $(DEP_LIBS) -lpthread -ldl -lm
 
-LIB_SRC := $(sort $(filter-out analyzer/main.c,$(wildcard analyzer/*.c)))
+# analyzer/LAYER/*.c (docs/architecture.md): the library is every layer but
+# cli/, as zstd's lib/ without programs/; the program adds cli/.
+LAYERS := base input parse match rules engine report verify
+LIB_SRC := $(sort $(foreach l,$(LAYERS),$(wildcard analyzer/$(l)/*.c)))
+CLI_SRC := $(sort $(filter-out analyzer/cli/main.c,$(wildcard analyzer/cli/*.c)))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 B ?= build
 LIB_OBJ := $(LIB_SRC:analyzer/%.c=$(B)/obj/%.o)
+CLI_OBJ := $(CLI_SRC:analyzer/%.c=$(B)/obj/%.o)
 LIB := $(B)/libnccltriage.a
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz-replay/%)
@@ -51,17 +56,19 @@ deps-ok:
 deps:
 	@sh scripts/install-deps.sh
 
-nccl-triage: $(B)/obj/main.o $(LIB)
+nccl-triage: $(B)/obj/cli/main.o $(CLI_OBJ) $(LIB)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(LDFLAGS)
 
-$(B)/obj/%.o: analyzer/%.c analyzer/*.h | $(B)/obj
+$(B)/obj/%.o: analyzer/%.c analyzer/*/*.h
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Ianalyzer -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/tests/%: tests/unit/%.c tests/unit/testlib.h $(LIB) | $(B)/tests
-	$(CC) $(ALL_CFLAGS) -Ianalyzer -Itests/unit -o $@ $< $(LIB) $(LDLIBS) $(LDFLAGS)
+# unit tests may test a command (test_sys_mem: mem): the cli objects come with them
+$(B)/tests/%: tests/unit/%.c tests/unit/testlib.h $(CLI_OBJ) $(LIB) | $(B)/tests
+	$(CC) $(ALL_CFLAGS) -Ianalyzer -Itests/unit -o $@ $< $(CLI_OBJ) $(LIB) $(LDLIBS) $(LDFLAGS)
 
 # Fuzz targets built as plain programs that replay their corpus (tests/fuzz/corpus/NAME).
 $(B)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIB) | $(B)/fuzz-replay
@@ -70,7 +77,7 @@ $(B)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIB) | $(B)/fuzz-r
 $(B)/tools/%: tests/tools/%.c | $(B)/tools
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDLIBS) $(LDFLAGS)
 
-$(B)/obj $(B)/tests $(B)/fuzz-replay $(B)/tools:
+$(B)/tests $(B)/fuzz-replay $(B)/tools:
 	mkdir -p $@
 
 demo: deps
@@ -110,7 +117,7 @@ check-tsan:
 	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" NT_SUITES="threads batch" \
 	  sh tests/run.sh build-tsan build-tsan/nccl-triage-tsan
 
-$(B)/nccl-triage-asan $(B)/nccl-triage-tsan: $(B)/obj/main.o $(LIB)
+$(B)/nccl-triage-asan $(B)/nccl-triage-tsan: $(B)/obj/cli/main.o $(CLI_OBJ) $(LIB)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(LDFLAGS)
 
 # libFuzzer: every tests/fuzz/fuzz_*.c for FUZZ_SECONDS each (corpus in

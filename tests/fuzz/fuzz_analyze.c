@@ -10,12 +10,12 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "analysis.h"
-#include "bundle.h"
+#include "engine/analysis.h"
+#include "engine/bundle.h"
 #include "fuzz_common.h"
-#include "report.h"
-#include "rules.h"
-#include "sigdb.h"
+#include "report/report.h"
+#include "rules/rules.h"
+#include "match/sigdb.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "input.h"
-#include "input_internal.h"
-#include "nt_limits.h"
-#include "tarhdr.h"
+#include "input/input.h"
+#include "input/input_internal.h"
+#include "base/nt_limits.h"
+#include "base/tarhdr.h"
 
 static inline void fuzz_limits(struct limits *l)
 {

@@ -1,7 +1,7 @@
 /* fuzz_detect.c - input kind detection: detect_kind() on any bytes, and the
  * content sniffing of the input layer (gzip / tar / other compressors /
  * plain document) on the same bytes. */
-#include "detect.h"
+#include "parse/detect.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -4,7 +4,7 @@
  * (the parser remembers the previous NCCL prefix): the same fields after an
  * unrelated line. */
 #include "fuzz_common.h"
-#include "logline.h"
+#include "parse/logline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

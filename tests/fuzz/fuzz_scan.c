@@ -11,9 +11,9 @@
 #include <math.h>
 
 #include "fuzz_common.h"
-#include "redact.h"
-#include "scan.h"
-#include "sysparse.h"
+#include "report/redact.h"
+#include "base/scan.h"
+#include "parse/sysparse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

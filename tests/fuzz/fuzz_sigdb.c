@@ -4,10 +4,10 @@
  * on whatever loaded runs over a few real NCCL lines and the input itself.
  * Catastrophic regexes must stay within the match limit. */
 #include "fuzz_common.h"
-#include "logline.h"
-#include "match.h"
-#include "rules.h"
-#include "sigdb.h"
+#include "parse/logline.h"
+#include "match/match.h"
+#include "rules/rules.h"
+#include "match/sigdb.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,9 +9,9 @@
  * facts must print as JSON and every message must be one clean line. */
 #include <cjson/cJSON.h>
 
-#include "detect.h"
+#include "parse/detect.h"
 #include "fuzz_common.h"
-#include "sysreport.h"
+#include "parse/sysreport.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

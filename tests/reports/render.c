@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "redact.h"
-#include "report.h"
-#include "report_formats.h"
+#include "report/redact.h"
+#include "report/report.h"
+#include "report/report_formats.h"
 
 static cJSON *load(const char *path)
 {

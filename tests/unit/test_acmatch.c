@@ -4,7 +4,7 @@
  * and without short literals, which take another scan) and random text. */
 #include <stdlib.h>
 #include <string.h>
-#include "acmatch.h"
+#include "base/acmatch.h"
 #include "testlib.h"
 
 static unsigned seen[8];

@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
-#include "hash.h"
-#include "json.h"
-#include "linkclass.h"
-#include "tarhdr.h"
+#include "base/hash.h"
+#include "base/json.h"
+#include "base/linkclass.h"
+#include "base/tarhdr.h"
 #include "testlib.h"
-#include "tstamp.h"
-#include "util.h"
-#include "version.h"
+#include "base/tstamp.h"
+#include "base/util.h"
+#include "base/version.h"
 
 static void test_json(void)
 {

@@ -4,12 +4,12 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
-#include "analysis.h"
-#include "bundle.h"
-#include "envvars.h"
-#include "evidence.h"
-#include "rules.h"
-#include "sigdb.h"
+#include "engine/analysis.h"
+#include "engine/bundle.h"
+#include "rules/envvars.h"
+#include "match/evidence.h"
+#include "rules/rules.h"
+#include "match/sigdb.h"
 #include "testlib.h"
 
 static enum env_verdict chk(const char *n, const char *v, int nccl, const char **rule, char **meant)

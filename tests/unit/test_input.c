@@ -2,7 +2,7 @@
  * (gzip, tar, xz, mkfifo, ln) in a temporary folder, and against the crafted
  * files in fixtures/bad-input/.  A recording sink keeps, per document, the
  * name, size, CRC-32, completeness and (for small ones) the bytes. */
-#include "input.h"
+#include "input/input.h"
 #include "testlib.h"
 
 #include <errno.h>

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "linekw.h"
-#include "logline.h"
-#include "match.h"
-#include "rules.h"
-#include "sigdb.h"
+#include "parse/linekw.h"
+#include "parse/logline.h"
+#include "match/match.h"
+#include "rules/rules.h"
+#include "match/sigdb.h"
 #include "testlib.h"
 
 static struct matcher *mt;

@@ -2,7 +2,7 @@
  * launcher prefixes, on lines taken from real logs and from NCCL's format
  * strings (reference section 1.1). */
 #include <string.h>
-#include "logline.h"
+#include "parse/logline.h"
 #include "testlib.h"
 
 static struct logline L;

@@ -4,9 +4,9 @@
  * duplicates. */
 #include <stdlib.h>
 #include <string.h>
-#include "patids.h"
-#include "rules.h"
-#include "sigdb.h"
+#include "match/patids.h"
+#include "rules/rules.h"
+#include "match/sigdb.h"
 #include "testlib.h"
 
 static int has_msg(const struct msgs *m, const char *needle)

@@ -7,16 +7,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis.h"
-#include "bundle.h"
-#include "correlate.h"
-#include "logline.h"
-#include "nextsteps.h"
-#include "ranks.h"
-#include "ranktable.h"
-#include "report.h"
-#include "rules.h"
-#include "sigdb.h"
+#include "engine/analysis.h"
+#include "engine/bundle.h"
+#include "engine/correlate.h"
+#include "parse/logline.h"
+#include "engine/nextsteps.h"
+#include "parse/ranks.h"
+#include "report/ranktable.h"
+#include "report/report.h"
+#include "rules/rules.h"
+#include "match/sigdb.h"
 #include "testlib.h"
 
 static struct sigdb db;

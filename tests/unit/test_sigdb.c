@@ -4,7 +4,7 @@
  * are derived only when they are provably required. */
 #include <stdlib.h>
 #include <string.h>
-#include "sigdb.h"
+#include "match/sigdb.h"
 #include "testlib.h"
 
 static int has_msg(const struct msgs *m, const char *needle)

@@ -12,11 +12,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hash.h"
-#include "logline.h"
-#include "match.h"
-#include "rules.h"
-#include "sigdb.h"
+#include "base/hash.h"
+#include "parse/logline.h"
+#include "match/match.h"
+#include "rules/rules.h"
+#include "match/sigdb.h"
 #include "testlib.h"
 
 static struct sigdb db;

@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "bundle.h"
-#include "correlate.h"
-#include "detect.h"
-#include "rules.h"
-#include "sigdb.h"
-#include "sysparse.h"
-#include "sysreport.h"
+#include "engine/analysis.h"
+#include "engine/bundle.h"
+#include "engine/correlate.h"
+#include "parse/detect.h"
+#include "rules/rules.h"
+#include "match/sigdb.h"
+#include "parse/sysparse.h"
+#include "parse/sysreport.h"
 #include "testlib.h"
 
 #define PUB "fixtures/sys/public/"

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "memcalc.h"
+#include "rules/memcalc.h"
 #include "testlib.h"
 
-#include "commands.h"
+#include "cli/commands.h"
 
 static int run(const char *a0, ...)
 {

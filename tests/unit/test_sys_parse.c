@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect.h"
-#include "sysparse.h"
-#include "sysreport.h"
+#include "parse/detect.h"
+#include "parse/sysparse.h"
+#include "parse/sysreport.h"
 #include "testlib.h"
 
 static char *slurp(const char *path, size_t *len)

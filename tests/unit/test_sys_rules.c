@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect.h"
-#include "sys_eval.h"
-#include "sysparse.h"
-#include "sysreport.h"
+#include "parse/detect.h"
+#include "rules/sys_eval.h"
+#include "parse/sysparse.h"
+#include "parse/sysreport.h"
 #include "testlib.h"
 
 struct got {

@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis.h"
-#include "bundle.h"
-#include "correlate.h"
-#include "ranks.h"
-#include "rules.h"
-#include "sigdb.h"
+#include "engine/analysis.h"
+#include "engine/bundle.h"
+#include "engine/correlate.h"
+#include "parse/ranks.h"
+#include "rules/rules.h"
+#include "match/sigdb.h"
 #include "testlib.h"
 
 static struct sigdb db;

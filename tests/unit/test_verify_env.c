@@ -3,8 +3,8 @@
  * proposal back as the same change (venv_parse).  One rule for every format
  * (issue 15): an empty or missing value is "unset", never "set to empty". */
 #include "testlib.h"
-#include "report.h"
-#include "verify.h"
+#include "report/report.h"
+#include "verify/verify.h"
 
 #include <stdlib.h>
 

@@ -1,0 +1,246 @@
+/* json.c - see json.h. */
+#include "base/json.h"
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+
+#include "base/util.h"
+
+cJSON *json_get(const cJSON *o, const char *key)
+{
+	return o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+}
+
+const char *json_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = json_get(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int json_num(const cJSON *o, const char *key, double *out)
+{
+	const cJSON *v = json_get(o, key);
+	if (!cJSON_IsNumber(v))
+		return 0;
+	*out = v->valuedouble;
+	return 1;
+}
+
+int json_size(const cJSON *a)
+{
+	return (cJSON_IsArray(a) || cJSON_IsObject(a)) ? cJSON_GetArraySize(a) : 0;
+}
+
+/* ---- where a path is in the text ---- */
+
+struct jpos {
+	const char *p, *end;
+	size_t line;
+	const char *want;
+	size_t found;
+	char path[1024];
+};
+
+static void ws(struct jpos *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')) {
+		if (*j->p == '\n')
+			j->line++;
+		j->p++;
+	}
+}
+
+/* A string at j->p ('"'); its raw bytes in *s, *n.  0 when unterminated. */
+static int string(struct jpos *j, const char **s, size_t *n)
+{
+	j->p++;
+	*s = j->p;
+	while (j->p < j->end && *j->p != '"') {
+		if (*j->p == '\\' && j->p + 1 < j->end)
+			j->p++;
+		if (*j->p == '\n')
+			j->line++;
+		j->p++;
+	}
+	if (j->p >= j->end)
+		return 0;
+	*n = (size_t)(j->p - *s);
+	j->p++;
+	return 1;
+}
+
+static int value(struct jpos *j, int depth);
+
+static int members(struct jpos *j, int depth, int array)
+{
+	j->p++;
+	ws(j);
+	if (j->p < j->end && *j->p == (array ? ']' : '}')) {
+		j->p++;
+		return 1;
+	}
+	for (size_t i = 0;; i++) {
+		ws(j);
+		size_t mark = strlen(j->path), room = sizeof j->path - mark, line = j->line;
+		int k;
+		if (array) {
+			k = snprintf(j->path + mark, room, "[%zu]", i);
+		} else {
+			const char *key;
+			size_t kn;
+			if (j->p >= j->end || *j->p != '"' || !string(j, &key, &kn))
+				return 0;
+			/* the top level's keys have no leading '.' */
+			k = snprintf(j->path + mark, room, mark ? ".%.*s" : "%.*s", (int)(kn < 1000 ? kn : 1000), key);
+			ws(j);
+			if (j->p >= j->end || *j->p != ':')
+				return 0;
+			j->p++;
+			ws(j);
+		}
+		int fits = k >= 0 && (size_t)k < room; /* deeper paths are not followed */
+		if (fits && !j->found && strcmp(j->path, j->want) == 0)
+			j->found = line;
+		if (!value(j, depth + 1))
+			return 0;
+		j->path[mark] = 0;
+		ws(j);
+		if (j->p < j->end && *j->p == ',') {
+			j->p++;
+			continue;
+		}
+		if (j->p < j->end && *j->p == (array ? ']' : '}')) {
+			j->p++;
+			return 1;
+		}
+		return 0;
+	}
+}
+
+static int value(struct jpos *j, int depth)
+{
+	ws(j);
+	if (j->p >= j->end || depth > JSON_LINE_DEPTH || j->found)
+		return 0;
+	if (*j->p == '{' || *j->p == '[')
+		return members(j, depth, *j->p == '[');
+	if (*j->p == '"') {
+		const char *s;
+		size_t n;
+		return string(j, &s, &n);
+	}
+	while (j->p < j->end && !strchr(",}] \t\r\n", *j->p))
+		j->p++;
+	return 1;
+}
+
+size_t json_path_line(const char *text, size_t len, const char *path)
+{
+	if (!text || !path)
+		return 0;
+	if (!*path || strcmp(path, "$") == 0)
+		return 1;
+	struct jpos j = {text, text + len, 1, path, 0, {0}};
+	value(&j, 0);
+	return j.found;
+}
+
+/* ---- the arena of json_parse_arena ---- */
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	max_align_t data[]; /* size bytes */
+};
+
+struct json_arena {
+	struct arena_chunk *head;
+};
+
+#define ARENA_CHUNK (256u << 10)
+
+static void *arena_alloc(struct json_arena *a, size_t n)
+{
+	const size_t al = sizeof(max_align_t);
+	n = (n + al - 1) / al * al;
+	struct arena_chunk *c = a->head;
+	if (!c || c->size - c->used < n) {
+		size_t sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+		c = xmalloc(sizeof *c + sz);
+		c->next = a->head;
+		c->used = 0;
+		c->size = sz;
+		a->head = c;
+	}
+	void *p = (char *)c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+void json_arena_free(struct json_arena *a)
+{
+	if (!a)
+		return;
+	for (struct arena_chunk *c = a->head, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(a);
+}
+
+/* The arena this thread parses into now (json_parse_arena), else NULL:
+ * cJSON's hooks are process-wide, the arena is per thread, so a tree
+ * another thread builds meanwhile is allocated as always. */
+static _Thread_local struct json_arena *cur_arena;
+
+static void *json_xmalloc(size_t n)
+{
+	return cur_arena ? arena_alloc(cur_arena, n) : xmalloc(n);
+}
+
+/* While a thread parses into an arena, cJSON frees only what that parse
+ * allocated (a tree that fails half way): it goes with the arena. */
+static void json_free(void *p)
+{
+	if (!cur_arena)
+		free(p);
+}
+
+void json_use_xmalloc(void)
+{
+	cJSON_Hooks hooks = {json_xmalloc, json_free};
+	cJSON_InitHooks(&hooks);
+}
+
+static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+
+cJSON *json_parse_arena(struct json_arena **arena, const char *text, size_t len, const char **end)
+{
+	pthread_once(&hooks_once, json_use_xmalloc); /* main installs them; tests and fuzzers may not */
+	struct json_arena *a = xcalloc(1, sizeof *a);
+	cur_arena = a;
+	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, end, 0);
+	cur_arena = NULL;
+	if (!doc) {
+		json_arena_free(a);
+		a = NULL;
+	}
+	*arena = a;
+	return doc;
+}
+
+char *json_print_large(const cJSON *doc)
+{
+	cJSON_InitHooks(NULL);
+	char *s = cJSON_Print(doc);
+	json_use_xmalloc();
+	if (!s) {
+		fprintf(stderr, "nccl-triage: out of memory (printing the JSON report)\n");
+		_exit(2);
+	}
+	return s;
+}

@@ -1,0 +1,97 @@
+/* cmd_analyze.c - `nccl-triage analyze PATH...`: each operand is one
+ * bundle (analysis_run); the report document of all of them (report.h) is
+ * redacted when asked and rendered in the chosen format (formats.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/analysis.h"
+#include "engine/bundle.h"
+#include "cli/cli.h"
+#include "cli/clicommon.h"
+#include "cli/commands.h"
+#include "cli/formats.h"
+#include "base/json.h"
+#include "report/redact.h"
+#include "report/report.h"
+#include "match/sigdb.h"
+
+/* Warnings on stderr, from the (redacted) document. */
+static void print_warnings(const cJSON *doc)
+{
+	const cJSON *b;
+	cJSON_ArrayForEach(b, json_get(doc, "bundles")) {
+		size_t nw, dropped, k = 0;
+		report_warnings(b, &nw, &dropped);
+		const cJSON *w;
+		cJSON_ArrayForEach(w, json_get(b, "warnings"))
+			if (k++ < nw && cJSON_IsString(w))
+				fprintf(stderr, "nccl-triage: %s\n", w->valuestring);
+	}
+}
+
+int cmd_analyze(struct common *c, struct strvec *ops)
+{
+	const struct format *fmt = format_pick(c->format, CMD_ANALYZE, "analyze");
+	if (!fmt)
+		return EXIT_TROUBLE;
+	if (ops->n == 0) {
+		fprintf(stderr, "nccl-triage analyze: no input\nhint: nccl-triage analyze ticket.tar.gz  (or - for stdin)\n");
+		return EXIT_TROUBLE;
+	}
+	struct sigdb db;
+	if (load_db(&db, c, 0) < 0) {
+		sigdb_free(&db);
+		return EXIT_TROUBLE;
+	}
+	/* -j: a second thread applies the lines while the first reads, parses and scans them */
+	int threads = c->jobs > 0 ? c->jobs : online_cpus();
+	struct analysis_opts ao = {&db, &c->lim, threads > 1 ? 2 : 1};
+	struct bundle **bundles = xcalloc(ops->n, sizeof *bundles);
+	size_t readable = 0;
+	int status = EXIT_HEALTHY;
+	for (size_t i = 0; i < ops->n; i++) {
+		const char *name = c->name ? c->name : (strcmp(ops->v[i], "-") == 0 ? "stdin" : ops->v[i]);
+		int ok;
+		bundles[i] = analysis_run(name, ops->v[i], &ao, NULL, &ok);
+		readable += ok;
+	}
+	if (readable == 0)
+		status = EXIT_TROUBLE;
+	/* the report document, the one model every format renders from; text
+	 * and md may show more evidence than the JSON contract keeps */
+	size_t evmax = fmt->more_evidence && c->evidence > REPORT_EVIDENCE_MAX ? (size_t)c->evidence : 0;
+	cJSON *doc = report_json(bundles, ops->n, &db, evmax);
+	for (size_t i = 0; i < ops->n; i++)
+		bundle_free(bundles[i]);
+	free(bundles);
+	/* the exit status for CI: by verdict, or --fail-on LEVEL */
+	const cJSON *bo;
+	cJSON_ArrayForEach(bo, json_get(doc, "bundles"))
+		if (report_fails(bo, c->fail_on))
+			status = EXIT_FOUND;
+	if (readable == 0)
+		status = EXIT_TROUBLE;
+	if (c->quiet_info && fmt->ci)
+		report_drop_info(doc);
+	/* --redact: after the diagnosis, before anything is shown */
+	if (c->redact) {
+		struct redactor *red = redactor_new();
+		redact_json(red, json_get(doc, "bundles"));
+		cJSON_AddBoolToObject(doc, "redacted", 1);
+		redactor_free(red);
+	}
+	if (!c->quiet)
+		print_warnings(doc);
+	FILE *out = open_output(c->output);
+	if (!out) {
+		status = EXIT_TROUBLE;
+	} else {
+		struct report_opts ro = {want_color(c, out), c->evidence, term_width(out)};
+		fmt->render(out, doc, &ro);
+		status = output_status(close_output(out, c->output), status);
+	}
+	cJSON_Delete(doc);
+	sigdb_free(&db);
+	return status;
+}

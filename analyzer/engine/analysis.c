@@ -1,0 +1,70 @@
+/* analysis.c - see analysis.h. */
+#include "engine/analysis.h"
+
+#include <string.h>
+
+#include "engine/bundle.h"
+#include "engine/cascade.h"
+#include "engine/correlate.h"
+#include "rules/rules.h"
+#include "engine/verdict.h"
+
+void analysis_rule_ctx(struct bundle *b, struct rule_ctx *c)
+{
+	memset(c, 0, sizeof *c);
+	c->name = b->name;
+	c->facts = b->facts;
+	c->ev = &b->ev;
+	c->db = b->db;
+	c->ranks = b->ranks;
+	c->failures = b->failures;
+	c->nfailures = b->nfailures;
+	c->failure_count = b->failure_count;
+	c->saw_nccl = b->saw_nccl;
+	c->clues = b->clues;
+	c->nclues = b->nclues;
+	for (size_t i = 0; i < b->ndocs && !c->logs_cut; i++)
+		c->logs_cut = !b->docs[i].complete && doc_kind_is_log(b->docs[i].kind);
+}
+
+void analysis_finish(struct bundle *b)
+{
+	bundle_end_input(b);
+	struct rule_ctx rc;
+	analysis_rule_ctx(b, &rc);
+	rules_run_all(&rc);
+	correlate(b);
+	cascade_link(b); /* ranks: echoes across ranks (cascade.h) */
+	verdict_decide(b);
+}
+
+static struct bundle *start(const char *name, const struct analysis_opts *o)
+{
+	struct bundle *b = bundle_new(name, o->db, o->lim);
+	if (o->threads > 1)
+		bundle_set_threads(b, 2);
+	return b;
+}
+
+struct bundle *analysis_run(const char *name, const char *path, const struct analysis_opts *o,
+                            struct msgs *input_errors, int *readable)
+{
+	struct bundle *b = start(name, o);
+	int rc = 0;
+	if (path)
+		rc = bundle_add_path(b, path, input_errors);
+	if (readable)
+		*readable = rc == 0;
+	analysis_finish(b);
+	return b;
+}
+
+struct bundle *analysis_run_docs(const char *name, const struct analysis_doc *docs, size_t n,
+                                 const struct analysis_opts *o)
+{
+	struct bundle *b = start(name, o);
+	for (size_t i = 0; i < n; i++)
+		bundle_add_memory(b, docs[i].name, docs[i].data ? docs[i].data : "", docs[i].len);
+	analysis_finish(b);
+	return b;
+}

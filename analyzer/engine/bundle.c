@@ -1,0 +1,1025 @@
+/* bundle.c - see bundle.h.  The streaming path: documents arrive in chunks
+ * through the doc_sink; the first HEAD_BYTES are held until the kind is
+ * known; log documents are split into lines (memchr) and each line goes
+ * through logline_parse, the log-fact extractors, ranks and the matcher;
+ * system reports are buffered whole for their parser. */
+#include "engine/bundle.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "match/derive.h"
+#include "engine/diagnosis.h"
+#include "parse/linekw.h"
+#include "parse/logline.h"
+#include "match/match.h"
+#include "engine/pipeline.h"
+#include "parse/ranks.h"
+#include "base/scan.h"
+#include "match/sigdb.h"
+#include "parse/sysreport.h"
+#include "base/version.h"
+
+#define HEAD_BYTES (64u << 10)
+/* Pasted tickets (text, PyTorch or NCCL output) may embed a topo matrix or
+ * version lines; the first SCAN_MAX bytes are kept to look for them (an
+ * NCCL log only when it is at most SCAN_MAX_NCCL bytes in all). */
+#define SCAN_MAX (4u << 20)
+#define SCAN_MAX_NCCL (1u << 20)
+#define FAILURES_KEPT 20
+
+const char *verdict_name(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_HEALTHY: return "healthy";
+	case VERDICT_DIAGNOSED: return "diagnosed";
+	case VERDICT_UNKNOWN_FAILURE: return "unknown_failure";
+	default: return "no_evidence";
+	}
+}
+
+struct docstate {
+	size_t doc;              /* index into b->docs */
+	const char *path;        /* b->docs[doc].path: read by apply_line, which must not touch
+	                            b->docs (the reading thread updates its counters on every line) */
+	int kind_known;
+	struct buf head;         /* bytes held until the kind is known */
+	struct buf partial;      /* an unfinished line */
+	int partial_cut;         /* the current line passed max_line */
+	uint64_t long_lines;     /* lines cut at max_line */
+	uint64_t lines_capped;   /* the first line past max_lines; 0 = none */
+	struct buf sys;          /* whole system report */
+	int sys_cut;
+	struct buf scan;         /* log documents: scanned for embedded reports at the end */
+	int scan_off;            /* an NCCL log too large to be a pasted ticket: not scanned */
+	enum doc_kind kind;      /* copies of b->docs[doc] for doc_finish, set at the end */
+	uint64_t bytes;
+	/* context for evidence: the previous lines (a ring), and the evidence
+	 * still waiting for the lines after it (indexes into b->ev.v) */
+	char prev[EVIDENCE_CONTEXT][EVIDENCE_CONTEXT_TEXT + 4]; /* + 4: a longer line shows as cut */
+	size_t prevlen[EVIDENCE_CONTEXT];
+	unsigned nprev, prevpos;
+	size_t waiting[8];
+	unsigned nwaiting;
+	/* "Exception ignored in: ..." (benign, "benign_block": "traceback"): the
+	 * traceback that follows, to its exception line, is benign too */
+	int benign_tb;
+	int benign_tb_rank;
+	struct nccltests *nt;    /* nccl-tests output in this document (parse_nccltests.c), or NULL */
+};
+
+static void lines_stop(struct bundle *b);
+static void doc_finish(struct bundle *b, struct docstate *ds);
+
+struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct limits *lim)
+{
+	struct bundle *b = xcalloc(1, sizeof *b);
+	/* an operand, a batch child folder, --name: shown in every format and
+	 * on the terminal, so sanitised like document names (util.h) */
+	b->name = str_sanitize(name, strlen(name));
+	b->db = db;
+	b->matcher = matcher_new(db);
+	if (lim)
+		b->lim = *lim;
+	else
+		limits_default(&b->lim);
+	matcher_set_budget(b->matcher, b->lim.match_budget);
+	evlist_init(&b->ev);
+	b->facts = cJSON_CreateObject();
+	b->ranks = ranks_new();
+	return b;
+}
+
+void bundle_free(struct bundle *b)
+{
+	if (!b)
+		return;
+	lines_stop(b);
+	free(b->name);
+	matcher_free(b->matcher);
+	for (size_t i = 0; i < b->ndocs; i++)
+		free(b->docs[i].path);
+	free(b->docs);
+	free(b->docidx);
+	evlist_free(&b->ev);
+	cJSON_Delete(b->facts);
+	msgs_free(&b->warnings);
+	for (size_t i = 0; i < b->nfailures; i++) {
+		free(b->failures[i].path);
+		free(b->failures[i].text);
+		free(b->failures[i].what);
+		free(b->failures[i].raw);
+		free(b->failures[i].src);
+		free(b->failures[i].host);
+	}
+	free(b->failures);
+	for (size_t i = 0; i < b->nclues; i++) {
+		free(b->clues[i].path);
+		free(b->clues[i].raw);
+		free(b->clues[i].src);
+		free(b->clues[i].host);
+	}
+	free(b->clues);
+	ranks_free(b->ranks);
+	bundle_clear_diagnoses(b);
+	free(b->verdict_reason);
+	free(b);
+}
+
+void bundle_clear_diagnoses(struct bundle *b)
+{
+	for (size_t i = 0; i < b->ndiags; i++) {
+		free(b->diags[i].title);
+		free(b->diags[i].explanation);
+		free(b->diags[i].ev);
+		free(b->diags[i].ranks);
+	}
+	free(b->diags);
+	b->diags = NULL;
+	b->ndiags = 0;
+}
+
+/* ---- facts from log lines ---- */
+
+static void add_unique_string(cJSON *facts, const char *key, const char *val)
+{
+	cJSON *arr = cJSON_GetObjectItemCaseSensitive(facts, key);
+	if (!arr)
+		arr = cJSON_AddArrayToObject(facts, key);
+	const cJSON *it;
+	cJSON_ArrayForEach(it, arr) if (cJSON_IsString(it) && strcmp(it->valuestring, val) == 0) return;
+	/* keep sorted for deterministic output: append, then move the string
+	 * down into place.  (cJSON_InsertItemInArray is not used: cJSON 1.7.15
+	 * as patched in Debian 12 refuses an insert in the middle after an
+	 * insert at 0, and the item leaked.) */
+	cJSON *item = cJSON_CreateString(val);
+	cJSON_AddItemToArray(arr, item);
+	while (item->prev && item->prev != item && item != arr->child && cJSON_IsString(item->prev) &&
+	       strcmp(item->prev->valuestring, item->valuestring) > 0) {
+		char *t = item->prev->valuestring;
+		item->prev->valuestring = item->valuestring;
+		item->valuestring = t;
+		item = item->prev;
+	}
+}
+
+static void fact_source(cJSON *o, const char *path, uint64_t line)
+{
+	cJSON_AddStringToObject(o, "path", path);
+	cJSON_AddNumberToObject(o, "line", (double)line);
+}
+
+/* "NCCL version 2.28.9+cuda13.0" anywhere in the message (banner, torch's
+ * "NCCL version 2.28.9" in DistBackendError texts). */
+static void fact_nccl_version(struct bundle *b, const struct span *m)
+{
+	const char *p = mem_find(m->p, m->n, "NCCL version ", 13, 5);
+	if (!p)
+		return;
+	p += 13;
+	const char *end = m->p + m->n;
+	const char *q = p;
+	while (q < end && ((*q >= '0' && *q <= '9') || *q == '.'))
+		q++;
+	if (q - p < 3 || q - p > 16)
+		return;
+	char v[20];
+	memcpy(v, p, (size_t)(q - p));
+	v[q - p] = 0;
+	if (version_code(v) < 0)
+		return;
+	add_unique_string(b->facts, "nccl_versions", v);
+	if (q < end && *q == '+' && end - q > 5 && memcmp(q, "+cuda", 5) == 0) {
+		const char *c = q + 5, *ce = c;
+		while (ce < end && ((*ce >= '0' && *ce <= '9') || *ce == '.'))
+			ce++;
+		if (ce > c) {
+			char cv[20];
+			size_t l = (size_t)(ce - c) < sizeof cv - 1 ? (size_t)(ce - c) : sizeof cv - 1;
+			memcpy(cv, c, l);
+			cv[l] = 0;
+			add_unique_string(b->facts, "nccl_cuda_builds", cv);
+		}
+	}
+}
+
+/* "cudaDriverVersion 13000" -> "13.0" */
+static void fact_cuda_driver(struct bundle *b, const struct span *m)
+{
+	if (m->n < 19 || memcmp(m->p, "cudaDriverVersion ", 18) != 0)
+		return;
+	const char *p = m->p + 18, *end = m->p + m->n;
+	long v;
+	/* the whole rest of the message is the number (scan.h: never the next line's digits) */
+	if (!scan_long(&p, end, &v) || v <= 0 || v > 100000)
+		return;
+	while (p < end && (*p == ' ' || *p == '\r'))
+		p++;
+	if (p != end)
+		return;
+	char s[32];
+	snprintf(s, sizeof s, "%ld.%ld", v / 1000, (v % 1000) / 10);
+	add_unique_string(b->facts, "cuda_driver_versions", s);
+}
+
+/* "NCCL_SOCKET_IFNAME set by environment to nonexist0" / "... to 22." */
+static void fact_env_line(struct bundle *b, const struct span *m, const char *path, uint64_t line)
+{
+	const char *set = mem_find(m->p, m->n, " set by environment to ", 23, 6);
+	if (!set || set == m->p)
+		return;
+	size_t nl = (size_t)(set - m->p);
+	for (size_t i = 0; i < nl; i++) {
+		char c = m->p[i];
+		if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+			return;
+	}
+	const char *v = set + 23, *end = m->p + m->n;
+	size_t vl = (size_t)(end - v);
+	/* integer params end with '.' ("%lld."); keep string values as printed */
+	if (vl > 1 && v[vl - 1] == '.' && v[vl - 2] >= '0' && v[vl - 2] <= '9')
+		vl--;
+	char *name = xstrndup(m->p, nl);
+	cJSON *env = cJSON_GetObjectItemCaseSensitive(b->facts, "env");
+	if (!env)
+		env = cJSON_AddObjectToObject(b->facts, "env");
+	if (!cJSON_GetObjectItemCaseSensitive(env, name)) {
+		cJSON *o = cJSON_AddObjectToObject(env, name);
+		/* a secret's value never reaches a report (util.h: str_secret_name) */
+		char *val = str_secret_name(name, nl) ? xstrdup("***") : str_sanitize(v, vl);
+		cJSON_AddStringToObject(o, "value", val);
+		free(val);
+		fact_source(o, path, line);
+		cJSON_AddStringToObject(o, "source", "nccl_log");
+	}
+	free(name);
+}
+
+/* ---- failure evidence that no signature explains ---- */
+
+static const char *failure_kind(const struct logline *ll)
+{
+	const char *p = ll->msg.p;
+	size_t n = ll->msg.n;
+	if (ll->level == LINE_WARN)
+		return "nccl_warn";
+	if (ll->level != LINE_PLAIN)
+		return NULL;
+	if (ll->kw & KW_BIT(KW_TRACEBACK))
+		return "traceback";
+	if (ll->kw & (KW_BIT(KW_SEGFAULT) | KW_BIT(KW_CORE_DUMPED) | KW_BIT(KW_TERMINATE)))
+		return "crash";
+	const char *ec = ll->kw & KW_BIT(KW_EXITCODE) ? mem_find(p, n, "exitcode", 8, 1) : NULL;
+	if (ec) {
+		const char *q = ec + 8, *end = p + n;
+		while (q < end && (*q == ' ' || *q == ':'))
+			q++;
+		if (q < end && (*q == '-' || (*q >= '1' && *q <= '9')))
+			return "exit_code";
+	}
+	if (ll->kw & (KW_BIT(KW_WATCHDOG_CAUGHT) | KW_BIT(KW_BLOCKING_WAIT)))
+		return "watchdog";
+	/* a Python exception line: "module.Name(Error|Exception): text" at line
+	 * start (after the indent of a paste that is indented as a whole) */
+	{
+		size_t sp = 0;
+		while (sp < n && sp < 16 && (p[sp] == ' ' || p[sp] == '\t'))
+			sp++;
+		if (sp && sp < n && ((p[sp] >= 'A' && p[sp] <= 'Z') || (p[sp] >= 'a' && p[sp] <= 'z'))) {
+			p += sp;
+			n -= sp;
+		}
+	}
+	size_t i = 0;
+	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') ||
+	                 (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9')))
+		i++;
+	/* ... or the type alone on its line, as Python prints an exception raised
+	 * without a message ("torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError") */
+	int alone = i == n && memchr(p, '.', n) != NULL;
+	if (i > 5 && ((i < n && p[i] == ':') || alone) &&
+	    ((i >= 5 && memcmp(p + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
+		return "exception";
+	return NULL;
+}
+
+static void note_failure(struct bundle *b, const char *what, const char *path, uint64_t line,
+                         const struct logline *ll, const char *raw, size_t rawn)
+{
+	const struct span *text = &ll->msg;
+	b->failure_count++;
+	if (b->nfailures >= FAILURES_KEPT)
+		return;
+	if (b->nfailures == b->capfailures) {
+		b->capfailures = b->capfailures ? b->capfailures * 2 : 8;
+		b->failures = xrealloc(b->failures, b->capfailures * sizeof *b->failures);
+	}
+	struct failure_line *f = &b->failures[b->nfailures++];
+	memset(f, 0, sizeof *f);
+	f->path = xstrdup(path);
+	f->line = line;
+	f->text = str_sanitize_cut(text->p, text->n, 400); /* a cut line ends with "…" */
+	f->length = text->n;
+	f->cut = text->n > 400;
+	f->what = xstrdup(what);
+	f->raw = str_sanitize_cut(raw, rawn, 500); /* a cut line ends with "…" */
+	f->rawlength = rawn;
+	f->src = ll->level == LINE_WARN && ll->file.n ? str_sanitize(ll->file.p, ll->file.n > 120 ? 120 : ll->file.n) : NULL;
+	f->host = ll->host.n ? str_sanitize(ll->host.p, ll->host.n > 120 ? 120 : ll->host.n) : NULL;
+	f->pid = ll->pid;
+	f->rank = ll->rank;
+}
+
+/* The first return-chain frame ("init.cc:1234 -> 2") of each process. */
+#define CLUES_KEPT 64
+static void note_chain(struct bundle *b, const struct logline *ll, const char *path, uint64_t line,
+                       const char *raw, size_t rawn)
+{
+	struct span f;
+	int code;
+	if (b->nclues >= CLUES_KEPT || !derive_chain_frame(&ll->msg, &f, &code))
+		return;
+	for (size_t i = 0; i < b->nclues; i++)
+		if (b->clues[i].pid == ll->pid && b->clues[i].host && strlen(b->clues[i].host) == ll->host.n &&
+		    memcmp(b->clues[i].host, ll->host.p, ll->host.n) == 0)
+			return;
+	if (b->nclues == b->capclues) {
+		b->capclues = b->capclues ? b->capclues * 2 : 8;
+		b->clues = xrealloc(b->clues, b->capclues * sizeof *b->clues);
+	}
+	struct chain_clue *c = &b->clues[b->nclues++];
+	c->path = xstrdup(path);
+	c->line = line;
+	c->raw = str_sanitize_cut(raw, rawn, 500);
+	c->rawlength = rawn;
+	c->src = str_sanitize(f.p, f.n > 120 ? 120 : f.n);
+	c->code = code;
+	c->host = str_sanitize(ll->host.p, ll->host.n > 120 ? 120 : ll->host.n);
+	c->pid = ll->pid;
+	c->rank = ll->rank;
+}
+
+/* ---- context lines around evidence ---- */
+
+static char *context_copy(const char *s, size_t n)
+{
+	return str_sanitize_cut(s, n, EVIDENCE_CONTEXT_TEXT); /* a cut line ends with "…" */
+}
+
+/* The current line is "after" context for evidence found just before it. */
+static void context_after(struct bundle *b, struct docstate *ds, const char *s, size_t n)
+{
+	unsigned keep = 0;
+	for (unsigned i = 0; i < ds->nwaiting; i++) {
+		struct evidence *e = &b->ev.v[ds->waiting[i]];
+		e->after[e->nafter++] = context_copy(s, n);
+		if (e->nafter < EVIDENCE_CONTEXT)
+			ds->waiting[keep++] = ds->waiting[i];
+	}
+	ds->nwaiting = keep;
+}
+
+/* Evidence [first, b->ev.n) came from the current line: give it the lines
+ * before, and let it wait for the lines after. */
+static void context_before(struct bundle *b, struct docstate *ds, size_t first)
+{
+	for (size_t k = first; k < b->ev.n; k++) {
+		struct evidence *e = &b->ev.v[k];
+		for (unsigned j = 0; j < ds->nprev; j++) {
+			unsigned slot = (ds->prevpos + EVIDENCE_CONTEXT - ds->nprev + j) % EVIDENCE_CONTEXT;
+			e->before[e->nbefore++] = context_copy(ds->prev[slot], ds->prevlen[slot]);
+		}
+		if (ds->nwaiting == sizeof ds->waiting / sizeof *ds->waiting) {
+			memmove(ds->waiting, ds->waiting + 1, (ds->nwaiting - 1) * sizeof *ds->waiting);
+			ds->nwaiting--;
+		}
+		ds->waiting[ds->nwaiting++] = k;
+	}
+}
+
+static void context_push(struct docstate *ds, const char *s, size_t n)
+{
+	size_t l = n < EVIDENCE_CONTEXT_TEXT + 4 ? n : EVIDENCE_CONTEXT_TEXT + 4;
+	memcpy(ds->prev[ds->prevpos], s, l);
+	ds->prevlen[ds->prevpos] = l;
+	ds->prevpos = (ds->prevpos + 1) % EVIDENCE_CONTEXT;
+	if (ds->nprev < EVIDENCE_CONTEXT)
+		ds->nprev++;
+}
+
+/* ---- matching ---- */
+
+struct line_ctx {
+	struct bundle *b;
+	const char *path;
+	uint64_t line;
+	const char *raw;
+	size_t rawlen;
+};
+
+/* The offset in e->text (sanitised, maybe cut) of byte off of the raw line;
+ * SIZE_MAX when it lies past the cut. */
+static size_t text_offset(const char *raw, size_t off, const struct evidence *e)
+{
+	size_t kept = strlen(e->text) - (e->cut ? 3 : 0); /* without the "…" */
+	if (off == 0)
+		return 0;
+	if (off > e->length)
+		return SIZE_MAX;
+	/* the common case: a clean ASCII prefix keeps its length */
+	int clean = 1;
+	for (size_t i = 0; i < off && clean; i++)
+		clean = (unsigned char)raw[i] >= 0x20 && (unsigned char)raw[i] < 0x7f;
+	size_t r;
+	if (clean && memcmp(raw, e->text, off < kept ? off : kept) == 0)
+		r = off;
+	else {
+		char *t = str_sanitize(raw, off);
+		r = strlen(t);
+		free(t);
+	}
+	return r <= kept ? r : SIZE_MAX;
+}
+
+static void on_match(void *vctx, const struct signature *s, const struct logline *ll,
+                     const PCRE2_SIZE *ov, int ngroups)
+{
+	struct line_ctx *c = vctx;
+	struct capture caps[16];
+	char *vals[16];
+	size_t nc = 0;
+	for (int g = 1; g < ngroups && (size_t)g < s->ncapnames && nc < 16; g++) {
+		if (!s->capnames[g] || ov[2 * g] == PCRE2_UNSET)
+			continue;
+		vals[nc] = xstrndup(ll->msg.p + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+		caps[nc].name = s->capnames[g];
+		caps[nc].value = vals[nc];
+		nc++;
+	}
+	struct evidence *e = evlist_add(&c->b->ev, s->id, c->path, c->line, c->raw, c->rawlen, nc ? caps : NULL, nc);
+	for (size_t i = 0; i < nc; i++)
+		free(vals[i]);
+	if (!e)
+		return;
+	/* where the match and its captures are in e->text: PCRE2's offsets
+	 * into the message, moved to the raw line and measured in the
+	 * sanitised text (an invalid byte before them changes the count) */
+	if (ll->msg.p >= c->raw && ll->msg.p <= c->raw + c->rawlen) {
+		size_t base = (size_t)(ll->msg.p - c->raw);
+		e->match.start = text_offset(c->raw, base + ov[0], e);
+		e->match.end = text_offset(c->raw, base + ov[1], e);
+		if (nc) {
+			e->cspan = xcalloc(nc, sizeof *e->cspan);
+			size_t k = 0;
+			for (int g = 1; g < ngroups && (size_t)g < s->ncapnames && k < nc; g++) {
+				if (!s->capnames[g] || ov[2 * g] == PCRE2_UNSET)
+					continue;
+				e->cspan[k].start = text_offset(c->raw, base + ov[2 * g], e);
+				e->cspan[k].end = text_offset(c->raw, base + ov[2 * g + 1], e);
+				k++;
+			}
+		}
+	}
+	e->rank = ll->rank;
+	e->pid = ll->pid;
+	if (ll->host.n)
+		e->host = xstrndup(ll->host.p, ll->host.n);
+	if (ll->ts.n)
+		e->ts = xstrndup(ll->ts.p, ll->ts.n);
+}
+
+/* ---- lines ----
+ * Each line is counted and prepared (logline_parse, the prefilter scan) on
+ * the thread that feeds the bundle, then applied (below) in line order:
+ * in place, or on the pipeline's thread (bundle_set_threads). */
+
+/* Everything a line changes in the bundle, given its parse and the
+ * candidate signatures of the prefilter. */
+/* Whether the line continues a benign traceback ("Exception ignored in:"
+ * then "Traceback (most recent call last):", indented frames, and the
+ * exception line that ends it). */
+static int benign_tb_line(struct docstate *ds, const struct logline *ll)
+{
+	if (ll->rank != ds->benign_tb_rank)
+		return 0; /* another rank's line, interleaved */
+	const struct span *m = &ll->msg;
+	if (ll->level != LINE_PLAIN || m->n == 0) {
+		ds->benign_tb = 0;
+		return 0;
+	}
+	if (m->p[0] == ' ' || m->p[0] == '\t' || (m->n >= 9 && memcmp(m->p, "Traceback", 9) == 0))
+		return 1;
+	ds->benign_tb = 0; /* the exception line: the last one */
+	return 1;
+}
+
+static void apply_benign(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
+                         const char *s, size_t n)
+{
+	b->benign_lines++;
+	struct logline cp = *ll;
+	cp.kw = logline_keywords(ll) | KW_BENIGN_BIT;
+	cp.kw_known = 1;
+	ranks_note(b->ranks, &cp, ds->path, lineno, b->ev.next_seq); /* milestones, last line; not an error */
+	if (ll->level != LINE_PLAIN && !b->saw_nccl)
+		b->saw_nccl = 1;
+	if (ds->nwaiting)
+		context_after(b, ds, s, n);
+	context_push(ds, s, n);
+}
+
+static void apply_line(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
+                       const char *s, size_t n, const size_t *cand, size_t ncand)
+{
+	const char *path = ds->path;
+	const struct span *m = &ll->msg;
+	if (ds->benign_tb && benign_tb_line(ds, ll)) {
+		apply_benign(b, ds, ll, lineno, s, n);
+		return;
+	}
+	const struct signature *bn = ncand ? matcher_benign(b->matcher, ll, cand, ncand) : NULL;
+	if (bn) {
+		if (bn->benign_block) {
+			ds->benign_tb = 1;
+			ds->benign_tb_rank = ll->rank;
+		}
+		apply_benign(b, ds, ll, lineno, s, n);
+		return;
+	}
+	ranks_note(b->ranks, ll, path, lineno, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
+	if (ll->level != LINE_PLAIN) {
+		if (!b->saw_nccl)
+			b->saw_nccl = 1;
+		if (ll->level == LINE_INFO) {
+			if (m->n >= 10 && m->p[0] >= 'a' && m->p[0] <= 'z')
+				note_chain(b, ll, path, lineno, s, n); /* "init.cc:1234 -> 2" */
+			fact_cuda_driver(b, m);
+			if (m->n > 24 && m->p[0] == 'N') /* "NCCL_X set by environment to Y" */
+				fact_env_line(b, m, path, lineno);
+		}
+	}
+	/* the banner starts an INFO message; PyTorch quotes the version anywhere */
+	if (ll->level == LINE_INFO ? (m->n > 13 && memcmp(m->p, "NCCL version ", 13) == 0)
+	                           : (ll->kw & KW_BIT(KW_NCCL_VERSION)) != 0)
+		fact_nccl_version(b, m);
+	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_CUDA_OOM)))
+		sysreport_torch_oom(m->p, m->n, b->facts, path, lineno);
+	/* system facts carried by log lines: nccl-tests output (its table rows
+	 * carry no keyword: once a run started, every plain line goes in),
+	 * kernel messages, what each host's NCCL says about itself */
+	if (ll->level == LINE_PLAIN && ((ll->kw & KW_BIT(KW_NCCLTESTS)) || sysreport_nccltests_active(ds->nt))) {
+		if (!ds->nt)
+			ds->nt = sysreport_nccltests_new(b->facts, path);
+		sysreport_nccltests_line(ds->nt, m->p, m->n, lineno);
+	}
+	if (ll->kw & KW_BIT(KW_KMSG))
+		sysreport_kmsg_line(b->facts, s, n, path, lineno);
+	/* what NCCL says about its host: messages that start with these words
+	 * (a prefix test per INFO line costs less than more prefilter literals) */
+	if (ll->level == LINE_INFO && ll->host.n && m->n > 12 &&
+	    (!memcmp(m->p, "NET/", 4) || !memcmp(m->p, "NCCL ver", 8) || !memcmp(m->p, "cudaDriv", 8) ||
+	     !memcmp(m->p, "Using ne", 8) || !memcmp(m->p, "Bootstra", 8)))
+		sysreport_node_info(b->facts, ll->host.p, ll->host.n, m->p, m->n, path, lineno);
+	if (ds->nwaiting)
+		context_after(b, ds, s, n);
+	struct line_ctx c = {b, path, lineno, s, n};
+	size_t first = b->ev.n;
+	size_t hits = matcher_match_list(b->matcher, ll, cand, ncand, path, on_match, &c, &b->warnings);
+	if (b->ev.n > first)
+		context_before(b, ds, first);
+	context_push(ds, s, n);
+	if (hits == 0) {
+		const char *what = failure_kind(ll);
+		if (what)
+			note_failure(b, what, path, lineno, ll, s, n);
+	}
+}
+
+static void apply_batch(void *ctx, struct line_batch *bt)
+{
+	struct bundle *b = ctx;
+	for (size_t i = 0; i < bt->n; i++) {
+		const struct prepared_line *pl = &bt->v[i];
+		if (pl->end_doc) {
+			doc_finish(b, pl->doc);
+			continue;
+		}
+		const size_t *cand = pl->ncand ? bt->cand + pl->cand : NULL; /* bt->cand is NULL until a line has one */
+		apply_line(b, pl->doc, &pl->ll, pl->lineno, pl->raw, pl->rawlen, cand, pl->ncand);
+#ifdef NT_SPAN_CHECK
+		free((void *)pl->raw);
+#endif
+	}
+}
+
+#ifdef NT_SPAN_CHECK
+/* Test builds (the ASan build of make check, the fuzzers): every line is
+ * parsed from an allocation of exactly its size, so that a parser reading
+ * past the line's span (strtol, strstr, sscanf on a span) is a reported
+ * heap-buffer-overflow instead of a fact taken from the next line. */
+static const char *span_copy(const char *s, size_t n)
+{
+	char *c = xmalloc(n ? n : 1);
+	if (n)
+		memcpy(c, s, n);
+	return c;
+}
+#endif
+
+/* Copy the line into the batch being filled and prepare it there. */
+static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, const char *s, size_t n)
+{
+	char *dst = line_batch_room(b->fill, n);
+	if (!dst) {
+		pipeline_submit(b->pipe, b->fill);
+		b->fill = pipeline_batch(b->pipe);
+		dst = line_batch_room(b->fill, n);
+	}
+	memcpy(dst, s, n);
+	b->fill->len += n;
+#ifdef NT_SPAN_CHECK
+	dst = span_copy(dst, n); /* freed by apply_batch */
+#endif
+	struct prepared_line *pl = line_batch_add(b->fill);
+	logline_parse(dst, n, &pl->ll);
+	size_t nc = matcher_scan(b->scanner, &pl->ll);
+	line_batch_add_cands(b->fill, pl, matcher_candidates(b->scanner), nc);
+	pl->raw = dst;
+	pl->rawlen = n;
+	pl->lineno = lineno;
+	pl->doc = ds;
+	pl->end_doc = 0;
+}
+
+/* The end of a document, after its lines (doc_finish on the pipeline's thread). */
+static void queue_end(struct bundle *b, struct docstate *ds)
+{
+	if (b->fill->n >= PIPELINE_BATCH_LINES) {
+		pipeline_submit(b->pipe, b->fill);
+		b->fill = pipeline_batch(b->pipe);
+	}
+	struct prepared_line *pl = line_batch_add(b->fill);
+	memset(pl, 0, sizeof *pl);
+	pl->doc = ds;
+	pl->end_doc = 1;
+}
+
+/* Wait until the pipeline has applied every line given so far: before
+ * anything that reads or writes what apply_line does. */
+static void lines_drain(struct bundle *b)
+{
+	if (!b->pipe)
+		return;
+	pipeline_submit(b->pipe, b->fill);
+	pipeline_drain(b->pipe);
+	b->fill = pipeline_batch(b->pipe);
+	b->ndeferred = 0;
+	b->deferred_bytes = 0;
+}
+
+/* The pipeline's thread, at the first line; without it (the thread
+ * cannot be made) lines are applied in place. */
+static void lines_start(struct bundle *b)
+{
+	b->pipe = pipeline_start(apply_batch, b);
+	if (!b->pipe) {
+		b->threads = 1;
+		return;
+	}
+	b->scanner = matcher_new(b->db);
+	b->fill = pipeline_batch(b->pipe);
+}
+
+static void lines_stop(struct bundle *b)
+{
+	pipeline_stop(b->pipe); /* drains first */
+	b->pipe = NULL;
+	b->fill = NULL;
+	matcher_free(b->scanner);
+	b->scanner = NULL;
+}
+
+void bundle_set_threads(struct bundle *b, int threads)
+{
+	b->threads = threads;
+}
+
+static void process_line(struct bundle *b, struct docstate *ds, const char *s, size_t n)
+{
+	struct input_doc *doc = &b->docs[ds->doc];
+	doc->lines++;
+	if (doc->lines > b->lim.max_lines) {
+		if (!ds->lines_capped)
+			ds->lines_capped = doc->lines; /* reported by sink_end */
+		return;
+	}
+	if (b->threads > 1 && !b->pipe)
+		lines_start(b);
+	if (b->pipe) {
+		queue_line(b, ds, doc->lines, s, n);
+		return;
+	}
+	struct logline ll;
+#ifdef NT_SPAN_CHECK
+	s = span_copy(s, n);
+#endif
+	logline_parse(s, n, &ll);
+	size_t nc = matcher_scan(b->matcher, &ll); /* the prefilter; it also finds the keywords (ll.kw) */
+	apply_line(b, ds, &ll, doc->lines, s, n, matcher_candidates(b->matcher), nc);
+#ifdef NT_SPAN_CHECK
+	free((void *)s);
+#endif
+}
+
+/* Split bytes into lines; carries an unfinished line in ds->partial. */
+static void feed_lines(struct bundle *b, struct docstate *ds, const char *p, size_t n)
+{
+	size_t maxl = b->lim.max_line;
+	while (n > 0) {
+		if (ds->partial.len == 0 && !ds->partial_cut && *p == 0) {
+			/* NULs at the start of a line are a hole (copytruncate
+			 * rotation, a crash with preallocated blocks): skipped, so
+			 * the line written after the hole is not cut by --max-line */
+			while (n > 0 && *p == 0) {
+				p++;
+				n--;
+			}
+			if (n == 0)
+				break;
+		}
+		const char *nl = memchr(p, '\n', n);
+		size_t len = nl ? (size_t)(nl - p) : n;
+		if (ds->partial.len == 0 && nl && len <= maxl) {
+			process_line(b, ds, p, len); /* fast path: whole line in the chunk */
+		} else {
+			size_t room = ds->partial.len < maxl ? maxl - ds->partial.len : 0;
+			size_t take = len < room ? len : room;
+			buf_add(&ds->partial, p, take);
+			if (take < len)
+				ds->partial_cut = 1;
+			if (nl) {
+				if (ds->partial_cut)
+					ds->long_lines++;
+				process_line(b, ds, ds->partial.data, ds->partial.len);
+				buf_reset(&ds->partial);
+				ds->partial_cut = 0;
+			}
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+		n -= len + 1;
+	}
+}
+
+static int is_sysreport(enum doc_kind k)
+{
+	return !doc_kind_is_log(k) && k != DOC_EMPTY && k != DOC_BINARY;
+}
+
+static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_t n)
+{
+	struct input_doc *doc = &b->docs[ds->doc];
+	if (doc_kind_is_log(doc->kind)) {
+		/* an NCCL log is scanned only when it is small (a pasted ticket):
+		 * the scan costs about as much as the analysis of the same bytes */
+		size_t scan_max = doc->kind == DOC_NCCL_LOG ? SCAN_MAX_NCCL : SCAN_MAX;
+		if (ds->scan.len + n > scan_max && doc->kind == DOC_NCCL_LOG)
+			ds->scan_off = 1;
+		if (ds->scan_off)
+			buf_free(&ds->scan);
+		else if (ds->scan.len < scan_max)
+			buf_add(&ds->scan, p, n < scan_max - ds->scan.len ? n : scan_max - ds->scan.len);
+		feed_lines(b, ds, p, n);
+	} else if (is_sysreport(doc->kind)) {
+		size_t room = ds->sys.len < SYSREPORT_MAX ? SYSREPORT_MAX - ds->sys.len : 0;
+		size_t take = n < room ? n : room;
+		buf_add(&ds->sys, p, take);
+		if (take < n)
+			ds->sys_cut = 1;
+		if (sysreport_kind_scanned(doc->kind))
+			feed_lines(b, ds, p, n); /* and its lines as a log's (they count the lines too) */
+	}
+}
+
+static void classify(struct bundle *b, struct docstate *ds, int complete)
+{
+	struct input_doc *doc = &b->docs[ds->doc];
+	doc->kind = detect_kind(ds->head.data ? ds->head.data : "", ds->head.len, complete);
+	ds->kind_known = 1;
+	if (ds->head.len)
+		feed_doc(b, ds, ds->head.data, ds->head.len);
+	buf_free(&ds->head);
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void docidx_put(struct bundle *b, size_t i)
+{
+	size_t mask = b->ndocidx - 1;
+	size_t k = name_hash(b->docs[i].path) & mask;
+	while (b->docidx[k])
+		k = (k + 1) & mask;
+	b->docidx[k] = i + 1;
+}
+
+/* doc_sink.taken: is a document of this name in the bundle already? */
+static int sink_taken(void *ctx, const char *name)
+{
+	struct bundle *b = ctx;
+	if (!b->ndocidx)
+		return 0;
+	size_t mask = b->ndocidx - 1;
+	for (size_t k = name_hash(name) & mask; b->docidx[k]; k = (k + 1) & mask)
+		if (strcmp(b->docs[b->docidx[k] - 1].path, name) == 0)
+			return 1;
+	return 0;
+}
+
+static void sink_begin(void *ctx, const char *name)
+{
+	struct bundle *b = ctx;
+	if (b->ndocs == b->capdocs) {
+		b->capdocs = b->capdocs ? b->capdocs * 2 : 8;
+		b->docs = xrealloc(b->docs, b->capdocs * sizeof *b->docs);
+	}
+	struct input_doc *doc = &b->docs[b->ndocs];
+	memset(doc, 0, sizeof *doc);
+	doc->path = str_sanitize(name, strlen(name));
+	doc->complete = 1;
+	if ((b->ndocs + 1) * 2 > b->ndocidx) {
+		free(b->docidx);
+		b->ndocidx = b->ndocidx ? b->ndocidx * 2 : 64;
+		b->docidx = xcalloc(b->ndocidx, sizeof *b->docidx);
+		for (size_t i = 0; i < b->ndocs; i++)
+			docidx_put(b, i);
+	}
+	docidx_put(b, b->ndocs);
+	struct docstate *ds = xcalloc(1, sizeof *ds);
+	ds->doc = b->ndocs++;
+	ds->path = doc->path;
+	b->cur = ds;
+}
+
+static void sink_data(void *ctx, const void *p, size_t n)
+{
+	struct bundle *b = ctx;
+	struct docstate *ds = b->cur;
+	if (!ds)
+		return;
+	b->docs[ds->doc].bytes += n;
+	if (!ds->kind_known) {
+		size_t want = HEAD_BYTES - ds->head.len;
+		size_t take = n < want ? n : want;
+		buf_add(&ds->head, p, take);
+		if (ds->head.len < HEAD_BYTES)
+			return;
+		classify(b, ds, 0);
+		p = (const char *)p + take;
+		n -= take;
+	}
+	if (n)
+		feed_doc(b, ds, p, n);
+}
+
+/* The end of a document, for what touches the bundle (warnings, facts):
+ * in line order, so on the pipeline's thread when there is one (after the
+ * document's lines), in place otherwise.  Reads ds only, never b->docs. */
+static void doc_finish(struct bundle *b, struct docstate *ds)
+{
+	const char *path = ds->path;
+	if (ds->lines_capped)
+		msgs_add(&b->warnings, "%s: line %llu: more than %llu lines; the rest of the document was not analysed (--max-lines)",
+		         path, (unsigned long long)ds->lines_capped, (unsigned long long)b->lim.max_lines);
+	if (ds->long_lines)
+		msgs_add(&b->warnings, "%s: %llu line(s) longer than %zu bytes: only the first %zu bytes of each were analysed (--max-line)",
+		         path, (unsigned long long)ds->long_lines, b->lim.max_line, b->lim.max_line);
+	if (ds->kind == DOC_BINARY)
+		msgs_add(&b->warnings, "%s: binary content (%llu bytes) skipped", path, (unsigned long long)ds->bytes);
+	if (is_sysreport(ds->kind)) {
+		if (ds->sys_cut)
+			msgs_add(&b->warnings, "%s: system report larger than %u bytes: only the first %u bytes were parsed",
+			         path, SYSREPORT_MAX, SYSREPORT_MAX);
+		int nf = sysreport_parse(ds->kind, ds->sys.data ? ds->sys.data : "", ds->sys.len, path, b->facts,
+		                         &b->warnings);
+		if (nf == 0 && ds->sys.len)
+			msgs_add(&b->warnings, "%s: looked like %s but nothing could be parsed from it", path,
+			         doc_kind_name(ds->kind));
+	}
+	if (ds->scan.len)
+		sysreport_scan_text(ds->scan.data, ds->scan.len, path, b->facts, &b->warnings);
+	sysreport_nccltests_end(ds->nt); /* the last nccl-tests run of the document */
+	buf_free(&ds->sys);
+	buf_free(&ds->scan);
+	free(ds);
+}
+
+/* Documents whose end waits in the pipeline hold their docstate and
+ * buffers until it is applied: at most this many, and this many bytes,
+ * before the reader waits (lines_drain). */
+#define DEFER_DOCS 1024
+#define DEFER_BYTES (8u << 20)
+
+static void sink_end(void *ctx, int complete)
+{
+	struct bundle *b = ctx;
+	struct docstate *ds = b->cur;
+	if (!ds)
+		return;
+	struct input_doc *doc = &b->docs[ds->doc];
+	doc->complete = complete;
+	if (!ds->kind_known)
+		classify(b, ds, 1);
+	if (ds->partial.len || ds->partial_cut) {
+		if (ds->partial_cut)
+			ds->long_lines++;
+		process_line(b, ds, ds->partial.data ? ds->partial.data : "", ds->partial.len);
+	}
+	if (ds->lines_capped) {
+		doc->complete = 0; /* lines not analysed */
+		b->stats.cut++;
+	}
+	if (is_sysreport(doc->kind) && !sysreport_kind_scanned(doc->kind)) {
+		for (size_t i = 0; i < ds->sys.len; i++)
+			if (ds->sys.data[i] == '\n')
+				doc->lines++;
+		if (ds->sys.len && ds->sys.data[ds->sys.len - 1] != '\n')
+			doc->lines++;
+	}
+	ds->kind = doc->kind;
+	ds->bytes = doc->bytes;
+	buf_free(&ds->head);
+	buf_free(&ds->partial);
+	b->cur = NULL;
+	if (!b->pipe) {
+		doc_finish(b, ds);
+		return;
+	}
+	/* Not a wait for the pipeline at every document (a tar of 100000
+	 * small members would hand over 100000 times): the end goes down the
+	 * pipeline after the document's lines, within bounds. */
+	size_t held = ds->sys.len + ds->scan.len;
+	if (b->ndeferred >= DEFER_DOCS || b->deferred_bytes + held > DEFER_BYTES)
+		lines_drain(b);
+	queue_end(b, ds);
+	b->ndeferred++;
+	b->deferred_bytes += held;
+}
+
+struct doc_sink bundle_sink(struct bundle *b)
+{
+	struct doc_sink s = {b, sink_begin, sink_data, sink_end, sink_taken};
+	return s;
+}
+
+int bundle_add_path(struct bundle *b, const char *path, struct msgs *input_errors)
+{
+	struct doc_sink s = bundle_sink(b);
+	struct msgs m = {0};
+	int rc = input_walk_path(path, &b->lim, &s, &m, &b->stats);
+	lines_drain(b); /* the last documents' ends are applied: warnings stay in order */
+	for (size_t i = 0; i < m.list.n; i++) {
+		msgs_add(&b->warnings, "%s", m.list.v[i]);
+		if (input_errors)
+			msgs_add(input_errors, "%s", m.list.v[i]);
+	}
+	b->warnings.dropped += m.dropped; /* counted in the report's "N more warnings" */
+	msgs_free(&m);
+	return rc;
+}
+
+int bundle_add_memory(struct bundle *b, const char *name, const void *data, size_t len)
+{
+	struct doc_sink s = bundle_sink(b);
+	struct msgs m = {0};
+	int rc = input_walk_memory(name, data, len, &b->lim, &s, &m, &b->stats);
+	lines_drain(b); /* the last documents' ends are applied: warnings stay in order */
+	for (size_t i = 0; i < m.list.n; i++)
+		msgs_add(&b->warnings, "%s", m.list.v[i]);
+	b->warnings.dropped += m.dropped; /* counted in the report's "N more warnings" */
+	msgs_free(&m);
+	return rc;
+}
+
+void bundle_end_input(struct bundle *b)
+{
+	lines_stop(b);
+	ranks_finish(b->ranks); /* ranks: merge timelines before ranks_lookup */
+	if (b->ranks->untracked)
+		msgs_add(&b->warnings, "%s: more than %d processes: %llu lines of the others were matched but not placed on rank timelines",
+		         b->name, RANKS_MAX_PROCS, (unsigned long long)b->ranks->untracked);
+	/* give rank numbers to evidence known only by host:pid */
+	for (size_t i = 0; i < b->ev.n; i++) {
+		struct evidence *e = &b->ev.v[i];
+		if (e->rank < 0 && e->host && e->pid >= 0)
+			e->rank = ranks_lookup(b->ranks, e->host, e->pid);
+	}
+}

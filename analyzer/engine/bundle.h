@@ -1,0 +1,98 @@
+/* bundle.h - one ticket: all its documents, the evidence found in them, the
+ * facts derived, the warnings, and finally the diagnoses.
+ *
+ * A bundle is filled through its doc_sink (see input.h): each document is
+ * classified from its head, log documents are split into lines and matched
+ * against the signature database as they stream by, system reports are
+ * buffered (up to SYSREPORT_MAX bytes) and handed to their parser.  Then
+ * analysis_finish() (analysis.h) runs the fact rules and the correlator. */
+#ifndef NT_BUNDLE_H
+#define NT_BUNDLE_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "parse/detect.h"
+#include "match/evidence.h"
+#include "input/input.h"
+#include "base/nt_limits.h"
+#include "base/util.h"
+
+struct sigdb;
+struct matcher;
+struct ranks;
+
+#define SYSREPORT_MAX (16u << 20)
+
+struct input_doc {
+	char *path;
+	enum doc_kind kind;
+	uint64_t lines;
+	uint64_t bytes;
+	int complete;
+};
+
+enum verdict { VERDICT_HEALTHY, VERDICT_DIAGNOSED, VERDICT_UNKNOWN_FAILURE, VERDICT_NO_EVIDENCE };
+const char *verdict_name(enum verdict v);
+
+struct diagnosis;
+
+struct bundle {
+	char *name;
+	const struct sigdb *db;     /* borrowed */
+	struct matcher *matcher;    /* owned: per-bundle scratch for matching */
+	struct limits lim;
+
+	struct input_doc *docs;
+	size_t ndocs, capdocs;
+	size_t *docidx;             /* hash of docs[].path: index + 1, 0 empty (names are unique) */
+	size_t ndocidx;
+	struct evlist ev;
+	cJSON *facts;               /* owned; see docs/facts.md */
+	struct msgs warnings;       /* shown in the report's "warnings" */
+	struct input_stats stats;
+
+	struct failure_line *failures;
+	size_t nfailures, capfailures;
+	uint64_t failure_count;     /* all failure lines seen, kept or not */
+	struct chain_clue *clues;   /* NCCL return-chain frames, first per process (derive.h) */
+	size_t nclues, capclues;
+	int saw_nccl;               /* any NCCL line at all */
+
+	struct ranks *ranks;        /* per-rank timelines (ranks.h) */
+
+	struct diagnosis *diags;
+	size_t ndiags;
+	enum verdict verdict;
+	char *verdict_reason;       /* owned: why the verdict is what it is (verdict.c) */
+	uint64_t benign_lines;      /* lines matched by the benign list (patterns/benign.json) */
+
+	/* streaming state of the current document (bundle.c) */
+	void *cur;
+	/* lines applied on a second thread (bundle_set_threads; bundle.c) */
+	int threads;
+	struct pipeline *pipe;      /* owned; NULL when lines are applied in place */
+	struct matcher *scanner;    /* owned: the reading thread's prefilter scratch */
+	struct line_batch *fill;    /* the batch being filled (in pipe) */
+	size_t ndeferred;           /* document ends queued in the pipeline since the last drain */
+	size_t deferred_bytes;      /* and the buffers they hold */
+};
+
+/* db is borrowed and must outlive the bundle. */
+struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct limits *lim);
+void bundle_free(struct bundle *b);
+/* threads 2: lines are parsed and scanned on the thread that feeds the
+ * bundle and applied (timelines, regexes, evidence) on a second one; the
+ * result is the same as with 1 (the default).  Before any input. */
+void bundle_set_threads(struct bundle *b, int threads);
+struct doc_sink bundle_sink(struct bundle *b);
+/* Feed a whole operand (path or '-'); its input errors also go to
+ * input_errors when not NULL (batch reports them per bundle). */
+int bundle_add_path(struct bundle *b, const char *path, struct msgs *input_errors);
+int bundle_add_memory(struct bundle *b, const char *name, const void *data, size_t len);
+/* After the last input: stop the line pipeline, finish the rank timelines,
+ * place evidence known by host:pid on its rank.  analysis_finish
+ * (analysis.h) calls it, then runs the rules and the correlator. */
+void bundle_end_input(struct bundle *b);
+/* Free the diagnoses (correlate.c fills them again). */
+void bundle_clear_diagnoses(struct bundle *b);
+#endif

@@ -1,0 +1,156 @@
+/* cascade.c - see cascade.h. */
+#include "engine/cascade.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/bundle.h"
+#include "engine/correlate.h"
+#include "match/patids.h"
+#include "parse/ranks.h"
+#include "match/sigdb.h"
+#include "base/util.h"
+
+static int has_rank(const struct diagnosis *d, int rank)
+{
+	for (size_t i = 0; i < d->nranks; i++)
+		if (d->ranks[i] == rank)
+			return 1;
+	return 0;
+}
+
+static int disjoint(const struct diagnosis *a, const struct diagnosis *b)
+{
+	for (size_t i = 0; i < b->nranks; i++)
+		if (has_rank(a, b->ranks[i]))
+			return 0;
+	return 1;
+}
+
+static int echo_prone(const char *cat)
+{
+	static const char *const c[] = {CAT_RANK_FAILURE, CAT_COLLECTIVE_TIMEOUT, CAT_SOCKET_NETWORK, CAT_IB_RDMA, CAT_RENDEZVOUS, NULL};
+	for (size_t i = 0; c[i]; i++)
+		if (strcmp(cat, c[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_root_error(const struct diagnosis *d)
+{
+	return d->role == ROLE_ROOT && d->def->severity == SEV_ERROR;
+}
+
+
+static const struct diagnosis *find_root(const struct bundle *b, const char *const *ids)
+{
+	for (size_t i = 0; i < b->ndiags; i++) /* in ranked order */
+		for (size_t k = 0; ids[k]; k++)
+			if (strcmp(b->diags[i].def->id, ids[k]) == 0 && is_root_error(&b->diags[i]))
+				return &b->diags[i];
+	return NULL;
+}
+
+void cascade_link(struct bundle *b)
+{
+	if (!b->ndiags)
+		return;
+	static const char *const death[] = {DIAG_RANKS_SIGKILL_OOM_KILLER, DIAG_RANKS_KILLED_BY_SIGNAL, DIAG_RANKS_DIED_SILENTLY, NULL};
+	static const char *const absent[] = {DIAG_RANKS_MISSING_FROM_COMM, NULL};
+	static const char *const behind[] = {DIAG_RANKS_WATCHDOG_SEQNUM_BEHIND, DIAG_RANKS_COLLECTIVE_MISMATCH,
+	                                     DIAG_RANKS_BEHIND_NO_TIMEOUT, NULL};
+	const struct diagnosis *anchor = find_root(b, death);
+	if (!anchor)
+		anchor = find_root(b, absent);
+	if (!anchor)
+		anchor = find_root(b, behind);
+	const struct rank_proc *first = b->ranks ? ranks_first_failure(b->ranks) : NULL;
+	for (size_t i = 0; i < b->ndiags && !anchor && first && first->rank >= 0; i++)
+		if (is_root_error(&b->diags[i]) && has_rank(&b->diags[i], first->rank))
+			anchor = &b->diags[i];
+	int changed = 0;
+	if (!anchor)
+		goto context;
+	int mine = strncmp(anchor->def->id, FAMILY_RANKS, strlen(FAMILY_RANKS)) == 0;
+	int gone = 0; /* the anchor is a rank that died or never came */
+	for (size_t k = 0; death[k]; k++)
+		gone |= strcmp(anchor->def->id, death[k]) == 0;
+	gone |= strcmp(anchor->def->id, absent[0]) == 0;
+	for (size_t i = 0; i < b->ndiags; i++) {
+		struct diagnosis *d = &b->diags[i];
+		if (d == anchor)
+			continue;
+		int echo = 0;
+		if (d->role == ROLE_CASCADE && !d->echo_of)
+			echo = 1; /* a cascade without a (root) target: this is its root */
+		else if (is_root_error(d) && echo_prone(d->def->category) && d->nranks && anchor->nranks &&
+		         disjoint(anchor, d))
+			echo = 1; /* seen only on the other ranks */
+		else if (is_root_error(d) && gone && echo_prone(d->def->category) && !d->nranks &&
+		         d->confidence < anchor->confidence)
+			echo = 1; /* not tied to a rank: the waiting of the survivors */
+		else if (is_root_error(d) && mine && strncmp(d->def->id, FAMILY_RANKS, strlen(FAMILY_RANKS)) != 0 &&
+		         strcmp(d->def->category, anchor->def->category) == 0 && d->confidence <= anchor->confidence)
+			echo = 1; /* the same finding, less specific */
+		if (echo) {
+			d->role = ROLE_CASCADE;
+			d->echo_of = anchor->def->id;
+			changed = 1;
+		}
+	}
+context:
+	/* One root per failure chain: a derived diagnosis (a category read from
+	 * NCCL's or torch's structure, a rank's exit status) on ranks that a
+	 * specific root already covers is that root's consequence. */
+	for (size_t i = 0; i < b->ndiags; i++) {
+		struct diagnosis *d = &b->diags[i];
+		if (!d->def->derived || !is_root_error(d))
+			continue;
+		for (size_t k = 0; k < b->ndiags; k++) {
+			const struct diagnosis *s = &b->diags[k];
+			if (k == i || s->def->derived || !is_root_error(s))
+				continue;
+			int covered = !d->nranks || !s->nranks;
+			for (size_t r = 0; r < d->nranks && !covered; r++)
+				covered = has_rank(s, d->ranks[r]);
+			if (covered) {
+				d->role = ROLE_CASCADE;
+				d->echo_of = s->def->id;
+				changed = 1;
+				break;
+			}
+		}
+	}
+	/* a derived category (patterns/derived.json) that echoes a specific root
+	 * says nothing the root does not: dropped (its lines stay listed under
+	 * "unexplained"); a rank's own exit (ranks.exited_with_error) stays */
+	size_t u = 0;
+	for (size_t i = 0; i < b->ndiags; i++) {
+		struct diagnosis *d = &b->diags[i];
+		if (d->def->derived && d->role == ROLE_CASCADE && strncmp(d->def->id, FAMILY_DERIVED, strlen(FAMILY_DERIVED)) == 0) {
+			free(d->title);
+			free(d->explanation);
+			free(d->ev);
+			free(d->ranks);
+			continue;
+		}
+		if (u != i)
+			b->diags[u] = *d;
+		u++;
+	}
+	b->ndiags = u;
+	/* "never reached NCCL" beside a specific root: a context remark */
+	for (size_t i = 0; i < b->ndiags; i++) {
+		struct diagnosis *d = &b->diags[i];
+		if (strcmp(d->def->id, DIAG_RANKS_NEVER_REACHED_NCCL) != 0 || d->role != ROLE_ROOT)
+			continue;
+		for (size_t k = 0; k < b->ndiags; k++)
+			if (k != i && is_root_error(&b->diags[k])) {
+				d->role = ROLE_CONTEXT;
+				changed = 1;
+				break;
+			}
+	}
+	if (changed)
+		correlate_sort(b->diags, b->ndiags);
+}

@@ -1,0 +1,27 @@
+/* diagnosis.h - one diagnosis of a bundle: a diagnosis of the database
+ * whose conditions hold, with its evidence, ranks and role.  Made by
+ * correlate.c and cascade.c, owned by the bundle (bundle_clear_diagnoses). */
+#ifndef NT_DIAGNOSIS_H
+#define NT_DIAGNOSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "match/sigdb.h"
+
+struct diagnosis {
+	const struct diagdef *def;   /* borrowed from the database */
+	enum role role;              /* def->role, or ROLE_CASCADE when an echo */
+	const char *echo_of;         /* id of the diagnosis this echoes, or NULL */
+	const char *supports;        /* id of a higher-ranked root of the same category
+	                                that this one corroborates (role becomes context) */
+	double confidence;
+	char *title, *explanation;   /* placeholders filled in */
+	size_t *ev;                  /* indexes into bundle->ev.v, earliest first */
+	size_t nev;
+	size_t ev_total;             /* occurrences counted, kept or not */
+	int *ranks;                  /* sorted, unique */
+	size_t nranks;
+	uint64_t first_seq;
+};
+
+#endif

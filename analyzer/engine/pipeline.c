@@ -1,0 +1,164 @@
+/* pipeline.c - see pipeline.h.  A fixed ring of NBATCH batches: the
+ * producer fills one while the consumer works on the ones submitted
+ * before it; both wait on a condition variable when the ring is full or
+ * empty.  Batches are reused, so memory stays at NBATCH batches of at most
+ * BATCH_LINES lines and BATCH_TEXT bytes (or one longer line). */
+#include "engine/pipeline.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/util.h"
+
+#define NBATCH 8
+#define BATCH_TEXT (256u << 10)
+#define BATCH_LINES PIPELINE_BATCH_LINES  /* records are ~190 bytes: empty lines must not grow a batch without end */
+
+char *line_batch_room(struct line_batch *bt, size_t n)
+{
+	if (bt->n >= BATCH_LINES)
+		return NULL;
+	/* an empty batch grown for one long line (--max-line) goes back to the
+	 * usual size, so the ring does not keep NBATCH long lines' worth */
+	int oversized = bt->n == 0 && bt->cap > BATCH_TEXT && n <= BATCH_TEXT;
+	if (bt->text && bt->len + n <= bt->cap && !oversized)
+		return bt->text + bt->len;
+	if (bt->n > 0)
+		return NULL;
+	free(bt->text);
+	bt->cap = n > BATCH_TEXT ? n : BATCH_TEXT;
+	bt->text = xmalloc(bt->cap);
+	bt->len = 0;
+	return bt->text;
+}
+
+struct prepared_line *line_batch_add(struct line_batch *bt)
+{
+	if (bt->n == bt->capv) {
+		bt->capv = bt->capv ? bt->capv * 2 : 1024;
+		bt->v = xrealloc(bt->v, bt->capv * sizeof *bt->v);
+	}
+	return &bt->v[bt->n++]; /* the caller sets every field */
+}
+
+void line_batch_add_cands(struct line_batch *bt, struct prepared_line *pl, const size_t *cand, size_t n)
+{
+	if (bt->ncand + n > bt->capcand) {
+		while (bt->ncand + n > bt->capcand)
+			bt->capcand = bt->capcand ? bt->capcand * 2 : 1024;
+		bt->cand = xrealloc(bt->cand, bt->capcand * sizeof *bt->cand);
+	}
+	if (n)
+		memcpy(bt->cand + bt->ncand, cand, n * sizeof *cand);
+	pl->cand = bt->ncand;
+	pl->ncand = n;
+	bt->ncand += n;
+}
+
+static void batch_reset(struct line_batch *bt)
+{
+	bt->len = bt->n = bt->ncand = 0;
+}
+
+static void batch_free(struct line_batch *bt)
+{
+	free(bt->text);
+	free(bt->v);
+	free(bt->cand);
+}
+
+struct pipeline {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t changed;      /* a batch was submitted, consumed, or stop was asked */
+	struct line_batch ring[NBATCH];
+	/* ring[head % NBATCH] .. ring[(tail - 1) % NBATCH] are submitted;
+	 * ring[tail % NBATCH] is the one being filled (when tail - head < NBATCH) */
+	uint64_t head, tail;
+	int stop;
+	batch_consumer consume;
+	void *ctx;
+};
+
+static void *consumer_main(void *arg)
+{
+	struct pipeline *p = arg;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (p->head == p->tail && !p->stop)
+			pthread_cond_wait(&p->changed, &p->mu);
+		if (p->head == p->tail)
+			break; /* stopped and drained */
+		struct line_batch *bt = &p->ring[p->head % NBATCH];
+		pthread_mutex_unlock(&p->mu);
+		p->consume(p->ctx, bt);
+		batch_reset(bt);
+		pthread_mutex_lock(&p->mu);
+		p->head++;
+		pthread_cond_broadcast(&p->changed);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+struct pipeline *pipeline_start(batch_consumer consume, void *ctx)
+{
+	struct pipeline *p = xcalloc(1, sizeof *p);
+	p->consume = consume;
+	p->ctx = ctx;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->changed, NULL);
+	if (pthread_create(&p->thread, NULL, consumer_main, p) != 0) {
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->changed);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct line_batch *pipeline_batch(struct pipeline *p)
+{
+	pthread_mutex_lock(&p->mu);
+	while (p->tail - p->head >= NBATCH)
+		pthread_cond_wait(&p->changed, &p->mu);
+	struct line_batch *bt = &p->ring[p->tail % NBATCH];
+	pthread_mutex_unlock(&p->mu);
+	return bt;
+}
+
+void pipeline_submit(struct pipeline *p, struct line_batch *bt)
+{
+	if (bt->n == 0)
+		return; /* stays the one being filled */
+	pthread_mutex_lock(&p->mu);
+	p->tail++;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void pipeline_drain(struct pipeline *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	while (p->head != p->tail)
+		pthread_cond_wait(&p->changed, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void pipeline_stop(struct pipeline *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->mu);
+	pthread_join(p->thread, NULL);
+	for (int i = 0; i < NBATCH; i++)
+		batch_free(&p->ring[i]);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->changed);
+	free(p);
+}

@@ -1,0 +1,65 @@
+/* pipeline.h - two-stage line pipeline for one bundle.
+ *
+ * The reading thread (the caller: input, decompression, line splitting,
+ * logline_parse, the prefilter scan) fills line batches and submits them;
+ * one consumer thread applies them in submission order (rank timelines,
+ * PCRE2 on the candidates, evidence, facts).  Order is preserved, so the
+ * result is byte-identical to doing both stages on one thread; the caller
+ * calls pipeline_drain() before it touches anything the consumer writes.
+ *
+ * A batch owns copies of its lines' bytes: the logline spans point into
+ * batch->text, which is never reallocated while the batch holds lines. */
+#ifndef NT_PIPELINE_H
+#define NT_PIPELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "parse/logline.h"
+
+struct prepared_line {
+	struct logline ll;    /* parsed and scanned (ll.kw); spans into the batch's text */
+	const char *raw;      /* the whole line, in the batch's text */
+	size_t rawlen;
+	uint64_t lineno;
+	size_t cand, ncand;   /* candidate signatures: batch->cand[cand .. cand + ncand) */
+	void *doc;            /* the caller's per-document state */
+	int end_doc;          /* not a line: the end of document doc (the other fields unset) */
+};
+
+#define PIPELINE_BATCH_LINES 4096 /* records per batch (lines and document ends) */
+
+struct line_batch {
+	char *text;
+	size_t len, cap;
+	struct prepared_line *v;
+	size_t n, capv;
+	size_t *cand;
+	size_t ncand, capcand;
+};
+
+/* Room for a line of n bytes at the end of batch->text: returns where to
+ * copy it, or NULL when the batch must be submitted first (it is full of
+ * lines, or not empty and the line does not fit).  An empty batch grows to
+ * any n. */
+char *line_batch_room(struct line_batch *bt, size_t n);
+/* A new record for the line just copied (uninitialised: set every field). */
+struct prepared_line *line_batch_add(struct line_batch *bt);
+void line_batch_add_cands(struct line_batch *bt, struct prepared_line *pl, const size_t *cand, size_t n);
+
+typedef void (*batch_consumer)(void *ctx, struct line_batch *bt);
+
+struct pipeline;
+
+/* Starts the consumer thread; NULL if it cannot (the caller then does both
+ * stages itself). */
+struct pipeline *pipeline_start(batch_consumer consume, void *ctx);
+/* An empty batch to fill (waits while every batch is in flight). */
+struct line_batch *pipeline_batch(struct pipeline *p);
+/* Hand a filled batch to the consumer (an empty one is taken back). */
+void pipeline_submit(struct pipeline *p, struct line_batch *bt);
+/* Wait until every submitted batch has been consumed. */
+void pipeline_drain(struct pipeline *p);
+/* Drain, stop the thread, free everything.  NULL is fine. */
+void pipeline_stop(struct pipeline *p);
+
+#endif

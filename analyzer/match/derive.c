@@ -1,0 +1,377 @@
+/* derive.c - see derive.h. */
+#include "match/derive.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+#include "base/json.h"
+#include "match/patids.h"
+#include "match/sigdb.h"
+#include "base/util.h"
+
+static const char *const FROM_NAMES[] = {"nccl_file", "nccl_result", "exception", "message"};
+
+const char *derive_from_name(enum derive_from f)
+{
+	return f >= DERIVE_NCCL_FILE && f <= DERIVE_MESSAGE ? FROM_NAMES[f] : "?";
+}
+
+/* Where derive_load reports: "file:line: path: problem", the line of path
+ * in the file's text (json_path_line), or "file: path: problem". */
+struct dload {
+	const char *file;
+	const char *text;
+	size_t len;
+	struct msgs *m;
+};
+
+static void derr(const struct dload *d, const char *path, const char *suffix, const char *fmt, ...) NT_PRINTF(4, 5);
+static void derr(const struct dload *d, const char *path, const char *suffix, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *full = xasprintf("%s%s", path, suffix);
+	size_t line = d->text ? json_path_line(d->text, d->len, full) : 0;
+	if (line)
+		msgs_add(d->m, "%s:%zu: %s: %s", d->file, line, full, s);
+	else
+		msgs_add(d->m, "%s: %s: %s", d->file, full, s);
+	free(full);
+	free(s);
+}
+
+static pcre2_code *compile(const char *re, const struct dload *dl, const char *path, int *errors)
+{
+	int err;
+	PCRE2_SIZE off;
+	pcre2_code *c = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
+	if (!c) {
+		PCRE2_UCHAR buf[256];
+		pcre2_get_error_message(err, buf, sizeof buf);
+		derr(dl, path, "", "%s at offset %zu", (char *)buf, (size_t)off);
+		(*errors)++;
+		return NULL;
+	}
+	return c; /* no JIT: rows run on failure lines only, and JIT compiling costs more at start-up */
+}
+
+static void row_free(struct derive_row *r)
+{
+	free(r->id);
+	free(r->file);
+	free(r->category);
+	free(r->why);
+	pcre2_code_free(r->file_re);
+	pcre2_code_free(r->msg_re);
+	pcre2_code_free(r->type_re);
+}
+
+void derive_truncate(struct sigdb *db, size_t n)
+{
+	while (db->nderived > n)
+		row_free(&db->derived[--db->nderived]);
+}
+
+void derive_free_rows(struct sigdb *db)
+{
+	derive_truncate(db, 0);
+	free(db->derived);
+	db->derived = NULL;
+}
+
+int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char *text, size_t len,
+                struct msgs *m)
+{
+	struct dload dl = {file, text, len, m};
+	int errors = 0;
+	if (!cJSON_IsArray(arr)) {
+		derr(&dl, "derived", "", "must be an array");
+		return 1;
+	}
+	size_t idx = 0;
+	const cJSON *o;
+	cJSON_ArrayForEach(o, arr) {
+		char path[64];
+		snprintf(path, sizeof path, "derived[%zu]", idx);
+		int before = errors;
+		struct derive_row r;
+		memset(&r, 0, sizeof r);
+		r.code = -1;
+		if (!cJSON_IsObject(o)) {
+			derr(&dl, path, "", "must be an object");
+			errors++;
+			idx++;
+			continue;
+		}
+		const char *id = json_str(o, "id"), *from = json_str(o, "from"), *cat = json_str(o, "category"),
+		           *why = json_str(o, "why"), *fre = json_str(o, "file"), *mre = json_str(o, "message"),
+		           *tre = json_str(o, "exception");
+		const cJSON *code = json_get(o, "code");
+		if (!id || strncmp(id, FAMILY_DERIVED, strlen(FAMILY_DERIVED)) != 0) {
+			derr(&dl, path, ".id", "a string starting \"derived.\" is required");
+			errors++;
+		}
+		if (!why || !*why) {
+			derr(&dl, path, ".why", "say why this row gives this category");
+			errors++;
+		}
+		if (!cat || !category_valid(cat)) {
+			derr(&dl, path, ".category", "unknown category \"%s\" (see TAXONOMY)", cat ? cat : "");
+			errors++;
+		}
+		int f = -1;
+		for (int k = 0; from && k < 4; k++)
+			if (strcmp(from, FROM_NAMES[k]) == 0)
+				f = k;
+		if (f < 0) {
+			derr(&dl, path, ".from", "\"%s\" (expected nccl_file, nccl_result, exception or message)",
+			         from ? from : "");
+			errors++;
+		}
+		r.from = f < 0 ? DERIVE_NCCL_FILE : (enum derive_from)f;
+		char sub[96];
+		if (f == DERIVE_NCCL_FILE && !fre) {
+			derr(&dl, path, "", "a nccl_file row needs \"file\"");
+			errors++;
+		}
+		if (f == DERIVE_EXCEPTION && !tre) {
+			derr(&dl, path, "", "an exception row needs \"exception\"");
+			errors++;
+		}
+		if (f == DERIVE_MESSAGE && !mre) {
+			derr(&dl, path, "", "a message row needs \"message\"");
+			errors++;
+		}
+		if (f == DERIVE_NCCL_RESULT && !mre && !cJSON_IsNumber(code)) {
+			derr(&dl, path, "", "a nccl_result row needs \"message\" or \"code\"");
+			errors++;
+		}
+		if (code && (!cJSON_IsNumber(code) || code->valuedouble < 0 || code->valuedouble > 64)) {
+			derr(&dl, path, ".code", "an ncclResult number (0..64)");
+			errors++;
+		} else if (code) {
+			r.code = (int)code->valuedouble;
+		}
+		const cJSON *smp = json_get(o, "samples");
+		if (!cJSON_IsArray(smp) || cJSON_GetArraySize(smp) < 1) {
+			derr(&dl, path, "", "\"samples\" must be a non-empty array of lines");
+			errors++;
+		}
+		if (fre) {
+			snprintf(sub, sizeof sub, "%s.file", path);
+			r.file_re = compile(fre, &dl, sub, &errors);
+		}
+		if (mre) {
+			snprintf(sub, sizeof sub, "%s.message", path);
+			r.msg_re = compile(mre, &dl, sub, &errors);
+		}
+		if (tre) {
+			snprintf(sub, sizeof sub, "%s.exception", path);
+			r.type_re = compile(tre, &dl, sub, &errors);
+		}
+		for (size_t k = 0; id && errors == before && k < db->nderived; k++)
+			if (strcmp(db->derived[k].id, id) == 0) {
+				derr(&dl, path, ".id", "duplicate id \"%s\" (first in %s)", id, db->derived[k].file);
+				errors++;
+			}
+		if (errors != before) {
+			row_free(&r);
+			idx++;
+			continue;
+		}
+		r.id = xstrdup(id);
+		r.file = xstrdup(file);
+		r.index = idx;
+		r.category = xstrdup(cat);
+		r.why = xstrdup(why);
+		r.json = o;
+		db->derived = xrealloc(db->derived, (db->nderived + 1) * sizeof *db->derived);
+		db->derived[db->nderived++] = r;
+		idx++;
+	}
+	return errors;
+}
+
+static int re_on(void *re, const char *s, size_t n)
+{
+	if (!re || !s)
+		return 0;
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+	int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL);
+	pcre2_match_data_free(md);
+	return rc >= 0;
+}
+
+/* "torch.distributed.DistNetworkError: text" -> "torch.distributed.DistNetworkError" */
+static size_t exception_type(const char *p, size_t n)
+{
+	size_t i = 0;
+	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
+	                 (p[i] >= '0' && p[i] <= '9')))
+		i++;
+	if (i < n && p[i] == ':')
+		return i;
+	/* the type alone on its line (raised without a message) */
+	if (i == n && i > 5 && memchr(p, '.', n) &&
+	    ((memcmp(p + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
+		return i;
+	return 0;
+}
+
+const struct derive_row *derive_match(const struct sigdb *db, const struct derive_input *in0)
+{
+	/* the indent of a paste that is indented as a whole */
+	struct derive_input cp = *in0;
+	const struct derive_input *in = &cp;
+	while (cp.msgn > 0 && cp.exception && (cp.msg[0] == ' ' || cp.msg[0] == '\t')) {
+		cp.msg++;
+		cp.msgn--;
+	}
+	size_t tn = in->exception ? exception_type(in->msg, in->msgn) : 0;
+	for (size_t i = 0; i < db->nderived; i++) {
+		const struct derive_row *r = &db->derived[i];
+		switch (r->from) {
+		case DERIVE_NCCL_FILE:
+			if (!in->src || !re_on(r->file_re, in->src, strlen(in->src)))
+				continue;
+			if (r->msg_re && !re_on(r->msg_re, in->msg, in->msgn))
+				continue;
+			return r;
+		case DERIVE_EXCEPTION:
+			if (!tn || !re_on(r->type_re, in->msg, tn))
+				continue;
+			if (r->msg_re && !re_on(r->msg_re, in->msg, in->msgn))
+				continue;
+			return r;
+		case DERIVE_NCCL_RESULT:
+			if (r->code >= 0 && in->code == r->code)
+				return r;
+			if (r->msg_re && re_on(r->msg_re, in->msg, in->msgn))
+				return r;
+			continue;
+		case DERIVE_MESSAGE:
+			if (!in->src && re_on(r->msg_re, in->msg, in->msgn))
+				return r;
+			continue;
+		}
+	}
+	return NULL;
+}
+
+int derive_chain_frame(const struct span *m, struct span *file, int *code)
+{
+	const char *p = m->p;
+	size_t n = m->n;
+	if (n < 10 || n > 160 || p[0] < 'a' || p[0] > 'z')
+		return 0;
+	/* " -> " comes within the first 64 bytes ("transport/net_ib/p2p_resiliency.cc:1234 -> 6"):
+	 * one memchr for '>' rules out nearly every other INFO line */
+	const char *gt = memchr(p, '>', n < 64 ? n : 64);
+	if (!gt || gt - p < 6 || gt[-1] != '-' || gt[-2] != ' ')
+		return 0;
+	size_t i = 0;
+	while (i < n && i < 80 && p[i] != ':' && p[i] != ' ')
+		i++;
+	if (i < 4 || i >= n || p[i] != ':')
+		return 0;
+	/* a source file: ends in .cc, .c, .h or .cu */
+	if (!((i > 3 && memcmp(p + i - 3, ".cc", 3) == 0) || memcmp(p + i - 2, ".c", 2) == 0 ||
+	      memcmp(p + i - 2, ".h", 2) == 0 || (i > 3 && memcmp(p + i - 3, ".cu", 3) == 0)))
+		return 0;
+	size_t j = i + 1;
+	while (j < n && p[j] >= '0' && p[j] <= '9')
+		j++;
+	if (j == i + 1 || n - j < 5 || memcmp(p + j, " -> ", 4) != 0)
+		return 0;
+	j += 4;
+	int v = 0;
+	size_t d = j;
+	while (j < n && p[j] >= '0' && p[j] <= '9' && j - d < 4)
+		v = v * 10 + (p[j++] - '0');
+	if (j == d)
+		return 0;
+	file->p = p;
+	file->n = i;
+	*code = v;
+	return 1;
+}
+
+int derive_input_from_line(const struct logline *ll, struct derive_input *in)
+{
+	static _Thread_local char src[128];
+	memset(in, 0, sizeof *in);
+	in->code = -1;
+	in->msg = ll->msg.p;
+	in->msgn = ll->msg.n;
+	if (ll->level == LINE_WARN && ll->file.n) {
+		size_t l = ll->file.n < sizeof src - 1 ? ll->file.n : sizeof src - 1;
+		memcpy(src, ll->file.p, l);
+		src[l] = 0;
+		in->src = src;
+		return 1;
+	}
+	struct span f;
+	int code;
+	if (ll->level == LINE_INFO && derive_chain_frame(&ll->msg, &f, &code)) {
+		size_t l = f.n < sizeof src - 1 ? f.n : sizeof src - 1;
+		memcpy(src, f.p, l);
+		src[l] = 0;
+		in->src = src;
+		in->code = code;
+		return 1;
+	}
+	if (ll->level == LINE_PLAIN) {
+		size_t sp = 0;
+		while (sp < ll->msg.n && sp < 16 && (ll->msg.p[sp] == ' ' || ll->msg.p[sp] == '\t'))
+			sp++;
+		if (exception_type(ll->msg.p + sp, ll->msg.n - sp) > 0) { /* "Type: text" or "a.b.TypeError" */
+			in->exception = 1;
+			return 1;
+		}
+	}
+	return ll->level == LINE_PLAIN && ll->msg.n > 0;
+}
+
+int derive_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
+{
+	int fails = 0;
+	for (size_t i = 0; i < db->nderived; i++) {
+		const struct derive_row *r = &db->derived[i];
+		for (int neg = 0; neg < 2; neg++) {
+			const cJSON *arr = json_get(r->json, neg ? "negative_samples" : "samples");
+			size_t k = 0;
+			const cJSON *it;
+			cJSON_ArrayForEach(it, arr) {
+				if (!cJSON_IsString(it)) {
+					msgs_add(m, "%s: %s[%zu].%s[%zu]: must be a string", r->file, "derived", r->index,
+					         neg ? "negative_samples" : "samples", k++);
+					fails++;
+					continue;
+				}
+				struct logline ll;
+				logline_parse(it->valuestring, strlen(it->valuestring), &ll);
+				struct derive_input in;
+				const struct derive_row *got = derive_input_from_line(&ll, &in) ? derive_match(db, &in) : NULL;
+				if (!neg && got != r) {
+					msgs_add(m, "%s: derived[%zu].samples[%zu]: \"%s\" derives %s%s%s", r->file, r->index, k,
+					         r->id, got ? "row " : "nothing", got ? got->id : "",
+					         got ? " (an earlier row matches first)" : "");
+					fails++;
+				} else if (neg && got == r) {
+					msgs_add(m, "%s: derived[%zu].negative_samples[%zu]: \"%s\" derives it but must not", r->file,
+					         r->index, k, r->id);
+					fails++;
+				} else {
+					(*ok)++;
+				}
+				k++;
+			}
+		}
+	}
+	return fails;
+}

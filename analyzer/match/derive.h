@@ -1,0 +1,78 @@
+/* derive.h - a category for every failure: when no specific signature
+ * explains a failure line, its category is derived from NCCL's or
+ * PyTorch's own structure (docs/derived.md), from the rows of the
+ * "derived" arrays of patterns/ (patterns/derived.json):
+ *   nccl_file   the source file of an NCCL WARN (`transport/net_ib.cc:1234
+ *               NCCL WARN ...`), or of the deepest frame of its return
+ *               chain (`init.cc:1234 -> 2`); optionally narrowed by the
+ *               message;
+ *   nccl_result the ncclResult a message or a return chain carries
+ *               (`unhandled cuda error`, `-> 6`);
+ *   exception   the type of a Python exception line (`DistNetworkError`,
+ *               `torch.OutOfMemoryError`), optionally narrowed by the
+ *               message;
+ *   message     a record PyTorch or a launcher prints in a fixed form
+ *               (the watchdog's "Watchdog caught collective operation
+ *               timeout"), on any failure line.
+ * The first row that matches wins; its category becomes a diagnosis marked
+ * "derived" (lower confidence, ranked after every specific one; the
+ * explanation says it was derived and from what).  Rows are data, each with
+ * its reasoning ("why") and samples that check-db derives. */
+#ifndef NT_DERIVE_H
+#define NT_DERIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "parse/logline.h"
+
+struct sigdb;
+struct msgs;
+struct cJSON;
+
+enum derive_from { DERIVE_NCCL_FILE, DERIVE_NCCL_RESULT, DERIVE_EXCEPTION, DERIVE_MESSAGE };
+
+struct derive_row {
+	char *id;
+	char *file;            /* pattern file it came from */
+	size_t index;
+	enum derive_from from;
+	void *file_re;         /* pcre2_code: on the NCCL source file (nccl_file) */
+	void *msg_re;          /* pcre2_code or NULL: on the message */
+	void *type_re;         /* pcre2_code: on the exception type (exception) */
+	int code;              /* nccl_result: the ncclResult number, -1 none */
+	char *category;
+	char *why;
+	const struct cJSON *json; /* borrowed from the database */
+};
+
+/* What a failure line gives the derivation. */
+struct derive_input {
+	const char *src;       /* NCCL source file of a WARN or return-chain frame, or NULL */
+	const char *msg;       /* the message */
+	size_t msgn;
+	int code;              /* return code of a chain frame, -1 none */
+	int exception;         /* msg is a Python exception line ("Type: text") */
+};
+
+/* Load one file's "derived" array (a JSON array) into db.  Errors go to m as
+ * "file:line: derived[i].key: problem" (the line in text, the file's JSON
+ * text; "file: ..." when text is NULL); returns the number of errors.  The
+ * keys of a row are checked by the loader (sigdb.c, KNOWN_KEYS). */
+int derive_load(struct sigdb *db, const char *file, const struct cJSON *arr, const char *text, size_t len,
+                struct msgs *m);
+void derive_free_rows(struct sigdb *db);
+/* Drop the rows from index n on (a file that failed to load). */
+void derive_truncate(struct sigdb *db, size_t n);
+/* The first row for this input, or NULL. */
+const struct derive_row *derive_match(const struct sigdb *db, const struct derive_input *in);
+/* Fill in from one parsed log line (a WARN's file, an exception line, a
+ * return-chain frame); 0 when the line offers nothing to derive from. */
+int derive_input_from_line(const struct logline *ll, struct derive_input *in);
+/* A return-chain frame "init.cc:1234 -> 2" (INFO): its file and code. */
+int derive_chain_frame(const struct span *m, struct span *file, int *code);
+/* check-db: every row's samples derive to that row, its negative samples
+ * to another row or none.  Returns failures; counts passes in *ok. */
+int derive_selftest(const struct sigdb *db, struct msgs *m, size_t *ok);
+const char *derive_from_name(enum derive_from f);
+
+#endif

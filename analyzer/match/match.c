@@ -1,0 +1,188 @@
+/* match.c - see match.h.  Prefilter: one pass of acmatch over the message
+ * yields the signatures whose literals occur; only those (plus signatures
+ * without literals) reach PCRE2.  The same pass finds the line keywords
+ * (linekw.h) for the rest of the per-line analysis. */
+#include "match/match.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "parse/linekw.h"
+#include "base/nt_limits.h"
+#include "base/util.h"
+
+struct matcher {
+	const struct sigdb *db;
+	pcre2_match_data *md;
+	pcre2_match_context *mc;      /* the full limits (--match-limit) */
+	pcre2_match_context *mc_fast; /* 1% of the match limit: a match that needs more is "slow" */
+	pcre2_jit_stack *js;
+	uint32_t *slow;       /* per signature: slow matches so far in this bundle */
+	uint32_t budget;      /* slow matches allowed per signature (--match-budget) */
+	uint32_t *stamp;      /* per signature: generation it was last queued in */
+	uint8_t *disabled;    /* per signature: hit a resource limit */
+	uint32_t gen;
+	size_t *cand;
+	size_t ncand;
+	int level;            /* level of the line being matched */
+	uint64_t kw;          /* keywords found by the scan (linekw.h) */
+};
+
+struct matcher *matcher_new(const struct sigdb *db)
+{
+	struct matcher *mt = xcalloc(1, sizeof *mt);
+	mt->db = db;
+	mt->md = pcre2_match_data_create((uint32_t)db->max_capture_groups + 1, NULL);
+	mt->mc = pcre2_match_context_create(NULL);
+	pcre2_set_match_limit(mt->mc, db->match_limit);
+	pcre2_set_depth_limit(mt->mc, db->depth_limit);
+	mt->mc_fast = pcre2_match_context_create(NULL);
+	uint32_t fast = db->match_limit / 100;
+	pcre2_set_match_limit(mt->mc_fast, fast > 1000 ? fast : 1000);
+	pcre2_set_depth_limit(mt->mc_fast, db->depth_limit);
+	mt->js = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+	if (mt->js) {
+		pcre2_jit_stack_assign(mt->mc, NULL, mt->js);
+		pcre2_jit_stack_assign(mt->mc_fast, NULL, mt->js);
+	}
+	mt->slow = xcalloc(db->nsigs + 1, sizeof *mt->slow);
+	mt->budget = LIMITS_DEFAULT_MATCH_BUDGET;
+	mt->stamp = xcalloc(db->nsigs + 1, sizeof *mt->stamp);
+	mt->disabled = xcalloc(db->nsigs + 1, 1);
+	mt->cand = xmalloc((db->nsigs + 1) * sizeof *mt->cand);
+	return mt;
+}
+
+void matcher_free(struct matcher *mt)
+{
+	if (!mt)
+		return;
+	pcre2_match_data_free(mt->md);
+	pcre2_match_context_free(mt->mc);
+	pcre2_match_context_free(mt->mc_fast);
+	free(mt->slow);
+	if (mt->js)
+		pcre2_jit_stack_free(mt->js);
+	free(mt->stamp);
+	free(mt->disabled);
+	free(mt->cand);
+	free(mt);
+}
+
+static void on_hit(void *ctx, uint32_t v)
+{
+	struct matcher *mt = ctx;
+	if (v & LINEKW_FLAG) {
+		mt->kw |= KW_BIT(v & ~LINEKW_FLAG);
+		return;
+	}
+	if (mt->stamp[v] == mt->gen)
+		return;
+	mt->stamp[v] = mt->gen;
+	if (sig_accepts_level(mt->db->sigs[v].on, mt->level))
+		mt->cand[mt->ncand++] = v;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+size_t matcher_scan(struct matcher *mt, struct logline *ll)
+{
+	const struct sigdb *db = mt->db;
+	if (++mt->gen == 0) {
+		memset(mt->stamp, 0, (db->nsigs + 1) * sizeof *mt->stamp);
+		mt->gen = 1;
+	}
+	mt->ncand = 0;
+	mt->kw = 0;
+	mt->level = ll->level;
+	acmatch_search(db->ac, ll->msg.p, ll->msg.n, on_hit, mt);
+	ll->kw = mt->kw;
+	ll->kw_known = 1;
+	int lv = ll->level;
+	for (size_t i = 0; i < db->nalways[lv]; i++)
+		mt->cand[mt->ncand++] = db->always[lv][i];
+	if (mt->ncand > 1)
+		qsort(mt->cand, mt->ncand, sizeof *mt->cand, cmp_size); /* database order: deterministic */
+	return mt->ncand;
+}
+
+void matcher_set_budget(struct matcher *mt, uint32_t slow_max)
+{
+	mt->budget = slow_max;
+}
+
+const size_t *matcher_candidates(const struct matcher *mt)
+{
+	return mt->cand;
+}
+
+size_t matcher_run(struct matcher *mt, struct logline *ll, const char *where,
+                   match_cb cb, void *ctx, struct msgs *m)
+{
+	size_t n = matcher_scan(mt, ll);
+	return matcher_match_list(mt, ll, mt->cand, n, where, cb, ctx, m);
+}
+
+size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const size_t *cand, size_t ncand,
+                          const char *where, match_cb cb, void *ctx, struct msgs *m)
+{
+	const struct sigdb *db = mt->db;
+	size_t hits = 0;
+	for (size_t i = 0; i < ncand; i++) {
+		size_t si = cand[i];
+		if (mt->disabled[si])
+			continue;
+		const struct signature *s = &db->sigs[si];
+		if (s->benign)
+			continue; /* matcher_benign */
+		/* First with 1% of the match limit: nearly every match needs far
+		 * less.  One that needs more is slow: counted, and run again with
+		 * the full limit (same result as one run with it).  Counting, not
+		 * timing, keeps the report the same whatever the machine and -j. */
+		const pcre2_code *code = sigdb_code(s); /* JIT-compiled on its first candidate line */
+		int rc = pcre2_match(code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc_fast);
+		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT) {
+			if (++mt->slow[si] > mt->budget) {
+				mt->disabled[si] = 1;
+				if (m)
+					msgs_add(m, "%s: signature \"%s\" (%s) spent its budget of %u slow matches (each over 1%% "
+					         "of the regex match limit) in this bundle; skipped for the rest of it (--match-budget)",
+					         where, s->id, s->file, mt->budget);
+				continue;
+			}
+			rc = pcre2_match(code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc);
+		}
+		if (rc > 0) {
+			hits++;
+			cb(ctx, s, ll, pcre2_get_ovector_pointer(mt->md), rc);
+		} else if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+		           rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
+			mt->disabled[si] = 1;
+			if (m)
+				msgs_add(m, "%s: signature \"%s\" (%s) exceeded the regex match limit; skipped for the rest of this bundle",
+				         where, s->id, s->file);
+		}
+	}
+	return hits;
+}
+
+const struct signature *matcher_benign(struct matcher *mt, const struct logline *ll, const size_t *cand,
+                                       size_t ncand)
+{
+	const struct sigdb *db = mt->db;
+	for (size_t i = 0; i < ncand; i++) {
+		const struct signature *s = &db->sigs[cand[i]];
+		if (!s->benign || mt->disabled[cand[i]])
+			continue;
+		int rc = pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc);
+		if (rc > 0)
+			return s;
+		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
+		    rc == PCRE2_ERROR_JIT_STACKLIMIT)
+			mt->disabled[cand[i]] = 1;
+	}
+	return NULL;
+}

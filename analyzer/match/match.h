@@ -1,0 +1,41 @@
+/* match.h - run the signature database over log lines.  A matcher is the
+ * per-thread scratch (PCRE2 match data, JIT stack, prefilter state); the
+ * database itself is shared read-only. */
+#ifndef NT_MATCH_H
+#define NT_MATCH_H
+
+#include "parse/logline.h"
+#include "match/sigdb.h"
+
+struct matcher;
+
+typedef void (*match_cb)(void *ctx, const struct signature *s, const struct logline *ll,
+                         const PCRE2_SIZE *ovector, int ngroups);
+
+struct matcher *matcher_new(const struct sigdb *db);
+void matcher_free(struct matcher *mt);
+/* Try every applicable signature on the line; cb for each match.  Returns
+ * the number of matches.  A signature whose regex hits the PCRE2 match or
+ * depth limit is reported once in m (naming where) and skipped from then on. */
+size_t matcher_run(struct matcher *mt, struct logline *ll, const char *where,
+                   match_cb cb, void *ctx, struct msgs *m);
+/* matcher_run in two steps, for callers that use the keywords in between
+ * or scan on another thread: matcher_scan runs the prefilter over the
+ * message (sets ll->kw, ll->kw_known) and returns the number of candidate
+ * signatures, matcher_candidates() lists them (valid until the next scan);
+ * matcher_match_list runs PCRE2 for the candidates given. */
+size_t matcher_scan(struct matcher *mt, struct logline *ll);
+/* Slow matches (over 1% of the match limit) a signature may have before it
+ * is reported and skipped for the rest of the bundle (--match-budget;
+ * default LIMITS_DEFAULT_MATCH_BUDGET). */
+void matcher_set_budget(struct matcher *mt, uint32_t slow_max);
+const size_t *matcher_candidates(const struct matcher *mt);
+size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const size_t *cand, size_t ncand,
+                          const char *where, match_cb cb, void *ctx, struct msgs *m);
+/* The first benign entry (signature with "benign") among the candidates
+ * whose regex matches the line, or NULL.  matcher_match_list and
+ * matcher_run never report benign entries. */
+const struct signature *matcher_benign(struct matcher *mt, const struct logline *ll, const size_t *cand,
+                                       size_t ncand);
+
+#endif

@@ -1,0 +1,82 @@
+/* patids.h - every id of the signature database (patterns/) and of the
+ * fact rules that C code names, in one place: code uses these macros,
+ * never a string of its own, and PATIDS (patids.c) lists them all, so that
+ * check-db verifies the C-to-database direction too (patids_check); the
+ * database-to-C direction (an id in "when" that no signature or rule has)
+ * is checked by the loader. */
+#ifndef NT_PATIDS_H
+#define NT_PATIDS_H
+
+#include <stddef.h>
+#include "base/util.h"
+
+struct sigdb;
+
+/* signatures (patterns/ib.json, patterns/cuda.json) */
+#define SIG_IB_NO_DEVICE             "ib.no_device"
+#define SIG_IB_USING_DEVICES         "ib.using_devices"
+#define SIG_IB_LIBIBVERBS_MISSING    "ib.libibverbs_missing"
+#define SIG_CUDA_NCCL_UNHANDLED_CUDA "cuda.nccl_unhandled_cuda"
+/* signatures that say a job hung or timed out (rules_host.c: ACS with a hang) */
+#define SIG_COLL_WATCHDOG_TIMEOUT      "coll.watchdog_timeout"
+#define SIG_COLL_HEARTBEAT_STUCK       "coll.heartbeat_stuck"
+#define SIG_C10D_BLOCKING_WAIT_TIMEOUT "c10d.blocking_wait_timeout"
+
+/* diagnoses (patterns/ranks.json) that cascade.c anchors echoes on */
+#define DIAG_RANKS_SIGKILL_OOM_KILLER     "ranks.sigkill_oom_killer"
+#define DIAG_RANKS_KILLED_BY_SIGNAL       "ranks.killed_by_signal"
+#define DIAG_RANKS_DIED_SILENTLY          "ranks.died_silently"
+#define DIAG_RANKS_MISSING_FROM_COMM      "ranks.missing_from_comm"
+#define DIAG_RANKS_WATCHDOG_SEQNUM_BEHIND "ranks.watchdog_seqnum_behind"
+#define DIAG_RANKS_COLLECTIVE_MISMATCH    "ranks.collective_mismatch"
+#define DIAG_RANKS_NEVER_REACHED_NCCL     "ranks.never_reached_nccl"
+#define DIAG_RANKS_BEHIND_NO_TIMEOUT      "ranks.behind_no_timeout"
+
+/* fact-rule evidence (rules_ranks.c) that the next steps look for */
+#define RULE_RANKS_STUCK_IN_INIT          "ranks.stuck_in_init"
+#define RULE_RANKS_MISSING_FROM_COMM      "ranks.missing_from_comm"
+#define RULE_RANKS_WATCHDOG_SEQNUM_BEHIND "ranks.watchdog_seqnum_behind"
+#define RULE_RANKS_COLLECTIVE_MISMATCH    "ranks.collective_mismatch"
+#define RULE_RANKS_LOG_ENDS_MIDWAY        "ranks.log_ends_midway"
+#define RULE_RANKS_SIGKILL_OOM_KILLER     "ranks.sigkill_oom_killer"
+#define RULE_RANKS_DIED_SILENTLY          "ranks.died_silently"
+#define RULE_RANKS_HANG_STOPPED_OUTSIDE   "ranks.hang_stopped_outside"
+/* fact-rule evidence (rules_sys.c) that rules_host.c looks for */
+#define RULE_TOPO_HANG_AFTER_P2P_SETUP    "topo.hang_after_p2p_setup"
+
+/* id families (a prefix some ids share) */
+#define FAMILY_OOM    "oom."
+#define FAMILY_MEMORY "memory."
+#define FAMILY_RANKS  "ranks."
+#define FAMILY_IB     "ib."
+#define FAMILY_DERIVED "derived."  /* rows and diagnoses of patterns/derived.json */
+
+/* categories (TAXONOMY) that cascade.c treats as echo-prone */
+#define CAT_RANK_FAILURE       "RANK_FAILURE"
+#define CAT_COLLECTIVE_TIMEOUT "COLLECTIVE_TIMEOUT"
+#define CAT_SOCKET_NETWORK     "SOCKET_NETWORK"
+#define CAT_IB_RDMA            "IB_RDMA"
+#define CAT_RENDEZVOUS         "RENDEZVOUS"
+
+enum patid_kind {
+	PATID_SIGNATURE,  /* a signature of the database */
+	PATID_DIAGNOSIS,  /* a diagnosis of the database */
+	PATID_RULE,       /* a fact rule's id (rules_register) */
+	PATID_FAMILY,     /* a prefix of at least one signature, diagnosis or rule id */
+	PATID_CATEGORY,   /* a category of TAXONOMY */
+};
+
+struct patid {
+	const char *id;
+	enum patid_kind kind;
+	const char *used_in;  /* the C files that name it */
+};
+
+extern const struct patid PATIDS[];
+extern const size_t NPATIDS;
+
+/* Check every id of PATIDS against db (loaded, rules registered,
+ * finalized); one message per id that is missing.  Returns their number. */
+int patids_check(const struct sigdb *db, struct msgs *m);
+
+#endif

@@ -1,0 +1,185 @@
+/* sysparse.h - internal helpers shared by the system-report parsers
+ * (parse_topo.c, parse_p2p.c, parse_topoxml.c, parse_nvsmi.c,
+ * parse_versions.c, parse_memory.c, parse_env.c, parse_ib.c, parse_lspci.c,
+ * parse_netif.c, parse_host.c; the line-fed parse_nccltests.c, parse_kmsg.c,
+ * parse_nodes.c), the registry of their
+ * kinds (sysreport.c) and the rules over their facts (rules_sys.c, sys_eval.c);
+ * implemented in sysparse.c, below the dispatcher (sysreport.c), and the
+ * parsers' entry points that the dispatcher calls.  Not a public
+ * interface: sysreport.h is.
+ *
+ * Ownership: every cJSON node these helpers create is attached to the facts
+ * object passed in (the caller owns that tree).  Strings returned by
+ * sys_lines_next() are borrowed and valid until the next call; strings
+ * returned by sys_*dup/sys_bus_norm are owned by the caller. */
+#ifndef NT_SYSPARSE_H
+#define NT_SYSPARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "base/json.h"
+#include "base/linkclass.h"
+#include "base/tstamp.h"
+#include "base/version.h"
+#include "parse/detect.h"
+#include "base/util.h"
+
+#define SYS_LINE_MAX 65536      /* bytes of one line kept; the rest is cut */
+#define SYS_MAX_GPUS 1024       /* GPU/NIC columns in one matrix */
+#define SYS_MEM_MAX_SAMPLES 4096 /* samples kept per memory series */
+#define SYS_MAX_PACKAGES 20000
+
+/* Line iterator: strips '\r', ANSI escape sequences (ESC [ ... letter) and
+ * replaces other control bytes but tab with a space.  Lines are mutable
+ * copies so that callers may split them in place. */
+struct sys_lines {
+	const char *p, *end;
+	uint64_t lineno;   /* 1-based number of the line last returned */
+	char *buf;
+	size_t cap;
+	int truncated;     /* the last line was cut at SYS_LINE_MAX */
+};
+void sys_lines_init(struct sys_lines *it, const char *text, size_t len);
+char *sys_lines_next(struct sys_lines *it, size_t *n);
+void sys_lines_free(struct sys_lines *it);
+
+/* Split s in place on blanks (space, tab); returns the number of tokens. */
+size_t sys_split_ws(char *s, char **tok, size_t max);
+/* Split s in place on tabs, keeping empty fields; trims spaces of each. */
+size_t sys_split_tab(char *s, char **tok, size_t max);
+char *sys_trim(char *s);
+/* Case-insensitive search of needle in s[0..n). */
+const char *sys_memcasestr(const char *s, size_t n, const char *needle);
+
+/* facts helpers */
+cJSON *sys_source(const char *path, uint64_t line);
+void sys_put_source(cJSON *obj, const char *path, uint64_t line);
+cJSON *sys_obj(cJSON *parent, const char *key);   /* get or create */
+cJSON *sys_arr(cJSON *parent, const char *key);   /* get or create */
+void sys_set_str(cJSON *obj, const char *key, const char *val);
+void sys_set_num(cJSON *obj, const char *key, double v);
+void sys_set_bool(cJSON *obj, const char *key, int v);
+/* getters: json.h (json_str, json_num) */
+
+/* facts.gpus[]: the entry with that index (created when create). */
+cJSON *sys_gpu(cJSON *facts, int index, int create);
+/* facts.gpus[]: the entry with that (normalised) bus id, or NULL. */
+cJSON *sys_gpu_by_bus(cJSON *facts, const char *bus);
+/* "00000000:00:06.0" / "0000:00:06.0" / "00:06.0" -> "0000:00:06.0"
+ * (lowercase); NULL when it does not look like a PCI address.  Caller frees. */
+char *sys_bus_norm(const char *bus);
+
+/* facts.versions.<key> = {"value": v, "source": {...}}.  The first value
+ * wins; a different later value is appended to versions.conflicts.
+ * Returns 1 when the value was readable (new, agreeing or conflicting). */
+int sys_version_set(cJSON *facts, const char *key, const char *value,
+                    const char *path, uint64_t line);
+/* facts.versions.packages.<name> = {"version":, "source":}; name is
+ * lowercased and '_' / '.' become '-' (PEP 503).  First wins. */
+int sys_package_set(cJSON *facts, const char *name, const char *version,
+                    const char *path, uint64_t line);
+/* facts.env.<name> (see parse_env.c for the layout).  Returns 1 when new. */
+int sys_env_set(cJSON *facts, const char *name, const char *value,
+                const char *path, uint64_t line, const char *source);
+
+/* Memory: one sample of GPU gpu in the series of document path.  t is in
+ * seconds (any origin, NAN when unknown), ts the timestamp as printed. */
+void sys_mem_sample(cJSON *facts, const char *path, uint64_t line, int gpu,
+                    const char *ts, double t, double used_mib, double total_mib);
+/* Parse "1234 MiB", "1.5 GiB", "512MiB", "23.65 GiB" to MiB; NAN on error.
+ * *end is set after the unit when end is not NULL. */
+double sys_parse_mib(const char *s, const char **end);
+/* The same within [s, lim) only (a span of a log line, not a C string). */
+double sys_parse_mib_n(const char *s, const char *lim, const char **end);
+/* Times: tstamp_epoch_of (tstamp.h) for "2026/11/30 14:16:53.366" or
+ * "Mon Nov 30 14:30:31 2026". */
+
+/* Versions compare with version_cmp_str (version.h). */
+
+/* ---- the registry of system-report kinds (sysreport.c lists them) ----
+ * Each parse_*.c defines the kinds it reads: how to recognise one from the
+ * head of a document and how to parse it.  Detection runs in two passes
+ * over the list in sysreport.c, in its order: first every kind's marker
+ * (a legend, a banner), then, when no marker spoke, every kind's test of
+ * the line counts of struct sys_head. */
+
+/* The first 400 non-blank lines of a document's head, counted by kind of
+ * line (sysreport.c: each line is counted once, as the first that fits). */
+struct sys_head {
+	const char *p;          /* the head */
+	size_t n;
+	int lines;              /* non-blank lines looked at */
+	int gpu_l;              /* "GPU 0: NAME (UUID: GPU-...)" (nvidia-smi -L) */
+	int topo_rows;          /* "GPU0  X  NV18 ..." (topo -m row) */
+	int p2p_rows;           /* "GPU0  X  OK ..." (topo -p2p row) */
+	int header_gpu0;        /* a matrix header "GPU0 GPU1 ..." */
+	int pip_eq, pip_hdr;    /* "name==1.2" lines; a "Package Version" header */
+	int conda_hdr;          /* "# packages in environment", "# Name" */
+	int env_kv, exports;    /* "NAME=value"; "export NAME=..." / "declare -x" */
+	int csv_mem;            /* "1234 MiB, ..." rows without a header */
+	int other;
+};
+
+struct sysreport_kind {
+	enum doc_kind kind;
+	const char *name;       /* doc_kind_name, the report's "kind" */
+	/* 1 when a marker of the head names this kind (first pass); or NULL */
+	int (*marker)(const char *head, size_t len);
+	/* 1 when the line counts say this kind (second pass); or NULL */
+	int (*lines)(const struct sys_head *h);
+	/* the parser: facts added */
+	int (*parse)(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+	/* 1: signatures read its lines too, as a log's (sysreport_kind_scanned) */
+	int lines_scanned;
+};
+
+/* Whether needle occurs in head[0..len). */
+int sys_has(const char *head, size_t len, const char *needle);
+
+/* Per-kind parsers: each returns the number of facts added. */
+int sys_parse_topo(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_p2p(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_topoxml(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_nvsmi(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_nvsmi_q(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_nvsmi_l(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_mem_csv(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_versions(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_env(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+/* Reports recognised by the share of their lines a parser reads
+ * (parse_ib.c, parse_lspci.c, parse_netif.c, parse_host.c): _detect says
+ * whether a document's head is one (70% of its non-blank lines; the
+ * marker of its kind), _scan reads the blocks of one embedded in free
+ * text (a pasted ticket). */
+int sys_parse_ib(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_lspci(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_netif(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_host(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_detect_ib(const char *head, size_t len);
+int sys_detect_lspci(const char *head, size_t len);
+int sys_detect_netif(const char *head, size_t len);
+int sys_detect_host(const char *head, size_t len);
+int sys_scan_ib(const char *text, size_t len, const char *path, cJSON *facts);
+int sys_scan_lspci(const char *text, size_t len, const char *path, cJSON *facts);
+int sys_scan_netif(const char *text, size_t len, const char *path, cJSON *facts);
+int sys_scan_host(const char *text, size_t len, const char *path, cJSON *facts);
+
+/* Whole texts of the line-fed parsers (sysreport.h): nccl-tests output
+ * (launcher prefixes removed here), kernel messages. */
+int sys_parse_nccltests(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_kmsg(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+/* What an NVIDIA Xid code means (NULL when not in the table). */
+const char *sys_xid_meaning(int xid);
+/* PyTorch OOM messages in any text (one per line). */
+int sys_parse_oom_text(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+
+
+/* A PyTorch OOM line into facts (parse_memory.c; sysreport.h). */
+int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *path, uint64_t lineno);
+
+/* Derived facts (link classes, P2P groups, memory headroom): idempotent,
+ * called by rules before they look at the facts. */
+void sys_derive(cJSON *facts);
+
+#endif

@@ -1,0 +1,144 @@
+/* rules_derived.c - the derived categories (derive.h, docs/derived.md): for
+ * every failure line that no signature explained, and for NCCL's return
+ * chains when no such line gave one, the first row of patterns/derived.json
+ * that matches gives a category.  Each finding is evidence with the id
+ * "derived.<category in lower case>" and captures that say what it was
+ * derived from; patterns/derived.json has one diagnosis ("derived": true)
+ * per category over them. */
+#include "rules/rules.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "match/derive.h"
+#include "match/patids.h"
+#include "parse/ranks.h"
+#include "base/util.h"
+
+static const struct rule_def DEFS[] = {
+	{"derived.p2p_broken", "category derived from NCCL's or PyTorch's structure: P2P_BROKEN"},
+	{"derived.ib_rdma", "category derived from NCCL's or PyTorch's structure: IB_RDMA"},
+	{"derived.socket_network", "category derived from NCCL's or PyTorch's structure: SOCKET_NETWORK"},
+	{"derived.shm_exhausted", "category derived from NCCL's or PyTorch's structure: SHM_EXHAUSTED"},
+	{"derived.gpu_oom", "category derived from NCCL's or PyTorch's structure: GPU_OOM"},
+	{"derived.version_mismatch", "category derived from NCCL's or PyTorch's structure: VERSION_MISMATCH"},
+	{"derived.collective_timeout", "category derived from NCCL's or PyTorch's structure: COLLECTIVE_TIMEOUT"},
+	{"derived.rendezvous", "category derived from NCCL's or PyTorch's structure: RENDEZVOUS"},
+	{"derived.device_assignment", "category derived from NCCL's or PyTorch's structure: DEVICE_ASSIGNMENT"},
+	{"derived.fabric_manager", "category derived from NCCL's or PyTorch's structure: FABRIC_MANAGER"},
+	{"derived.memlock_limits", "category derived from NCCL's or PyTorch's structure: MEMLOCK_LIMITS"},
+	{"derived.nccl_bug_upgrade", "category derived from NCCL's or PyTorch's structure: NCCL_BUG_UPGRADE"},
+	{"derived.env_misconfig", "category derived from NCCL's or PyTorch's structure: ENV_MISCONFIG"},
+	{"derived.rank_failure", "category derived from NCCL's or PyTorch's structure: RANK_FAILURE"},
+	{"derived.cuda_error_other", "category derived from NCCL's or PyTorch's structure: CUDA_ERROR_OTHER"},
+	{"derived.other", "category derived from NCCL's or PyTorch's structure: OTHER"},
+};
+
+/* "derived.ib_rdma" for "IB_RDMA" (in buf). */
+static const char *evid(const char *cat, char *buf, size_t n)
+{
+	size_t k = (size_t)snprintf(buf, n, "%s", FAMILY_DERIVED);
+	for (size_t i = 0; cat[i] && k + 1 < n; i++)
+		buf[k++] = (char)(cat[i] >= 'A' && cat[i] <= 'Z' ? cat[i] - 'A' + 'a' : cat[i]);
+	buf[k] = 0;
+	return buf;
+}
+
+static void emit(struct rule_ctx *rc, const struct derive_row *row, const char *path, uint64_t line,
+                 const char *raw, size_t rawlength, const char *from, int rank, const char *host, long pid)
+{
+	char id[48];
+	struct capture caps[4] = {
+		{(char *)"from", (char *)from},
+		{(char *)"why", row->why},
+		{(char *)"row", row->id},
+		{(char *)"category", row->category},
+	};
+	struct evidence *e = rule_emit(rc, evid(row->category, id, sizeof id), path, line, raw, caps, 4);
+	if (!e)
+		return;
+	/* the evidence is the failure line itself, verbatim at path:line (the
+	 * derivation is in the captures and the diagnosis), not a sentence */
+	e->derived = 0;
+	e->length = rawlength;
+	e->cut = rawlength > 500; /* bundle.c keeps 500 bytes of a failure line */
+	if (rank < 0 && host && pid >= 0 && rc->ranks)
+		rank = ranks_lookup(rc->ranks, host, pid);
+	e->rank = rank;
+	e->pid = pid;
+	if (host && !e->host)
+		e->host = xstrdup(host);
+}
+
+static void run(struct rule_ctx *rc)
+{
+	const struct sigdb *db = rc->db;
+	if (!db || !db->nderived)
+		return;
+	int found = 0;
+	for (size_t i = 0; i < rc->nfailures; i++) {
+		const struct failure_line *f = &rc->failures[i];
+		struct derive_input in;
+		memset(&in, 0, sizeof in);
+		in.code = -1;
+		in.src = f->src;
+		in.msg = f->text;
+		in.msgn = strlen(f->text);
+		in.exception = strcmp(f->what, "exception") == 0;
+		if (f->src == NULL && strcmp(f->what, "nccl_warn") == 0)
+			in.src = ""; /* a WARN whose prefix named no file: only its message can say */
+		const struct derive_row *row = derive_match(db, &in);
+		if (!row)
+			continue;
+		char *from;
+		if (row->from == DERIVE_NCCL_FILE)
+			from = xasprintf("the source file of the NCCL WARN, %s", f->src);
+		else if (row->from == DERIVE_EXCEPTION)
+			from = xasprintf("the exception type of %.*s", (int)(strchr(f->text, ':') ? strchr(f->text, ':') - f->text : 0),
+			                 f->text);
+		else if (row->from == DERIVE_MESSAGE)
+			from = xasprintf("PyTorch's %s record in the message", row->category);
+		else
+			from = xstrdup("the ncclResult in the message");
+		emit(rc, row, f->path, f->line, f->raw ? f->raw : f->text, f->raw ? f->rawlength : f->length, from, f->rank,
+		     f->host, f->pid);
+		free(from);
+		found++;
+	}
+	if (found)
+		return;
+	/* chains alone are no failure (a healthy init can print one for a probe
+	 * it recovers from): only with failure evidence elsewhere */
+	int failed = rc->failure_count > 0;
+	const struct ranks *r = rc->ranks;
+	for (size_t i = 0; r && i < r->n && !failed; i++)
+		failed = r->v[i].has_exit && r->v[i].exitcode != 0;
+	if (r && (r->saw_child_failed || r->launcher_signalled || r->job_exit > 0))
+		failed = 1;
+	if (!failed)
+		return;
+	/* no failure line gave a category: NCCL's return chains (the first frame
+	 * of each process is the deepest, printed right after the failure) */
+	for (size_t i = 0; i < rc->nclues; i++) {
+		const struct chain_clue *c = &rc->clues[i];
+		struct derive_input in;
+		memset(&in, 0, sizeof in);
+		in.src = c->src;
+		in.code = c->code;
+		in.msg = c->raw;
+		in.msgn = strlen(c->raw);
+		const struct derive_row *row = derive_match(db, &in);
+		if (!row)
+			continue;
+		char *from = row->from == DERIVE_NCCL_FILE
+		             ? xasprintf("the deepest frame of NCCL's return chain, %s (returned %d)", c->src, c->code)
+		             : xasprintf("the ncclResult %d returned in NCCL's return chain", c->code);
+		emit(rc, row, c->path, c->line, c->raw, c->rawlength, from, c->rank, c->host, c->pid);
+		free(from);
+	}
+}
+
+const struct rule_provider RULES_DERIVED = {
+	"derived", DEFS, sizeof DEFS / sizeof DEFS[0], run,
+};

@@ -1,0 +1,786 @@
+/* rules_ranks.c - fact rules over the rank timelines (ranks.h): who never
+ * arrived, who is stuck in init, who was killed and how, whose watchdog
+ * sequence number is behind, which ranks disagree on a collective, whose log
+ * stops mid-way, and who failed first.  Each finding is one piece of
+ * evidence per rank concerned (its rank set, so {ranks} names them), with
+ * captures for the diagnoses in patterns/ranks.json. */
+#include "rules/rules.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "match/patids.h"
+#include "parse/ranks.h"
+#include "base/util.h"
+
+static const struct rule_def DEFS[] = {
+	{"ranks.stuck_in_init", "a rank reached Init START of a communicator but never Init COMPLETE, with no error of its own"},
+	{"ranks.missing_from_comm", "a communicator expects more ranks than ever reached Init START, and none completed init"},
+	{"ranks.never_reached_nccl", "the job failed and no process printed a single NCCL line (launcher or rendezvous stage)"},
+	{"ranks.killed_by_signal", "the launcher reports a rank ended by a signal other than SIGKILL/SIGTERM"},
+	{"ranks.sigkill_oom_killer", "the launcher reports a rank killed by SIGKILL (exit code -9)"},
+	{"ranks.sigterm_by_launcher", "the launcher stopped a rank with SIGTERM (after another rank failed)"},
+	{"ranks.watchdog_seqnum_behind", "watchdog / flight-recorder sequence numbers differ across ranks: the lowest is behind"},
+	{"ranks.collective_mismatch", "ranks timed out in different collectives (op or size) at the same sequence number"},
+	{"ranks.log_ends_midway", "a rank's output stops with no error, exit or teardown while the job failed or hung"},
+	{"ranks.hang_stopped_outside", "no rank reported an error, and the launcher was stopped by a signal from outside (time limit): a silent hang"},
+	{"ranks.died_silently", "a rank's output stops with no error or exit while another rank reports the connection to its peer closed"},
+	{"ranks.exited_with_error", "the launcher or a wrapper reports a rank that exited with a non-zero status (not a signal)"},
+	{"ranks.launcher_only", "the launcher printed its banner and nothing followed: no rank, no NCCL line, no worker output"},
+	{"ranks.job_exit_nonzero", "the job's own exit status record is non-zero, with no rank and no error to tie it to"},
+	{"ranks.behind_no_timeout", "some ranks timed out in a collective while another rank printed no timeout and no error: that rank was elsewhere"},
+};
+
+/* ---- helpers ---- */
+
+struct capset {
+	struct capture c[8];
+	char *own[8];
+	size_t n;
+};
+
+static void cap(struct capset *cs, const char *name, char *value_owned)
+{
+	if (cs->n >= 8) {
+		free(value_owned);
+		return;
+	}
+	cs->c[cs->n].name = (char *)name;
+	cs->c[cs->n].value = value_owned;
+	cs->own[cs->n] = value_owned;
+	cs->n++;
+}
+
+static void caps_free(struct capset *cs)
+{
+	for (size_t i = 0; i < cs->n; i++)
+		free(cs->own[i]);
+	cs->n = 0;
+}
+
+static char *int_str(long v)
+{
+	return xasprintf("%ld", v);
+}
+
+static char *who(const struct rank_proc *p)
+{
+	if (p->host && p->pid >= 0)
+		return xasprintf("%s:%ld", p->host, p->pid);
+	if (p->pid >= 0)
+		return xasprintf("pid %ld", p->pid);
+	return xstrdup("no NCCL output");
+}
+
+static struct evidence *emit(struct rule_ctx *rc, const char *id, const struct rank_where *w, int rank,
+                             const struct rank_proc *p, struct capset *cs, const char *fmt, ...) NT_PRINTF(7, 8);
+
+/* The evidence (borrowed, NULL past the per-id cap): a sentence of the
+ * rule (kind "derived") unless the caller says it is the line itself. */
+static struct evidence *emit(struct rule_ctx *rc, const char *id, const struct rank_where *w, int rank,
+                             const struct rank_proc *p, struct capset *cs, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *stmt = xvasprintf(fmt, ap);
+	va_end(ap);
+	struct evidence *e = rule_emit(rc, id, w && w->path ? w->path : rc->name, w ? w->line : 0, stmt,
+	                                          cs->n ? cs->c : NULL, cs->n);
+	if (e) {
+		e->rank = rank;
+		if (p && p->host && !e->host)
+			e->host = xstrdup(p->host);
+		if (p)
+			e->pid = p->pid;
+	}
+	free(stmt);
+	caps_free(cs);
+	return e;
+}
+
+/* "3", or "? (local_rank 5, pid 2630)" when the global rank is unknown. */
+static char *rank_label(const struct rank_proc *p)
+{
+	if (p->rank >= 0)
+		return int_str(p->rank);
+	if (p->local_rank >= 0)
+		return xasprintf("? (local_rank %d, pid %ld)", p->local_rank, p->pid);
+	return xasprintf("? (pid %ld)", p->pid);
+}
+
+/* rank_label in a caller's buffer, for format strings: never "-1". */
+static const char *rl(const struct rank_proc *p, char *buf, size_t n)
+{
+	if (!p)
+		snprintf(buf, n, "?");
+	else if (p->rank >= 0)
+		snprintf(buf, n, "%d", p->rank);
+	else if (p->local_rank >= 0)
+		snprintf(buf, n, "? (local_rank %d, pid %ld)", p->local_rank, p->pid);
+	else if (p->host && p->pid >= 0)
+		snprintf(buf, n, "? (%s:%ld)", p->host, p->pid);
+	else if (p->pid >= 0)
+		snprintf(buf, n, "? (pid %ld)", p->pid);
+	else
+		snprintf(buf, n, "?");
+	return buf;
+}
+
+static const char *last_text(const struct rank_proc *p)
+{
+	return p->last.text ? p->last.text : "(none)";
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* "0, 1, 5" from a sorted list, cut after 32 entries. */
+static char *int_list(const int *v, size_t n)
+{
+	struct buf s;
+	buf_init(&s);
+	for (size_t i = 0; i < n && i < 32; i++)
+		buf_printf(&s, "%s%d", i ? ", " : "", v[i]);
+	if (n > 32)
+		buf_printf(&s, ", ... (%zu in all)", n);
+	if (!n)
+		buf_adds(&s, "none");
+	return buf_steal(&s);
+}
+
+static int world_size(const struct ranks *r)
+{
+	int w = -1;
+	for (size_t c = 0; c < r->ncomms; c++)
+		if (r->comms[c].nranks > w)
+			w = r->comms[c].nranks;
+	return w;
+}
+
+/* A member is stuck: Init START, no COMPLETE, no error of its own. */
+static int member_stuck(const struct ranks *r, const struct rank_member *mb)
+{
+	const struct rank_proc *p = &r->v[mb->proc];
+	return mb->start && !mb->complete && !p->saw_warn && !p->first_error.path && !p->went_silent &&
+	       !rank_proc_killed(p) && !p->remote_err;
+}
+
+/* ---- rules ---- */
+
+static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck)
+{
+	int world = world_size(r);
+	for (size_t c = 0; c < r->ncomms; c++) {
+		const struct rank_comm *cm = &r->comms[c];
+		size_t ncomplete = 0;
+		for (size_t k = 0; k < cm->n; k++)
+			ncomplete += cm->m[k].complete != 0;
+		for (size_t k = 0; k < cm->n; k++) {
+			const struct rank_member *mb = &cm->m[k];
+			if (!member_stuck(r, mb) || cm->nranks < 2)
+				continue; /* a communicator of one waits for nobody */
+			const struct rank_proc *p = &r->v[mb->proc];
+			*any_stuck = 1;
+			struct capset cs = {0};
+			cap(&cs, "rank", rank_label(p));
+			cap(&cs, "comm", xstrdup(cm->id));
+			cap(&cs, "nranks", int_str(cm->nranks));
+			cap(&cs, "last", xstrdup(last_text(p)));
+			char *w = who(p);
+			char rb[96];
+			emit(rc, "ranks.stuck_in_init", &mb->start_where, p->rank, p, &cs,
+			     "rank %s (%s) reached Init START of communicator %s (rank %d of %d) but never Init COMPLETE%s; its last line: %s",
+			     rl(p, rb, sizeof rb), w, cm->id, mb->rank, cm->nranks,
+			     ncomplete ? " although other ranks completed" : "", last_text(p));
+			free(w);
+		}
+		/* missing ranks: nobody completed, fewer joined than nranks */
+		if (ncomplete || cm->nranks <= 0 || cm->nranks > 1000000)
+			continue;
+		char *seen = xcalloc((size_t)cm->nranks, 1);
+		size_t nseen = 0;
+		const struct rank_where *where = NULL;
+		for (size_t k = 0; k < cm->n; k++) {
+			int rk = cm->m[k].rank;
+			if (rk >= 0 && rk < cm->nranks && !seen[rk]) {
+				seen[rk] = 1;
+				nseen++;
+			}
+			if (!where && cm->m[k].start_where.path)
+				where = &cm->m[k].start_where;
+		}
+		if (nseen == 0 || nseen >= (size_t)cm->nranks) {
+			free(seen);
+			continue;
+		}
+		int *miss = xmalloc((size_t)cm->nranks * sizeof *miss), *have = xmalloc((size_t)cm->nranks * sizeof *have);
+		size_t nm = 0, nh = 0;
+		for (int i = 0; i < cm->nranks; i++) {
+			if (seen[i])
+				have[nh++] = i;
+			else
+				miss[nm++] = i;
+		}
+		char *ml = int_list(miss, nm), *hl = int_list(have, nh);
+		int global = cm->nranks == world;
+		for (size_t i = 0; i < nm && i < 64; i++) {
+			const struct rank_proc *mp = global ? ranks_by_rank(r, miss[i]) : NULL;
+			struct capset cs = {0};
+			cap(&cs, "missing", xstrdup(ml));
+			cap(&cs, "seen", xstrdup(hl));
+			cap(&cs, "nranks", int_str(cm->nranks));
+			cap(&cs, "comm", xstrdup(cm->id));
+			cap(&cs, "rank", int_str(miss[i]));
+			if (mp && mp->last.text)
+				cap(&cs, "missing_last", xstrdup(mp->last.text));
+			emit(rc, "ranks.missing_from_comm", where, global ? miss[i] : -1, mp, &cs,
+			     "communicator %s expects %d ranks; only rank%s %s reached Init START; rank %d never did%s%s",
+			     cm->id, cm->nranks, nh == 1 ? "" : "s", hl, miss[i],
+			     mp && mp->last.text ? " (its last line: " : " (no NCCL line from it at all",
+			     mp && mp->last.text ? mp->last.text : "");
+		}
+		free(ml);
+		free(hl);
+		free(miss);
+		free(have);
+		free(seen);
+	}
+}
+
+/* "[1] is setting up NCCL communicator and retrieving ncclUniqueId from [0]
+ * ... got error": the root never published the id (never arrived). */
+static void rule_uid_wait(struct rule_ctx *rc, const struct ranks *r)
+{
+	for (size_t i = 0; i < r->nuid; i++) {
+		const struct uid_wait *w = &r->uid[i];
+		int dup = 0;
+		for (size_t k = 0; k < i; k++)
+			dup |= r->uid[k].root == w->root;
+		if (dup)
+			continue;
+		int *wait = xmalloc((r->nuid + 1) * sizeof *wait);
+		size_t nw = 0;
+		for (size_t k = 0; k < r->nuid; k++)
+			if (r->uid[k].root == w->root)
+				wait[nw++] = r->uid[k].waiter;
+		qsort(wait, nw, sizeof *wait, cmp_int);
+		char *wl = int_list(wait, nw);
+		const struct rank_proc *mp = ranks_by_rank(r, w->root);
+		struct capset cs = {0};
+		cap(&cs, "missing", int_str(w->root));
+		cap(&cs, "seen", xstrdup(wl));
+		int known = 0;
+		for (size_t k = 0; k < r->n; k++)
+			if (r->v[k].rank + 1 > known)
+				known = r->v[k].rank + 1;
+		if (w->root + 1 > known)
+			known = w->root + 1;
+		cap(&cs, "nranks", int_str(world_size(r) > known ? world_size(r) : known));
+		cap(&cs, "comm", xstrdup("(ncclUniqueId exchange through the c10d store)"));
+		cap(&cs, "rank", int_str(w->root));
+		if (mp && mp->last.text)
+			cap(&cs, "missing_last", xstrdup(mp->last.text));
+		emit(rc, "ranks.missing_from_comm", &w->where, w->root, mp, &cs,
+		     "rank%s %s waited for the ncclUniqueId that rank %d publishes in the c10d store and never got it: rank %d never reached NCCL init%s%s%s",
+		     nw == 1 ? "" : "s", wl, w->root, w->root, mp && mp->last.text ? " (its last line: " : "",
+		     mp && mp->last.text ? mp->last.text : "", mp && mp->last.text ? ")" : "");
+		free(wl);
+		free(wait);
+	}
+}
+
+static void rule_silent(struct rule_ctx *rc, const struct ranks *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (!p->went_silent)
+			continue;
+		const struct rank_proc *q = NULL;
+		for (size_t k = 0; k < r->n && !q; k++)
+			if (k != i && r->v[k].remote_err)
+				q = &r->v[k];
+		struct capset cs = {0};
+		cap(&cs, "rank", rank_label(p));
+		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
+		cap(&cs, "last", xstrdup(last_text(p)));
+		cap(&cs, "other", q ? rank_label(q) : xstrdup("?"));
+		cap(&cs, "remote", xstrdup(q && q->remote_where.text ? q->remote_where.text : "?"));
+		char *w = who(p);
+		char rb[96], qb[96];
+		emit(rc, "ranks.died_silently", &p->last, p->rank, p, &cs,
+		     "rank %s (%s) stops after %s with no error, exit or teardown, while rank %s reports: %s; last line of rank %s: %s",
+		     rl(p, rb, sizeof rb), w, rank_proc_milestone(p), rl(q, qb, sizeof qb),
+		     q && q->remote_where.text ? q->remote_where.text : "?", rb, last_text(p));
+		free(w);
+	}
+}
+
+static void rule_hang(struct rule_ctx *rc, const struct ranks *r, int any_stuck)
+{
+	if (!r->launcher_signalled || any_stuck)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].first_error.path || rank_proc_killed(&r->v[i]) || r->v[i].went_silent || r->v[i].remote_err)
+			return;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		struct capset cs = {0};
+		cap(&cs, "rank", rank_label(p));
+		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
+		cap(&cs, "last", xstrdup(last_text(p)));
+		char rb[96];
+		emit(rc, "ranks.hang_stopped_outside", &p->last, p->rank, p, &cs,
+		     "rank %s reached %s and printed no error; its last line: %s", rl(p, rb, sizeof rb), rank_proc_milestone(p),
+		     last_text(p));
+	}
+}
+
+static int bundle_failed(const struct rule_ctx *rc, const struct ranks *r)
+{
+	if (rc->failure_count)
+		return 1;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].first_error.path || (r->v[i].has_exit && r->v[i].exitcode != 0))
+			return 1;
+	return r->saw_child_failed;
+}
+
+static void rule_never_reached(struct rule_ctx *rc, const struct ranks *r)
+{
+	if (r->nccl_lines || r->saw_watchdog || rc->saw_nccl || r->saw_nccl_text)
+		return;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(rc->facts, "nccl_versions");
+	if (cJSON_IsArray(v) && cJSON_GetArraySize(v) > 0)
+		return;
+	if (!bundle_failed(rc, r))
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		if (rank_proc_killed(&r->v[i]) || r->v[i].saw_coll || (r->v[i].has_exit && r->v[i].exitcode > 0))
+			return; /* a death or a rank's own failing exit explains it; NCCL may just have been silent */
+	struct rank_where w = {0};
+	w.ts = -1;
+	const char *what = "a failure";
+	if (rc->nfailures) {
+		w.path = rc->failures[0].path;
+		w.line = rc->failures[0].line;
+		what = rc->failures[0].text;
+	} else {
+		for (size_t i = 0; i < r->n && !w.path; i++)
+			if (r->v[i].exit_where.path) {
+				w = r->v[i].exit_where;
+				what = r->v[i].exit_where.text;
+			}
+	}
+	struct capset cs = {0};
+	cap(&cs, "what", xstrdup(what ? what : "a failure"));
+	emit(rc, "ranks.never_reached_nccl", &w, -1, NULL, &cs,
+	     "no process printed any NCCL line (no banner, no Init START), yet the job failed: %s", what ? what : "");
+}
+
+static void rule_exits(struct rule_ctx *rc, const struct ranks *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		int sig = p->has_exit && p->exitcode < 0 ? -p->exitcode : 0;
+		if (sig == 15 || (p->sigterm_sent && (!p->has_exit || p->exitcode == -15 || p->exitcode == 0))) {
+			struct capset cs = {0};
+			char *lbl = rank_label(p);
+			cap(&cs, "rank", xstrdup(lbl));
+			emit(rc, "ranks.sigterm_by_launcher", &p->exit_where, p->rank, p, &cs,
+			     "rank %s was stopped by the launcher with SIGTERM", lbl);
+			free(lbl);
+			continue;
+		}
+		if (!sig)
+			continue;
+		const char *sn = ranks_signal_name(sig);
+		char sbuf[24];
+		if (!sn) {
+			snprintf(sbuf, sizeof sbuf, "signal %d", sig);
+			sn = sbuf;
+		}
+		/* SIGABRT after an error of its own is the teardown of that error */
+		if (sig == 6 && p->first_error.path)
+			continue;
+		struct capset cs = {0};
+		char *lbl = rank_label(p);
+		cap(&cs, "rank", xstrdup(lbl));
+		cap(&cs, "signal", int_str(sig));
+		cap(&cs, "signame", xstrdup(sn));
+		cap(&cs, "pid", int_str(p->pid));
+		if (p->launcher_host || p->host)
+			cap(&cs, "host", xstrdup(p->launcher_host ? p->launcher_host : p->host));
+		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
+		const char *id = sig == 9 ? "ranks.sigkill_oom_killer" : "ranks.killed_by_signal";
+		emit(rc, id, &p->exit_where, p->rank, p, &cs,
+		     "rank %s was killed by %s (exit code %d)%s; it had reached %s",
+		     lbl, sn, p->exitcode, p->root_cause ? ", the launcher's first observed failure" : "",
+		     rank_proc_milestone(p));
+		free(lbl);
+	}
+}
+
+/* A signature matched the line at w: it is shown verbatim there. */
+static int line_is_evidence(const struct rule_ctx *rc, const struct rank_where *w)
+{
+	for (size_t i = 0; i < rc->ev->n; i++) {
+		const struct evidence *e = &rc->ev->v[i];
+		if (!e->derived && e->line == w->line && e->path && strcmp(e->path, w->path) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* A rank that exited with a non-zero status of its own (not a signal):
+ * the launcher's record, and its own first error line when it printed
+ * one (its traceback).  The others' errors are its echoes (cascade.c). */
+static void rule_exited(struct rule_ctx *rc, const struct ranks *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (!p->has_exit || p->exitcode <= 0)
+			continue;
+		char *lbl = rank_label(p);
+		const char *own = p->first_error.text && !p->remote_err ? p->first_error.text : NULL;
+		for (int k = 0; k < 2; k++) {
+			const struct rank_where *w = k == 0 ? &p->exit_where : &p->first_error;
+			if (!w->path || (k == 1 && !own))
+				continue;
+			struct capset cs = {0};
+			cap(&cs, "rank", xstrdup(lbl));
+			cap(&cs, "code", int_str(p->exitcode));
+			cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
+			cap(&cs, "own_error", xstrdup(own ? own : "no error line of its own in these logs"));
+			if (k == 0)
+				emit(rc, "ranks.exited_with_error", w, p->rank, p, &cs,
+				     "rank %s exited with status %d after reaching %s%s%s", lbl, p->exitcode,
+				     rank_proc_milestone(p), own ? "; its own error: " : " (no error line of its own here)",
+				     own ? own : "");
+			else if (!line_is_evidence(rc, w))
+				emit(rc, "ranks.exited_with_error", w, p->rank, p, &cs, "%s", own);
+			else
+				caps_free(&cs); /* a signature shows that line verbatim; the sentence above quotes it */
+		}
+		free(lbl);
+	}
+}
+
+/* torchrun's banner and nothing else: the workers never printed a line (the
+ * rendezvous did not complete, or the whole output is missing). */
+static void rule_launcher_only(struct rule_ctx *rc, const struct ranks *r)
+{
+	if (!r->launcher_quiet || r->launcher_followed || r->n || r->nccl_lines || rc->failure_count || rc->saw_nccl ||
+	    r->saw_child_failed || r->job_exit == 0 || !r->launcher_last.path)
+		return;
+	struct capset cs = {0};
+	char *end;
+	if (r->job_exit > 128 && r->job_exit < 128 + 65)
+		end = xasprintf("the job's exit record says %d: killed by %s from outside", r->job_exit,
+		                ranks_signal_name(r->job_exit - 128) ? ranks_signal_name(r->job_exit - 128) : "a signal");
+	else if (r->job_exit == 124)
+		end = xstrdup("the job's exit record says 124: stopped by a time limit");
+	else if (r->job_exit > 0)
+		end = xasprintf("the job's exit record says %d", r->job_exit);
+	else if (r->launcher_signalled)
+		end = xstrdup("the launcher was stopped from outside");
+	else
+		end = xstrdup("no exit record");
+	cap(&cs, "end", xstrdup(end));
+	cap(&cs, "last", xstrdup(r->launcher_last.text ? r->launcher_last.text : ""));
+	emit(rc, "ranks.launcher_only", &r->launcher_last, -1, NULL, &cs,
+	     "the launcher printed its banner and nothing followed (no worker line, no NCCL line); %s", end);
+	free(end);
+}
+
+/* A wrapper's exit record says the job failed, and nothing else ties it to
+ * a rank or an error line. */
+static void rule_job_exit(struct rule_ctx *rc, const struct ranks *r)
+{
+	if (r->job_exit <= 0 || r->job_exit == 124 || !r->job_exit_where.path)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].first_error.path || (r->v[i].has_exit && r->v[i].exitcode != 0))
+			return;
+	if (rc->failure_count || (r->launcher_quiet && !r->launcher_followed && !r->n))
+		return;
+	struct capset cs = {0};
+	cap(&cs, "code", int_str(r->job_exit));
+	int sig = r->job_exit > 128 && r->job_exit < 128 + 65 ? r->job_exit - 128 : 0;
+	cap(&cs, "how", sig ? xasprintf("killed by %s", ranks_signal_name(sig) ? ranks_signal_name(sig) : "a signal")
+	                    : xstrdup("a non-zero status"));
+	emit(rc, "ranks.job_exit_nonzero", &r->job_exit_where, -1, NULL, &cs,
+	     "the job's exit record is %d (%s) and no line of the log says why", r->job_exit,
+	     sig ? "killed by a signal" : "failed");
+}
+
+/* Highest SeqNum rank p reached in process group pg (-1: no PG prefix);
+ * -2 unknown. */
+static long enqueued(const struct rank_proc *p, int pg)
+{
+	long e = -2;
+	for (size_t i = 0; i < p->npgs; i++)
+		if (p->pgs[i].pg == pg && p->pgs[i].enq > e)
+			e = p->pgs[i].enq;
+	if (p->wd_where.path && p->wd_seq >= 0 && p->wd_pg == pg && p->wd_seq > e)
+		e = p->wd_seq;
+	return e;
+}
+
+static void rule_behind_pg(struct rule_ctx *rc, const struct ranks *r, int pg)
+{
+	int timed_out = 0;
+	long maxe = -2, mine = 0x7fffffff;
+	size_t nknown = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		long e = enqueued(p, pg);
+		if (e < -1 || p->rank < 0)
+			continue;
+		timed_out |= p->wd_where.path && p->wd_pg == pg;
+		nknown++;
+		if (e > maxe)
+			maxe = e;
+		if (e < mine)
+			mine = e;
+	}
+	if (!timed_out || nknown < 2 || mine >= maxe)
+		return;
+	int *ahead = xmalloc(r->n * sizeof *ahead);
+	size_t na = 0;
+	const char *op = NULL;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].rank >= 0 && enqueued(&r->v[i], pg) == maxe) {
+			ahead[na++] = r->v[i].rank;
+			if (!op && r->v[i].wd_op && r->v[i].wd_seq == maxe)
+				op = r->v[i].wd_op;
+		}
+	qsort(ahead, na, sizeof *ahead, cmp_int);
+	char *al = int_list(ahead, na);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		long e = enqueued(p, pg);
+		if (e < -1 || p->rank < 0 || e >= maxe)
+			continue;
+		struct capset cs = {0};
+		cap(&cs, "rank", rank_label(p));
+		cap(&cs, "seq", int_str(e));
+		cap(&cs, "ahead_seq", int_str(maxe));
+		cap(&cs, "ahead", xstrdup(al));
+		cap(&cs, "op", xstrdup(op ? op : "collective"));
+		cap(&cs, "pg", pg >= 0 ? int_str(pg) : xstrdup("default"));
+		const struct rank_where *w = p->enq_where.path ? &p->enq_where : p->wd_where.path ? &p->wd_where : &p->last;
+		emit(rc, "ranks.watchdog_seqnum_behind", w, p->rank, p, &cs,
+		     "rank %d enqueued collectives only up to SeqNum %ld while rank%s %s reached SeqNum %ld (%s)",
+		     p->rank, e, na == 1 ? "" : "s", al, maxe, op ? op : "collective");
+	}
+	free(al);
+	free(ahead);
+}
+
+/* Ranks timed out in a collective (watchdog) while another rank of the job
+ * printed no timeout, no error, no flight-recorder counters and was not
+ * killed: it never reached the collective (busy elsewhere: data loading,
+ * checkpointing, a different code path).  The rank that is behind, not the
+ * ones that waited. */
+static void rule_behind_silent(struct rule_ctx *rc, const struct ranks *r)
+{
+	const struct rank_proc *w = NULL;
+	int *waiters = xmalloc((r->n + 1) * sizeof *waiters);
+	size_t nw = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (p->wd_where.path && p->rank >= 0) {
+			if (!w)
+				w = p;
+			waiters[nw++] = p->rank;
+		}
+	}
+	if (!w) {
+		free(waiters);
+		return;
+	}
+	qsort(waiters, nw, sizeof *waiters, cmp_int);
+	char *wl = int_list(waiters, nw);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (p->rank < 0 || p->wd_where.path || p->npgs || p->remote_err || !p->last.path)
+			continue;
+		if (p->first_error.path || rank_proc_killed(p) || (p->has_exit && p->exitcode > 0))
+			continue; /* it failed by itself: another finding says so */
+		if (w->nranks > 0 && p->rank >= w->nranks)
+			continue;
+		struct capset cs = {0};
+		char rb[96];
+		cap(&cs, "rank", rank_label(p));
+		cap(&cs, "ahead", xstrdup(wl));
+		cap(&cs, "op", xstrdup(w->wd_op ? w->wd_op : "a collective"));
+		cap(&cs, "ahead_seq", w->wd_seq >= 0 ? int_str(w->wd_seq) : xstrdup("?"));
+		cap(&cs, "last", xstrdup(last_text(p)));
+		emit(rc, "ranks.behind_no_timeout", &p->last, p->rank, p, &cs,
+		     "rank%s %s timed out waiting in %s (SeqNum %ld) while rank %s printed no timeout and no error; its last line: %s",
+		     nw == 1 ? "" : "s", wl, w->wd_op ? w->wd_op : "a collective", w->wd_seq, rl(p, rb, sizeof rb),
+		     last_text(p));
+	}
+	free(wl);
+	free(waiters);
+}
+
+static void rule_watchdog(struct rule_ctx *rc, const struct ranks *r)
+{
+	rule_behind_silent(rc, r);
+	int pgs[64];
+	size_t npg = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (!p->wd_where.path)
+			continue;
+		int seen = 0;
+		for (size_t k = 0; k < npg; k++)
+			seen |= pgs[k] == p->wd_pg;
+		if (!seen && npg < 64)
+			pgs[npg++] = p->wd_pg;
+	}
+	for (size_t k = 0; k < npg; k++)
+		rule_behind_pg(rc, r, pgs[k]);
+	/* same SeqNum, different collective; or waiting in different process groups */
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (!p->wd_where.path || p->wd_seq < 0 || !p->wd_op)
+			continue;
+		for (size_t k = 0; k < r->n; k++) {
+			const struct rank_proc *q = &r->v[k];
+			if (k == i || !q->wd_where.path || q->wd_seq < 0 || !q->wd_op)
+				continue;
+			int pg_diff = p->wd_pg >= 0 && q->wd_pg >= 0 && p->wd_pg != q->wd_pg;
+			if (!pg_diff && (q->wd_seq != p->wd_seq || p->wd_pg != q->wd_pg))
+				continue;
+			int op_diff = !pg_diff && strcmp(p->wd_op, q->wd_op) != 0 &&
+			              !((strcmp(p->wd_op, "SEND") == 0 && strcmp(q->wd_op, "RECV") == 0) ||
+			                (strcmp(p->wd_op, "RECV") == 0 && strcmp(q->wd_op, "SEND") == 0));
+			static const char *const fixed[] = {"ALLREDUCE", "BROADCAST", "REDUCE", "ALLGATHER", "_ALLGATHER_BASE",
+			                                    "REDUCE_SCATTER", "_REDUCE_SCATTER_BASE", "BARRIER", NULL};
+			int is_fixed = 0;
+			for (size_t f = 0; fixed[f]; f++)
+				is_fixed |= strcmp(p->wd_op, fixed[f]) == 0;
+			int size_diff = !pg_diff && !op_diff && is_fixed && p->wd_numel >= 0 && q->wd_numel >= 0 &&
+			                p->wd_numel != q->wd_numel;
+			if (!op_diff && !size_diff && !pg_diff)
+				continue;
+			struct capset cs = {0};
+			cap(&cs, "rank", rank_label(p));
+			cap(&cs, "seq", int_str(p->wd_seq));
+			cap(&cs, "op", xstrdup(p->wd_op));
+			cap(&cs, "other_rank", int_str(q->rank));
+			cap(&cs, "other_op", xstrdup(q->wd_op));
+			if (pg_diff)
+				cap(&cs, "detail", xasprintf("rank %d waits in process group %s (SeqNum %ld, %s) while rank %d waits in process group %s (SeqNum %ld, %s)",
+				                             p->rank, p->wd_pg_name ? p->wd_pg_name : "?", p->wd_seq, p->wd_op, q->rank,
+				                             q->wd_pg_name ? q->wd_pg_name : "?", q->wd_seq, q->wd_op));
+			else
+				cap(&cs, "detail", xasprintf("rank %d: %s NumelIn=%ld; rank %d: %s NumelIn=%ld", p->rank, p->wd_op,
+				                             p->wd_numel, q->rank, q->wd_op, q->wd_numel));
+			emit(rc, "ranks.collective_mismatch", &p->wd_where, p->rank, p, &cs,
+			     "rank %d timed out in %s SeqNum %ld (NumelIn=%ld%s%s) while rank %d timed out in %s SeqNum %ld (NumelIn=%ld%s%s)",
+			     p->rank, p->wd_op, p->wd_seq, p->wd_numel, p->wd_pg_name ? ", process group " : "",
+			     p->wd_pg_name ? p->wd_pg_name : "", q->rank, q->wd_op, q->wd_seq, q->wd_numel,
+			     q->wd_pg_name ? ", process group " : "", q->wd_pg_name ? q->wd_pg_name : "");
+			break;
+		}
+	}
+}
+
+static void rule_midway(struct rule_ctx *rc, const struct ranks *r, int any_stuck)
+{
+	if (!any_stuck && !bundle_failed(rc, r))
+		return;
+	if (r->saw_child_failed)
+		return; /* the launcher saw every worker end */
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (!rank_proc_open_ended(p) || p->went_silent || !p->last.path)
+			continue;
+		struct capset cs = {0};
+		cap(&cs, "rank", rank_label(p));
+		cap(&cs, "last", xstrdup(last_text(p)));
+		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
+		char *w = who(p);
+		char rb[96];
+		emit(rc, "ranks.log_ends_midway", &p->last, p->rank, p, &cs,
+		     "rank %s (%s) stops after %s with no error, exit or teardown; its last line: %s", rl(p, rb, sizeof rb), w,
+		     rank_proc_milestone(p), last_text(p));
+		free(w);
+	}
+}
+
+/* When exactly one rank failed by itself (a non-zero exit other than the
+ * launcher's SIGTERM, or the only rank with its own error) and the others
+ * were only stopped, the failure lines that carry no rank (unprefixed
+ * tracebacks in a combined log) are that rank's. */
+static void attribute_orphans(struct rule_ctx *rc, const struct ranks *r)
+{
+	const struct rank_proc *alone = NULL;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		int failed = (p->has_exit && p->exitcode != 0 && p->exitcode != -15) ||
+		             (p->first_error.path && !(p->has_exit && p->exitcode == -15) && !p->remote_err);
+		if (!failed)
+			continue;
+		if (alone)
+			return; /* several: no guessing */
+		alone = p;
+	}
+	if (!alone || alone->rank < 0)
+		return;
+	for (size_t i = 0; i < rc->ev->n; i++) {
+		struct evidence *e = &rc->ev->v[i];
+		if (e->rank >= 0 || e->host || e->line == 0 || strncmp(e->id, FAMILY_RANKS, strlen(FAMILY_RANKS)) == 0)
+			continue;
+		/* only lines before the launcher's first report of an exit */
+		int after = 0;
+		for (size_t k = 0; k < r->n && !after; k++) {
+			const struct rank_where *w = &r->v[k].exit_where;
+			after = w->path && strcmp(w->path, e->path) == 0 && e->line >= w->line;
+		}
+		if (after)
+			continue;
+		e->rank = alone->rank;
+	}
+}
+
+static void run(struct rule_ctx *rc)
+{
+	const struct ranks *r = rc->ranks;
+	if (!r)
+		return;
+	attribute_orphans(rc, r);
+	/* the findings from absence (stuck in init, never arrived, went silent,
+	 * stops mid-way, nothing after the banner) mean nothing when a log
+	 * document itself was cut: its end is not the job's end, and the
+	 * verdict says what is missing instead (verdict.c) */
+	int cut = rc->logs_cut;
+	int any_stuck = 0;
+	if (!cut) {
+		rule_init(rc, r, &any_stuck);
+		rule_silent(rc, r);
+	}
+	rule_uid_wait(rc, r);
+	rule_hang(rc, r, any_stuck);
+	rule_never_reached(rc, r);
+	rule_exits(rc, r);
+	rule_exited(rc, r);
+	if (!cut)
+		rule_launcher_only(rc, r);
+	rule_job_exit(rc, r);
+	rule_watchdog(rc, r);
+	if (!cut)
+		rule_midway(rc, r, any_stuck);
+}
+
+const struct rule_provider RULES_RANKS = {
+	"ranks", DEFS, sizeof DEFS / sizeof DEFS[0], run,
+};
