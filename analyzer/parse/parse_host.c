@@ -398,12 +398,7 @@ static int host_parse(const char *text, size_t len, const char *path, cJSON *fac
 
 int sys_parse_host(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m)
 {
-	if (!text || !facts)
-		return 0;
-	int used = host_parse(text, len, path, facts, NULL);
-	if (!used && m)
-		msgs_add(m, "%s: no host configuration listing found", path ? path : "");
-	return used;
+	return sys_lines_report(host_parse, text, len, path, facts, m, "no host configuration listing found");
 }
 
 static int host_marker(const char *h, size_t n)
@@ -419,11 +414,7 @@ int sys_detect_host(const char *head, size_t len)
 {
 	if (!host_marker(head, len))
 		return 0;
-	cJSON *scratch = cJSON_CreateObject();
-	int total = 0;
-	int used = host_parse(head, len, "", scratch, &total);
-	cJSON_Delete(scratch);
-	return used >= 2 && used * 10 >= total * 7;
+	return sys_lines_mostly(host_parse, head, len);
 }
 
 int sys_scan_host(const char *text, size_t len, const char *path, cJSON *facts)

@@ -345,12 +345,7 @@ static int ib_parse(const char *text, size_t len, const char *path, cJSON *facts
 
 int sys_parse_ib(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m)
 {
-	if (!text || !facts)
-		return 0;
-	int used = ib_parse(text, len, path, facts, NULL);
-	if (!used && m)
-		msgs_add(m, "%s: no RDMA device report found", path ? path : "");
-	return used;
+	return sys_lines_report(ib_parse, text, len, path, facts, m, "no RDMA device report found");
 }
 
 /* show_gids' header "DEV PORT INDEX GID IPv4 VER DEV", tabs or spaces (not
@@ -366,11 +361,7 @@ int sys_detect_ib(const char *head, size_t len)
 	if (!sys_has(head, len, "CA type:") && !sys_has(head, len, "Infiniband device '") &&
 	    !sys_has(head, len, "hca_id:") && !sys_has(head, len, "==>") && !gids_header(head, len))
 		return 0;
-	cJSON *scratch = cJSON_CreateObject();
-	int total = 0;
-	int used = ib_parse(head, len, "", scratch, &total);
-	cJSON_Delete(scratch);
-	return used >= 2 && used * 10 >= total * 7;
+	return sys_lines_mostly(ib_parse, head, len);
 }
 
 int sys_scan_ib(const char *text, size_t len, const char *path, cJSON *facts)

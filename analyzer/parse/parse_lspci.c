@@ -240,12 +240,7 @@ static int lspci_parse(const char *text, size_t len, const char *path, cJSON *fa
 
 int sys_parse_lspci(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m)
 {
-	if (!text || !facts)
-		return 0;
-	int used = lspci_parse(text, len, path, facts, NULL);
-	if (!used && m)
-		msgs_add(m, "%s: no lspci output found", path ? path : "");
-	return used;
+	return sys_lines_report(lspci_parse, text, len, path, facts, m, "no lspci output found");
 }
 
 static int lspci_marker(const char *h, size_t n)
@@ -258,11 +253,7 @@ int sys_detect_lspci(const char *head, size_t len)
 {
 	if (!lspci_marker(head, len))
 		return 0;
-	cJSON *scratch = cJSON_CreateObject();
-	int total = 0;
-	int used = lspci_parse(head, len, "", scratch, &total);
-	cJSON_Delete(scratch);
-	return used >= 2 && used * 10 >= total * 7;
+	return sys_lines_mostly(lspci_parse, head, len);
 }
 
 int sys_scan_lspci(const char *text, size_t len, const char *path, cJSON *facts)

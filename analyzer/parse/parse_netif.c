@@ -252,12 +252,7 @@ static int netif_parse(const char *text, size_t len, const char *path, cJSON *fa
 
 int sys_parse_netif(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m)
 {
-	if (!text || !facts)
-		return 0;
-	int used = netif_parse(text, len, path, facts, NULL);
-	if (!used && m)
-		msgs_add(m, "%s: no network interface listing found", path ? path : "");
-	return used;
+	return sys_lines_report(netif_parse, text, len, path, facts, m, "no network interface listing found");
 }
 
 static int netif_marker(const char *h, size_t n)
@@ -271,11 +266,7 @@ int sys_detect_netif(const char *head, size_t len)
 {
 	if (!netif_marker(head, len))
 		return 0;
-	cJSON *scratch = cJSON_CreateObject();
-	int total = 0;
-	int used = netif_parse(head, len, "", scratch, &total);
-	cJSON_Delete(scratch);
-	return used >= 2 && used * 10 >= total * 7;
+	return sys_lines_mostly(netif_parse, head, len);
 }
 
 /* embedded listings in free text: only the unmistakable layouts (ip addr,

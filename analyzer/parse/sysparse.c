@@ -384,3 +384,23 @@ int sys_has(const char *head, size_t len, const char *needle)
 {
 	return memmem(head, len, needle, strlen(needle)) != NULL;
 }
+
+int sys_lines_report(sys_line_parser f, const char *text, size_t len, const char *path, cJSON *facts,
+                     struct msgs *m, const char *none)
+{
+	if (!text || !facts)
+		return 0;
+	int used = f(text, len, path, facts, NULL);
+	if (!used && m)
+		msgs_add(m, "%s: %s", path ? path : "", none);
+	return used;
+}
+
+int sys_lines_mostly(sys_line_parser f, const char *head, size_t len)
+{
+	cJSON *scratch = cJSON_CreateObject();
+	int total = 0;
+	int used = f(head, len, "", scratch, &total);
+	cJSON_Delete(scratch);
+	return used >= 2 && used * 10 >= total * 7;
+}

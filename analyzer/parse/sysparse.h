@@ -137,6 +137,17 @@ struct sysreport_kind {
 /* Whether needle occurs in head[0..len). */
 int sys_has(const char *head, size_t len, const char *needle);
 
+/* The host reports read line by line (ibstat, lspci, ip, ulimit...) share
+ * one shape: a parser that returns the lines it used (and, when nonblank is
+ * not NULL, the non-blank lines it saw).  sys_lines_report runs it as a
+ * kind's parser and says "PATH: <none>" in m when it used no line;
+ * sys_lines_mostly is the detection: at least 2 lines used and 70% of the
+ * non-blank ones (the facts go to a scratch object, freed here). */
+typedef int (*sys_line_parser)(const char *text, size_t len, const char *path, cJSON *facts, int *nonblank);
+int sys_lines_report(sys_line_parser f, const char *text, size_t len, const char *path, cJSON *facts,
+                     struct msgs *m, const char *none);
+int sys_lines_mostly(sys_line_parser f, const char *head, size_t len);
+
 /* Per-kind parsers: each returns the number of facts added. */
 int sys_parse_topo(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
 int sys_parse_p2p(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
