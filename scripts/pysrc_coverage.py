@@ -135,6 +135,8 @@ KEEP_LEVELS = re.compile(r"^(error|warning|fatal|warn|exception|critical|check(:
 
 
 def clean(msg):
+    # a URL in a message (Lightning cites its issues) is written {}: the tables cite no thread
+    msg = re.sub(r"https?://\S+", "{}", msg)
     msg = msg.replace("\t", " ").replace("\n", "\\n")
     msg = re.sub(r"^(?:\\n|\\t|\s)+", "", msg).rstrip()
     msg = re.sub(r"(?:\{\}|[,:;]|\s)+$", "", msg).rstrip() or msg
