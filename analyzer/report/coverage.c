@@ -12,6 +12,26 @@
 
 static const char *const LEVELS[] = {"WARN", "INFO", "TRACE", "RESULT", NULL};
 
+/* The index of an NCCL level in LEVELS; -1 for a component's own level (a
+ * lowercase word: "error", "raise", "kernel", "status"...: no NCCL prefix to
+ * check), -2 for anything else. */
+static int level_index(const char *lv)
+{
+	for (int k = 0; LEVELS[k]; k++)
+		if (strcmp(lv, LEVELS[k]) == 0)
+			return k;
+	return lv[0] >= 'a' && lv[0] <= 'z' ? -1 : -2;
+}
+
+/* The table of NCCL's own messages (patterns/coverage/nccl.tsv) has the
+ * project's target window, WARN in 2.18-2.29, and a per-release breakdown;
+ * every other table is one component's, summarised by its failure messages. */
+static int is_nccl_table(const struct covtable *tb)
+{
+	const char *base = strrchr(tb->path, '/');
+	return strcmp(base ? base + 1 : tb->path, "nccl.tsv") == 0;
+}
+
 static char *read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -161,11 +181,12 @@ int coverage_load_db(const struct sigdb *db, struct covtable **tables, size_t *n
  * escapes resolved, conversions and <#macro-argument> placeholders any text,
  * everything else literal; the message ends at the first \n that follows
  * text (NCCL prints the rest on the next lines). */
-static char *format_regex(const char *f)
+static char *format_regex(const char *f, int anchored)
 {
 	struct buf b;
 	buf_init(&b);
-	buf_adds(&b, "^");
+	if (anchored)
+		buf_adds(&b, "^");
 	int text = 0;
 	for (const char *p = f; *p;) {
 		if (p[0] == '\\' && p[1]) {
@@ -208,6 +229,13 @@ static char *format_regex(const char *f)
 				continue;
 			}
 		}
+		if (p[0] == '{' && p[1] == '}') {
+			/* a formatted value of a component's message (Python {}, Rust, fmt) */
+			buf_adds(&b, ".*?");
+			p += 2;
+			text = 1;
+			continue;
+		}
 		if (p[0] == '<' && p[1] == '#') {
 			const char *q = strchr(p, '>');
 			if (q) {
@@ -224,14 +252,16 @@ static char *format_regex(const char *f)
 			text = 1;
 		p++;
 	}
-	buf_adds(&b, "\\s*$");
+	if (anchored)
+		buf_adds(&b, "\\s*$");
 	return buf_steal(&b);
 }
 
-/* 1 when the message of line is an instance of format f */
-static int is_instance(const char *f, const char *msg, size_t n, char *err, size_t errlen)
+/* 1 when the message of line is an instance of format f (anchored: the whole
+ * message; else somewhere in it: a component's line keeps its own prefixes) */
+static int is_instance(const char *f, int anchored, const char *msg, size_t n, char *err, size_t errlen)
 {
-	char *re = format_regex(f);
+	char *re = format_regex(f, anchored);
 	int ec;
 	PCRE2_SIZE eo;
 	pcre2_code *code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, PCRE2_DOTALL, &ec, &eo, NULL);
@@ -265,6 +295,60 @@ static void on_hit(void *ctx, const struct signature *s, const struct logline *l
 		h->hit = 1;
 }
 
+/* One row's check; the failure, if any, in err. */
+static void check_row(const struct sigdb *db, struct matcher *mt, const struct covtable *tb, const struct covrow *row,
+                      char *err, size_t en)
+{
+	const char *mp = row->col[COV_MAPPING];
+	const char *sample = row->col[COV_SAMPLE];
+	long first = version_code(row->col[COV_FIRST]), last = version_code(row->col[COV_LAST]);
+	int lv = level_index(row->col[COV_LEVEL]);
+	err[0] = 0;
+	/* a component's releases may be words ("1.x", "gcc"); versions must be in order */
+	if (lv >= 0 ? (first < 0 || last < 0 || first > last)
+	            : (!row->col[COV_FIRST][0] || !row->col[COV_LAST][0] || (first >= 0 && last >= 0 && first > last)))
+		snprintf(err, en, "first_release \"%s\" / last_release \"%s\" are not versions in order", row->col[COV_FIRST],
+		         row->col[COV_LAST]);
+	else if (lv == -2)
+		snprintf(err, en, "level \"%s\" is not WARN, INFO, TRACE, RESULT or a component's own (lowercase) level",
+		         row->col[COV_LEVEL]);
+	else if (!row->col[COV_FORMAT][0])
+		snprintf(err, en, "empty format");
+	else if (str_starts(mp, "derived:") && !category_valid(mp + 8))
+		snprintf(err, en, "mapping \"%s\": unknown category", mp);
+	else if (str_starts(mp, "benign:") && !mp[7])
+		snprintf(err, en, "mapping \"benign:\" needs a reason");
+	else if (!str_starts(mp, "sig:") && !str_starts(mp, "derived:") && !str_starts(mp, "benign:") &&
+	         strcmp(mp, "not-yet") != 0)
+		snprintf(err, en, "mapping \"%s\" is not sig:ID, derived:CATEGORY, benign:REASON or not-yet", mp);
+	else if (str_starts(mp, "sig:") && !sigdb_sig(db, mp + 4))
+		snprintf(err, en, "mapping \"%s\": no signature \"%s\" in the database", mp, mp + 4);
+	if (err[0])
+		return;
+	/* a component's row may leave the sample out, unless a signature is claimed */
+	if (lv < 0 && !sample[0] && !str_starts(mp, "sig:"))
+		return;
+	struct logline ll;
+	logline_parse(sample, strlen(sample), &ll);
+	if (lv == 3) {
+		if (!strstr(sample, row->col[COV_FORMAT]))
+			snprintf(err, en, "the sample does not contain the result string");
+	} else if ((lv == 0 && ll.level != LINE_WARN) || (lv == 1 && ll.level != LINE_INFO) ||
+	           (lv == 2 && ll.level != LINE_TRACE)) {
+		snprintf(err, en, "the sample is a %s line, not %s", line_level_name(ll.level), row->col[COV_LEVEL]);
+	} else if (lv >= 0) {
+		is_instance(row->col[COV_FORMAT], 1, ll.msg.p, ll.msg.n, err, en);
+	} else {
+		is_instance(row->col[COV_FORMAT], 0, sample, strlen(sample), err, en);
+	}
+	if (!err[0] && str_starts(mp, "sig:")) {
+		struct hitctx h = {mp + 4, 0};
+		matcher_run(mt, &ll, tb->path, on_hit, &h, NULL);
+		if (!h.hit)
+			snprintf(err, en, "signature \"%s\" does not match the sample", mp + 4);
+	}
+}
+
 int coverage_check(const struct sigdb *db, const struct covtable *t, size_t n, struct msgs *m, size_t *ok)
 {
 	int fails = 0;
@@ -278,53 +362,10 @@ int coverage_check(const struct sigdb *db, const struct covtable *t, size_t n, s
 				fails++;
 			}
 		for (size_t r = 0; r < tb->n; r++) {
-			const struct covrow *row = &tb->rows[r];
-			const char *mp = row->col[COV_MAPPING];
-			const char *sample = row->col[COV_SAMPLE];
-			char err[256] = "";
-			long first = version_code(row->col[COV_FIRST]), last = version_code(row->col[COV_LAST]);
-			int lv = -1;
-			for (int k = 0; LEVELS[k]; k++)
-				if (strcmp(row->col[COV_LEVEL], LEVELS[k]) == 0)
-					lv = k;
-			if (first < 0 || last < 0 || first > last)
-				snprintf(err, sizeof err, "first_release \"%s\" / last_release \"%s\" are not versions in order",
-				         row->col[COV_FIRST], row->col[COV_LAST]);
-			else if (lv < 0)
-				snprintf(err, sizeof err, "level \"%s\" is not WARN, INFO, TRACE or RESULT", row->col[COV_LEVEL]);
-			else if (!row->col[COV_FORMAT][0])
-				snprintf(err, sizeof err, "empty format");
-			else if (str_starts(mp, "derived:") && !category_valid(mp + 8))
-				snprintf(err, sizeof err, "mapping \"%s\": unknown category", mp);
-			else if (str_starts(mp, "benign:") && !mp[7])
-				snprintf(err, sizeof err, "mapping \"benign:\" needs a reason");
-			else if (!str_starts(mp, "sig:") && !str_starts(mp, "derived:") && !str_starts(mp, "benign:") &&
-			         strcmp(mp, "not-yet") != 0)
-				snprintf(err, sizeof err, "mapping \"%s\" is not sig:ID, derived:CATEGORY, benign:REASON or not-yet", mp);
-			else if (str_starts(mp, "sig:") && !sigdb_sig(db, mp + 4))
-				snprintf(err, sizeof err, "mapping \"%s\": no signature \"%s\" in the database", mp, mp + 4);
-			if (!err[0]) {
-				struct logline ll;
-				logline_parse(sample, strlen(sample), &ll);
-				if (lv == 3) {
-					if (!strstr(sample, row->col[COV_FORMAT]))
-						snprintf(err, sizeof err, "the sample does not contain the result string");
-				} else if ((lv == 0 && ll.level != LINE_WARN) || (lv == 1 && ll.level != LINE_INFO) ||
-				           (lv == 2 && ll.level != LINE_TRACE)) {
-					snprintf(err, sizeof err, "the sample is a %s line, not %s", line_level_name(ll.level),
-					         row->col[COV_LEVEL]);
-				} else {
-					is_instance(row->col[COV_FORMAT], ll.msg.p, ll.msg.n, err, sizeof err);
-				}
-				if (!err[0] && str_starts(mp, "sig:")) {
-					struct hitctx h = {mp + 4, 0};
-					matcher_run(mt, &ll, tb->path, on_hit, &h, NULL);
-					if (!h.hit)
-						snprintf(err, sizeof err, "signature \"%s\" does not match the sample", mp + 4);
-				}
-			}
+			char err[256];
+			check_row(db, mt, tb, &tb->rows[r], err, sizeof err);
 			if (err[0]) {
-				msgs_add(m, "%s:%zu: %s", tb->path, row->lineno, err);
+				msgs_add(m, "%s:%zu: %s", tb->path, tb->rows[r].lineno, err);
 				fails++;
 			} else {
 				(*ok)++;
@@ -399,23 +440,184 @@ static int cmp_rows(const void *a, const void *b)
 	return x->lineno < y->lineno ? -1 : x->lineno > y->lineno;
 }
 
-void coverage_render(FILE *out, int md, const struct sigdb *db, const struct covtable *t, size_t n)
+/* rows of tb by level (LEVELS, then a component's own levels: slot 4) and mapping kind */
+struct covcount {
+	size_t lv[5][K_N];
+	size_t win, win_k[K_N]; /* WARN rows of NCCL 2.18-2.29 (the NCCL table) */
+	size_t fail, fail_not;  /* failure messages (not benign) and those not yet mapped */
+};
+
+static void count_rows(const struct covtable *tb, struct covcount *c)
+{
+	memset(c, 0, sizeof *c);
+	long lo = 21800, hi = 22999;
+	for (size_t r = 0; r < tb->n; r++) {
+		const struct covrow *row = &tb->rows[r];
+		int lv = level_index(row->col[COV_LEVEL]);
+		int kd = kind_of(row->col[COV_MAPPING]);
+		c->lv[lv < 0 ? 4 : lv][kd]++;
+		if (lv == 0 && in_window(row, lo, hi)) {
+			c->win++;
+			c->win_k[kd]++;
+		}
+		if (kd != K_BENIGN) {
+			c->fail++;
+			c->fail_not += kd == K_NOTYET;
+		}
+	}
+}
+
+static double share(size_t part, size_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void md_summary(FILE *out, const struct covtable *tb, const struct covcount *c, const char *base)
+{
+	int nccl = is_nccl_table(tb);
+	struct buf rel;
+	buf_init(&rel);
+	for (size_t i = 0; i < tb->releases.n; i++)
+		buf_printf(&rel, "%s%s", i ? ", " : "", tb->releases.v[i]);
+	if (nccl || tb->releases.n)
+		fprintf(out, "## %s: summary\n\n%zu messages from releases %s to %s (%zu releases read: %s). A row's "
+		             "release range is the first and last release read that has the exact string.",
+		        base, tb->n, tb->releases.n ? tb->releases.v[0] : "?",
+		        tb->releases.n ? tb->releases.v[tb->releases.n - 1] : "?", tb->releases.n, rel.len ? rel.data : "none");
+	else
+		fprintf(out, "## %s: summary\n\n%zu messages; a row's release range is the component's own versions that "
+		             "were read.", base, tb->n);
+	buf_free(&rel);
+	fprintf(out, " Failure messages (every row not benign): %zu, not yet: %zu (%.1f%%).\n\n", c->fail, c->fail_not,
+	        share(c->fail_not, c->fail));
+	fprintf(out, "| level | messages | signature | derived | benign | not yet |\n|---|---|---|---|---|---|\n");
+	for (int lv = 0; lv < 5; lv++) {
+		size_t tot = 0;
+		for (int k = 0; k < K_N; k++)
+			tot += c->lv[lv][k];
+		if (tot)
+			fprintf(out, "| %s | %zu | %zu | %zu | %zu | %zu |\n", lv < 4 ? LEVELS[lv] : "the component's own levels",
+			        tot, c->lv[lv][K_SIG], c->lv[lv][K_DERIVED], c->lv[lv][K_BENIGN], c->lv[lv][K_NOTYET]);
+	}
+	if (!nccl) {
+		fputc('\n', out);
+		return;
+	}
+	fprintf(out, "| WARN in 2.18 - 2.29 | %zu | %zu | %zu | %zu | %zu (%.1f%%) |\n\n", c->win, c->win_k[K_SIG],
+	        c->win_k[K_DERIVED], c->win_k[K_BENIGN], c->win_k[K_NOTYET], share(c->win_k[K_NOTYET], c->win));
+	if (!tb->releases.n)
+		return;
+	fprintf(out, "WARN messages present in each release read:\n\n"
+	             "| release | WARN messages | signature | derived | benign | not yet |\n"
+	             "|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < tb->releases.n; i++) {
+		long v = version_code(tb->releases.v[i]);
+		size_t k[K_N] = {0}, tot = 0;
+		for (size_t r = 0; r < tb->n; r++)
+			if (strcmp(tb->rows[r].col[COV_LEVEL], "WARN") == 0 && in_window(&tb->rows[r], v, v)) {
+				k[kind_of(tb->rows[r].col[COV_MAPPING])]++;
+				tot++;
+			}
+		fprintf(out, "| %s | %zu | %zu | %zu | %zu | %zu |\n", tb->releases.v[i], tot, k[K_SIG], k[K_DERIVED],
+		        k[K_BENIGN], k[K_NOTYET]);
+	}
+	fputc('\n', out);
+}
+
+static void text_summary(FILE *out, const struct covtable *tb, const struct covcount *c)
 {
 	static const char *const KN[K_N] = {"signature", "derived", "benign", "not yet"};
+	fprintf(out, "%s: %zu messages, releases %s to %s\n", tb->path, tb->n,
+	        tb->releases.n ? tb->releases.v[0] : "?", tb->releases.n ? tb->releases.v[tb->releases.n - 1] : "?");
+	for (int lv = 0; lv < 5; lv++) {
+		size_t tot = 0;
+		for (int k = 0; k < K_N; k++)
+			tot += c->lv[lv][k];
+		if (tot)
+			fprintf(out, "  %-6s %4zu: %s %zu, %s %zu, %s %zu, %s %zu\n", lv < 4 ? LEVELS[lv] : "own", tot, KN[0],
+			        c->lv[lv][0], KN[1], c->lv[lv][1], KN[2], c->lv[lv][2], KN[3], c->lv[lv][3]);
+	}
+	if (is_nccl_table(tb))
+		fprintf(out, "  WARN in 2.18-2.29: %zu: %s %zu, %s %zu, %s %zu, %s %zu (%.1f%%)\n", c->win, KN[0],
+		        c->win_k[0], KN[1], c->win_k[1], KN[2], c->win_k[2], KN[3], c->win_k[K_NOTYET],
+		        share(c->win_k[K_NOTYET], c->win));
+	fprintf(out, "  failure messages: %zu: not yet %zu (%.1f%%)\n", c->fail, c->fail_not, share(c->fail_not, c->fail));
+}
+
+/* per source file, rows by release range */
+static void md_files(FILE *out, const struct sigdb *db, const struct covtable *tb)
+{
+	size_t *idx = xmalloc((tb->n ? tb->n : 1) * sizeof *idx);
+	struct strvec files = {0};
+	for (size_t r = 0; r < tb->n; r++)
+		if (!strvec_contains(&files, tb->rows[r].col[COV_FILE]))
+			strvec_push(&files, tb->rows[r].col[COV_FILE]);
+	qsort(files.v, files.n, sizeof *files.v, cmp_str);
+	for (size_t fi = 0; fi < files.n; fi++) {
+		size_t k = 0;
+		for (size_t r = 0; r < tb->n; r++)
+			if (strcmp(tb->rows[r].col[COV_FILE], files.v[fi]) == 0)
+				idx[k++] = r;
+		sort_tb = tb;
+		qsort(idx, k, sizeof *idx, cmp_rows);
+		fprintf(out, "### %s\n\n| releases | level | message | maps to | note |\n|---|---|---|---|---|\n", files.v[fi]);
+		for (size_t j = 0; j < k; j++) {
+			const struct covrow *row = &tb->rows[idx[j]];
+			const char *mp = row->col[COV_MAPPING];
+			if (strcmp(row->col[COV_FIRST], row->col[COV_LAST]) == 0)
+				fprintf(out, "| %s | %s | ", row->col[COV_FIRST], row->col[COV_LEVEL]);
+			else
+				fprintf(out, "| %s - %s | %s | ", row->col[COV_FIRST], row->col[COV_LAST], row->col[COV_LEVEL]);
+			md_cell(out, row->col[COV_FORMAT], 1);
+			fputs(" | ", out);
+			switch (kind_of(mp)) {
+			case K_SIG: {
+				struct buf c;
+				buf_init(&c);
+				sig_categories(db, mp + 4, &c);
+				fprintf(out, "`%s` (%s)", mp + 4, c.len ? c.data : "no diagnosis");
+				buf_free(&c);
+				break;
+			}
+			case K_DERIVED:
+				fprintf(out, "derived: %s", mp + 8);
+				break;
+			case K_BENIGN:
+				fputs("benign: ", out);
+				md_cell(out, mp + 7, 0);
+				break;
+			default:
+				fputs("**not yet**", out);
+			}
+			fputs(" | ", out);
+			md_cell(out, row->col[COV_NOTE], 0);
+			fputs(" |\n", out);
+		}
+		fputc('\n', out);
+	}
+	strvec_free(&files);
+	free(idx);
+}
+
+void coverage_render(FILE *out, int md, const struct sigdb *db, const struct covtable *t, size_t n)
+{
 	if (md)
 		fprintf(out, "# Coverage: every failure message and what nccl-triage makes of it\n\n"
 		             "Generated by `nccl-triage coverage --format md` from the coverage tables in `patterns/coverage/` "
 		             "(database %s). Do not edit by hand; `make coverage` regenerates it and `make check` fails when "
-		             "it is stale. The tables themselves are generated from the components' sources "
-		             "(`scripts/nccl_strings.py` for NCCL; see its header) and checked by `nccl-triage check-db`: "
+		             "it is stale. The tables themselves are generated from the components' sources by the scripts "
+		             "their header comments name (`scripts/nccl_strings.py` for NCCL), or kept by hand with a "
+		             "citation per row where a source is not public, and checked by `nccl-triage check-db`: "
 		             "every `sig:` row's sample line must be an instance of its format string and must be matched "
-		             "by that signature.\n\n"
+		             "by that signature. NCCL's levels (WARN, INFO, TRACE, RESULT) are checked against the sample's "
+		             "NCCL prefix; a component's own levels (lowercase: `error`, `raise`, `kernel`...) are the "
+		             "component's words, and its sample need only contain an instance of the format.\n\n"
 		             "What a row maps to:\n\n"
 		             "- a signature id: that signature recognises the message (its category is the category of the "
 		             "diagnoses it feeds);\n"
-		             "- `derived: CATEGORY`: no signature; the category follows from NCCL's own structure (the "
-		             "source file that printed it, the `ncclResult` it returns), so the verdict's fallback gives "
-		             "the failure that category with lower confidence;\n"
+		             "- `derived: CATEGORY`: no signature; the category follows from the structure around the "
+		             "message (for NCCL the source file that printed it, the `ncclResult` it returns), so the "
+		             "verdict's fallback gives the failure that category with lower confidence;\n"
 		             "- `benign: reason`: printed on healthy runs, or information that is not a failure;\n"
 		             "- **not yet**: nothing recognises it yet.\n\n",
 		        db->version);
@@ -423,126 +625,13 @@ void coverage_render(FILE *out, int md, const struct sigdb *db, const struct cov
 		const struct covtable *tb = &t[ti];
 		const char *base = strrchr(tb->path, '/');
 		base = base ? base + 1 : tb->path;
-		size_t cnt[4][K_N] = {{0}};
-		size_t win = 0, win_not = 0, win_k[K_N] = {0};
-		long lo = 21800, hi = 22999;
-		for (size_t r = 0; r < tb->n; r++) {
-			const struct covrow *row = &tb->rows[r];
-			int lv = 0;
-			for (int k = 0; LEVELS[k]; k++)
-				if (strcmp(row->col[COV_LEVEL], LEVELS[k]) == 0)
-					lv = k;
-			int kd = kind_of(row->col[COV_MAPPING]);
-			cnt[lv][kd]++;
-			if (lv == 0 && in_window(row, lo, hi)) {
-				win++;
-				win_k[kd]++;
-				win_not += kd == K_NOTYET;
-			}
-		}
-		if (md) {
-			struct buf rel;
-			buf_init(&rel);
-			for (size_t i = 0; i < tb->releases.n; i++)
-				buf_printf(&rel, "%s%s", i ? ", " : "", tb->releases.v[i]);
-			fprintf(out, "## %s: summary\n\n%zu messages from releases %s to %s (%zu releases read: %s). A row's "
-			             "release range is the first and last release read that has the exact string.\n\n",
-			        base, tb->n, tb->releases.n ? tb->releases.v[0] : "?",
-			        tb->releases.n ? tb->releases.v[tb->releases.n - 1] : "?", tb->releases.n, rel.len ? rel.data : "none");
-			buf_free(&rel);
-			fprintf(out, "| level | messages | signature | derived | benign | not yet |\n|---|---|---|---|---|---|\n");
-			for (int lv = 0; LEVELS[lv]; lv++) {
-				size_t tot = 0;
-				for (int k = 0; k < K_N; k++)
-					tot += cnt[lv][k];
-				if (tot)
-					fprintf(out, "| %s | %zu | %zu | %zu | %zu | %zu |\n", LEVELS[lv], tot, cnt[lv][K_SIG],
-					        cnt[lv][K_DERIVED], cnt[lv][K_BENIGN], cnt[lv][K_NOTYET]);
-			}
-			fprintf(out, "| WARN in 2.18 - 2.29 | %zu | %zu | %zu | %zu | %zu (%.1f%%) |\n\n", win, win_k[K_SIG],
-			        win_k[K_DERIVED], win_k[K_BENIGN], win_not, win ? 100.0 * (double)win_not / (double)win : 0.0);
-			if (tb->releases.n) {
-				fprintf(out, "WARN messages present in each release read:\n\n"
-				             "| release | WARN messages | signature | derived | benign | not yet |\n"
-				             "|---|---|---|---|---|---|\n");
-				for (size_t i = 0; i < tb->releases.n; i++) {
-					long v = version_code(tb->releases.v[i]);
-					size_t k[K_N] = {0}, tot = 0;
-					for (size_t r = 0; r < tb->n; r++)
-						if (strcmp(tb->rows[r].col[COV_LEVEL], "WARN") == 0 && in_window(&tb->rows[r], v, v)) {
-							k[kind_of(tb->rows[r].col[COV_MAPPING])]++;
-							tot++;
-						}
-					fprintf(out, "| %s | %zu | %zu | %zu | %zu | %zu |\n", tb->releases.v[i], tot, k[K_SIG],
-					        k[K_DERIVED], k[K_BENIGN], k[K_NOTYET]);
-				}
-				fputc('\n', out);
-			}
-		} else {
-			fprintf(out, "%s: %zu messages, releases %s to %s\n", tb->path, tb->n,
-			        tb->releases.n ? tb->releases.v[0] : "?", tb->releases.n ? tb->releases.v[tb->releases.n - 1] : "?");
-			for (int lv = 0; LEVELS[lv]; lv++) {
-				size_t tot = 0;
-				for (int k = 0; k < K_N; k++)
-					tot += cnt[lv][k];
-				if (tot)
-					fprintf(out, "  %-6s %4zu: %s %zu, %s %zu, %s %zu, %s %zu\n", LEVELS[lv], tot, KN[0], cnt[lv][0],
-					        KN[1], cnt[lv][1], KN[2], cnt[lv][2], KN[3], cnt[lv][3]);
-			}
-			fprintf(out, "  WARN in 2.18-2.29: %zu: %s %zu, %s %zu, %s %zu, %s %zu (%.1f%%)\n", win, KN[0], win_k[0],
-			        KN[1], win_k[1], KN[2], win_k[2], KN[3], win_not, win ? 100.0 * (double)win_not / (double)win : 0.0);
+		struct covcount c;
+		count_rows(tb, &c);
+		if (!md) {
+			text_summary(out, tb, &c);
 			continue;
 		}
-		/* per source file, rows by release range */
-		size_t *idx = xmalloc((tb->n ? tb->n : 1) * sizeof *idx);
-		struct strvec files = {0};
-		for (size_t r = 0; r < tb->n; r++)
-			if (!strvec_contains(&files, tb->rows[r].col[COV_FILE]))
-				strvec_push(&files, tb->rows[r].col[COV_FILE]);
-		qsort(files.v, files.n, sizeof *files.v, cmp_str);
-		for (size_t fi = 0; fi < files.n; fi++) {
-			size_t k = 0;
-			for (size_t r = 0; r < tb->n; r++)
-				if (strcmp(tb->rows[r].col[COV_FILE], files.v[fi]) == 0)
-					idx[k++] = r;
-			sort_tb = tb;
-			qsort(idx, k, sizeof *idx, cmp_rows);
-			fprintf(out, "### %s\n\n| releases | level | message | maps to | note |\n|---|---|---|---|---|\n", files.v[fi]);
-			for (size_t j = 0; j < k; j++) {
-				const struct covrow *row = &tb->rows[idx[j]];
-				const char *mp = row->col[COV_MAPPING];
-				if (strcmp(row->col[COV_FIRST], row->col[COV_LAST]) == 0)
-					fprintf(out, "| %s | %s | ", row->col[COV_FIRST], row->col[COV_LEVEL]);
-				else
-					fprintf(out, "| %s - %s | %s | ", row->col[COV_FIRST], row->col[COV_LAST], row->col[COV_LEVEL]);
-				md_cell(out, row->col[COV_FORMAT], 1);
-				fputs(" | ", out);
-				switch (kind_of(mp)) {
-				case K_SIG: {
-					struct buf c;
-					buf_init(&c);
-					sig_categories(db, mp + 4, &c);
-					fprintf(out, "`%s` (%s)", mp + 4, c.len ? c.data : "no diagnosis");
-					buf_free(&c);
-					break;
-				}
-				case K_DERIVED:
-					fprintf(out, "derived: %s", mp + 8);
-					break;
-				case K_BENIGN:
-					fputs("benign: ", out);
-					md_cell(out, mp + 7, 0);
-					break;
-				default:
-					fputs("**not yet**", out);
-				}
-				fputs(" | ", out);
-				md_cell(out, row->col[COV_NOTE], 0);
-				fputs(" |\n", out);
-			}
-			fputc('\n', out);
-		}
-		strvec_free(&files);
-		free(idx);
+		md_summary(out, tb, &c, base);
+		md_files(out, db, tb);
 	}
 }
