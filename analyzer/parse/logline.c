@@ -355,7 +355,9 @@ static inline int source_and_level(const char *rest, size_t rn, enum line_level 
 		j++;
 	size_t pf1;
 	int pretty = 0;
-	if (j < rn && rest[j] == ' ' && j > f0 && pretty_function(rest, rn, f0, &pf1)) {
+	/* a space, or a "::" of a C++ name ("std::string f(...)", "ns::C::f(...)") */
+	if (j < rn && j > f0 && (rest[j] == ' ' || (rest[j] == ':' && j + 1 < rn && rest[j + 1] == ':')) &&
+	    pretty_function(rest, rn, f0, &pf1)) {
 		pretty = 1;
 		j = pf1;
 	}

@@ -100,6 +100,8 @@ static void run(struct rule_ctx *rc)
 		else if (row->from == DERIVE_EXCEPTION)
 			from = xasprintf("the exception type of %.*s", (int)(strchr(f->text, ':') ? strchr(f->text, ':') - f->text : 0),
 			                 f->text);
+		else if (row->from == DERIVE_MESSAGE && strcmp(f->what, "component_error") == 0)
+			from = xasprintf("the structure of a component's error line (%s)", row->id);
 		else if (row->from == DERIVE_MESSAGE)
 			from = xasprintf("PyTorch's %s record in the message", row->category);
 		else
