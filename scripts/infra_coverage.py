@@ -191,6 +191,29 @@ def sharp_prefix(level, row):
     return 'node1:4242:4242 [0] NCCL INFO '
 
 
+XID_DEF = re.compile(r'^#define\s+([A-Z][A-Z0-9_]*)\s+\((\d+)\)', re.M)
+
+
+def xid_extract(gd, rev, version):
+    """Every Xid code nverror.h defines (the driver's own names for them)."""
+    text = git(gd, 'show', f'{rev}:src/common/sdk/nvidia/inc/nverror.h').decode('utf-8', 'replace')
+    names = OrderedDict()
+    for m in XID_DEF.finditer(text):
+        name, code = m.group(1), int(m.group(2))
+        if code < 3 or 'LAST_ERROR' in name or 'RECOVERY_LEVEL' in name:
+            continue
+        names.setdefault(code, []).append(name)
+    out = {}
+    for code, ns_ in names.items():
+        # the format kernel_rc.c prints ("NVRM: Xid (" attr "): %d, pid=%s, name=%s, %s%s")
+        out[('nverror.h', 'kernel', 'NVRM: Xid (PCI:{}): %d, {}' % code)] = {'line': code, 'names': '/'.join(ns_)}
+    return out
+
+
+def xid_prefix(level, row):
+    return '[ 1843.308145] '
+
+
 FAMILIES = OrderedDict([
     ('aws-ofi-nccl', {
         'repo': 'aws+aws-ofi-nccl',
@@ -217,8 +240,19 @@ FAMILIES = OrderedDict([
         'how': 'WARN(...) and INFO(...) with a failure word, from src/; printed through NCCL\'s logger with '
                '__FILE__ (the bare file name, as automake compiles src/)',
     }),
+    ('xid', {
+        'repo': 'NVIDIA+open-gpu-kernel-modules',
+        'title': "NVIDIA driver Xid codes (src/common/sdk/nvidia/inc/nverror.h: the driver's names; meanings from "
+                 "NVIDIA's Xid catalog, https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html)",
+        'revs': OrderedDict((v, v) for v in ['515.105.01', '520.61.07', '525.147.05', '530.41.03', '535.288.01',
+                                             '545.29.06', '550.163.01', '555.58.02', '560.35.03', '565.77',
+                                             '570.211.01', '575.64.05', '580.142', '590.48.01', '595.45.04']),
+        'extract': xid_extract, 'prefix': xid_prefix,
+        'how': 'every code nverror.h defines, as kernel_rc.c prints it: "NVRM: Xid (PCI:%s): %d, pid=%s, '
+               'name=%s, %s"; the last tag of each driver branch',
+    }),
 ])
-HAND_KEPT = ['kernel', 'xid', 'fabricmanager', 'vllm', 'sglang', 'trtllm', 'xla', 'k8s']
+HAND_KEPT = ['kernel', 'fabricmanager', 'vllm', 'sglang', 'trtllm', 'xla', 'k8s']
 
 
 # ---------------------------------------------------------------- mapping
@@ -252,9 +286,21 @@ def map_row(rules, fam, file, level, fmt):
     return None
 
 
+def fill(fmt, args):
+    """The format with its printf conversions (nccl_strings.instantiate) and then its
+    {} values filled from args, left to right (defaults: 1 and x)."""
+    left = list(args)
+    n_conv = len(ns.PIECE.findall(fmt.split('\\n')[0]))
+    text = ns.instantiate(fmt, left[:n_conv] if '{}' in fmt else left)
+    rest = left[n_conv:] if '{}' in fmt else []
+    while '{}' in text:
+        text = text.replace('{}', rest.pop(0) if rest else 'x', 1)
+    return text
+
+
 def sample_of(fam, rule, row):
     prefix = FAMILIES[fam]['prefix'](row['level'], row)
-    return prefix + ns.instantiate(row['format'], list(rule['args']))
+    return prefix + fill(row['format'], rule['args'])
 
 
 def generate(fam, gd):
@@ -287,7 +333,7 @@ def render(fam, rows, rules):
         if rule is None:
             missing.append(key)
             continue
-        note = rule['note']
+        note = rule['note'].replace('{names}', r.get('names', ''))
         out.append('\t'.join([r['file'], r['first'], r['last'], r['level'], r['format'].replace('\t', '\\t'),
                               rule['mapping'], note, sample_of(fam, rule, r)]))
     if missing:
@@ -333,6 +379,7 @@ def check(fams):
             if want != rows:
                 print(f'FAIL {path}: rows are not sorted by file and message (rerun with --normalise)')
                 bad += 1
+            print(f'ok   {fam}: hand-kept, {len(rows)} rows, each citing its source')
             continue
         for r in rows:
             if len(r) != 8:
@@ -343,7 +390,7 @@ def check(fams):
                 print(f'FAIL {path}: "{r[4][:60]}": no rule maps it (stale: rerun the script)')
                 bad += 1
                 continue
-            if (rule['mapping'], rule['note']) != (r[5], r[6]):
+            if rule['mapping'] != r[5] or not re.fullmatch(re.escape(rule['note']).replace(r'\{names\}', '.*'), r[6]):
                 print(f'FAIL {path}: "{r[4][:60]}": the rules give {rule["mapping"]}, the table {r[5]} (stale)')
                 bad += 1
         gd = os.path.join(MIRRORS, FAMILIES[fam]['repo'], 'repo')

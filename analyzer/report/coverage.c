@@ -303,10 +303,13 @@ static void check_row(const struct sigdb *db, struct matcher *mt, const struct c
 	const char *sample = row->col[COV_SAMPLE];
 	long first = version_code(row->col[COV_FIRST]), last = version_code(row->col[COV_LAST]);
 	int lv = level_index(row->col[COV_LEVEL]);
+	struct version vf, vl;
+	int both = version_parse(row->col[COV_FIRST], &vf) && version_parse(row->col[COV_LAST], &vl);
 	err[0] = 0;
-	/* a component's releases may be words ("1.x", "gcc"); versions must be in order */
+	/* a component's releases may be words ("1.x", "gcc") or versions that have no
+	 * NCCL code (a driver's 580.142); versions must be in order */
 	if (lv >= 0 ? (first < 0 || last < 0 || first > last)
-	            : (!row->col[COV_FIRST][0] || !row->col[COV_LAST][0] || (first >= 0 && last >= 0 && first > last)))
+	            : (!row->col[COV_FIRST][0] || !row->col[COV_LAST][0] || (both && version_cmp(&vf, &vl) > 0)))
 		snprintf(err, en, "first_release \"%s\" / last_release \"%s\" are not versions in order", row->col[COV_FIRST],
 		         row->col[COV_LAST]);
 	else if (lv == -2)
@@ -356,8 +359,9 @@ int coverage_check(const struct sigdb *db, const struct covtable *t, size_t n, s
 	struct matcher *mt = matcher_new(db);
 	for (size_t ti = 0; ti < n; ti++) {
 		const struct covtable *tb = &t[ti];
+		struct version rv;
 		for (size_t i = 0; i < tb->releases.n; i++)
-			if (version_code(tb->releases.v[i]) < 0) {
+			if (!version_parse(tb->releases.v[i], &rv)) {
 				msgs_add(m, "%s: releases: \"%s\" is not a version", tb->path, tb->releases.v[i]);
 				fails++;
 			}
@@ -431,12 +435,12 @@ static const struct covtable *sort_tb;
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct covrow *x = &sort_tb->rows[*(const size_t *)a], *y = &sort_tb->rows[*(const size_t *)b];
-	long fx = version_code(x->col[COV_FIRST]), fy = version_code(y->col[COV_FIRST]);
-	long lx = version_code(x->col[COV_LAST]), ly = version_code(y->col[COV_LAST]);
-	if (fx != fy)
-		return fx < fy ? -1 : 1;
-	if (lx != ly)
-		return lx > ly ? -1 : 1;
+	int f = version_cmp_str(x->col[COV_FIRST], y->col[COV_FIRST]);
+	if (f)
+		return f;
+	int l = version_cmp_str(x->col[COV_LAST], y->col[COV_LAST]);
+	if (l)
+		return -l;
 	return x->lineno < y->lineno ? -1 : x->lineno > y->lineno;
 }
 
