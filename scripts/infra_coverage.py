@@ -214,6 +214,49 @@ def xid_prefix(level, row):
     return '[ 1843.308145] '
 
 
+def rev_before(gd, date):
+    return git(gd, 'rev-list', '-1', '--before=' + date, 'HEAD').decode().strip()
+
+
+def hami_extract(gd, rev, version):
+    files = tree(gd, rev, ['src'], ('.c', '.h'))
+    found = c_messages(files, {'LOG_ERROR': 'error', 'LOG_WARN': 'warning'}, {'LOG_ERROR': 0, 'LOG_WARN': 0})
+    return {k: {'line': ln} for k, (ln, _) in found.items() if not k[2].startswith('<#')}
+
+
+def hami_prefix(level, row):
+    f = os.path.basename(row['file'])
+    if level == 'error':
+        return f"[HAMI-core ERROR (pid:4242 thread=139872 {f}:{row['line']})]: "
+    return f"[HAMI-core Warn(4242:139872:{f}:{row['line']})]: "
+
+
+SH_VAR = re.compile(r'\$\(\([^)]*\)\)|\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_]\w*|\$[\d?#@*]')
+NHC_DIE = re.compile(r'\bdie\s+1\s+(?:-e\s+)?"((?:[^"\\]|\\.)*)"')
+NHC_FUNC = re.compile(r'^\s*(?:function\s+)?(\w+)\s*\(\)\s*\{', re.M)
+
+
+def nhc_extract(gd, rev, version):
+    """die 1 "..." of customTests/*.nhc: NHC prints 'ERROR:  nhc:  Health check failed:  MSG'.
+    $FUNCNAME becomes the enclosing function, every other shell expansion {}."""
+    files = tree(gd, rev, ['customTests'], ('.nhc',))
+    out = {}
+    for path, text in files.items():
+        funcs = [(m.start(), m.group(1)) for m in NHC_FUNC.finditer(text)]
+        for m in NHC_DIE.finditer(text):
+            fn = ([f for pos, f in funcs if pos < m.start()] or ['nhc'])[-1]
+            msg = m.group(1).replace('\\t', ' ').replace('\\"', '"')
+            msg = msg.replace('$FUNCNAME', fn).replace('${FUNCNAME}', fn)
+            msg = re.sub(r'\s+', ' ', SH_VAR.sub('{}', msg)).strip()
+            line = text[:m.start()].count('\n') + 1
+            out.setdefault((path, 'error', msg), {'line': line})
+    return out
+
+
+def nhc_prefix(level, row):
+    return 'ERROR:  nhc:  Health check failed:  '
+
+
 FAMILIES = OrderedDict([
     ('aws-ofi-nccl', {
         'repo': 'aws+aws-ofi-nccl',
@@ -250,6 +293,24 @@ FAMILIES = OrderedDict([
         'extract': xid_extract, 'prefix': xid_prefix,
         'how': 'every code nverror.h defines, as kernel_rc.c prints it: "NVRM: Xid (PCI:%s): %d, pid=%s, '
                'name=%s, %s"; the last tag of each driver branch',
+    }),
+    ('hami', {
+        'repo': 'Project-HAMi+HAMi-core',
+        'title': 'HAMi-core (libvgpu.so, the CUDA/NVML interposer of HAMi GPU sharing) error and warning messages',
+        # no release tags: the last commit before each date
+        'revs': OrderedDict((d.replace('-', '.'), ('date', d)) for d in
+                            ['2024-06-30', '2025-01-31', '2025-07-31', '2026-01-31', '2026-06-30']),
+        'extract': hami_extract, 'prefix': hami_prefix,
+        'how': 'LOG_ERROR / LOG_WARN of src/ ("[HAMI-core ERROR (pid:%d thread=%ld %s:%d)]: " and '
+               '"[HAMI-core Warn(%d:%ld:%s:%d)]: "); the repository has no tags: the last commit before each date',
+    }),
+    ('nhc', {
+        'repo': 'Azure+azurehpc-health-checks',
+        'title': 'Azure HPC node health checks (NHC) failure messages',
+        'revs': OrderedDict([('0.2.9', 'v0.2.9'), ('0.4.0', 'v0.4.0'), ('0.4.5', 'v0.4.5')]),
+        'extract': nhc_extract, 'prefix': nhc_prefix,
+        'how': 'die 1 "..." of customTests/*.nhc, printed by NHC as "ERROR:  nhc:  Health check failed:  MSG" '
+               '($FUNCNAME resolved, every other shell expansion {})',
     }),
 ])
 HAND_KEPT = ['kernel', 'fabricmanager', 'vllm', 'sglang', 'trtllm', 'xla', 'k8s']
@@ -307,6 +368,8 @@ def generate(fam, gd):
     spec = FAMILIES[fam]
     rows = OrderedDict()
     for ver, rev in spec['revs'].items():
+        if isinstance(rev, tuple):
+            rev = rev_before(gd, rev[1])
         for (path, level, f), info in spec['extract'](gd, rev, ver).items():
             key = (path, level, f)
             r = rows.get(key)

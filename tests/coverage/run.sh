@@ -97,7 +97,7 @@ if [ -n "$pct" ] && awk -v p="$pct" 'BEGIN { exit !(p <= 5.0) }'; then ok; else 
 tables=$(grep -c '^[^ ].*: [0-9]* messages' "$T/sum")
 fl=$(grep -c '^  failure messages: ' "$T/sum")
 [ "$tables" -ge 1 ] && [ "$tables" -eq "$fl" ] && ok || bad "coverage printed $fl failure-message lines for $tables tables"
-awk '/^[^ ].*: [0-9]+ messages/ { t = $1 } /^  failure messages: / { p = $0; sub(/.*\(/, "", p); sub(/%\).*/, "", p); print t, p }' "$T/sum" >"$T/shares"
+awk '/^[^ ].*: [0-9]+ messages/ { t = $1; sub(/:$/, "", t) } /^  failure messages: / { p = $0; sub(/.*\(/, "", p); sub(/%\).*/, "", p); print t, p }' "$T/sum" >"$T/shares"
 while read -r t p; do
 	if awk -v p="$p" 'BEGIN { exit !(p <= 5.0) }'; then ok; else bad "$t: not-yet share of its failure messages is $p% (> 5%)"; fi
 done <"$T/shares"
