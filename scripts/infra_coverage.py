@@ -98,6 +98,8 @@ def c_messages(files, names, fmt_arg, fail_only=(), fail_words=FAIL_WORDS):
                 continue
             if name in fail_only and not fail_words.search(f):
                 continue
+            # <inttypes.h> macros nccl_strings does not resolve ("%" PRIx16 -> %x)
+            f = re.sub(r'%<#PRI([diouxX])(?:8|16|32|64|PTR|MAX)>', r'%\1', f)
             found.setdefault((path, names[name], f), (line, text))
     return found
 
@@ -280,6 +282,26 @@ def tgi_prefix(level, row):
     return '2024-06-20T12:34:56.789012Z %s text_generation_launcher: ' % ('ERROR' if level == 'error' else ' WARN')
 
 
+UCX_DIRS = ['src/uct/ib', 'src/uct/cuda', 'src/uct/tcp', 'src/uct/sm', 'src/uct/base', 'src/ucp/core',
+            'src/ucp/wireup', 'src/ucp/rndv', 'src/ucp/proto']
+
+
+def ucx_extract(gd, rev, version):
+    """ucs_error() of the parts of UCX an NCCL or MPI job reaches (IB/RoCE, CUDA, TCP and shared-memory
+    transports, the UCP protocol layer); the ugni, rocm, gaudi, ze transports and tools/ are left out."""
+    names = git(gd, 'ls-tree', '-r', '--name-only', rev, 'src').decode().splitlines()
+    dirs = [d for d in UCX_DIRS if any(n.startswith(d + '/') for n in names)]
+    files = tree(gd, rev, dirs, ('.c', '.h', '.inl'))
+    found = c_messages(files, {'ucs_error': 'error'}, {'ucs_error': 0})
+    return {k: {'line': ln} for k, (ln, _) in found.items() if not k[2].startswith('<#')}
+
+
+def ucx_prefix(level, row):
+    # UCS_LOG_FMT: "[%lu.%06lu] [%s:%-5d:%s] %17s:%-4u %-4s %-5s %*s"
+    f = os.path.basename(row['file'])
+    return '[1700000000.123456] [node1:4242 :0] %17s:%-4u %-4s %-5s ' % (f, row['line'], 'UCX', 'ERROR')
+
+
 FAMILIES = OrderedDict([
     ('aws-ofi-nccl', {
         'repo': 'aws+aws-ofi-nccl',
@@ -343,6 +365,14 @@ FAMILIES = OrderedDict([
         'extract': tgi_extract, 'prefix': tgi_prefix,
         'how': 'tracing::error! / tracing::warn! of launcher/src with a literal message (Rust {name} arguments as {}); '
                'printed by tracing_subscriber as "TIME LEVEL text_generation_launcher: MSG"',
+    }),
+    ('ucx', {
+        'repo': 'openucx+ucx',
+        'title': "UCX error messages of the transports and protocol layer an NCCL (UCX net plugin) or MPI job reaches",
+        'revs': OrderedDict((v[1:], v) for v in ['v1.10.1', 'v1.12.1', 'v1.14.1', 'v1.16.0', 'v1.18.1', 'v1.20.1']),
+        'extract': ucx_extract, 'prefix': ucx_prefix,
+        'how': 'ucs_error() of ' + ', '.join(d[4:] for d in UCX_DIRS) + ', printed as "[TIME] [HOST:PID:TID] '
+               'FILE:LINE UCX  ERROR MSG" (the crash handler\'s lines are not these)',
     }),
 ])
 HAND_KEPT = ['kernel', 'fabricmanager', 'vllm', 'sglang', 'trtllm', 'xla', 'k8s']
