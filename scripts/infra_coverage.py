@@ -329,6 +329,7 @@ FAMILIES = OrderedDict([
                '__FILE__ (the bare file name, as automake compiles src/)',
     }),
     ('xid', {
+        'braces': True,
         'repo': 'NVIDIA+open-gpu-kernel-modules',
         'title': "NVIDIA driver Xid codes (src/common/sdk/nvidia/inc/nverror.h: the driver's names; meanings from "
                  "NVIDIA's Xid catalog, https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html)",
@@ -340,6 +341,7 @@ FAMILIES = OrderedDict([
                'name=%s, %s"; the last tag of each driver branch',
     }),
     ('hami', {
+        'braces': True,
         'repo': 'Project-HAMi+HAMi-core',
         'title': 'HAMi-core (libvgpu.so, the CUDA/NVML interposer of HAMi GPU sharing) error and warning messages',
         # no release tags: the last commit before each date
@@ -350,6 +352,7 @@ FAMILIES = OrderedDict([
                '"[HAMI-core Warn(%d:%ld:%s:%d)]: "); the repository has no tags: the last commit before each date',
     }),
     ('nhc', {
+        'braces': True,
         'repo': 'Azure+azurehpc-health-checks',
         'title': 'Azure HPC node health checks (NHC) failure messages',
         'revs': OrderedDict([('0.2.9', 'v0.2.9'), ('0.4.0', 'v0.4.0'), ('0.4.5', 'v0.4.5')]),
@@ -358,6 +361,7 @@ FAMILIES = OrderedDict([
                '($FUNCNAME resolved, every other shell expansion {})',
     }),
     ('tgi', {
+        'braces': True,
         'repo': 'huggingface+text-generation-inference',
         'title': 'text-generation-inference launcher error and warning messages',
         'revs': OrderedDict([('1.0.3', 'v1.0.3'), ('1.4.5', 'v1.4.5'), ('2.0.4', 'v2.0.4'), ('2.4.1', 'v2.4.1'),
@@ -367,6 +371,7 @@ FAMILIES = OrderedDict([
                'printed by tracing_subscriber as "TIME LEVEL text_generation_launcher: MSG"',
     }),
     ('ucx', {
+        'braces': True,
         'repo': 'openucx+ucx',
         'title': "UCX error messages of the transports and protocol layer an NCCL (UCX net plugin) or MPI job reaches",
         'revs': OrderedDict((v[1:], v) for v in ['v1.10.1', 'v1.12.1', 'v1.14.1', 'v1.16.0', 'v1.18.1', 'v1.20.1']),
@@ -421,6 +426,14 @@ def fill(fmt, args):
     return text
 
 
+def braces(fmt):
+    """A printf format as a braces table writes it: every conversion and <#macro> a {}, the
+    message up to its first line break (the rest is printed on further lines)."""
+    first = next((p for p in fmt.split('\\n') if p.strip()), '')
+    first = first.replace('\\"', '"').replace('\\t', ' ').replace('\\\\', '\\')
+    return re.sub(ns.CONV + r'|<#\w+>', lambda m: '%' if m.group(0) == '%%' else '{}', first)
+
+
 def sample_of(fam, rule, row):
     prefix = FAMILIES[fam]['prefix'](row['level'], row)
     return prefix + fill(row['format'], rule['args'])
@@ -449,17 +462,24 @@ def render(fam, rows, rules):
            f'{spec["repo"].replace("+", "/")} (releases {vers[0]} .. {vers[-1]}: {spec["how"]}).',
            '# first_release/last_release: the first and last of the releases read that have the exact string.',
            '# mapping rules: scripts/infra_coverage_map.tsv.  Generated: edit the rules and rerun, do not edit by hand.',
-           '# releases: ' + ' '.join(vers),
-           '\t'.join(COLS)]
+           '# releases: ' + ' '.join(vers)]
+    if spec.get('braces'):
+        # the component's own levels, {} for every value (coverage.h), derived rows proven by tests/coverage
+        out += ['# style: braces', '# derived: checked']
+    out.append('\t'.join(COLS))
     missing = []
     for key in sorted(rows, key=lambda k: (k[0], k[1] != 'WARN', rows[k]['line'], k[2])):
         r = rows[key]
-        rule = map_row(rules, fam, r['file'], r['level'], r['format'])
+        # a braces family's rules read the format as the table writes it
+        rule = map_row(rules, fam, r['file'], r['level'], braces(r['format']) if spec.get('braces') else r['format'])
         if rule is None:
             missing.append(key)
             continue
         note = rule['note'].replace('{names}', r.get('names', ''))
-        out.append('\t'.join([r['file'], r['first'], r['last'], r['level'], r['format'].replace('\t', '\\t'),
+        fmt = r['format']
+        if spec.get('braces'):
+            fmt = braces(fmt)
+        out.append('\t'.join([r['file'], r['first'], r['last'], r['level'], fmt.replace('\t', '\\t'),
                               rule['mapping'], note, sample_of(fam, rule, r)]))
     if missing:
         sys.exit('%s: %d rows no rule maps, e.g. %s' % (fam, len(missing), missing[:3]))

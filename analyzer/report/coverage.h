@@ -13,15 +13,15 @@
  *   benign:REASON     printed on healthy runs, or informational
  *   not-yet           nothing yet
  * sample is the message instantiated as NCCL prints it (full line prefix).
- * level is NCCL's (WARN, INFO, TRACE, RESULT: checked against the sample's
- * NCCL prefix, the format must be its whole message) or a component's own,
- * a lowercase word ("error", "raise", "kernel": the format must occur in the
- * sample, whose prefixes are the component's; the releases may be words such
- * as "1.x"; a row that claims no signature may leave the sample empty).  A
- * format's values are printf conversions, <#macro-argument> or {}.
- * nccl.tsv alone has the project's window (WARN in NCCL 2.18-2.29); every
- * table is summarised by its failure messages (rows not benign) and the
- * share of them not yet mapped.
+ *
+ * A table of another component (PyTorch, a framework, a launcher) says
+ * "# style: braces": its formats mark a formatted value with {} (C++
+ * c10::str/fmt pieces, Python f-strings and %-formats as the extractors
+ * write them), its levels are the source's own (error, warning, check,
+ * raise:RuntimeError, ...), a sample need only contain an instance of the
+ * format (after an exception name, a glog header, a logger's prefix), and a
+ * row that maps to no signature may have no sample.  Its summary counts the
+ * "failure messages" (every row not benign) and the not-yet share of them.
  * See docs/coverage.md (generated) and docs/signature-format.md. */
 #ifndef NT_COVERAGE_H
 #define NT_COVERAGE_H
@@ -40,6 +40,7 @@ struct covrow {
 struct covtable {
 	char *path;
 	struct strvec releases;   /* from "# releases:", ascending */
+	int braces;               /* "# style: braces" (above) */
 	struct covrow *rows;
 	size_t n;
 };
