@@ -281,6 +281,8 @@ static const char *failure_kind(const struct logline *ll)
 	}
 	if (ll->kw & (KW_BIT(KW_WATCHDOG_CAUGHT) | KW_BIT(KW_BLOCKING_WAIT)))
 		return "watchdog";
+	if (ll->kw & KW_BIT(KW_COMPONENT_ERROR))
+		return "component_error";
 	/* a Python exception line: "module.Name(Error|Exception): text" at line
 	 * start (after the indent of a paste that is indented as a whole) */
 	{

@@ -48,6 +48,7 @@ void sigdb_init(struct sigdb *db)
 	memset(db, 0, sizeof *db);
 	db->match_limit = 1000000;
 	db->depth_limit = 10000;
+	db->text_hash = HASH_SEED;
 }
 
 static void sig_free(struct signature *s)
@@ -421,8 +422,9 @@ static void check_keys(struct loadctx *c, const cJSON *o, const char *path, cons
 	const cJSON *it;
 	cJSON_ArrayForEach(it, o) {
 		int known = 0;
+		/* the first byte first: tens of thousands of keys at start-up */
 		for (size_t k = 0; keys[k] && !known; k++)
-			known = strcmp(it->string, keys[k]) == 0;
+			known = it->string[0] == keys[k][0] && strcmp(it->string, keys[k]) == 0;
 		if (known)
 			continue;
 		struct buf list, sub;
@@ -800,6 +802,7 @@ static void line_col(const char *text, size_t off, size_t *line, size_t *col)
 int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m)
 {
 	struct loadctx c = {name, m, 0, text, len};
+	db->text_hash = hash_words(db->text_hash, text, len);
 	const char *end = NULL;
 	struct json_arena *arena = NULL;
 	cJSON *doc = json_parse_arena(&arena, text, len, &end);
@@ -1092,68 +1095,6 @@ static void ferr(const struct sigdb *db, struct msgs *m, const char *file, const
 	free(s);
 }
 
-/* FNV-1a of a JSON string as cJSON prints it: quoted, with \" \\ \b \f \n
- * \r \t and \u00XX for the other bytes below 32; every other byte as is. */
-static uint64_t hash_json_string(uint64_t h, const char *s)
-{
-	h = hash_bytes(h, "\"", 1);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		const unsigned char *run = p;
-		while (*p >= 32 && *p != '"' && *p != '\\')
-			p++;
-		h = hash_bytes(h, run, (size_t)(p - run));
-		if (!*p)
-			break;
-		char esc[8];
-		int n;
-		switch (*p) {
-		case '"': n = snprintf(esc, sizeof esc, "\\\""); break;
-		case '\\': n = snprintf(esc, sizeof esc, "\\\\"); break;
-		case '\b': n = snprintf(esc, sizeof esc, "\\b"); break;
-		case '\f': n = snprintf(esc, sizeof esc, "\\f"); break;
-		case '\n': n = snprintf(esc, sizeof esc, "\\n"); break;
-		case '\r': n = snprintf(esc, sizeof esc, "\\r"); break;
-		case '\t': n = snprintf(esc, sizeof esc, "\\t"); break;
-		default: n = snprintf(esc, sizeof esc, "\\u%04x", *p); break;
-		}
-		h = hash_bytes(h, esc, (size_t)n);
-	}
-	return hash_bytes(h, "\"", 1);
-}
-
-uint64_t sigdb_hash_json(uint64_t h, const cJSON *it)
-{
-	if (cJSON_IsObject(it) || cJSON_IsArray(it)) {
-		int obj = cJSON_IsObject(it);
-		h = hash_bytes(h, obj ? "{" : "[", 1);
-		for (const cJSON *c = it->child; c; c = c->next) {
-			if (c != it->child)
-				h = hash_bytes(h, ",", 1);
-			if (obj) {
-				h = hash_json_string(h, c->string);
-				h = hash_bytes(h, ":", 1);
-			}
-			h = sigdb_hash_json(h, c);
-		}
-		return hash_bytes(h, obj ? "}" : "]", 1);
-	}
-	if (cJSON_IsString(it))
-		return hash_json_string(h, it->valuestring);
-	if (cJSON_IsTrue(it))
-		return hash_bytes(h, "true", 4);
-	if (cJSON_IsFalse(it))
-		return hash_bytes(h, "false", 5);
-	if (cJSON_IsNull(it))
-		return hash_bytes(h, "null", 4);
-	/* a number (and anything else): cJSON's own text, its rules for
-	 * precision and integers are its own */
-	char *s = cJSON_PrintUnformatted(it);
-	if (s)
-		h = hash_bytes(h, s, strlen(s));
-	free(s);
-	return h;
-}
-
 /* Whether some id of ix is there twice. */
 static int has_duplicate(const struct sigdb *db, const struct hindex *ix, id_at_fn id_at, size_t n)
 {
@@ -1260,8 +1201,10 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 		h = hash_bytes(h, db->sigs[i].id, strlen(db->sigs[i].id));
 		h = hash_bytes(h, db->sigs[i].regex, strlen(db->sigs[i].regex));
 	}
-	for (size_t i = 0; i < db->ndiags; i++)
-		h = sigdb_hash_json(h, db->diags[i].json);
+	/* and every byte of the pattern files (diagnoses, samples, coverage-free:
+	 * the .json texts), hashed as they were read: one pass over the text
+	 * costs less than walking the parsed diagnoses */
+	h = hash_bytes(h, &db->text_hash, sizeof db->text_hash);
 	snprintf(db->version, sizeof db->version, "%zu.%zu-%012llx", db->nsigs, db->ndiags,
 	         (unsigned long long)(h & 0xffffffffffffULL));
 	strvec_free(&db->texts); /* the lines of messages are no longer needed */

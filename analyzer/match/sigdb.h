@@ -104,7 +104,8 @@ struct sigdb {
 	size_t ndocs;
 	struct strvec files;
 	struct strvec texts;      /* the files' texts, until sigdb_finalize (lines of messages) */
-	char version[40];         /* "1.<hash>" from the files' contents */
+	char version[40];         /* "N.M-<hash>" from the files' contents */
+	uint64_t text_hash;       /* hash_words over every pattern file's text, in load order */
 	/* matching acceleration, built by sigdb_finalize() */
 	struct acmatch *ac;       /* literal -> signature indexes */
 	size_t *always[5];        /* per line class: signatures without literals */
@@ -141,9 +142,6 @@ void sigdb_add_rules(struct sigdb *db, const struct rule_def *v, size_t n);
 /* Cross-checks (ids unique, references resolve) and build the prefilter.
  * Returns the number of errors. */
 int sigdb_finalize(struct sigdb *db, struct msgs *m);
-/* h continued (hash_bytes) over the text cJSON_PrintUnformatted gives for
- * it, without printing it (the database version hashes every diagnosis). */
-uint64_t sigdb_hash_json(uint64_t h, const cJSON *it);
 /* The keys a pattern file may hold in one kind of object ("file",
  * "signature", "sample", "diagnosis", "when"), NULL-terminated; NULL for
  * another kind.  Any other key is a load error. */

@@ -53,6 +53,19 @@ static const struct {
 	{"oom-kill:constraint", KW_KMSG},
 	{"]: segfault at ", KW_KMSG},
 	{"general protection fault", KW_KMSG},
+	/* the error levels of the components around NCCL: a line of one is failure
+	 * evidence as an NCCL WARN is (UCX's "%-4s %-5s" level column; docs/derived.md) */
+	{" UCX  ERROR ", KW_COMPONENT_ERROR},
+	{"srun: error: ", KW_COMPONENT_ERROR},
+	{"slurmstepd: error: ", KW_COMPONENT_ERROR},
+	{"HAMI-core ERROR", KW_COMPONENT_ERROR},
+	/* the NCCLCHECK / CUDACHECK macros of NCCL's examples, copied into
+	 * TensorRT-LLM plugins, lmdeploy, vLLM's csrc: the wrapped result decides */
+	{"Failed, NCCL error ", KW_COMPONENT_ERROR},
+	{"Failed: Cuda error ", KW_COMPONENT_ERROR},
+	{"[TensorRT-LLM][ERROR] ", KW_COMPONENT_ERROR},
+	/* XLA (JAX, TensorFlow): "NCCL operation ncclCommInitRank(...) failed: <ncclGetErrorString>" */
+	{"NCCL operation nccl", KW_COMPONENT_ERROR},
 };
 
 _Static_assert(KW_COUNT <= 31, "keyword numbers must fit beside LINEKW_FLAG and in the mask");

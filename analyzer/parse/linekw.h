@@ -40,6 +40,7 @@ enum linekw {
 	KW_CUDA_OOM,          /* "CUDA out of memory" */
 	KW_NCCLTESTS,         /* nccl-tests output: header, footer, failures (parse_nccltests.c) */
 	KW_KMSG,              /* kernel messages: Xid, NVRM, OOM killer, segfaults (parse_kmsg.c) */
+	KW_COMPONENT_ERROR,   /* a component's own error line: UCX, srun, slurmstepd, HAMi-core, NCCLCHECK/CUDACHECK (bundle.c) */
 	KW_COUNT
 };
 

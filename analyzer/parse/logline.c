@@ -312,8 +312,32 @@ static inline int host_pid_tid(const char *s, size_t n, size_t *ip, size_t *h1, 
 	return 1;
 }
 
+/* A net plugin that logs through NCCL with __PRETTY_FUNCTION__ where NCCL
+ * has __FILE__ (aws-ofi-nccl: a bare name in C, a whole signature in C++,
+ * 1.16+): "int nccl_net_ofi_init(ncclDebugLogger_t):123 NCCL WARN ...".
+ * At rest + f0, where the file scan stopped at a space: the signature's end
+ * in *f1 (the ':' before the line number, which " NCCL " follows).
+ * The signature must hold a '(' and end in ')' or ']' ("[with T = int]"). */
+static int pretty_function(const char *rest, size_t rn, size_t f0, size_t *f1)
+{
+	size_t lim = rn - f0 > 512 ? f0 + 512 : rn;
+	const char *w = memmem(rest + f0, lim - f0, " NCCL ", 6);
+	if (!w)
+		return 0;
+	size_t e = (size_t)(w - rest), d = e;
+	while (d > f0 && is_digit(rest[d - 1]))
+		d--;
+	if (d == e || d < f0 + 3 || rest[d - 1] != ':' || (rest[d - 2] != ')' && rest[d - 2] != ']'))
+		return 0;
+	if (!memchr(rest + f0, '(', d - 1 - f0))
+		return 0;
+	*f1 = d - 1;
+	return 1;
+}
+
 /* After the prefix of a WARN or TRACE line: "[ms ]file:line[ (func)] NCCL
- * WARN|TRACE "; the level, where the message starts, file, line, func. */
+ * WARN|TRACE "; the level, where the message starts, file, line, func.  A
+ * plugin's "signature(args):line" (pretty_function) is the func, no file. */
 static inline int source_and_level(const char *rest, size_t rn, enum line_level *lvl, size_t *msg_off,
                                    struct span *file, struct span *func, int *srcline)
 {
@@ -329,6 +353,14 @@ static inline int source_and_level(const char *rest, size_t rn, enum line_level 
 	size_t f0 = j;
 	while (j < rn && rest[j] != ' ' && rest[j] != ':')
 		j++;
+	size_t pf1;
+	int pretty = 0;
+	/* a space, or a "::" of a C++ name ("std::string f(...)", "ns::C::f(...)") */
+	if (j < rn && j > f0 && (rest[j] == ' ' || (rest[j] == ':' && j + 1 < rn && rest[j + 1] == ':')) &&
+	    pretty_function(rest, rn, f0, &pf1)) {
+		pretty = 1;
+		j = pf1;
+	}
 	if (j >= rn || rest[j] != ':' || j == f0)
 		return 0;
 	size_t f1 = j++;
@@ -355,8 +387,13 @@ static inline int source_and_level(const char *rest, size_t rn, enum line_level 
 	} else {
 		return 0;
 	}
-	file->p = rest + f0;
-	file->n = f1 - f0;
+	if (pretty) {
+		func->p = rest + f0;
+		func->n = f1 - f0;
+	} else {
+		file->p = rest + f0;
+		file->n = f1 - f0;
+	}
 	*srcline = (int)ln;
 	return 1;
 }

@@ -351,8 +351,10 @@ int coverage_check(const struct sigdb *db, const struct covtable *t, size_t n, s
 	struct matcher *mt = matcher_new(db);
 	for (size_t ti = 0; ti < n; ti++) {
 		const struct covtable *tb = &t[ti];
+		struct version rv;
 		for (size_t i = 0; i < tb->releases.n; i++)
-			if (version_code(tb->releases.v[i]) < 0) {
+			/* a braces table's releases may have no NCCL code (a driver's 515.105.01) */
+			if (version_code(tb->releases.v[i]) < 0 && !(tb->braces && version_parse(tb->releases.v[i], &rv))) {
 				msgs_add(m, "%s: releases: \"%s\" is not a version", tb->path, tb->releases.v[i]);
 				fails++;
 			}

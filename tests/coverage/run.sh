@@ -107,10 +107,13 @@ mkdir -p "$T/rows"
 US=$(printf '\037')
 for tsv in patterns/coverage/*.tsv; do
 	# a braces table's derived rows are exceptions raised on a rank (the rank is the
-	# failure), not the structural derivation of patterns/derived.json: not checked here
-	grep -q '^# style: braces' "$tsv" && continue
+	# failure), not the structural derivation of patterns/derived.json: not checked
+	# here, unless the table says "# derived: checked" (its derived rows are rows of
+	# patterns/*.json "derived": the component's error lines, a plugin's WARNs)
+	grep -q '^# style: braces' "$tsv" && ! grep -q '^# derived: checked' "$tsv" && continue
 	tr '\t' '\037' <"$tsv" | while IFS="$US" read -r file first last level fmt mapping note sample; do
 		case "$mapping" in derived:*) ;; *) continue ;; esac
+		[ -n "$sample" ] || continue
 		# an INFO line has no file:line and is no failure evidence alone
 		# (docs/derived.md): nothing is derived from it
 		if [ "$level" = INFO ]; then printf '%s\t%s\n' "$file" "$fmt" >>"$T/info"; continue; fi

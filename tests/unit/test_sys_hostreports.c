@@ -235,6 +235,19 @@ static void test_kmsg(void)
 	CHECK_INT(gn(f, "kernel.nvrm_lines"), 2); /* "GPU at PCI:..." and "GPU Board Serial Number" */
 	cJSON_Delete(f);
 
+	/* a MIG GPU instance in the address (the driver's own example line,
+	 * open-gpu-kernel-modules kern_gpu_error_cont_ga100.c) */
+	f = cJSON_CreateObject();
+	{
+		static const char mig[] = "NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: CE User Channel (0x9). RST: No, D-RST: No\n";
+		CHECK_INT(sys_parse_kmsg(mig, sizeof mig - 1, "mig.txt", f, NULL), 1);
+	}
+	CHECK_INT(gn(f, "kernel.xids.0.xid"), 94);
+	CHECK_STR(gs(f, "kernel.xids.0.bus_id"), "0000:01:00.0");
+	CHECK_INT(gn(f, "kernel.xids.0.gpu_instance"), 5);
+	CHECK_INT(gn(f, "kernel.xids.0.pid"), 7194);
+	cJSON_Delete(f);
+
 	/* the 2 x H200 host: Xid 31 and 43 on one GPU, the driver version */
 	f = cJSON_CreateObject();
 	parse_as(f, MORE "sys/dmesg-grep-NVRM.txt", sys_parse_kmsg);
