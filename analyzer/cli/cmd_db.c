@@ -9,6 +9,7 @@
 #include "cli/clicommon.h"
 #include "cli/commands.h"
 #include "report/coverage.h"
+#include "report/defects.h"
 #include "cli/formats.h"
 #include "match/patids.h"
 #include "rules/rules.h"
@@ -40,6 +41,12 @@ int cmd_check_db(struct common *c, struct strvec *ops)
 	errors += coverage_load_db(&db, &cov, &ncov, &m);
 	fails += coverage_check(&db, cov, ncov, &m, &covrows);
 	coverage_free(cov, ncov);
+	/* the defect table (DIR/coverage/NAME_defects.tsv): versions, ranges, diagnoses */
+	struct deftable *def = NULL;
+	size_t ndef = 0, defrows = 0, defmatch = 0;
+	errors += defects_load_db(&db, &def, &ndef, &m);
+	fails += defects_check(&db, def, ndef, &m, &defrows, &defmatch);
+	defects_free(def, ndef);
 	/* the other direction: the ids C code names (patids.h) are in the
 	 * database; only a database with the built-in patterns must have them */
 	int refs_missing = -1;
@@ -69,6 +76,8 @@ int cmd_check_db(struct common *c, struct strvec *ops)
 	printf("check-db: %zu files, %zu signatures (%zu with derived literals, %zu without a prefilter literal), "
 	       "%zu diagnoses; %zu samples and %zu coverage rows passed, %d failed; %d load error%s",
 	       db.files.n, db.nsigs, derived, nolit, db.ndiags, ok, covrows, fails, errors, errors == 1 ? "" : "s");
+	if (ndef)
+		printf("; %zu defect rows passed (%zu matchable)", defrows, defmatch);
 	if (refs_missing >= 0)
 		printf("; %zu of %zu ids named in C found", NPATIDS - (size_t)refs_missing, NPATIDS);
 	printf("\n");

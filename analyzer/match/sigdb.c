@@ -142,6 +142,11 @@ static int parse_range(const char *s, struct version_range *r)
 	return ok && any;
 }
 
+int sigdb_parse_range(const char *s, struct version_range *r)
+{
+	return parse_range(s, r);
+}
+
 /* A quantifier at p: ?, *, +, {n}, {n,}, {n,m}, {,m} (then an optional lazy
  * '?' or possessive '+').  Returns its length (0: none) and its minimum in
  * *min.  A '{' that is no quantifier is -1: PCRE2 reads it as a literal, but

@@ -175,6 +175,9 @@ const struct rule_def *sigdb_rule(const struct sigdb *db, const char *id);
 
 /* Version codes (22809 for "2.28.9") are version_code's (version.h). */
 int version_in_range(long v, const struct version_range *r);
+/* A range as "when.nccl" writes it (">=2.24 <2.27.3", "<2.5", "=2.18.1"):
+ * 1 and *r filled, or 0 when s is none (check-db of the defect table). */
+int sigdb_parse_range(const char *s, struct version_range *r);
 
 const char *severity_name(enum severity s);
 const char *sig_on_name(enum sig_on on);

@@ -118,9 +118,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int coverage_load_db(const struct sigdb *db, struct covtable **tables, size_t *ntables, struct msgs *m)
+/* DIR/coverage/ *.tsv of every folder the database came from, sorted per
+ * folder: the coverage tables, or (defects) the *_defects.tsv tables. */
+void coverage_files(const struct sigdb *db, int defects, struct strvec *paths)
 {
-	struct strvec dirs = {0}, paths = {0};
+	struct strvec dirs = {0};
 	for (size_t i = 0; i < db->files.n; i++) {
 		const char *f = db->files.v[i];
 		const char *slash = strrchr(f, '/');
@@ -137,22 +139,29 @@ int coverage_load_db(const struct sigdb *db, struct covtable **tables, size_t *n
 			struct strvec here = {0};
 			struct dirent *de;
 			while ((de = readdir(d)))
-				if (de->d_name[0] != '.' && str_ends(de->d_name, ".tsv"))
+				if (de->d_name[0] != '.' && str_ends(de->d_name, ".tsv") &&
+				    str_ends(de->d_name, "_defects.tsv") == defects)
 					strvec_push_owned(&here, xasprintf("%s/%s", cov, de->d_name));
 			closedir(d);
 			qsort(here.v, here.n, sizeof *here.v, cmp_str);
 			for (size_t k = 0; k < here.n; k++)
-				strvec_push(&paths, here.v[k]);
+				strvec_push(paths, here.v[k]);
 			strvec_free(&here);
 		}
 		free(cov);
 	}
+	strvec_free(&dirs);
+}
+
+int coverage_load_db(const struct sigdb *db, struct covtable **tables, size_t *ntables, struct msgs *m)
+{
+	struct strvec paths = {0};
+	coverage_files(db, 0, &paths);
 	int errors = 0;
 	*tables = xcalloc(paths.n ? paths.n : 1, sizeof **tables);
 	*ntables = paths.n;
 	for (size_t i = 0; i < paths.n; i++)
 		errors += coverage_load(paths.v[i], &(*tables)[i], m);
-	strvec_free(&dirs);
 	strvec_free(&paths);
 	return errors;
 }

@@ -1,7 +1,7 @@
 /* Unit tests for logline.c: NCCL's own line header in the eras before 2.10.
  * The lines are real (learn-half threads, quoted byte-exact) or instances of
  * the formats of the old tags' debug code:
- *   2.0-2.2 (no tag; real output): "host:pid:tid [dev] INFO msg",
+ *   2.0-2.2 (no tag, no source; real output of learn-half threads): "host:pid:tid [dev] INFO msg",
  *     "host:pid:tid [dev] file:line WARN msg", "file:line WARN msg";
  *   2.3.7 src/include/debug.h, 2.4.8 src/include/debug.h, 2.5.7 src/debug.cc:
  *     "\n%s:%d:%d [%d] %s:%d NCCL WARN ", "%s:%d:%d [%d] NCCL INFO ",
@@ -55,12 +55,13 @@ int main(void)
 	CHECK_INT(L.level, LINE_INFO);
 	CHECK(msg_is("bootstrap.cu:28 -> 2 [Net]"));
 	CHECK(span_is(L.host, "gpu-bql-144-103"));
-	/* pasted without host:pid:tid (NCCL 2.0/2.1, nccl-tests#12 in tests/heldout) */
-	parse("misc/ibvwrap.cu:60 WARN Failed to open libibverbs.so[.1]");
+	/* pasted without host:pid:tid (https://github.com/NVIDIA/nccl/issues/210,
+	 * tests/learn/socket-nccl-210-noif.log) */
+	parse("include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol");
 	CHECK_INT(L.level, LINE_WARN);
-	CHECK(msg_is("Failed to open libibverbs.so[.1]"));
-	CHECK(span_is(L.file, "misc/ibvwrap.cu"));
-	CHECK_INT(L.srcline, 60);
+	CHECK(msg_is("Socket creation failed : Address family not supported by protocol"));
+	CHECK(span_is(L.file, "include/socket.h"));
+	CHECK_INT(L.srcline, 344);
 	CHECK_INT(L.pid, -1);
 
 	/* NCCL 2.3/2.4: .cu names with the NCCL token (nccl#230, nccl#551) */
