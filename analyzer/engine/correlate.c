@@ -2,34 +2,123 @@
  *
  * A diagnosis holds when its "when" holds: one of `any` present, all of
  * `all` present, none of `none`, and the NCCL version range (if the bundle
- * shows versions, at least one must be inside).  Its evidence is every item
+ * shows versions, at least one of the most authoritative source must be
+ * inside).  An NCCL defect's version is then confirmed or unknown
+ * (defect_version).  Its evidence is every item
  * whose id it names.  Then echoes are linked (cascade_of), and the list is
  * ranked: severity, then root before context before cascade, then
  * specific before derived, then confidence, then who came first, then id
  * (deterministic). */
 #include "engine/correlate.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/bundle.h"
 #include "base/util.h"
 #include "base/version.h"
+#include "rules/ncclver.h"
+
+/* The version a diagnosis's "nccl" range is tested on: the bundle's NCCL
+ * versions of the most authoritative kind (rules/ncclver.h: the log first,
+ * then torch, nccl-tests, ldd, pip, conda, files, the environment). */
+enum vstate { V_NONE, V_IN, V_OUT, V_UNKNOWN };
+
+static enum vstate version_state(const struct bundle *b, const struct diagdef *d, char *why, size_t whylen)
+{
+	if (why)
+		why[0] = 0;
+	if (!d->has_nccl_range)
+		return V_NONE;
+	struct ncclver v[NCCLVER_MAX];
+	size_t first, n = ncclver_best(v, ncclver_collect(b->facts, v, NCCLVER_MAX), &first);
+	if (n == 0)
+		return d->nccl_implied ? V_IN : V_UNKNOWN;
+	for (size_t i = first; i < first + n; i++)
+		if (version_in_range(version_code(v[i].value), &d->nccl)) {
+			if (why)
+				snprintf(why, whylen, "NCCL %s (%s) is in the affected range", v[i].value, v[i].where);
+			return V_IN;
+		}
+	return V_OUT;
+}
 
 static int versions_allow(const struct bundle *b, const struct diagdef *d)
 {
-	if (!d->has_nccl_range)
-		return 1;
-	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(b->facts, "nccl_versions");
-	if (!cJSON_IsArray(vs) || cJSON_GetArraySize(vs) == 0)
-		return 1; /* unknown version: do not rule out */
-	const cJSON *it;
-	cJSON_ArrayForEach(it, vs) {
-		long v = cJSON_IsString(it) ? version_code(it->valuestring) : -1;
-		if (v >= 0 && version_in_range(v, &d->nccl))
-			return 1;
+	return version_state(b, d, NULL, 0) != V_OUT; /* unknown: do not rule out */
+}
+
+static int is_defect(const struct diagdef *d)
+{
+	return d->has_nccl_range && strcmp(d->category, "NCCL_BUG_UPGRADE") == 0;
+}
+
+/* "<2.19.4", ">=2.24 <2.26.2" */
+static void range_text(const struct version_range *r, char *out, size_t n)
+{
+	out[0] = 0;
+	size_t k = 0;
+	if (r->has_min)
+		k += (size_t)snprintf(out, n, "%s%ld.%ld.%ld", r->min_incl ? ">=" : ">", r->min / 10000, r->min / 100 % 100,
+		                      r->min % 100);
+	if (r->has_max && k < n)
+		snprintf(out + k, n - k, "%s%s%ld.%ld.%ld", k ? " " : "", r->max_incl ? "<=" : "<", r->max / 10000,
+		         r->max / 100 % 100, r->max % 100);
+}
+
+/* A known NCCL defect whose symptom is in the bundle: with the version in
+ * its range it is the cause, and outranks the generic reading of the same
+ * failure (OTHER, CUDA_ERROR_OTHER); with no version in the bundle it is a
+ * lead, not an answer: context, half the confidence, and the next steps ask
+ * for the version (nextsteps.c).  The explanation says which. */
+static void defect_version(const struct bundle *b, struct diagnosis *dg)
+{
+	char why[400], range[64];
+	enum vstate st = version_state(b, dg->def, why, sizeof why);
+	range_text(&dg->def->nccl, range, sizeof range);
+	char *add = NULL;
+	if (st == V_IN && why[0]) {
+		dg->defect_version = DEFECT_CONFIRMED;
+		add = xasprintf(" %s %s.", why, range);
+	} else if (st == V_IN) {
+		dg->defect_version = DEFECT_CONFIRMED;
+		add = xasprintf(" The bundle shows no NCCL version, but this message exists only in NCCL %s (the coverage "
+		                "table of NCCL's sources), so the range holds.", range);
+	} else if (st == V_UNKNOWN) {
+		dg->defect_version = DEFECT_VERSION_UNKNOWN;
+		if (dg->role == ROLE_ROOT)
+			dg->role = ROLE_CONTEXT;
+		dg->confidence *= 0.5;
+		add = xasprintf(" The bundle does not show the NCCL version: this is a known defect of NCCL %s only, so it "
+		                "is the cause only if the job ran such a release (next steps: how to tell the version).",
+		                range);
 	}
-	return 0;
+	if (add) {
+		char *e = xasprintf("%s%s", dg->explanation, add);
+		free(dg->explanation);
+		dg->explanation = e;
+		free(add);
+	}
+}
+
+static int generic_root(const struct diagnosis *d)
+{
+	return d->role == ROLE_ROOT && d->def->severity == SEV_ERROR && !d->defect_version &&
+	       (strcmp(d->def->category, "OTHER") == 0 || strcmp(d->def->category, "CUDA_ERROR_OTHER") == 0);
+}
+
+/* a confirmed defect ranks above the generic roots (confidence, so that
+ * the order stays one total order) */
+static void defect_outranks_generic(struct diagnosis *v, size_t n)
+{
+	double top = 0;
+	for (size_t i = 0; i < n; i++)
+		if (generic_root(&v[i]) && v[i].confidence > top)
+			top = v[i].confidence;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].defect_version == DEFECT_CONFIRMED && v[i].role == ROLE_ROOT && v[i].confidence <= top)
+			v[i].confidence = top + 0.01 > 0.99 ? 0.99 : top + 0.01;
 }
 
 static int when_holds(const struct bundle *b, const struct diagdef *d)
@@ -197,7 +286,10 @@ void correlate(struct bundle *b)
 	for (size_t i = 0; i < n; i++) {
 		v[i].title = render_template(v[i].def->title, b, &v[i]);
 		v[i].explanation = render_template(v[i].def->explanation, b, &v[i]);
+		if (is_defect(v[i].def))
+			defect_version(b, &v[i]);
 	}
+	defect_outranks_generic(v, n);
 	correlate_sort(v, n);
 	/* Two roots of one category are one cause seen twice (the log's OOM and
 	 * the memory trace at capacity): the lower-ranked one corroborates. */

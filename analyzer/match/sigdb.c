@@ -375,7 +375,7 @@ static const struct known_keys {
 	{"sample", "a sample", {"line", "captures", NULL}},
 	{"diagnosis", "a diagnosis", {"id", "category", "severity", "role", "confidence", "title", "explanation", "fix",
 	                              "verify_env", "when", "cascade_of", "references", "derived", NULL}},
-	{"when", "\"when\"", {"any", "all", "none", "nccl", NULL}},
+	{"when", "\"when\"", {"any", "all", "none", "nccl", "nccl_implied", NULL}},
 	{"derived", "a derived row", {"id", "from", "file", "message", "exception", "code", "category", "why", "samples",
 	                              "negative_samples", "references", NULL}},
 };
@@ -772,6 +772,13 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 				d.has_nccl_range = 1;
 			}
 		}
+		const cJSON *imp = json_get(when, "nccl_implied");
+		if (imp && (!cJSON_IsBool(imp) || !range)) {
+			char sub2[160];
+			snprintf(sub2, sizeof sub2, "%s.nccl_implied", sub);
+			lerr(c, sub2, "must be true or false, beside a \"nccl\" range");
+		}
+		d.nccl_implied = cJSON_IsTrue(imp);
 	}
 	if (c->errors != before) {
 		diag_free(&d);

@@ -71,6 +71,9 @@ struct diagdef {
 	struct strvec when_any, when_all, when_none;
 	int has_nccl_range;
 	struct version_range nccl;
+	int nccl_implied;         /* "when.nccl_implied": the signatures in any/all match messages
+	                             that exist only in releases inside the range (check-db proves it
+	                             from the coverage table), so the range holds without a version */
 	struct strvec cascade_of;
 	struct strvec references;
 	int derived;              /* "derived": true - a category derived from NCCL's or

@@ -274,6 +274,45 @@ static void on_hit(void *ctx, const struct signature *s, const struct logline *l
 		h->hit = 1;
 }
 
+/* "when.nccl_implied": every coverage row of the diagnosis's signatures lies
+ * inside its "nccl" range (the releases read that have the message), and
+ * there is at least one.  Between the last release read that has a message
+ * and the next one read, an unread patch release may still have it: the
+ * check knows the releases read only. */
+static int check_implied(const struct sigdb *db, const struct covtable *t, size_t n, struct msgs *m)
+{
+	int fails = 0;
+	for (size_t i = 0; i < db->ndiags; i++) {
+		const struct diagdef *d = &db->diags[i];
+		if (!d->nccl_implied)
+			continue;
+		size_t rows = 0;
+		for (size_t w = 0; w < d->when_any.n + d->when_all.n; w++) {
+			const char *id = w < d->when_any.n ? d->when_any.v[w] : d->when_all.v[w - d->when_any.n];
+			for (size_t ti = 0; ti < n; ti++)
+				for (size_t r = 0; r < t[ti].n; r++) {
+					const struct covrow *row = &t[ti].rows[r];
+					if (!str_starts(row->col[COV_MAPPING], "sig:") || strcmp(row->col[COV_MAPPING] + 4, id))
+						continue;
+					rows++;
+					long f = version_code(row->col[COV_FIRST]), l = version_code(row->col[COV_LAST]);
+					if (!version_in_range(f, &d->nccl) || !version_in_range(l, &d->nccl)) {
+						msgs_add(m, "%s: diagnoses[%zu].when.nccl_implied: %s's message is in releases %s-%s "
+						            "(%s:%zu), outside the range", d->file, d->index, id, row->col[COV_FIRST],
+						         row->col[COV_LAST], t[ti].path, row->lineno);
+						fails++;
+					}
+				}
+		}
+		if (!rows) {
+			msgs_add(m, "%s: diagnoses[%zu].when.nccl_implied: no coverage row maps to its signatures", d->file,
+			         d->index);
+			fails++;
+		}
+	}
+	return fails;
+}
+
 int coverage_check(const struct sigdb *db, const struct covtable *t, size_t n, struct msgs *m, size_t *ok)
 {
 	int fails = 0;
@@ -341,6 +380,7 @@ int coverage_check(const struct sigdb *db, const struct covtable *t, size_t n, s
 		}
 	}
 	matcher_free(mt);
+	fails += check_implied(db, t, n, m);
 	return fails;
 }
 

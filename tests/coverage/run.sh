@@ -104,6 +104,19 @@ check 2 "an id twice" 'twice'
 printf 'nccl-2.19.4-1-03\t2.19.4\n' | dtab
 check 2 "a short defect row" 'tab-separated columns'
 rm -f "$T/db/coverage/t_defects.tsv" "$T/db/bug.json"
+# when.nccl_implied: the signature's coverage rows must lie inside the range
+{ echo '# releases: 2.10.3 2.30.7'; row sig:t.no_socket_if "$W"; } >"$T/db/coverage/t.tsv"
+cat >"$T/db/implied.json" <<'EOF2'
+{"family": "t-implied", "description": "a range claimed from the message",
+ "signatures": [],
+ "diagnoses": [{"id": "t.implied", "category": "NCCL_BUG_UPGRADE", "severity": "error", "role": "root", "confidence": 0.8,
+   "title": "t", "explanation": "t", "fix": ["Upgrade NCCL to 2.5.6 or later"],
+   "when": {"any": ["t.no_socket_if"], "nccl": "<2.5.6", "nccl_implied": true}}]}
+EOF2
+check 2 "a range the message does not imply" 'outside the range'
+sed -i 's/"<2.5.6"/"<2.31"/' "$T/db/implied.json"
+check 0 "a range the message implies"
+rm -f "$T/db/implied.json" "$T/db/coverage/t.tsv"
 
 # the built-in tables pass and are counted
 "$BIN" check-db >"$T/out" 2>"$T/err" && ok || bad "check-db on patterns/ fails"
