@@ -18,6 +18,8 @@
 #include "rules/ncclver.h"
 #include "rules/rules.h"
 #include "match/sigdb.h"
+#include "match/evidence.h"
+#include "base/json.h"
 #include "testlib.h"
 
 static struct sigdb db;
@@ -154,6 +156,34 @@ static void test_sources(void)
 	cJSON_Delete(f);
 }
 
+/* the version sources of a free-form paste: pip freeze rows (two NCCL
+ * wheels: itself a finding), a REPL's torch.cuda.nccl.version() tuple, the
+ * image's NCCL_VERSION= */
+static void test_paste(void)
+{
+	struct bundle *b = run_docs("versions.txt",
+	                            "torch==2.1.0\nnumpy==1.26.4\nnvidia-nccl-cu12==2.18.1\nnvidia-nccl-cu11==2.14.3\n"
+	                            "triton==2.1.0\nfilelock==3.13.1\n>>> import torch\n>>> torch.cuda.nccl.version()\n"
+	                            "(2, 18, 1)\nNCCL_VERSION=2.19.3-1\n",
+	                            NULL, NULL);
+	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(b->facts, "versions");
+	CHECK_STR(json_str(cJSON_GetObjectItemCaseSensitive(vs, "nccl_torch"), "value"), "2.18.1");
+	CHECK_STR(json_str(cJSON_GetObjectItemCaseSensitive(vs, "nccl_env"), "value"), "2.19.3-1");
+	CHECK(evlist_has(&b->ev, "versions.multiple_nccl"));
+	struct ncclver v[NCCLVER_MAX];
+	size_t first, n = ncclver_best(v, ncclver_collect(b->facts, v, NCCLVER_MAX), &first);
+	CHECK_INT((long)n, 1);
+	CHECK_INT(v[first].kind, NV_TORCH);
+	CHECK(strstr(v[first].where, "[versions.txt:9]") != NULL);
+	bundle_free(b);
+	/* a tuple with no nccl.version() call before it is no NCCL version */
+	b = run_docs("versions.txt", "torch==2.1.0\nnumpy==1.26.4\nscipy==1.11.0\ntriton==2.1.0\nfilelock==3.13.1\n(2, 18, 1)\n",
+	             NULL, NULL);
+	CHECK(json_str(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(b->facts, "versions"), "nccl_torch"),
+	               "value") == NULL);
+	bundle_free(b);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -166,6 +196,7 @@ int main(void)
 	msgs_free(&m);
 	test_defect_versions();
 	test_sources();
+	test_paste();
 	sigdb_free(&db);
 	TEST_MAIN_END();
 }
