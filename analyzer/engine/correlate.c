@@ -19,34 +19,115 @@
 #include "base/util.h"
 #include "base/version.h"
 #include "rules/ncclver.h"
+#include "match/ncclsites.h"
 
 /* The version a diagnosis's "nccl" range is tested on: the bundle's NCCL
  * versions of the most authoritative kind (rules/ncclver.h: the log first,
- * then torch, nccl-tests, ldd, pip, conda, files, the environment). */
+ * then torch, nccl-tests, ldd, pip, conda, files, the environment); with
+ * none, the releases its WARN lines' source locations allow (the
+ * fingerprint, match/ncclsites.h; read only then).  Computed once per
+ * correlate(). */
 enum vstate { V_NONE, V_IN, V_OUT, V_UNKNOWN };
 
-static enum vstate version_state(const struct bundle *b, const struct diagdef *d, char *why, size_t whylen)
+struct vinfo {
+	struct ncclver v[NCCLVER_MAX];
+	size_t first, n;           /* the best kind's observations in v */
+	int fp_done;
+	const struct ncclsites *sites;
+	uint64_t fp[2];            /* releases every known WARN site allows; 0: no fingerprint */
+	char fp_where[160];        /* "graph/xml.h:77 [run.log:2]" */
+};
+
+static void vinfo_init(const struct bundle *b, struct vinfo *vi)
+{
+	memset(vi, 0, sizeof *vi);
+	vi->n = ncclver_best(vi->v, ncclver_collect(b->facts, vi->v, NCCLVER_MAX), &vi->first);
+}
+
+static void fingerprint(const struct bundle *b, struct vinfo *vi)
+{
+	vi->fp_done = 1;
+	if (!b->nwsites || !(vi->sites = sigdb_sites(b->db)))
+		return;
+	uint64_t all[2] = {~(uint64_t)0, ~(uint64_t)0};
+	size_t found = 0, k = 0;
+	for (size_t i = 0; i < b->nwsites; i++) {
+		const struct warn_site *w = &b->wsites[i];
+		uint64_t m[2];
+		if (!ncclsites_lookup(vi->sites, w->file, strlen(w->file), w->line, w->msg, w->msglen, m))
+			continue; /* a site no release has: a patched build, a plugin, a fork */
+		all[0] &= m[0];
+		all[1] &= m[1];
+		if (found++ < 2)
+			k += (size_t)snprintf(vi->fp_where + k, sizeof vi->fp_where - k, "%s%s:%d [%s:%llu]", k ? ", " : "",
+			                      w->file, w->line, w->path, (unsigned long long)w->lineno);
+		if (k >= sizeof vi->fp_where)
+			k = sizeof vi->fp_where - 1;
+	}
+	if (found) {
+		vi->fp[0] = all[0];
+		vi->fp[1] = all[1];
+	}
+}
+
+/* the fingerprint's releases as runs: "2.6.4-2.7.8, 2.9.9" */
+static void fp_text(const struct vinfo *vi, char *out, size_t n)
+{
+	size_t k = 0, nr = ncclsites_nreleases(vi->sites);
+	out[0] = 0;
+	for (size_t i = 0; i < nr && k < n; i++) {
+		if (!(vi->fp[i / 64] >> (i % 64) & 1))
+			continue;
+		size_t j = i;
+		while (j + 1 < nr && (vi->fp[(j + 1) / 64] >> ((j + 1) % 64) & 1))
+			j++;
+		k += (size_t)snprintf(out + k, n - k, "%s%s%s%s", k ? ", " : "", ncclsites_release(vi->sites, i),
+		                      j > i ? "-" : "", j > i ? ncclsites_release(vi->sites, j) : "");
+		i = j;
+	}
+}
+
+static enum vstate version_state(const struct bundle *b, struct vinfo *vi, const struct diagdef *d, char *why,
+                                 size_t whylen)
 {
 	if (why)
 		why[0] = 0;
 	if (!d->has_nccl_range)
 		return V_NONE;
-	struct ncclver v[NCCLVER_MAX];
-	size_t first, n = ncclver_best(v, ncclver_collect(b->facts, v, NCCLVER_MAX), &first);
-	if (n == 0)
-		return d->nccl_implied ? V_IN : V_UNKNOWN;
-	for (size_t i = first; i < first + n; i++)
-		if (version_in_range(version_code(v[i].value), &d->nccl)) {
+	for (size_t i = vi->first; i < vi->first + vi->n; i++)
+		if (version_in_range(version_code(vi->v[i].value), &d->nccl)) {
 			if (why)
-				snprintf(why, whylen, "NCCL %s (%s) is in the affected range", v[i].value, v[i].where);
+				snprintf(why, whylen, "NCCL %s (%s) is in the affected range", vi->v[i].value, vi->v[i].where);
 			return V_IN;
 		}
-	return V_OUT;
+	if (vi->n)
+		return V_OUT;
+	if (d->nccl_implied)
+		return V_IN;
+	if (!vi->fp_done)
+		fingerprint(b, vi);
+	if (!vi->fp[0] && !vi->fp[1])
+		return V_UNKNOWN;
+	size_t in = 0, out = 0, nr = ncclsites_nreleases(vi->sites);
+	for (size_t i = 0; i < nr; i++)
+		if (vi->fp[i / 64] >> (i % 64) & 1)
+			version_in_range(version_code(ncclsites_release(vi->sites, i)), &d->nccl) ? in++ : out++;
+	char rel[200];
+	fp_text(vi, rel, sizeof rel);
+	int many = strchr(vi->fp_where, ',') != NULL;
+	if (why && in && !out)
+		snprintf(why, whylen, "The bundle shows no NCCL version, but the source location%s of its WARN lines (%s) %s "
+		         "NCCL %s only: in the affected range", many ? "s" : "", vi->fp_where, many ? "are those of" : "is that of",
+		         rel);
+	else if (why)
+		snprintf(why, whylen, "The source location%s of its WARN lines (%s) narrow%s the release to NCCL %s, partly "
+		         "inside the range", many ? "s" : "", vi->fp_where, many ? "" : "s", rel);
+	return in && !out ? V_IN : in ? V_UNKNOWN : V_OUT;
 }
 
-static int versions_allow(const struct bundle *b, const struct diagdef *d)
+static int versions_allow(const struct bundle *b, struct vinfo *vi, const struct diagdef *d)
 {
-	return version_state(b, d, NULL, 0) != V_OUT; /* unknown: do not rule out */
+	return version_state(b, vi, d, NULL, 0) != V_OUT; /* unknown: do not rule out */
 }
 
 static int is_defect(const struct diagdef *d)
@@ -72,10 +153,10 @@ static void range_text(const struct version_range *r, char *out, size_t n)
  * failure (OTHER, CUDA_ERROR_OTHER); with no version in the bundle it is a
  * lead, not an answer: context, half the confidence, and the next steps ask
  * for the version (nextsteps.c).  The explanation says which. */
-static void defect_version(const struct bundle *b, struct diagnosis *dg)
+static void defect_version(const struct bundle *b, struct vinfo *vi, struct diagnosis *dg)
 {
-	char why[400], range[64];
-	enum vstate st = version_state(b, dg->def, why, sizeof why);
+	char why[600], range[64];
+	enum vstate st = version_state(b, vi, dg->def, why, sizeof why);
 	range_text(&dg->def->nccl, range, sizeof range);
 	char *add = NULL;
 	if (st == V_IN && why[0]) {
@@ -91,8 +172,8 @@ static void defect_version(const struct bundle *b, struct diagnosis *dg)
 			dg->role = ROLE_CONTEXT;
 		dg->confidence *= 0.5;
 		add = xasprintf(" The bundle does not show the NCCL version: this is a known defect of NCCL %s only, so it "
-		                "is the cause only if the job ran such a release (next steps: how to tell the version).",
-		                range);
+		                "is the cause only if the job ran such a release (next steps: how to tell the version).%s%s%s",
+		                range, why[0] ? " " : "", why, why[0] ? "." : "");
 	}
 	if (add) {
 		char *e = xasprintf("%s%s", dg->explanation, add);
@@ -121,7 +202,7 @@ static void defect_outranks_generic(struct diagnosis *v, size_t n)
 			v[i].confidence = top + 0.01 > 0.99 ? 0.99 : top + 0.01;
 }
 
-static int when_holds(const struct bundle *b, const struct diagdef *d)
+static int when_holds(const struct bundle *b, struct vinfo *vi, const struct diagdef *d)
 {
 	int any = d->when_any.n == 0;
 	for (size_t i = 0; i < d->when_any.n && !any; i++)
@@ -134,7 +215,7 @@ static int when_holds(const struct bundle *b, const struct diagdef *d)
 	for (size_t i = 0; i < d->when_none.n; i++)
 		if (evlist_has(&b->ev, d->when_none.v[i]))
 			return 0;
-	return versions_allow(b, d);
+	return versions_allow(b, vi, d);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -264,9 +345,11 @@ void correlate(struct bundle *b)
 	const struct sigdb *db = b->db;
 	struct diagnosis *v = xcalloc(db->ndiags + 1, sizeof *v);
 	size_t n = 0;
+	struct vinfo vi;
+	vinfo_init(b, &vi);
 	for (size_t i = 0; i < db->ndiags; i++) {
 		const struct diagdef *d = &db->diags[i];
-		if (!when_holds(b, d))
+		if (!when_holds(b, &vi, d))
 			continue;
 		struct diagnosis *dg = &v[n++];
 		dg->def = d;
@@ -287,7 +370,7 @@ void correlate(struct bundle *b)
 		v[i].title = render_template(v[i].def->title, b, &v[i]);
 		v[i].explanation = render_template(v[i].def->explanation, b, &v[i]);
 		if (is_defect(v[i].def))
-			defect_version(b, &v[i]);
+			defect_version(b, &vi, &v[i]);
 	}
 	defect_outranks_generic(v, n);
 	correlate_sort(v, n);

@@ -2,6 +2,7 @@
  * problem with the file and JSON path; a file with errors contributes
  * nothing, so a broken user file never half-loads. */
 #include "match/sigdb.h"
+#include "match/ncclsites.h"
 #include "match/derive.h"
 
 #include <dirent.h>
@@ -97,6 +98,7 @@ void sigdb_free(struct sigdb *db)
 		free(db->always[i]);
 	free(db->rules);
 	derive_free_rows(db);
+	ncclsites_free(db->sites);
 	hindex_free(&db->sig_ix);
 	hindex_free(&db->diag_ix);
 	memset(db, 0, sizeof *db);
@@ -948,6 +950,33 @@ void sigdb_jit(const struct signature *cs)
 		atomic_store_explicit(&s->jit_done, 1, memory_order_release);
 	}
 	pthread_mutex_unlock(&jit_lock);
+}
+
+const struct ncclsites *sigdb_sites(const struct sigdb *cdb)
+{
+	/* like the JIT state, the one other part of the shared database that
+	 * changes after loading, and only here */
+	struct sigdb *db = (struct sigdb *)cdb;
+	pthread_mutex_lock(&jit_lock);
+	if (!db->sites_tried) {
+		db->sites_tried = 1;
+		for (size_t i = 0; i < db->files.n && !db->sites; i++) {
+			const char *f = db->files.v[i];
+			const char *slash = strrchr(f, '/');
+			char *path = slash ? xasprintf("%.*s/nccl_sites.tsv", (int)(slash - f), f) : xstrdup("nccl_sites.tsv");
+			FILE *t = fopen(path, "rb");
+			if (t) {
+				fclose(t);
+				struct msgs quiet = {0};
+				db->sites = ncclsites_load(path, &quiet); /* a damaged table: no fingerprint, no guess */
+				msgs_free(&quiet);
+			}
+			free(path);
+		}
+	}
+	const struct ncclsites *s = db->sites;
+	pthread_mutex_unlock(&jit_lock);
+	return s;
 }
 
 void sigdb_jit_all(const struct sigdb *db)

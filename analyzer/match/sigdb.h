@@ -118,6 +118,8 @@ struct sigdb {
 	size_t nderived;
 	uint32_t match_limit, depth_limit;
 	struct rule_table *rules;  /* the fact rules' ids, borrowed tables (sigdb_add_rules) */
+	struct ncclsites *sites;   /* nccl_sites.tsv beside the patterns: read on first use (sigdb_sites) */
+	int sites_tried;
 	size_t nrules;
 	/* id -> position, built by sigdb_finalize for its nsigs and ndiags
 	 * (sigdb_sig, sigdb_diag search every entry when more were loaded since) */
@@ -181,6 +183,10 @@ int version_in_range(long v, const struct version_range *r);
 /* A range as "when.nccl" writes it (">=2.24 <2.27.3", "<2.5", "=2.18.1"):
  * 1 and *r filled, or 0 when s is none (check-db of the defect table). */
 int sigdb_parse_range(const char *s, struct version_range *r);
+/* The table of NCCL's WARN sites (match/ncclsites.h) of the database's
+ * folder, read on the first call (under sigdb.c's lock, like the JIT);
+ * NULL when the folder has none.  Owned by the database. */
+const struct ncclsites *sigdb_sites(const struct sigdb *db);
 
 const char *severity_name(enum severity s);
 const char *sig_on_name(enum sig_on on);

@@ -104,6 +104,13 @@ check 2 "an id twice" 'twice'
 printf 'nccl-2.19.4-1-03\t2.19.4\n' | dtab
 check 2 "a short defect row" 'tab-separated columns'
 rm -f "$T/db/coverage/t_defects.tsv" "$T/db/bug.json"
+# the WARN sites table (DIR/nccl_sites.tsv): a damaged one is refused
+printf '# releases: 2.6.4 2.7.8\ngraph/xml.h\t77\tAttribute\t2.6.4-2.7.8\n' >"$T/db/nccl_sites.tsv"
+check 0 "a true WARN sites table passes"
+grep -q "WARN sites of 2 releases read" "$T/out" && ok || bad "the WARN sites table was not read"
+printf '# releases: 2.6.4 2.7.8\ngraph/xml.h\t77\tAttribute\t2.6.4-2.9.9\n' >"$T/db/nccl_sites.tsv"
+check 2 "a WARN site of a release the table does not list" 'not a table of NCCL'
+rm -f "$T/db/nccl_sites.tsv"
 # when.nccl_implied: the signature's coverage rows must lie inside the range
 { echo '# releases: 2.10.3 2.30.7'; row sig:t.no_socket_if "$W"; } >"$T/db/coverage/t.tsv"
 cat >"$T/db/implied.json" <<'EOF2'
@@ -223,6 +230,10 @@ if [ -d "$NCCL_GIT" ] && git --git-dir "$NCCL_GIT" rev-parse -q --verify v2.30.7
 		if cmp -s patterns/coverage/nccl_defects.tsv "$T/defects.tsv"; then ok
 		else bad "patterns/coverage/nccl_defects.tsv is stale: rerun scripts/nccl_defects.py"; diff patterns/coverage/nccl_defects.tsv "$T/defects.tsv" | head -5; fi
 	else bad "scripts/nccl_defects.py failed: $(head -2 "$T/gen.err")"; fi
+	if python3 scripts/nccl_sites.py "$NCCL_GIT" -o "$T/sites.tsv" 2>"$T/gen.err"; then
+		if cmp -s patterns/nccl_sites.tsv "$T/sites.tsv"; then ok
+		else bad "patterns/nccl_sites.tsv is stale: rerun scripts/nccl_sites.py"; diff patterns/nccl_sites.tsv "$T/sites.tsv" | head -5; fi
+	else bad "scripts/nccl_sites.py failed: $(head -2 "$T/gen.err")"; fi
 else
 	echo "no NCCL history at $NCCL_GIT (set NCCL_GIT): the tables' staleness is not checked"
 fi

@@ -119,6 +119,34 @@ static void test_defect_versions(void)
 	bundle_free(b);
 }
 
+/* no version, but the WARN line's file:line (patterns/nccl_sites.tsv):
+ * nccl#379's graph/xml.h:77 is NCCL 2.6.4-2.7.8 only, inside the 2.8.3 fix;
+ * graph/xml.h:85 is 2.11.4 and later: outside; nccl#1020's graph/rings.cc:38
+ * is 2.5.6-2.22.3: partly inside, still unknown */
+static void test_fingerprint(void)
+{
+	struct bundle *b = run_docs("run.log", "graph/xml.h:77 NCCL WARN Attribute arch of node cpu not found\n", NULL, NULL);
+	const struct diagnosis *d = diag(b, "bug.topo_file_fewer_gpus_2_8");
+	CHECK(d && d->defect_version == DEFECT_CONFIRMED);
+	CHECK(d && strstr(d->explanation, "(graph/xml.h:77 [run.log:1]) is that of NCCL 2.6.4-2.7.8 only"));
+	CHECK_STR(top(b), "bug.topo_file_fewer_gpus_2_8");
+	bundle_free(b);
+	b = run_docs("run.log", "node1:4242:4242 [0] graph/xml.h:85 NCCL WARN Attribute busid of node pci not found\n", NULL, NULL);
+	CHECK(diag(b, "bug.topo_file_fewer_gpus_2_8") == NULL);
+	CHECK_STR(top(b), "env.topo_file_invalid");
+	bundle_free(b);
+	b = run_docs("run.log", "[7] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back to start (13 != 15).\n", NULL, NULL);
+	d = diag(b, "bug.topology_nondeterministic_2_19_4");
+	CHECK(d && d->defect_version == DEFECT_VERSION_UNKNOWN);
+	CHECK(d && strstr(d->explanation, "narrows the release to NCCL 2.5.6-2.22.3"));
+	bundle_free(b);
+	/* a version outranks the fingerprint: 2.8.4's banner with xml.h:77 (a patched build) */
+	b = run_docs("run.log", "node1:4242:4242 [0] NCCL INFO NCCL version 2.8.4+cuda11.2\n"
+	             "node1:4242:4242 [0] graph/xml.h:77 NCCL WARN Attribute arch of node cpu not found\n", NULL, NULL);
+	CHECK(diag(b, "bug.topo_file_fewer_gpus_2_8") == NULL);
+	bundle_free(b);
+}
+
 static void test_sources(void)
 {
 	cJSON *f = cJSON_Parse(
@@ -197,6 +225,7 @@ int main(void)
 	test_defect_versions();
 	test_sources();
 	test_paste();
+	test_fingerprint();
 	sigdb_free(&db);
 	TEST_MAIN_END();
 }
