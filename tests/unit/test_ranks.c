@@ -367,6 +367,17 @@ static void test_old_releases(void)
 		CHECK_INT(p1->cuda_dev, 1);
 	}
 	ranks_free(r);
+	/* rank 0 alone, failing its own connect: rank 1 (no line at all) is
+	 * not called missing; with an error of another kind it is */
+	const char *one = "gpu-bql-144-103:18553:18612 [0] INFO comm 0x7fa42c00a3b0 rank 0 nranks 2\n"
+	                  "gpu-bql-144-103:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : Connection timed out\n";
+	struct bundle *b = run_text("old.log", one);
+	CHECK(!evlist_has(&b->ev, "ranks.missing_from_comm"));
+	bundle_free(b);
+	b = run_text("old.log", "gpu-bql-144-103:18553:18612 [0] INFO comm 0x7fa42c00a3b0 rank 0 nranks 2\n"
+	                        "gpu-bql-144-103:18553:18611 [0] init.cu:194 WARN Cuda failure 'out of memory'\n");
+	CHECK(evlist_has(&b->ev, "ranks.missing_from_comm"));
+	bundle_free(b);
 }
 
 int main(void)
