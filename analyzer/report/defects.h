@@ -12,6 +12,7 @@
 #ifndef NT_DEFECTS_H
 #define NT_DEFECTS_H
 
+#include <stdio.h>
 #include "match/sigdb.h"
 #include "base/util.h"
 
@@ -46,5 +47,8 @@ void defects_free(struct deftable *t, size_t n);
  * *ok the rows that passed, *matchable the matchable ones among them. */
 int defects_check(const struct sigdb *db, const struct deftable *t, size_t n, struct msgs *m, size_t *ok,
                   size_t *matchable);
+
+/* docs/coverage.md's section (md) or a summary line per table (text). */
+void defects_render(FILE *out, int md, const struct deftable *t, size_t n);
 
 #endif
