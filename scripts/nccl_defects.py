@@ -175,6 +175,11 @@ def load_map(path):
 
 
 def clean(s):
+    """A note's text for the table: one line; the links it holds to GitHub
+    threads written as plain issue numbers (the table cites the release
+    note, not the threads, and tests/threadsplit checks every link)."""
+    s = re.sub(r'https?://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/(\d+)', r'issue \1', s)
+    s = re.sub(r'\b[\w.-]+/[\w.-]+#(\d+)', r'issue \1', s)
     return s.replace('\t', ' ').replace('\n', ' ')
 
 
