@@ -146,6 +146,7 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/patterns $(DESTDIR)$(MANDIR)
 	install -m 755 nccl-triage $(DESTDIR)$(BINDIR)/nccl-triage
 	install -m 644 patterns/*.json $(DESTDIR)$(DATADIR)/patterns/
+	install -m 644 patterns/nccl_sites.tsv $(DESTDIR)$(DATADIR)/patterns/
 	install -d $(DESTDIR)$(DATADIR)/patterns/coverage
 	install -m 644 patterns/coverage/*.tsv $(DESTDIR)$(DATADIR)/patterns/coverage/
 	install -m 644 docs/nccl-triage.1 $(DESTDIR)$(MANDIR)/nccl-triage.1

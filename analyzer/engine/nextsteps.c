@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engine/bundle.h"
+#include "engine/diagnosis.h"
 #include "match/evidence.h"
 #include "base/json.h"
 #include "match/patids.h"
@@ -80,9 +81,30 @@ void next_steps(const struct bundle *b, struct strvec *out)
 		                 "stamps each line)");
 }
 
+/* A known NCCL defect matched but the bundle shows no NCCL version
+ * (correlate.c, DEFECT_VERSION_UNKNOWN): ask for it, naming the defect,
+ * rather than guess.  First: it decides between that defect and the rest. */
+static void defect_version_steps(const struct bundle *b, struct strvec *out)
+{
+	struct buf names;
+	buf_init(&names);
+	size_t k = 0;
+	for (size_t i = 0; i < b->ndiags; i++)
+		if (b->diags[i].defect_version == DEFECT_VERSION_UNKNOWN && k++ < 3)
+			buf_printf(&names, "%s'%s' (%s)", names.len ? "; " : "", b->diags[i].title, b->diags[i].def->id);
+	if (k)
+		strvec_push_owned(out, xasprintf("Tell the NCCL version: the failure matches the known NCCL defect%s %s%s, "
+		                                 "which only some releases have. `NCCL_DEBUG=VERSION` prints `NCCL version 2.x.y` "
+		                                 "at init; or attach `python -c 'import torch; print(torch.cuda.nccl.version())'`, "
+		                                 "`pip list | grep -i nccl` and `ls -l` of the libnccl.so.2 the job loads (ldd)",
+		                                 k > 1 ? "s" : "", names.data, k > 3 ? " and more" : ""));
+	buf_free(&names);
+}
+
 cJSON *next_steps_json(const struct bundle *b)
 {
 	struct strvec sv = {0};
+	defect_version_steps(b, &sv);
 	next_steps(b, &sv);
 	cJSON *a = cJSON_CreateArray();
 	for (size_t i = 0; i < sv.n; i++)

@@ -2,6 +2,7 @@
  * problem with the file and JSON path; a file with errors contributes
  * nothing, so a broken user file never half-loads. */
 #include "match/sigdb.h"
+#include "match/ncclsites.h"
 #include "match/derive.h"
 
 #include <dirent.h>
@@ -98,6 +99,7 @@ void sigdb_free(struct sigdb *db)
 		free(db->always[i]);
 	free(db->rules);
 	derive_free_rows(db);
+	ncclsites_free(db->sites);
 	hindex_free(&db->sig_ix);
 	hindex_free(&db->diag_ix);
 	memset(db, 0, sizeof *db);
@@ -141,6 +143,11 @@ static int parse_range(const char *s, struct version_range *r)
 	}
 	free(copy);
 	return ok && any;
+}
+
+int sigdb_parse_range(const char *s, struct version_range *r)
+{
+	return parse_range(s, r);
 }
 
 /* A quantifier at p: ?, *, +, {n}, {n,}, {n,m}, {,m} (then an optional lazy
@@ -371,7 +378,7 @@ static const struct known_keys {
 	{"sample", "a sample", {"line", "captures", NULL}},
 	{"diagnosis", "a diagnosis", {"id", "category", "severity", "role", "confidence", "title", "explanation", "fix",
 	                              "verify_env", "when", "cascade_of", "references", "derived", NULL}},
-	{"when", "\"when\"", {"any", "all", "none", "nccl", NULL}},
+	{"when", "\"when\"", {"any", "all", "none", "nccl", "nccl_implied", NULL}},
 	{"derived", "a derived row", {"id", "from", "file", "message", "exception", "code", "category", "why", "samples",
 	                              "negative_samples", "references", NULL}},
 };
@@ -769,6 +776,13 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 				d.has_nccl_range = 1;
 			}
 		}
+		const cJSON *imp = json_get(when, "nccl_implied");
+		if (imp && (!cJSON_IsBool(imp) || !range)) {
+			char sub2[160];
+			snprintf(sub2, sizeof sub2, "%s.nccl_implied", sub);
+			lerr(c, sub2, "must be true or false, beside a \"nccl\" range");
+		}
+		d.nccl_implied = cJSON_IsTrue(imp);
 	}
 	if (c->errors != before) {
 		diag_free(&d);
@@ -939,6 +953,33 @@ void sigdb_jit(const struct signature *cs)
 		atomic_store_explicit(&s->jit_done, 1, memory_order_release);
 	}
 	pthread_mutex_unlock(&jit_lock);
+}
+
+const struct ncclsites *sigdb_sites(const struct sigdb *cdb)
+{
+	/* like the JIT state, the one other part of the shared database that
+	 * changes after loading, and only here */
+	struct sigdb *db = (struct sigdb *)cdb;
+	pthread_mutex_lock(&jit_lock);
+	if (!db->sites_tried) {
+		db->sites_tried = 1;
+		for (size_t i = 0; i < db->files.n && !db->sites; i++) {
+			const char *f = db->files.v[i];
+			const char *slash = strrchr(f, '/');
+			char *path = slash ? xasprintf("%.*s/nccl_sites.tsv", (int)(slash - f), f) : xstrdup("nccl_sites.tsv");
+			FILE *t = fopen(path, "rb");
+			if (t) {
+				fclose(t);
+				struct msgs quiet = {0};
+				db->sites = ncclsites_load(path, &quiet); /* a damaged table: no fingerprint, no guess */
+				msgs_free(&quiet);
+			}
+			free(path);
+		}
+	}
+	const struct ncclsites *s = db->sites;
+	pthread_mutex_unlock(&jit_lock);
+	return s;
 }
 
 void sigdb_jit_all(const struct sigdb *db)

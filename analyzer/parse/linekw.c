@@ -46,6 +46,8 @@ static const struct {
 	{"Test NCCL failure", KW_NCCLTESTS},
 	{"Test CUDA failure", KW_NCCLTESTS},
 	{": Test failure ", KW_NCCLTESTS},
+	{"NCCL failure ", KW_NCCLTESTS}, /* nccl-tests v1 (parse_nccltests.c) */
+	{"Cuda failure ", KW_NCCLTESTS},
 	{"NVRM: Xid", KW_KMSG},
 	{"NVRM: loading", KW_KMSG},
 	{"Killed process ", KW_KMSG},

@@ -983,6 +983,34 @@ static int is_opcount_line(const struct span *m)
 	return c && rest >= 10 && memcmp(c, ": opCount ", 10) == 0;
 }
 
+/* NCCL 2.0-2.3 init lines: "comm 0x... rank 0 nranks 2" at the start and
+ * "comm 0x... rank 0 nranks 2 - COMPLETE" at the end (2.4 added "Init
+ * START/COMPLETE"; 2.3.7 src/init.cu:174,599).  1 start, 2 complete, 0 none. */
+static int old_comm_line(const struct span *m)
+{
+	if (!starts(m, "comm ") || m->n > 64)
+		return 0;
+	const char *nr = find(m, " nranks ");
+	if (!nr || !find(m, " rank "))
+		return 0;
+	const char *q = nr + 8, *end = m->p + m->n;
+	while (q < end && is_digit(*q))
+		q++;
+	if (q == nr + 8)
+		return 0;
+	if (q == end)
+		return 1;
+	return (size_t)(end - q) == 11 && memcmp(q, " - COMPLETE", 11) == 0 ? 2 : 0;
+}
+
+/* A connection line of the old releases: "Ring 00 : 0[0] -> 1[1] via
+ * P2P/IPC" (2.3-2.6) or "0 -> 1 via P2P/IPC" (2.0-2.2); "Channel NN"
+ * since 2.7. */
+static int old_ring_line(const struct span *m)
+{
+	return starts(m, "Ring ") || (m->n > 10 && is_digit(m->p[0]) && find(m, " -> ") && find(m, " via "));
+}
+
 static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, const char *path, uint64_t lineno,
                       double ts)
 {
@@ -1013,6 +1041,7 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 		 * INFO lines fall through every test below */
 		int tail = (m->n > 5 && memcmp(m->p + m->n - 5, "START", 5) == 0) ||
 		           (m->n > 8 && memcmp(m->p + m->n - 8, "COMPLETE", 8) == 0);
+		int oc;
 		if (starts(m, "Bootstrap") || starts(m, "NET/"))
 			r->saw_net_lines = 1;
 		if (starts(m, "NCCL version ")) {
@@ -1028,6 +1057,12 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 		} else if (tail && find(m, "Init COMPLETE")) {
 			p->saw_init_complete = 1;
 			note_init(r, p, m, 1, path, lineno, r->order, ts);
+		} else if (m->n > 5 && m->p[0] == 'c' && (oc = old_comm_line(m)) != 0) {
+			if (oc == 1)
+				p->saw_init_start = 1;
+			else
+				p->saw_init_complete = 1;
+			note_init(r, p, m, oc == 2, path, lineno, r->order, ts);
 		} else if (tail && (find(m, "Abort START") || find(m, "Abort COMPLETE"))) {
 			p->saw_abort = 1;
 			char *ptr = word_after(m, "comm ");
@@ -1043,7 +1078,7 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 				p->destroy_order = r->order;
 		} else if (starts(m, "Connected all ")) {
 			p->saw_connected = 1; /* "Connected all rings"/"trees": the end of init (<2.22) or the first collective */
-		} else if (starts(m, "Channel ")) {
+		} else if (starts(m, "Channel ") || old_ring_line(m)) {
 			/* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM": looked at until it
 			 * has told the transport and, after init, that a collective ran */
 			const char *v = !p->transport || (p->saw_init_complete && !p->saw_coll) ? find(m, " via ") : NULL;

@@ -172,6 +172,25 @@ static int member_stuck(const struct ranks *r, const struct rank_member *mb)
 
 /* ---- rules ---- */
 
+/* Every rank of the communicator that the bundle shows failed on its own
+ * connect to a peer (timed out, refused, no route) before init completed:
+ * they could not reach the others, so a rank that printed nothing at all
+ * may be one they never reached (its log elsewhere), not one that never
+ * came.  The socket error is the finding then (nccl-tests#15, NCCL 2.2). */
+static int seen_ranks_cannot_connect(const struct ranks *r, const struct rank_comm *cm)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < cm->n; k++) {
+		const struct rank_proc *p = &r->v[cm->m[k].proc];
+		const char *t = p->first_error.text;
+		if (!t || p->saw_init_complete || !strstr(t, "onnect") ||
+		    !(strstr(t, " failed") || strstr(t, "timed out") || strstr(t, "refused") || strstr(t, "No route")))
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
 static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck)
 {
 	int world = world_size(r);
@@ -218,6 +237,7 @@ static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck
 			free(seen);
 			continue;
 		}
+		int unreachable = seen_ranks_cannot_connect(r, cm);
 		int *miss = xmalloc((size_t)cm->nranks * sizeof *miss), *have = xmalloc((size_t)cm->nranks * sizeof *have);
 		size_t nm = 0, nh = 0;
 		for (int i = 0; i < cm->nranks; i++) {
@@ -230,6 +250,8 @@ static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck
 		int global = cm->nranks == world;
 		for (size_t i = 0; i < nm && i < 64; i++) {
 			const struct rank_proc *mp = global ? ranks_by_rank(r, miss[i]) : NULL;
+			if (unreachable && !mp)
+				continue; /* no line from it, and the others could not connect to a peer */
 			struct capset cs = {0};
 			cap(&cs, "missing", xstrdup(ml));
 			cap(&cs, "seen", xstrdup(hl));

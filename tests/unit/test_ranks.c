@@ -336,6 +336,50 @@ static void test_reports(void)
 	bundle_free(b);
 }
 
+/* NCCL before 2.10: 2.2.13's header without the "NCCL" token and its init
+ * line (https://github.com/NVIDIA/nccl-tests/issues/15, quoted from
+ * tests/learn/socket-nccltests-15-connect-timeout.log), 2.3's "- COMPLETE"
+ * and the "Ring NN :" connection lines of 2.3-2.6 (format instances of 2.3.7
+ * src/init.cu:599 and src/transport/p2p.cu:480). */
+static void test_old_releases(void)
+{
+	struct ranks *r = ranks_new();
+	feed(r, "old.log",
+	     "gpu-bql-144-103:18553:18553 [0] INFO NET : Using interface enp3s0:192.168.144.103<0>\n"
+	     "NCCL version 2.2.13+cuda9.0\n"
+	     "gpu-bql-144-103:18553:18612 [0] INFO comm 0x7fa42c00a3b0 rank 0 nranks 2\n"
+	     "\n"
+	     "gpu-bql-144-103:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : Connection timed out\n"
+	     "gpu-bql-144-103:18553:18611 [0] INFO transport/net_socket.cu:118 -> 2\n"
+	     "node7:900:900 [1] NCCL INFO comm 0x5581d3a3c2d0 rank 1 nranks 2\n"
+	     "node7:900:900 [1] NCCL INFO Ring 00 : 1[1] -> 0[0] via P2P/IPC\n"
+	     "node7:900:900 [1] NCCL INFO comm 0x5581d3a3c2d0 rank 1 nranks 2 - COMPLETE\n");
+	ranks_finish(r);
+	CHECK_INT(r->n, 2);
+	const struct rank_proc *p0 = ranks_by_rank(r, 0), *p1 = ranks_by_rank(r, 1);
+	CHECK(p0 && p1);
+	if (p0 && p1) {
+		CHECK_STR(rank_proc_milestone(p0), "init_start");
+		CHECK(p0->first_error.text && strstr(p0->first_error.text, "Call to connect failed : Connection timed out"));
+		CHECK_INT(p0->saw_warn, 1);
+		CHECK_STR(rank_proc_milestone(p1), "init_complete");
+		CHECK_STR(p1->transport, "P2P/IPC");
+		CHECK_INT(p1->cuda_dev, 1);
+	}
+	ranks_free(r);
+	/* rank 0 alone, failing its own connect: rank 1 (no line at all) is
+	 * not called missing; with an error of another kind it is */
+	const char *one = "gpu-bql-144-103:18553:18612 [0] INFO comm 0x7fa42c00a3b0 rank 0 nranks 2\n"
+	                  "gpu-bql-144-103:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : Connection timed out\n";
+	struct bundle *b = run_text("old.log", one);
+	CHECK(!evlist_has(&b->ev, "ranks.missing_from_comm"));
+	bundle_free(b);
+	b = run_text("old.log", "gpu-bql-144-103:18553:18612 [0] INFO comm 0x7fa42c00a3b0 rank 0 nranks 2\n"
+	                        "gpu-bql-144-103:18553:18611 [0] init.cu:194 WARN Cuda failure 'out of memory'\n");
+	CHECK(evlist_has(&b->ev, "ranks.missing_from_comm"));
+	bundle_free(b);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -354,6 +398,7 @@ int main(void)
 
 	test_timestamps();
 	test_timelines();
+	test_old_releases();
 	test_comms();
 	test_debug_file();
 	test_watchdog();

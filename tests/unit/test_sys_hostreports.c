@@ -168,6 +168,30 @@ static void test_nccl_tests(void)
 	CHECK_INT(gb(f, "nccl_tests.failed"), 1);
 	cJSON_Delete(f);
 
+	/* nccl-tests v1: "NCCL failure FILE:LINE 'error'" and "Cuda failure ..."
+	 * without a host or "Test" (instances of v1.0.0 src/common.h's formats);
+	 * NCCL's own "Cuda failure 'error'" (no FILE:LINE) is no failure line */
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "nccl-tests-v1-failures.txt", sys_parse_nccltests);
+	r = get(f, "nccl_tests.runs.0");
+	CHECK_INT(gn(r, "failure_count"), 2);
+	CHECK_STR(gs(r, "failures.0.kind"), "nccl");
+	CHECK_STR(gs(r, "failures.0.at"), "common.cu:343");
+	CHECK_STR(gs(r, "failures.0.error"), "unhandled system error");
+	CHECK(get(r, "failures.0.host") == NULL);
+	CHECK_STR(gs(r, "failures.1.kind"), "cuda");
+	CHECK_STR(gs(r, "failures.1.error"), "CUDA driver version is insufficient for CUDA runtime version");
+	CHECK_INT(gb(f, "nccl_tests.failed"), 1);
+	cJSON_Delete(f);
+	f = cJSON_CreateObject();
+	struct nccltests *nw = sysreport_nccltests_new(f, "x");
+	const char *warnmsg = "Cuda failure 'out of memory'";
+	sysreport_nccltests_line(nw, warnmsg, strlen(warnmsg), 1);
+	CHECK(!sysreport_nccltests_active(nw));
+	sysreport_nccltests_end(nw);
+	CHECK(get(f, "nccl_tests") == NULL);
+	cJSON_Delete(f);
+
 	/* Open MPI --tag-output prefixes, footer pasted before the rows */
 	f = cJSON_CreateObject();
 	parse_as(f, PUB "nccl-tests-mpirun-tagged-awsk8s-503.txt", sys_parse_nccltests);
