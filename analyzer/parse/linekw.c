@@ -53,6 +53,16 @@ static const struct {
 	{"oom-kill:constraint", KW_KMSG},
 	{"]: segfault at ", KW_KMSG},
 	{"general protection fault", KW_KMSG},
+	{"libnccl", KW_TRACE_CALL},
+	{"distributed_c10d.py\", line ", KW_TRACE_CALL},
+	{"main_process_first", KW_TRACE_CALL},
+	{".barrier(", KW_TRACE_CALL},
+	{".all_reduce(", KW_TRACE_CALL},
+	{".broadcast(", KW_TRACE_CALL},
+	{".all_gather(", KW_TRACE_CALL},
+	{".all_gather_into_tensor(", KW_TRACE_CALL},
+	{".reduce_scatter_tensor(", KW_TRACE_CALL},
+	{" examples/s]", KW_PROGRESS},
 };
 
 _Static_assert(KW_COUNT <= 31, "keyword numbers must fit beside LINEKW_FLAG and in the mask");

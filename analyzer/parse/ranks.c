@@ -199,7 +199,10 @@ struct ranks *ranks_new(void)
 {
 	struct ranks *r = xcalloc(1, sizeof(struct ranks));
 	r->job_exit = -1;
-	r->launcher_signal_where.ts = r->job_exit_where.ts = r->launcher_last.ts = r->coll_end_where.ts = -1;
+	r->launcher_signal_where.ts = r->job_exit_where.ts = r->launcher_last.ts = r->coll_end_where.ts = r->coll_call.ts = -1;
+	r->coll_call_rank = -1;
+	r->progress_elapsed = -1;
+	r->progress_where.ts = -1;
 	return r;
 }
 
@@ -269,6 +272,9 @@ void ranks_free(struct ranks *r)
 	where_free(&r->job_exit_where);
 	where_free(&r->launcher_last);
 	where_free(&r->coll_end_where);
+	where_free(&r->coll_call);
+	where_free(&r->progress_where);
+	free(r->coll_call_op);
 	free(r);
 }
 
@@ -1075,6 +1081,103 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 	where_set_raw(r, &p->last, lineno, m->p, m->n, r->order, ts);
 }
 
+/* The c10d collectives a traceback may stop in (distributed_c10d.py). */
+static const char *const C10D_COLLS[] = {
+	"barrier", "monitored_barrier", "all_reduce", "broadcast", "all_gather", "all_gather_into_tensor",
+	"all_gather_object", "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single",
+	"reduce", "gather", "scatter", "broadcast_object_list", "send", "recv", NULL,
+};
+
+static const char *c10d_coll(const char *p, const char *end)
+{
+	for (size_t i = 0; C10D_COLLS[i]; i++) {
+		size_t l = strlen(C10D_COLLS[i]);
+		if ((size_t)(end - p) == l && memcmp(p, C10D_COLLS[i], l) == 0)
+			return C10D_COLLS[i];
+	}
+	return NULL;
+}
+
+/* A stack frame that shows how far the job got (KW_TRACE_CALL, ranks.h):
+ *   native:  "3  /opt/x/lib/libnccl.so(+0x120057) [0x7ff..]"  -> saw_nccl_text
+ *   Python:  'File ".../torch/distributed/distributed_c10d.py", line 3328, in barrier'
+ *            '    torch.distributed.broadcast(seed_tensor, src=0)' (indented code line)
+ *            'File ".../transformers/training_args.py", line 1891, in main_process_first'
+ *            '    with training_args.main_process_first(desc="dataset map pre-processing"):' */
+static void note_trace_call(struct ranks *r, const struct logline *ll, const struct span *m, const char *path,
+                            uint64_t lineno, double ts)
+{
+	if (find(m, "libnccl"))
+		r->saw_nccl_text = 1;
+	const char *end = m->p + m->n, *op = NULL;
+	while (end > m->p && (end[-1] == ' ' || end[-1] == '\r'))
+		end--;
+	const char *f = find(m, "distributed_c10d.py\", line ");
+	if (f) {
+		const char *in = f;
+		while (in + 4 < end && memcmp(in, ", in ", 5) != 0)
+			in++;
+		if (in + 4 < end)
+			op = c10d_coll(in + 5, end);
+	} else if ((end - m->p > 21 && memcmp(end - 21, "in main_process_first", 21) == 0) ||
+	           (m->n > 2 && m->p[0] == ' ' && find(m, ".main_process_first("))) {
+		op = "barrier"; /* the frame, or the code line "with training_args.main_process_first(...):" */
+		r->coll_call_main_first = 1;
+	} else if (m->n > 2 && m->p[0] == ' ' && m->p[1] == ' ') {
+		/* an indented code line: (torch.)distributed.X( / dist.X( / default_pg.X( */
+		static const char *const obj[] = {"distributed.", "dist.", "default_pg.", NULL};
+		for (size_t i = 0; obj[i] && !op; i++) {
+			const char *o = find(m, obj[i]);
+			if (!o || (o > m->p && obj[i][0] == 'd' && o[-1] != ' ' && o[-1] != '.' && o[-1] != '='))
+				continue;
+			const char *s = o + strlen(obj[i]), *e = s;
+			while (e < end && (*e == '_' || (*e >= 'a' && *e <= 'z')))
+				e++;
+			if (e < end && *e == '(')
+				op = c10d_coll(s, e);
+		}
+	}
+	if (!op || r->coll_call.path)
+		return;
+	where_set(&r->coll_call, path, lineno, m->p, m->n, r->order, ts);
+	r->coll_call_op = xstrdup(op);
+	r->coll_call_rank = ll->rank;
+}
+
+/* "... 3169000/6811963 [30:11<38:27, 1578.58 examples/s]": the elapsed time
+ * before '<' (MM:SS or H:MM:SS), in seconds; -1 when the line has none. */
+static long progress_elapsed(const struct span *m)
+{
+	const char *u = find(m, " examples/s]");
+	if (!u)
+		return -1;
+	const char *b = u;
+	while (b > m->p && b[-1] != '[' && u - b < 40)
+		b--;
+	if (b == m->p || b[-1] != '[')
+		return -1;
+	long part[3];
+	int np = 0;
+	const char *q = b;
+	while (np < 3) {
+		int ok;
+		const char *e = q;
+		while (e < u && is_digit(*e))
+			e++;
+		part[np++] = num_at(q, e, &ok);
+		if (!ok || e == q || e - q > 4 || e >= u)
+			return -1;
+		if (*e == '<')
+			break;
+		if (*e != ':')
+			return -1;
+		q = e + 1;
+	}
+	if (np < 2 || part[np - 1] > 59 || (np == 3 && part[1] > 59))
+		return -1;
+	return np == 2 ? part[0] * 60 + part[1] : part[0] * 3600 + part[1] * 60 + part[2];
+}
+
 /* A record of PyTorch's own logging after "[rankN]:" ("[W Utils.hpp:108]
  * Warning: ...", "[I1130 14:17:06.71 ProcessGroupNCCL.cpp:...]"): the
  * library speaking, not the rank's program; a rank whose lines are all such
@@ -1111,6 +1214,13 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 	if (ll->rank < 0 && note_launcher(r, m, kw, path, lineno, r->order, ts))
 		return;
 	int err = !(kw & KW_BENIGN_BIT) && is_error_text(m, kw);
+	if (kw & KW_BIT(KW_TRACE_CALL))
+		note_trace_call(r, ll, m, path, lineno, ts);
+	long el = kw & KW_BIT(KW_PROGRESS) ? progress_elapsed(m) : -1;
+	if (el >= 0) {
+		r->progress_elapsed = el;
+		where_set(&r->progress_where, path, lineno, m->p, m->n, r->order, ts);
+	}
 	if (!r->saw_nccl_text) {
 		/* "NCCL" as a word of PyTorch's messages (not an NCCL_* variable name) */
 		const char *q = m->p, *end = m->p + m->n;

@@ -31,6 +31,8 @@ static const struct rule_def DEFS[] = {
 	{"ranks.launcher_only", "the launcher printed its banner and nothing followed: no rank, no NCCL line, no worker output"},
 	{"ranks.job_exit_nonzero", "the job's own exit status record is non-zero, with no rank and no error to tie it to"},
 	{"ranks.behind_no_timeout", "some ranks timed out in a collective while another rank printed no timeout and no error: that rank was elsewhere"},
+	{"ranks.failed_in_collective", "the job failed with no NCCL output, and a traceback stops inside a c10d collective: the process group existed"},
+	{"ranks.timeout_while_busy", "a rank failed in a collective or store wait when another process's progress bar had run for the default 30-minute timeout"},
 };
 
 /* ---- helpers ---- */
@@ -350,6 +352,30 @@ static int bundle_failed(const struct rule_ctx *rc, const struct ranks *r)
 	return r->saw_child_failed;
 }
 
+/* The first failure line, else the first exit record: what the job's
+ * failure looks like, for the rules that have no line of their own. */
+static const char *first_failure_text(const struct rule_ctx *rc, const struct ranks *r, struct rank_where *w)
+{
+	memset(w, 0, sizeof *w);
+	w->ts = -1;
+	if (rc->nfailures) {
+		w->path = rc->failures[0].path;
+		w->line = rc->failures[0].line;
+		return rc->failures[0].text;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].exit_where.path) {
+			*w = r->v[i].exit_where;
+			return r->v[i].exit_where.text;
+		}
+	return "a failure";
+}
+
+/* No NCCL line anywhere, and the job failed.  The premise of "never reached
+ * NCCL" is checked against the stack traces: libnccl in a native backtrace
+ * (saw_nccl_text) means NCCL ran; a traceback inside a c10d collective means
+ * the process group existed (the rendezvous was over) and the failure came
+ * from the collective: ranks.failed_in_collective instead. */
 static void rule_never_reached(struct rule_ctx *rc, const struct ranks *r)
 {
 	if (r->nccl_lines || r->saw_watchdog || rc->saw_nccl || r->saw_nccl_text)
@@ -362,24 +388,50 @@ static void rule_never_reached(struct rule_ctx *rc, const struct ranks *r)
 	for (size_t i = 0; i < r->n; i++)
 		if (rank_proc_killed(&r->v[i]) || r->v[i].saw_coll || (r->v[i].has_exit && r->v[i].exitcode > 0))
 			return; /* a death or a rank's own failing exit explains it; NCCL may just have been silent */
-	struct rank_where w = {0};
-	w.ts = -1;
-	const char *what = "a failure";
-	if (rc->nfailures) {
-		w.path = rc->failures[0].path;
-		w.line = rc->failures[0].line;
-		what = rc->failures[0].text;
-	} else {
-		for (size_t i = 0; i < r->n && !w.path; i++)
-			if (r->v[i].exit_where.path) {
-				w = r->v[i].exit_where;
-				what = r->v[i].exit_where.text;
-			}
-	}
+	struct rank_where w;
+	const char *what = first_failure_text(rc, r, &w);
 	struct capset cs = {0};
 	cap(&cs, "what", xstrdup(what ? what : "a failure"));
+	if (r->coll_call.path) {
+		cap(&cs, "op", xstrdup(r->coll_call_op));
+		cap(&cs, "call", xstrdup(r->coll_call.text ? r->coll_call.text : ""));
+		cap(&cs, "where", xasprintf("%s:%llu", r->coll_call.path, (unsigned long long)r->coll_call.line));
+		emit(rc, "ranks.failed_in_collective", &r->coll_call, r->coll_call_rank, NULL, &cs,
+		     "no process printed any NCCL line, and the failing traceback stops inside the collective %s (%s:%llu: %s): "
+		     "the process group existed, so the rendezvous was over",
+		     r->coll_call_op, r->coll_call.path, (unsigned long long)r->coll_call.line,
+		     r->coll_call.text ? r->coll_call.text : "");
+		return;
+	}
 	emit(rc, "ranks.never_reached_nccl", &w, -1, NULL, &cs,
 	     "no process printed any NCCL line (no banner, no Init START), yet the job failed: %s", what ? what : "");
+}
+
+/* A progress bar of a long step (datasets map, tokenizing) had run for the
+ * default 30-minute timeout when a rank failed in a collective or in a store
+ * wait: the other ranks waited for the process that was busy and gave up at
+ * the timeout (a slow rank, not a fault).  The busy process is the main one
+ * (rank 0) when the traceback goes through transformers' main_process_first
+ * or the failing lines are another rank's. */
+static void rule_busy_timeout(struct rule_ctx *rc, const struct ranks *r)
+{
+	/* torch's default process-group (and store) timeout: 30 minutes */
+	if (r->progress_elapsed < 29 * 60 || r->progress_elapsed > 31 * 60 || !bundle_failed(rc, r))
+		return;
+	int waiter = r->coll_call_rank;
+	for (size_t i = 0; i < r->n && waiter < 0; i++)
+		if (r->v[i].rank >= 0 && r->v[i].first_error.path)
+			waiter = r->v[i].rank;
+	int slow = r->coll_call_main_first || waiter > 0 ? 0 : -1;
+	struct capset cs = {0};
+	cap(&cs, "elapsed", xasprintf("%ld:%02ld", r->progress_elapsed / 60, r->progress_elapsed % 60));
+	cap(&cs, "progress", xstrdup(r->progress_where.text ? r->progress_where.text : ""));
+	cap(&cs, "rank", slow >= 0 ? int_str(slow) : xstrdup("(the process printing the progress bar)"));
+	cap(&cs, "op", xstrdup(r->coll_call_op ? r->coll_call_op : "a collective or store wait"));
+	emit(rc, "ranks.timeout_while_busy", &r->progress_where, slow, NULL, &cs,
+	     "a progress bar had run for %ld:%02ld (the default timeout is 30:00) when the job failed%s%s: %s",
+	     r->progress_elapsed / 60, r->progress_elapsed % 60, r->coll_call_op ? " in " : "",
+	     r->coll_call_op ? r->coll_call_op : "", r->progress_where.text ? r->progress_where.text : "");
 }
 
 static void rule_exits(struct rule_ctx *rc, const struct ranks *r)
@@ -771,6 +823,7 @@ static void run(struct rule_ctx *rc)
 	rule_uid_wait(rc, r);
 	rule_hang(rc, r, any_stuck);
 	rule_never_reached(rc, r);
+	rule_busy_timeout(rc, r);
 	rule_exits(rc, r);
 	rule_exited(rc, r);
 	if (!cut)
