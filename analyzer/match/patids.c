@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "match/derive.h"
 #include "match/sigdb.h"
 
 const struct patid PATIDS[] = {
@@ -21,6 +22,15 @@ const struct patid PATIDS[] = {
 	{DIAG_RANKS_COLLECTIVE_MISMATCH, PATID_DIAGNOSIS, "cascade.c"},
 	{DIAG_RANKS_NEVER_REACHED_NCCL, PATID_DIAGNOSIS, "cascade.c"},
 	{DIAG_RANKS_BEHIND_NO_TIMEOUT, PATID_DIAGNOSIS, "cascade.c"},
+	{DIAG_RANKS_LAUNCHER_ONLY, PATID_DIAGNOSIS, "cascade.c"},
+	{DIAG_RANKS_EXITED_WITH_ERROR, PATID_DIAGNOSIS, "cascade.c"},
+	{DIAG_RANKS_JOB_EXIT_NONZERO, PATID_DIAGNOSIS, "cascade.c"},
+	{DIAG_LAUNCH_WORKER_EXIT_NONZERO, PATID_DIAGNOSIS, "cascade.c"},
+	{DIAG_LAUNCH_MPI_RANK_SIGNALLED, PATID_DIAGNOSIS, "cascade.c"},
+	{DERIVED_ROW_CHILD_FAILED, PATID_DERIVED_ROW, "cascade.c"},
+	{DIAG_RANK_PEER_EXITED, PATID_DIAGNOSIS, "cascade.c"},
+	{DIAG_RANK_PEER_CONNECTION_LOST, PATID_DIAGNOSIS, "cascade.c"},
+	{DIAG_RANK_LOCAL_PEER_GONE, PATID_DIAGNOSIS, "cascade.c"},
 	{RULE_RANKS_STUCK_IN_INIT, PATID_RULE, "nextsteps.c, rules_host.c"},
 	{RULE_RANKS_MISSING_FROM_COMM, PATID_RULE, "nextsteps.c"},
 	{RULE_RANKS_WATCHDOG_SEQNUM_BEHIND, PATID_RULE, "nextsteps.c"},
@@ -61,7 +71,7 @@ static int family_present(const struct sigdb *db, const char *prefix)
 
 int patids_check(const struct sigdb *db, struct msgs *m)
 {
-	static const char *const WHAT[] = {"signature", "diagnosis", "fact rule", "id family", "category"};
+	static const char *const WHAT[] = {"signature", "diagnosis", "fact rule", "id family", "category", "derived row"};
 	int missing = 0;
 	for (size_t i = 0; i < NPATIDS; i++) {
 		const struct patid *p = &PATIDS[i];
@@ -72,6 +82,10 @@ int patids_check(const struct sigdb *db, struct msgs *m)
 		case PATID_RULE: ok = sigdb_rule(db, p->id) != NULL; break;
 		case PATID_FAMILY: ok = family_present(db, p->id); break;
 		case PATID_CATEGORY: ok = category_valid(p->id); break;
+		case PATID_DERIVED_ROW:
+			for (size_t k = 0; k < db->nderived && !ok; k++)
+				ok = strcmp(db->derived[k].id, p->id) == 0;
+			break;
 		}
 		if (!ok) {
 			msgs_add(m, "analyzer/patids.h: the %s \"%s\" (named in %s) is not in the database",

@@ -31,6 +31,18 @@ struct sigdb;
 #define DIAG_RANKS_COLLECTIVE_MISMATCH    "ranks.collective_mismatch"
 #define DIAG_RANKS_NEVER_REACHED_NCCL     "ranks.never_reached_nccl"
 #define DIAG_RANKS_BEHIND_NO_TIMEOUT      "ranks.behind_no_timeout"
+#define DIAG_RANKS_LAUNCHER_ONLY          "ranks.launcher_only"
+/* launcher records: a worker failed, not why (cascade.c ranks them below the
+ * worker's own error line) */
+#define DIAG_RANKS_EXITED_WITH_ERROR      "ranks.exited_with_error"
+#define DIAG_RANKS_JOB_EXIT_NONZERO       "ranks.job_exit_nonzero"
+#define DIAG_LAUNCH_WORKER_EXIT_NONZERO   "launch.worker_exit_nonzero"
+#define DIAG_LAUNCH_MPI_RANK_SIGNALLED    "launch.mpi_rank_signalled"
+#define DERIVED_ROW_CHILD_FAILED          "derived.exc.child_failed"
+/* "a peer died" (patterns/rank.json): needs a peer (cascade.c) */
+#define DIAG_RANK_PEER_EXITED             "rank.peer_exited"
+#define DIAG_RANK_PEER_CONNECTION_LOST    "rank.peer_connection_lost"
+#define DIAG_RANK_LOCAL_PEER_GONE         "rank.local_peer_gone"
 
 /* fact-rule evidence (rules_ranks.c) that the next steps look for */
 #define RULE_RANKS_STUCK_IN_INIT          "ranks.stuck_in_init"
@@ -64,6 +76,7 @@ enum patid_kind {
 	PATID_RULE,       /* a fact rule's id (rules_register) */
 	PATID_FAMILY,     /* a prefix of at least one signature, diagnosis or rule id */
 	PATID_CATEGORY,   /* a category of TAXONOMY */
+	PATID_DERIVED_ROW,/* a row of a "derived" array (patterns/derived.json) */
 };
 
 struct patid {
