@@ -39,6 +39,7 @@ struct sigdb;
 #define DIAG_LAUNCH_WORKER_EXIT_NONZERO   "launch.worker_exit_nonzero"
 #define DIAG_LAUNCH_MPI_RANK_SIGNALLED    "launch.mpi_rank_signalled"
 #define DERIVED_ROW_CHILD_FAILED          "derived.exc.child_failed"
+#define DERIVED_ROW_RESULT_REMOTE         "derived.result.remote"  /* hypotheses.c */
 /* "a peer died" (patterns/rank.json): needs a peer (cascade.c) */
 #define DIAG_RANK_PEER_EXITED             "rank.peer_exited"
 #define DIAG_RANK_PEER_CONNECTION_LOST    "rank.peer_connection_lost"
@@ -69,6 +70,18 @@ struct sigdb;
 #define CAT_SOCKET_NETWORK     "SOCKET_NETWORK"
 #define CAT_IB_RDMA            "IB_RDMA"
 #define CAT_RENDEZVOUS         "RENDEZVOUS"
+/* the other categories (hypotheses.c: what tells each apart) */
+#define CAT_P2P_BROKEN         "P2P_BROKEN"
+#define CAT_SHM_EXHAUSTED      "SHM_EXHAUSTED"
+#define CAT_GPU_OOM            "GPU_OOM"
+#define CAT_VERSION_MISMATCH   "VERSION_MISMATCH"
+#define CAT_DEVICE_ASSIGNMENT  "DEVICE_ASSIGNMENT"
+#define CAT_FABRIC_MANAGER     "FABRIC_MANAGER"
+#define CAT_MEMLOCK_LIMITS     "MEMLOCK_LIMITS"
+#define CAT_NCCL_BUG_UPGRADE   "NCCL_BUG_UPGRADE"
+#define CAT_ENV_MISCONFIG      "ENV_MISCONFIG"
+#define CAT_CUDA_ERROR_OTHER   "CUDA_ERROR_OTHER"
+#define CAT_OTHER              "OTHER"
 
 enum patid_kind {
 	PATID_SIGNATURE,  /* a signature of the database */

@@ -9,6 +9,7 @@
 #include "engine/bundle.h"
 #include "engine/correlate.h"
 #include "base/json.h"
+#include "engine/hypotheses.h"
 #include "engine/nextsteps.h" /* ranks */
 #include "parse/ranks.h"
 #include "match/sigdb.h"
@@ -354,6 +355,7 @@ cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max)
 	cJSON_AddItemToObject(o, "ranks", ranks_to_json(b->ranks));
 	cJSON_AddItemToObject(o, "communicators", ranks_comms_json(b->ranks)); /* ranks */
 	cJSON_AddItemToObject(o, "next_steps", next_steps_json(b));            /* ranks */
+	cJSON_AddItemToObject(o, "hypotheses", hypotheses_json(b));
 	cJSON *diags = cJSON_AddArrayToObject(o, "diagnoses");
 	for (size_t i = 0; i < b->ndiags; i++)
 		cJSON_AddItemToArray(diags, diagnosis_json(b, &b->diags[i], evmax));

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "engine/hypotheses.h"
 #include "engine/nextsteps.h" /* ranks */
 #include "report/ranktable.h" /* ranks */
 
@@ -287,6 +288,7 @@ static void report_text_bundle(FILE *out, const cJSON *b, const struct report_op
 		if (strcmp(str(d, "severity"), "info"))
 			text_diagnosis(out, d, ++shown, maxev, o);
 	text_infos(out, diags, o);
+	hypotheses_text(out, json_get(b, "hypotheses"), 0);
 	if (o->width > 0)
 		fputs(BLOCK_BEGIN, out);
 	rank_table_text(out, b, o->color); /* ranks */
