@@ -517,7 +517,7 @@ static void diagnosis_card(FILE *f, const cJSON *d, int cascade, int is_top, int
 	esc(f, category_words(json_str(d, "category")));
 	fputs(" · <code>", f);
 	esc(f, json_str(d, "id"));
-	fprintf(f, "</code> · confidence %.0f%%", conf * 100);
+	fprintf(f, "</code> · confidence %.0f%% (%s)", conf * 100, confidence_word(conf));
 	if (json_size(json_get(d, "ranks"))) {
 		fputs(" · ", f);
 		ranks_list(f, json_get(d, "ranks"));
@@ -739,7 +739,7 @@ static void hero(FILE *f, const cJSON *b)
 		double conf = 0;
 		json_num(top, "confidence", &conf);
 		esc(f, category_words(json_str(top, "category")));
-		fprintf(f, " · confidence %.0f%%", conf * 100);
+		fprintf(f, " · confidence %.0f%% (%s)", conf * 100, confidence_word(conf));
 		if (json_size(json_get(top, "ranks"))) {
 			fputs(" · seen on ", f);
 			ranks_list(f, json_get(top, "ranks"));

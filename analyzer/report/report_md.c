@@ -133,7 +133,7 @@ static void md_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev)
 		fprintf(out, " of `%s`", json_str(d, "echo_of"));
 	if (json_str(d, "supports"))
 		fprintf(out, ", supports `%s`", json_str(d, "supports"));
-	fprintf(out, ", confidence %.2f", number(d, "confidence"));
+	fprintf(out, ", confidence %.2f (%s)", number(d, "confidence"), confidence_word(number(d, "confidence")));
 	const cJSON *ranks = json_get(d, "ranks");
 	if (json_size(ranks)) {
 		fprintf(out, ", rank%s ", json_size(ranks) > 1 ? "s" : "");

@@ -102,7 +102,7 @@ static void text_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev, c
 		fprintf(out, " of %s", json_str(d, "echo_of"));
 	if (json_str(d, "supports"))
 		fprintf(out, ", supports %s", json_str(d, "supports"));
-	fprintf(out, ", confidence %.2f", number(d, "confidence"));
+	fprintf(out, ", confidence %.2f (%s)", number(d, "confidence"), confidence_word(number(d, "confidence")));
 	print_ranks(out, d);
 	fprintf(out, ", id %s%s\n", str(d, "id"), col(o, C_RESET));
 	fprintf(out, "   %s\n", str(d, "explanation"));
