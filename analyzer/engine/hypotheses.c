@@ -267,6 +267,20 @@ static void build(const struct bundle *b, struct hypset *h)
 			h->v[h->n++] = c.v[i].h;
 }
 
+size_t hypotheses_categories(const struct bundle *b, const char *cats[3], int *certain)
+{
+	struct hypset h;
+	build(b, &h);
+	*certain = 0;
+	for (size_t i = 0; i < h.n; i++)
+		cats[i] = h.v[i].category;
+	if (h.n) {
+		const struct diagdef *d = h.v[0].diagnosis ? sigdb_diag(b->db, h.v[0].diagnosis) : NULL;
+		*certain = d && !d->derived && h.v[0].confidence >= HYP_CERTAIN;
+	}
+	return h.n;
+}
+
 static double two_decimals(double v)
 {
 	return (double)(long)(v * 100 + 0.5) / 100.0;

@@ -24,6 +24,10 @@ struct bundle;
  * "tell_apart"}: up to 3, empty when no diagnosis of severity error or
  * warning exists.  Caller owns. */
 cJSON *hypotheses_json(const struct bundle *b);
+/* The categories of the hypotheses, the top first, into cats (up to 3);
+ * returns their number.  *certain: the top is a specific (not derived)
+ * diagnosis at HYP_CERTAIN or more: nothing needs telling apart. */
+size_t hypotheses_categories(const struct bundle *b, const char *cats[3], int *certain);
 /* The word for a confidence, as the calibration table measures it
  * (docs/calibration.md): "near certain", "likely", "possible", "weak",
  * "a guess". */

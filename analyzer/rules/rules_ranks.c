@@ -88,6 +88,12 @@ static struct evidence *emit(struct rule_ctx *rc, const char *id, const struct r
 	va_start(ap, fmt);
 	char *stmt = xvasprintf(fmt, ap);
 	va_end(ap);
+	/* the process's pid, for fix steps that name it ({pid|<pid>}) */
+	int has_pid = 0;
+	for (size_t i = 0; i < cs->n; i++)
+		has_pid |= strcmp(cs->c[i].name, "pid") == 0;
+	if (p && p->pid >= 0 && !has_pid)
+		cap(cs, "pid", int_str(p->pid));
 	struct evidence *e = rule_emit(rc, id, w && w->path ? w->path : rc->name, w ? w->line : 0, stmt,
 	                                          cs->n ? cs->c : NULL, cs->n);
 	if (e) {

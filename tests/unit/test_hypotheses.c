@@ -13,6 +13,8 @@
 #include "engine/bundle.h"
 #include "engine/diagnosis.h"
 #include "engine/hypotheses.h"
+#include "engine/nextsteps.h"
+#include "report/report.h"
 #include "base/json.h"
 #include "rules/rules.h"
 #include "match/sigdb.h"
@@ -285,6 +287,60 @@ static void test_hypotheses(void)
 	bundle_free(b);
 }
 
+static int steps_have(const struct bundle *b, const char *what)
+{
+	struct strvec sv = {0};
+	next_steps(b, &sv);
+	int found = 0;
+	for (size_t i = 0; i < sv.n; i++)
+		found |= strstr(sv.v[i], what) != NULL;
+	strvec_free(&sv);
+	return found;
+}
+
+/* Next steps ask only for what would change or confirm the answer; fix
+ * commands carry the values of the evidence (the port). */
+static void test_next_steps(void)
+{
+	struct bundle *b = run_text("run.log",
+		"torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29635, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use\n");
+	struct strvec sv = {0};
+	next_steps(b, &sv);
+	CHECK_INT(sv.n, 0); /* certain: nothing to collect */
+	strvec_free(&sv);
+	cJSON *bj = report_bundle_json(b, 0);
+	const cJSON *fix = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(json_get(bj, "diagnoses"), 0), "fix");
+	const cJSON *f0 = cJSON_GetArrayItem(fix, 0);
+	CHECK(cJSON_IsString(f0) && strstr(f0->valuestring, "grep :29635") && !strstr(f0->valuestring, "<port>"));
+	cJSON_Delete(bj);
+	bundle_free(b);
+
+	/* a remote error: not certain; network and ordering matter, the
+	 * topology and the versions do not */
+	b = run_text("run.log",
+		"torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, remote process exited or there was a network error, NCCL version 2.21.5\n");
+	CHECK(steps_have(b, "NCCL_DEBUG=INFO"));
+	CHECK(!steps_have(b, "No topology"));
+	CHECK(!steps_have(b, "No versions"));
+	bundle_free(b);
+
+	/* "no NCCL line, so rendezvous": NCCL's output is what would tell, the
+	 * topology would not */
+	b = run_text("run.log", "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
+	                        "ValueError: bad\n");
+	CHECK(diag(b, "ranks.never_reached_nccl") != NULL);
+	CHECK(steps_have(b, "NCCL_DEBUG=INFO"));
+	CHECK(!steps_have(b, "No topology"));
+	bundle_free(b);
+
+	/* nothing diagnosed at all (an NCCL excerpt that stops in init): every gap may matter */
+	b = run_text("run.log", "vm:1159:1159 [0] NCCL INFO comm 0x55d5c3a0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x6e61e4ffdc1a4b4f - Init START\n");
+	CHECK(top(b) == NULL);
+	CHECK(steps_have(b, "No topology"));
+	CHECK(steps_have(b, "No versions"));
+	bundle_free(b);
+}
+
 static void test_words(void)
 {
 	CHECK(strcmp(confidence_word(0.93), "near certain") == 0);
@@ -311,6 +367,7 @@ int main(void)
 	test_launcher_record();
 	test_single_process_peer();
 	test_hypotheses();
+	test_next_steps();
 	test_words();
 	sigdb_free(&db);
 	TEST_MAIN_END();
