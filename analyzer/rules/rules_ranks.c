@@ -33,6 +33,9 @@ static const struct rule_def DEFS[] = {
 	{"ranks.behind_no_timeout", "some ranks timed out in a collective while another rank printed no timeout and no error: that rank was elsewhere"},
 	{"ranks.failed_in_collective", "the job failed with no NCCL output, and a traceback stops inside a c10d collective: the process group existed"},
 	{"ranks.timeout_while_busy", "a rank failed in a collective or store wait when another process's progress bar had run for the default 30-minute timeout"},
+	{"ranks.same_bus_id", "two ranks of one communicator on one host report the same GPU bus id in their Init lines"},
+	{"ranks.worlds_of_one", "several processes each formed a communicator of one rank: every process is rank 0 of its own world"},
+	{"ranks.one_hostname", "the launcher placed ranks on different hosts, yet NCCL's lines of those ranks carry one hostname"},
 };
 
 /* ---- helpers ---- */
@@ -179,6 +182,104 @@ static int member_stuck(const struct ranks *r, const struct rank_member *mb)
 }
 
 /* ---- rules ---- */
+
+/* Two ranks of one communicator on one host with the same busId: two
+ * processes drive one GPU (NCCL <= 2.x says "Duplicate GPU detected" only
+ * when init gets that far). */
+static void rule_same_bus(struct rule_ctx *rc, const struct ranks *r)
+{
+	for (size_t c = 0; c < r->ncomms; c++) {
+		const struct rank_comm *cm = &r->comms[c];
+		int done = 0;
+		for (size_t a = 0; a < cm->n && !done; a++)
+			for (size_t k = a + 1; k < cm->n && !done; k++) {
+				const struct rank_proc *p = &r->v[cm->m[a].proc], *q = &r->v[cm->m[k].proc];
+				if (p == q || !p->bus_id || !q->bus_id || !p->host || !q->host || strcmp(p->bus_id, q->bus_id) != 0 ||
+				    strcmp(p->host, q->host) != 0 || cm->m[a].rank == cm->m[k].rank)
+					continue;
+				done = 1;
+				for (int side = 0; side < 2; side++) {
+					const struct rank_member *mb = side ? &cm->m[k] : &cm->m[a];
+					const struct rank_proc *me = side ? q : p, *other = side ? p : q;
+					struct capset cs = {0};
+					char ob[96];
+					cap(&cs, "rank", rank_label(me));
+					cap(&cs, "other", xstrdup(rl(other, ob, sizeof ob)));
+					cap(&cs, "busid", xstrdup(me->bus_id));
+					cap(&cs, "host", xstrdup(me->host));
+					cap(&cs, "comm", xstrdup(cm->id));
+					char rb[96];
+					emit(rc, "ranks.same_bus_id", &mb->start_where, me->rank, me, &cs,
+					     "ranks %d and %d of communicator %s (global %s and %s) both report busId %s on host %s "
+					     "(cudaDev %d and %d)",
+					     cm->m[a].rank, cm->m[k].rank, cm->id, rl(me, rb, sizeof rb), ob, me->bus_id, me->host,
+					     p->cuda_dev, q->cuda_dev);
+				}
+			}
+	}
+}
+
+/* Several processes, each in communicators of one rank only: the launcher
+ * started N copies that never found each other (mpirun of a script that
+ * does not read the MPI rank, WORLD_SIZE=1 in each, a launcher the script
+ * does not know), so each is rank 0 of a world of 1. */
+static void rule_worlds_of_one(struct rule_ctx *rc, const struct ranks *r)
+{
+	if (r->ncomms == 0)
+		return;
+	for (size_t c = 0; c < r->ncomms; c++)
+		if (r->comms[c].nranks != 1)
+			return;
+	const struct rank_where *w = NULL;
+	for (size_t c = 0; c < r->ncomms && !w; c++)
+		for (size_t k = 0; k < r->comms[c].n && !w; k++)
+			if (r->v[r->comms[c].m[k].proc].host)
+				w = &r->comms[c].m[k].start_where;
+	/* distinct processes: one process may open several communicators */
+	size_t distinct = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		int in = 0;
+		for (size_t c = 0; c < r->ncomms && !in; c++)
+			for (size_t k = 0; k < r->comms[c].n && !in; k++)
+				in = r->comms[c].m[k].proc == i;
+		distinct += in && r->v[i].host;
+	}
+	if (distinct < 2 || !w)
+		return;
+	struct capset cs = {0};
+	cap(&cs, "count", int_str((long)distinct));
+	emit(rc, "ranks.worlds_of_one", w, -1, NULL, &cs,
+	     "%zu processes each initialised NCCL communicators of one rank (\"rank 0 nranks 1\"): every process is rank 0 "
+	     "of its own world", distinct);
+}
+
+/* The launcher put ranks on different hosts (its exit records or its
+ * failure block name them), but NCCL's lines of those ranks carry one
+ * hostname: containers or pods with the same hostname, so NCCL takes them
+ * for one node (shared memory, P2P and its host hash across machines). */
+static void rule_one_hostname(struct rule_ctx *rc, const struct ranks *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (!p->host || !p->launcher_host || strcmp(p->host, p->launcher_host) == 0)
+			continue;
+		for (size_t k = i + 1; k < r->n; k++) {
+			const struct rank_proc *q = &r->v[k];
+			if (!q->host || !q->launcher_host || strcmp(q->host, p->host) != 0 ||
+			    strcmp(q->launcher_host, p->launcher_host) == 0)
+				continue;
+			struct capset cs = {0};
+			char pb[96], qb[96];
+			cap(&cs, "host", xstrdup(p->host));
+			cap(&cs, "hosts", xasprintf("%s, %s", p->launcher_host, q->launcher_host));
+			cap(&cs, "rank", rank_label(p));
+			emit(rc, "ranks.one_hostname", &p->exit_where, p->rank, p, &cs,
+			     "the launcher ran rank %s on %s and rank %s on %s, yet NCCL's lines of both carry the hostname %s",
+			     rl(p, pb, sizeof pb), p->launcher_host, rl(q, qb, sizeof qb), q->launcher_host, p->host);
+			return;
+		}
+	}
+}
 
 static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck)
 {
@@ -830,6 +931,9 @@ static void run(struct rule_ctx *rc)
 	rule_hang(rc, r, any_stuck);
 	rule_never_reached(rc, r);
 	rule_busy_timeout(rc, r);
+	rule_same_bus(rc, r);
+	rule_worlds_of_one(rc, r);
+	rule_one_hostname(rc, r);
 	rule_exits(rc, r);
 	rule_exited(rc, r);
 	if (!cut)

@@ -336,6 +336,87 @@ static void test_reports(void)
 	bundle_free(b);
 }
 
+/* Consistency across ranks and hosts (rules_ranks.c): the same bus id, worlds
+ * of one rank, one hostname for ranks on different hosts.  Real lines:
+ * fixtures/captures/h200-2gpu/scenarios/duplicate_gpu (NCCL 2.28.9, torch
+ * 2.11) and tests/corpus/healthy-nccl-1267-init.log; each case also runs
+ * without its clue. */
+static void test_consistency(void)
+{
+	char *dup = slurp("fixtures/captures/h200-2gpu/scenarios/duplicate_gpu/run.log");
+	CHECK(dup != NULL);
+	if (!dup)
+		return;
+	/* without NCCL's own "Duplicate GPU detected" lines (an older NCCL, a hang) */
+	struct buf nowarn;
+	buf_init(&nowarn);
+	for (char *l = dup; *l;) {
+		char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l + 1) : strlen(l);
+		if (!memmem(l, n, "Duplicate GPU detected", 22))
+			buf_add(&nowarn, l, n);
+		l += n;
+	}
+	struct bundle *b = run_text("run.log", nowarn.data);
+	const struct diagnosis *d = diag(b, "ranks.same_bus_id");
+	CHECK(d && b->diags == d && d->nranks == 2);
+	const struct diagnosis *st = diag(b, "ranks.stuck_in_init");
+	CHECK(!st || (st->role == ROLE_CASCADE && st->echo_of && strcmp(st->echo_of, "ranks.same_bus_id") == 0));
+	bundle_free(b);
+	/* with them: NCCL's message leads, the rule corroborates */
+	b = run_text("run.log", dup);
+	d = diag(b, "ranks.same_bus_id");
+	CHECK(d && d->role == ROLE_CONTEXT && d->supports && strcmp(d->supports, "t.dup") == 0);
+	bundle_free(b);
+	/* different bus ids: nothing */
+	char *other = xstrdup(nowarn.data);
+	char *q = strstr(other, "rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 60");
+	CHECK(q != NULL);
+	if (q)
+		memcpy(strstr(q, "busId 60") + 6, "70", 2);
+	b = run_text("run.log", other);
+	CHECK(diag(b, "ranks.same_bus_id") == NULL);
+	bundle_free(b);
+	free(other);
+
+	/* one hostname: the launcher ran ranks 0 and 1 on two hosts, NCCL says vm for both */
+	struct buf two;
+	buf_init(&two);
+	for (char *l = nowarn.data; *l;) {
+		char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l + 1) : strlen(l);
+		if (memmem(l, n, "  host      : localhost", 23)) {
+			static int k;
+			buf_adds(&two, k++ ? "  host      : node-b\n" : "  host      : node-a\n");
+		} else {
+			buf_add(&two, l, n);
+		}
+		l += n;
+	}
+	b = run_text("run.log", two.data);
+	d = diag(b, "ranks.one_hostname");
+	CHECK(d != NULL && d->def->severity == SEV_ERROR);
+	bundle_free(b);
+	b = run_text("run.log", nowarn.data); /* both "localhost": one host */
+	CHECK(diag(b, "ranks.one_hostname") == NULL);
+	bundle_free(b);
+	buf_free(&two);
+	buf_free(&nowarn);
+	free(dup);
+
+	/* worlds of one: two processes, each "rank 0 nranks 1" */
+	static const char ONE[] =
+		"instance-8g-96c-2:525781:525957 [0] NCCL INFO comm 0x55f90cbfd740 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 30 commId 0x795b968dc454cfee - Init START\n"
+		"instance-8g-96c-2:525782:525958 [1] NCCL INFO comm 0x55f90cbfd740 rank 0 nranks 1 cudaDev 1 nvmlDev 1 busId 40 commId 0x795b968dc454cfef - Init START\n";
+	b = run_text("run.log", ONE);
+	d = diag(b, "ranks.worlds_of_one");
+	CHECK(d && d->def->severity == SEV_WARNING);
+	bundle_free(b);
+	b = run_text("run.log", "instance-8g-96c-2:525781:525957 [0] NCCL INFO comm 0x55f90cbfd740 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 30 commId 0x795b968dc454cfee - Init START\n");
+	CHECK(diag(b, "ranks.worlds_of_one") == NULL); /* one process alone is a one-GPU run */
+	bundle_free(b);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -359,6 +440,7 @@ int main(void)
 	test_watchdog();
 	test_captures();
 	test_reports();
+	test_consistency();
 	sigdb_free(&db);
 	TEST_MAIN_END();
 }
