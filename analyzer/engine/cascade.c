@@ -141,7 +141,8 @@ void cascade_link(struct bundle *b)
 {
 	if (!b->ndiags)
 		return;
-	static const char *const death[] = {DIAG_RANKS_SIGKILL_OOM_KILLER, DIAG_RANKS_KILLED_BY_SIGNAL, DIAG_RANKS_DIED_SILENTLY, NULL};
+	static const char *const death[] = {DIAG_RANKS_SIGKILL_OOM_KILLER, DIAG_RANKS_KILLED_BY_SIGNAL, DIAG_RANKS_KILLED_BY_SIGBUS,
+	                                    DIAG_RANKS_DIED_SILENTLY, NULL};
 	static const char *const absent[] = {DIAG_RANKS_MISSING_FROM_COMM, NULL};
 	static const char *const behind[] = {DIAG_RANKS_WATCHDOG_SEQNUM_BEHIND, DIAG_RANKS_COLLECTIVE_MISMATCH,
 	                                     DIAG_RANKS_BEHIND_NO_TIMEOUT, NULL};

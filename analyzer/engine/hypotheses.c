@@ -91,7 +91,7 @@ static int shows_ib(const struct bundle *b)
 /* A rank that died, was killed or never came is in the bundle. */
 static int shows_dead_rank(const struct bundle *b)
 {
-	static const char *const ids[] = {DIAG_RANKS_SIGKILL_OOM_KILLER, DIAG_RANKS_KILLED_BY_SIGNAL,
+	static const char *const ids[] = {DIAG_RANKS_SIGKILL_OOM_KILLER, DIAG_RANKS_KILLED_BY_SIGNAL, DIAG_RANKS_KILLED_BY_SIGBUS,
 	                                  DIAG_RANKS_DIED_SILENTLY, DIAG_RANKS_MISSING_FROM_COMM, NULL};
 	for (size_t i = 0; i < b->ndiags; i++)
 		for (size_t k = 0; ids[k]; k++)

@@ -25,6 +25,7 @@ struct sigdb;
 /* diagnoses (patterns/ranks.json) that cascade.c anchors echoes on */
 #define DIAG_RANKS_SIGKILL_OOM_KILLER     "ranks.sigkill_oom_killer"
 #define DIAG_RANKS_KILLED_BY_SIGNAL       "ranks.killed_by_signal"
+#define DIAG_RANKS_KILLED_BY_SIGBUS       "ranks.killed_by_sigbus"
 #define DIAG_RANKS_DIED_SILENTLY          "ranks.died_silently"
 #define DIAG_RANKS_MISSING_FROM_COMM      "ranks.missing_from_comm"
 #define DIAG_RANKS_WATCHDOG_SEQNUM_BEHIND "ranks.watchdog_seqnum_behind"

@@ -63,6 +63,8 @@ static const struct {
 	{".all_gather_into_tensor(", KW_TRACE_CALL},
 	{".reduce_scatter_tensor(", KW_TRACE_CALL},
 	{" examples/s]", KW_PROGRESS},
+	{" terminated with signal ", KW_SPAWN_EXIT},
+	{" terminated with exit code ", KW_SPAWN_EXIT},
 };
 
 _Static_assert(KW_COUNT <= 31, "keyword numbers must fit beside LINEKW_FLAG and in the mask");

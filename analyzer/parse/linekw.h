@@ -42,6 +42,7 @@ enum linekw {
 	KW_KMSG,              /* kernel messages: Xid, NVRM, OOM killer, segfaults (parse_kmsg.c) */
 	KW_TRACE_CALL,        /* a stack frame that shows how far the job got: libnccl in a native
 	                         backtrace, a c10d collective in a Python traceback (ranks.c) */
+	KW_SPAWN_EXIT,        /* torch.multiprocessing.spawn: "process 3 terminated with signal SIGKILL" */
 	KW_PROGRESS,          /* a datasets map progress bar ("... [30:11<38:27, 1578.58 examples/s]") */
 	KW_COUNT
 };

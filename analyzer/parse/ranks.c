@@ -774,11 +774,57 @@ static int signal_by_text(const char *p, const char *end)
 	return 0;
 }
 
-static int note_exit_record(struct ranks *r, const struct span *m, const char *path, uint64_t lineno,
+/* torch.multiprocessing.spawn's record of a child's end (spawn.py:
+ * "process %d terminated with signal %s" / "... with exit code %d", raised
+ * as ProcessExitedException, before torch 1.5 as a plain Exception): the
+ * process index is the rank spawn gave it (fn(i, ...)). */
+static int note_spawn_exit(struct ranks *r, const struct span *m, const char *path, uint64_t lineno, uint64_t order,
+                           double ts)
+{
+	const char *t = find(m, " terminated with ");
+	if (!t)
+		return 0;
+	const char *q = t;
+	while (q > m->p && is_digit(q[-1]))
+		q--;
+	if (q == t || q - m->p < 8 || memcmp(q - 8, "process ", 8) != 0)
+		return 0;
+	int ok;
+	long idx = num_at(q, t, &ok);
+	const char *end = m->p + m->n, *v = t + 17;
+	if (!ok || idx < 0 || idx > 10000000)
+		return 0;
+	int code;
+	if (end - v > 7 && memcmp(v, "signal ", 7) == 0) {
+		int sig = 0;
+		for (int k = 1; k <= 64 && !sig; k++) {
+			const char *n = ranks_signal_name(k);
+			size_t l = n ? strlen(n) : 0;
+			if (n && (size_t)(end - v - 7) >= l && memcmp(v + 7, n, l) == 0)
+				sig = k;
+		}
+		if (!sig)
+			return 0;
+		code = 128 + sig;
+	} else if (end - v > 10 && memcmp(v, "exit code ", 10) == 0) {
+		long c = num_at(v + 10, end, &ok);
+		if (!ok || c < 0 || c > 255)
+			return 0;
+		code = (int)c;
+	} else {
+		return 0;
+	}
+	exit_for_rank(r, (int)idx, -1, code, path, lineno, m, order, ts);
+	return 1; /* not torchrun's agent: saw_launcher stays */
+}
+
+static int note_exit_record(struct ranks *r, const struct span *m, uint64_t kw, const char *path, uint64_t lineno,
                             uint64_t order, double ts)
 {
 	if (m->n < 6)
 		return 0;
+	if ((kw & KW_BIT(KW_SPAWN_EXIT)) && note_spawn_exit(r, m, path, lineno, order, ts))
+		return 1;
 	const char *p = m->p, *end = m->p + m->n;
 	int ok;
 	if (p[0] == 'e' && memcmp(p, "exit=", 5) == 0) {
@@ -1199,7 +1245,7 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 		d->line_launcher = 1;
 		return;
 	}
-	if (ll->rank < 0 && note_exit_record(r, m, path, lineno, r->order, ts)) {
+	if (ll->rank < 0 && note_exit_record(r, m, kw, path, lineno, r->order, ts)) {
 		d->line_launcher = 1;
 		return;
 	}

@@ -19,7 +19,8 @@ static const struct rule_def DEFS[] = {
 	{"ranks.stuck_in_init", "a rank reached Init START of a communicator but never Init COMPLETE, with no error of its own"},
 	{"ranks.missing_from_comm", "a communicator expects more ranks than ever reached Init START, and none completed init"},
 	{"ranks.never_reached_nccl", "the job failed and no process printed a single NCCL line (launcher or rendezvous stage)"},
-	{"ranks.killed_by_signal", "the launcher reports a rank ended by a signal other than SIGKILL/SIGTERM"},
+	{"ranks.killed_by_signal", "the launcher reports a rank ended by a signal other than SIGKILL/SIGTERM/SIGBUS"},
+	{"ranks.killed_by_sigbus", "the launcher reports a rank ended by SIGBUS (a shared-memory mapping /dev/shm could not back)"},
 	{"ranks.sigkill_oom_killer", "the launcher reports a rank killed by SIGKILL (exit code -9)"},
 	{"ranks.sigterm_by_launcher", "the launcher stopped a rank with SIGTERM (after another rank failed)"},
 	{"ranks.watchdog_seqnum_behind", "watchdog / flight-recorder sequence numbers differ across ranks: the lowest is behind"},
@@ -575,7 +576,8 @@ static void rule_exits(struct rule_ctx *rc, const struct ranks *r)
 		if (p->launcher_host || p->host)
 			cap(&cs, "host", xstrdup(p->launcher_host ? p->launcher_host : p->host));
 		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
-		const char *id = sig == 9 ? "ranks.sigkill_oom_killer" : "ranks.killed_by_signal";
+		/* SIGBUS: a shared-memory mapping that could not be backed (/dev/shm) */
+		const char *id = sig == 9 ? "ranks.sigkill_oom_killer" : sig == 7 ? "ranks.killed_by_sigbus" : "ranks.killed_by_signal";
 		emit(rc, id, &p->exit_where, p->rank, p, &cs,
 		     "rank %s was killed by %s (exit code %d)%s; it had reached %s",
 		     lbl, sn, p->exitcode, p->root_cause ? ", the launcher's first observed failure" : "",

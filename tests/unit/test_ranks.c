@@ -417,6 +417,31 @@ static void test_consistency(void)
 	bundle_free(b);
 }
 
+/* torch.multiprocessing.spawn's exit records (spawn.py "process %d terminated
+ * with signal %s" / "with exit code %d"); the SIGKILL and SIGBUS lines are
+ * from learn-half threads (shenyunhang/DRN-WSOD-pytorch#11, a StableTTS
+ * report of corpus-b). */
+static void test_spawn_exits(void)
+{
+	struct bundle *b = run_text("run.log", "Traceback (most recent call last):\n"
+	                                       "Exception: process 3 terminated with signal SIGKILL\n");
+	const struct diagnosis *d = diag(b, "ranks.sigkill_oom_killer");
+	CHECK(d && d->nranks == 1 && d->ranks[0] == 3 && b->diags == d);
+	CHECK(diag(b, "ranks.never_reached_nccl") == NULL); /* a death explains it */
+	bundle_free(b);
+	b = run_text("run.log", "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGBUS\n");
+	d = diag(b, "ranks.killed_by_sigbus");
+	CHECK(d && d->nranks == 1 && d->ranks[0] == 0 && strcmp(d->def->category, "SHM_EXHAUSTED") == 0);
+	bundle_free(b);
+	b = run_text("run.log", "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with exit code 1\n");
+	d = diag(b, "ranks.exited_with_error");
+	CHECK(d && d->nranks == 1 && d->ranks[0] == 1);
+	bundle_free(b);
+	b = run_text("run.log", "Exception: process 3 terminated with signal SIGFOO\n");
+	CHECK(diag(b, "ranks.sigkill_oom_killer") == NULL && diag(b, "ranks.killed_by_signal") == NULL);
+	bundle_free(b);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -441,6 +466,7 @@ int main(void)
 	test_captures();
 	test_reports();
 	test_consistency();
+	test_spawn_exits();
 	sigdb_free(&db);
 	TEST_MAIN_END();
 }
