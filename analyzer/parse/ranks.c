@@ -1464,6 +1464,44 @@ static void apply_exit(struct rank_proc *p, struct launcher_exit *e)
 	}
 }
 
+/* torchrun's agent names its workers by local rank only ("failed
+ * (exitcode: -9) local_rank: 3 (pid: P)", "Sending process P closing
+ * signal SIGTERM"); on one node the local rank is the rank.  Taken only when
+ * no process has a global rank, the local ranks are distinct, and at most
+ * one host appears (NCCL's or the launcher's): nothing shows a second node.
+ * Flagged (rank_from_local), as a guess. */
+static void rank_from_local(struct ranks *r)
+{
+	const char *host = NULL;
+	size_t nlocal = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (p->rank >= 0)
+			return;
+		const char *hs[2] = {p->host, p->launcher_host};
+		for (int k = 0; k < 2; k++) {
+			if (!hs[k] || strcmp(hs[k], "localhost") == 0)
+				continue;
+			if (host && strcmp(host, hs[k]) != 0)
+				return; /* two hosts: local ranks repeat per node */
+			host = hs[k];
+		}
+		if (p->local_rank < 0)
+			continue;
+		for (size_t k = 0; k < i; k++)
+			if (r->v[k].local_rank == p->local_rank)
+				return;
+		nlocal++;
+	}
+	if (!nlocal)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].local_rank >= 0) {
+			r->v[i].rank = r->v[i].local_rank;
+			r->v[i].rank_from_local = 1;
+		}
+}
+
 void ranks_finish(struct ranks *r)
 {
 	if (r->finished)
@@ -1595,6 +1633,7 @@ void ranks_finish(struct ranks *r)
 	}
 	r->n = u;
 	hindex_free(&r->pix); /* indexes moved; no line is noted after finishing */
+	rank_from_local(r);
 	for (size_t c = 0; c < r->ncomms; c++)
 		for (size_t k = 0; k < r->comms[c].n; k++)
 			r->comms[c].m[k].proc = map[r->comms[c].m[k].proc];
@@ -1799,6 +1838,8 @@ cJSON *ranks_to_json(const struct ranks *r)
 			cJSON_AddNumberToObject(o, "pid", (double)p->pid);
 		if (p->pid_guessed)
 			cJSON_AddBoolToObject(o, "pid_from_launch_order", 1);
+		if (p->rank_from_local)
+			cJSON_AddBoolToObject(o, "rank_from_local_rank", 1);
 		if (p->local_rank >= 0)
 			cJSON_AddNumberToObject(o, "local_rank", p->local_rank);
 		if (p->cuda_dev >= 0)

@@ -91,6 +91,7 @@ struct rank_proc {
 	int remote_peer;      /* "closed by localRank N": N, else -1 */
 	struct rank_where remote_where;
 	int pid_guessed;      /* pid paired with the rank by launch order only */
+	int rank_from_local;  /* rank taken from the local rank: one node, no global rank anywhere */
 	uint64_t own_lines;   /* [rankN] lines of its own: not on the benign list, not a torch log record ("[W ...]") */
 	int went_silent;      /* ranks_finish: output stops with no error, exit or
 	                       * teardown while another rank reports its peer gone */

@@ -479,11 +479,47 @@ static const char *first_failure_text(const struct rule_ctx *rc, const struct ra
 	return "a failure";
 }
 
+/* A failure line that says what went wrong and is no launcher's wrapper of
+ * a worker's end: an exception of the program (not ChildFailedError, not
+ * spawn's ProcessRaisedException/ProcessExitedException or their old plain
+ * "Exception: process N terminated"), or a crash. */
+static int explicit_failure(const struct failure_line *f)
+{
+	if (!f->what || !f->text)
+		return 0;
+	if (strcmp(f->what, "crash") == 0)
+		return 1;
+	if (strcmp(f->what, "exception") != 0)
+		return 0;
+	static const char *const wrappers[] = {"ChildFailedError", "ProcessRaisedException", "ProcessExitedException",
+	                                       "SignalException", " terminated with ", NULL};
+	for (size_t i = 0; wrappers[i]; i++)
+		if (strstr(f->text, wrappers[i]))
+			return 0;
+	const char *colon = strchr(f->text, ':');
+	return colon && colon[1] && colon[strspn(colon + 1, " ") + 1]; /* a message after the type */
+}
+
+/* The words of a rendezvous failure (the store, the master's address and
+ * port, a connection, a timeout): an explicit failure without any of them
+ * says something else went wrong. */
+static int rendezvous_words(const char *t)
+{
+	static const char *const w[] = {"ddress", "socket", "Socket", "port", "store", "Store", "endezvous", "onnect",
+	                                "timed out", "imeout", "MASTER_", "hostname", "resolve", "refused", "unreachable",
+	                                "EADDRINUSE", "errno: 98", "bind", "DistNetworkError", NULL};
+	for (size_t i = 0; w[i]; i++)
+		if (strstr(t, w[i]))
+			return 1;
+	return 0;
+}
+
 /* No NCCL line anywhere, and the job failed.  The premise of "never reached
  * NCCL" is checked against the stack traces: libnccl in a native backtrace
  * (saw_nccl_text) means NCCL ran; a traceback inside a c10d collective means
  * the process group existed (the rendezvous was over) and the failure came
- * from the collective: ranks.failed_in_collective instead. */
+ * from the collective: ranks.failed_in_collective instead; an explicit
+ * failure of the program that names no rendezvous word: nothing. */
 static void rule_never_reached(struct rule_ctx *rc, const struct ranks *r)
 {
 	if (r->nccl_lines || r->saw_watchdog || rc->saw_nccl || r->saw_nccl_text)
@@ -498,6 +534,15 @@ static void rule_never_reached(struct rule_ctx *rc, const struct ranks *r)
 			return; /* a death or a rank's own failing exit explains it; NCCL may just have been silent */
 	struct rank_where w;
 	const char *what = first_failure_text(rc, r, &w);
+	/* an explicit failure that names no rendezvous word: the program failed
+	 * by itself (CUDA out of memory, a ValueError, a segfault); "before
+	 * NCCL, so rendezvous" has nothing to stand on */
+	for (size_t i = 0; i < rc->nfailures && !r->coll_call.path; i++)
+		if (explicit_failure(&rc->failures[i])) {
+			if (!rendezvous_words(rc->failures[i].text))
+				return;
+			break;
+		}
 	struct capset cs = {0};
 	cap(&cs, "what", xstrdup(what ? what : "a failure"));
 	if (r->coll_call.path) {

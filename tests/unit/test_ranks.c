@@ -442,6 +442,34 @@ static void test_spawn_exits(void)
 	bundle_free(b);
 }
 
+/* torchrun's agent names workers by local rank only; on one node that is
+ * the rank (hpcaitech/ColossalAI#3514, a learn-half thread). */
+static void test_rank_from_local(void)
+{
+	static const char AGENT[] =
+		"WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 812914 closing signal SIGTERM\n"
+		"WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 812915 closing signal SIGTERM\n"
+		"WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 812916 closing signal SIGTERM\n"
+		"ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 3 (pid: 812917) of binary: /data/chenhao/anaconda3/envs/ColossalAI-Chat/bin/python\n";
+	struct bundle *b = run_text("run.log", AGENT);
+	const struct diagnosis *d = diag(b, "ranks.sigkill_oom_killer");
+	CHECK(d && d->nranks == 1 && d->ranks[0] == 3);
+	const struct rank_proc *p = ranks_by_rank(b->ranks, 3);
+	CHECK(p && p->rank_from_local && p->pid == 812917);
+	bundle_free(b);
+	/* NCCL lines of two hosts: local ranks repeat per node, no guess */
+	struct buf s;
+	buf_init(&s);
+	buf_adds(&s, "node-a:812917:812917 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+	             "node-b:912917:912917 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n");
+	buf_adds(&s, AGENT);
+	b = run_text("run.log", s.data);
+	d = diag(b, "ranks.sigkill_oom_killer");
+	CHECK(d && d->nranks == 0);
+	bundle_free(b);
+	buf_free(&s);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -467,6 +495,7 @@ int main(void)
 	test_reports();
 	test_consistency();
 	test_spawn_exits();
+	test_rank_from_local();
 	sigdb_free(&db);
 	TEST_MAIN_END();
 }
