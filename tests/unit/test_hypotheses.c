@@ -295,6 +295,74 @@ static void test_hypotheses(void)
 	bundle_free(b);
 }
 
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct buf b;
+	buf_init(&b);
+	char tmp[4096];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+		buf_add(&b, tmp, n);
+	fclose(f);
+	return buf_steal(&b);
+}
+
+/* rules_infer.c: init stops on one host with several GPUs and nothing
+ * failed.  tests/learn/p2p-nccl-257-iommu.log (NVIDIA/nccl#257: 4 GeForce GTX
+ * 1080 Ti, resolved by intel_iommu=off); with NVLink in a topology, with a
+ * second host, or with an error, the suspect is not P2P. */
+static void test_init_stall(void)
+{
+	char *log = slurp("tests/learn/p2p-nccl-257-iommu.log");
+	CHECK(log != NULL);
+	if (!log)
+		return;
+	struct bundle *b = run_text("run.log", log);
+	const struct diagnosis *t = top(b);
+	CHECK(t && strcmp(t->def->id, "infer.init_stall_pcie_host") == 0 && t->def->severity == SEV_WARNING);
+	CHECK(b->verdict == VERDICT_NO_EVIDENCE); /* a suspect, not a failure found */
+	cJSON *bj = report_bundle_json(b, 0);
+	const cJSON *env = json_get(json_get(cJSON_GetArrayItem(json_get(bj, "diagnoses"), 0), "verify"), "env");
+	CHECK(json_str(env, "NCCL_P2P_DISABLE") && strcmp(json_str(env, "NCCL_P2P_DISABLE"), "1") == 0);
+	cJSON_Delete(bj);
+	bundle_free(b);
+
+	/* the same with an NVLink topology of the host: not P2P over PCIe */
+	char *topo = slurp("fixtures/sys/h200-2gpu/topo-m.txt");
+	CHECK(topo != NULL);
+	b = bundle_new("t", &db, NULL);
+	bundle_add_memory(b, "run.log", log, strlen(log));
+	if (topo)
+		bundle_add_memory(b, "topo-m.txt", topo, strlen(topo));
+	analysis_finish(b);
+	CHECK(diag(b, "infer.init_stall_pcie_host") == NULL && diag(b, "infer.init_stall_host") == NULL);
+	bundle_free(b);
+	free(topo);
+
+	/* a second host: the network is in play */
+	struct buf s;
+	buf_init(&s);
+	buf_adds(&s, log);
+	buf_adds(&s, "jupyter-other:15900:15900 [0] NCCL INFO Bootstrap : Using [0]eth0:10.2.3.33<0>\n");
+	b = run_text("run.log", s.data);
+	CHECK(diag(b, "infer.init_stall_pcie_host") == NULL);
+	bundle_free(b);
+	buf_free(&s);
+
+	/* an error: another finding explains it */
+	buf_init(&s);
+	buf_adds(&s, log);
+	buf_adds(&s, "jupyter-vmarkovtsev:15833:15833 [0] init.cc:904 NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 2000\n");
+	b = run_text("run.log", s.data);
+	CHECK(diag(b, "infer.init_stall_pcie_host") == NULL);
+	bundle_free(b);
+	buf_free(&s);
+	free(log);
+}
+
 static int steps_have(const struct bundle *b, const char *what)
 {
 	struct strvec sv = {0};
@@ -376,6 +444,7 @@ int main(void)
 	test_single_process_peer();
 	test_hypotheses();
 	test_next_steps();
+	test_init_stall();
 	test_words();
 	sigdb_free(&db);
 	TEST_MAIN_END();

@@ -1,0 +1,150 @@
+/* rules_infer.c - inferences that need several documents or several kinds
+ * of evidence at once: what a stall, the host's GPUs and its topology say
+ * together.  Each finding names what it rests on; the diagnoses are in
+ * patterns/infer.json.
+ *
+ *   infer.init_stall_one_host  every NCCL process of the bundle is on one
+ *       host with two GPUs or more, none got past init, nothing failed and
+ *       the log just stops: a hang of init (or an excerpt).  On one host the
+ *       transports init sets up are GPU peer-to-peer and shared memory; on a
+ *       PCIe machine (the topology shows no NVLink, or the GPUs are PCIe or
+ *       workstation boards) P2P through ACS or the IOMMU is the usual cause,
+ *       and `verify --env NCCL_P2P_DISABLE=1` tells it apart. */
+#include "rules/rules.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/json.h"
+#include "parse/ranks.h"
+#include "base/util.h"
+
+static const struct rule_def DEFS[] = {
+	{"infer.init_stall_pcie", "every NCCL process is on one PCIe host (topology or GPU names) with two or more GPUs, none got past init, nothing failed: init stalls"},
+	{"infer.init_stall_one_host", "every NCCL process is on one host with two or more GPUs (the machine unknown), none got past init, nothing failed"},
+};
+
+/* Evidence so far feeds a diagnosis of severity error: something failed. */
+static int error_evidence(const struct rule_ctx *rc)
+{
+	for (size_t d = 0; d < rc->db->ndiags; d++) {
+		const struct diagdef *dg = &rc->db->diags[d];
+		if (dg->severity != SEV_ERROR || dg->role == ROLE_CONTEXT)
+			continue;
+		for (size_t k = 0; k < dg->when_any.n; k++)
+			if (evlist_has(rc->ev, dg->when_any.v[k]) && strncmp(dg->when_any.v[k], "ranks.", 6) != 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* What the bundle shows about the machine: 1 a PCIe machine (topology
+ * without NVLink, or PCIe / workstation GPU names), -1 NVLink between the
+ * GPUs, 0 unknown.  *what says from what. */
+static int pcie_box(const cJSON *facts, char *what, size_t n)
+{
+	const cJSON *links = json_get(json_get(facts, "topology"), "links"), *l;
+	int nv = 0, pci = 0;
+	cJSON_ArrayForEach(l, links) {
+		const char *c = json_str(l, "class");
+		if (!c)
+			continue;
+		if (strcmp(c, "nvlink") == 0 || strcmp(c, "c2c") == 0)
+			nv++;
+		else if (strcmp(c, "unknown") != 0)
+			pci++;
+	}
+	if (nv)
+		return -1;
+	if (pci) {
+		snprintf(what, n, "the topology shows only PCIe paths between the GPUs (no NVLink)");
+		return 1;
+	}
+	/* GPU names: nvidia-smi / collect_env, or nccl-tests' device list */
+	static const char *const boards[] = {"GeForce", "TITAN", "Quadro", "RTX", "PCIe", "PCIE", NULL};
+	const char *name = NULL;
+	const cJSON *g;
+	cJSON_ArrayForEach(g, json_get(facts, "gpus"))
+		if (!name)
+			name = json_str(g, "name");
+	const cJSON *run;
+	cJSON_ArrayForEach(run, json_get(json_get(facts, "nccl_tests"), "runs"))
+		cJSON_ArrayForEach(g, json_get(run, "devices"))
+			if (!name)
+				name = json_str(g, "name");
+	for (size_t i = 0; name && boards[i]; i++)
+		if (strstr(name, boards[i])) {
+			snprintf(what, n, "the GPUs are %s, PCIe boards", name);
+			return 1;
+		}
+	return 0;
+}
+
+static void rule_init_stall(struct rule_ctx *rc)
+{
+	const struct ranks *r = rc->ranks;
+	if (!r || !r->nccl_lines || rc->logs_cut || rc->failure_count || r->job_exit == 0 || r->saw_watchdog)
+		return;
+	const char *host = NULL;
+	const struct rank_proc *last = NULL;
+	size_t procs = 0;
+	int gpus = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (p->has_exit && p->exitcode != 0 && p->exitcode != -15)
+			return; /* a rank failed: another finding says so */
+		if (!p->host)
+			continue;
+		if (host && strcmp(host, p->host) != 0)
+			return; /* several hosts: the network is in play */
+		host = p->host;
+		if (p->saw_init_complete || p->saw_coll || p->saw_connected || p->saw_destroy)
+			return;
+		procs++;
+		if (p->nranks > gpus)
+			gpus = p->nranks;
+		if (!last || p->last.order > last->last.order)
+			last = p;
+	}
+	const cJSON *run;
+	cJSON_ArrayForEach(run, json_get(json_get(rc->facts, "nccl_tests"), "runs")) {
+		double dc = 0;
+		if (json_num(run, "device_count", &dc) && dc > gpus)
+			gpus = (int)dc;
+	}
+	if ((int)procs > gpus)
+		gpus = (int)procs;
+	if (!host || gpus < 2 || !last || error_evidence(rc))
+		return;
+	char box[160] = "";
+	int pcie = pcie_box(rc->facts, box, sizeof box);
+	if (pcie < 0)
+		return; /* NVLink: P2P over PCIe is not the suspect */
+	struct capture c[4];
+	char *gs = xasprintf("%d", gpus);
+	c[0] = (struct capture){"host", (char *)host};
+	c[1] = (struct capture){"gpus", gs};
+	c[2] = (struct capture){"machine", pcie ? box : (char *)"nothing in the bundle says whether the GPUs are linked by NVLink"};
+	c[3] = (struct capture){"last", last->last.text ? last->last.text : (char *)""};
+	char *stmt = xasprintf("every NCCL process is on %s (%d GPUs) and none got past init; nothing failed and the log "
+	                       "stops at: %s; %s",
+	                       host, gpus, last->last.text ? last->last.text : "", pcie ? box : c[2].value);
+	struct evidence *e = rule_emit(rc, pcie ? "infer.init_stall_pcie" : "infer.init_stall_one_host",
+	                               last->last.path ? last->last.path : rc->name, last->last.line, stmt, c, 4);
+	if (e) {
+		e->host = xstrdup(host);
+		e->pid = last->pid;
+	}
+	free(stmt);
+	free(gs);
+}
+
+static void run(struct rule_ctx *rc)
+{
+	rule_init_stall(rc);
+}
+
+const struct rule_provider RULES_INFER = {
+	"infer", DEFS, sizeof DEFS / sizeof DEFS[0], run,
+};
