@@ -9,7 +9,12 @@
  *       transports init sets up are GPU peer-to-peer and shared memory; on a
  *       PCIe machine (the topology shows no NVLink, or the GPUs are PCIe or
  *       workstation boards) P2P through ACS or the IOMMU is the usual cause,
- *       and `verify --env NCCL_P2P_DISABLE=1` tells it apart. */
+ *       and `verify --env NCCL_P2P_DISABLE=1` tells it apart.
+ *   infer.graph_file_set  NCCL_GRAPH_FILE is set (NCCL's "set by environment"
+ *       line, an env dump): NCCL takes its rings and trees from a file made
+ *       for one machine instead of searching them; a path under /opt, /etc
+ *       or /usr is the image's, not the job's (a VM image made for one VM
+ *       size, run on another). */
 #include "rules/rules.h"
 
 #include <stdio.h>
@@ -23,6 +28,7 @@
 static const struct rule_def DEFS[] = {
 	{"infer.init_stall_pcie", "every NCCL process is on one PCIe host (topology or GPU names) with two or more GPUs, none got past init, nothing failed: init stalls"},
 	{"infer.init_stall_one_host", "every NCCL process is on one host with two or more GPUs (the machine unknown), none got past init, nothing failed"},
+	{"infer.graph_file_set", "NCCL_GRAPH_FILE is set: NCCL's channel graph comes from a file made for one machine"},
 };
 
 /* Evidence so far feeds a diagnosis of severity error: something failed. */
@@ -140,9 +146,31 @@ static void rule_init_stall(struct rule_ctx *rc)
 	free(gs);
 }
 
+static void rule_graph_file(struct rule_ctx *rc)
+{
+	const cJSON *e = json_get(json_get(rc->facts, "env"), "NCCL_GRAPH_FILE");
+	const char *v = json_str(e, "value");
+	if (!v || !*v)
+		return;
+	const char *path = json_str(e, "path");
+	double line = 0;
+	json_num(e, "line", &line);
+	static const char *const image_dirs[] = {"/opt/", "/etc/", "/usr/", NULL};
+	int image = 0;
+	for (size_t i = 0; image_dirs[i]; i++)
+		image |= strncmp(v, image_dirs[i], strlen(image_dirs[i])) == 0;
+	const char *by = image ? "a path of the image (under /opt, /etc or /usr), not of the job: set by the machine image"
+	                       : "a path of the job";
+	struct capture c[2] = {{"value", (char *)v}, {"by", (char *)by}};
+	char *stmt = xasprintf("NCCL_GRAPH_FILE=%s is set (%s)", v, by);
+	rule_emit(rc, "infer.graph_file_set", path ? path : rc->name, line > 0 ? (uint64_t)line : 0, stmt, c, 2);
+	free(stmt);
+}
+
 static void run(struct rule_ctx *rc)
 {
 	rule_init_stall(rc);
+	rule_graph_file(rc);
 }
 
 const struct rule_provider RULES_INFER = {

@@ -363,6 +363,25 @@ static void test_init_stall(void)
 	free(log);
 }
 
+/* NCCL_GRAPH_FILE set by the image (NVIDIA/nccl#1240: the maintainer: never
+ * set it in production); NCCL_TOPO_FILE alone is not this finding. */
+static void test_graph_file(void)
+{
+	struct bundle *b = run_text("run.log", "Spotllm:73025:73112 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to /opt/microsoft/ncv4/graph.xml\n");
+	const struct diagnosis *t = top(b);
+	CHECK(t && strcmp(t->def->id, "infer.graph_file_set") == 0 && strcmp(t->def->category, "ENV_MISCONFIG") == 0);
+	CHECK(t && strstr(t->explanation, "set by the machine image"));
+	bundle_free(b);
+	b = run_text("run.log", "Spotllm:73025:73112 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to /home/me/graph.xml\n");
+	t = top(b);
+	CHECK(t && strcmp(t->def->id, "infer.graph_file_set") == 0 && !strstr(t->explanation, "machine image"));
+	bundle_free(b);
+	b = run_text("run.log", "::16674:17023 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /opt/microsoft/ncv4/topo.xml\n"
+	                        "Spotllm:73025:73112 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /opt/microsoft/ncv4/topo.xml\n");
+	CHECK(diag(b, "infer.graph_file_set") == NULL);
+	bundle_free(b);
+}
+
 static int steps_have(const struct bundle *b, const char *what)
 {
 	struct strvec sv = {0};
@@ -445,6 +464,7 @@ int main(void)
 	test_hypotheses();
 	test_next_steps();
 	test_init_stall();
+	test_graph_file();
 	test_words();
 	sigdb_free(&db);
 	TEST_MAIN_END();
