@@ -481,6 +481,12 @@ int main(void)
 	if (rj)
 		CHECK_INT(sigdb_load_text(&db, "patterns/ranks.json", rj, strlen(rj), &m), 0);
 	free(rj);
+	/* the inferences that patterns/ranks.json's echoes name (infer.init_hang_one_host) */
+	rj = slurp("patterns/infer.json");
+	CHECK(rj != NULL);
+	if (rj)
+		CHECK_INT(sigdb_load_text(&db, "patterns/infer.json", rj, strlen(rj), &m), 0);
+	free(rj);
 	CHECK_INT(sigdb_finalize(&db, &m), 0);
 	for (size_t i = 0; i < m.list.n; i++)
 		fprintf(stderr, "%s\n", m.list.v[i]);
