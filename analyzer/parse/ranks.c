@@ -1095,6 +1095,14 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 				p->destroy_order = r->order;
 		} else if (starts(m, "Connected all ")) {
 			p->saw_connected = 1; /* "Connected all rings"/"trees": the end of init (<2.22) or the first collective */
+		} else if (starts(m, "Ring ") && !p->transport) {
+			/* NCCL <= 2.4: "Ring 00 : 35 -> 34 [send] via NET/Socket/0" */
+			const char *v = find(m, " via ");
+			if (v) {
+				v += 5;
+				size_t l = (size_t)(m->p + m->n - v);
+				p->transport = str_sanitize(v, l > 60 ? 60 : l);
+			}
 		} else if (starts(m, "Channel ")) {
 			/* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM": looked at until it
 			 * has told the transport and, after init, that a collective ran */

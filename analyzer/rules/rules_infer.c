@@ -14,7 +14,14 @@
  *       line, an env dump): NCCL takes its rings and trees from a file made
  *       for one machine instead of searching them; a path under /opt, /etc
  *       or /usr is the image's, not the job's (a VM image made for one VM
- *       size, run on another). */
+ *       size, run on another).
+ *   infer.transport_shm / _socket  the transports NCCL's channel lines name (the first
+ *       "via X" of each process) and why it took them when the machine
+ *       offers a faster one: SHM where the topology shows NVLink (P2P off
+ *       or impossible), TCP sockets where InfiniBand/RoCE ports are Active
+ *       or NCCL found an IB device elsewhere (IB disabled or unusable); with
+ *       the bus bandwidth nccl-tests measured.  Information for performance
+ *       tickets, never a failure. */
 #include "rules/rules.h"
 
 #include <stdio.h>
@@ -22,6 +29,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "match/patids.h"
 #include "parse/ranks.h"
 #include "base/util.h"
 
@@ -29,6 +37,8 @@ static const struct rule_def DEFS[] = {
 	{"infer.init_stall_pcie", "every NCCL process is on one PCIe host (topology or GPU names) with two or more GPUs, none got past init, nothing failed: init stalls"},
 	{"infer.init_stall_one_host", "every NCCL process is on one host with two or more GPUs (the machine unknown), none got past init, nothing failed"},
 	{"infer.graph_file_set", "NCCL_GRAPH_FILE is set: NCCL's channel graph comes from a file made for one machine"},
+	{"infer.transport_shm", "NCCL used shared memory between GPUs that NVLink links, and why"},
+	{"infer.transport_socket", "NCCL used TCP sockets between hosts that have InfiniBand/RoCE, and why"},
 };
 
 /* Evidence so far feeds a diagnosis of severity error: something failed. */
@@ -167,10 +177,83 @@ static void rule_graph_file(struct rule_ctx *rc)
 	free(stmt);
 }
 
+static const char *env_val(const cJSON *facts, const char *name)
+{
+	return json_str(json_get(json_get(facts, "env"), name), "value");
+}
+
+/* An RDMA port the host reports Active (ibstat, ibv_devinfo). */
+static int ib_port_active(const cJSON *facts)
+{
+	const cJSON *p;
+	cJSON_ArrayForEach(p, json_get(json_get(facts, "ib"), "ports")) {
+		const char *st = json_str(p, "state");
+		if (st && strncmp(st, "Active", 6) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void rule_transport(struct rule_ctx *rc)
+{
+	const struct ranks *r = rc->ranks;
+	if (!r)
+		return;
+	const struct rank_proc *shm = NULL, *sock = NULL;
+	for (size_t i = 0; i < r->n; i++) {
+		const char *t = r->v[i].transport;
+		if (!t)
+			continue;
+		if (!shm && strncmp(t, "SHM", 3) == 0)
+			shm = &r->v[i];
+		if (!sock && strncmp(t, "NET/Socket", 10) == 0)
+			sock = &r->v[i];
+	}
+	char box[160];
+	int nvlink = pcie_box(rc->facts, box, sizeof box) < 0;
+	const char *why = NULL, *what = NULL, *id = NULL;
+	const struct rank_proc *p = NULL;
+	if (shm && nvlink) {
+		p = shm;
+		id = "infer.transport_shm";
+		what = "shared memory (SHM) between GPUs that NVLink links";
+		const char *dis = env_val(rc->facts, "NCCL_P2P_DISABLE"), *lvl = env_val(rc->facts, "NCCL_P2P_LEVEL");
+		why = dis && strcmp(dis, "1") == 0 ? "NCCL_P2P_DISABLE=1 turns P2P off"
+		      : lvl ? "NCCL_P2P_LEVEL limits P2P"
+		            : "P2P between these processes was not possible (processes that cannot share CUDA memory: "
+		              "containers without --ipc=host or in other PID namespaces) or is disabled where the log does "
+		              "not show it";
+	} else if (sock && (ib_port_active(rc->facts) || evlist_has(rc->ev, SIG_IB_USING_DEVICES))) {
+		p = sock;
+		id = "infer.transport_socket";
+		what = "TCP sockets between hosts although InfiniBand/RoCE is there";
+		const char *dis = env_val(rc->facts, "NCCL_IB_DISABLE");
+		why = dis && strcmp(dis, "1") == 0 ? "NCCL_IB_DISABLE=1 turns IB off"
+		      : evlist_has(rc->ev, SIG_IB_LIBIBVERBS_MISSING) ? "NCCL could not load libibverbs"
+		                                                     : "NCCL found no usable IB device in this process (the "
+		                                                       "device not passed to the container, NCCL_IB_HCA, the "
+		                                                       "driver)";
+	}
+	if (!p)
+		return;
+	double bw = -1;
+	json_num(json_get(json_get(rc->facts, "nccl_tests"), "avg_busbw"), "value", &bw);
+	char bws[64] = "";
+	if (bw >= 0)
+		snprintf(bws, sizeof bws, "; nccl-tests measured %.1f GB/s average bus bandwidth", bw);
+	struct capture c[4] = {{"transport", p->transport}, {"what", (char *)what}, {"why", (char *)why}, {"measured", bws}};
+	char *stmt = xasprintf("NCCL's channels use %s (via %s): %s%s", what, p->transport, why, bws);
+	struct evidence *e = rule_emit(rc, id, p->last.path ? p->last.path : rc->name, 0, stmt, c, 4);
+	if (e && p->host)
+		e->host = xstrdup(p->host);
+	free(stmt);
+}
+
 static void run(struct rule_ctx *rc)
 {
 	rule_init_stall(rc);
 	rule_graph_file(rc);
+	rule_transport(rc);
 }
 
 const struct rule_provider RULES_INFER = {

@@ -382,6 +382,50 @@ static void test_graph_file(void)
 	bundle_free(b);
 }
 
+static struct bundle *run_docs(const char *const *paths, const char *const *names, size_t n)
+{
+	struct bundle *b = bundle_new("t", &db, NULL);
+	for (size_t i = 0; i < n; i++) {
+		char *t = slurp(paths[i]);
+		CHECK(t != NULL);
+		if (t)
+			bundle_add_memory(b, names[i], t, strlen(t));
+		free(t);
+	}
+	analysis_finish(b);
+	return b;
+}
+
+/* The transport NCCL used and why, when the machine has a faster one: a real
+ * 2 x H200 run with NCCL_P2P_DISABLE=1 (SHM) beside the host's NVLink
+ * topology; a 64-rank socket run (NVIDIA/nccl#226, NCCL 2.4 "Ring ... via
+ * NET/Socket/0" lines) beside an ibstat with an Active port. */
+static void test_transport(void)
+{
+	const char *shm[] = {"fixtures/captures/h200-2gpu/scenarios/ok_p2p_ib_disabled/run.log",
+	                     "fixtures/captures/h200-2gpu/scenarios/ok_p2p_ib_disabled/env.txt",
+	                     "fixtures/sys/h200-2gpu/topo-m.txt"};
+	const char *shmn[] = {"run.log", "env.txt", "topo-m.txt"};
+	struct bundle *b = run_docs(shm, shmn, 3);
+	const struct diagnosis *d = diag(b, "infer.transport_shm");
+	CHECK(d && d->def->severity == SEV_INFO && strstr(d->explanation, "NCCL_P2P_DISABLE=1"));
+	CHECK(b->verdict == VERDICT_HEALTHY); /* information, never a failure */
+	bundle_free(b);
+	b = run_docs(shm, shmn, 2); /* no topology: nothing says NVLink is there */
+	CHECK(diag(b, "infer.transport_shm") == NULL);
+	bundle_free(b);
+
+	const char *sock[] = {"tests/learn/healthy-nccl-226-64ranks.log", "fixtures/sys/public/ibstat-8xcx7-1591-truncated.txt"};
+	const char *sockn[] = {"run.log", "ibstat.txt"};
+	b = run_docs(sock, sockn, 2);
+	d = diag(b, "infer.transport_socket");
+	CHECK(d && strstr(d->explanation, "NET/Socket"));
+	bundle_free(b);
+	b = run_docs(sock, sockn, 1);
+	CHECK(diag(b, "infer.transport_socket") == NULL);
+	bundle_free(b);
+}
+
 static int steps_have(const struct bundle *b, const char *what)
 {
 	struct strvec sv = {0};
@@ -457,6 +501,7 @@ int main(void)
 	test_next_steps();
 	test_init_stall();
 	test_graph_file();
+	test_transport();
 	test_words();
 	sigdb_free(&db);
 	TEST_MAIN_END();
