@@ -100,6 +100,31 @@ static int shows_dead_rank(const struct bundle *b)
 	return 0;
 }
 
+/* The job ran in a container: a host named like Docker's default hostname
+ * (the container id: 12 hex digits) or a Kubernetes pod (*.svc.cluster.local).
+ * Containers have a small /dev/shm by default (Docker: 64 MiB). */
+static int in_container(const struct bundle *b)
+{
+	for (size_t i = 0; b->ranks && i < b->ranks->n; i++) {
+		const char *hs[2] = {b->ranks->v[i].host, b->ranks->v[i].launcher_host};
+		for (int k = 0; k < 2; k++) {
+			const char *h = hs[k];
+			if (!h)
+				continue;
+			if (strstr(h, ".svc.cluster.local"))
+				return 1;
+			size_t n = strlen(h), hex = 0, digits = 0;
+			for (size_t j = 0; j < n; j++) {
+				hex += (h[j] >= '0' && h[j] <= '9') || (h[j] >= 'a' && h[j] <= 'f');
+				digits += h[j] >= '0' && h[j] <= '9';
+			}
+			if (n == 12 && hex == 12 && digits && digits < 12)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* ---- the alternatives a diagnosis leaves open ---- */
 
 struct hyp {
@@ -171,6 +196,12 @@ static void open_alternatives(const struct bundle *b, const struct diagnosis *to
 	if (rest < 0.1)
 		rest = 0.1;
 	int ib = shows_ib(b);
+	/* in a container, /dev/shm is small unless the job asked for more: a
+	 * failure that names no cause may be NCCL's or a DataLoader's segment */
+	if (in_container(b) && strcmp(cat, CAT_SHM_EXHAUSTED) != 0 && top->confidence < 0.8)
+		cand_add(c, CAT_SHM_EXHAUSTED, rest * 0.5, NULL,
+		         "`df -h /dev/shm` inside the container (the host name is a container's; Docker's default is 64 MiB): "
+		         "a run with `NCCL_SHM_DISABLE=1` that works, or a larger `--shm-size`, confirms it");
 	/* "remote process exited or there was a network error": the message names both */
 	static const char *const remote[] = {DIAG_RANK_PEER_EXITED, DIAG_RANK_PEER_CONNECTION_LOST,
 	                                     DIAG_RANK_LOCAL_PEER_GONE, NULL};
@@ -260,7 +291,11 @@ static void build(const struct bundle *b, struct hypset *h)
 		double conf = d->confidence * role_weight(d->role);
 		cand_add(&c, d->def->category, conf < cap ? conf : cap, d->def->id, tell_of(d));
 	}
+	size_t from = c.n;
 	open_alternatives(b, top, &c);
+	for (size_t i = from; i < c.n; i++)
+		if (c.v[i].h.confidence > cap)
+			c.v[i].h.confidence = cap; /* an alternative is never likelier than the top */
 	qsort(c.v, c.n, sizeof c.v[0], cmp_cand);
 	for (size_t i = 0; i < c.n && h->n < 3; i++)
 		if (!hyp_has(h, c.v[i].h.category))

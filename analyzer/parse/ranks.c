@@ -611,11 +611,17 @@ static int note_block(struct ranks *r, struct rank_doc *d, const struct span *m0
 		d->blk_root = 0;
 		return 1;
 	}
-	if (!d->blk)
-		return 0;
 	size_t n;
 	const char *s = skip_spaces(m0, &n);
 	struct span m = {s, n};
+	if (!d->blk) {
+		/* a paste that starts at the block's "Root Cause" section */
+		if (!starts(&m, "Root Cause (first observed failure)"))
+			return 0;
+		r->saw_child_failed = r->saw_launcher = 1;
+		d->launcher = d->blk = d->blk_root = 1;
+		return 1;
+	}
 	while (m.n && (m.p[m.n - 1] == ' ' || m.p[m.n - 1] == '\r'))
 		m.n--;
 	if (m.n >= 3 && (m.p[0] == '=' || m.p[0] == '-') && m.p[1] == m.p[0] && m.p[2] == m.p[0]) {

@@ -529,9 +529,14 @@ static void rule_never_reached(struct rule_ctx *rc, const struct ranks *r)
 		return;
 	if (!bundle_failed(rc, r))
 		return;
-	for (size_t i = 0; i < r->n; i++)
-		if (rank_proc_killed(&r->v[i]) || r->v[i].saw_coll || (r->v[i].has_exit && r->v[i].exitcode > 0))
-			return; /* a death or a rank's own failing exit explains it; NCCL may just have been silent */
+	int exited = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		if (rank_proc_killed(&r->v[i]) || r->v[i].saw_coll)
+			return; /* a death explains it; NCCL may just have been silent */
+		exited |= r->v[i].has_exit && r->v[i].exitcode > 0;
+	}
+	if (exited && !r->coll_call.path)
+		return; /* a rank's own failing exit explains it (its traceback, if any, is its cause) */
 	struct rank_where w;
 	const char *what = first_failure_text(rc, r, &w);
 	/* an explicit failure that names no rendezvous word: the program failed

@@ -126,6 +126,21 @@ static void test_collective_in_block(void)
 	CHECK(diag(b, "ranks.never_reached_nccl") == NULL);
 	const struct diagnosis *t = top(b);
 	CHECK(t && strcmp(t->def->category, "RENDEZVOUS") != 0);
+	/* a Kubernetes pod: /dev/shm is small there, shared memory is one of the hypotheses */
+	cJSON *h = hypotheses_json(b);
+	int shm = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, h)
+		shm |= json_str(it, "category") && strcmp(json_str(it, "category"), "SHM_EXHAUSTED") == 0;
+	CHECK(shm);
+	double c0 = 0;
+	json_num(cJSON_GetArrayItem(h, 0), "confidence", &c0);
+	cJSON_ArrayForEach(it, h) {
+		double c = 0;
+		json_num(it, "confidence", &c);
+		CHECK(c <= c0); /* an alternative is never likelier than the top */
+	}
+	cJSON_Delete(h);
 	bundle_free(b);
 }
 
