@@ -295,7 +295,16 @@ char *render_template(const char *tpl, const struct bundle *b, const struct diag
 			const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "value");
 			val = cJSON_IsString(v) ? v->valuestring : "(not set)";
 		} else {
-			val = first_capture(b, d, key);
+			/* "{port|<port>}": the capture, else the text after '|' */
+			char *bar = strchr(key, '|');
+			if (bar) {
+				*bar = 0;
+				val = first_capture(b, d, key);
+				if (!val)
+					val = bar + 1;
+			} else {
+				val = first_capture(b, d, key);
+			}
 		}
 		if (val) {
 			buf_adds(&out, val);

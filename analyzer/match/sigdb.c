@@ -499,7 +499,7 @@ static int get_strvec(struct loadctx *c, const cJSON *o, const char *key, const 
 	return 0;
 }
 
-const char *const LAUNCHERS[] = {"torchrun", "vllm", "sglang", "deepspeed", NULL};
+const char *const LAUNCHERS[] = {"torchrun", "vllm", "sglang", "deepspeed", "ray", "slurm", "mpi", "kubernetes", NULL};
 
 /* "fix": steps, each a string or {"step": "...", "launcher": ["vllm"]}: a
  * step that applies only to jobs one of those launchers ran. */
@@ -536,7 +536,7 @@ static void get_fix(struct loadctx *c, const cJSON *o, const char *path, struct 
 				for (const char *const *n = LAUNCHERS; *n && cJSON_IsString(l); n++)
 					known |= !strcmp(*n, l->valuestring);
 				if (!known)
-					lerr(c, path, "fix[%d].launcher: %s%s%s is not a launcher (torchrun, vllm, sglang, deepspeed)", i,
+					lerr(c, path, "fix[%d].launcher: %s%s%s is not a launcher (torchrun, vllm, sglang, deepspeed, ray, slurm, mpi, kubernetes)", i,
 					     cJSON_IsString(l) ? "\"" : "", cJSON_IsString(l) ? l->valuestring : "a non-string",
 					     cJSON_IsString(l) ? "\"" : "");
 				else

@@ -68,6 +68,18 @@ static const struct {
 	{"[TensorRT-LLM][ERROR] ", KW_COMPONENT_ERROR},
 	/* XLA (JAX, TensorFlow): "NCCL operation ncclCommInitRank(...) failed: <ncclGetErrorString>" */
 	{"NCCL operation nccl", KW_COMPONENT_ERROR},
+	{"libnccl", KW_TRACE_CALL},
+	{"distributed_c10d.py\", line ", KW_TRACE_CALL},
+	{"main_process_first", KW_TRACE_CALL},
+	{".barrier(", KW_TRACE_CALL},
+	{".all_reduce(", KW_TRACE_CALL},
+	{".broadcast(", KW_TRACE_CALL},
+	{".all_gather(", KW_TRACE_CALL},
+	{".all_gather_into_tensor(", KW_TRACE_CALL},
+	{".reduce_scatter_tensor(", KW_TRACE_CALL},
+	{" examples/s]", KW_PROGRESS},
+	{" terminated with signal ", KW_SPAWN_EXIT},
+	{" terminated with exit code ", KW_SPAWN_EXIT},
 };
 
 _Static_assert(KW_COUNT <= 31, "keyword numbers must fit beside LINEKW_FLAG and in the mask");
