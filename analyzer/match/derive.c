@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <cjson/cJSON.h>
 
 #include "base/json.h"
+#include "match/category.h"
 #include "match/patids.h"
-#include "match/sigdb.h"
 #include "base/util.h"
 
 static const char *const FROM_NAMES[] = {"nccl_file", "nccl_result", "exception", "message"};
@@ -71,20 +73,20 @@ static void row_free(struct derive_row *r)
 	pcre2_code_free(r->type_re);
 }
 
-void derive_truncate(struct sigdb *db, size_t n)
+void derive_truncate(struct derive_rows *rows, size_t n)
 {
-	while (db->nderived > n)
-		row_free(&db->derived[--db->nderived]);
+	while (rows->n > n)
+		row_free(&rows->v[--rows->n]);
 }
 
-void derive_free_rows(struct sigdb *db)
+void derive_free_rows(struct derive_rows *rows)
 {
-	derive_truncate(db, 0);
-	free(db->derived);
-	db->derived = NULL;
+	derive_truncate(rows, 0);
+	free(rows->v);
+	rows->v = NULL;
 }
 
-int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char *text, size_t len,
+int derive_load(struct derive_rows *rows, const char *file, const cJSON *arr, const char *text, size_t len,
                 struct msgs *m)
 {
 	struct dload dl = {file, text, len, m};
@@ -174,9 +176,9 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char
 			snprintf(sub, sizeof sub, "%s.exception", path);
 			r.type_re = compile(tre, &dl, sub, &errors);
 		}
-		for (size_t k = 0; id && errors == before && k < db->nderived; k++)
-			if (strcmp(db->derived[k].id, id) == 0) {
-				derr(&dl, path, ".id", "duplicate id \"%s\" (first in %s)", id, db->derived[k].file);
+		for (size_t k = 0; id && errors == before && k < rows->n; k++)
+			if (strcmp(rows->v[k].id, id) == 0) {
+				derr(&dl, path, ".id", "duplicate id \"%s\" (first in %s)", id, rows->v[k].file);
 				errors++;
 			}
 		if (errors != before) {
@@ -190,8 +192,8 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char
 		r.category = xstrdup(cat);
 		r.why = xstrdup(why);
 		r.json = o;
-		db->derived = xrealloc(db->derived, (db->nderived + 1) * sizeof *db->derived);
-		db->derived[db->nderived++] = r;
+		rows->v = xrealloc(rows->v, (rows->n + 1) * sizeof *rows->v);
+		rows->v[rows->n++] = r;
 		idx++;
 	}
 	return errors;
@@ -223,7 +225,7 @@ static size_t exception_type(const char *p, size_t n)
 	return 0;
 }
 
-const struct derive_row *derive_match(const struct sigdb *db, const struct derive_input *in0)
+const struct derive_row *derive_match(const struct derive_rows *rows, const struct derive_input *in0)
 {
 	/* the indent of a paste that is indented as a whole */
 	struct derive_input cp = *in0;
@@ -233,8 +235,8 @@ const struct derive_row *derive_match(const struct sigdb *db, const struct deriv
 		cp.msgn--;
 	}
 	size_t tn = in->exception ? exception_type(in->msg, in->msgn) : 0;
-	for (size_t i = 0; i < db->nderived; i++) {
-		const struct derive_row *r = &db->derived[i];
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct derive_row *r = &rows->v[i];
 		switch (r->from) {
 		case DERIVE_NCCL_FILE:
 			if (!in->src || !re_on(r->file_re, in->src, strlen(in->src)))
@@ -341,11 +343,11 @@ int derive_input_from_line(const struct logline *ll, struct derive_input *in)
 	return ll->level == LINE_PLAIN && ll->msg.n > 0;
 }
 
-int derive_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
+int derive_selftest(const struct derive_rows *rows, struct msgs *m, size_t *ok)
 {
 	int fails = 0;
-	for (size_t i = 0; i < db->nderived; i++) {
-		const struct derive_row *r = &db->derived[i];
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct derive_row *r = &rows->v[i];
 		for (int neg = 0; neg < 2; neg++) {
 			const cJSON *arr = json_get(r->json, neg ? "negative_samples" : "samples");
 			size_t k = 0;
@@ -360,7 +362,7 @@ int derive_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 				struct logline ll;
 				logline_parse(it->valuestring, strlen(it->valuestring), &ll);
 				struct derive_input in;
-				const struct derive_row *got = derive_input_from_line(&ll, &in) ? derive_match(db, &in) : NULL;
+				const struct derive_row *got = derive_input_from_line(&ll, &in) ? derive_match(rows, &in) : NULL;
 				if (!neg && got != r) {
 					msgs_add(m, "%s: derived[%zu].samples[%zu]: \"%s\" derives %s%s%s", r->file, r->index, k,
 					         r->id, got ? "row " : "nothing", got ? got->id : "",

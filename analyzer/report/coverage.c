@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "parse/logline.h"
+#include "match/category.h"
 #include "match/match.h"
 #include "base/version.h"
 

@@ -74,7 +74,7 @@ static void emit(struct rule_ctx *rc, const struct derive_row *row, const char *
 static void run(struct rule_ctx *rc)
 {
 	const struct sigdb *db = rc->db;
-	if (!db || !db->nderived)
+	if (!db || !db->derived.n)
 		return;
 	int found = 0;
 	for (size_t i = 0; i < rc->nfailures; i++) {
@@ -88,7 +88,7 @@ static void run(struct rule_ctx *rc)
 		in.exception = strcmp(f->what, "exception") == 0;
 		if (f->src == NULL && strcmp(f->what, "nccl_warn") == 0)
 			in.src = ""; /* a WARN whose prefix named no file: only its message can say */
-		const struct derive_row *row = derive_match(db, &in);
+		const struct derive_row *row = derive_match(&db->derived, &in);
 		if (!row)
 			continue;
 		char *from;
@@ -133,7 +133,7 @@ static void run(struct rule_ctx *rc)
 		in.code = c->code;
 		in.msg = c->raw;
 		in.msgn = strlen(c->raw);
-		const struct derive_row *row = derive_match(db, &in);
+		const struct derive_row *row = derive_match(&db->derived, &in);
 		if (!row)
 			continue;
 		char *from = row->from == DERIVE_NCCL_FILE
