@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "base/util.h"
 
 #define EVIDENCE_CONTEXT 2        /* lines kept before and after a matched line */
 #define EVIDENCE_CONTEXT_TEXT 240
@@ -93,5 +94,19 @@ struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
 size_t evlist_count(const struct evlist *l, const char *id);
 int evlist_has(const struct evlist *l, const char *id);
 const char *evidence_cap(const struct evidence *e, const char *name);
+
+/* The captures a fact rule builds for one finding, in order: the list owns
+ * every name and value (evlist_add copies them again) until caplist_free,
+ * which empties it for the next finding.  Past CAPLIST_MAX a capture is
+ * dropped (no rule names that many). */
+#define CAPLIST_MAX 16
+struct caplist {
+	struct capture v[CAPLIST_MAX];
+	size_t n;
+};
+void caplist_add(struct caplist *c, const char *name, const char *fmt, ...) NT_PRINTF(3, 4);
+/* The same with a value already allocated: the list takes it. */
+void caplist_take(struct caplist *c, const char *name, char *value);
+void caplist_free(struct caplist *c);
 
 #endif

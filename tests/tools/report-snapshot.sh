@@ -5,8 +5,8 @@
 # diff -r before after`.  Operands: every file and scenario folder under
 # fixtures/ (README.md files excepted), the golden cases' argument lists, the
 # public report sets (tests/corpus, tests/heldout, tests/learn; never
-# tests/blind).  Formats: every format of analyze, and json/text/html again
-# under --redact.  One file per operand and format, named after both;
+# tests/blind).  Formats: every format of analyze, text in colour, and
+# json/text/html again under --redact.  One file per operand and format, named after both;
 # standard error goes beside it (*.err) with the exit status.
 BIN=$1
 OUT=$2
@@ -24,6 +24,7 @@ one() { # NAME ARGS...: every format of one operand list
 		"$BIN" analyze --format "$f" --color never "$@" >"$OUT/$name.$f" 2>"$OUT/$name.$f.err"
 		echo "rc=$?" >>"$OUT/$name.$f.err"
 	done
+	"$BIN" analyze --format text --color always "$@" >"$OUT/$name.color.text" 2>/dev/null
 	for f in json text html; do
 		"$BIN" analyze --format "$f" --color never --redact "$@" >"$OUT/$name.redact.$f" 2>"$OUT/$name.redact.$f.err"
 		echo "rc=$?" >>"$OUT/$name.redact.$f.err"
