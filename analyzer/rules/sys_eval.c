@@ -990,6 +990,39 @@ static void rule_oom_events(const cJSON *mem, struct emitter *e)
 	}
 }
 
+/* The log's CUDA memory failure of GPU g: the line of an OOM event of that
+ * GPU (facts.memory.oom_events, "GPU 1 has a total capacity ..."), as the
+ * log has it when it is among lc's lines, else the event's text; else the
+ * log's first memory failure (no line says which GPU it was). */
+static void oom_line_of(const cJSON *mem, const struct sys_logctx *lc, int g, const char **text, const char **path,
+                        uint64_t *line)
+{
+	*text = lc->oom_text;
+	*path = lc->oom_path;
+	*line = lc->oom_line;
+	const cJSON *ev;
+	cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(mem, "oom_events")) {
+		double eg, el = 0;
+		const cJSON *src = cJSON_GetObjectItemCaseSensitive(ev, "source");
+		const char *ep = json_str(src, "path");
+		if (!json_num(ev, "gpu", &eg) || (int)eg != g || !ep || !json_num(src, "line", &el))
+			continue;
+		for (size_t i = 0; i < lc->nooms; i++)
+			if (lc->ooms[i].path && !strcmp(lc->ooms[i].path, ep) && lc->ooms[i].line == (uint64_t)el) {
+				*text = lc->ooms[i].text;
+				*path = lc->ooms[i].path;
+				*line = lc->ooms[i].line;
+				return;
+			}
+		if (json_str(ev, "text")) {
+			*text = json_str(ev, "text");
+			*path = ep;
+			*line = (uint64_t)el;
+			return;
+		}
+	}
+}
+
 /* traces at capacity */
 static void rule_at_capacity(const cJSON *mem, const struct sys_logctx *lc, struct emitter *e)
 {
@@ -1013,9 +1046,12 @@ static void rule_at_capacity(const cJSON *mem, const struct sys_logctx *lc, stru
 		caplist_add(&c, "gpu", "%d", (int)g);
 		if (lc && lc->oom_in_log) {
 			char sb2[600];
-			cJSON *lsrc = sys_source(lc->oom_path, lc->oom_line);
+			const char *ot, *op;
+			uint64_t ol;
+			oom_line_of(mem, lc, (int)g, &ot, &op, &ol);
+			cJSON *lsrc = sys_source(op, ol);
 			/* quoted log text is cut visibly ("…"), never in silence */
-			const char *ot = lc->oom_text ? lc->oom_text : "";
+			ot = ot ? ot : "";
 			char *q200 = str_sanitize_cut(ot, strlen(ot), 200), *q160 = str_sanitize_cut(ot, strlen(ot), 160);
 			caplist_add(&c, "log", "%s", q200);
 			caplist_add(&c, "recommend", "shard the model over more GPUs or use GPUs with more memory, lower the batch "

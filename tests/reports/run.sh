@@ -394,7 +394,7 @@ $SHOTS/topo5.html:GPU topology"
 	echo "$pages" > "$T/pages"
 	# shellcheck disable=SC2046
 	(IFS='
-'; sub "browser: pages render offline, clean console; at 390 px and 1400 px, light and dark: no horizontal scroll, chart text >= 11 px, contrast >= 4.5:1" timeout 1500 $PY $HERE/browser_check.py "$CHROME" "$SHOTS" $(cat "$T/pages"); echo "$pass $fail" > "$T/pf")
+'; sub "browser: pages render offline, clean console; at 390 px and 1400 px, light and dark: no horizontal scroll, the timeline shown fits, chart text >= 11 px, contrast >= 4.5:1" timeout 1500 $PY $HERE/browser_check.py "$CHROME" "$SHOTS" $(cat "$T/pages"); echo "$pass $fail" > "$T/pf")
 	read -r pass fail < "$T/pf"
 	# the checker must catch what it is there to catch
 	cat > "$T/bad.html" <<'EOF'
@@ -404,6 +404,15 @@ $SHOTS/topo5.html:GPU topology"
 <img src="http://192.0.2.1/x.png"><script>console.error("control")</script></body></html>
 EOF
 	check "browser: a page with a network request and a console error is caught" sh -c "! timeout 600 $PY $HERE/browser_check.py '$CHROME' '$T/shots-bad' '$T/bad.html' >/dev/null 2>&1"
+	# a timeline drawn only as the wide SVG (before issue 25) scrolls inside its box at 390 px
+	cat > "$T/bad-tl.html" <<'EOF'
+<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>control</title><style>body{margin:0 auto;max-width:1100px;padding:10px;overflow-wrap:anywhere}.scroll{overflow-x:auto;max-width:100%}svg.chart{max-width:none;display:block}</style></head>
+<body><h2>Rank timeline</h2><p>This control page must fail the browser check at 390 px: its rank timeline is only the wide drawing.</p>
+<p>padding text so that the blank-page rule does not decide it ........................................................................................................................................................................</p>
+<div class="scroll"><svg role="img" aria-label="rank timeline" width="1050" height="60" viewBox="0 0 1050 60" class="chart" xmlns="http://www.w3.org/2000/svg"><text x="6" y="30" font-size="12">rank 0</text><text x="900" y="30" font-size="12">first failure</text></svg></div></body></html>
+EOF
+	check "browser: a rank timeline that scrolls sideways at 390 px is caught" sh -c "timeout 600 $PY $HERE/browser_check.py '$CHROME' '$T/shots-bad' '$T/bad-tl.html' 2>&1 | grep -q 'light 390px: the rank timeline is not readable without sideways scrolling'"
 	echo "screenshots and PDFs: $SHOTS/"
 fi
 
