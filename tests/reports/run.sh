@@ -367,6 +367,12 @@ check "redact-string: GPU UUID" exp 6 "(UUID: gpu-uuid-1)"
 check "redact-string: user in a path" exp 8 "/home/user-1/llm/train.py"
 check "redact-string: a version is not an address" exp 9 "nvidia-cublas-cu12==12.4.5.8"
 check "redact-string: FQDN in [host]:port" exp 10 "connect to [host-2]:29500"
+# an address inside a line (issue 25): after "==" behind a blank, where the pip rule kept it
+printf 'RuntimeError: Connection refused by host; MASTER_ADDR==10.20.30.40\n' > "$T/addr-in-line.log"
+for f in json html; do
+	check "redact: analyze --redact --format $f, an address inside a line" an $f "$T/o/addr.$f" --redact "$T/addr-in-line.log"
+	check "redact: the address after '==' inside a line is replaced ($f)" sh -c "! grep -q '10\\.20\\.30\\.40' '$T/o/addr.$f' && grep -q 'MASTER_ADDR==ip-1' '$T/o/addr.$f'"
+done
 
 # ---- browser ----
 CHROME=$(command -v chromium || command -v chromium-browser || true)
