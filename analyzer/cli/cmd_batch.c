@@ -31,6 +31,7 @@
 #include "cli/progress.h"
 #include "report/report.h"
 #include "report/redact.h"
+#include "report/redact_names.h"
 #include "report/report_formats.h"
 #include "match/sigdb.h"
 #include "report/summary.h"
@@ -74,6 +75,8 @@ struct batch {
 	size_t nfail;           /* bundles that fail --fail-on (atomic) */
 	int summary_only;
 	struct redactor *red;   /* --redact: shared by the workers (it locks itself) */
+	int keep_names;         /* --keep-names; else bundle-N, doc-K (redact_names) */
+	unsigned named;         /* bundles renamed so far, in bundle order */
 	struct item *items;
 	size_t nitems;
 
@@ -416,6 +419,8 @@ static char *finish_obj(struct batch *bt, cJSON *obj, struct summary *sum)
 	if (bt->red) {
 		/* in bundle order, on one thread: pseudonyms are numbered the same
 		 * whatever -j and whichever bundle finished first */
+		if (!bt->keep_names)
+			redact_names(obj, ++bt->named);
 		redact_json(bt->red, obj);
 	}
 	summary_add_bundle(sum, obj);
@@ -570,6 +575,7 @@ int cmd_batch(struct common *c, struct strvec *ops)
 	bt.summary_only = c->summary_only;
 	if (c->redact)
 		bt.red = redactor_new();
+	bt.keep_names = c->keep_names;
 	int bad_lists = 0;
 	expand(ops, show_progress, &bt.items, &bt.nitems, c->quiet, &bad_lists, c->lim.follow_symlinks);
 	if (bad_lists)

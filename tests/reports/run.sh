@@ -221,9 +221,9 @@ d=json.load(open(sys.argv[1]))
 bad=[r for b in d[\"bundles\"] for x in b[\"diagnoses\"] for r in x.get(\"references\",[]) if r.startswith((\"fixtures/\",\"tests/\",\"nccl-reference.md\"))]
 sys.exit(1 if bad else 0)' '$T/o/all.json'"
 # fix steps that apply to the case: a torchrun job gets no vLLM advice; a bare OOM line (no launcher known) keeps it
-check "fix: torchrun job (launchers: torchrun) has no vLLM step" sh -c "grep -q '\"torchrun\"' '$T/o/oom_unshard.json' && ! grep -q 'For vLLM' '$T/o/oom_unshard.json' && ! grep -q 'For vLLM' '$T/o/oom_unshard.md'"
+check "fix: torchrun job (launchers: torchrun) has no vLLM step" sh -c "grep -q '\"torchrun\"' '$T/o/oom_unshard.json' && $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(any(\"For vLLM\" in f for b in d[\"bundles\"] for x in b[\"diagnoses\"] for f in x[\"fix\"]))' '$T/o/oom_unshard.json' && ! grep -q 'For vLLM' '$T/o/oom_unshard.md'"
 grep -m1 'torch.OutOfMemoryError' "$SC/oom_unshard/run.log" | sed 's/^\[rank0\]: //' > "$T/bare-oom.log"
-check "fix: no launcher known keeps the vLLM step" sh -c "'$BIN' analyze -q $DB --format json '$T/bare-oom.log' | grep -q 'For vLLM lower --gpu-memory-utilization'"
+check "fix: no launcher known keeps the vLLM step" sh -c "'$BIN' analyze -q $DB --format json '$T/bare-oom.log' | $PY -c 'import json,sys; d=json.load(sys.stdin); sys.exit(not any(f.startswith(\"For vLLM lower --gpu-memory-utilization\") for b in d[\"bundles\"] for x in b[\"diagnoses\"] for f in x[\"fix\"]))'"
 # the same evidence is not shown twice in one diagnosis
 check "text: a derived sentence that is the explanation is not repeated" sh -c "grep -q '(the sentence above)' '$T/o/oom_unshard.text' && [ \$(grep -c 'GPU 0 reached 142611 of 143771 MiB' '$T/o/oom_unshard.text') -eq 1 ]"
 sub "html: no line shown twice in one diagnosis" $PY $HERE/html_check.py dup "$T/o/collective_timeout.html" "$T/o/duplicate_gpu.html" "$T/o/all.html"
@@ -335,7 +335,17 @@ check "analyze --format json (not redacted)" an json "$T/o/plain.json" "$RB"
 sub "redact: no original token in any format" $PY $HERE/redact_check.py scan "$RB" "$T"/o/red.*
 sub "redact: diagnosis unchanged" $PY $HERE/redact_check.py same "$T/o/plain.json" "$T/o/red.json"
 check "redact: the plain report does show the tokens (the scan is not vacuous)" sh -c "! $PY $HERE/redact_check.py scan '$RB' '$T/o/plain.json' >/dev/null"
-check "redact: stable pseudonyms (host-1, same in json and html)" sh -c "grep -q 'host-1' '$T/o/red.json' && grep -q 'host-1' '$T/o/red.html' && grep -q 'ranks/nccl.host-[0-9]*.301[45].log' '$T/o/red.json'"
+check "redact: stable pseudonyms (host-1, same in json and html)" sh -c "grep -q 'host-1' '$T/o/red.json' && grep -q 'host-1' '$T/o/red.html'"
+check "redact: neutral bundle and document names (bundle-1, doc-K.log)" sh -c "grep -q '\"name\":[[:space:]]*\"bundle-1\"' '$T/o/red.json' && grep -q '\"path\":[[:space:]]*\"doc-[0-9]*\.log\"' '$T/o/red.json' && ! grep -q 'ranks/nccl\.' '$T/o/red.json' && ! grep -q 'redact-bundle' '$T/o/red.json'"
+check "analyze --redact --keep-names --format json" an json "$T/o/red-keep.json" --redact --keep-names "$RB"
+check "redact --keep-names: names kept, learned hosts replaced inside them" grep -q 'ranks/nccl.host-[0-9]*.301[45].log' "$T/o/red-keep.json"
+# the issue's example (issue 25): a bundle and a document named after hosts nothing else names
+mkdir -p "$T/names/gpu-node-99-ticket"
+sed -e 's/^vm:/trainhost44:/; s/\] vm:/] trainhost44:/' "$SC/duplicate_gpu/run.log" > "$T/names/gpu-node-99-ticket/trainhost44-rank0.log"
+for f in json html junit sarif github text md; do
+	check "redact names: --format $f" sh -c "'$BIN' analyze -q $DB --redact --format $f -o '$T/o/names.$f' '$T/names/gpu-node-99-ticket'; [ \$? -le 1 ] && ! grep -q 'gpu-node-99\|trainhost44' '$T/o/names.$f' && grep -q 'bundle-1\|doc-1\.log' '$T/o/names.$f'"
+done
+check "redact names: --keep-names keeps them" sh -c "'$BIN' analyze -q $DB --redact --keep-names --format json '$T/names/gpu-node-99-ticket' | grep -q 'gpu-node-99-ticket'"
 check "redact: the report says it is redacted" sh -c "grep -q '\"redacted\":[[:space:]]*true' '$T/o/red.json' && grep -q 'replaced by pseudonyms' '$T/o/red.html'"
 # facts too: GPU UUIDs, serials and bus ids from the real nvidia-smi -q, through redact_json
 check "redact (facts): fixture with gpus from nvidia-smi -q" sh -c "$PY $HERE/facts_from_captures.py '$T/o/plain.json' --gpus $CAP/sys/nvidia-smi-q.txt --topo $CAP/sys/topo-m.txt > '$T/pf.json' && '$R' redact '$T/pf.json' > '$T/o/rf.json'"

@@ -1,10 +1,14 @@
 /* Unit tests for redact.c: an address is replaced wherever it stands in a
  * line (start, end, after '=', '==', ':', '@', in brackets, parentheses,
  * quotes, URLs, with a port, a prefix length, glued to a word), IPv4 and
- * IPv6 alike; loopback, unspecified addresses and pip versions are kept. */
+ * IPv6 alike; loopback, unspecified addresses and pip versions are kept.
+ * redact_names.c: bundle and document names become bundle-N and doc-K.EXT
+ * wherever they stand whole, and words stay words. */
 #include <stdlib.h>
 #include <string.h>
+#include <cjson/cJSON.h>
 #include "report/redact.h"
+#include "report/redact_names.h"
 #include "testlib.h"
 
 /* in redacted by a fresh redactor is want */
@@ -66,5 +70,33 @@ int main(void)
 	one("requirement nvidia-cublas-cu12==12.4.5.8 not found", "requirement nvidia-cublas-cu12==12.4.5.8 not found");
 	/* a MAC is not an IPv6 address */
 	one("link/ether 0c:42:a1:2b:3c:4d", "link/ether mac-1");
+
+	/* neutral names */
+	const char *doc =
+	    "{\"name\": \"gpu-node-99-ticket\", \"inputs\": ["
+	    "{\"path\": \"trainhost44-rank0.log\", \"kind\": \"nccl_log\"}, {\"path\": \"sys/nvidia-smi.txt\", \"kind\": \"nvidia_smi\"},"
+	    "{\"path\": \"dmesg\", \"kind\": \"kmsg\"}, {\"path\": \"old.log.gz\", \"kind\": \"text\"},"
+	    "{\"path\": \"trainhost44-rank0.log (2)\", \"kind\": \"nccl_log\"}, {\"path\": \"README\", \"kind\": \"text\"}],"
+	    "\"evidence\": [{\"path\": \"dmesg\", \"line\": 3, \"text\": \"see dmesg and the README; mytrainhost44-rank0.log stays\"},"
+	    "{\"path\": \"sys/nvidia-smi.txt\", \"text\": \"GPU 1 [sys/nvidia-smi.txt:14], the log trainhost44-rank0.log:12. And trainhost44-rank0.log (2):5, old.log.gz.\"}],"
+	    "\"warnings\": [\"gpu-node-99-ticket/blob.bin: binary content skipped\", \"gpu-node-99-ticket/sys/nvidia-smi.txt: cut\"]}";
+	cJSON *b = cJSON_Parse(doc);
+	redact_names(b, 3);
+	CHECK_STR(cJSON_GetObjectItem(b, "name")->valuestring, "bundle-3");
+	const char *want_paths[] = {"doc-1.log", "doc-2.txt", "doc-3", "doc-4.log.gz", "doc-5.log", "doc-6"};
+	for (int i = 0; i < 6; i++)
+		CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(b, "inputs"), i), "path")->valuestring,
+		          want_paths[i]);
+	const cJSON *ev = cJSON_GetObjectItem(b, "evidence");
+	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(ev, 0), "path")->valuestring, "doc-3");
+	/* names without '.' or '/' are words in a sentence; a longer word keeps its name-like part */
+	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(ev, 0), "text")->valuestring,
+	          "see dmesg and the README; mytrainhost44-rank0.log stays");
+	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(ev, 1), "text")->valuestring,
+	          "GPU 1 [doc-2.txt:14], the log doc-1.log:12. And doc-5.log:5, doc-4.log.gz.");
+	const cJSON *w = cJSON_GetObjectItem(b, "warnings");
+	CHECK_STR(cJSON_GetArrayItem(w, 0)->valuestring, "bundle-3/blob.bin: binary content skipped");
+	CHECK_STR(cJSON_GetArrayItem(w, 1)->valuestring, "bundle-3/doc-2.txt: cut");
+	cJSON_Delete(b);
 	TEST_MAIN_END();
 }
