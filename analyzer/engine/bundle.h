@@ -20,6 +20,7 @@
 struct sigdb;
 struct matcher;
 struct ranks;
+struct flight;
 
 #define SYSREPORT_MAX (16u << 20)
 
@@ -59,6 +60,7 @@ struct bundle {
 	int saw_nccl;               /* any NCCL line at all */
 
 	struct ranks *ranks;        /* per-rank timelines (ranks.h) */
+	struct flight *flight;      /* owned: flight-recorder dumps (parse/flight.h) */
 
 	struct diagnosis *diags;
 	size_t ndiags;

@@ -31,6 +31,11 @@ struct sigdb;
 #define DIAG_RANKS_COLLECTIVE_MISMATCH    "ranks.collective_mismatch"
 #define DIAG_RANKS_NEVER_REACHED_NCCL     "ranks.never_reached_nccl"
 #define DIAG_RANKS_BEHIND_NO_TIMEOUT      "ranks.behind_no_timeout"
+/* diagnoses (patterns/flight.json) that cascade.c anchors echoes on: the dumps name the rank */
+#define DIAG_FLIGHT_COLLECTIVE_TIMEOUT    "flight.collective_timeout"
+#define DIAG_FLIGHT_DESYNC                "flight.desync"
+#define DIAG_FLIGHT_P2P_UNMATCHED         "flight.p2p_unmatched"
+#define DIAG_FLIGHT_WAITING_ON_MISSING    "flight.waiting_on_missing"
 
 /* fact-rule evidence (rules_ranks.c) that the next steps look for */
 #define RULE_RANKS_STUCK_IN_INIT          "ranks.stuck_in_init"
@@ -48,6 +53,7 @@ struct sigdb;
 #define FAMILY_OOM    "oom."
 #define FAMILY_MEMORY "memory."
 #define FAMILY_RANKS  "ranks."
+#define FAMILY_FLIGHT "flight."
 #define FAMILY_IB     "ib."
 #define FAMILY_DERIVED "derived."  /* rows and diagnoses of patterns/derived.json */
 
