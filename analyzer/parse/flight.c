@@ -310,10 +310,8 @@ static void read_entry(struct rd *d, const struct pyval *e)
 	c.record_id = get_int(e, "record_id", -1);
 	c.time_ns = get_int(e, "time_created_ns", 0);
 	c.state = (uint8_t)state_of(pyval_get(e, "state"));
-	c.in_key = sizes_key(d, pyval_get(e, "input_sizes"), &c.in_numel, &c.nouts);
-	int32_t nin = c.nouts;
+	c.in_key = sizes_key(d, pyval_get(e, "input_sizes"), &c.in_numel, &c.nins);
 	c.out_key = sizes_key(d, pyval_get(e, "output_sizes"), &c.out_numel, &c.nouts);
-	(void)nin;
 	c.in_dt = dtypes_key(d, pyval_get(e, "input_dtypes"));
 	c.out_dt = dtypes_key(d, pyval_get(e, "output_dtypes"));
 	frames_of(d, pyval_get(e, "frames"), &c.frames, &c.where);

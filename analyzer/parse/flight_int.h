@@ -38,7 +38,7 @@ struct fr_call {
 	uint32_t where;         /* the first frame outside torch's collective API (interned) */
 	int32_t src, dst;       /* send/recv: group-local ranks; -1 */
 	int32_t nops;           /* entries folded into this call (a coalesced group) */
-	int32_t nouts;          /* output tensors */
+	int32_t nins, nouts;    /* input / output tensors */
 	uint8_t state;          /* enum fr_state */
 	uint8_t is_p2p;
 	uint8_t marker;         /* the "coalesced" end marker of a group */
@@ -73,9 +73,9 @@ struct fr_pg {
 	int64_t pg_id;           /* ProcessGroupNCCL uid_ (pg_id of its entries), -1 */
 	int *members;            /* sorted global ranks (pg_config), NULL unknown */
 	size_t nmembers;
-	int conflict;            /* dumps disagree on its members */
-	int conflict_rank_a, conflict_rank_b;
-	char *conflict_a, *conflict_b; /* the two rank lists as the dumps give them */
+	/* the member lists the dumps give ("[0, 1, 2]"), with the ranks that give each */
+	struct fr_mlist { char *text; uint32_t count; int ranks[FR_VRANKS]; } ml[4];
+	size_t nml;
 	struct fr_ref *refs;     /* refs[seq - base] */
 	size_t nrefs;
 	int64_t base;

@@ -102,8 +102,8 @@ void flight_free(struct flight *f)
 	for (size_t i = 0; i < f->npgs; i++) {
 		free(f->pgs[i].members);
 		free(f->pgs[i].refs);
-		free(f->pgs[i].conflict_a);
-		free(f->pgs[i].conflict_b);
+		for (size_t k = 0; k < f->pgs[i].nml; k++)
+			free(f->pgs[i].ml[k].text);
 	}
 	free(f->pgs);
 	for (size_t i = 0; i < f->nranks; i++) {
@@ -193,15 +193,18 @@ void fr_pg_members(struct flight *f, uint32_t pg, const int *ranks, size_t n, in
 		p->members = xmalloc(n * sizeof *p->members);
 		memcpy(p->members, ranks, n * sizeof *ranks);
 		p->nmembers = n;
-		p->conflict_rank_a = r;
-		p->conflict_a = xstrdup(as_text);
-		return;
 	}
-	if (p->conflict || (p->nmembers == n && memcmp(p->members, ranks, n * sizeof *ranks) == 0))
-		return;
-	p->conflict = 1;
-	p->conflict_rank_b = r;
-	p->conflict_b = xstrdup(as_text);
+	size_t i = 0;
+	while (i < p->nml && strcmp(p->ml[i].text, as_text) != 0)
+		i++;
+	if (i == p->nml) {
+		if (p->nml == 4)
+			return;
+		p->ml[p->nml++].text = xstrdup(as_text);
+	}
+	if (p->ml[i].count < FR_VRANKS)
+		p->ml[i].ranks[p->ml[i].count] = r;
+	p->ml[i].count++;
 }
 
 struct fr_rank_pg *fr_rank_pg(struct fr_rank *r, uint32_t pg)
@@ -349,8 +352,8 @@ static void check_call(struct flight *f, const struct fr_rank *r, const struct f
 		                       fr_str(&f->str, c->in_key), fr_str(&f->str, c->out_key)));
 		return;
 	}
-	if (!p->nmembers || c->in_numel < 0 || c->out_numel < 0 || c->nouts != 1)
-		return;
+	if (!p->nmembers || c->in_numel < 0 || c->out_numel < 0 || c->nins != c->nouts || c->nins < 1)
+		return; /* the first tensor of each side, as torch compares them */
 	int64_t g = (int64_t)p->nmembers;
 	int ag = !strcmp(op, "_all_gather_base") || !strcmp(op, "all_gather_into_tensor_coalesced") ||
 	         !strcmp(op, "all_gather");
@@ -475,7 +478,11 @@ void fr_note_call(struct flight *f, struct fr_rank *r, const struct fr_call *c)
 			return;
 		}
 		flush_group(f, r);
-		if (!c->is_p2p && c->seq >= 0) /* a marker alone: a group torch recorded as the marker only */
+		/* a marker alone: before format 2.7 a coalesced group of collectives
+		 * was recorded as its marker only (a sequence number of its own); a
+		 * marker that repeats the last collective's number closes a p2p group */
+		struct fr_rank_pg *rp = fr_rank_pg(r, c->pg);
+		if (!c->is_p2p && c->seq >= 0 && c->seq > rp->last_seq)
 			note_collective(f, r, c);
 		return;
 	}
@@ -766,12 +773,26 @@ static void group_mismatches(struct flight *f)
 {
 	for (size_t g = 0; g < f->npgs; g++) {
 		struct fr_pg *p = &f->pgs[g];
-		if (p->conflict) {
-			int two[2] = {p->conflict_rank_a, p->conflict_rank_b};
-			add_mismatch(f, "membership", (uint32_t)g, -1, two, 2,
-			             xasprintf("rank %d's dump says process group %s (%s) has ranks %s, rank %d's says %s",
-			                       p->conflict_rank_a, fr_str(&f->str, p->name), fr_str(&f->str, p->desc),
-			                       p->conflict_a, p->conflict_rank_b, p->conflict_b));
+		/* the dumps disagree on its members: the lists of the fewest ranks differ */
+		size_t maj = 0;
+		for (size_t k = 1; k < p->nml; k++)
+			if (p->ml[k].count > p->ml[maj].count)
+				maj = k;
+		for (size_t k = 0; k < p->nml; k++) {
+			if (k == maj)
+				continue;
+			size_t nr = p->ml[k].count < FR_VRANKS ? p->ml[k].count : FR_VRANKS;
+			char *who = rank_list(p->ml[k].ranks, nr, p->ml[k].count - (uint32_t)nr);
+			char *maj_who = rank_list(p->ml[maj].ranks, p->ml[maj].count < FR_VRANKS ? p->ml[maj].count : FR_VRANKS,
+			                          p->ml[maj].count > FR_VRANKS ? p->ml[maj].count - FR_VRANKS : 0);
+			add_mismatch(f, "membership", (uint32_t)g, -1, p->ml[k].ranks, nr,
+			             xasprintf("the dump%s of rank%s %s say%s process group %s (%s) has ranks %s, while the dump%s "
+			                       "of rank%s %s say %s", nr == 1 ? "" : "s", nr == 1 ? "" : "s", who,
+			                       nr == 1 ? "s" : "", fr_str(&f->str, p->name), fr_str(&f->str, p->desc),
+			                       p->ml[k].text, p->ml[maj].count == 1 ? "" : "s", p->ml[maj].count == 1 ? "" : "s",
+			                       maj_who, p->ml[maj].text));
+			free(who);
+			free(maj_who);
 		}
 		if (!p->members)
 			continue;
@@ -787,7 +808,7 @@ static void group_mismatches(struct flight *f)
 			add_mismatch(f, "wrong_group", (uint32_t)g, -1, &r->rank, 1,
 			             xasprintf("rank %d issued operations in process group %s (%s), whose members %s do not "
 			                       "include it", r->rank, fr_str(&f->str, p->name), fr_str(&f->str, p->desc),
-			                       p->conflict_a ? p->conflict_a : "?"));
+			                       p->nml ? p->ml[0].text : "?"));
 		}
 	}
 }
