@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "base/json.h"
+#include "report/frtable.h" /* flight recorder */
 #include "base/linkclass.h"
 #include "report/report.h" /* verify_env_arg */
 #include "base/tstamp.h"
@@ -2118,6 +2119,7 @@ static void bundle_section(FILE *f, const cJSON *b, int idx)
 	diagnoses_section(f, b, idx);
 	unexplained_section(f, b, idx);
 	timeline_section(f, b);
+	flight_lanes_html(f, b, esc); /* flight recorder */
 	topology_section(f, b);
 	memory_section(f, b);
 	versions_section(f, b);

@@ -13,6 +13,7 @@
 #include "base/json.h"
 #include "engine/nextsteps.h" /* ranks */
 #include "report/ranktable.h" /* ranks */
+#include "report/frtable.h"   /* flight recorder */
 #include "base/util.h"
 
 /* Text that comes from the logs or the inputs (warnings, derived
@@ -288,6 +289,7 @@ static void report_md_bundle(FILE *out, const cJSON *b, const struct report_opts
 			md_diagnosis(out, d, ++shown, maxev);
 	md_infos(out, diags);
 	rank_table_md(out, b); /* ranks */
+	flight_table_md(out, b); /* flight recorder */
 	next_steps_text(out, json_get(b, "next_steps"), 1); /* ranks */
 	md_unexplained(out, b, verdict);
 	md_inputs_warnings(out, b);
