@@ -515,6 +515,8 @@ struct pyval *pickle_read(struct pyval_arena *a, const unsigned char *p, size_t 
 	k.p = k.base = p;
 	k.end = p + n;
 	k.err = err;
+	k.capstack = 64; /* never NULL: pop_mark's empty run of values is stack + m */
+	k.stack = xmalloc(k.capstack * sizeof *k.stack);
 	err->offset = 0;
 	err->msg[0] = 0;
 	int rc;
