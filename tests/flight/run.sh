@@ -120,6 +120,21 @@ fr = b['flight_recorder']
 assert any(not l['agrees'] and 'SeqNum 5' in l['text'] for l in fr['log']), fr['log']
 assert any(d['id'] == 'flight.log_disagrees' for d in b['diagnoses'])"
 
+# the watchdog's wording of torch 2.2-2.5 ("[PG 0 (default_pg) Rank 0] Timeout at NCCL work: 7, last
+# enqueued NCCL work: 7, last completed NCCL work: 6.", ProcessGroupNCCL.cpp of those releases) in
+# place of the 2.11 lines of the real log: the SeqNum and the counters are still compared
+mkdir -p "$T/old"
+cp $F/real/timeout/nccl_trace_rank_0 "$T/old/"
+sed -e '/ProcessGroupNCCL.cpp:689\] \[Rank 0\] Watchdog caught/d' \
+    -e 's/^\(\[rank0\]:\[E1202 07:40:46.759258443\) ProcessGroupNCCL.cpp:2303\].*/\1 ProcessGroupNCCL.cpp:1709] [PG 0 (default_pg) Rank 0] Timeout at NCCL work: 7, last enqueued NCCL work: 7, last completed NCCL work: 6./' \
+    $F/real/timeout/torchrun.log > "$T/old/torchrun.log"
+"$BIN" analyze --format json "$T/old" > "$T/old.json" 2>/dev/null
+check "the watchdog wording of torch 2.2-2.5 agrees with the dump" python3 -c "
+import json; b = json.load(open('$T/old.json'))['bundles'][0]
+log = b['flight_recorder']['log']
+assert len(log) == 2 and all(l['agrees'] for l in log), log
+assert any('last enqueued 7, last completed 6' in l['text'] for l in log)"
+
 # 5 formats
 "$BIN" analyze --format text $F/synthetic/behind > "$T/o.txt" 2>/dev/null
 check "text: the flight-recorder table" sh -c "grep -q '^Flight recorder' '$T/o.txt' && grep -q 'behind' '$T/o.txt'"
