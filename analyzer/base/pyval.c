@@ -30,27 +30,43 @@ void pyval_arena_free(struct pyval_arena *a)
 		free(b);
 		b = n;
 	}
-	a->blocks = NULL;
+	a->blocks = a->cur = NULL;
 	a->bytes = 0;
 }
 
+void pyval_arena_reset(struct pyval_arena *a)
+{
+	for (struct pyval_block *b = a->blocks; b; b = b->next)
+		b->used = 0;
+	a->cur = a->blocks;
+}
+
+/* The blocks are a list in allocation order; cur is the one being filled.
+ * After a reset they are filled again from the first. */
 void *pyval_alloc(struct pyval_arena *a, size_t n)
 {
 	n = (n + 15) & ~(size_t)15;
 	if (n == 0)
 		n = 16;
-	struct pyval_block *b = a->blocks;
+	struct pyval_block *b = a->cur;
+	while (b && b->size - b->used < n && b->next)
+		b = b->next;
 	if (!b || b->size - b->used < n) {
 		size_t size = n > BLOCK_MIN ? n : BLOCK_MIN;
 		if (a->max_bytes && (a->bytes + size > a->max_bytes || size > a->max_bytes))
 			return NULL;
-		b = xmalloc(sizeof *b + size);
-		b->size = size;
-		b->used = 0;
-		b->next = a->blocks;
-		a->blocks = b;
+		struct pyval_block *nb = xmalloc(sizeof *nb + size);
+		nb->size = size;
+		nb->used = 0;
+		nb->next = NULL;
+		if (b)
+			b->next = nb; /* b is the last block */
+		else
+			a->blocks = nb;
 		a->bytes += size;
+		b = nb;
 	}
+	a->cur = b;
 	void *p = (char *)b->data + b->used;
 	b->used += n;
 	memset(p, 0, n);

@@ -37,13 +37,16 @@ struct pyval {
 #define PYVAL_WALK_DEPTH 64
 
 struct pyval_arena {
-	struct pyval_block *blocks; /* private */
+	struct pyval_block *blocks, *cur; /* private */
 	size_t bytes;               /* allocated so far */
 	size_t max_bytes;           /* 0: no cap; past it pyval_alloc returns NULL */
 };
 
 void pyval_arena_init(struct pyval_arena *a, size_t max_bytes);
 void pyval_arena_free(struct pyval_arena *a);
+/* Empty the arena but keep its memory for the next tree (every value of
+ * the last one is gone). */
+void pyval_arena_reset(struct pyval_arena *a);
 /* n bytes (8-aligned) from the arena, zeroed; NULL past max_bytes. */
 void *pyval_alloc(struct pyval_arena *a, size_t n);
 /* A new value of type t (a container with no items); NULL past the cap. */

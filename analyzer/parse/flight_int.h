@@ -6,6 +6,7 @@
 #define NT_FLIGHT_INT_H
 
 #include "parse/flight.h"
+#include "base/pyval.h"
 
 /* interned strings: id 0 is "" */
 struct fr_strtab {
@@ -118,6 +119,7 @@ struct fr_rank {
 
 struct flight {
 	struct fr_strtab str;
+	struct pyval_arena arena;  /* the value tree of the dump being read, reused from one to the next */
 	struct fr_pg *pgs;
 	size_t npgs, cappgs;
 	struct fr_rank *ranks;
