@@ -829,7 +829,8 @@ void flight_finish(struct flight *f, const struct ranks *rk)
 	if (!f || f->finished || flight_ndumps(f) == 0)
 		return;
 	f->finished = 1;
-	qsort(f->ranks, f->nranks, sizeof *f->ranks, cmp_rank);
+	if (f->nranks > 1)
+		qsort(f->ranks, f->nranks, sizeof *f->ranks, cmp_rank);
 	for (size_t g = 0; g < f->npgs; g++) {
 		stop_of_pg(f, (uint32_t)g);
 		ref_mismatches(f, (uint32_t)g);
@@ -837,7 +838,8 @@ void flight_finish(struct flight *f, const struct ranks *rk)
 	for (size_t i = 0; i < f->nranks; i++)
 		p2p_of_rank(f, &f->ranks[i]);
 	group_mismatches(f);
-	qsort(f->mis, f->nmis, sizeof *f->mis, cmp_mis);
+	if (f->nmis > 1)
+		qsort(f->mis, f->nmis, sizeof *f->mis, cmp_mis);
 	/* the first mismatch of each group, as torch's analyzer stops pairing there */
 	for (size_t i = 0; i < f->nmis; i++) {
 		int seen = 0;
