@@ -1009,13 +1009,41 @@ int bundle_add_memory(struct bundle *b, const char *name, const void *data, size
 	return rc;
 }
 
+/* The caps of the rank timelines (ranks.h), in one warning: what was over
+ * which cap, and how much was matched but not placed. */
+static void ranks_cap_warning(struct bundle *b)
+{
+	const struct ranks *r = b->ranks;
+	struct buf w;
+	buf_init(&w);
+	if (r->untracked)
+		buf_printf(&w, "; more than %d processes: %llu lines of the others", RANKS_MAX_PROCS,
+		           (unsigned long long)r->untracked);
+	if (r->untracked_comm)
+		buf_printf(&w, "; more than %d communicators: %llu Init lines of the others", RANKS_MAX_COMMS,
+		           (unsigned long long)r->untracked_comm);
+	if (r->untracked_member)
+		buf_printf(&w, "; more than %d communicator members: %llu Init lines of the others", RANKS_MAX_MEMBERS,
+		           (unsigned long long)r->untracked_member);
+	if (r->untracked_nranks)
+		buf_printf(&w, "; %llu Init lines of communicators that claim more than %d ranks",
+		           (unsigned long long)r->untracked_nranks, RANKS_MAX_NRANKS);
+	if (r->untracked_exit)
+		buf_printf(&w, "; launcher exit records of more than %d processes: %llu records", RANKS_MAX_PROCS,
+		           (unsigned long long)r->untracked_exit);
+	if (r->untracked_uid)
+		buf_printf(&w, "; more than %d ncclUniqueId waits (waiter, root): %llu lines", RANKS_MAX_UID,
+		           (unsigned long long)r->untracked_uid);
+	if (w.len)
+		msgs_add(&b->warnings, "%s: %s were matched but not placed on rank timelines", b->name, w.data + 2);
+	buf_free(&w);
+}
+
 void bundle_end_input(struct bundle *b)
 {
 	lines_stop(b);
 	ranks_finish(b->ranks); /* ranks: merge timelines before ranks_lookup */
-	if (b->ranks->untracked)
-		msgs_add(&b->warnings, "%s: more than %d processes: %llu lines of the others were matched but not placed on rank timelines",
-		         b->name, RANKS_MAX_PROCS, (unsigned long long)b->ranks->untracked);
+	ranks_cap_warning(b);
 	/* give rank numbers to evidence known only by host:pid */
 	for (size_t i = 0; i < b->ev.n; i++) {
 		struct evidence *e = &b->ev.v[i];

@@ -139,18 +139,24 @@ static int cmp_int(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* "0, 1, 5" from a sorted list, cut after 32 entries. */
-static char *int_list(const int *v, size_t n)
+/* "0, 1, 5" from a sorted list of total entries of which v holds the first
+ * n, cut after 32 entries. */
+static char *int_list_of(const int *v, size_t n, size_t total)
 {
 	struct buf s;
 	buf_init(&s);
 	for (size_t i = 0; i < n && i < 32; i++)
 		buf_printf(&s, "%s%d", i ? ", " : "", v[i]);
-	if (n > 32)
-		buf_printf(&s, ", ... (%zu in all)", n);
-	if (!n)
+	if (total > 32)
+		buf_printf(&s, ", ... (%zu in all)", total);
+	if (!total)
 		buf_adds(&s, "none");
 	return buf_steal(&s);
+}
+
+static char *int_list(const int *v, size_t n)
+{
+	return int_list_of(v, n, n);
 }
 
 static int world_size(const struct ranks *r)
@@ -199,36 +205,44 @@ static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck
 			     ncomplete ? " although other ranks completed" : "", last_text(p));
 			free(w);
 		}
-		/* missing ranks: nobody completed, fewer joined than nranks */
-		if (ncomplete || cm->nranks <= 0 || cm->nranks > 1000000)
+		/* missing ranks: nobody completed, fewer joined than nranks.  Work
+		 * in the ranks seen, not in nranks (an Init line may claim a
+		 * million): sort them, walk the gaps for the first missing ones */
+		if (ncomplete || cm->nranks <= 0 || cm->nranks > RANKS_MAX_NRANKS)
 			continue;
-		char *seen = xcalloc((size_t)cm->nranks, 1);
-		size_t nseen = 0;
+		int *have = xmalloc((cm->n + 1) * sizeof *have);
+		size_t nh = 0;
 		const struct rank_where *where = NULL;
 		for (size_t k = 0; k < cm->n; k++) {
 			int rk = cm->m[k].rank;
-			if (rk >= 0 && rk < cm->nranks && !seen[rk]) {
-				seen[rk] = 1;
-				nseen++;
-			}
+			if (rk >= 0 && rk < cm->nranks)
+				have[nh++] = rk;
 			if (!where && cm->m[k].start_where.path)
 				where = &cm->m[k].start_where;
 		}
-		if (nseen == 0 || nseen >= (size_t)cm->nranks) {
-			free(seen);
+		qsort(have, nh, sizeof *have, cmp_int);
+		rc->work += cm->n + nh;
+		size_t u = 0;
+		for (size_t k = 0; k < nh; k++)
+			if (!u || have[k] != have[u - 1])
+				have[u++] = have[k];
+		nh = u;
+		if (nh == 0 || nh >= (size_t)cm->nranks) {
+			free(have);
 			continue;
 		}
-		int *miss = xmalloc((size_t)cm->nranks * sizeof *miss), *have = xmalloc((size_t)cm->nranks * sizeof *have);
-		size_t nm = 0, nh = 0;
-		for (int i = 0; i < cm->nranks; i++) {
-			if (seen[i])
-				have[nh++] = i;
+		size_t nm = (size_t)cm->nranks - nh; /* missing, of which the first 64 are listed */
+		int miss[64];
+		size_t nlist = 0;
+		for (int i = 0, k = 0; i < cm->nranks && nlist < 64; i++, rc->work++) {
+			if ((size_t)k < nh && have[k] == i)
+				k++;
 			else
-				miss[nm++] = i;
+				miss[nlist++] = i;
 		}
-		char *ml = int_list(miss, nm), *hl = int_list(have, nh);
+		char *ml = int_list_of(miss, nlist, nm), *hl = int_list(have, nh);
 		int global = cm->nranks == world;
-		for (size_t i = 0; i < nm && i < 64; i++) {
+		for (size_t i = 0; i < nlist; i++) {
 			const struct rank_proc *mp = global ? ranks_by_rank(r, miss[i]) : NULL;
 			struct capset cs = {0};
 			cap(&cs, "missing", xstrdup(ml));
@@ -246,41 +260,72 @@ static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck
 		}
 		free(ml);
 		free(hl);
-		free(miss);
 		free(have);
-		free(seen);
 	}
+}
+
+/* uid waits by root, then line order; groups by their first wait */
+struct uid_ref {
+	int root;
+	size_t i;
+};
+
+static int cmp_uid(const void *a, const void *b)
+{
+	const struct uid_ref *x = a, *y = b;
+	return x->root != y->root ? (x->root < y->root ? -1 : 1) : x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int cmp_first(const void *a, const void *b)
+{
+	size_t x = ((const size_t *)a)[0], y = ((const size_t *)b)[0];
+	return x < y ? -1 : x > y;
 }
 
 /* "[1] is setting up NCCL communicator and retrieving ncclUniqueId from [0]
  * ... got error": the root never published the id (never arrived). */
 static void rule_uid_wait(struct rule_ctx *rc, const struct ranks *r)
 {
+	if (!r->nuid)
+		return;
+	/* the waits grouped by root (sorted once: the waits are distinct
+	 * (waiter, root) pairs, ranks.c), each root reported at its first wait */
+	struct uid_ref *ix = xmalloc(r->nuid * sizeof *ix);
+	size_t (*grp)[3] = xmalloc(r->nuid * sizeof *grp), ng = 0;
+	for (size_t i = 0; i < r->nuid; i++)
+		ix[i] = (struct uid_ref){r->uid[i].root, i};
+	qsort(ix, r->nuid, sizeof *ix, cmp_uid);
 	for (size_t i = 0; i < r->nuid; i++) {
-		const struct uid_wait *w = &r->uid[i];
-		int dup = 0;
-		for (size_t k = 0; k < i; k++)
-			dup |= r->uid[k].root == w->root;
-		if (dup)
+		if (i && ix[i].root == ix[i - 1].root) {
+			grp[ng - 1][2]++;
 			continue;
-		int *wait = xmalloc((r->nuid + 1) * sizeof *wait);
+		}
+		grp[ng][0] = ix[i].i; /* the first wait for this root */
+		grp[ng][1] = i;
+		grp[ng][2] = 1;
+		ng++;
+	}
+	qsort(grp, ng, sizeof *grp, cmp_first);
+	rc->work += r->nuid + ng;
+	int known = 0;
+	for (size_t k = 0; k < r->n; k++)
+		if (r->v[k].rank + 1 > known)
+			known = r->v[k].rank + 1;
+	int world = world_size(r);
+	int *wait = xmalloc((r->nuid + 1) * sizeof *wait);
+	for (size_t g = 0; g < ng; g++) {
+		const struct uid_wait *w = &r->uid[grp[g][0]];
 		size_t nw = 0;
-		for (size_t k = 0; k < r->nuid; k++)
-			if (r->uid[k].root == w->root)
-				wait[nw++] = r->uid[k].waiter;
+		for (size_t k = grp[g][1]; k < grp[g][1] + grp[g][2]; k++)
+			wait[nw++] = r->uid[ix[k].i].waiter;
 		qsort(wait, nw, sizeof *wait, cmp_int);
 		char *wl = int_list(wait, nw);
 		const struct rank_proc *mp = ranks_by_rank(r, w->root);
 		struct capset cs = {0};
 		cap(&cs, "missing", int_str(w->root));
 		cap(&cs, "seen", xstrdup(wl));
-		int known = 0;
-		for (size_t k = 0; k < r->n; k++)
-			if (r->v[k].rank + 1 > known)
-				known = r->v[k].rank + 1;
-		if (w->root + 1 > known)
-			known = w->root + 1;
-		cap(&cs, "nranks", int_str(world_size(r) > known ? world_size(r) : known));
+		int kn = w->root + 1 > known ? w->root + 1 : known;
+		cap(&cs, "nranks", int_str(world > kn ? world : kn));
 		cap(&cs, "comm", xstrdup("(ncclUniqueId exchange through the c10d store)"));
 		cap(&cs, "rank", int_str(w->root));
 		if (mp && mp->last.text)
@@ -290,8 +335,10 @@ static void rule_uid_wait(struct rule_ctx *rc, const struct ranks *r)
 		     nw == 1 ? "" : "s", wl, w->root, w->root, mp && mp->last.text ? " (its last line: " : "",
 		     mp && mp->last.text ? mp->last.text : "", mp && mp->last.text ? ")" : "");
 		free(wl);
-		free(wait);
 	}
+	free(wait);
+	free(grp);
+	free(ix);
 }
 
 static void rule_silent(struct rule_ctx *rc, const struct ranks *r)
