@@ -104,6 +104,7 @@ void bundle_free(struct bundle *b)
 	free(b->docs);
 	free(b->docidx);
 	evlist_free(&b->ev);
+	env_index_free(&b->envix);
 	cJSON_Delete(b->facts);
 	msgs_free(&b->warnings);
 	for (size_t i = 0; i < b->nfailures; i++) {
@@ -163,12 +164,6 @@ static void add_unique_string(cJSON *facts, const char *key, const char *val)
 		item->valuestring = t;
 		item = item->prev;
 	}
-}
-
-static void fact_source(cJSON *o, const char *path, uint64_t line)
-{
-	cJSON_AddStringToObject(o, "path", path);
-	cJSON_AddNumberToObject(o, "line", (double)line);
 }
 
 /* "NCCL version 2.28.9+cuda13.0" anywhere in the message (banner, torch's
@@ -242,17 +237,16 @@ static void fact_env_line(struct bundle *b, const struct span *m, const char *pa
 	if (vl > 1 && v[vl - 1] == '.' && v[vl - 2] >= '0' && v[vl - 2] <= '9')
 		vl--;
 	char *name = xstrndup(m->p, nl);
-	cJSON *env = cJSON_GetObjectItemCaseSensitive(b->facts, "env");
-	if (!env)
-		env = cJSON_AddObjectToObject(b->facts, "env");
-	if (!cJSON_GetObjectItemCaseSensitive(env, name)) {
-		cJSON *o = cJSON_AddObjectToObject(env, name);
-		/* a secret's value never reaches a report (util.h: str_secret_name) */
-		char *val = str_secret_name(name, nl) ? xstrdup("***") : str_sanitize(v, vl);
-		cJSON_AddStringToObject(o, "value", val);
-		free(val);
-		fact_source(o, path, line);
-		cJSON_AddStringToObject(o, "source", "nccl_log");
+	cJSON *env;
+	size_t count;
+	if (!sys_env_find(b->facts, &b->envix, name, &env, &count)) {
+		if (count < SYS_ENV_MAX) {
+			/* a secret's value never reaches a report (util.h: str_secret_name) */
+			int secret = str_secret_name(name, nl);
+			cJSON_AddItemToObject(env, name, sys_env_value(secret ? "***" : v, secret ? 3 : vl, path, line, "nccl_log"));
+		} else {
+			b->env_dropped++;
+		}
 	}
 	free(name);
 }
@@ -908,8 +902,10 @@ static void doc_finish(struct bundle *b, struct docstate *ds)
 		if (ds->sys_cut)
 			msgs_add(&b->warnings, "%s: system report larger than %u bytes: only the first %u bytes were parsed",
 			         path, SYSREPORT_MAX, SYSREPORT_MAX);
+		sys_env_index_use(&b->envix); /* env dumps: facts.env hashed (sysparse.h) */
 		int nf = sysreport_parse(ds->kind, ds->sys.data ? ds->sys.data : "", ds->sys.len, path, b->facts,
 		                         &b->warnings);
+		sys_env_index_use(NULL);
 		if (nf == 0 && ds->sys.len)
 			msgs_add(&b->warnings, "%s: looked like %s but nothing could be parsed from it", path,
 			         doc_kind_name(ds->kind));
@@ -1044,6 +1040,10 @@ void bundle_end_input(struct bundle *b)
 	lines_stop(b);
 	ranks_finish(b->ranks); /* ranks: merge timelines before ranks_lookup */
 	ranks_cap_warning(b);
+	if (b->env_dropped)
+		msgs_add(&b->warnings, "%s: more than %d environment variables: %llu \"set by environment\" lines of others were not kept",
+		         b->name, SYS_ENV_MAX, (unsigned long long)b->env_dropped);
+	env_index_free(&b->envix); /* facts.env is complete */
 	/* give rank numbers to evidence known only by host:pid */
 	for (size_t i = 0; i < b->ev.n; i++) {
 		struct evidence *e = &b->ev.v[i];
