@@ -1038,6 +1038,7 @@ static void ranks_cap_warning(struct bundle *b)
 void bundle_end_input(struct bundle *b)
 {
 	lines_stop(b);
+	matcher_report_limits(b->matcher, b->name, &b->warnings);
 	ranks_finish(b->ranks); /* ranks: merge timelines before ranks_lookup */
 	ranks_cap_warning(b);
 	if (b->env_dropped)
