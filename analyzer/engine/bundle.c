@@ -413,28 +413,46 @@ struct line_ctx {
 	size_t rawlen;
 };
 
-/* The offset in e->text (sanitised, maybe cut) of byte off of the raw line;
- * SIZE_MAX when it lies past the cut. */
-static size_t text_offset(const char *raw, size_t off, const struct evidence *e)
+/* Where raw-line offsets land in e->text (sanitised, maybe cut), computed
+ * once per evidence: the text is made from the first src bytes of the raw
+ * line only (EVIDENCE_TEXT_MAX), so no offset costs more than that, however
+ * long the line; the leading bytes that came through unchanged (clean
+ * ASCII, nothing masked) map to themselves. */
+struct offmap {
+	const char *raw;
+	size_t src;   /* raw bytes the text was made from */
+	size_t kept;  /* bytes of text without the "…" */
+	size_t same;  /* leading raw bytes equal to the text */
+};
+
+static void offmap_init(struct offmap *om, const char *raw, const struct evidence *e)
 {
-	size_t kept = strlen(e->text) - (e->cut ? 3 : 0); /* without the "…" */
+	om->raw = raw;
+	om->src = e->cut ? str_cut_at(raw, e->length, EVIDENCE_TEXT_MAX) : e->length;
+	om->kept = strlen(e->text) - (e->cut ? 3 : 0);
+	size_t lim = om->src < om->kept ? om->src : om->kept, i = 0;
+	while (i < lim && (unsigned char)raw[i] >= 0x20 && (unsigned char)raw[i] < 0x7f && raw[i] == e->text[i])
+		i++;
+	om->same = i;
+}
+
+/* The offset in the text of byte off of the raw line; SIZE_MAX when it lies
+ * past the cut. */
+static size_t text_offset(const struct offmap *om, size_t off)
+{
 	if (off == 0)
 		return 0;
-	if (off > e->length)
+	if (off > om->src)
 		return SIZE_MAX;
-	/* the common case: a clean ASCII prefix keeps its length */
-	int clean = 1;
-	for (size_t i = 0; i < off && clean; i++)
-		clean = (unsigned char)raw[i] >= 0x20 && (unsigned char)raw[i] < 0x7f;
 	size_t r;
-	if (clean && memcmp(raw, e->text, off < kept ? off : kept) == 0)
+	if (off <= om->same) {
 		r = off;
-	else {
-		char *t = str_sanitize(raw, off);
+	} else {
+		char *t = str_sanitize(om->raw, off); /* off <= EVIDENCE_TEXT_MAX */
 		r = strlen(t);
 		free(t);
 	}
-	return r <= kept ? r : SIZE_MAX;
+	return r <= om->kept ? r : SIZE_MAX;
 }
 
 static void on_match(void *vctx, const struct signature *s, const struct logline *ll,
@@ -447,7 +465,9 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 	for (int g = 1; g < ngroups && (size_t)g < s->ncapnames && nc < 16; g++) {
 		if (!s->capnames[g] || ov[2 * g] == PCRE2_UNSET)
 			continue;
-		vals[nc] = xstrndup(ll->msg.p + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+		size_t cl = ov[2 * g + 1] - ov[2 * g];
+		/* evidence keeps EVIDENCE_TEXT_MAX bytes of it; one more shows the cut */
+		vals[nc] = xstrndup(ll->msg.p + ov[2 * g], cl > EVIDENCE_TEXT_MAX ? EVIDENCE_TEXT_MAX + 1 : cl);
 		caps[nc].name = s->capnames[g];
 		caps[nc].value = vals[nc];
 		nc++;
@@ -462,16 +482,18 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 	 * sanitised text (an invalid byte before them changes the count) */
 	if (ll->msg.p >= c->raw && ll->msg.p <= c->raw + c->rawlen) {
 		size_t base = (size_t)(ll->msg.p - c->raw);
-		e->match.start = text_offset(c->raw, base + ov[0], e);
-		e->match.end = text_offset(c->raw, base + ov[1], e);
+		struct offmap om;
+		offmap_init(&om, c->raw, e);
+		e->match.start = text_offset(&om, base + ov[0]);
+		e->match.end = text_offset(&om, base + ov[1]);
 		if (nc) {
 			e->cspan = xcalloc(nc, sizeof *e->cspan);
 			size_t k = 0;
 			for (int g = 1; g < ngroups && (size_t)g < s->ncapnames && k < nc; g++) {
 				if (!s->capnames[g] || ov[2 * g] == PCRE2_UNSET)
 					continue;
-				e->cspan[k].start = text_offset(c->raw, base + ov[2 * g], e);
-				e->cspan[k].end = text_offset(c->raw, base + ov[2 * g + 1], e);
+				e->cspan[k].start = text_offset(&om, base + ov[2 * g]);
+				e->cspan[k].end = text_offset(&om, base + ov[2 * g + 1]);
 				k++;
 			}
 		}

@@ -5,8 +5,6 @@
 #include <string.h>
 #include "base/util.h"
 
-#define EVIDENCE_TEXT_MAX 500
-
 void evlist_init(struct evlist *l)
 {
 	memset(l, 0, sizeof *l);
@@ -87,7 +85,8 @@ struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
 		e->caps = xcalloc(ncaps, sizeof *e->caps);
 		for (size_t i = 0; i < ncaps; i++) {
 			e->caps[i].name = xstrdup(caps[i].name);
-			e->caps[i].value = str_sanitize(caps[i].value, strlen(caps[i].value));
+			/* cut like the text: a capture fills titles and explanations */
+			e->caps[i].value = str_sanitize_cut(caps[i].value, strlen(caps[i].value), EVIDENCE_TEXT_MAX);
 		}
 		e->ncaps = ncaps;
 	}
