@@ -202,7 +202,7 @@ int cmd_merge(struct common *c, struct strvec *ops)
 		fprintf(stderr, "nccl-triage merge: no input\nhint: nccl-triage merge shard-*.jsonl  (the outputs of 'batch --format jsonl')\n");
 		return EXIT_TROUBLE;
 	}
-	FILE *out = open_output(c->output);
+	FILE *out = open_output_safe(c->output, format_cisafe(f));
 	if (!out)
 		return EXIT_TROUBLE;
 	int jsonl = strcmp(fmt, "jsonl") == 0;
