@@ -423,17 +423,20 @@ struct offmap {
 	size_t src;   /* raw bytes the text was made from */
 	size_t kept;  /* bytes of text without the "…" */
 	size_t same;  /* leading raw bytes equal to the text */
+	uint64_t *work; /* raw bytes looked at (struct bundle: offset_work) */
 };
 
-static void offmap_init(struct offmap *om, const char *raw, const struct evidence *e)
+static void offmap_init(struct offmap *om, const char *raw, const struct evidence *e, uint64_t *work)
 {
 	om->raw = raw;
+	om->work = work;
 	om->src = e->cut ? str_cut_at(raw, e->length, EVIDENCE_TEXT_MAX) : e->length;
 	om->kept = strlen(e->text) - (e->cut ? 3 : 0);
 	size_t lim = om->src < om->kept ? om->src : om->kept, i = 0;
 	while (i < lim && (unsigned char)raw[i] >= 0x20 && (unsigned char)raw[i] < 0x7f && raw[i] == e->text[i])
 		i++;
 	om->same = i;
+	*work += i;
 }
 
 /* The offset in the text of byte off of the raw line; SIZE_MAX when it lies
@@ -451,6 +454,7 @@ static size_t text_offset(const struct offmap *om, size_t off)
 		char *t = str_sanitize(om->raw, off); /* off <= EVIDENCE_TEXT_MAX */
 		r = strlen(t);
 		free(t);
+		*om->work += off;
 	}
 	return r <= om->kept ? r : SIZE_MAX;
 }
@@ -483,7 +487,7 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 	if (ll->msg.p >= c->raw && ll->msg.p <= c->raw + c->rawlen) {
 		size_t base = (size_t)(ll->msg.p - c->raw);
 		struct offmap om;
-		offmap_init(&om, c->raw, e);
+		offmap_init(&om, c->raw, e, &c->b->offset_work);
 		e->match.start = text_offset(&om, base + ov[0]);
 		e->match.end = text_offset(&om, base + ov[1]);
 		if (nc) {

@@ -60,6 +60,7 @@ struct bundle {
 	int saw_nccl;               /* any NCCL line at all */
 	struct env_index envix;     /* facts.env by name, while input is read (sysparse.h) */
 	uint64_t env_dropped;       /* "set by environment" lines past SYS_ENV_MAX variables */
+	uint64_t offset_work;       /* raw bytes read to place matches in evidence text (tests bound it) */
 
 	struct ranks *ranks;        /* per-rank timelines (ranks.h) */
 

@@ -27,6 +27,7 @@ struct table {
 	struct entry *v;
 	size_t n, cap;
 	struct hindex ix;
+	uint64_t work;               /* probes */
 };
 
 static int entry_hash(const void *ctx, size_t i, uint64_t *h)
@@ -65,6 +66,7 @@ static struct entry *table_get(struct table *t, const char *key, int *created)
 	if (t->ix.nslot)
 		for (size_t s = hindex_first(&t->ix, h); t->ix.slot[s]; s = hindex_next(&t->ix, s)) {
 			struct entry *e = &t->v[t->ix.slot[s] - 1];
+			t->work++;
 			if (strcmp(e->key, key) == 0) {
 				free(cl);
 				return e;
@@ -143,6 +145,7 @@ struct error_item {
 struct summary {
 	uint64_t bundles, documents, bytes, with_errors;
 	uint64_t bad_numbers;  /* counts in the JSON that were negative, not finite or over 2^53 */
+	uint64_t work;         /* table probes (tests bound it) */
 	uint64_t verdicts[V_N];
 	struct table categories, diagnoses, evidence, fingerprints;
 	struct error_item *errors;
@@ -176,6 +179,11 @@ void summary_free(struct summary *s)
 uint64_t summary_bad_numbers(const struct summary *s)
 {
 	return s->bad_numbers;
+}
+
+uint64_t summary_work(const struct summary *s)
+{
+	return s->work + s->categories.work + s->diagnoses.work + s->evidence.work + s->fingerprints.work;
 }
 
 /* A count read from JSON: a number from 0 to 2^53 (a double holds it
@@ -441,6 +449,7 @@ int summary_add_bundle(struct summary *s, const cJSON *b)
 			fingerprint_add(s, id, json_str(d, "category"), caps, 1, &name, 1);
 		free(key);
 	}
+	s->work += seen.work + fps.work;
 	table_free(&seen);
 	table_free(&fps);
 	/* an unknown failure has no diagnosis: fingerprint it by its first unexplained kind */
