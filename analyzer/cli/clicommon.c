@@ -245,10 +245,14 @@ struct guard {
 static ssize_t guard_write(void *cookie, const char *p, size_t n)
 {
 	struct guard *gd = cookie;
-	buf_reset(&gd->b);
-	cisafe_feed(&gd->g, p, n, &gd->b);
-	if (gd->b.len && fwrite(gd->b.data, 1, gd->b.len, gd->to) != gd->b.len)
-		return 0; /* the error is on gd->to (close_output reports it) */
+	/* in pieces: a large print (the JSON report) is not copied whole */
+	for (size_t off = 0; off < n; off += 65536) {
+		size_t k = n - off < 65536 ? n - off : 65536;
+		buf_reset(&gd->b);
+		cisafe_feed(&gd->g, p + off, k, &gd->b);
+		if (gd->b.len && fwrite(gd->b.data, 1, gd->b.len, gd->to) != gd->b.len)
+			return 0; /* the error is on gd->to (close_output reports it) */
+	}
 	return (ssize_t)n;
 }
 
