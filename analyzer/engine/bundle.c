@@ -496,9 +496,9 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 	for (int g = 1; g < ngroups && (size_t)g < s->ncapnames && nc < 16; g++) {
 		if (!s->capnames[g] || ov[2 * g] == PCRE2_UNSET)
 			continue;
-		size_t cl = ov[2 * g + 1] - ov[2 * g];
-		/* evidence keeps EVIDENCE_TEXT_MAX bytes of it; one more shows the cut */
-		vals[nc] = xstrndup(ll->msg.p + ov[2 * g], cl > EVIDENCE_TEXT_MAX ? EVIDENCE_TEXT_MAX + 1 : cl);
+		/* cut like the line: a capture of a 64 KiB line fills titles and
+		 * explanations, 200 times a signature */
+		vals[nc] = str_sanitize_cut(ll->msg.p + ov[2 * g], ov[2 * g + 1] - ov[2 * g], EVIDENCE_TEXT_MAX);
 		caps[nc].name = s->capnames[g];
 		caps[nc].value = vals[nc];
 		nc++;

@@ -85,8 +85,7 @@ struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
 		e->caps = xcalloc(ncaps, sizeof *e->caps);
 		for (size_t i = 0; i < ncaps; i++) {
 			e->caps[i].name = xstrdup(caps[i].name);
-			/* cut like the text: a capture fills titles and explanations */
-			e->caps[i].value = str_sanitize_cut(caps[i].value, strlen(caps[i].value), EVIDENCE_TEXT_MAX);
+			e->caps[i].value = str_sanitize(caps[i].value, strlen(caps[i].value));
 		}
 		e->ncaps = ncaps;
 	}

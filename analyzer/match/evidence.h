@@ -11,7 +11,8 @@
 #define EVIDENCE_CONTEXT_TEXT 240
 
 struct capture {
-	char *name, *value;   /* value: sanitised, cut to EVIDENCE_TEXT_MAX bytes (then it ends with "…") */
+	char *name, *value;   /* value: sanitised; a signature's capture of a log line is cut to
+	                         EVIDENCE_TEXT_MAX bytes (then it ends with "…", bundle.c) */
 };
 
 struct evidence {
