@@ -256,9 +256,16 @@ static ssize_t guard_write(void *cookie, const char *p, size_t n)
 	return (ssize_t)n;
 }
 
+/* The filters alive (stderr's lives as long as the process): held here too,
+ * so that one still open at exit is not a leak. */
+static struct guard *live[4];
+
 static int guard_close(void *cookie)
 {
 	struct guard *gd = cookie;
+	for (int i = 0; i < 4; i++)
+		if (live[i] == gd)
+			live[i] = NULL;
 	buf_reset(&gd->b);
 	cisafe_end(&gd->g, &gd->b);
 	int bad = gd->b.len && fwrite(gd->b.data, 1, gd->b.len, gd->to) != gd->b.len;
@@ -275,8 +282,15 @@ FILE *cisafe_stream(FILE *to, enum cisafe_kind kind)
 	buf_init(&gd->b);
 	cookie_io_functions_t io = {NULL, guard_write, NULL, guard_close};
 	FILE *f = fopencookie(gd, "w", io);
-	if (!f)
+	if (!f) {
 		free(gd);
+		return NULL;
+	}
+	for (int i = 0; i < 4; i++)
+		if (!live[i]) {
+			live[i] = gd;
+			break;
+		}
 	return f;
 }
 
