@@ -29,7 +29,7 @@ FILES=${2:-64}
 CORPUS=${3:-captures}
 GEN=3 # bump when the recipe changes
 cd "$(dirname "$0")"
-C=corpus/$CORPUS
+C=${CORPUS_DIR:-corpus}/$CORPUS # CORPUS_DIR: another place (an absolute path)
 if [ -f "$C/.params" ] && [ "$(cat "$C/.params")" = "$MB $FILES $GEN" ] && [ -f "$C/all.log" ]; then
 	exit 0
 fi
@@ -39,10 +39,10 @@ mkdir -p "$C/plain" "$C/gz"
 case $CORPUS in
 captures)
 	# every captured log that NCCL or torchrun wrote, one run per file
-	find ../fixtures/captures -type f -name '*.log' | LC_ALL=C sort > "$C/templates" ;;
+	find "$PWD/../fixtures/captures" -type f -name '*.log' | LC_ALL=C sort > "$C/templates" ;;
 tickets)
-	{ find ../tests/learn ../tests/corpus ../tests/heldout -type f -name '*.log'
-	  find ../fixtures/sys/public -type f \( -name 'nccl-tests-*.txt' -o -name 'dmesg-*.txt' \); } | LC_ALL=C sort > "$C/templates" ;;
+	{ find "$PWD/../tests/learn" "$PWD/../tests/corpus" "$PWD/../tests/heldout" -type f -name '*.log'
+	  find "$PWD/../fixtures/sys/public" -type f \( -name 'nccl-tests-*.txt' -o -name 'dmesg-*.txt' \); } | LC_ALL=C sort > "$C/templates" ;;
 *)
 	echo "make-corpus: unknown corpus '$CORPUS' (captures or tickets)" >&2; exit 1 ;;
 esac

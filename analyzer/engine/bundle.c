@@ -447,6 +447,10 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
                      const PCRE2_SIZE *ov, int ngroups)
 {
 	struct line_ctx *c = vctx;
+	if (evlist_full(&c->b->ev, s->id)) {
+		evlist_add(&c->b->ev, s->id, c->path, c->line, NULL, 0, NULL, 0); /* counted, not kept */
+		return;
+	}
 	struct capture caps[16];
 	char *vals[16];
 	size_t nc = 0;
@@ -567,9 +571,10 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_CUDA_OOM)))
 		sysreport_torch_oom(m->p, m->n, b->facts, path, lineno);
 	/* system facts carried by log lines: nccl-tests output (its table rows
-	 * carry no keyword: once a run started, every plain line goes in),
+	 * carry no keyword: once a run started, '#' lines and rows go in too),
 	 * kernel messages, what each host's NCCL says about itself */
-	if (ll->level == LINE_PLAIN && ((ll->kw & KW_BIT(KW_NCCLTESTS)) || sysreport_nccltests_active(ds->nt))) {
+	if (ll->level == LINE_PLAIN &&
+	    ((ll->kw & KW_BIT(KW_NCCLTESTS)) || sysreport_nccltests_wants(ds->nt, m->p, m->n))) {
 		if (!ds->nt)
 			ds->nt = sysreport_nccltests_new(b->facts, path);
 		sysreport_nccltests_line(ds->nt, m->p, m->n, lineno);

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "base/hash.h"
 
 #define EVIDENCE_CONTEXT 2        /* lines kept before and after a matched line */
 #define EVIDENCE_CONTEXT_TEXT 240
@@ -49,6 +50,7 @@ struct evlist {
 	size_t per_id_cap;
 	struct { char *id; size_t count; } *counts;
 	size_t ncounts, capcounts;
+	struct hindex cix;  /* counts[] by id (every match asks: no scan of the ids) */
 };
 
 /* Unexplained failure evidence (tracebacks, NCCL WARNs, non-zero exits) that
@@ -91,6 +93,9 @@ struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
                             uint64_t line, const char *text, size_t textlen,
                             const struct capture *caps, size_t ncaps);
 size_t evlist_count(const struct evlist *l, const char *id);
+/* Whether evlist_add of id would only count it (the per-id cap is reached):
+ * a caller with captures to copy asks first. */
+int evlist_full(const struct evlist *l, const char *id);
 int evlist_has(const struct evlist *l, const char *id);
 const char *evidence_cap(const struct evidence *e, const char *name);
 
