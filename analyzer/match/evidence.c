@@ -74,6 +74,12 @@ static size_t *count_slot(struct evlist *l, const char *id, int create)
 	return &l->counts[l->ncounts - 1].count;
 }
 
+long evlist_slot(const struct evlist *l, const char *id)
+{
+	size_t *c = count_slot((struct evlist *)l, id, 0);
+	return c ? (long)((const char *)c - (const char *)&l->counts[0].count) / (long)sizeof *l->counts : -1;
+}
+
 int evlist_full(const struct evlist *l, const char *id)
 {
 	size_t *c = count_slot((struct evlist *)l, id, 0);
@@ -104,6 +110,7 @@ struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
 	e->rank = -1;
 	e->pid = -1;
 	e->seq = seq;
+	e->id_slot = (size_t)((const char *)cnt - (const char *)&l->counts[0].count) / sizeof *l->counts;
 	if (ncaps) {
 		e->caps = xcalloc(ncaps, sizeof *e->caps);
 		for (size_t i = 0; i < ncaps; i++) {

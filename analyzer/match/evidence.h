@@ -34,6 +34,7 @@ struct evidence {
 	struct capture *caps;
 	size_t ncaps;
 	uint64_t seq;      /* order of arrival in the bundle: lower = earlier */
+	size_t id_slot;    /* the id's position in the list's counts (evlist_slot) */
 	/* the lines around a log line (sanitised, cut to EVIDENCE_CONTEXT_TEXT
 	 * bytes), filled in by bundle.c; none for rule evidence */
 	char *before[EVIDENCE_CONTEXT]; /* a cut one ends with "…" */
@@ -96,6 +97,9 @@ size_t evlist_count(const struct evlist *l, const char *id);
 /* Whether evlist_add of id would only count it (the per-id cap is reached):
  * a caller with captures to copy asks first. */
 int evlist_full(const struct evlist *l, const char *id);
+/* The position of id in l->counts (every id seen has one: evidence.id_slot),
+ * or -1 when no evidence of id was added. */
+long evlist_slot(const struct evlist *l, const char *id);
 int evlist_has(const struct evlist *l, const char *id);
 const char *evidence_cap(const struct evidence *e, const char *name);
 
