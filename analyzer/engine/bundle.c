@@ -12,6 +12,7 @@
 
 #include "match/derive.h"
 #include "engine/diagnosis.h"
+#include "parse/linekind.h"
 #include "parse/linekw.h"
 #include "parse/logline.h"
 #include "match/match.h"
@@ -281,26 +282,10 @@ static const char *failure_kind(const struct logline *ll)
 	}
 	if (ll->kw & (KW_BIT(KW_WATCHDOG_CAUGHT) | KW_BIT(KW_BLOCKING_WAIT)))
 		return "watchdog";
-	/* a Python exception line: "module.Name(Error|Exception): text" at line
-	 * start (after the indent of a paste that is indented as a whole) */
-	{
-		size_t sp = 0;
-		while (sp < n && sp < 16 && (p[sp] == ' ' || p[sp] == '\t'))
-			sp++;
-		if (sp && sp < n && ((p[sp] >= 'A' && p[sp] <= 'Z') || (p[sp] >= 'a' && p[sp] <= 'z'))) {
-			p += sp;
-			n -= sp;
-		}
-	}
-	size_t i = 0;
-	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') ||
-	                 (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9')))
-		i++;
-	/* ... or the type alone on its line, as Python prints an exception raised
-	 * without a message ("torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError") */
-	int alone = i == n && memchr(p, '.', n) != NULL;
-	if (i > 5 && ((i < n && p[i] == ':') || alone) &&
-	    ((i >= 5 && memcmp(p + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
+	/* a Python exception line ("module.Name(Error|Exception): text", or the
+	 * type alone on its line, as Python prints one raised without a
+	 * message), also in a paste indented as a whole: linekind.h */
+	if (linekind_of(ll).exception)
 		return "exception";
 	return NULL;
 }
@@ -574,7 +559,7 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	 * carry no keyword: once a run started, '#' lines and rows go in too),
 	 * kernel messages, what each host's NCCL says about itself */
 	if (ll->level == LINE_PLAIN &&
-	    ((ll->kw & KW_BIT(KW_NCCLTESTS)) || sysreport_nccltests_wants(ds->nt, m->p, m->n))) {
+	    ((ll->kw & KW_BIT(KW_NCCLTESTS)) || (linekind_of(ll).table_row && sysreport_nccltests_wants(ds->nt, m->p, m->n)))) {
 		if (!ds->nt)
 			ds->nt = sysreport_nccltests_new(b->facts, path);
 		sysreport_nccltests_line(ds->nt, m->p, m->n, lineno);
@@ -650,6 +635,7 @@ static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, c
 	struct prepared_line *pl = line_batch_add(b->fill);
 	logline_parse(dst, n, &pl->ll);
 	size_t nc = matcher_scan(b->scanner, &pl->ll);
+	linekind_classify(&pl->ll); /* after the scan: it reads the keywords */
 	line_batch_add_cands(b->fill, pl, matcher_candidates(b->scanner), nc);
 	pl->raw = dst;
 	pl->rawlen = n;
@@ -732,6 +718,7 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 #endif
 	logline_parse(s, n, &ll);
 	size_t nc = matcher_scan(b->matcher, &ll); /* the prefilter; it also finds the keywords (ll.kw) */
+	linekind_classify(&ll);
 	apply_line(b, ds, &ll, doc->lines, s, n, matcher_candidates(b->matcher), nc);
 #ifdef NT_SPAN_CHECK
 	free((void *)s);
