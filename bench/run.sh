@@ -184,7 +184,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "" || b == "" || b + 0 == 0) 
 mib() { awk -v k="$1" 'BEGIN {if (k == "") print "-"; else printf "%d", k / 1024}'; }
 {
 	echo "nccl-triage benchmark  $(date -u +%Y-%m-%d)  $(uname -m), $NCPU CPUs${CPUS:+ (taskset $CPUS)}, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')"
-	echo "corpora: $MB MiB each in $FILES files ($CORPORA); $NRE regexes ($("$RG" --version 2>/dev/null | sed -n 1p)${RGOPT:+, -P}; $NSKIP not for rg's engine, left out of its set); median of $RUNS runs"
+	echo "corpora: $MB MiB each in $FILES files ($CORPORA); $NRE regexes ($("$RG" --version 2>/dev/null | sed -n 1p) $RGOPT; $NSKIP not for rg's engine, left out of its set); median of $RUNS runs"
 	echo "load average: $LOAD0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end (wall-clock ratios need an idle machine; CPU seconds beside them)"
 	echo
 	printf '%-32s %8s %8s %10s\n' command "wall s" "cpu s" "peak RSS"

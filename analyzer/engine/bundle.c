@@ -88,6 +88,9 @@ struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct
 		limits_default(&b->lim);
 	matcher_set_budget(b->matcher, b->lim.match_budget);
 	evlist_init(&b->ev);
+	b->sig_slot = xmalloc((db->nsigs + 1) * sizeof *b->sig_slot);
+	for (size_t i = 0; i <= db->nsigs; i++)
+		b->sig_slot[i] = -1;
 	b->facts = cJSON_CreateObject();
 	b->ranks = ranks_new();
 	return b;
@@ -104,6 +107,7 @@ void bundle_free(struct bundle *b)
 		free(b->docs[i].path);
 	free(b->docs);
 	free(b->docidx);
+	free(b->sig_slot);
 	evlist_free(&b->ev);
 	cJSON_Delete(b->facts);
 	msgs_free(&b->warnings);
@@ -285,7 +289,8 @@ static const char *failure_kind(const struct logline *ll)
 	/* a Python exception line ("module.Name(Error|Exception): text", or the
 	 * type alone on its line, as Python prints one raised without a
 	 * message), also in a paste indented as a whole: linekind.h */
-	if (linekind_of(ll).exception)
+	struct linekind tmp;
+	if (linekind_get(ll, &tmp)->exception)
 		return "exception";
 	return NULL;
 }
@@ -432,8 +437,15 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
                      const PCRE2_SIZE *ov, int ngroups)
 {
 	struct line_ctx *c = vctx;
+	/* a signature's id has one place in the counts: kept per signature, so
+	 * a match past the cap is counted without looking its id up */
+	size_t si = (size_t)(s - c->b->db->sigs);
+	long *slot = &c->b->sig_slot[si];
+	if (*slot >= 0 && evlist_count_capped(&c->b->ev, (size_t)*slot))
+		return;
 	if (evlist_full(&c->b->ev, s->id)) {
 		evlist_add(&c->b->ev, s->id, c->path, c->line, NULL, 0, NULL, 0); /* counted, not kept */
+		*slot = evlist_slot(&c->b->ev, s->id);
 		return;
 	}
 	struct capture caps[16];
@@ -452,6 +464,7 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 		free(vals[i]);
 	if (!e)
 		return;
+	*slot = (long)e->id_slot;
 	/* where the match and its captures are in e->text: PCRE2's offsets
 	 * into the message, moved to the raw line and measured in the
 	 * sanitised text (an invalid byte before them changes the count) */
@@ -558,8 +571,9 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	/* system facts carried by log lines: nccl-tests output (its table rows
 	 * carry no keyword: once a run started, '#' lines and rows go in too),
 	 * kernel messages, what each host's NCCL says about itself */
-	if (ll->level == LINE_PLAIN &&
-	    ((ll->kw & KW_BIT(KW_NCCLTESTS)) || (linekind_of(ll).table_row && sysreport_nccltests_wants(ds->nt, m->p, m->n)))) {
+	struct linekind lkt;
+	if (ll->level == LINE_PLAIN && ((ll->kw & KW_BIT(KW_NCCLTESTS)) ||
+	                                (linekind_get(ll, &lkt)->table_row && sysreport_nccltests_wants(ds->nt, m->p, m->n)))) {
 		if (!ds->nt)
 			ds->nt = sysreport_nccltests_new(b->facts, path);
 		sysreport_nccltests_line(ds->nt, m->p, m->n, lineno);

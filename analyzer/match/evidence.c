@@ -74,6 +74,15 @@ static size_t *count_slot(struct evlist *l, const char *id, int create)
 	return &l->counts[l->ncounts - 1].count;
 }
 
+int evlist_count_capped(struct evlist *l, size_t slot)
+{
+	if (slot >= l->ncounts || l->counts[slot].count < l->per_id_cap)
+		return 0;
+	l->counts[slot].count++;
+	l->next_seq++;
+	return 1;
+}
+
 long evlist_slot(const struct evlist *l, const char *id)
 {
 	size_t *c = count_slot((struct evlist *)l, id, 0);

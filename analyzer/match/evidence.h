@@ -97,6 +97,10 @@ size_t evlist_count(const struct evlist *l, const char *id);
 /* Whether evlist_add of id would only count it (the per-id cap is reached):
  * a caller with captures to copy asks first. */
 int evlist_full(const struct evlist *l, const char *id);
+/* The fast path of an id seen before: slot is its evlist_slot().  When
+ * its cap is reached, counts the occurrence as evlist_add would and returns
+ * 1; else returns 0 (then call evlist_add). */
+int evlist_count_capped(struct evlist *l, size_t slot);
 /* The position of id in l->counts (every id seen has one: evidence.id_slot),
  * or -1 when no evidence of id was added. */
 long evlist_slot(const struct evlist *l, const char *id);

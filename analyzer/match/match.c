@@ -82,12 +82,6 @@ static void on_hit(void *ctx, uint32_t v)
 		mt->cand[mt->ncand++] = v;
 }
 
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 size_t matcher_scan(struct matcher *mt, struct logline *ll)
 {
 	const struct sigdb *db = mt->db;
@@ -104,8 +98,13 @@ size_t matcher_scan(struct matcher *mt, struct logline *ll)
 	int lv = ll->level;
 	for (size_t i = 0; i < db->nalways[lv]; i++)
 		mt->cand[mt->ncand++] = db->always[lv][i];
-	if (mt->ncand > 1)
-		qsort(mt->cand, mt->ncand, sizeof *mt->cand, cmp_size); /* database order: deterministic */
+	/* database order: deterministic (an insertion sort: a line has few) */
+	for (size_t i = 1; i < mt->ncand; i++) {
+		size_t v = mt->cand[i], j = i;
+		for (; j > 0 && mt->cand[j - 1] > v; j--)
+			mt->cand[j] = mt->cand[j - 1];
+		mt->cand[j] = v;
+	}
 	return mt->ncand;
 }
 

@@ -25,16 +25,16 @@ static int torch_record(const char *p, size_t n)
 	       (p[2] == ' ' || (p[2] >= '0' && p[2] <= '9'));
 }
 
-static struct linekind classify(const struct logline *ll, uint64_t kw)
+static void classify(const struct logline *ll, uint64_t kw, struct linekind *out)
 {
-	struct linekind k;
-	memset(&k, 0, sizeof k);
+	struct linekind k = {LK_NCCL, 0, 0, 0, 0};
 	if (ll->level != LINE_PLAIN && ll->pid >= 0) {
 		/* what the flags below say is asked of plain lines, and of NCCL
 		 * lines without host:pid:tid (ranks.c reads those as plain) */
-		k.kind = LK_NCCL;
-		return k;
+		*out = k;
+		return;
 	}
+	k.kind = LK_OTHER;
 	const char *p = ll->msg.p;
 	size_t n = ll->msg.n;
 	/* the exception test, on the message or on what follows its indent */
@@ -67,34 +67,30 @@ static struct linekind classify(const struct logline *ll, uint64_t kw)
 		k.table_row = c == '#' || (c >= '0' && c <= '9');
 		break;
 	}
-	if (ll->level != LINE_PLAIN) {
+	if (ll->level != LINE_PLAIN)
 		k.kind = LK_NCCL;
-		return k;
-	}
+	else
 	if ((kw & KW_BIT(KW_TRACEBACK)) || k.exception ||
-	    (k.indent == 0 && sp >= 2 && n - sp > 6 && memcmp(p + sp, "File \"", 6) == 0)) {
+	    (sp >= 2 && n - sp > 6 && memcmp(p + sp, "File \"", 6) == 0))
 		k.kind = LK_TRACEBACK;
-		return k;
-	}
-	if (k.torch_record || (kw & (KW_BIT(KW_WORKNCCL) | KW_BIT(KW_WD_TIMEOUT) | KW_BIT(KW_LAST_ENQUEUED) |
-	                                KW_BIT(KW_BLOCKING_WAIT) | KW_BIT(KW_DUMP_OBSERVED) | KW_BIT(KW_DUMP_RECEIVED)))) {
+	else if (k.torch_record || (kw & (KW_BIT(KW_WORKNCCL) | KW_BIT(KW_WD_TIMEOUT) | KW_BIT(KW_LAST_ENQUEUED) |
+	                                  KW_BIT(KW_BLOCKING_WAIT) | KW_BIT(KW_DUMP_OBSERVED) | KW_BIT(KW_DUMP_RECEIVED))))
 		k.kind = LK_TORCH;
-		return k;
-	}
-	if (k.table_row)
+	else if (k.table_row)
 		k.kind = LK_TABLE;
-	return k;
+	*out = k;
 }
 
 void linekind_classify(struct logline *ll)
 {
-	ll->lk = classify(ll, logline_keywords(ll));
+	classify(ll, logline_keywords(ll), &ll->lk);
 	ll->lk_known = 1;
 }
 
-struct linekind linekind_of(const struct logline *ll)
+const struct linekind *linekind_compute(const struct logline *ll, struct linekind *tmp)
 {
-	return ll->lk_known ? ll->lk : classify(ll, logline_keywords(ll));
+	classify(ll, logline_keywords(ll), tmp);
+	return tmp;
 }
 
 const char *line_kind_name(enum line_kind k)

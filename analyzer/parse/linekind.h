@@ -16,7 +16,7 @@
  *   LK_OTHER      the rest (launcher output, program output, ...)
  * The classification reads the level and the keyword mask of the prefilter
  * pass (matcher_scan), so it runs after it: in bundle.c, on the thread that
- * reads, beside the scan.  linekind_of() classifies a line that was not. */
+ * reads, beside the scan.  linekind_get() classifies a line that was not. */
 #ifndef NT_LINEKIND_H
 #define NT_LINEKIND_H
 
@@ -38,8 +38,13 @@
 
 /* Classify ll (after logline_parse and matcher_scan): sets ll->lk. */
 void linekind_classify(struct logline *ll);
-/* ll's classification, computed now when linekind_classify was not called. */
-struct linekind linekind_of(const struct logline *ll);
+/* The classification of a line that was not classified, into *tmp. */
+const struct linekind *linekind_compute(const struct logline *ll, struct linekind *tmp);
+/* ll's classification: ll->lk, or computed now into *tmp. */
+static inline const struct linekind *linekind_get(const struct logline *ll, struct linekind *tmp)
+{
+	return ll->lk_known ? &ll->lk : linekind_compute(ll, tmp);
+}
 const char *line_kind_name(enum line_kind k);
 
 #endif

@@ -231,7 +231,11 @@ static cJSON *oom_entry(cJSON *facts, long pid, const char *path, uint64_t linen
 		double p, l;
 		if (!json_num(o, "pid", &p) || (long)p != pid)
 			continue;
-		const cJSON *src = cJSON_GetObjectItemCaseSensitive(o, "source");
+		/* "source" is an entry's last key (common() adds it last and then
+		 * replaces it in place): one comparison, not a walk of the keys */
+		const cJSON *last = o->child ? o->child->prev : NULL;
+		const cJSON *src = last && last->string && !strcmp(last->string, "source")
+		                   ? last : cJSON_GetObjectItemCaseSensitive(o, "source");
 		if (!json_num(src, "line", &l) || lineno < (uint64_t)l || lineno - (uint64_t)l > 3)
 			continue;
 		const char *sp = json_str(src, "path");

@@ -463,8 +463,9 @@ static int is_error_text(const struct logline *ll, uint64_t kw)
 	          KW_BIT(KW_WATCHDOG_CAUGHT)))
 		return 1;
 	/* a Python exception line at column 0: "module.NameError: text" (linekind.h) */
-	struct linekind lk = linekind_of(ll);
-	return lk.exception && lk.indent == 0;
+	struct linekind tmp;
+	const struct linekind *lk = linekind_get(ll, &tmp);
+	return lk->exception && lk->indent == 0;
 }
 
 /* Errors that say a peer is gone (KW_REMOTE): echoes of a failure elsewhere. */
@@ -1147,7 +1148,8 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 		note_torch(r, p, m, kw, path, lineno, r->order, ts);
 		if (!(kw & KW_BENIGN_BIT)) {
 			note_remote(p, m, kw, path, lineno, r->order, ts);
-			p->own_lines += !linekind_of(ll).torch_record;
+			struct linekind tmp;
+			p->own_lines += !linekind_get(ll, &tmp)->torch_record;
 		}
 		if (err)
 			first_error_set(&p->first_error, path, lineno, m, r->order, ts);
