@@ -127,6 +127,11 @@ void bundle_free(struct bundle *b)
 		free(b->clues[i].host);
 	}
 	free(b->clues);
+	for (size_t i = 0; i < b->nwsites; i++) {
+		free(b->wsites[i].file);
+		free(b->wsites[i].path);
+	}
+	free(b->wsites);
 	ranks_free(b->ranks);
 	bundle_clear_diagnoses(b);
 	free(b->verdict_reason);
@@ -144,6 +149,26 @@ void bundle_clear_diagnoses(struct bundle *b)
 	free(b->diags);
 	b->diags = NULL;
 	b->ndiags = 0;
+}
+
+/* An NCCL WARN line's file:line and message start: what its release can be
+ * (the version fingerprint of correlate.c, match/ncclsites.h); distinct
+ * sites only, the first BUNDLE_WSITES. */
+static void note_warn_site(struct bundle *b, const struct logline *ll, const char *path, uint64_t lineno)
+{
+	for (size_t i = 0; i < b->nwsites; i++)
+		if (b->wsites[i].line == ll->srcline && strlen(b->wsites[i].file) == ll->file.n &&
+		    memcmp(b->wsites[i].file, ll->file.p, ll->file.n) == 0)
+			return;
+	b->wsites = xrealloc(b->wsites, (b->nwsites + 1) * sizeof *b->wsites);
+	struct warn_site *w = &b->wsites[b->nwsites++];
+	w->file = xstrndup(ll->file.p, ll->file.n);
+	w->line = ll->srcline;
+	w->msglen = ll->msg.n < sizeof w->msg - 1 ? ll->msg.n : sizeof w->msg - 1;
+	memcpy(w->msg, ll->msg.p, w->msglen);
+	w->msg[w->msglen] = 0;
+	w->path = xstrdup(path);
+	w->lineno = lineno;
 }
 
 /* ---- facts from log lines ---- */
@@ -286,6 +311,8 @@ static const char *failure_kind(const struct logline *ll)
 	}
 	if (ll->kw & (KW_BIT(KW_WATCHDOG_CAUGHT) | KW_BIT(KW_BLOCKING_WAIT)))
 		return "watchdog";
+	if (ll->kw & KW_BIT(KW_COMPONENT_ERROR))
+		return "component_error";
 	/* a Python exception line ("module.Name(Error|Exception): text", or the
 	 * type alone on its line, as Python prints one raised without a
 	 * message), also in a paste indented as a whole: linekind.h */
@@ -554,6 +581,8 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	if (ll->level != LINE_PLAIN) {
 		if (!b->saw_nccl)
 			b->saw_nccl = 1;
+		if (ll->level == LINE_WARN && ll->file.n && ll->srcline > 0 && b->nwsites < BUNDLE_WSITES)
+			note_warn_site(b, ll, path, lineno);
 		if (ll->level == LINE_INFO) {
 			if (m->n >= 10 && m->p[0] >= 'a' && m->p[0] <= 'z')
 				note_chain(b, ll, path, lineno, s, n); /* "init.cc:1234 -> 2" */

@@ -16,6 +16,10 @@
  * and as pasted: the host redacted to nothing (":41367:41367 [1] ..."), no
  * host:pid:tid at all ("[3] include/shm.h:28 NCCL WARN ...", "init.cc:1582
  * NCCL WARN ...", "[0] NCCL INFO ..."; host empty, pid and tid -1).
+ * The older releases' forms too: .cu names (2.3-2.4), NCCL 2.0-2.2's lines
+ * without the "NCCL" token ("host:pid:tid [dev] INFO msg", "host:pid:tid
+ * [dev] file.cu:line WARN msg", "misc/ibvwrap.cu:60 WARN msg") and a space
+ * after the colon ("ibvwrap.c: 106 NCCL WARN msg").
  * A line without an NCCL prefix is LINE_PLAIN; its message is the line
  * without launcher prefixes.  All pointers point into the caller's line. */
 #ifndef NT_LOGLINE_H
