@@ -5,9 +5,9 @@
  * data, trailers, concatenated members, trailing garbage, nested tar/gzip.
  * Each inflater must keep the input layer's contract (fuzz_walk), and the
  * two must deliver the same documents (names, bytes, completeness) and
- * messages, except where the deflate data is corrupt (the reason and the
- * offset are each inflater's own): there, the documents before the first
- * cut one, and that one's bytes up to the shorter of the two. */
+ * messages, except where the deflate data is corrupt: the reason, the
+ * offset, whether and where it is seen and what was decoded before are each
+ * inflater's own (docs/inputs.md), and each must only keep the contract. */
 #include "fuzz_common.h"
 #include <zlib.h>
 
@@ -18,10 +18,6 @@ struct cmp_sink {
 	size_t n, cap;
 	uLong names;          /* CRC-32 of the names and completeness flags */
 	size_t docs;
-	size_t start;         /* where the current document starts in out */
-	size_t whole;         /* bytes of the documents before the first cut one */
-	size_t cut_end;       /* where the first cut document ends in out */
-	int cut;              /* a document was cut */
 };
 
 static void cmp_begin(void *ctx, const char *name)
@@ -29,7 +25,6 @@ static void cmp_begin(void *ctx, const char *name)
 	struct cmp_sink *c = ctx;
 	c->names = crc32(c->names, (const Bytef *)name, (uInt)strlen(name) + 1);
 	c->docs++;
-	c->start = c->n;
 }
 
 static void cmp_data(void *ctx, const void *p, size_t n)
@@ -49,11 +44,6 @@ static void cmp_end(void *ctx, int complete)
 	struct cmp_sink *c = ctx;
 	unsigned char k = (unsigned char)complete;
 	c->names = crc32(c->names, &k, 1);
-	if (!complete && !c->cut) {
-		c->cut = 1;
-		c->whole = c->start;
-		c->cut_end = c->n;
-	}
 }
 
 static int corrupt(const struct msgs *m)
@@ -94,14 +84,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	walk_with(GZ_INFLATE_DEFAULT, p, n, &a, &ma);
 	walk_with(GZ_INFLATE_ZLIB, p, n, &b, &mb);
 	if (corrupt(&ma) || corrupt(&mb)) {
-		FUZZ_ASSERT(corrupt(&ma) && corrupt(&mb));
-		/* the same documents up to the first cut one, and in that one
-		 * the same bytes as far as both got */
-		if (a.cut && b.cut) {
-			FUZZ_ASSERT(a.whole == b.whole && (a.whole == 0 || memcmp(a.out, b.out, a.whole) == 0));
-			size_t k = a.cut_end < b.cut_end ? a.cut_end : b.cut_end;
-			FUZZ_ASSERT(k == a.whole || memcmp(a.out + a.whole, b.out + b.whole, k - a.whole) == 0);
-		}
+		/* corrupt deflate data: each inflater finds it where it finds it
+		 * (zlib may need bytes past the end to see what ISA-L saw, and
+		 * ISA-L accepts some incomplete Huffman code sets that zlib
+		 * refuses, decoding a few bytes more, or a member whose CRC-32
+		 * and length then match): each keeps the contract (fuzz_walk),
+		 * the bytes may differ */
 	} else {
 		FUZZ_ASSERT(a.n == b.n && (a.n == 0 || memcmp(a.out, b.out, a.n) == 0));
 		FUZZ_ASSERT(a.docs == b.docs && a.names == b.names);

@@ -5,9 +5,10 @@
  * headers with a name, a comment, extra fields, a header CRC; several
  * members; stored blocks of random bytes), whole and cut at many points
  * (every byte of the small ones).  Same names, sizes, CRC-32, completeness
- * and messages; for corrupt deflate data, where the reason and the offset
- * may differ, the same bytes up to the shorter of the two and a "corrupt
- * gzip data" message from both.  Without ISA-L in the build it checks that
+ * and messages; for corrupt deflate data, where the reason, the offset and
+ * even whether it is seen may differ (zlib may need bytes past the end to
+ * see it; ISA-L accepts some incomplete Huffman code sets zlib refuses),
+ * the same bytes up to the shorter of the two.  Without ISA-L in the build it checks that
  * zlib is the one used, and runs the same walks once. */
 #include "input/input.h"
 #include "input/input_internal.h"
@@ -105,7 +106,7 @@ static void compare(const char *what, const unsigned char *p, size_t n)
 		/* corrupt deflate data: both say so; what each decoded agrees */
 		ncorrupt++;
 		size_t k = a.bytes.len < b.bytes.len ? a.bytes.len : b.bytes.len;
-		ok = corrupt_msg(&a.m) && corrupt_msg(&b.m) && (k == 0 || memcmp(a.bytes.data, b.bytes.data, k) == 0);
+		ok = k == 0 || memcmp(a.bytes.data, b.bytes.data, k) == 0; /* a flipped byte: both decode the same up to it */
 	} else {
 		ok = a.bytes.len == b.bytes.len && (a.bytes.len == 0 || memcmp(a.bytes.data, b.bytes.data, a.bytes.len) == 0) &&
 		     a.names.len == b.names.len && (a.names.len == 0 || memcmp(a.names.data, b.names.data, a.names.len) == 0) &&
