@@ -513,6 +513,8 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 	e->pid = ll->pid;
 	if (ll->host.n)
 		e->host = xstrndup(ll->host.p, ll->host.n);
+	if (ll->level == LINE_WARN && ll->file.n) /* the component a generic result came from (rules_derived.c) */
+		e->src = str_sanitize(ll->file.p, ll->file.n > 120 ? 120 : ll->file.n);
 	if (ll->ts.n)
 		e->ts = xstrndup(ll->ts.p, ll->ts.n);
 }

@@ -14,6 +14,10 @@ struct diagnosis {
 	const char *echo_of;         /* id of the diagnosis this echoes, or NULL */
 	const char *supports;        /* id of a higher-ranked root of the same category
 	                                that this one corroborates (role becomes context) */
+	const char *refined_by;      /* a generic diagnosis ("generic": true, derived OTHER or
+	                                CUDA_ERROR_OTHER): the id of the derived diagnosis whose
+	                                clue (the WARN's source file, the return chain's deepest
+	                                frame) names the component; this one became its echo */
 	double confidence;
 	char *title, *explanation;   /* placeholders filled in */
 	size_t *ev;                  /* indexes into bundle->ev.v, earliest first */

@@ -377,7 +377,7 @@ static const struct known_keys {
 	                              "benign", "benign_block", NULL}},
 	{"sample", "a sample", {"line", "captures", NULL}},
 	{"diagnosis", "a diagnosis", {"id", "category", "severity", "role", "confidence", "title", "explanation", "fix",
-	                              "verify_env", "when", "cascade_of", "references", "derived", NULL}},
+	                              "verify_env", "when", "cascade_of", "references", "derived", "generic", NULL}},
 	{"when", "\"when\"", {"any", "all", "none", "nccl", "nccl_implied", NULL}},
 	{"derived", "a derived row", {"id", "from", "file", "message", "exception", "code", "category", "why", "samples",
 	                              "negative_samples", "references", NULL}},
@@ -727,6 +727,12 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		lerr(c, sub, "must be true or false");
 	}
 	d.derived = cJSON_IsTrue(der);
+	const cJSON *gen = json_get(o, "generic");
+	if (gen && !cJSON_IsBool(gen)) {
+		snprintf(sub, sizeof sub, "%s.generic", path);
+		lerr(c, sub, "must be true or false");
+	}
+	d.generic = cJSON_IsTrue(gen);
 	d.confidence = 0.8;
 	const cJSON *conf = cJSON_GetObjectItemCaseSensitive(o, "confidence");
 	if (conf) {

@@ -79,6 +79,10 @@ struct diagdef {
 	int derived;              /* "derived": true - a category derived from NCCL's or
 	                             torch's structure, not a specific signature: ranked
 	                             after every specific diagnosis (docs/derived.md) */
+	int generic;              /* "generic": true - its message is a generic result (a CUDA
+	                             error string, ncclSystemError, 'unknown error') that names no
+	                             component: the WARN's source file or the return chain's
+	                             deepest frame may say more (rules_derived.c, cascade.c) */
 	cJSON *json;
 };
 

@@ -1,0 +1,134 @@
+/* Tests of the clues that a generic result must not hide and of the
+ * premises of issue 26's second pass (rules_derived.c refine_by_source and
+ * the return-chain refinement, cascade.c refine_generic, verdict.c; the
+ * premises added later in this file say what they test), over the whole
+ * database (patterns/).  Every line is real: pasted in a learn-half thread
+ * (tests/learn, tests/corpus, cited per case) or NCCL's own text.  Each case
+ * also runs a variant with the one clue taken out, so that the test fails
+ * when the clue stops mattering. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine/analysis.h"
+#include "engine/bundle.h"
+#include "engine/diagnosis.h"
+#include "rules/rules.h"
+#include "match/sigdb.h"
+#include "base/util.h"
+#include "testlib.h"
+
+static struct sigdb db;
+
+static struct bundle *run_text(const char *name, const char *text)
+{
+	struct bundle *b = bundle_new("t", &db, NULL);
+	bundle_add_memory(b, name, text, strlen(text));
+	analysis_finish(b);
+	return b;
+}
+
+static const struct diagnosis *diag(const struct bundle *b, const char *id)
+{
+	for (size_t i = 0; i < b->ndiags; i++)
+		if (strcmp(b->diags[i].def->id, id) == 0)
+			return &b->diags[i];
+	return NULL;
+}
+
+/* The first diagnosis of severity error or warning (the report's top). */
+static const struct diagnosis *top(const struct bundle *b)
+{
+	for (size_t i = 0; i < b->ndiags; i++)
+		if (b->diags[i].def->severity == SEV_ERROR || b->diags[i].def->severity == SEV_WARNING)
+			return &b->diags[i];
+	return NULL;
+}
+
+static int top_is(const struct bundle *b, const char *category)
+{
+	const struct diagnosis *t = top(b);
+	int ok = t && strcmp(t->def->category, category) == 0;
+	if (!ok)
+		fprintf(stderr, "  top is %s (%s), want %s\n", t ? t->def->id : "(none)", t ? t->def->category : "-", category);
+	return ok;
+}
+
+/* A generic CUDA error string in an NCCL WARN: the WARN's file names the
+ * component.  tests/corpus/fabric-nccl-1705-nvls.log (NVIDIA/nccl#1705). */
+static void test_source_file(void)
+{
+	const char *line = "[2025-05-10 23:09:41] bm-h100-02:630335:630409 [2] transport/nvls.cc:254 NCCL WARN Cuda failure 1 "
+	                   "'invalid argument'\n";
+	struct bundle *b = run_text("run.log", line);
+	CHECK(top_is(b, "FABRIC_MANAGER"));
+	const struct diagnosis *g = diag(b, "cuda.nccl_cuda_call_failed");
+	CHECK(g && g->role == ROLE_CASCADE && g->refined_by && strcmp(g->refined_by, "derived.fabric_manager") == 0);
+	CHECK(b->verdict == VERDICT_DIAGNOSED);
+	CHECK(b->verdict_reason && strstr(b->verdict_reason, "transport/nvls.cc"));
+	const struct diagnosis *t = top(b);
+	CHECK(t && strstr(t->explanation, "only as a generic result") != NULL); /* not "no specific signature matched" */
+	bundle_free(b);
+
+	/* the clue taken out: the same WARN from init.cc names no component */
+	char *plain = xstrdup(line), *at = strstr(plain, "transport/nvls.cc");
+	memmove(at, at + strlen("transport/"), strlen(at + strlen("transport/")) + 1);
+	memcpy(at, "init", 4); /* "init.cc:254" */
+	b = run_text("run.log", plain);
+	CHECK(top_is(b, "CUDA_ERROR_OTHER"));
+	CHECK(diag(b, "derived.fabric_manager") == NULL);
+	bundle_free(b);
+	free(plain);
+
+	/* a specific string is not generic: out of memory stays GPU_OOM
+	 * (NCCL's CUDACHECK wording, src/include/checks.h) */
+	b = run_text("run.log", "node1:4242:4242 [0] transport/nvls.cc:254 NCCL WARN Cuda failure 2 'out of memory'\n");
+	CHECK(top_is(b, "GPU_OOM"));
+	bundle_free(b);
+}
+
+/* A generic result with no WARN: the deepest frame of NCCL's return chain.
+ * Two real pastes joined: PyTorch's line from
+ * tests/learn/bug-pytorchexamples-611-torch11-unhandled-system.log
+ * (pytorch/examples#611), the frame from
+ * tests/learn/socket-nccl-1016-k8s-connection-abort.log (NVIDIA/nccl#1016). */
+static void test_return_chain(void)
+{
+	const char *err = "RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:272, unhandled system error\n";
+	const char *frame = "pytorchjob-summarization-nvidia-debug-bp6y-ravi-agrawa-worker-0:116:236 [3] NCCL INFO misc/socket.cc:561 -> 2\n";
+	char *both = xasprintf("%s%s", frame, err);
+	struct bundle *b = run_text("run.log", both);
+	CHECK(top_is(b, "SOCKET_NETWORK"));
+	const struct diagnosis *t = top(b);
+	CHECK(t && t->def->derived && strstr(t->explanation, "return chain") != NULL);
+	CHECK(diag(b, "derived.other") == NULL); /* the generic reading became its echo (dropped) */
+	bundle_free(b);
+	free(both);
+
+	/* without the frame: the generic reading */
+	b = run_text("run.log", err);
+	CHECK(top_is(b, "OTHER"));
+	bundle_free(b);
+
+	/* a frame that names no component (init.cc) adds nothing */
+	both = xasprintf("pytorchjob-summarization-nvidia-debug-bp6y-ravi-agrawa-worker-0:116:236 [3] NCCL INFO init.cc:561 -> 2\n%s", err);
+	b = run_text("run.log", both);
+	CHECK(top_is(b, "OTHER"));
+	bundle_free(b);
+	free(both);
+}
+
+int main(void)
+{
+	struct msgs m = {0};
+	sigdb_init(&db);
+	rules_register(&db);
+	CHECK_INT(sigdb_load_dir(&db, "patterns", &m), 0);
+	CHECK_INT(sigdb_finalize(&db, &m), 0);
+	for (size_t i = 0; i < m.list.n; i++)
+		fprintf(stderr, "%s\n", m.list.v[i]);
+	msgs_free(&m);
+	test_source_file();
+	test_return_chain();
+	sigdb_free(&db);
+	TEST_MAIN_END();
+}
