@@ -26,6 +26,8 @@ struct diagnosis {
 	int *ranks;                  /* sorted, unique */
 	size_t nranks;
 	uint64_t first_seq;
+	int unseen_action;           /* it blames a user action ("blames") that the bundle does
+	                                not show: a lead (correlate.c action_visible) */
 	int defect_version;          /* an NCCL defect with a version range (NCCL_BUG_UPGRADE):
 	                                DEFECT_CONFIRMED, DEFECT_VERSION_UNKNOWN, or 0 */
 };

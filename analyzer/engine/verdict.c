@@ -124,12 +124,13 @@ static void list_ranks(struct buf *o, const struct ranks *r, int complete)
 
 /* The first error diagnosis, specific or derived.  A known NCCL defect whose
  * version the bundle does not show (correlate.c) is no answer by itself: it
- * is taken only when nothing else names the failure (*lead). */
+ * is taken only when nothing else names the failure (*lead); so is a diagnosis
+ * that blames a user action the bundle does not show (correlate.c). */
 static const struct diagnosis *top_error(const struct bundle *b, int derived, const struct diagnosis **lead)
 {
 	for (size_t i = 0; i < b->ndiags; i++)
 		if (b->diags[i].def->severity == SEV_ERROR && b->diags[i].def->derived == derived) {
-			if (b->diags[i].defect_version != DEFECT_VERSION_UNKNOWN)
+			if (b->diags[i].defect_version != DEFECT_VERSION_UNKNOWN && !b->diags[i].unseen_action)
 				return &b->diags[i];
 			if (lead && !*lead)
 				*lead = &b->diags[i];

@@ -76,6 +76,8 @@ static void diag_free(struct diagdef *d)
 	strvec_free(&d->when_any);
 	strvec_free(&d->when_all);
 	strvec_free(&d->when_none);
+	strvec_free(&d->blames_env);
+	strvec_free(&d->blames_any);
 	strvec_free(&d->cascade_of);
 	strvec_free(&d->references);
 }
@@ -377,7 +379,9 @@ static const struct known_keys {
 	                              "benign", "benign_block", NULL}},
 	{"sample", "a sample", {"line", "captures", NULL}},
 	{"diagnosis", "a diagnosis", {"id", "category", "severity", "role", "confidence", "title", "explanation", "fix",
-	                              "verify_env", "when", "cascade_of", "references", "derived", "generic", NULL}},
+	                              "verify_env", "when", "cascade_of", "references", "derived", "generic", "blames",
+	                              NULL}},
+	{"blames", "\"blames\"", {"env", "any", NULL}},
 	{"when", "\"when\"", {"any", "all", "none", "nccl", "nccl_implied", NULL}},
 	{"derived", "a derived row", {"id", "from", "file", "message", "exception", "code", "category", "why", "samples",
 	                              "negative_samples", "references", NULL}},
@@ -790,6 +794,19 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		}
 		d.nccl_implied = cJSON_IsTrue(imp);
 	}
+	const cJSON *bl = json_get(o, "blames");
+	if (bl) {
+		snprintf(sub, sizeof sub, "%s.blames", path);
+		if (!cJSON_IsObject(bl)) {
+			lerr(c, sub, "must be an object (\"env\": variables, \"any\": evidence ids)");
+		} else {
+			check_keys(c, bl, sub, "blames");
+			get_strvec(c, bl, "env", sub, &d.blames_env);
+			get_strvec(c, bl, "any", sub, &d.blames_any);
+			if (d.blames_env.n == 0 && d.blames_any.n == 0)
+				lerr(c, sub, "needs a variable in \"env\" or an id in \"any\"");
+		}
+	}
 	if (c->errors != before) {
 		diag_free(&d);
 		return;
@@ -1193,6 +1210,12 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 					     d->index, lname[k], j, lists[k]->v[j]);
 					errors++;
 				}
+			}
+		for (size_t j = 0; j < d->blames_any.n; j++)
+			if (!sigdb_sig(db, d->blames_any.v[j]) && !evidence_id_known(db, d->blames_any.v[j])) {
+				ferr(db, m, d->file, "diagnoses[%zu].blames.any[%zu]: no signature or fact rule \"%s\"", d->index, j,
+				     d->blames_any.v[j]);
+				errors++;
 			}
 		for (size_t j = 0; j < d->cascade_of.n; j++)
 			if (!sigdb_diag(db, d->cascade_of.v[j])) {

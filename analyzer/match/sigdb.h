@@ -83,6 +83,9 @@ struct diagdef {
 	                             error string, ncclSystemError, 'unknown error') that names no
 	                             component: the WARN's source file or the return chain's
 	                             deepest frame may say more (rules_derived.c, cascade.c) */
+	struct strvec blames_env, blames_any; /* "blames": the user action it blames is visible
+	                             when one of these variables is set (facts.env) or one
+	                             of these ids is evidence; else it is a lead (correlate.c) */
 	cJSON *json;
 };
 

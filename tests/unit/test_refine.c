@@ -117,6 +117,45 @@ static void test_return_chain(void)
 	free(both);
 }
 
+/* A diagnosis that blames a user action checks that the action is visible.
+ * tests/learn/bug-nccl-1125-xml-busid-usb-nic.log (NVIDIA/nccl#1125): NCCL
+ * detected the topology itself (a USB NIC, then the busid WARN); nothing
+ * sets NCCL_TOPO_FILE, so "the topology file you gave" is a lead, and the
+ * defect the line before the failure points at comes first. */
+static void test_blamed_action(void)
+{
+	const char *usb = "clima:810632:810657 [0] NCCL INFO Topology detection: network path "
+	                  "/sys/devices/pci0000:2b/0000:2b:08.1/0000:2e:00.3/usb1/1-1/1-1.2/1-1.2:2.0 is not a PCI device (usb). "
+	                  "Attaching to first CPU\n";
+	const char *warn = "clima:810632:810657 [0] graph/xml.h:85 NCCL WARN Attribute busid of node nic not found\n";
+	char *both = xasprintf("%s%s", usb, warn);
+	struct bundle *b = run_text("run.log", both);
+	CHECK(top_is(b, "NCCL_BUG_UPGRADE"));
+	const struct diagnosis *t = diag(b, "env.topo_file_invalid");
+	CHECK(t && t->unseen_action && t->role == ROLE_CONTEXT && strstr(t->explanation, "lead, not the answer"));
+	CHECK(b->verdict == VERDICT_DIAGNOSED && strstr(b->verdict_reason, "bug.nic_not_pci_busid_2_20"));
+	bundle_free(b);
+	free(both);
+
+	/* the action shown (the variable set, in NCCL's own words: the
+	 * "set by environment" form of NCCL's env.cc, the path of
+	 * tests/learn/env-azhpc-327-graph-file-dev-not-found.log): the
+	 * topology file is the answer again */
+	both = xasprintf("clima:810632:810657 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /opt/microsoft/ncv4/topo.xml\n%s",
+	                 warn);
+	b = run_text("run.log", both);
+	t = diag(b, "env.topo_file_invalid");
+	CHECK(t && !t->unseen_action && t->role == ROLE_ROOT);
+	CHECK(top_is(b, "ENV_MISCONFIG"));
+	bundle_free(b);
+	free(both);
+
+	/* without the line before it (no non-PCI NIC) the defect does not hold */
+	b = run_text("run.log", warn);
+	CHECK(diag(b, "bug.nic_not_pci_busid_2_20") == NULL);
+	bundle_free(b);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -129,6 +168,7 @@ int main(void)
 	msgs_free(&m);
 	test_source_file();
 	test_return_chain();
+	test_blamed_action();
 	sigdb_free(&db);
 	TEST_MAIN_END();
 }
