@@ -9,6 +9,8 @@
 const struct patid PATIDS[] = {
 	{SIG_IB_NO_DEVICE, PATID_SIGNATURE, "rules_env.c, rules_host.c"},
 	{SIG_IB_USING_DEVICES, PATID_SIGNATURE, "rules_env.c, rules_host.c"},
+	{SIG_RDZV_STORE_CONNECTION_CLOSED, PATID_SIGNATURE, "rules_infer.c"},
+	{SIG_C10D_STORE_SOCKET_FAILED, PATID_SIGNATURE, "rules_infer.c"},
 	{SIG_IB_LIBIBVERBS_MISSING, PATID_SIGNATURE, "rules_env.c, rules_host.c"},
 	{SIG_CUDA_NCCL_UNHANDLED_CUDA, PATID_SIGNATURE, "rules_sys.c"},
 	{SIG_COLL_WATCHDOG_TIMEOUT, PATID_SIGNATURE, "rules_host.c"},

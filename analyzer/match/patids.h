@@ -17,6 +17,9 @@ struct sigdb;
 #define SIG_IB_USING_DEVICES         "ib.using_devices"
 #define SIG_IB_LIBIBVERBS_MISSING    "ib.libibverbs_missing"
 #define SIG_CUDA_NCCL_UNHANDLED_CUDA "cuda.nccl_unhandled_cuda"
+/* signatures of a lost rendezvous-store connection (rules_infer.c) */
+#define SIG_RDZV_STORE_CONNECTION_CLOSED "rdzv.store_connection_closed"
+#define SIG_C10D_STORE_SOCKET_FAILED     "c10d.store_socket_failed"
 /* signatures that say a job hung or timed out (rules_host.c: ACS with a hang) */
 #define SIG_COLL_WATCHDOG_TIMEOUT      "coll.watchdog_timeout"
 #define SIG_COLL_HEARTBEAT_STUCK       "coll.heartbeat_stuck"

@@ -39,6 +39,7 @@ static const struct rule_def DEFS[] = {
 	{"infer.graph_file_set", "NCCL_GRAPH_FILE is set: NCCL's channel graph comes from a file made for one machine"},
 	{"infer.transport_shm", "NCCL used shared memory between GPUs that NVLink links, and why"},
 	{"infer.transport_socket", "NCCL used TCP sockets between hosts that have InfiniBand/RoCE, and why"},
+	{"infer.store_host_lost", "the rendezvous store's connection broke after the job was running: the process that hosted the store ended first"},
 };
 
 /* Evidence so far feeds a diagnosis of severity error: something failed. */
@@ -249,11 +250,65 @@ static void rule_transport(struct rule_ctx *rc)
 	free(stmt);
 }
 
+/* The job was past its rendezvous: a process got past NCCL init or into a
+ * collective, a watchdog watched one, or a traceback stops inside one. */
+static int past_rendezvous(const struct ranks *r)
+{
+	if (r->saw_watchdog || r->coll_call.path)
+		return 1;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (p->saw_init_complete || p->saw_coll || p->saw_connected)
+			return 1;
+	}
+	return 0;
+}
+
+/* The TCPStore lives in one process: rank 0's (init_process_group with
+ * env:// or tcp://) or torchrun's agent on the master node.  Its clients
+ * lose the connection when that process ends; once the job was running
+ * (past_rendezvous) that is no rendezvous problem but the end of the store's
+ * host: the rank that hosted it, rank 0 when it is not itself among the
+ * ranks that lost the connection (then it is the agent). */
+static void rule_store_lost(struct rule_ctx *rc)
+{
+	static const char *const lost[] = {SIG_RDZV_STORE_CONNECTION_CLOSED, SIG_C10D_STORE_SOCKET_FAILED, NULL};
+	const struct ranks *r = rc->ranks;
+	if (!r || !past_rendezvous(r))
+		return;
+	const struct evidence *first = NULL;
+	int rank0_lost = 0;
+	for (size_t i = 0; i < rc->ev->n; i++)
+		for (size_t k = 0; lost[k]; k++)
+			if (strcmp(rc->ev->v[i].id, lost[k]) == 0) {
+				if (!first)
+					first = &rc->ev->v[i];
+				rank0_lost |= rc->ev->v[i].rank == 0;
+			}
+	if (!first)
+		return;
+	const char *host = rank0_lost ? "torchrun's agent on the master node (rank 0 lost the connection too)"
+	                              : "rank 0's process (or torchrun's agent on the master node)";
+	char *path = xstrdup(first->path), *text = xstrdup(first->text);
+	uint64_t line = first->line;
+	struct capture c[2] = {{"store_host", (char *)host}, {"line", text}};
+	char *stmt = xasprintf("the job was past its rendezvous (a process got past NCCL init or into a collective) "
+	                       "when the connection to the rendezvous store broke: %s; the store lives in %s",
+	                       text, host);
+	struct evidence *e = rule_emit(rc, "infer.store_host_lost", path, line, stmt, c, 2);
+	if (e)
+		e->rank = rank0_lost ? -1 : 0;
+	free(stmt);
+	free(path);
+	free(text);
+}
+
 static void run(struct rule_ctx *rc)
 {
 	rule_init_stall(rc);
 	rule_graph_file(rc);
 	rule_transport(rc);
+	rule_store_lost(rc);
 }
 
 const struct rule_provider RULES_INFER = {

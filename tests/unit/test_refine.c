@@ -156,6 +156,32 @@ static void test_blamed_action(void)
 	bundle_free(b);
 }
 
+/* A store connection lost mid-job points at the process that hosted the
+ * store (rules_infer.c rule_store_lost).  Two real lines joined: rank 1's
+ * Init COMPLETE from fixtures/captures (torch 2.11, NCCL 2.28.9) and the
+ * TCPStore client's line of patterns/rendezvous.json's sample (PyTorch
+ * Utils.hpp recvBytes). */
+static void test_store_host(void)
+{
+	const char *init = "vm:3015:3015 [1] NCCL INFO ncclCommInitRankConfig comm 0x120408c0 rank 1 nranks 2 cudaDev 1 nvmlDev 1 "
+	                   "busId 70 commId 0x3634fdbb33b62536 - Init COMPLETE\n";
+	const char *lost = "[rank1]:[W901 07:40:19.968570826 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=64, "
+	                   "addr=[localhost]:35986, remote=[localhost]:45489): Failed to recv, got 0 bytes. Connection was likely "
+	                   "closed. Did the remote server shutdown or crash?\n";
+	char *both = xasprintf("%s%s", init, lost);
+	struct bundle *b = run_text("run.log", both);
+	CHECK(top_is(b, "RANK_FAILURE"));
+	const struct diagnosis *t = top(b);
+	CHECK(t && strcmp(t->def->id, "infer.store_host_died") == 0 && t->nranks == 1 && t->ranks[0] == 0);
+	bundle_free(b);
+	free(both);
+	/* before the rendezvous was over (no process past init): the store is the rendezvous's */
+	b = run_text("run.log", lost);
+	CHECK(diag(b, "infer.store_host_died") == NULL);
+	CHECK(top_is(b, "RENDEZVOUS"));
+	bundle_free(b);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -169,6 +195,7 @@ int main(void)
 	test_source_file();
 	test_return_chain();
 	test_blamed_action();
+	test_store_host();
 	sigdb_free(&db);
 	TEST_MAIN_END();
 }
