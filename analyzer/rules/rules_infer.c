@@ -39,6 +39,7 @@ static const struct rule_def DEFS[] = {
 	{"infer.graph_file_set", "NCCL_GRAPH_FILE is set: NCCL's channel graph comes from a file made for one machine"},
 	{"infer.transport_shm", "NCCL used shared memory between GPUs that NVLink links, and why"},
 	{"infer.transport_socket", "NCCL used TCP sockets between hosts that have InfiniBand/RoCE, and why"},
+	{"infer.timeout_rank_missing", "every rank from 0 to the highest one reported a collective timeout except one, which printed no timeout and no error: it was elsewhere"},
 	{"infer.store_host_lost", "the rendezvous store's connection broke after the job was running: the process that hosted the store ended first"},
 };
 
@@ -303,12 +304,60 @@ static void rule_store_lost(struct rule_ctx *rc)
 	free(text);
 }
 
+/* Watchdog timeouts name their own ranks ("[Rank 3] Watchdog caught ...").
+ * When every rank from 0 to the highest one reported a timeout but one, and
+ * that one shows no error of its own, it did not wait in the collective: it
+ * was elsewhere (evaluating, saving a checkpoint, a data-dependent branch),
+ * and the others timed out waiting for it. */
+static void rule_timeout_missing(struct rule_ctx *rc)
+{
+	enum { MAXR = 1024 };
+	unsigned char seen[MAXR];
+	memset(seen, 0, sizeof seen);
+	int hi = -1, n = 0;
+	const struct evidence *first = NULL;
+	for (size_t i = 0; i < rc->ev->n; i++) {
+		const struct evidence *e = &rc->ev->v[i];
+		if (strcmp(e->id, SIG_COLL_WATCHDOG_TIMEOUT) != 0 || e->rank < 0 || e->rank >= MAXR)
+			continue;
+		if (!first)
+			first = e;
+		n += !seen[e->rank];
+		seen[e->rank] = 1;
+		if (e->rank > hi)
+			hi = e->rank;
+	}
+	if (n < 2 || n != hi)
+		return; /* not exactly one rank of 0..hi missing */
+	int miss = 0;
+	while (miss <= hi && seen[miss])
+		miss++;
+	const struct ranks *r = rc->ranks;
+	for (size_t i = 0; r && i < r->n; i++)
+		if (r->v[i].rank == miss && (r->v[i].first_error.path || (r->v[i].has_exit && r->v[i].exitcode != 0)))
+			return; /* it failed: its own finding says why */
+	char *ms = xasprintf("%d", miss), *hs = xasprintf("%d", hi);
+	struct capture c[2] = {{"rank", ms}, {"highest", hs}};
+	char *stmt = xasprintf("ranks 0 to %d reported a watchdog timeout in the same wait, except rank %d, which printed "
+	                       "no timeout and no error (first timeout: %s)", hi, miss, first->text);
+	char *path = xstrdup(first->path);
+	uint64_t line = first->line;
+	struct evidence *e = rule_emit(rc, "infer.timeout_rank_missing", path, line, stmt, c, 2);
+	if (e)
+		e->rank = miss;
+	free(stmt);
+	free(path);
+	free(ms);
+	free(hs);
+}
+
 static void run(struct rule_ctx *rc)
 {
 	rule_init_stall(rc);
 	rule_graph_file(rc);
 	rule_transport(rc);
 	rule_store_lost(rc);
+	rule_timeout_missing(rc);
 }
 
 const struct rule_provider RULES_INFER = {

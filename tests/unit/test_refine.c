@@ -182,6 +182,44 @@ static void test_store_host(void)
 	bundle_free(b);
 }
 
+/* The rank a c10d record names as its own ("[Rank 1] NCCL watchdog ...",
+ * "[PG 1 Rank 1] ...") is the evidence's rank (bundle.c msg_self_rank), and
+ * a rank missing from the timeouts of ranks 0..N is the one elsewhere
+ * (rules_infer.c rule_timeout_missing).
+ * tests/learn/cuda-kohya-1434-ecc-rank1.log (kohya-ss/sd-scripts#1434),
+ * tests/learn/collective-ufld-119-eval-stuck.log
+ * (cfzd/Ultra-Fast-Lane-Detection-v2#119: its lines differ only in the rank
+ * and the milliseconds; the test keeps one duration). */
+static void test_self_rank(void)
+{
+	struct bundle *b = run_text("run.log", "[E ProcessGroupNCCL.cpp:916] [Rank 1] NCCL watchdog thread terminated with "
+	                                       "exception: CUDA error: uncorrectable ECC error encountered\n");
+	const struct diagnosis *t = top(b);
+	CHECK(t && t->nranks == 1 && t->ranks[0] == 1);
+	bundle_free(b);
+	/* "Rank 1" not in a c10d bracket is no rank of the line */
+	b = run_text("run.log", "RuntimeError: CUDA error: uncorrectable ECC error encountered on Rank 1]\n");
+	t = top(b);
+	CHECK(t && t->nranks == 0);
+	bundle_free(b);
+
+	const char *w = "[E ProcessGroupNCCL.cpp:821] [Rank %d] Watchdog caught collective operation timeout: "
+	                "WorkNCCL(SeqNum=4178, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1803391 milliseconds before timing out.\n";
+	char *l3 = xasprintf(w, 3), *l1 = xasprintf(w, 1), *l2 = xasprintf(w, 2), *l0 = xasprintf(w, 0);
+	char *three = xasprintf("Evaluating the results...\n%s%s%s", l3, l1, l2);
+	b = run_text("run.log", three);
+	t = top(b);
+	CHECK(t && strcmp(t->def->id, "infer.timeout_rank_elsewhere") == 0 && t->nranks == 1 && t->ranks[0] == 0);
+	bundle_free(b);
+	/* every rank timed out: nobody was elsewhere */
+	char *four = xasprintf("%s%s", three, l0);
+	b = run_text("run.log", four);
+	CHECK(diag(b, "infer.timeout_rank_elsewhere") == NULL);
+	CHECK(top_is(b, "COLLECTIVE_TIMEOUT"));
+	bundle_free(b);
+	free(l0), free(l1), free(l2), free(l3), free(three), free(four);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -196,6 +234,7 @@ int main(void)
 	test_return_chain();
 	test_blamed_action();
 	test_store_host();
+	test_self_rank();
 	sigdb_free(&db);
 	TEST_MAIN_END();
 }
