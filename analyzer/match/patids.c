@@ -10,6 +10,8 @@ const struct patid PATIDS[] = {
 	{SIG_IB_NO_DEVICE, PATID_SIGNATURE, "rules_env.c, rules_host.c"},
 	{SIG_IB_USING_DEVICES, PATID_SIGNATURE, "rules_env.c, rules_host.c"},
 	{SIG_RDZV_STORE_CONNECTION_CLOSED, PATID_SIGNATURE, "rules_infer.c"},
+	{SIG_VLLM_PYNCCL_COMM_INIT_CALL, PATID_SIGNATURE, "rules_infer.c"},
+	{SIG_DEVICE_DUPLICATE_GPU, PATID_SIGNATURE, "rules_infer.c"},
 	{SIG_C10D_STORE_SOCKET_FAILED, PATID_SIGNATURE, "rules_infer.c"},
 	{SIG_IB_LIBIBVERBS_MISSING, PATID_SIGNATURE, "rules_env.c, rules_host.c"},
 	{SIG_CUDA_NCCL_UNHANDLED_CUDA, PATID_SIGNATURE, "rules_sys.c"},

@@ -40,6 +40,7 @@ static const struct rule_def DEFS[] = {
 	{"infer.transport_shm", "NCCL used shared memory between GPUs that NVLink links, and why"},
 	{"infer.transport_socket", "NCCL used TCP sockets between hosts that have InfiniBand/RoCE, and why"},
 	{"infer.timeout_rank_missing", "every rank from 0 to the highest one reported a collective timeout except one, which printed no timeout and no error: it was elsewhere"},
+	{"infer.init_invalid_usage", "communicator init (ncclCommInitRank) returned invalid usage: in NCCL's init that is a duplicate GPU"},
 	{"infer.store_host_lost", "the rendezvous store's connection broke after the job was running: the process that hosted the store ended first"},
 };
 
@@ -351,6 +352,35 @@ static void rule_timeout_missing(struct rule_ctx *rc)
 	free(hs);
 }
 
+/* The call before the error and the result code together: in NCCL's
+ * init (src/init.cc, 2.7-2.30) ncclCommInitRank returns ncclInvalidUsage
+ * for "Duplicate GPU detected" (two ranks on one device); its other
+ * invalid-usage exits are a topology or graph file of the wrong version and
+ * NIC settings, each with a WARN of its own.  So a generic "invalid usage"
+ * from communicator init, with no WARN that says otherwise, points at the
+ * device assignment. */
+static void rule_init_invalid_usage(struct rule_ctx *rc)
+{
+	if (!evlist_has(rc->ev, SIG_VLLM_PYNCCL_COMM_INIT_CALL) || evlist_has(rc->ev, SIG_DEVICE_DUPLICATE_GPU))
+		return;
+	const struct failure_line *f = NULL;
+	for (size_t i = 0; i < rc->nfailures && !f; i++)
+		if (strstr(rc->failures[i].text, "invalid usage"))
+			f = &rc->failures[i];
+	if (!f)
+		return;
+	for (size_t i = 0; i < rc->nfailures; i++)
+		if (rc->failures[i].src)
+			return; /* NCCL's own WARN is there: it says which */
+	struct capture c[1] = {{"error", f->text}};
+	char *stmt = xasprintf("the failing call is communicator init (ncclCommInitRank) and it returned invalid usage: %s",
+	                       f->text);
+	struct evidence *e = rule_emit(rc, "infer.init_invalid_usage", f->path, f->line, stmt, c, 1);
+	if (e)
+		e->rank = f->rank;
+	free(stmt);
+}
+
 static void run(struct rule_ctx *rc)
 {
 	rule_init_stall(rc);
@@ -358,6 +388,7 @@ static void run(struct rule_ctx *rc)
 	rule_transport(rc);
 	rule_store_lost(rc);
 	rule_timeout_missing(rc);
+	rule_init_invalid_usage(rc);
 }
 
 const struct rule_provider RULES_INFER = {

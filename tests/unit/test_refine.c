@@ -220,6 +220,27 @@ static void test_self_rank(void)
 	free(l0), free(l1), free(l2), free(l3), free(three), free(four);
 }
 
+/* The call before the error with the result code: ncclCommInitRank
+ * returning invalid usage.  tests/learn/device-vllm-16978-dp-cuda-visible-devices.log
+ * (vllm-project/vllm#16978). */
+static void test_init_invalid_usage(void)
+{
+	const char *call = "    self.NCCL_CHECK(self._funcs[\"ncclCommInitRank\"](ctypes.byref(comm),\n";
+	const char *rest = "  File \"/mnt/workspace/zhr/vllm_official/vllm/distributed/device_communicators/pynccl_wrapper.py\", line 256, in NCCL_CHECK\n"
+	                   "    raise RuntimeError(f\"NCCL error: {error_str}\")\n"
+	                   "RuntimeError: NCCL error: invalid usage (run with NCCL_DEBUG=WARN for details)\n";
+	char *both = xasprintf("%s%s", call, rest);
+	struct bundle *b = run_text("run.log", both);
+	CHECK(top_is(b, "DEVICE_ASSIGNMENT"));
+	bundle_free(b);
+	free(both);
+	/* without the call line: the generic reading */
+	b = run_text("run.log", rest);
+	CHECK(diag(b, "infer.init_invalid_usage_dup_gpu") == NULL);
+	CHECK(top_is(b, "OTHER"));
+	bundle_free(b);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -235,6 +256,7 @@ int main(void)
 	test_blamed_action();
 	test_store_host();
 	test_self_rank();
+	test_init_invalid_usage();
 	sigdb_free(&db);
 	TEST_MAIN_END();
 }
