@@ -11,6 +11,7 @@ const struct patid PATIDS[] = {
 	{SIG_IB_USING_DEVICES, PATID_SIGNATURE, "rules_env.c, rules_host.c"},
 	{SIG_RDZV_STORE_CONNECTION_CLOSED, PATID_SIGNATURE, "rules_infer.c"},
 	{SIG_VLLM_PYNCCL_COMM_INIT_CALL, PATID_SIGNATURE, "rules_infer.c"},
+	{SIG_DS_SEE_MEMORY_USAGE_CPU, PATID_SIGNATURE, "hypotheses.c"},
 	{SIG_DEVICE_DUPLICATE_GPU, PATID_SIGNATURE, "rules_infer.c"},
 	{SIG_C10D_STORE_SOCKET_FAILED, PATID_SIGNATURE, "rules_infer.c"},
 	{SIG_IB_LIBIBVERBS_MISSING, PATID_SIGNATURE, "rules_env.c, rules_host.c"},

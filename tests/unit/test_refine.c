@@ -12,6 +12,8 @@
 #include "engine/analysis.h"
 #include "engine/bundle.h"
 #include "engine/diagnosis.h"
+#include "engine/hypotheses.h"
+#include "base/json.h"
 #include "rules/rules.h"
 #include "match/sigdb.h"
 #include "base/util.h"
@@ -241,6 +243,39 @@ static void test_init_invalid_usage(void)
 	bundle_free(b);
 }
 
+/* Host RAM near full close to the end of a log makes the OOM killer a
+ * suspect (hypotheses.c host_ram_high).  DeepSpeed's see_memory_usage line
+ * as a format instance (runtime/utils.py: "CPU Virtual Memory:  used = %s
+ * GB, percent = %s%%"; the real line of patterns/pyframeworks.json with the
+ * figures changed), then the watchdog record of
+ * tests/learn/collective-bergson-444-rank0work.log (EleutherAI/bergson#444). */
+static int hyp_tells(const struct bundle *b, const char *cat, const char *word)
+{
+	cJSON *h = hypotheses_json(b);
+	int found = 0;
+	const cJSON *x;
+	cJSON_ArrayForEach(x, h)
+		found |= json_str(x, "category") && strcmp(json_str(x, "category"), cat) == 0 && json_str(x, "tell_apart") &&
+		         strstr(json_str(x, "tell_apart"), word) != NULL;
+	cJSON_Delete(h);
+	return found;
+}
+
+static void test_host_ram(void)
+{
+	const char *wd = "    Watchdog caught collective operation timeout\n";
+	char *hi = xasprintf("[INFO] [utils.py:791:see_memory_usage] CPU Virtual Memory:  used = 241.90 GB, percent = 97.3%%\n%s", wd);
+	struct bundle *b = run_text("run.log", hi);
+	CHECK(hyp_tells(b, "RANK_FAILURE", "killed process"));
+	bundle_free(b);
+	free(hi);
+	char *lo = xasprintf("[INFO] [utils.py:791:see_memory_usage] CPU Virtual Memory:  used = 15.56 GB, percent = 12.4%%\n%s", wd);
+	b = run_text("run.log", lo);
+	CHECK(!hyp_tells(b, "RANK_FAILURE", "killed process"));
+	bundle_free(b);
+	free(lo);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -257,6 +292,7 @@ int main(void)
 	test_store_host();
 	test_self_rank();
 	test_init_invalid_usage();
+	test_host_ram();
 	sigdb_free(&db);
 	TEST_MAIN_END();
 }
