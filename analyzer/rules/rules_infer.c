@@ -41,6 +41,8 @@ static const struct rule_def DEFS[] = {
 	{"infer.transport_socket", "NCCL used TCP sockets between hosts that have InfiniBand/RoCE, and why"},
 	{"infer.timeout_rank_missing", "every rank from 0 to the highest one reported a collective timeout except one, which printed no timeout and no error: it was elsewhere"},
 	{"infer.init_invalid_usage", "communicator init (ncclCommInitRank) returned invalid usage: in NCCL's init that is a duplicate GPU"},
+	{"infer.busbw_under_nvlink", "nccl-tests on one host measured a bus bandwidth far under what the NVLink links of its GPUs carry"},
+	{"infer.busbw_under_nic", "nccl-tests across hosts measured a bus bandwidth far under what the Active RDMA ports of a host carry"},
 	{"infer.store_host_lost", "the rendezvous store's connection broke after the job was running: the process that hosted the store ended first"},
 };
 
@@ -381,6 +383,102 @@ static void rule_init_invalid_usage(struct rule_ctx *rc)
 	free(stmt);
 }
 
+/* The fewest NVLinks between any two GPUs of the topology matrix ("NV18":
+ * 18), 0 when a pair has none or there is no matrix. */
+static int min_nvlinks(const cJSON *facts, int *gpus)
+{
+	const cJSON *topo = json_get(facts, "topology"), *l;
+	double n = 0;
+	json_num(topo, "gpu_count", &n);
+	*gpus = (int)n;
+	int min = 0, pairs = 0;
+	cJSON_ArrayForEach(l, json_get(topo, "links")) {
+		const char *c = json_str(l, "class"), *t = json_str(l, "type");
+		double a = -1, b = -1;
+		json_num(l, "a", &a);
+		json_num(l, "b", &b);
+		if (a < 0 || b < 0 || a == b)
+			continue;
+		if (!c || strcmp(c, "nvlink") != 0 || !t || strncmp(t, "NV", 2) != 0)
+			return 0; /* a pair without NVLink */
+		int k = atoi(t + 2);
+		if (k <= 0)
+			return 0;
+		if (!min || k < min)
+			min = k;
+		pairs++;
+	}
+	return *gpus >= 2 && pairs >= *gpus * (*gpus - 1) / 2 ? min : 0;
+}
+
+/* Measured bandwidth judged against what the topology and the transport
+ * allow.  The largest message of an all-reduce-like nccl-tests run (64 MiB
+ * or more: past the latency-bound sizes) moves at about the per-direction
+ * rate of the narrowest path: NVLink 3 and 4 carry 25 GB/s per link and
+ * direction (an NV12 pair 300 GB/s, NV18 450 GB/s), a host's RDMA ports
+ * their Gb/s over 8.  Under 30% of that, the run did not use that path
+ * (P2P off or SHM, GPUDirect RDMA off, a NIC not used) or the path is
+ * degraded.  Information for a performance question, a warning: the verdict
+ * does not change. */
+static void rule_bandwidth(struct rule_ctx *rc)
+{
+	const cJSON *run;
+	cJSON_ArrayForEach(run, json_get(json_get(rc->facts, "nccl_tests"), "runs")) {
+		const cJSON *mb = json_get(run, "max_busbw");
+		double v = 0, size = 0;
+		if (!json_num(mb, "value", &v) || !json_num(mb, "size", &size) || size < 64.0 * 1024 * 1024 || v <= 0)
+			continue;
+		const char *prog = json_str(run, "program");
+		if (prog && !strstr(prog, "all_reduce") && !strstr(prog, "all_gather") && !strstr(prog, "reduce_scatter"))
+			continue;
+		const char *host = NULL;
+		int hosts = 0, ndev = 0;
+		const cJSON *d;
+		cJSON_ArrayForEach(d, json_get(run, "devices")) {
+			const char *h = json_str(d, "host");
+			ndev++;
+			if (h && (!host || strcmp(h, host) != 0)) {
+				hosts++; /* host changes: 1 when every device is on one host, >= 2 otherwise */
+				host = h;
+			}
+		}
+		char stmt[600];
+		const char *id = NULL;
+		int gpus = 0, k = min_nvlinks(rc->facts, &gpus);
+		if (hosts == 1 && ndev >= 2 && k && v < 0.3 * k * 25) {
+			id = "infer.busbw_under_nvlink";
+			snprintf(stmt, sizeof stmt, "nccl-tests measured %.1f GB/s bus bandwidth at %.0f MiB on one host, while "
+			         "every GPU pair of its topology has NVLink (NV%d at the narrowest: about %d GB/s per direction): "
+			         "%.0f%% of it", v, size / (1024 * 1024), k, k * 25, 100 * v / (k * 25));
+		} else if (hosts >= 2) {
+			double gbps = 0;
+			const cJSON *p;
+			cJSON_ArrayForEach(p, json_get(json_get(rc->facts, "ib"), "ports")) {
+				const char *st = json_str(p, "state");
+				double r = 0;
+				if (st && strncmp(st, "Active", 6) == 0 && json_num(p, "rate_gbps", &r))
+					gbps += r;
+			}
+			if (gbps > 0 && v < 0.3 * gbps / 8) {
+				id = "infer.busbw_under_nic";
+				snprintf(stmt, sizeof stmt, "nccl-tests measured %.1f GB/s bus bandwidth at %.0f MiB across %d hosts, "
+				         "while a host's Active RDMA ports carry %.0f Gb/s (about %.0f GB/s): %.0f%% of it", v,
+				         size / (1024 * 1024), hosts, gbps, gbps / 8, 100 * v / (gbps / 8));
+			}
+		}
+		if (!id)
+			continue;
+		char vs[32];
+		snprintf(vs, sizeof vs, "%.1f", v);
+		struct capture c[2] = {{"measured", vs}, {"what", stmt}};
+		double line = 0;
+		json_num(json_get(mb, "source") ? json_get(mb, "source") : json_get(run, "source"), "line", &line);
+		const char *path = json_str(json_get(run, "source"), "path");
+		rule_emit(rc, id, path ? path : rc->name, line > 0 ? (uint64_t)line : 0, stmt, c, 2);
+		return;
+	}
+}
+
 static void run(struct rule_ctx *rc)
 {
 	rule_init_stall(rc);
@@ -389,6 +487,7 @@ static void run(struct rule_ctx *rc)
 	rule_store_lost(rc);
 	rule_timeout_missing(rc);
 	rule_init_invalid_usage(rc);
+	rule_bandwidth(rc);
 }
 
 const struct rule_provider RULES_INFER = {

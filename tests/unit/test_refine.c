@@ -21,6 +21,21 @@
 
 static struct sigdb db;
 
+static char *slurp_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct buf b;
+	buf_init(&b);
+	char tmp[4096];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+		buf_add(&b, tmp, n);
+	fclose(f);
+	return buf_steal(&b);
+}
+
 static struct bundle *run_text(const char *name, const char *text)
 {
 	struct bundle *b = bundle_new("t", &db, NULL);
@@ -276,6 +291,50 @@ static void test_host_ram(void)
 	free(lo);
 }
 
+/* Measured bandwidth judged against what the topology allows
+ * (rules_infer.c rule_bandwidth).  Three real sources joined to build a case
+ * none shows whole: the 2-GPU NV18 matrix of fixtures/captures/h200-2gpu/sys/topo-m.txt,
+ * two device lines of nccl-tests' header from
+ * tests/learn/healthy-nccl-583-a100-mpirun-header.log (NVIDIA/nccl#583) and
+ * the column header of tests/learn/healthy-nccltests-249-g5-single-rank-busbw0.log
+ * (NVIDIA/nccl-tests#249; both with their '#' restored: markdown ate it),
+ * and the all_reduce rows of
+ * tests/learn/healthy-gardenlinux-4556-nccltests-p2p-off.log
+ * (gardenlinux/gardenlinux#4556: a run with P2P disabled). */
+static void test_bandwidth(void)
+{
+	char *topo = slurp_file("fixtures/captures/h200-2gpu/sys/topo-m.txt");
+	const char *nt =
+		"# nThread 1 nGpus 1 minBytes 32 maxBytes 8589934592 step: 2(factor) warmup iters: 5       iters: 20 validation: 1 single_test: 0 test_buffer_kind: 2\n"
+		"#\n"
+		"# Using devices\n"
+		"#   Rank  0 Pid 1821213 on AI-A100-Beethoven01 device  0 [0x00] NVIDIA A100-SXM4-40GB\n"
+		"#   Rank  1 Pid 1821214 on AI-A100-Beethoven01 device  1 [0x00] NVIDIA A100-SXM4-40GB\n"
+		"#\n"
+		"#                                                              out-of-place                       in-place          \n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       \n"
+		"    33554432       8388608     float     sum      -1   2762.6   12.15   18.22      0   2764.5   12.14   18.21      0\n"
+		"    67108864      16777216     float     sum      -1   5484.4   12.24   18.35      0   5473.4   12.26   18.39      0\n"
+		"   134217728      33554432     float     sum      -1    10961   12.25   18.37      0    10857   12.36   18.54      0\n"
+		"   536870912     134217728     float     sum      -1    42915   12.51   18.76      0    42866   12.52   18.79      0\n"
+		"# Out of bounds values : 0 OK\n"
+		"# Avg bus bandwidth    : 7.48202 \n";
+	CHECK(topo != NULL);
+	struct bundle *b = bundle_new("t", &db, NULL);
+	bundle_add_memory(b, "topo-m.txt", topo ? topo : "", topo ? strlen(topo) : 0);
+	bundle_add_memory(b, "nccl-tests.log", nt, strlen(nt));
+	analysis_finish(b);
+	CHECK(diag(b, "infer.busbw_far_under_nvlink") != NULL);
+	CHECK(b->verdict == VERDICT_HEALTHY); /* a warning for a performance question: the run completed */
+	bundle_free(b);
+	/* without the topology nothing says what the path allows */
+	b = run_text("nccl-tests.log", nt);
+	CHECK(diag(b, "infer.busbw_far_under_nvlink") == NULL);
+	bundle_free(b);
+	free(topo);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -293,6 +352,7 @@ int main(void)
 	test_self_rank();
 	test_init_invalid_usage();
 	test_host_ram();
+	test_bandwidth();
 	sigdb_free(&db);
 	TEST_MAIN_END();
 }
