@@ -17,6 +17,8 @@ struct sigdb;
 #define SIG_IB_USING_DEVICES         "ib.using_devices"
 #define SIG_IB_LIBIBVERBS_MISSING    "ib.libibverbs_missing"
 #define SIG_CUDA_NCCL_UNHANDLED_CUDA "cuda.nccl_unhandled_cuda"
+/* one interface name on hosts whose interfaces differ (rules_infer.c) */
+#define SIG_SOCKET_NO_INTERFACE_FOUND "socket.no_interface_found"
 /* host telemetry (hypotheses.c: host RAM near full makes the OOM killer a suspect) */
 #define SIG_DS_SEE_MEMORY_USAGE_CPU "ds.see_memory_usage_cpu"
 /* signatures of the call before an error (rules_infer.c) */

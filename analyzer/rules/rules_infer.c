@@ -43,6 +43,7 @@ static const struct rule_def DEFS[] = {
 	{"infer.init_invalid_usage", "communicator init (ncclCommInitRank) returned invalid usage: in NCCL's init that is a duplicate GPU"},
 	{"infer.busbw_under_nvlink", "nccl-tests on one host measured a bus bandwidth far under what the NVLink links of its GPUs carry"},
 	{"infer.busbw_under_nic", "nccl-tests across hosts measured a bus bandwidth far under what the Active RDMA ports of a host carry"},
+	{"infer.ifname_one_host_only", "NCCL_SOCKET_IFNAME matched an interface on some hosts and none on another: the hosts name their interfaces differently"},
 	{"infer.store_host_lost", "the rendezvous store's connection broke after the job was running: the process that hosted the store ended first"},
 };
 
@@ -479,6 +480,48 @@ static void rule_bandwidth(struct rule_ctx *rc)
 	}
 }
 
+/* One interface name exported to hosts whose interfaces differ: with
+ * NCCL_SOCKET_IFNAME set, some host's NCCL found an interface for its
+ * bootstrap (facts.nodes.<host>.bootstrap) while another host's found none
+ * (socket.no_interface_found).  The variable is right on the first and
+ * wrong on the second. */
+static void rule_ifname_hosts(struct rule_ctx *rc)
+{
+	const char *v = env_val(rc->facts, "NCCL_SOCKET_IFNAME");
+	if (!v || !*v)
+		return;
+	const struct evidence *none = NULL;
+	for (size_t i = 0; i < rc->ev->n && !none; i++)
+		if (strcmp(rc->ev->v[i].id, SIG_SOCKET_NO_INTERFACE_FOUND) == 0 && rc->ev->v[i].host)
+			none = &rc->ev->v[i];
+	if (!none)
+		return;
+	const cJSON *nodes = json_get(rc->facts, "nodes"), *n;
+	const char *okhost = NULL, *okif = NULL;
+	cJSON_ArrayForEach(n, nodes) {
+		const char *b = json_str(json_get(n, "bootstrap"), "value");
+		if (b && n->string && strcmp(n->string, none->host) != 0) {
+			okhost = n->string;
+			okif = b;
+			break;
+		}
+	}
+	if (!okhost)
+		return;
+	struct capture c[4] = {{"ifname", (char *)v}, {"host_ok", (char *)okhost}, {"iface_ok", (char *)okif},
+	                       {"host_none", none->host}};
+	char *stmt = xasprintf("NCCL_SOCKET_IFNAME=%s: on %s NCCL found %s, on %s it found no socket interface", v, okhost,
+	                       okif, none->host);
+	char *path = xstrdup(none->path), *host = xstrdup(none->host);
+	uint64_t line = none->line;
+	struct evidence *e = rule_emit(rc, "infer.ifname_one_host_only", path, line, stmt, c, 4);
+	if (e && !e->host)
+		e->host = host, host = NULL;
+	free(host);
+	free(path);
+	free(stmt);
+}
+
 static void run(struct rule_ctx *rc)
 {
 	rule_init_stall(rc);
@@ -488,6 +531,7 @@ static void run(struct rule_ctx *rc)
 	rule_timeout_missing(rc);
 	rule_init_invalid_usage(rc);
 	rule_bandwidth(rc);
+	rule_ifname_hosts(rc);
 }
 
 const struct rule_provider RULES_INFER = {

@@ -335,6 +335,29 @@ static void test_bandwidth(void)
 	free(topo);
 }
 
+/* One interface name exported to hosts whose interfaces differ
+ * (rules_infer.c rule_ifname_hosts).  Real lines of two reports joined:
+ * gpu01's from tests/learn/env-nccl-676-ibext-ignores-ib-disable.log
+ * (NVIDIA/nccl#676), vm's from fixtures/captures (NCCL_SOCKET_IFNAME naming
+ * no interface of that host). */
+static void test_ifname_hosts(void)
+{
+	const char *ok = "gpu01:138879:138879 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to en\n"
+	                 "gpu01:138879:138879 [0] NCCL INFO Bootstrap : Using enp225s0f1:10.10.10.2<0>\n";
+	const char *none = "[2026-11-30 14:16:13] vm:1159:1159 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found\n";
+	char *both = xasprintf("%s%s", ok, none);
+	struct bundle *b = run_text("run.log", both);
+	const struct diagnosis *t = top(b);
+	CHECK(t && strcmp(t->def->id, "infer.ifname_differs_across_hosts") == 0);
+	bundle_free(b);
+	free(both);
+	/* one host only: the plain "no interface" reading */
+	b = run_text("run.log", none);
+	CHECK(diag(b, "infer.ifname_differs_across_hosts") == NULL);
+	CHECK(top_is(b, "SOCKET_NETWORK"));
+	bundle_free(b);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -353,6 +376,7 @@ int main(void)
 	test_init_invalid_usage();
 	test_host_ram();
 	test_bandwidth();
+	test_ifname_hosts();
 	sigdb_free(&db);
 	TEST_MAIN_END();
 }
