@@ -44,6 +44,7 @@ static const struct rule_def DEFS[] = {
 	{"infer.busbw_under_nvlink", "nccl-tests on one host measured a bus bandwidth far under what the NVLink links of its GPUs carry"},
 	{"infer.busbw_under_nic", "nccl-tests across hosts measured a bus bandwidth far under what the Active RDMA ports of a host carry"},
 	{"infer.ifname_one_host_only", "NCCL_SOCKET_IFNAME matched an interface on some hosts and none on another: the hosts name their interfaces differently"},
+	{"infer.p2p_slower_than_copy", "p2pBandwidthLatencyTest: P2P writes between two GPUs are slower than copies staged through the host"},
 	{"infer.store_host_lost", "the rendezvous store's connection broke after the job was running: the process that hosted the store ended first"},
 };
 
@@ -522,6 +523,57 @@ static void rule_ifname_hosts(struct rule_ctx *rc)
 	free(stmt);
 }
 
+/* Measured peer-to-peer bandwidth against the copy through the host
+ * (facts.p2p_bandwidth, cuda-samples' p2pBandwidthLatencyTest): P2P is the
+ * faster path whenever it works (PCIe P2P at least matches the staged
+ * copy, NVLink far exceeds it); P2P writes at under half the staged rate
+ * mean the peer path is broken (ACS or the IOMMU sending the writes through
+ * the root complex, a board without working P2P), which is also what hangs
+ * or slows NCCL's P2P transport. */
+static void rule_p2p_bandwidth(struct rule_ctx *rc)
+{
+	static const char *const kinds[][3] = {{"unidirectional", "unidirectional_disabled", "unidirectional_enabled"},
+	                                       {"bidirectional", "bidirectional_disabled", "bidirectional_enabled"}};
+	const cJSON *bw = json_get(rc->facts, "p2p_bandwidth");
+	for (size_t k = 0; bw && k < 2; k++) {
+		const cJSON *off = json_get(json_get(bw, kinds[k][1]), "rows"), *on = json_get(json_get(bw, kinds[k][2]), "rows");
+		int n = cJSON_GetArraySize(off);
+		if (n < 2 || n != cJSON_GetArraySize(on))
+			continue;
+		int bi = -1, bj = -1;
+		double best = 1, von = 0, voff = 0;
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++) {
+				const cJSON *a = cJSON_GetArrayItem(cJSON_GetArrayItem(off, i), j);
+				const cJSON *b = cJSON_GetArrayItem(cJSON_GetArrayItem(on, i), j);
+				if (i == j || !cJSON_IsNumber(a) || !cJSON_IsNumber(b) || a->valuedouble <= 0)
+					continue;
+				double r = b->valuedouble / a->valuedouble;
+				if (r < best) {
+					best = r;
+					bi = i, bj = j;
+					von = b->valuedouble, voff = a->valuedouble;
+				}
+			}
+		if (bi < 0 || best >= 0.5)
+			continue;
+		char pair[32], what[200];
+		snprintf(pair, sizeof pair, "%d -> %d", bi, bj);
+		snprintf(what, sizeof what, "%s P2P writes %.2f GB/s against %.2f GB/s with P2P disabled (%.0f%%)", kinds[k][0],
+		         von, voff, 100 * best);
+		struct capture c[2] = {{"pair", pair}, {"measured", what}};
+		char *stmt = xasprintf("p2pBandwidthLatencyTest: between GPU %s, %s: peer-to-peer is slower than the copy "
+		                       "through the host", pair, what);
+		const cJSON *src = json_get(json_get(bw, kinds[k][2]), "source");
+		double line = 0;
+		json_num(src, "line", &line);
+		const char *path = json_str(src, "path");
+		rule_emit(rc, "infer.p2p_slower_than_copy", path ? path : rc->name, line > 0 ? (uint64_t)line : 0, stmt, c, 2);
+		free(stmt);
+		return;
+	}
+}
+
 static void run(struct rule_ctx *rc)
 {
 	rule_init_stall(rc);
@@ -532,6 +584,7 @@ static void run(struct rule_ctx *rc)
 	rule_init_invalid_usage(rc);
 	rule_bandwidth(rc);
 	rule_ifname_hosts(rc);
+	rule_p2p_bandwidth(rc);
 }
 
 const struct rule_provider RULES_INFER = {

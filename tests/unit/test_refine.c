@@ -358,6 +358,27 @@ static void test_ifname_hosts(void)
 	bundle_free(b);
 }
 
+/* Measured P2P bandwidth against the staged copy (rules_infer.c
+ * rule_p2p_bandwidth): tests/learn/p2p-mlengineering-1-a6000.log
+ * (stas00/ml-engineering#1). */
+static void test_p2p_bandwidth(void)
+{
+	char *t = slurp_file("tests/learn/p2p-mlengineering-1-a6000.log");
+	CHECK(t != NULL);
+	struct bundle *b = run_text("p2p.txt", t ? t : "");
+	const struct diagnosis *d = top(b);
+	CHECK(d && strcmp(d->def->id, "infer.p2p_path_broken") == 0);
+	bundle_free(b);
+	/* the P2P=Enabled matrix taken out: nothing to compare */
+	char *cut = t ? strstr(t, "Unidirectional P2P=Enabled") : NULL;
+	if (cut)
+		*cut = 0;
+	b = run_text("p2p.txt", t ? t : "");
+	CHECK(diag(b, "infer.p2p_path_broken") == NULL);
+	bundle_free(b);
+	free(t);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -377,6 +398,7 @@ int main(void)
 	test_host_ram();
 	test_bandwidth();
 	test_ifname_hosts();
+	test_p2p_bandwidth();
 	sigdb_free(&db);
 	TEST_MAIN_END();
 }
