@@ -465,6 +465,23 @@ static void check_keys(struct loadctx *c, const cJSON *o, const char *path, cons
 	}
 }
 
+/* Whether every key of o is one of object's: the common case, tested
+ * before the path of an error message is formatted (start-up formats no
+ * path for the ~1800 samples of the database). */
+static int keys_known(const cJSON *o, const char *object)
+{
+	const char *const *keys = known_keys(object)->keys;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, o) {
+		int known = 0;
+		for (size_t k = 0; keys[k] && !known; k++)
+			known = it->string[0] == keys[k][0] && strcmp(it->string, keys[k]) == 0;
+		if (!known)
+			return 0;
+	}
+	return 1;
+}
+
 static const char *get_str(struct loadctx *c, const cJSON *o, const char *key, const char *path, int required)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -572,10 +589,31 @@ static int parse_on(const char *s, enum sig_on *on)
 	return 0;
 }
 
+/* "signatures[12]" into out (n >= 48): the JSON path of an entry, made for
+ * every entry at start-up, so without printf */
+static void entry_path(char *out, size_t n, const char *array, size_t idx)
+{
+	char digits[24];
+	size_t k = 0, len = strlen(array);
+	do
+		digits[k++] = (char)('0' + idx % 10);
+	while ((idx /= 10) && k < sizeof digits);
+	if (len + k + 3 > n) {
+		out[0] = 0;
+		return;
+	}
+	memcpy(out, array, len);
+	out[len++] = '[';
+	while (k)
+		out[len++] = digits[--k];
+	out[len++] = ']';
+	out[len] = 0;
+}
+
 static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, size_t idx)
 {
 	char path[64];
-	snprintf(path, sizeof path, "signatures[%zu]", idx);
+	entry_path(path, sizeof path, "signatures", idx);
 	if (!cJSON_IsObject(o)) {
 		lerr(c, path, "must be an object");
 		return;
@@ -606,15 +644,14 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	size_t k = 0;
 	const cJSON *it;
 	cJSON_ArrayForEach(it, samples) {
-		if (cJSON_IsObject(it)) {
+		if (cJSON_IsObject(it) && !keys_known(it, "sample")) {
 			snprintf(sub, sizeof sub, "%s.samples[%zu]", path, k);
 			check_keys(c, it, sub, "sample");
 		}
 		k++;
 	}
 	struct strvec lits = {0};
-	snprintf(sub, sizeof sub, "%s", path);
-	get_strvec(c, o, "literals", sub, &lits);
+	get_strvec(c, o, "literals", path, &lits);
 	for (size_t i = 0; i < lits.n; i++)
 		if (!lits.v[i][0]) {
 			snprintf(sub, sizeof sub, "%s.literals[%zu]", path, i);
@@ -698,7 +735,7 @@ static int parse_role(const char *s, enum role *out)
 static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, size_t idx)
 {
 	char path[64], sub[128];
-	snprintf(path, sizeof path, "diagnoses[%zu]", idx);
+	entry_path(path, sizeof path, "diagnoses", idx);
 	if (!cJSON_IsObject(o)) {
 		lerr(c, path, "must be an object");
 		return;
@@ -766,7 +803,9 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		}
 	}
 	const cJSON *when = cJSON_GetObjectItemCaseSensitive(o, "when");
-	snprintf(sub, sizeof sub, "%s.when", path);
+	size_t pl = strlen(path); /* "diagnoses[3].when", without printf (every diagnosis) */
+	memcpy(sub, path, pl);
+	memcpy(sub + pl, ".when", 6);
 	if (!cJSON_IsObject(when)) {
 		lerr(c, path, "\"when\" must be an object");
 	} else {
