@@ -320,6 +320,36 @@ static const char *failure_kind(const struct logline *ll)
 	return NULL;
 }
 
+/* The rank a PyTorch c10d record names as its own, in its message:
+ * "[Rank 3] Watchdog caught ..." (torch 1.x-2.1), "[PG 1 Rank 1] Process
+ * group watchdog ..." and "[PG ID 0 PG GUID 0(default_pg) Rank 1] ..."
+ * (2.2+).  For lines without a launcher prefix; read only on lines that
+ * became evidence or failure lines.  -1 when none. */
+static int msg_self_rank(const struct span *m)
+{
+	const char *p = m->p, *end = m->p + m->n;
+	while ((p = mem_find(p, (size_t)(end - p), "Rank ", 5, 0)) != NULL) {
+		const char *q = p + 5;
+		int v = 0, digits = 0;
+		while (q < end && *q >= '0' && *q <= '9' && digits < 7) {
+			v = v * 10 + (*q++ - '0');
+			digits++;
+		}
+		if (digits && q < end && *q == ']') {
+			/* "[Rank N]", or the end of a "[PG ... Rank N]" bracket */
+			if (p > m->p && p[-1] == '[')
+				return v;
+			const char *o = p;
+			while (o > m->p && o[-1] != '[' && o[-1] != ']' && p - o < 80)
+				o--;
+			if (o > m->p && o[-1] == '[' && end - o > 3 && memcmp(o, "PG ", 3) == 0)
+				return v;
+		}
+		p += 5;
+	}
+	return -1;
+}
+
 static void note_failure(struct bundle *b, const char *what, const char *path, uint64_t line,
                          const struct logline *ll, const char *raw, size_t rawn)
 {
@@ -344,7 +374,7 @@ static void note_failure(struct bundle *b, const char *what, const char *path, u
 	f->src = ll->level == LINE_WARN && ll->file.n ? str_sanitize(ll->file.p, ll->file.n > 120 ? 120 : ll->file.n) : NULL;
 	f->host = ll->host.n ? str_sanitize(ll->host.p, ll->host.n > 120 ? 120 : ll->host.n) : NULL;
 	f->pid = ll->pid;
-	f->rank = ll->rank;
+	f->rank = ll->rank >= 0 ? ll->rank : msg_self_rank(&ll->msg);
 }
 
 /* The first return-chain frame ("init.cc:1234 -> 2") of each process. */
@@ -535,10 +565,12 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 			}
 		}
 	}
-	e->rank = ll->rank;
+	e->rank = ll->rank >= 0 ? ll->rank : msg_self_rank(&ll->msg);
 	e->pid = ll->pid;
 	if (ll->host.n)
 		e->host = xstrndup(ll->host.p, ll->host.n);
+	if (ll->level == LINE_WARN && ll->file.n) /* the component a generic result came from (rules_derived.c) */
+		e->src = str_sanitize(ll->file.p, ll->file.n > 120 ? 120 : ll->file.n);
 	if (ll->ts.n)
 		e->ts = xstrndup(ll->ts.p, ll->ts.n);
 }

@@ -31,6 +31,7 @@ struct evidence {
 	struct { size_t start, end; } match, *cspan; /* cspan: ncaps items or NULL */
 	int rank;          /* -1 unknown */
 	char *host;        /* NULL unknown */
+	char *src;         /* the source file of an NCCL WARN line ("transport/nvls.cc"), or NULL */
 	long pid;          /* -1 unknown */
 	char *ts;          /* timestamp as printed, NULL when none */
 	struct capture *caps;
