@@ -30,7 +30,7 @@ LDLIBS := $(DEP_LIBS) -lpthread -ldl -lm
 
 # analyzer/LAYER/*.c (docs/architecture.md): the library is every layer but
 # cli/, as zstd's lib/ without programs/; the program adds cli/.
-LAYERS := base input parse match rules engine report verify
+LAYERS := base input parse match rules engine report verify collect
 LIB_SRC := $(sort $(foreach l,$(LAYERS),$(wildcard analyzer/$(l)/*.c)))
 CLI_SRC := $(sort $(filter-out analyzer/cli/main.c,$(wildcard analyzer/cli/*.c)))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))

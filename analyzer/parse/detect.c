@@ -110,6 +110,9 @@ enum doc_kind detect_kind(const char *h, size_t n, int complete)
 	if (bad * 10 > look - nulruns)
 		return DOC_BINARY;
 
+	int own = detect_collected(h, n);
+	if (own >= 0)
+		return (enum doc_kind)own;
 	if (has(h, n, " NCCL INFO ") || has(h, n, " NCCL WARN ") || has(h, n, " NCCL WARN\n") ||
 	    has(h, n, "NCCL CALL "))
 		return DOC_NCCL_LOG;

@@ -1108,6 +1108,80 @@ void redact_json(struct redactor *r, cJSON *item)
 	pthread_mutex_unlock(&r->mu);
 }
 
+void redact_learn_name(struct redactor *r, const char *s, int user)
+{
+	if (!s || !*s)
+		return;
+	pthread_mutex_lock(&r->mu);
+	if (user)
+		learn_user(r, s, strlen(s));
+	else
+		learn_host(r, s, strlen(s));
+	pthread_mutex_unlock(&r->mu);
+}
+
+void redact_learn_line(struct redactor *r, const char *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&r->mu);
+	learn_text(r, s);
+	/* NAME=value of a host or user variable (env dumps) */
+	const char *eq = strchr(s, '=');
+	if (eq && eq > s && eq - s < 64) {
+		char key[64];
+		memcpy(key, s, (size_t)(eq - s));
+		key[eq - s] = 0;
+		const char *v = eq + 1;
+		size_t n = strcspn(v, " \t\r\n\"'");
+		if (key_is(key, HOST_KEYS))
+			learn_host(r, v, n);
+		else if (key_is(key, USER_KEYS))
+			learn_user(r, v, n);
+	}
+	pthread_mutex_unlock(&r->mu);
+}
+
+char *redact_line(struct redactor *r, const char *s)
+{
+	if (!s)
+		return NULL;
+	pthread_mutex_lock(&r->mu);
+	char *x = NULL;
+	/* "    Serial Number                         : 1654922009876" */
+	const char *colon = strstr(s, " : ");
+	if (colon) {
+		const char *k = s;
+		while (*k == ' ' || *k == '\t')
+			k++;
+		char key[64];
+		size_t kl = (size_t)(colon - k);
+		while (kl && k[kl - 1] == ' ')
+			kl--;
+		const char *v = colon + 3;
+		size_t vl = strcspn(v, "\r\n");
+		while (vl && v[vl - 1] == ' ')
+			vl--;
+		if (kl && kl < sizeof key && vl) {
+			memcpy(key, k, kl);
+			key[kl] = 0;
+			char *val = xstrndup(v, vl);
+			const char *rep = NULL;
+			if (serial_field(key) && strcmp(val, "N/A"))
+				rep = intern(r, K_SERIAL, val, vl);
+			else if (uuid_field(key) && match_uuid_body(val) == vl && strspn(val, "0-") != vl)
+				rep = intern(r, K_UUID, val, vl);
+			if (rep)
+				x = xasprintf("%.*s%s%s", (int)(v - s), s, rep, v + vl);
+			free(val);
+		}
+	}
+	if (!x)
+		x = redact_locked(r, s, 0);
+	pthread_mutex_unlock(&r->mu);
+	return x;
+}
+
 /* Replace whole-token occurrences of from[i] by to[i] in *p. */
 static void replace_tokens(char **p, const struct strvec *from, const struct strvec *to)
 {
