@@ -42,7 +42,7 @@ struct probe {
 static const struct probe PROBES[] = {
 	{"nvidia-smi.txt", "nvidia_smi", {"nvidia-smi"}, F_ALL, 0},
 	{"nvidia-smi-q.txt", "nvidia_smi_q", {"nvidia-smi", "-q"}, F_ALL, 0},
-	{"nvidia-smi-L.txt", "nvidia_smi_l", {"nvidia-smi", "-L"}, F_ALL, 0},
+	{"nvidia-smi-L.txt", "nvidia_smi_list", {"nvidia-smi", "-L"}, F_ALL, 0},
 	{"topo-m.txt", "topo_matrix", {"nvidia-smi", "topo", "-m"}, F_ALL, 0},
 	{"topo-p2p-r.txt", "topo_p2p", {"nvidia-smi", "topo", "-p2p", "r"}, F_ALL, 0},
 	{"nvlink-s.txt", "text", {"nvidia-smi", "nvlink", "-s"}, F_ALL, 0},
@@ -51,7 +51,7 @@ static const struct probe PROBES[] = {
 	{"nvcc-version.txt", "nvcc_version", {"nvcc", "--version"}, F_ALL, 0},
 	{"nvcc-version.txt", "nvcc_version", {"/usr/local/cuda/bin/nvcc", "--version"}, F_ALL, P_FALLBACK},
 	{"collect-env.txt", "collect_env", {"python3", "-m", "torch.utils.collect_env"}, F_ALL, P_SLOW},
-	{"torch-versions.txt", "text",
+	{"torch-versions.txt", "collect_env", /* the kind of version listings */
 	 {"python3", "-c", "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.nccl.version())"},
 	 F_ALL, P_SLOW},
 	{"pip-list.txt", "package_list", {"python3", "-m", "pip", "list"}, F_PIP, P_SLOW},

@@ -729,7 +729,41 @@ static void learn_json(struct redactor *r, const cJSON *it, const char *key)
 
 static void replace_tokens(char **p, const struct strvec *from, const struct strvec *to);
 
-enum { F_NO_IP4 = 1 };
+enum { F_NO_IP4 = 1, F_FORM = 2 };
+
+/* F_FORM (redact_line: files that parsers read again): a pseudonym in the
+ * form of what it replaces, so that a redacted nvidia-smi or ip listing is
+ * still one: addresses of the documentation ranges (192.0.2.N,
+ * 198.51.100.N, 203.0.113.N; 2001:db8::N), a locally administered MAC
+ * 02:00:00:00:NN:NN, a bus id DDDD:NN:00.0 of the original's domain width,
+ * a UUID GPU-00000000-0000-0000-0000-00000000000N.  N is the pseudonym's
+ * number, so the two forms name the same thing. */
+static void put_pseudo(struct buf *out, enum kind k, const char *pseudo, const char *orig, size_t n, int flags)
+{
+	unsigned long v = strtoul(pseudo + strlen(PREFIX[k]), NULL, 10);
+	if (!(flags & F_FORM) || v == 0) {
+		buf_adds(out, pseudo);
+		return;
+	}
+	if (k == K_IP4 && v <= 3 * 254) {
+		static const char *const nets[] = {"192.0.2.", "198.51.100.", "203.0.113."};
+		buf_printf(out, "%s%lu", nets[(v - 1) / 254], (v - 1) % 254 + 1);
+	} else if (k == K_IP6) {
+		buf_printf(out, "2001:db8::%lx", v);
+	} else if (k == K_MAC && v <= 0xffff) {
+		buf_printf(out, "02:00:00:00:%02lx:%02lx", v >> 8, v & 0xff);
+	} else if (k == K_BUS && v <= 0xff) {
+		const char *colon = memchr(orig, ':', n);
+		int dom = colon ? (int)(colon - orig) : 4;
+		buf_printf(out, "%0*d:%02lx:00.0", dom > 0 && dom <= 8 ? dom : 4, 0, v);
+	} else if (k == K_UUID) {
+		if (n > 4 && orig[3] == '-')
+			buf_add(out, orig, 4); /* GPU- / MIG- */
+		buf_printf(out, "00000000-0000-0000-0000-%012lx", v);
+	} else {
+		buf_adds(out, pseudo);
+	}
+}
 
 /* A word run: replace the longest learned names among its parts (split
  * at '.', '-', '_'), extending a host match over a trailing domain. */
@@ -749,7 +783,7 @@ static void rewrite_run(struct redactor *r, const char *s, size_t n, struct buf 
 		if (keep)
 			buf_add(out, s + i, l);
 		else
-			buf_adds(out, intern(r, K_IP4, s + i, l));
+			put_pseudo(out, K_IP4, intern(r, K_IP4, s + i, l), s + i, l, flags);
 		rewrite_run(r, s + i + l, n - i - l, out, flags);
 		return;
 	}
@@ -849,17 +883,17 @@ static void rewrite(struct redactor *r, const char *s, struct buf *out, int flag
 			int keep = 0;
 			char key[40];
 			if ((n = match_gpu_uuid(s + i))) {
-				buf_adds(out, intern(r, K_UUID, s + i, n));
+				put_pseudo(out, K_UUID, intern(r, K_UUID, s + i, n), s + i, n, flags);
 				i += n;
 				continue;
 			}
 			if ((n = match_pci(s + i, key, sizeof key))) {
-				buf_adds(out, intern(r, K_BUS, key, strlen(key)));
+				put_pseudo(out, K_BUS, intern(r, K_BUS, key, strlen(key)), s + i, n, flags);
 				i += n;
 				continue;
 			}
 			if ((n = match_mac(s + i))) {
-				buf_adds(out, intern(r, K_MAC, s + i, n));
+				put_pseudo(out, K_MAC, intern(r, K_MAC, s + i, n), s + i, n, flags);
 				i += n;
 				continue;
 			}
@@ -868,7 +902,7 @@ static void rewrite(struct redactor *r, const char *s, struct buf *out, int flag
 					if (keep)
 						buf_add(out, s + i, n);
 					else
-						buf_adds(out, intern(r, K_IP6, s + i, n));
+						put_pseudo(out, K_IP6, intern(r, K_IP6, s + i, n), s + i, n, flags);
 					i += n;
 					continue;
 				}
@@ -877,7 +911,7 @@ static void rewrite(struct redactor *r, const char *s, struct buf *out, int flag
 				if (keep)
 					buf_add(out, s + i, n);
 				else
-					buf_adds(out, intern(r, K_IP4, s + i, n));
+					put_pseudo(out, K_IP4, intern(r, K_IP4, s + i, n), s + i, n, flags);
 				i += n;
 				continue;
 			}
@@ -1169,15 +1203,13 @@ char *redact_line(struct redactor *r, const char *s)
 			const char *rep = NULL;
 			if (serial_field(key) && strcmp(val, "N/A"))
 				rep = intern(r, K_SERIAL, val, vl);
-			else if (uuid_field(key) && match_uuid_body(val) == vl && strspn(val, "0-") != vl)
-				rep = intern(r, K_UUID, val, vl);
 			if (rep)
 				x = xasprintf("%.*s%s%s", (int)(v - s), s, rep, v + vl);
 			free(val);
 		}
 	}
 	if (!x)
-		x = redact_locked(r, s, 0);
+		x = redact_locked(r, s, F_FORM);
 	pthread_mutex_unlock(&r->mu);
 	return x;
 }
