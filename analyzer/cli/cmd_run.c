@@ -152,15 +152,51 @@ struct bundle_files {
 	char *log_name;     /* job-rank0.log */
 	char *stem;         /* "-rank0" or "-rank0.2": the manifest and report share it */
 	int log_fd;
+	int manifest_fd, result_fd; /* created at the start, their room reserved (a full disk) */
 	char host[128], full[256];
 };
+
+/* Room for the manifest (about 10 KiB with a collection) and the result,
+ * taken before the job can fill the disk, so that a full disk is still
+ * recorded. */
+#define MANIFEST_ROOM (256 << 10)
+#define RESULT_ROOM 4096
+
+static int reserve(const char *dir, const char *name, off_t room)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		fprintf(stderr, "nccl-triage run: cannot create %s: %s\n", path, strerror(errno));
+	else if (fallocate(fd, 0, 0, room) < 0 && errno != EOPNOTSUPP && errno != ENOSYS)
+		fprintf(stderr, "nccl-triage run: cannot reserve room for %s: %s\n", path, strerror(errno));
+	free(path);
+	return fd;
+}
+
+/* Write what was reserved, then cut it to its length.  -1 on an error. */
+static int fill(int fd, const char *p, size_t n)
+{
+	off_t off = 0;
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+		off += w;
+	}
+	return ftruncate(fd, off);
+}
 
 /* DIR/HOST and the job's log in it, created new (job.log, job.2.log ...
  * when a run before left one). -1 with a message when it cannot be made. */
 static int bundle_open(const struct runopts *o, struct bundle_files *f)
 {
 	memset(f, 0, sizeof *f);
-	f->log_fd = -1;
+	f->log_fd = f->manifest_fd = f->result_fd = -1;
 	collect_hostname(f->host, sizeof f->host, f->full, sizeof f->full);
 	char *base = o->bundle ? xstrdup(o->bundle) : default_bundle();
 	char *dir = xasprintf("%s/%s", base, f->host);
@@ -186,6 +222,11 @@ static int bundle_open(const struct runopts *o, struct bundle_files *f)
 		if (f->log_fd >= 0) {
 			f->log_name = name;
 			f->stem = stem;
+			char *mn = xasprintf("manifest%s.jsonl", stem), *rn = xasprintf("result%s.txt", stem);
+			f->manifest_fd = reserve(f->host_dir, mn, MANIFEST_ROOM);
+			f->result_fd = reserve(f->host_dir, rn, RESULT_ROOM);
+			free(mn);
+			free(rn);
 			break;
 		}
 		free(name);
@@ -467,30 +508,20 @@ static int analyse(const struct common *c, const struct bundle_files *f)
 	return 0;
 }
 
-/* The manifest and the job's result, created new beside the log; -1 when
- * they could not be written.  result*.txt is a wrapper's exit record,
- * "exit=STATUS ms=MS" (parse/ranks.c reads it as the job's end: 124, as
- * timeout(1) reports, when --timeout stopped the job). */
-static int write_manifest(const struct bundle_files *f, const struct buf *m, const struct run_result *r)
+/* The manifest and the job's result, in the files reserved beside the log.
+ * result*.txt is a wrapper's exit record, "exit=STATUS ms=MS" (parse/ranks.c
+ * reads it as the job's end: 124, as timeout(1) reports, when --timeout
+ * stopped the job; empty when the job could not start). */
+static void write_manifest(const struct bundle_files *f, const struct buf *m, const struct run_result *r)
 {
-	struct citems it = {0};
-	char *name = xasprintf("manifest%s.jsonl", f->stem);
-	citems_add(&it, name, m->data, m->len);
-	if (r->started) {
-		char *res = xasprintf("result%s.txt", f->stem);
-		char *line = xasprintf("exit=%d ms=%.0f\n", r->timed_out ? 124 : r->status, r->ms);
-		citems_add(&it, res, line, strlen(line));
-		free(res);
-		free(line);
-	}
-	char *err = NULL;
-	int rc = citems_write_dir(&it, f->host_dir, &err);
-	if (rc < 0)
-		fprintf(stderr, "nccl-triage run: %s\n", err);
-	free(err);
-	free(name);
-	citems_free(&it);
-	return rc;
+	if (f->manifest_fd >= 0 && (fill(f->manifest_fd, m->data, m->len) < 0 || close(f->manifest_fd) < 0))
+		fprintf(stderr, "nccl-triage run: cannot write %s/manifest%s.jsonl: %s\n", f->host_dir, f->stem,
+		        strerror(errno));
+	char line[64] = "";
+	if (r->started)
+		snprintf(line, sizeof line, "exit=%d ms=%.0f\n", r->timed_out ? 124 : r->status, r->ms);
+	if (f->result_fd >= 0 && (fill(f->result_fd, line, strlen(line)) < 0 || close(f->result_fd) < 0))
+		fprintf(stderr, "nccl-triage run: cannot write %s/result%s.txt: %s\n", f->host_dir, f->stem, strerror(errno));
 }
 
 static void loss_notes(const struct bundle_files *f, const struct run_result *r)

@@ -64,6 +64,18 @@ static void *sink_main(void *arg)
 	for (;;) {
 		while (!s->len && !s->closing)
 			pthread_cond_wait(&s->cv, &s->mu);
+		if (!s->len && s->gap) {
+			/* output dropped at the very end: the note closes the copy */
+			char note[160];
+			size_t nl = gap_note(s, note, sizeof note);
+			s->gap = 0;
+			s->gaps++;
+			pthread_mutex_unlock(&s->mu);
+			ssize_t w = nl ? write(s->fd, note, nl) : 0;
+			(void)w;
+			pthread_mutex_lock(&s->mu);
+			continue;
+		}
 		if (!s->len)
 			break; /* closing and drained */
 		size_t n = s->cap - s->head < s->len ? s->cap - s->head : s->len;
