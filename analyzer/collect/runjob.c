@@ -24,6 +24,13 @@
 /* After the job's process ended, how long processes it left may keep its
  * pipes open before run stops reading them. */
 #define TAIL_GRACE_S 2.0
+/* A wake that read less than NAP_BELOW naps NAP_MS before the next poll: a
+ * job writing 10 MB/s in lines fills half of a 1 MiB pipe in 50 ms, so the
+ * nap never holds it up, and one read takes ~250 KB instead of a line (each
+ * wake of this loop and of the sinks costs more than the copying:
+ * bench/overhead.sh). */
+#define NAP_BELOW (PIPE_SIZE / 2)
+#define NAP_MS 25
 
 static int sig_w = -1;
 
@@ -160,7 +167,7 @@ static int next_wake(const struct loop *L, double now)
 
 static void loop_run(struct loop *L)
 {
-	struct timespec nap = {0, 10 * 1000 * 1000};
+	struct timespec nap = {0, NAP_MS * 1000 * 1000};
 	for (;;) {
 		if (L->reaped && L->fd[0] < 0 && L->fd[1] < 0)
 			break;
@@ -186,8 +193,8 @@ static void loop_run(struct loop *L)
 		timers(L, now);
 		/* a job that writes many small pieces would wake this loop for
 		 * each: while it writes and is far from filling a pipe, nap, so
-		 * that one read takes many pieces (the pipes hold 1 MiB) */
-		if (got > 0 && got < 64 * 1024 && !L->reaped)
+		 * that one read takes many pieces (NAP_BELOW) */
+		if (got > 0 && got < NAP_BELOW && !L->reaped)
 			nanosleep(&nap, NULL);
 	}
 	for (int k = 0; k < 2; k++)
