@@ -17,6 +17,7 @@
 #include "match/match.h"
 #include "engine/pipeline.h"
 #include "parse/ranks.h"
+#include "parse/flight.h"
 #include "base/scan.h"
 #include "match/sigdb.h"
 #include "parse/sysreport.h"
@@ -68,6 +69,7 @@ struct docstate {
 	int benign_tb;
 	int benign_tb_rank;
 	struct nccltests *nt;    /* nccl-tests output in this document (parse_nccltests.c), or NULL */
+	int complete;            /* the input layer read it to its end (sink_end) */
 };
 
 static void lines_stop(struct bundle *b);
@@ -89,6 +91,7 @@ struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct
 	evlist_init(&b->ev);
 	b->facts = cJSON_CreateObject();
 	b->ranks = ranks_new();
+	b->flight = flight_new();
 	return b;
 }
 
@@ -128,6 +131,7 @@ void bundle_free(struct bundle *b)
 	}
 	free(b->wsites);
 	ranks_free(b->ranks);
+	flight_free(b->flight);
 	bundle_clear_diagnoses(b);
 	free(b->verdict_reason);
 	free(b);
@@ -805,7 +809,7 @@ static void feed_lines(struct bundle *b, struct docstate *ds, const char *p, siz
 
 static int is_sysreport(enum doc_kind k)
 {
-	return !doc_kind_is_log(k) && k != DOC_EMPTY && k != DOC_BINARY;
+	return !doc_kind_is_log(k) && k != DOC_EMPTY && k != DOC_BINARY && k != DOC_FLIGHT_RECORDER;
 }
 
 static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_t n)
@@ -822,6 +826,12 @@ static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_
 		else if (ds->scan.len < scan_max)
 			buf_add(&ds->scan, p, n < scan_max - ds->scan.len ? n : scan_max - ds->scan.len);
 		feed_lines(b, ds, p, n);
+	} else if (doc->kind == DOC_FLIGHT_RECORDER) {
+		/* a dump is read whole at its end (flight.c), up to FLIGHT_DOC_MAX */
+		size_t room = ds->sys.len < FLIGHT_DOC_MAX ? FLIGHT_DOC_MAX - ds->sys.len : 0;
+		buf_add(&ds->sys, p, n < room ? n : room);
+		if (n > room)
+			ds->sys_cut = 1;
 	} else if (is_sysreport(doc->kind)) {
 		size_t room = ds->sys.len < SYSREPORT_MAX ? SYSREPORT_MAX - ds->sys.len : 0;
 		size_t take = n < room ? n : room;
@@ -943,6 +953,13 @@ static void doc_finish(struct bundle *b, struct docstate *ds)
 			msgs_add(&b->warnings, "%s: looked like %s but nothing could be parsed from it", path,
 			         doc_kind_name(ds->kind));
 	}
+	if (ds->kind == DOC_FLIGHT_RECORDER) {
+		if (ds->sys_cut)
+			msgs_add(&b->warnings, "%s: flight-recorder dump larger than %u bytes: only the first %u bytes were read",
+			         path, FLIGHT_DOC_MAX, FLIGHT_DOC_MAX);
+		flight_add_doc(b->flight, path, ds->sys.data ? ds->sys.data : "", ds->sys.len, ds->complete && !ds->sys_cut,
+		               &b->warnings);
+	}
 	if (ds->scan.len)
 		sysreport_scan_text(ds->scan.data, ds->scan.len, path, b->facts, &b->warnings);
 	sysreport_nccltests_end(ds->nt); /* the last nccl-tests run of the document */
@@ -985,6 +1002,7 @@ static void sink_end(void *ctx, int complete)
 	}
 	ds->kind = doc->kind;
 	ds->bytes = doc->bytes;
+	ds->complete = doc->complete;
 	buf_free(&ds->head);
 	buf_free(&ds->partial);
 	b->cur = NULL;
@@ -1042,6 +1060,7 @@ void bundle_end_input(struct bundle *b)
 {
 	lines_stop(b);
 	ranks_finish(b->ranks); /* ranks: merge timelines before ranks_lookup */
+	flight_finish(b->flight, b->ranks); /* the dumps across ranks, and against the timelines */
 	if (b->ranks->untracked)
 		msgs_add(&b->warnings, "%s: more than %d processes: %llu lines of the others were matched but not placed on rank timelines",
 		         b->name, RANKS_MAX_PROCS, (unsigned long long)b->ranks->untracked);

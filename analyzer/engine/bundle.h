@@ -20,6 +20,7 @@
 struct sigdb;
 struct matcher;
 struct ranks;
+struct flight;
 
 #define SYSREPORT_MAX (16u << 20)
 
@@ -62,6 +63,7 @@ struct bundle {
 	size_t nwsites;
 
 	struct ranks *ranks;        /* per-rank timelines (ranks.h) */
+	struct flight *flight;      /* owned: flight-recorder dumps (parse/flight.h) */
 
 	struct diagnosis *diags;
 	size_t ndiags;

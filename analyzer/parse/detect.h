@@ -28,6 +28,7 @@ enum doc_kind {
 	DOC_HOST_CONFIG,   /* ulimit -a, df /dev/shm, mount, lsmod, libnccl listings, ompi_info */
 	DOC_COLLECT_MANIFEST, /* nccl-triage collect / run: manifest*.jsonl (parse_collect.c) */
 	DOC_TRIAGE_REPORT, /* the report run kept in its bundle: not read again */
+	DOC_FLIGHT_RECORDER, /* a PyTorch flight-recorder dump, pickle or JSON (parse/flight.h) */
 	DOC_KIND_COUNT
 };
 

@@ -985,10 +985,19 @@ static void note_torch(struct ranks *r, struct rank_proc *p, const struct span *
 	long en, co;
 	if ((kw & KW_BIT(KW_LAST_ENQUEUED)) &&
 	    ((num_after(m, "last enqueued work: ", &en) && num_after(m, "last completed work: ", &co)) ||
-	     (num_after(m, "Last enqueued NCCL work: ", &en) && num_after(m, "last completed NCCL work: ", &co)))) {
+	     (num_after(m, "Last enqueued NCCL work: ", &en) && num_after(m, "last completed NCCL work: ", &co)) ||
+	     (num_after(m, "last enqueued NCCL work: ", &en) && num_after(m, "last completed NCCL work: ", &co)))) {
 		r->saw_watchdog = 1;
 		long pg = -1, wseq;
-		num_after(m, "[PG ID ", &pg);
+		if (!num_after(m, "[PG ID ", &pg))
+			num_after(m, "[PG ", &pg); /* "[PG 0 Rank 2]", "[PG 0 (default_pg) Rank 1]" (torch 2.2-2.5) */
+		/* "Timeout at NCCL work: S, last enqueued NCCL work: E, ...": the SeqNum that timed out,
+		 * when no WorkNCCL line of this rank said it */
+		if (num_after(m, "Timeout at NCCL work: ", &wseq) && !p->wd_where.path) {
+			p->wd_seq = wseq;
+			where_set(&p->wd_where, path, lineno, m->p, m->n, order, ts);
+			r->saw_watchdog = 1;
+		}
 		if (pg < -1 || pg > 1000000)
 			pg = -1;
 		/* "failure detected by watchdog at work sequence id: S": the PG of the timeout */

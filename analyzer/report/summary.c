@@ -117,6 +117,7 @@ struct summary {
 	uint64_t bundles, documents, bytes, with_errors;
 	uint64_t verdicts[V_N];
 	struct table categories, diagnoses, evidence, fingerprints;
+	struct table flight;        /* flight_recorder.headline of each bundle: the dumps' contribution */
 	struct error_item *errors;
 	size_t nerrors, caperrors;
 	char *db_version;   /* NULL: not known; "mixed" when summaries disagree */
@@ -136,6 +137,7 @@ void summary_free(struct summary *s)
 	table_free(&s->diagnoses);
 	table_free(&s->evidence);
 	table_free(&s->fingerprints);
+	table_free(&s->flight);
 	for (size_t i = 0; i < s->nerrors; i++) {
 		free(s->errors[i].bundle);
 		free(s->errors[i].error);
@@ -382,6 +384,14 @@ int summary_add_bundle(struct summary *s, const cJSON *b)
 		fingerprint_add(s, "(unknown_failure)", "", caps, 1, &name, 1);
 	}
 
+	/* what the flight-recorder dumps say ("hang: rank 17 behind at all_gather #4212 in fsdp.py:88") */
+	const char *fh = json_str(cJSON_GetObjectItemCaseSensitive(b, "flight_recorder"), "headline");
+	if (fh) {
+		struct entry *e = table_get(&s->flight, fh, NULL);
+		e->bundles++;
+		example_add(e, name);
+	}
+
 	const cJSON *counts = cJSON_GetObjectItemCaseSensitive(b, "evidence_counts");
 	cJSON_ArrayForEach(it, counts) {
 		if (!it->string || !cJSON_IsNumber(it))
@@ -422,6 +432,12 @@ void summary_merge(struct summary *dst, const struct summary *src)
 	}
 	for (size_t i = 0; i < src->nerrors; i++)
 		error_add(dst, src->errors[i].bundle, src->errors[i].error, src->errors[i].count);
+	for (size_t i = 0; i < src->flight.n; i++) {
+		struct entry *e = table_get(&dst->flight, src->flight.v[i].key, NULL);
+		e->bundles += src->flight.v[i].bundles;
+		for (size_t k = 0; k < src->flight.v[i].nex; k++)
+			example_add(e, src->flight.v[i].ex[k]);
+	}
 	if (src->db_version)
 		summary_set_db(dst, src->db_version, src->db_signatures);
 }
@@ -512,6 +528,19 @@ cJSON *summary_json(const struct summary *s)
 	}
 	free(e);
 
+	e = sorted(&s->flight);
+	cJSON *fl = cJSON_AddArrayToObject(o, "flight_recorder");
+	for (size_t i = 0; i < s->flight.n; i++) {
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "headline", e[i]->key);
+		cJSON_AddNumberToObject(f, "bundles", (double)e[i]->bundles);
+		cJSON *ex = cJSON_AddArrayToObject(f, "examples");
+		for (size_t k = 0; k < e[i]->nex; k++)
+			cJSON_AddItemToArray(ex, cJSON_CreateString(e[i]->ex[k]));
+		cJSON_AddItemToArray(fl, f);
+	}
+	free(e);
+
 	sort_errors(s);
 	cJSON *errs = cJSON_AddArrayToObject(o, "input_errors");
 	for (size_t i = 0; i < s->nerrors; i++) {
@@ -580,6 +609,17 @@ int summary_add_json(struct summary *s, const cJSON *o, const char *where, struc
 		fingerprint_add(s, diag, json_str(it, "category"),
 		                cJSON_IsObject(caps) ? cJSON_Duplicate(caps, 1) : cJSON_CreateObject(),
 		                num_item(it, "bundles"), ex, nex);
+	}
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "flight_recorder")) {
+		const char *h = json_str(it, "headline");
+		if (!h)
+			continue;
+		struct entry *e = table_get(&s->flight, h, NULL);
+		e->bundles += num_item(it, "bundles");
+		const cJSON *x;
+		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(it, "examples"))
+			if (cJSON_IsString(x))
+				example_add(e, x->valuestring);
 	}
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "input_errors")) {
 		const char *b = json_str(it, "bundle"), *e = json_str(it, "error");
@@ -677,6 +717,19 @@ void summary_text(FILE *out, const struct summary *s, int color)
 		}
 		if (s->fingerprints.n > TEXT_TOP)
 			fprintf(out, "  %s... %zu more (--format json)%s\n", D, s->fingerprints.n - TEXT_TOP, R);
+		free(e);
+	}
+	if (s->flight.n) {
+		fprintf(out, "\n%sflight recorder%s %s(what the dumps say: bundles, examples)%s\n", B, R, D, R);
+		const struct entry **e = sorted(&s->flight);
+		for (size_t i = 0; i < s->flight.n && i < TEXT_TOP; i++) {
+			fprintf(out, "  %8llu  %s\n            %se.g.", (unsigned long long)e[i]->bundles, e[i]->key, D);
+			for (size_t k = 0; k < e[i]->nex; k++)
+				fprintf(out, "%s %s", k ? "," : "", e[i]->ex[k]);
+			fprintf(out, "%s\n", R);
+		}
+		if (s->flight.n > TEXT_TOP)
+			fprintf(out, "  %s... %zu more (--format json)%s\n", D, s->flight.n - TEXT_TOP, R);
 		free(e);
 	}
 	if (s->nerrors) {

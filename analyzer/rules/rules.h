@@ -22,6 +22,7 @@
 #include "match/sigdb.h"
 
 struct ranks;
+struct flight;
 
 struct rule_ctx {
 	const char *name;                    /* the bundle's name: the place of evidence with no document */
@@ -35,6 +36,7 @@ struct rule_ctx {
 	int saw_nccl;                        /* any NCCL-prefixed line at all */
 	const struct chain_clue *clues;      /* NCCL return-chain frames, first per process */
 	size_t nclues;
+	const struct flight *flight;         /* flight-recorder dumps, finished (flight_finish); NULL none */
 	int logs_cut;                        /* a log document was cut (inputs[].complete false): a
 	                                        rank's output that stops may just have lost the rest */
 };
@@ -49,7 +51,7 @@ struct rule_provider {
 /* NULL-terminated list of providers. */
 extern const struct rule_provider *const RULE_PROVIDERS[];
 extern const struct rule_provider RULES_ENV, RULES_SYS, RULES_RANKS, RULES_HOST, RULES_INFER, RULES_DERIVED,
-	RULES_COLLECT;
+	RULES_FLIGHT, RULES_COLLECT;
 
 /* Give every provider's table to the loader: before sigdb_finalize. */
 void rules_register(struct sigdb *db);
