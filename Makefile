@@ -109,12 +109,12 @@ check-asan:
 
 build-asan-tests: $(UNIT_BIN) $(FUZZ_BIN) $(TOOL_BIN)
 
-# ThreadSanitizer: the suites that run threads (analyze -j2, batch -jN);
+# ThreadSanitizer: the suites that run threads (analyze -j2, batch -jN, run's sinks);
 # a data race fails the run (exit 66).
 check-tsan:
 	@$(MAKE) --no-print-directory B=build-tsan CC=clang \
 	  CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" build-tsan/nccl-triage-tsan
-	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" NT_SUITES="threads batch" \
+	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" NT_SUITES="threads batch collect" \
 	  sh tests/run.sh build-tsan build-tsan/nccl-triage-tsan
 
 $(B)/nccl-triage-asan $(B)/nccl-triage-tsan: $(B)/obj/cli/main.o $(CLI_OBJ) $(LIB)
