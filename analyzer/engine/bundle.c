@@ -12,6 +12,7 @@
 
 #include "match/derive.h"
 #include "engine/diagnosis.h"
+#include "parse/linekind.h"
 #include "parse/linekw.h"
 #include "parse/logline.h"
 #include "match/match.h"
@@ -89,6 +90,9 @@ struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct
 		limits_default(&b->lim);
 	matcher_set_budget(b->matcher, b->lim.match_budget);
 	evlist_init(&b->ev);
+	b->sig_slot = xmalloc((db->nsigs + 1) * sizeof *b->sig_slot);
+	for (size_t i = 0; i <= db->nsigs; i++)
+		b->sig_slot[i] = -1;
 	b->facts = cJSON_CreateObject();
 	b->ranks = ranks_new();
 	b->flight = flight_new();
@@ -106,7 +110,9 @@ void bundle_free(struct bundle *b)
 		free(b->docs[i].path);
 	free(b->docs);
 	free(b->docidx);
+	free(b->sig_slot);
 	evlist_free(&b->ev);
+	env_index_free(&b->envix);
 	cJSON_Delete(b->facts);
 	msgs_free(&b->warnings);
 	for (size_t i = 0; i < b->nfailures; i++) {
@@ -194,12 +200,6 @@ static void add_unique_string(cJSON *facts, const char *key, const char *val)
 	}
 }
 
-static void fact_source(cJSON *o, const char *path, uint64_t line)
-{
-	cJSON_AddStringToObject(o, "path", path);
-	cJSON_AddNumberToObject(o, "line", (double)line);
-}
-
 /* "NCCL version 2.28.9+cuda13.0" anywhere in the message (banner, torch's
  * "NCCL version 2.28.9" in DistBackendError texts). */
 static void fact_nccl_version(struct bundle *b, const struct span *m)
@@ -271,17 +271,16 @@ static void fact_env_line(struct bundle *b, const struct span *m, const char *pa
 	if (vl > 1 && v[vl - 1] == '.' && v[vl - 2] >= '0' && v[vl - 2] <= '9')
 		vl--;
 	char *name = xstrndup(m->p, nl);
-	cJSON *env = cJSON_GetObjectItemCaseSensitive(b->facts, "env");
-	if (!env)
-		env = cJSON_AddObjectToObject(b->facts, "env");
-	if (!cJSON_GetObjectItemCaseSensitive(env, name)) {
-		cJSON *o = cJSON_AddObjectToObject(env, name);
-		/* a secret's value never reaches a report (util.h: str_secret_name) */
-		char *val = str_secret_name(name, nl) ? xstrdup("***") : str_sanitize(v, vl);
-		cJSON_AddStringToObject(o, "value", val);
-		free(val);
-		fact_source(o, path, line);
-		cJSON_AddStringToObject(o, "source", "nccl_log");
+	cJSON *env;
+	size_t count;
+	if (!sys_env_find(b->facts, &b->envix, name, &env, &count)) {
+		if (count < SYS_ENV_MAX) {
+			/* a secret's value never reaches a report (util.h: str_secret_name) */
+			int secret = str_secret_name(name, nl);
+			cJSON_AddItemToObject(env, name, sys_env_value(secret ? "***" : v, secret ? 3 : vl, path, line, "nccl_log"));
+		} else {
+			b->env_dropped++;
+		}
 	}
 	free(name);
 }
@@ -312,26 +311,11 @@ static const char *failure_kind(const struct logline *ll)
 		return "watchdog";
 	if (ll->kw & KW_BIT(KW_COMPONENT_ERROR))
 		return "component_error";
-	/* a Python exception line: "module.Name(Error|Exception): text" at line
-	 * start (after the indent of a paste that is indented as a whole) */
-	{
-		size_t sp = 0;
-		while (sp < n && sp < 16 && (p[sp] == ' ' || p[sp] == '\t'))
-			sp++;
-		if (sp && sp < n && ((p[sp] >= 'A' && p[sp] <= 'Z') || (p[sp] >= 'a' && p[sp] <= 'z'))) {
-			p += sp;
-			n -= sp;
-		}
-	}
-	size_t i = 0;
-	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') ||
-	                 (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9')))
-		i++;
-	/* ... or the type alone on its line, as Python prints an exception raised
-	 * without a message ("torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError") */
-	int alone = i == n && memchr(p, '.', n) != NULL;
-	if (i > 5 && ((i < n && p[i] == ':') || alone) &&
-	    ((i >= 5 && memcmp(p + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
+	/* a Python exception line ("module.Name(Error|Exception): text", or the
+	 * type alone on its line, as Python prints one raised without a
+	 * message), also in a paste indented as a whole: linekind.h */
+	struct linekind tmp;
+	if (linekind_get(ll, &tmp)->exception)
 		return "exception";
 	return NULL;
 }
@@ -450,41 +434,76 @@ struct line_ctx {
 	size_t rawlen;
 };
 
-/* The offset in e->text (sanitised, maybe cut) of byte off of the raw line;
- * SIZE_MAX when it lies past the cut. */
-static size_t text_offset(const char *raw, size_t off, const struct evidence *e)
+/* Where raw-line offsets land in e->text (sanitised, maybe cut), computed
+ * once per evidence: the text is made from the first src bytes of the raw
+ * line only (EVIDENCE_TEXT_MAX), so no offset costs more than that, however
+ * long the line; the leading bytes that came through unchanged (clean
+ * ASCII, nothing masked) map to themselves. */
+struct offmap {
+	const char *raw;
+	size_t src;   /* raw bytes the text was made from */
+	size_t kept;  /* bytes of text without the "…" */
+	size_t same;  /* leading raw bytes equal to the text */
+	uint64_t *work; /* raw bytes looked at (struct bundle: offset_work) */
+};
+
+static void offmap_init(struct offmap *om, const char *raw, const struct evidence *e, uint64_t *work)
 {
-	size_t kept = strlen(e->text) - (e->cut ? 3 : 0); /* without the "…" */
+	om->raw = raw;
+	om->work = work;
+	om->src = e->cut ? str_cut_at(raw, e->length, EVIDENCE_TEXT_MAX) : e->length;
+	om->kept = strlen(e->text) - (e->cut ? 3 : 0);
+	size_t lim = om->src < om->kept ? om->src : om->kept, i = 0;
+	while (i < lim && (unsigned char)raw[i] >= 0x20 && (unsigned char)raw[i] < 0x7f && raw[i] == e->text[i])
+		i++;
+	om->same = i;
+	*work += i;
+}
+
+/* The offset in the text of byte off of the raw line; SIZE_MAX when it lies
+ * past the cut. */
+static size_t text_offset(const struct offmap *om, size_t off)
+{
 	if (off == 0)
 		return 0;
-	if (off > e->length)
+	if (off > om->src)
 		return SIZE_MAX;
-	/* the common case: a clean ASCII prefix keeps its length */
-	int clean = 1;
-	for (size_t i = 0; i < off && clean; i++)
-		clean = (unsigned char)raw[i] >= 0x20 && (unsigned char)raw[i] < 0x7f;
 	size_t r;
-	if (clean && memcmp(raw, e->text, off < kept ? off : kept) == 0)
+	if (off <= om->same) {
 		r = off;
-	else {
-		char *t = str_sanitize(raw, off);
+	} else {
+		char *t = str_sanitize(om->raw, off); /* off <= EVIDENCE_TEXT_MAX */
 		r = strlen(t);
 		free(t);
+		*om->work += off;
 	}
-	return r <= kept ? r : SIZE_MAX;
+	return r <= om->kept ? r : SIZE_MAX;
 }
 
 static void on_match(void *vctx, const struct signature *s, const struct logline *ll,
                      const PCRE2_SIZE *ov, int ngroups)
 {
 	struct line_ctx *c = vctx;
+	/* a signature's id has one place in the counts: kept per signature, so
+	 * a match past the cap is counted without looking its id up */
+	size_t si = (size_t)(s - c->b->db->sigs);
+	long *slot = &c->b->sig_slot[si];
+	if (*slot >= 0 && evlist_count_capped(&c->b->ev, (size_t)*slot))
+		return;
+	if (evlist_full(&c->b->ev, s->id)) {
+		evlist_add(&c->b->ev, s->id, c->path, c->line, NULL, 0, NULL, 0); /* counted, not kept */
+		*slot = evlist_slot(&c->b->ev, s->id);
+		return;
+	}
 	struct capture caps[16];
 	char *vals[16];
 	size_t nc = 0;
 	for (int g = 1; g < ngroups && (size_t)g < s->ncapnames && nc < 16; g++) {
 		if (!s->capnames[g] || ov[2 * g] == PCRE2_UNSET)
 			continue;
-		vals[nc] = xstrndup(ll->msg.p + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+		/* cut like the line: a capture of a 64 KiB line fills titles and
+		 * explanations, 200 times a signature */
+		vals[nc] = str_sanitize_cut(ll->msg.p + ov[2 * g], ov[2 * g + 1] - ov[2 * g], EVIDENCE_TEXT_MAX);
 		caps[nc].name = s->capnames[g];
 		caps[nc].value = vals[nc];
 		nc++;
@@ -494,21 +513,24 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 		free(vals[i]);
 	if (!e)
 		return;
+	*slot = (long)e->id_slot;
 	/* where the match and its captures are in e->text: PCRE2's offsets
 	 * into the message, moved to the raw line and measured in the
 	 * sanitised text (an invalid byte before them changes the count) */
 	if (ll->msg.p >= c->raw && ll->msg.p <= c->raw + c->rawlen) {
 		size_t base = (size_t)(ll->msg.p - c->raw);
-		e->match.start = text_offset(c->raw, base + ov[0], e);
-		e->match.end = text_offset(c->raw, base + ov[1], e);
+		struct offmap om;
+		offmap_init(&om, c->raw, e, &c->b->offset_work);
+		e->match.start = text_offset(&om, base + ov[0]);
+		e->match.end = text_offset(&om, base + ov[1]);
 		if (nc) {
 			e->cspan = xcalloc(nc, sizeof *e->cspan);
 			size_t k = 0;
 			for (int g = 1; g < ngroups && (size_t)g < s->ncapnames && k < nc; g++) {
 				if (!s->capnames[g] || ov[2 * g] == PCRE2_UNSET)
 					continue;
-				e->cspan[k].start = text_offset(c->raw, base + ov[2 * g], e);
-				e->cspan[k].end = text_offset(c->raw, base + ov[2 * g + 1], e);
+				e->cspan[k].start = text_offset(&om, base + ov[2 * g]);
+				e->cspan[k].end = text_offset(&om, base + ov[2 * g + 1]);
 				k++;
 			}
 		}
@@ -600,9 +622,11 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_CUDA_OOM)))
 		sysreport_torch_oom(m->p, m->n, b->facts, path, lineno);
 	/* system facts carried by log lines: nccl-tests output (its table rows
-	 * carry no keyword: once a run started, every plain line goes in),
+	 * carry no keyword: once a run started, '#' lines and rows go in too),
 	 * kernel messages, what each host's NCCL says about itself */
-	if (ll->level == LINE_PLAIN && ((ll->kw & KW_BIT(KW_NCCLTESTS)) || sysreport_nccltests_active(ds->nt))) {
+	struct linekind lkt;
+	if (ll->level == LINE_PLAIN && ((ll->kw & KW_BIT(KW_NCCLTESTS)) ||
+	                                (linekind_get(ll, &lkt)->table_row && sysreport_nccltests_wants(ds->nt, m->p, m->n)))) {
 		if (!ds->nt)
 			ds->nt = sysreport_nccltests_new(b->facts, path);
 		sysreport_nccltests_line(ds->nt, m->p, m->n, lineno);
@@ -678,6 +702,7 @@ static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, c
 	struct prepared_line *pl = line_batch_add(b->fill);
 	logline_parse(dst, n, &pl->ll);
 	size_t nc = matcher_scan(b->scanner, &pl->ll);
+	linekind_classify(&pl->ll); /* after the scan: it reads the keywords */
 	line_batch_add_cands(b->fill, pl, matcher_candidates(b->scanner), nc);
 	pl->raw = dst;
 	pl->rawlen = n;
@@ -760,6 +785,7 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 #endif
 	logline_parse(s, n, &ll);
 	size_t nc = matcher_scan(b->matcher, &ll); /* the prefilter; it also finds the keywords (ll.kw) */
+	linekind_classify(&ll);
 	apply_line(b, ds, &ll, doc->lines, s, n, matcher_candidates(b->matcher), nc);
 #ifdef NT_SPAN_CHECK
 	free((void *)s);
@@ -947,8 +973,10 @@ static void doc_finish(struct bundle *b, struct docstate *ds)
 		if (ds->sys_cut)
 			msgs_add(&b->warnings, "%s: system report larger than %u bytes: only the first %u bytes were parsed",
 			         path, SYSREPORT_MAX, SYSREPORT_MAX);
+		sys_env_index_use(&b->envix); /* env dumps: facts.env hashed (sysparse.h) */
 		int nf = sysreport_parse(ds->kind, ds->sys.data ? ds->sys.data : "", ds->sys.len, path, b->facts,
 		                         &b->warnings);
+		sys_env_index_use(NULL);
 		if (nf == 0 && ds->sys.len)
 			msgs_add(&b->warnings, "%s: looked like %s but nothing could be parsed from it", path,
 			         doc_kind_name(ds->kind));
@@ -1056,14 +1084,47 @@ int bundle_add_memory(struct bundle *b, const char *name, const void *data, size
 	return rc;
 }
 
+/* The caps of the rank timelines (ranks.h), in one warning: what was over
+ * which cap, and how much was matched but not placed. */
+static void ranks_cap_warning(struct bundle *b)
+{
+	const struct ranks *r = b->ranks;
+	struct buf w;
+	buf_init(&w);
+	if (r->untracked)
+		buf_printf(&w, "; more than %d processes: %llu lines of the others", RANKS_MAX_PROCS,
+		           (unsigned long long)r->untracked);
+	if (r->untracked_comm)
+		buf_printf(&w, "; more than %d communicators: %llu Init lines of the others", RANKS_MAX_COMMS,
+		           (unsigned long long)r->untracked_comm);
+	if (r->untracked_member)
+		buf_printf(&w, "; more than %d communicator members: %llu Init lines of the others", RANKS_MAX_MEMBERS,
+		           (unsigned long long)r->untracked_member);
+	if (r->untracked_nranks)
+		buf_printf(&w, "; %llu Init lines of communicators that claim more than %d ranks",
+		           (unsigned long long)r->untracked_nranks, RANKS_MAX_NRANKS);
+	if (r->untracked_exit)
+		buf_printf(&w, "; launcher exit records of more than %d processes: %llu records", RANKS_MAX_PROCS,
+		           (unsigned long long)r->untracked_exit);
+	if (r->untracked_uid)
+		buf_printf(&w, "; more than %d ncclUniqueId waits (waiter, root): %llu lines", RANKS_MAX_UID,
+		           (unsigned long long)r->untracked_uid);
+	if (w.len)
+		msgs_add(&b->warnings, "%s: %s were matched but not placed on rank timelines", b->name, w.data + 2);
+	buf_free(&w);
+}
+
 void bundle_end_input(struct bundle *b)
 {
 	lines_stop(b);
+	matcher_report_limits(b->matcher, b->name, &b->warnings);
 	ranks_finish(b->ranks); /* ranks: merge timelines before ranks_lookup */
 	flight_finish(b->flight, b->ranks); /* the dumps across ranks, and against the timelines */
-	if (b->ranks->untracked)
-		msgs_add(&b->warnings, "%s: more than %d processes: %llu lines of the others were matched but not placed on rank timelines",
-		         b->name, RANKS_MAX_PROCS, (unsigned long long)b->ranks->untracked);
+	ranks_cap_warning(b);
+	if (b->env_dropped)
+		msgs_add(&b->warnings, "%s: more than %d environment variables: %llu \"set by environment\" lines of others were not kept",
+		         b->name, SYS_ENV_MAX, (unsigned long long)b->env_dropped);
+	env_index_free(&b->envix); /* facts.env is complete */
 	/* give rank numbers to evidence known only by host:pid */
 	for (size_t i = 0; i < b->ev.n; i++) {
 		struct evidence *e = &b->ev.v[i];

@@ -16,6 +16,7 @@
 #include "input/input.h"
 #include "base/nt_limits.h"
 #include "base/util.h"
+#include "parse/sysparse.h"
 
 struct sigdb;
 struct matcher;
@@ -48,6 +49,7 @@ struct bundle {
 	size_t *docidx;             /* hash of docs[].path: index + 1, 0 empty (names are unique) */
 	size_t ndocidx;
 	struct evlist ev;
+	long *sig_slot;             /* per signature: its id's evlist_slot, -1 before its first match */
 	cJSON *facts;               /* owned; see docs/facts.md */
 	struct msgs warnings;       /* shown in the report's "warnings" */
 	struct input_stats stats;
@@ -58,6 +60,9 @@ struct bundle {
 	struct chain_clue *clues;   /* NCCL return-chain frames, first per process (derive.h) */
 	size_t nclues, capclues;
 	int saw_nccl;               /* any NCCL line at all */
+	struct env_index envix;     /* facts.env by name, while input is read (sysparse.h) */
+	uint64_t env_dropped;       /* "set by environment" lines past SYS_ENV_MAX variables */
+	uint64_t offset_work;       /* raw bytes read to place matches in evidence text (tests bound it) */
 	struct warn_site *wsites;   /* NCCL WARN lines' file:line and message start, the first
 	                               BUNDLE_WSITES distinct ones (the version fingerprint, correlate.c) */
 	size_t nwsites;

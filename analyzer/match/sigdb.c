@@ -52,6 +52,11 @@ void sigdb_init(struct sigdb *db)
 	db->text_hash = HASH_SEED;
 }
 
+void sigdb_set_lazy(struct sigdb *db, int lazy)
+{
+	db->lazy = lazy;
+}
+
 static void sig_free(struct signature *s)
 {
 	free(s->id);
@@ -568,6 +573,26 @@ static int parse_on(const char *s, enum sig_on *on)
 	return 0;
 }
 
+/* s->capnames from s->code; returns the number of groups + 1. */
+static size_t read_capnames(struct signature *s)
+{
+	uint32_t ncap = 0, namecount = 0, entry = 0;
+	PCRE2_SPTR table;
+	pcre2_pattern_info(s->code, PCRE2_INFO_CAPTURECOUNT, &ncap);
+	pcre2_pattern_info(s->code, PCRE2_INFO_NAMECOUNT, &namecount);
+	pcre2_pattern_info(s->code, PCRE2_INFO_NAMEENTRYSIZE, &entry);
+	pcre2_pattern_info(s->code, PCRE2_INFO_NAMETABLE, &table);
+	s->ncapnames = ncap + 1;
+	s->capnames = xcalloc(s->ncapnames, sizeof *s->capnames);
+	for (uint32_t i = 0; i < namecount; i++) {
+		const unsigned char *e = table + i * entry;
+		int num = (e[0] << 8) | e[1];
+		if (num >= 0 && (size_t)num < s->ncapnames && !s->capnames[num])
+			s->capnames[num] = xstrdup((const char *)e + 2);
+	}
+	return ncap + 1;
+}
+
 static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, size_t idx)
 {
 	char path[64];
@@ -617,7 +642,7 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 			lerr(c, sub, "empty literal");
 		}
 	pcre2_code *code = NULL;
-	if (re) {
+	if (re && !db->lazy) {
 		int err;
 		PCRE2_SIZE off;
 		code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
@@ -657,22 +682,17 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 			s->literals_derived = 1;
 		}
 	}
-	uint32_t ncap = 0, namecount = 0, entry = 0;
-	PCRE2_SPTR table;
-	pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &ncap);
-	pcre2_pattern_info(code, PCRE2_INFO_NAMECOUNT, &namecount);
-	pcre2_pattern_info(code, PCRE2_INFO_NAMEENTRYSIZE, &entry);
-	pcre2_pattern_info(code, PCRE2_INFO_NAMETABLE, &table);
-	s->ncapnames = ncap + 1;
-	s->capnames = xcalloc(s->ncapnames, sizeof *s->capnames);
-	for (uint32_t i = 0; i < namecount; i++) {
-		const unsigned char *e = table + i * entry;
-		int num = (e[0] << 8) | e[1];
-		if (num >= 0 && (size_t)num < s->ncapnames && !s->capnames[num])
-			s->capnames[num] = xstrdup((const char *)e + 2);
+	size_t groups;
+	if (code) {
+		groups = read_capnames(s);
+	} else {
+		/* compiled later: room for a group at every '(' (more than it has) */
+		groups = 1;
+		for (const char *q = re; q && *q; q++)
+			groups += *q == '(';
 	}
-	if (ncap + 1 > db->max_capture_groups)
-		db->max_capture_groups = ncap + 1;
+	if (groups > db->max_capture_groups)
+		db->max_capture_groups = groups;
 }
 
 static int parse_severity(const char *s, enum severity *out)
@@ -948,6 +968,15 @@ void sigdb_jit(const struct signature *cs)
 	struct signature *s = (struct signature *)cs;
 	pthread_mutex_lock(&jit_lock);
 	if (!atomic_load_explicit(&s->jit_done, memory_order_relaxed)) {
+		if (!s->code && s->regex) {
+			/* a lazy database (sigdb_set_lazy): compiled now; when it does
+			 * not compile, code stays NULL and the matcher skips it */
+			int err;
+			PCRE2_SIZE off;
+			s->code = pcre2_compile((PCRE2_SPTR)s->regex, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
+			if (s->code)
+				read_capnames(s);
+		}
 		if (s->code)
 			pcre2_jit_compile(s->code, PCRE2_JIT_COMPLETE); /* on failure the interpreter runs it */
 		atomic_store_explicit(&s->jit_done, 1, memory_order_release);
@@ -1301,7 +1330,8 @@ static int benign_crosscheck(const struct sigdb *db, struct msgs *m, size_t *ok,
 				if (j == i || (o->benign != NULL) == abenign || (!o->benign && !feeds_failure(db, o)) ||
 				    !sig_accepts_level(o->on, ll.level))
 					continue;
-				if (pcre2_match(o->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc) >= 0) {
+				const pcre2_code *oc = sigdb_code(o);
+				if (oc && pcre2_match(oc, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc) >= 0) {
 					msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" also matches %s \"%s\" (%s): "
 					            "a line is either benign or failure evidence",
 					         a->file, a->index, k - 1, a->id, abenign ? "the failure signature" : "the benign entry",
@@ -1382,9 +1412,36 @@ static int check_captures(const struct signature *s, size_t k, const cJSON *want
 static int check_result(const struct signature *s, size_t k, const cJSON *want, const struct logline *ll, int rc,
                         pcre2_match_data *md, struct msgs *m);
 
+/* The padded-line probe: a sample followed by this many blanks and one
+ * character must finish within 1% of the match limit (what analyze calls a
+ * slow match): a regex that backtracks over a run of blanks, such as a lazy
+ * "(.+?)\s*$", needs the square of the run. */
+#define PROBE_BLANKS 65000
+
+static int check_padded(const struct signature *s, size_t k, const char *line, pcre2_match_data *md,
+                        pcre2_match_context *fast, struct msgs *m)
+{
+	size_t n = strlen(line);
+	char *pad = xcalloc(n + PROBE_BLANKS + 64, 1);
+	memcpy(pad, line, n);
+	memset(pad + n, ' ', PROBE_BLANKS);
+	pad[n + PROBE_BLANKS] = 'x';
+	struct logline ll;
+	logline_parse(pad, n + PROBE_BLANKS + 1, &ll);
+	int rc = sig_accepts_level(s->on, ll.level)
+	         ? pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, fast) : 0;
+	free(pad);
+	if (!limit_hit(rc))
+		return 1;
+	msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" needs more than 1%% of the regex match limit on the sample "
+	         "followed by %d blanks and a character (a regex that backtracks over blanks, such as (.+?)\\s*$: "
+	         "write (?<name>(?>\\s*\\S)+)\\s*$)", s->file, s->index, k, s->id, PROBE_BLANKS);
+	return 0;
+}
+
 /* Sample k (a line, or {"line", "captures"}) must match; 1 when it does as told. */
 static int check_sample(const struct signature *s, size_t k, const cJSON *it, pcre2_match_data *md,
-                        pcre2_match_context *mc, struct msgs *m)
+                        pcre2_match_context *mc, pcre2_match_context *fast, struct msgs *m)
 {
 	const char *line = cJSON_IsString(it) ? it->valuestring
 	                 : get_str(&(struct loadctx){s->file, m, 0, NULL, 0}, it, "line", "sample", 0);
@@ -1398,10 +1455,10 @@ static int check_sample(const struct signature *s, size_t k, const cJSON *it, pc
 	logline_parse(pad, strlen(pad), &ll);
 	int rc = -1;
 	if (sig_accepts_level(s->on, ll.level))
-		rc = pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
+		rc = sigdb_code(s) ? pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc) : PCRE2_ERROR_NULL;
 	int good = check_result(s, k, want, &ll, rc, md, m);
 	free(pad);
-	return good;
+	return good && check_padded(s, k, line, md, fast, m);
 }
 
 /* The match of sample k (rc, md) judged: the limit, a miss, the prefilter,
@@ -1440,7 +1497,7 @@ static int check_negative(const struct signature *s, size_t k, const cJSON *it, 
 	logline_parse(pad, strlen(pad), &ll);
 	int rc = -1;
 	if (sig_accepts_level(s->on, ll.level))
-		rc = pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
+		rc = sigdb_code(s) ? pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc) : PCRE2_ERROR_NULL;
 	free(pad);
 	if (rc >= 0) {
 		msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: \"%s\" matches but must not",
@@ -1464,12 +1521,20 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 	pcre2_match_context *mc = pcre2_match_context_create(NULL);
 	pcre2_set_match_limit(mc, db->match_limit);
 	pcre2_set_depth_limit(mc, db->depth_limit);
+	/* and analyze's slow-match threshold and JIT stack (match.c), for the probe */
+	pcre2_match_context *fast = pcre2_match_context_create(NULL);
+	uint32_t fl = db->match_limit / 100;
+	pcre2_set_match_limit(fast, fl > 1000 ? fl : 1000);
+	pcre2_set_depth_limit(fast, db->depth_limit);
+	pcre2_jit_stack *js = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+	if (js)
+		pcre2_jit_stack_assign(fast, NULL, js);
 	for (size_t i = 0; i < db->nsigs; i++) {
 		const struct signature *s = &db->sigs[i];
 		size_t k = 0;
 		const cJSON *it;
 		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(s->json, "samples")) {
-			if (check_sample(s, k++, it, md, mc, m))
+			if (check_sample(s, k++, it, md, mc, fast, m))
 				(*ok)++;
 			else
 				fails++;
@@ -1486,5 +1551,8 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 	fails += derive_selftest(db, m, ok);
 	pcre2_match_data_free(md);
 	pcre2_match_context_free(mc);
+	pcre2_match_context_free(fast);
+	if (js)
+		pcre2_jit_stack_free(js);
 	return fails;
 }

@@ -442,6 +442,13 @@ static inline __attribute__((always_inline)) int level_part(const char *rest, si
 		*msg_off = 10;
 		return 1;
 	}
+	if (has_prefix(rest, rn, "NCCL WARN ")) {
+		/* a WARN whose file:line was cut away (excerpts, wrappers): still
+		 * a WARN, not a plain line that no failure rule looks at */
+		*lvl = LINE_WARN;
+		*msg_off = 10;
+		return 1;
+	}
 	return source_and_level(rest, rn, lvl, msg_off, file, func, srcline);
 }
 

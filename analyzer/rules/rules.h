@@ -39,6 +39,8 @@ struct rule_ctx {
 	const struct flight *flight;         /* flight-recorder dumps, finished (flight_finish); NULL none */
 	int logs_cut;                        /* a log document was cut (inputs[].complete false): a
 	                                        rank's output that stops may just have lost the rest */
+	uint64_t work;                       /* steps of the rules whose cost follows the input
+	                                        (tests/unit/test_bounded.c bounds it) */
 };
 
 struct rule_provider {
