@@ -18,6 +18,8 @@ enum cmd_bit {
 	CMD_VERIFY = 1 << 7,
 	CMD_VERSION = 1 << 8,
 	CMD_COVERAGE = 1 << 9,
+	CMD_COLLECT = 1 << 10,
+	CMD_RUN = 1 << 11, /* its first operand ends the options: CMD ARGS... */
 };
 
 enum opt_id {
@@ -32,6 +34,8 @@ enum opt_id {
 	/* verify (cmd_verify.c) */
 	OPT_VERIFY_GPUS, OPT_NRANKS, OPT_ENV, OPT_UNSET, OPT_FROM_REPORT, OPT_SURVEY, OPT_TIMEOUT,
 	OPT_SIZE, OPT_ITERS, OPT_NCCL_LIB, OPT_CUDA_LIB, OPT_LOGS, OPT_VERIFY_PATTERNS, OPT_NO_ANALYSIS,
+	/* collect and run (cmd_collect.c, cmd_run.c) */
+	OPT_DIR, OPT_BUDGET, OPT_BUNDLE, OPT_COLLECT, OPT_NO_COLLECT, OPT_ALWAYS, OPT_KILL_AFTER, OPT_NCCL_DEBUG_FILE,
 };
 
 struct cli_opt {

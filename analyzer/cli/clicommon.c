@@ -139,6 +139,8 @@ int parse_common(int argc, char **argv, int first, unsigned cmd, const char *cmd
 			continue;
 		if (r == 0) {
 			strvec_push(ops, argv[i++]);
+			if (cmd & CMD_RUN)
+				nomore = 1; /* run CMD ARGS...: CMD's options are its own */
 			continue;
 		}
 		long long v;

@@ -10,6 +10,7 @@ const struct rule_provider *const RULE_PROVIDERS[] = {
 	&RULES_HOST,
 	&RULES_INFER,
 	&RULES_DERIVED,
+	&RULES_COLLECT,
 	NULL,
 };
 

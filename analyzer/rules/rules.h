@@ -53,7 +53,7 @@ struct rule_provider {
 /* NULL-terminated list of providers. */
 extern const struct rule_provider *const RULE_PROVIDERS[];
 extern const struct rule_provider RULES_ENV, RULES_SYS, RULES_RANKS, RULES_HOST, RULES_INFER, RULES_DERIVED,
-	RULES_FLIGHT;
+	RULES_FLIGHT, RULES_COLLECT;
 
 /* Give every provider's table to the loader: before sigdb_finalize. */
 void rules_register(struct sigdb *db);
