@@ -98,7 +98,10 @@ size_t matcher_scan(struct matcher *mt, struct logline *ll)
 	mt->ncand = 0;
 	mt->kw = 0;
 	mt->level = ll->level;
-	acmatch_search(db->ac, ll->msg.p, ll->msg.n, on_hit, mt);
+	/* from the first logger header on (logline.h: head), so that a logger's
+	 * name still counts as a keyword; the regexes run on the message */
+	const char *p = ll->head && ll->head < ll->msg.p ? ll->head : ll->msg.p;
+	acmatch_search(db->ac, p, (size_t)(ll->msg.p + ll->msg.n - p), on_hit, mt);
 	ll->kw = mt->kw;
 	ll->kw_known = 1;
 	int lv = ll->level;

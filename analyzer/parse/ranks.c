@@ -1,6 +1,7 @@
 /* ranks.c - see ranks.h.  Hand-written scanning (memmem, digits): this sees
  * every line of every log. */
 #include "parse/ranks.h"
+#include "parse/peel.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1079,10 +1080,9 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
  * Warning: ...", "[I1130 14:17:06.71 ProcessGroupNCCL.cpp:...]"): the
  * library speaking, not the rank's program; a rank whose lines are all such
  * records showed no sign of its work (the verdict's own_lines). */
-static int torch_record(const struct span *m)
+static int torch_record(const struct logline *ll)
 {
-	return m->n >= 4 && m->p[0] == '[' && (m->p[1] == 'W' || m->p[1] == 'I' || m->p[1] == 'E' || m->p[1] == 'F') &&
-	       (m->p[2] == ' ' || (m->p[2] >= '0' && m->p[2] <= '9'));
+	return ll->logger_kind == PL_C10;
 }
 
 static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, const char *path, uint64_t lineno,
@@ -1156,7 +1156,7 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 		note_torch(r, p, m, kw, path, lineno, r->order, ts);
 		if (!(kw & KW_BENIGN_BIT)) {
 			note_remote(p, m, kw, path, lineno, r->order, ts);
-			p->own_lines += !torch_record(m);
+			p->own_lines += !torch_record(ll);
 		}
 		if (err)
 			first_error_set(&p->first_error, path, lineno, m, r->order, ts);

@@ -56,7 +56,8 @@ static void check_text(const char *path, const char *p, size_t n)
 		struct logline ll;
 		logline_parse(p, len, &ll);
 		matcher_scan(mt, &ll);
-		uint64_t slow = linekw_scan(ll.msg.p, ll.msg.n);
+		const char *k0 = ll.head ? ll.head : ll.msg.p; /* from the logger header on (logline.h) */
+		uint64_t slow = linekw_scan(k0, (size_t)(ll.msg.p + ll.msg.n - k0));
 		check_parse(path, p, len, &ll);
 		if (!ll.kw_known || ll.kw != slow) {
 			if (mismatches++ < 5)
