@@ -292,6 +292,13 @@ void logline_parse(const char *line, size_t len, struct logline *out)
 		n--;
 	if (n >= 2 && s[n - 1] == 'M' && s[n - 2] == '^')
 		n -= 2;
+	/* A line that starts with a letter is, on the hot path, NCCL's own
+	 * "host:pid:tid ..." (no outer prefix can be one): its prefix first,
+	 * the outer prefixes only when it is not one. */
+	unsigned char c0 = n ? (unsigned char)s[0] : 0;
+	int tried = n > 8 && ((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z'));
+	if (tried && nccl_prefix(s, n, out))
+		return;
 	/* the outer prefixes, any stack of them (peel.h) */
 	struct peel pe;
 	size_t k = peel_prefixes(s, n, &pe);
@@ -312,7 +319,7 @@ void logline_parse(const char *line, size_t len, struct logline *out)
 	out->head = pe.head;
 	out->families = pe.families;
 	struct span ts_keep = out->ts;
-	if (n > 8 && nccl_prefix(s, n, out)) {
+	if (n > 8 && !(tried && k == 0) && nccl_prefix(s, n, out)) {
 		if (out->ts.n == 0)
 			out->ts = ts_keep;
 		return;

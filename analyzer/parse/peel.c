@@ -22,7 +22,13 @@ static int is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 static int is_lower(char c) { return c >= 'a' && c <= 'z'; }
 static int is_alnum(char c) { return is_digit(c) || is_upper(c) || is_lower(c); }
 /* a host, service or file name: letters, digits, '_', '.', '-' */
-static int is_name(char c) { return is_alnum(c) || c == '_' || c == '.' || c == '-'; }
+#define NM10(c) [c] = 1, [c + 1] = 1, [c + 2] = 1, [c + 3] = 1, [c + 4] = 1, [c + 5] = 1, [c + 6] = 1, [c + 7] = 1, \
+	[c + 8] = 1, [c + 9] = 1
+#define NM13(c) NM10(c), [c + 10] = 1, [c + 11] = 1, [c + 12] = 1
+static const unsigned char NAME[256] = {
+	NM10('0'), NM13('A'), NM13('N'), NM13('a'), NM13('n'), ['_'] = 1, ['.'] = 1, ['-'] = 1,
+};
+static int is_name(char c) { return NAME[(unsigned char)c]; }
 
 /* a run of digits at s[i] (at most 18: no overflow): the value, -1 when none */
 static long digits_at(const char *s, size_t n, size_t *i)
@@ -244,11 +250,14 @@ static size_t syslog_prefix(const char *s, size_t n, struct peel *p)
 
 /* ---- launchers ---- */
 
-/* torchrun "[rank3]:", "[rank3] ", "[default0]:" (a name, a number). */
+/* torchrun "[rank3]:", "[rank3] ", "[default0]:" (a name, a number);
+ * Determined's "[rank=0] " (determined-ai/determined#5418). */
 static size_t torchrun_tag(const char *s, size_t n, struct peel *p)
 {
 	size_t i = 1;
 	while (i < n && i < 24 && (is_lower(s[i]) || s[i] == '_'))
+		i++;
+	if (i == 5 && i < n && s[i] == '=' && memcmp(s + 1, "rank", 4) == 0)
 		i++;
 	size_t name_end = i;
 	long r = digits_at(s, n, &i);
@@ -764,6 +773,8 @@ static size_t bracket(const char *s, size_t n, struct peel *p)
 	}
 	if (c1 == ' ')
 		return (k = dmesg_ts(s, n)) ? (p->families |= 1u << PF_DMESG, k) : 0;
+	if (c1 == ']' && n > 3 && s[2] == ' ' && s[3] == '[')
+		return 3; /* Determined's empty field before "[rank=0] " */
 	if (is_lower(c1))
 		return (k = torchrun_tag(s, n, p)) ? (p->families |= 1u << PF_TORCHRUN, k) : 0;
 	if (is_upper(c1)) {
@@ -890,21 +901,26 @@ static size_t digit_start(const char *s, size_t n, struct peel *p)
  * paste: ">         [1,0]<stdout>:..."). */
 static size_t blank_start(const char *s, size_t n, struct peel *p)
 {
-	size_t k;
-	if ((k = slurm_label(s, n, p)))
-		return (p->families |= 1u << PF_SLURM), k;
 	size_t i = 0;
 	while (i < n && i < 16 && (s[i] == ' ' || s[i] == '\t'))
 		i++;
-	size_t d = i;
-	while (i < n && i - d < 7 && is_digit(s[i]))
-		i++;
-	if (i > d && i < n && s[i] == '\t')
-		return (p->families |= 1u << PF_LINENO), i + 1;
-	if (d < n && (s[d] == '[' || s[d] == '(')) {
+	if (i >= n)
+		return 0;
+	size_t k;
+	if (is_digit(s[i])) {
+		if ((k = slurm_label(s, n, p)))
+			return (p->families |= 1u << PF_SLURM), k;
+		size_t d = i;
+		while (i < n && i - d < 7 && is_digit(s[i]))
+			i++;
+		if (i < n && s[i] == '\t')
+			return (p->families |= 1u << PF_LINENO), i + 1;
+		return 0;
+	}
+	if (s[i] == '[' || s[i] == '(') {
 		struct peel q = *p;
-		if (peel_one(s + d, n - d, &q))
-			return d; /* the blanks only: the loop peels what follows */
+		if (peel_one(s + i, n - i, &q))
+			return i; /* the blanks only: the loop peels what follows */
 	}
 	return 0;
 }
@@ -918,8 +934,8 @@ static size_t quote(const char *s, size_t n)
 		if (i < n && s[i] == ' ')
 			i++;
 	}
-	if (i < n && s[i - 1] != ' ')
-		return 0; /* ">>> x" (a Python prompt) or "->" */
+	if ((i < n && s[i - 1] != ' ') || (n >= 3 && s[1] == '>' && s[2] == '>'))
+		return 0; /* ">x", or ">>> x" (a Python prompt) */
 	return i;
 }
 
@@ -959,6 +975,31 @@ static size_t peel_one(const char *s, size_t n, struct peel *p)
 	}
 }
 
+/* The suffix at the end of [s, s+n): its length, 0 when none. */
+static size_t suffix(const char *s, size_t n, struct peel *p)
+{
+	if (s[n - 1] == ']' && n > 30 && memcmp(s + n - 16, " across cluster]", 16) == 0) {
+		size_t i = n - 16;
+		while (i > 0 && i > n - 40 && s[i - 1] != '[')
+			i--;
+		if (i > 1 && i > n - 40 && n - 16 - i > 9 && memcmp(s + i, "repeated ", 9) == 0 && s[i - 2] == ' ') {
+			p->families |= 1u << PF_RAY_REPEAT;
+			return n - (i - 2);
+		}
+		return 0;
+	}
+	if (s[n - 1] == 'm') {
+		size_t i = n - 1;
+		while (i > 0 && n - i < 14 && (is_digit(s[i - 1]) || s[i - 1] == ';'))
+			i--;
+		if (i >= 2 && s[i - 1] == '[' && (s[i - 2] == 0x1b || (i >= 3 && s[i - 2] == '[' && s[i - 3] == '^'))) {
+			p->families |= 1u << PF_ANSI;
+			return n - (s[i - 2] == 0x1b ? i - 2 : i - 3);
+		}
+	}
+	return 0;
+}
+
 size_t peel_prefixes(const char *s0, size_t n0, struct peel *p)
 {
 	memset(p, 0, sizeof *p);
@@ -966,16 +1007,15 @@ size_t peel_prefixes(const char *s0, size_t n0, struct peel *p)
 	p->pid = -1;
 	const char *s = s0;
 	size_t n = n0;
-	/* Ray's log deduplication: " [repeated 3x across cluster]" at the end */
-	if (n > 30 && s[n - 1] == ']' && memcmp(s + n - 16, " across cluster]", 16) == 0) {
-		size_t i = n - 16;
-		while (i > 0 && i > n - 40 && s[i - 1] != '[')
-			i--;
-		if (i > 1 && i > n - 40 && n - 16 - i > 9 && memcmp(s + i, "repeated ", 9) == 0 && s[i - 2] == ' ') {
-			p->tail = n - (i - 2);
-			n = i - 2;
-			p->families |= 1u << PF_RAY_REPEAT;
-		}
+	/* what is appended at the end: Ray's log deduplication (" [repeated 3x
+	 * across cluster]"), a colour code closing the line ("...\x1b[0m",
+	 * "^[[0m"); stacked, in any order */
+	for (int guard = 0; guard < 4 && n > 4; guard++) {
+		size_t t = suffix(s, n, p);
+		if (!t)
+			break;
+		p->tail += t;
+		n -= t;
 	}
 	for (int guard = 0; guard < 12 && n > 0; guard++) {
 		size_t k = peel_one(s, n, p);

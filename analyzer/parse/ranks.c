@@ -340,6 +340,19 @@ static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn,
 	return p;
 }
 
+/* The one NCCL process with this pid (any host), or NULL (none, or several). */
+static struct rank_proc *proc_by_pid(struct ranks *r, long pid)
+{
+	struct rank_proc *hit = NULL;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].host && r->v[i].pid == pid) {
+			if (hit)
+				return NULL;
+			hit = &r->v[i];
+		}
+	return hit;
+}
+
 /* A rank known only from PyTorch / launcher output. */
 static struct rank_proc *proc_torch(struct ranks *r, int rank)
 {
@@ -1146,9 +1159,14 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 			where_set(&w->where, path, lineno, m->p, m->n, r->order, ts);
 		}
 	}
-	if (ll->rank >= 0) {
-		doc_prefix_rank(d, ll->rank);
-		struct rank_proc *p = proc_torch(r, ll->rank);
+	/* a wrapper named the process ("(pid=909597) RuntimeError: ...", Ray's
+	 * worker tag; journald's ident[pid]): the NCCL process of that pid, when
+	 * exactly one is known (NCCL's own lines of it came first) */
+	struct rank_proc *wp = ll->rank < 0 && ll->wpid >= 0 ? proc_by_pid(r, ll->wpid) : NULL;
+	if (ll->rank >= 0 || wp) {
+		if (ll->rank >= 0)
+			doc_prefix_rank(d, ll->rank);
+		struct rank_proc *p = wp ? wp : proc_torch(r, ll->rank);
 		if (!p) {
 			r->untracked++;
 			return;

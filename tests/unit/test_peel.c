@@ -1,0 +1,445 @@
+/* Tests of the outer prefixes (peel.c), in two parts.
+ *
+ * 1. Each family on real lines: the prefix as the program that prints it
+ *    writes it (its source is cited) or as it came in a real report
+ *    (tests/learn, tests/corpus, fixtures/captures), and what the prefix
+ *    says (timestamp, rank, pid, host, severity).
+ * 2. Generated: every sample line of every signature of patterns/ (and of
+ *    every benign entry), wrapped in each prefix of WRAPS below and in
+ *    every stack of two of them, must give what the bare line gives: the
+ *    same level, the same signatures matched with the same captures, the
+ *    same benign entry, the same derived row; and, one wrap at a time, a
+ *    bundle of that one line the same verdict and top diagnosis. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "engine/analysis.h"
+#include "engine/bundle.h"
+#include "engine/diagnosis.h"
+#include "match/derive.h"
+#include "match/match.h"
+#include "match/sigdb.h"
+#include "parse/logline.h"
+#include "parse/peel.h"
+#include "rules/rules.h"
+#include "testlib.h"
+
+static struct logline L;
+
+static void parse(const char *s)
+{
+	logline_parse(s, strlen(s), &L);
+}
+
+static int span_is(struct span s, const char *want)
+{
+	return s.n == strlen(want) && memcmp(s.p, want, s.n) == 0;
+}
+
+static int msg_is(const char *want)
+{
+	int ok = span_is(L.msg, want);
+	if (!ok)
+		fprintf(stderr, "  message \"%.*s\", want \"%s\"\n", (int)L.msg.n, L.msg.p, want);
+	return ok;
+}
+
+static int fam(enum peel_family f)
+{
+	return (L.families >> f) & 1;
+}
+
+static void test_families(void)
+{
+	/* docker / kubectl --timestamps, then the CRI log file's stream and tag (kubelet) */
+	parse("2025-10-04T15:16:15.735123456Z stderr F [rank0]: torch.OutOfMemoryError: CUDA out of memory.");
+	CHECK(msg_is("torch.OutOfMemoryError: CUDA out of memory."));
+	CHECK(span_is(L.ts, "2025-10-04T15:16:15.735123456Z"));
+	CHECK_INT(L.rank, 0);
+	CHECK(fam(PF_ISO_TS) && fam(PF_TORCHRUN));
+	/* journald with the process id (a systemd unit's log, see test_logline.c) */
+	parse("Oct  3 06:34:02 HNET00 vllm-active.sh[4192747]: (Worker_TP0 pid=4192747) INFO Parent process exited");
+	CHECK(msg_is("INFO Parent process exited"));
+	CHECK(span_is(L.ts, "Oct  3 06:34:02"));
+	CHECK_INT(L.wpid, 4192747);
+	CHECK(span_is(L.whost, "HNET00"));
+	/* dmesg and dmesg -H (tests/learn/cuda-gpuburn-1-xid79-fallen-off-bus.log) */
+	parse("[ 1374.484938] pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error received: id=0018");
+	CHECK(msg_is("pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error received: id=0018"));
+	CHECK(fam(PF_DMESG));
+	parse("[  +0.000007] pcieport 0000:00:03.0:    [ 5] Surprise Down Error    (First)");
+	CHECK(msg_is("pcieport 0000:00:03.0:    [ 5] Surprise Down Error    (First)"));
+	/* torchrun: "[rankN]:" twice and "[defaultN]:" (fixtures/captures; tests/corpus) */
+	parse("[default3]:[rank3]: torch.OutOfMemoryError: CUDA out of memory.");
+	CHECK(msg_is("torch.OutOfMemoryError: CUDA out of memory."));
+	CHECK_INT(L.rank, 3);
+	/* Determined's "[rank=0] " after an empty field (tests/learn/oom-determined-5418-rank0.log) */
+	parse("> [] [rank=0] RuntimeError: CUDA out of memory. Tried to allocate 824.00 MiB");
+	CHECK(msg_is("RuntimeError: CUDA out of memory. Tried to allocate 824.00 MiB"));
+	CHECK_INT(L.rank, 0);
+	CHECK(fam(PF_QUOTE));
+	/* Slurm srun --label, padded ("%*d: ", src/common/write_labelled_message.c) */
+	parse(" 3: node1:100:100 [0] NCCL INFO Bootstrap : Using ib0:10.0.0.1<0>");
+	CHECK_INT(L.level, LINE_INFO);
+	CHECK_INT(L.rank, 3);
+	parse("P1  7: RuntimeError: NCCL error");
+	CHECK_INT(L.rank, 7);
+	CHECK(msg_is("RuntimeError: NCCL error"));
+	/* Open MPI 4 --tag-output --timestamp-output: ctime glued to the tag
+	 * (orte/mca/iof/base/iof_base_output.c, v4.1.8) */
+	parse("Mon Dec  1 10:00:00 2025[1,3]<stderr>:node1:100:100 [3] NCCL INFO Bootstrap : Using ib0:10.0.0.1<0>");
+	CHECK_INT(L.level, LINE_INFO);
+	CHECK_INT(L.rank, 3);
+	CHECK(span_is(L.ts, "Mon Dec  1 10:00:00 2025"));
+	/* PMIx (Open MPI 5): the bracketed ctime, the tag with host and pid
+	 * (--output tag-detailed), the rank alone (src/common/pmix_iof.c) */
+	parse("[Mon Dec  1 10:00:00 2025][1,2][node-3:4242]<stdout>: RuntimeError: NCCL error");
+	CHECK(msg_is("RuntimeError: NCCL error"));
+	CHECK_INT(L.rank, 2);
+	CHECK_INT(L.wpid, 4242);
+	CHECK(span_is(L.whost, "node-3"));
+	parse("[5]<stderr>: RuntimeError: NCCL error");
+	CHECK_INT(L.rank, 5);
+	/* a quoted paste with MPI tags (tests/learn: "> [1,0]<stdout>:# Out of bounds values : 0 OK") */
+	parse(">         [1,0]<stdout>:# Out of bounds values : 0 OK");
+	CHECK(msg_is("# Out of bounds values : 0 OK"));
+	CHECK_INT(L.rank, 0);
+	/* Ray and vLLM worker tags (tests/learn) */
+	parse("(VllmWorker rank=3 pid=1090) ERROR 06-05 06:18:13 [multiproc_executor.py:470] RuntimeError: CUDA error: out of memory");
+	CHECK(msg_is("RuntimeError: CUDA error: out of memory"));
+	CHECK_INT(L.rank, 3);
+	CHECK_INT(L.wpid, 1090);
+	CHECK_INT(L.logger, 'E');
+	CHECK(span_is(L.ts, "06-05 06:18:13"));
+	CHECK(fam(PF_RAY) && fam(PF_VLLM));
+	parse("(raylet) A worker died or was killed while executing a task by an unexpected system error.");
+	CHECK(msg_is("A worker died or was killed while executing a task by an unexpected system error."));
+	parse("(RayTrainWorker pid=2273, ip=172.24.21.66) [rank7]:[W Utils.hpp:108] Warning: Environment variable NCCL_ASYNC_ERROR_HANDLING is deprecated");
+	CHECK(msg_is("Warning: Environment variable NCCL_ASYNC_ERROR_HANDLING is deprecated"));
+	CHECK_INT(L.rank, 7);
+	CHECK_INT(L.wpid, 2273);
+	CHECK(span_is(L.whost, "172.24.21.66"));
+	CHECK_INT(L.logger_kind, PL_C10);
+	CHECK_INT(L.logger, 'W');
+	/* Ray's C++ logger (tests/learn: a vLLM worker's abort) */
+	parse("(RayWorkerVllm pid=7046) [2024-04-16 00:03:25,080 E 7046 7269] logging.cc:361: *** SIGABRT received at time=1713225805 on cpu 63 ***");
+	CHECK(msg_is("*** SIGABRT received at time=1713225805 on cpu 63 ***"));
+	CHECK(span_is(L.ts, "2024-04-16 00:03:25,080"));
+	CHECK(fam(PF_RAY_CPP));
+	/* Ray's log deduplication at the end (ray's log_dedup: "[repeated Nx across cluster]") */
+	parse("(RayTrainWorker pid=2273, ip=172.24.21.66) Worker 0 has failed. [repeated 7x across cluster]");
+	CHECK(msg_is("Worker 0 has failed."));
+	CHECK(fam(PF_RAY_REPEAT));
+	/* docker compose "%-Ns | " (cmd/formatter/logs.go), coloured */
+	parse("\x1b[36mtrainer-1  | \x1b[0mvm:1159:1159 [0] NCCL INFO Using network Socket");
+	CHECK_INT(L.level, LINE_INFO);
+	CHECK(msg_is("Using network Socket"));
+	CHECK(fam(PF_COMPOSE) && fam(PF_ANSI));
+	/* glog, as torchrun 2.2+ writes its own lines (fixtures/captures): the
+	 * logger's file still counts for the keywords (torchrun's own line) */
+	parse("E1130 15:02:53.413000 761 torch/distributed/elastic/multiprocessing/api.py:986] failed (exitcode: 1) local_rank: 0 (pid: 1043) of binary: /usr/bin/python3");
+	CHECK(msg_is("failed (exitcode: 1) local_rank: 0 (pid: 1043) of binary: /usr/bin/python3"));
+	CHECK(span_is(L.ts, "E1130 15:02:53.413000"));
+	CHECK(L.head != NULL && L.head < L.msg.p);
+	CHECK(fam(PF_GLOG));
+	parse("W1130 15:02:48.751000 758 torch/distributed/run.py:851] ");
+	CHECK_INT((long)L.msg.n, 0);
+	/* c10 with the month unpadded (tests/learn) */
+	parse("[E108 20:04:34.467642512 socket.cpp:957] [c10d] The server socket has failed to listen on any local network address.");
+	CHECK(msg_is("[c10d] The server socket has failed to listen on any local network address."));
+	CHECK(span_is(L.ts, "E108 20:04:34.467642512"));
+	/* Python logging's default format (tests/learn) and torchrun 2.0's (tests/learn) */
+	parse("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 29066) of binary: /usr/bin/python");
+	CHECK(msg_is("failed (exitcode: -9) local_rank: 0 (pid: 29066) of binary: /usr/bin/python"));
+	CHECK_INT(L.logger, 'E');
+	CHECK(fam(PF_PYLOG));
+	parse("[2023-10-28 02:56:13,393] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 23819 closing signal SIGTERM");
+	CHECK(msg_is("Sending process 23819 closing signal SIGTERM"));
+	CHECK(span_is(L.ts, "2023-10-28 02:56:13,393"));
+	CHECK(fam(PF_TORCHRUN_LOG));
+	/* DeepSpeed's launcher (tests/learn) */
+	parse("[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py'] exits with return code = -9");
+	CHECK(msg_is("['/usr/bin/python3', '-u', 'main.py'] exits with return code = -9"));
+	CHECK(fam(PF_DEEPSPEED));
+	/* vLLM's older header without brackets (tests/learn) */
+	parse("INFO 10-27 16:30:57 pynccl.py:63] vLLM is using nccl==2.20.5");
+	CHECK(msg_is("vLLM is using nccl==2.20.5"));
+	/* SGLang, with and without the date (tests/learn) */
+	parse("[2025-02-24 14:09:34 TP14] Scheduler hit an exception: Traceback (most recent call last):");
+	CHECK(msg_is("Scheduler hit an exception: Traceback (most recent call last):"));
+	CHECK_INT(L.rank, 14);
+	CHECK(span_is(L.ts, "2025-02-24 14:09:34"));
+	parse("[19:01:01 TP1] Init nccl begin.");
+	CHECK(msg_is("Init nccl begin."));
+	CHECK_INT(L.rank, 1);
+	CHECK(fam(PF_SGLANG));
+	/* Hugging Face's example scripts (tests/learn) */
+	parse("09/04/2024 02:49:57 - INFO - __main__ - Distributed environment: MULTI_GPU  Backend: nccl");
+	CHECK(msg_is("Distributed environment: MULTI_GPU  Backend: nccl"));
+	CHECK(span_is(L.ts, "09/04/2024 02:49:57"));
+	/* a host name glued in front of a header (pdsh's "host: ") */
+	parse("gpu-node-3: [rank3]: RuntimeError: NCCL error");
+	CHECK(msg_is("RuntimeError: NCCL error"));
+	CHECK(span_is(L.whost, "gpu-node-3"));
+	CHECK_INT(L.rank, 3);
+	parse("10.0.0.7: (pid=4242) RuntimeError: NCCL error");
+	CHECK(msg_is("RuntimeError: NCCL error"));
+	CHECK_INT(L.wpid, 4242);
+	/* a viewer's line number (cat -n: "%6d\t") */
+	parse("   123\tTraceback (most recent call last):");
+	CHECK(msg_is("Traceback (most recent call last):"));
+	CHECK(fam(PF_LINENO));
+
+	/* look-alikes that are messages, not prefixes */
+	const char *keep[] = {
+		"RuntimeError: [rank0]: something",          /* an exception type is no host */
+		"ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+		"INFO:     Started server process [12]",     /* uvicorn, not logging's default format */
+		"(base) root@dgx-035:/workspace# ls",        /* a shell prompt */
+		"[1]:",                                      /* torchrun's Failures block */
+		"[2] rows",
+		">>> import torch",
+		"Epoch 9/9",
+		"    33554432       8388608     float     sum      -1   2174.8   15.43   24.69      0",
+		"torch.distributed.DistBackendError: NCCL error in: NCCLUtils.hpp:268, unhandled system error",
+		"Traceback (most recent call last):",
+		"  File \"/usr/lib/python3.10/site-packages/torch/distributed/run.py\", line 12, in main",
+	};
+	for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+		parse(keep[i]);
+		int ok = L.msg.p == keep[i] && L.msg.n == strlen(keep[i]);
+		if (!ok)
+			fprintf(stderr, "  peeled a message: \"%s\" -> \"%.*s\"\n", keep[i], (int)L.msg.n, L.msg.p);
+		CHECK(ok);
+	}
+}
+
+/* ---- the generated test ---- */
+
+/* One wrap per family, each as its program prints it (part 1 cites them);
+ * the stacks of two are every outer x every inner of this list. */
+/* tier: where a wrap stands in a stack, outermost first: 0 a paste's
+ * decorations (a quote, a viewer's line number), 1 what collects the output
+ * (timestamps, compose, colours, a host), 2 launchers, 3 loggers.  A stack
+ * of two puts a wrap of a tier inside one of the same or an outer tier. */
+static const struct wrap {
+	enum peel_family fam;
+	const char *pre, *post;
+	int tier;
+	int rank; /* the rank the wrap names, -1 none */
+} WRAPS[] = {
+	{PF_ANSI, "\x1b[1;31m", "\x1b[0m", 1, -1},
+	{PF_ISO_TS, "2025-10-04T15:16:15.735123456Z ", "", 1, -1},
+	{PF_ISO_TS, "2025-10-04T15:16:15.735123456Z stderr F ", "", 1, -1},
+	{PF_DATE_TS, "2025-02-18 12:54:07 ", "", 1, -1},
+	{PF_SYSLOG, "Aug 12 01:22:51 node-3 python[4242]: ", "", 1, -1},
+	{PF_DMESG, "[ 1374.484938] ", "", 1, -1},
+	{PF_TORCHRUN, "[rank3]:", "", 2, 3},
+	{PF_TORCHRUN, "[default0]:", "", 2, 0},
+	{PF_SLURM, " 3: ", "", 2, 3},
+	{PF_MPI, "[1,3]<stderr>:", "", 2, 3},
+	{PF_MPI, "[1,2][node-3:4242]<stdout>: ", "", 2, 2},
+	{PF_MPI_TS, "Mon Dec  1 10:00:00 2025[1,3]<stdout>:", "", 2, 3},
+	{PF_MPI_TS, "[Mon Dec  1 10:00:00 2025][1,3]<stdout>: ", "", 2, 3},
+	{PF_RAY, "(RayWorkerWrapper pid=4242, ip=10.0.0.3) ", "", 2, -1},
+	{PF_RAY, "(VllmWorker rank=1 pid=4242) ", "", 2, 1},
+	{PF_RAY, "(raylet) ", "", 2, -1},
+	{PF_RAY_REPEAT, "(pid=4242) ", " [repeated 3x across cluster]", 2, -1},
+	{PF_COMPOSE, "trainer-1  | ", "", 1, -1},
+	{PF_C10, "[E1130 14:19:17.712615150 ProcessGroupNCCL.cpp:689] ", "", 3, -1},
+	{PF_C10, "[W Utils.hpp:108] ", "", 3, -1},
+	{PF_GLOG, "E1201 12:00:00.123456 4242 train.cc:12] ", "", 3, -1},
+	{PF_PYLOG, "ERROR:root:", "", 3, -1},
+	{PF_VLLM, "ERROR 06-05 06:18:13 [multiproc_executor.py:470] ", "", 3, -1},
+	{PF_VLLM, "INFO 10-27 16:30:57 pynccl.py:63] ", "", 3, -1},
+	{PF_SGLANG, "[2025-02-24 14:09:34 TP3] ", "", 3, 3},
+	{PF_TORCHRUN_LOG, "[2023-10-28 02:56:13,393] __main__: [ERROR] ", "", 3, -1},
+	{PF_DEEPSPEED, "[2023-04-14 13:11:27,885] [ERROR] [engine.py:434:step] ", "", 3, -1},
+	{PF_RAY_CPP, "[2024-04-16 00:03:25,080 E 7046 7269] logging.cc:361: ", "", 3, -1},
+	{PF_HF, "09/04/2024 02:49:57 - ERROR - __main__ - ", "", 3, -1},
+	{PF_HOST, "gpu-node-3: [rank3]:", "", 1, 3},
+	{PF_QUOTE, "> ", "", 0, -1},
+	{PF_LINENO, "   123\t", "", 0, -1},
+};
+#define NWRAPS (sizeof WRAPS / sizeof WRAPS[0])
+
+static struct sigdb db;
+static struct matcher *mt;
+
+/* What a line gives: its level, the signatures it matches with their
+ * captures, its benign entry, its derived row: one string. */
+struct result {
+	char text[4096];
+	size_t n;
+};
+
+static void add(struct result *r, const char *s, size_t n)
+{
+	if (r->n + n + 1 < sizeof r->text) {
+		memcpy(r->text + r->n, s, n);
+		r->n += n;
+		r->text[r->n] = 0;
+	}
+}
+
+static void on_match(void *ctx, const struct signature *s, const struct logline *ll, const PCRE2_SIZE *ov, int ng)
+{
+	struct result *r = ctx;
+	add(r, " ", 1);
+	add(r, s->id, strlen(s->id));
+	for (int g = 1; g < ng; g++) {
+		if (ov[2 * g] == PCRE2_UNSET)
+			continue;
+		add(r, "|", 1);
+		add(r, ll->msg.p + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+	}
+}
+
+static void line_result(const char *line, struct result *r)
+{
+	struct logline ll;
+	r->n = 0;
+	r->text[0] = 0;
+	logline_parse(line, strlen(line), &ll);
+	char lv[16];
+	snprintf(lv, sizeof lv, "%d", (int)ll.level);
+	add(r, lv, strlen(lv));
+	size_t nc = matcher_scan(mt, &ll);
+	const struct signature *bs = matcher_benign(mt, &ll, matcher_candidates(mt), nc);
+	if (bs) {
+		add(r, " benign:", 8);
+		add(r, bs->id, strlen(bs->id));
+	}
+	nc = matcher_scan(mt, &ll);
+	matcher_match_list(mt, &ll, matcher_candidates(mt), nc, "test", on_match, r, NULL);
+	struct derive_input in;
+	const struct derive_row *row = derive_input_from_line(&ll, &in) ? derive_match(&db, &in) : NULL;
+	if (row) {
+		add(r, " derived:", 9);
+		add(r, row->id, strlen(row->id));
+	}
+}
+
+/* A one-line bundle: whether it failed, and its top diagnosis (the first of
+ * severity error or warning, as tests/accuracy scores it).  Not the verdict
+ * itself, nor the context diagnoses: a launcher's rank tag is evidence of
+ * its own ("every rank seen printed lines of its own" makes a tagged line
+ * healthy where the bare one has no evidence, docs/verdicts.md; a known
+ * rank without NCCL output adds ranks.never_reached_nccl as context). */
+static void bundle_result(const char *line, char *out, size_t outn)
+{
+	struct bundle *b = bundle_new("t", &db, NULL);
+	bundle_add_memory(b, "ticket.log", line, strlen(line));
+	analysis_finish(b);
+	int failed = b->verdict == VERDICT_DIAGNOSED || b->verdict == VERDICT_UNKNOWN_FAILURE;
+	const char *top = "-";
+	for (size_t i = 0; i < b->ndiags && *top == '-'; i++)
+		if (b->diags[i].def->severity != SEV_INFO)
+			top = b->diags[i].def->id;
+	snprintf(out, outn, "%s %s", failed ? "failed" : "not failed", top);
+	bundle_free(b);
+}
+
+static int nsamples, line_fails, bundle_fails;
+static size_t nstacks;
+
+static void wrapped(char *buf, size_t bn, const struct wrap *o, const struct wrap *i, const char *line)
+{
+	snprintf(buf, bn, "%s%s%s%s%s", o ? o->pre : "", i->pre, line, i->post, o ? o->post : "");
+}
+
+static void test_sample(const char *line)
+{
+	struct result bare, got;
+	line_result(line, &bare);
+	char bb[256], rb[256], ref[8192];
+	bundle_result(line, bb, sizeof bb);
+	nsamples++;
+	static char buf[8192];
+	for (size_t i = 0; i < NWRAPS; i++) {
+		wrapped(buf, sizeof buf, NULL, &WRAPS[i], line);
+		line_result(buf, &got);
+		if (strcmp(bare.text, got.text) != 0) {
+			if (line_fails++ < 10)
+				fprintf(stderr, "  wrapped in %s: \"%s\"\n    gives \"%s\"\n    bare  \"%s\"\n",
+				        peel_family_name(WRAPS[i].fam), buf, got.text, bare.text);
+		}
+		/* a wrap that names a rank is compared with the line under torchrun's
+		 * tag of that rank: a known rank is a fact of its own (a launcher
+		 * record tagged with a rank is the rank's output, not the launcher's;
+		 * a rank without NCCL output gives ranks.never_reached_nccl) */
+		const char *want = bb;
+		if (WRAPS[i].rank >= 0) {
+			snprintf(ref, sizeof ref, "[rank%d]:%s", WRAPS[i].rank, line);
+			bundle_result(ref, rb, sizeof rb);
+			want = rb;
+		}
+		char gb[256];
+		bundle_result(buf, gb, sizeof gb);
+		if (strcmp(want, gb) != 0 && bundle_fails++ < 10)
+			fprintf(stderr, "  bundle of \"%s\": %s, bare: %s\n", buf, gb, want);
+		for (size_t o = 0; o < NWRAPS; o++) {
+			if (WRAPS[o].tier > WRAPS[i].tier)
+				continue;
+			wrapped(buf, sizeof buf, &WRAPS[o], &WRAPS[i], line);
+			nstacks += nsamples == 1;
+			line_result(buf, &got);
+			if (strcmp(bare.text, got.text) != 0 && line_fails++ < 10)
+				fprintf(stderr, "  wrapped in %s + %s: \"%s\"\n    gives \"%s\"\n    bare  \"%s\"\n",
+				        peel_family_name(WRAPS[o].fam), peel_family_name(WRAPS[i].fam), buf, got.text,
+				        bare.text);
+		}
+	}
+}
+
+static void test_generated(void)
+{
+	struct msgs m = {0};
+	sigdb_init(&db);
+	rules_register(&db);
+	CHECK(sigdb_load_dir(&db, "patterns", &m) == 0);
+	CHECK(sigdb_finalize(&db, &m) == 0);
+	msgs_free(&m);
+	mt = matcher_new(&db);
+	/* every family of peel.h has a wrap */
+	unsigned all = 0;
+	for (size_t i = 0; i < NWRAPS; i++)
+		all |= 1u << WRAPS[i].fam;
+	for (int f = 0; f < PF_COUNT; f++)
+		if (!((all >> f) & 1))
+			fprintf(stderr, "  no wrap for family %s\n", peel_family_name((enum peel_family)f));
+	CHECK(all == (1u << PF_COUNT) - 1);
+	/* each wrap is recognised as its family */
+	for (size_t i = 0; i < NWRAPS; i++) {
+		char buf[512];
+		wrapped(buf, sizeof buf, NULL, &WRAPS[i], "RuntimeError: NCCL error");
+		parse(buf);
+		int ok = fam(WRAPS[i].fam) && msg_is("RuntimeError: NCCL error");
+		if (!ok)
+			fprintf(stderr, "  wrap %zu (%s) not peeled: \"%s\"\n", i, peel_family_name(WRAPS[i].fam), buf);
+		CHECK(ok);
+	}
+	for (size_t s = 0; s < db.nsigs; s++) {
+		const cJSON *smp = cJSON_GetObjectItemCaseSensitive(db.sigs[s].json, "samples"), *it;
+		cJSON_ArrayForEach(it, smp) {
+			const cJSON *l = cJSON_IsString(it) ? it : cJSON_GetObjectItemCaseSensitive(it, "line");
+			if (cJSON_IsString(l))
+				test_sample(l->valuestring);
+		}
+	}
+	printf("test_peel: %d samples x %zu wraps (and %zu stacks of two): %d line differences, %d bundle differences\n",
+	       nsamples, NWRAPS, nstacks, line_fails, bundle_fails);
+	CHECK(nsamples > 700);
+	CHECK_INT(line_fails, 0);
+	CHECK_INT(bundle_fails, 0);
+	matcher_free(mt);
+	sigdb_free(&db);
+}
+
+int main(void)
+{
+	test_families();
+	test_generated();
+	TEST_MAIN_END();
+}
