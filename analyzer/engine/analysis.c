@@ -23,6 +23,8 @@ void analysis_rule_ctx(struct bundle *b, struct rule_ctx *c)
 	c->saw_nccl = b->saw_nccl;
 	c->clues = b->clues;
 	c->nclues = b->nclues;
+	c->crashes = b->crashes;
+	c->ncrashes = b->ncrashes;
 	for (size_t i = 0; i < b->ndocs && !c->logs_cut; i++)
 		c->logs_cut = !b->docs[i].complete && doc_kind_is_log(b->docs[i].kind);
 }

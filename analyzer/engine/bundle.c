@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse/crash.h"
 #include "match/derive.h"
 #include "engine/diagnosis.h"
 #include "parse/linekw.h"
@@ -68,6 +69,13 @@ struct docstate {
 	int benign_tb;
 	int benign_tb_rank;
 	struct nccltests *nt;    /* nccl-tests output in this document (parse_nccltests.c), or NULL */
+	/* a native crash or stack dump being read (crash.h), and its banner line */
+	struct crash crash;
+	char *crash_raw;         /* owned: the banner, sanitised and cut as a failure line's */
+	size_t crash_rawlength;
+	char *crash_host;        /* owned, or NULL */
+	long crash_pid;
+	int crash_rank;
 };
 
 static void lines_stop(struct bundle *b);
@@ -122,6 +130,14 @@ void bundle_free(struct bundle *b)
 		free(b->clues[i].host);
 	}
 	free(b->clues);
+	for (size_t i = 0; i < b->ncrashes; i++) {
+		free(b->crashes[i].path);
+		free(b->crashes[i].raw);
+		free(b->crashes[i].frame);
+		free(b->crashes[i].frames);
+		free(b->crashes[i].host);
+	}
+	free(b->crashes);
 	ranks_free(b->ranks);
 	bundle_clear_diagnoses(b);
 	free(b->verdict_reason);
@@ -259,6 +275,41 @@ static void fact_env_line(struct bundle *b, const struct span *m, const char *pa
 
 /* ---- failure evidence that no signature explains ---- */
 
+/* "... at /path/file.cpp:123" (an optional ")" or "." after it) at the end of
+ * [p, p+n): a library's error location */
+static int ends_at_location(const char *p, size_t n)
+{
+	while (n && (p[n - 1] == ')' || p[n - 1] == '.' || p[n - 1] == ' '))
+		n--;
+	size_t d = n;
+	while (d > 0 && p[d - 1] >= '0' && p[d - 1] <= '9')
+		d--;
+	if (d == n || d < 6 || p[d - 1] != ':')
+		return 0;
+	size_t f = d - 1;
+	while (f > 0 && p[f - 1] != ' ')
+		f--;
+	return f >= 4 && f < d - 1 && memcmp(p + f - 4, " at ", 4) == 0;
+}
+
+/* Failure lines of libraries and tools (the KW_LIB_ERROR and KW_NCCLTESTS
+ * literals): a health check's, nccl-tests' of every version (v1's "NCCL
+ * failure common.cu:NNN 'x'", v2+'s "host: Test NCCL failure common.cu:NNN
+ * 'x'" and " .. host pid N: Test failure common.cu:NNN"), "<lib> error: ...
+ * at file:line". */
+static const char *tool_failure(const char *p, size_t n)
+{
+	if (mem_find(p, n, "Health check failed", 19, 4))
+		return "health_check"; /* LBNL NHC's "ERROR: nhc: Health check failed: ..." */
+	if ((n > 13 && (memcmp(p, "Cuda failure ", 13) == 0 || memcmp(p, "NCCL failure ", 13) == 0)) ||
+	    mem_find(p, n, "Test NCCL failure ", 18, 5) || mem_find(p, n, "Test CUDA failure ", 18, 5) ||
+	    mem_find(p, n, ": Test failure ", 15, 5))
+		return "nccl_tests";
+	if (mem_find(p, n, " error: ", 8, 3) && ends_at_location(p, n))
+		return "library_error";
+	return NULL;
+}
+
 static const char *failure_kind(const struct logline *ll)
 {
 	const char *p = ll->msg.p;
@@ -281,6 +332,18 @@ static const char *failure_kind(const struct logline *ll)
 	}
 	if (ll->kw & (KW_BIT(KW_WATCHDOG_CAUGHT) | KW_BIT(KW_BLOCKING_WAIT)))
 		return "watchdog";
+	if (ll->kw & (KW_BIT(KW_CRASH) | KW_BIT(KW_FATAL_PYTHON))) {
+		int sig;
+		if (crash_banner(&ll->msg, &sig) != CRASH_NONE)
+			return "crash"; /* a crash handler's banner, a stack dump's header (crash.h) */
+	}
+	if (ll->kw & (KW_BIT(KW_LIB_ERROR) | KW_BIT(KW_NCCLTESTS))) {
+		const char *k = tool_failure(p, n);
+		if (k)
+			return k;
+	}
+	if (n == 6 && memcmp(p, "Killed", 6) == 0)
+		return "killed"; /* a shell's word for a job killed by SIGKILL */
 	/* a Python exception line: "module.Name(Error|Exception): text" at line
 	 * start (after the indent of a paste that is indented as a whole) */
 	{
@@ -359,6 +422,67 @@ static void note_chain(struct bundle *b, const struct logline *ll, const char *p
 	c->host = str_sanitize(ll->host.p, ll->host.n > 120 ? 120 : ll->host.n);
 	c->pid = ll->pid;
 	c->rank = ll->rank;
+}
+
+/* ---- native crashes and stack dumps (crash.h) ---- */
+
+#define CRASHES_KEPT 16
+static void crash_keep(struct bundle *b, struct docstate *ds, const struct crash *c)
+{
+	/* NCCL's frames on a crashed stack: NCCL ran (however silent its log) */
+	if (c->textn && (memmem(c->text, c->textn, "nccl", 4) || memmem(c->text, c->textn, "NCCL", 4)))
+		b->saw_nccl = 1;
+	if (!ds->crash_raw || b->ncrashes >= CRASHES_KEPT || (!c->sig && !c->frame_line))
+		return; /* nothing to derive from */
+	if (b->ncrashes == b->capcrashes) {
+		b->capcrashes = b->capcrashes ? b->capcrashes * 2 : 4;
+		b->crashes = xrealloc(b->crashes, b->capcrashes * sizeof *b->crashes);
+	}
+	struct crash_clue *k = &b->crashes[b->ncrashes++];
+	memset(k, 0, sizeof *k);
+	k->path = xstrdup(ds->path);
+	k->line = c->line;
+	k->raw = xstrdup(ds->crash_raw);
+	k->rawlength = ds->crash_rawlength;
+	k->sig = c->sig;
+	k->frame = c->frame_line ? str_sanitize(c->frame, strlen(c->frame)) : NULL;
+	k->frame_line = c->frame_line;
+	k->frames = c->textn ? xstrndup(c->text, c->textn) : NULL; /* matched by the rows, never shown */
+	k->host = ds->crash_host ? xstrdup(ds->crash_host) : NULL;
+	k->pid = ds->crash_pid;
+	k->rank = ds->crash_rank;
+}
+
+static void crash_feed(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
+                       const char *s, size_t n, int banner_kw)
+{
+	struct crash done;
+	int closed;
+	enum crash_event ev = crash_line(&ds->crash, ll, lineno, banner_kw, &done, &closed);
+	if (closed)
+		crash_keep(b, ds, &done);
+	if (ev != CRASH_EV_BANNER)
+		return;
+	free(ds->crash_raw);
+	free(ds->crash_host);
+	ds->crash_raw = str_sanitize_cut(s, n, 500);
+	ds->crash_rawlength = n;
+	const struct span *h = ll->host.n ? &ll->host : &ll->whost;
+	ds->crash_host = h->n ? str_sanitize(h->p, h->n > 120 ? 120 : h->n) : NULL;
+	ds->crash_pid = ll->pid >= 0 ? ll->pid : ll->wpid;
+	ds->crash_rank = ll->rank;
+}
+
+static void crash_doc_end(struct bundle *b, struct docstate *ds)
+{
+	struct crash done;
+	int closed;
+	crash_end(&ds->crash, &done, &closed);
+	if (closed)
+		crash_keep(b, ds, &done);
+	free(ds->crash_raw);
+	free(ds->crash_host);
+	ds->crash_raw = ds->crash_host = NULL;
 }
 
 /* ---- context lines around evidence ---- */
@@ -595,6 +719,10 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 		if (what)
 			note_failure(b, what, path, lineno, ll, s, n);
 	}
+	uint64_t ckw = ll->kw & (KW_BIT(KW_CRASH) | KW_BIT(KW_TERMINATE) | KW_BIT(KW_SEGFAULT) | KW_BIT(KW_FATAL_PYTHON) |
+	                         KW_BIT(KW_CORE_DUMPED));
+	if (ds->crash.open || ckw)
+		crash_feed(b, ds, ll, lineno, s, n, ckw != 0);
 }
 
 static void apply_batch(void *ctx, struct line_batch *bt)
@@ -917,6 +1045,7 @@ static void doc_finish(struct bundle *b, struct docstate *ds)
 	if (ds->scan.len)
 		sysreport_scan_text(ds->scan.data, ds->scan.len, path, b->facts, &b->warnings);
 	sysreport_nccltests_end(ds->nt); /* the last nccl-tests run of the document */
+	crash_doc_end(b, ds);
 	buf_free(&ds->sys);
 	buf_free(&ds->scan);
 	free(ds);

@@ -56,6 +56,8 @@ struct bundle {
 	uint64_t failure_count;     /* all failure lines seen, kept or not */
 	struct chain_clue *clues;   /* NCCL return-chain frames, first per process (derive.h) */
 	size_t nclues, capclues;
+	struct crash_clue *crashes; /* native crashes and stack dumps (parse/crash.h), the first few */
+	size_t ncrashes, capcrashes;
 	int saw_nccl;               /* any NCCL line at all */
 
 	struct ranks *ranks;        /* per-rank timelines (ranks.h) */

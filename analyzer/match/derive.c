@@ -8,15 +8,16 @@
 #include <cjson/cJSON.h>
 
 #include "base/json.h"
+#include "parse/crash.h"
 #include "match/patids.h"
 #include "match/sigdb.h"
 #include "base/util.h"
 
-static const char *const FROM_NAMES[] = {"nccl_file", "nccl_result", "exception", "message"};
+static const char *const FROM_NAMES[] = {"nccl_file", "nccl_result", "exception", "message", "crash"};
 
 const char *derive_from_name(enum derive_from f)
 {
-	return f >= DERIVE_NCCL_FILE && f <= DERIVE_MESSAGE ? FROM_NAMES[f] : "?";
+	return f >= DERIVE_NCCL_FILE && f <= DERIVE_CRASH ? FROM_NAMES[f] : "?";
 }
 
 /* Where derive_load reports: "file:line: path: problem", the line of path
@@ -69,6 +70,8 @@ static void row_free(struct derive_row *r)
 	pcre2_code_free(r->file_re);
 	pcre2_code_free(r->msg_re);
 	pcre2_code_free(r->type_re);
+	pcre2_code_free(r->signal_re);
+	pcre2_code_free(r->frame_re);
 }
 
 void derive_truncate(struct sigdb *db, size_t n)
@@ -110,7 +113,7 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char
 		}
 		const char *id = json_str(o, "id"), *from = json_str(o, "from"), *cat = json_str(o, "category"),
 		           *why = json_str(o, "why"), *fre = json_str(o, "file"), *mre = json_str(o, "message"),
-		           *tre = json_str(o, "exception");
+		           *tre = json_str(o, "exception"), *sre = json_str(o, "signal"), *frre = json_str(o, "frame");
 		const cJSON *code = json_get(o, "code");
 		if (!id || strncmp(id, FAMILY_DERIVED, strlen(FAMILY_DERIVED)) != 0) {
 			derr(&dl, path, ".id", "a string starting \"derived.\" is required");
@@ -125,11 +128,11 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char
 			errors++;
 		}
 		int f = -1;
-		for (int k = 0; from && k < 4; k++)
+		for (int k = 0; from && k < 5; k++)
 			if (strcmp(from, FROM_NAMES[k]) == 0)
 				f = k;
 		if (f < 0) {
-			derr(&dl, path, ".from", "\"%s\" (expected nccl_file, nccl_result, exception or message)",
+			derr(&dl, path, ".from", "\"%s\" (expected nccl_file, nccl_result, exception, message or crash)",
 			         from ? from : "");
 			errors++;
 		}
@@ -145,6 +148,14 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char
 		}
 		if (f == DERIVE_MESSAGE && !mre) {
 			derr(&dl, path, "", "a message row needs \"message\"");
+			errors++;
+		}
+		if (f == DERIVE_CRASH && !sre && !frre) {
+			derr(&dl, path, "", "a crash row needs \"signal\" or \"frame\"");
+			errors++;
+		}
+		if ((sre || frre) && f != DERIVE_CRASH) {
+			derr(&dl, path, "", "\"signal\" and \"frame\" belong to crash rows");
 			errors++;
 		}
 		if (f == DERIVE_NCCL_RESULT && !mre && !cJSON_IsNumber(code)) {
@@ -173,6 +184,14 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char
 		if (tre) {
 			snprintf(sub, sizeof sub, "%s.exception", path);
 			r.type_re = compile(tre, &dl, sub, &errors);
+		}
+		if (sre) {
+			snprintf(sub, sizeof sub, "%s.signal", path);
+			r.signal_re = compile(sre, &dl, sub, &errors);
+		}
+		if (frre) {
+			snprintf(sub, sizeof sub, "%s.frame", path);
+			r.frame_re = compile(frre, &dl, sub, &errors);
 		}
 		for (size_t k = 0; id && errors == before && k < db->nderived; k++)
 			if (strcmp(db->derived[k].id, id) == 0) {
@@ -255,9 +274,18 @@ const struct derive_row *derive_match(const struct sigdb *db, const struct deriv
 				return r;
 			continue;
 		case DERIVE_MESSAGE:
-			if (!in->src && re_on(r->msg_re, in->msg, in->msgn))
+			if (!in->src && !in->crash && re_on(r->msg_re, in->msg, in->msgn))
 				return r;
 			continue;
+		case DERIVE_CRASH:
+			if (!in->crash)
+				continue;
+			/* no signal (a dump of a live process) is the empty name: "^$" */
+			if (r->signal_re && !re_on(r->signal_re, in->signal ? in->signal : "", in->signal ? strlen(in->signal) : 0))
+				continue;
+			if (r->frame_re && !(in->frames && re_on(r->frame_re, in->frames, strlen(in->frames))))
+				continue;
+			return r;
 		}
 	}
 	return NULL;
@@ -337,6 +365,50 @@ int derive_input_from_line(const struct logline *ll, struct derive_input *in)
 	return ll->level == LINE_PLAIN && ll->msg.n > 0;
 }
 
+int derive_input_from_block(const char *text, struct derive_input *in, char *sigbuf, size_t sign, char *framesbuf,
+                            size_t framesn)
+{
+	memset(in, 0, sizeof *in);
+	in->code = -1;
+	struct crash c, done, got;
+	memset(&c, 0, sizeof c);
+	int closed, have = 0;
+	uint64_t lineno = 0;
+	const char *p = text;
+	for (;;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		struct logline ll;
+		logline_parse(p, len, &ll);
+		crash_line(&c, &ll, ++lineno, 1, &done, &closed);
+		if (closed && !have) {
+			got = done;
+			have = 1;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	crash_end(&c, &done, &closed);
+	if (closed && !have) {
+		got = done;
+		have = 1;
+	}
+	if (!have)
+		return 0;
+	in->crash = 1;
+	const char *sn = crash_signal_name(got.sig);
+	if (sn) {
+		snprintf(sigbuf, sign, "%s", sn);
+		in->signal = sigbuf;
+	}
+	if (got.textn) {
+		snprintf(framesbuf, framesn, "%s", got.text);
+		in->frames = framesbuf;
+	}
+	return 1;
+}
+
 int derive_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 {
 	int fails = 0;
@@ -354,9 +426,16 @@ int derive_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 					continue;
 				}
 				struct logline ll;
-				logline_parse(it->valuestring, strlen(it->valuestring), &ll);
 				struct derive_input in;
-				const struct derive_row *got = derive_input_from_line(&ll, &in) ? derive_match(db, &in) : NULL;
+				const struct derive_row *got;
+				char sigbuf[16], framesbuf[CRASH_FRAMES_TEXT];
+				if (r->from == DERIVE_CRASH) /* a block: the banner and its frames */
+					got = derive_input_from_block(it->valuestring, &in, sigbuf, sizeof sigbuf, framesbuf,
+					                              sizeof framesbuf) ? derive_match(db, &in) : NULL;
+				else {
+					logline_parse(it->valuestring, strlen(it->valuestring), &ll);
+					got = derive_input_from_line(&ll, &in) ? derive_match(db, &in) : NULL;
+				}
 				if (!neg && got != r) {
 					msgs_add(m, "%s: derived[%zu].samples[%zu]: \"%s\" derives %s%s%s", r->file, r->index, k,
 					         r->id, got ? "row " : "nothing", got ? got->id : "",

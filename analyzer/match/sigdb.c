@@ -371,8 +371,8 @@ static const struct known_keys {
 	{"diagnosis", "a diagnosis", {"id", "category", "severity", "role", "confidence", "title", "explanation", "fix",
 	                              "verify_env", "when", "cascade_of", "references", "derived", NULL}},
 	{"when", "\"when\"", {"any", "all", "none", "nccl", NULL}},
-	{"derived", "a derived row", {"id", "from", "file", "message", "exception", "code", "category", "why", "samples",
-	                              "negative_samples", "references", NULL}},
+	{"derived", "a derived row", {"id", "from", "file", "message", "exception", "code", "signal", "frame", "category",
+	                              "why", "samples", "negative_samples", "references", NULL}},
 };
 
 static const struct known_keys *known_keys(const char *object)

@@ -53,6 +53,25 @@ static const struct {
 	{"oom-kill:constraint", KW_KMSG},
 	{"]: segfault at ", KW_KMSG},
 	{"general protection fault", KW_KMSG},
+	/* crash handlers and stack dumps (crash.h names the program of each) */
+	{"Caught signal ", KW_CRASH},
+	{"Process received signal", KW_CRASH},
+	{"==== backtrace", KW_CRASH},
+	{"*** SIG", KW_CRASH},
+	{"*** Aborted at ", KW_CRASH},
+	{" received signal ", KW_CRASH},
+	{"CUDA Exception: ", KW_CRASH},
+	{"most recent call first", KW_CRASH},
+	{" (active", KW_CRASH},
+	{" (idle)", KW_CRASH},
+	{" (core dumped)", KW_CRASH},
+	{" dumped core.", KW_CRASH},
+	{"Bus error", KW_CRASH},
+	/* failure lines of libraries and tools (bundle.c, failure_kind) */
+	{" error: ", KW_LIB_ERROR},
+	{"Cuda failure ", KW_LIB_ERROR},
+	{"NCCL failure ", KW_LIB_ERROR},
+	{"Health check failed", KW_LIB_ERROR},
 };
 
 _Static_assert(KW_COUNT <= 31, "keyword numbers must fit beside LINEKW_FLAG and in the mask");

@@ -40,6 +40,9 @@ enum linekw {
 	KW_CUDA_OOM,          /* "CUDA out of memory" */
 	KW_NCCLTESTS,         /* nccl-tests output: header, footer, failures (parse_nccltests.c) */
 	KW_KMSG,              /* kernel messages: Xid, NVRM, OOM killer, segfaults (parse_kmsg.c) */
+	KW_CRASH,             /* a crash handler's or a stack dump's banner (crash.h), besides the four above */
+	KW_LIB_ERROR,         /* "<lib> error: ... at file:line", an old nccl-tests "NCCL failure file:line",
+	                         a health check's failure (bundle.c: failure lines) */
 	KW_COUNT
 };
 

@@ -9,7 +9,7 @@
 static const char *const FAMILY_NAMES[PF_COUNT] = {
 	"ansi", "iso_ts", "date_ts", "syslog", "dmesg", "torchrun", "slurm", "mpi", "mpi_ts",
 	"ray", "compose", "c10", "glog", "pylog", "vllm", "sglang", "torchrun_log", "deepspeed",
-	"ray_cpp", "hf", "host", "quote", "lineno", "ray_repeat",
+	"ray_cpp", "hf", "host", "quote", "lineno", "ray_repeat", "crash_tag",
 };
 
 const char *peel_family_name(enum peel_family f)
@@ -741,6 +741,42 @@ static size_t dmesg_ts(const char *s, size_t n)
 	return i + 2;
 }
 
+/* A crash handler's tag: Open MPI's "[%s:%05d] " (opal/util/stacktrace.c)
+ * and UCX's "[%s:%-5d:%s:%d] " (src/ucs/debug/log.c: host, pid padded,
+ * thread, tid): the host and the pid. */
+static size_t crash_tag(const char *s, size_t n, struct peel *p)
+{
+	size_t i = 1;
+	while (i < n && i < 256 && is_name(s[i]))
+		i++;
+	if (i == 1 || i + 2 >= n || s[i] != ':' || !is_digit(s[i + 1]))
+		return 0;
+	size_t hn = i - 1, k = i + 1;
+	long pid = digits_at(s, n, &k);
+	while (k < n && s[k] == ' ')
+		k++;
+	if (k < n && s[k] == ':') { /* UCX: ":thread:tid" */
+		k++;
+		while (k < n && k - i < 64 && s[k] != ':' && s[k] != ']')
+			k++;
+		if (k >= n || s[k] != ':')
+			return 0;
+		k++;
+		if (digits_at(s, n, &k) < 0)
+			return 0;
+	}
+	if (k + 1 >= n || s[k] != ']' || s[k + 1] != ' ')
+		return 0;
+	if (!p->host) {
+		p->host = s + 1;
+		p->hostn = hn;
+	}
+	if (p->pid < 0)
+		p->pid = pid;
+	p->families |= 1u << PF_CRASH_TAG;
+	return k + 2;
+}
+
 /* Every prefix that starts with '['. */
 static size_t bracket(const char *s, size_t n, struct peel *p)
 {
@@ -753,6 +789,8 @@ static size_t bracket(const char *s, size_t n, struct peel *p)
 			return (p->families |= 1u << PF_ANSI), k;
 		if ((k = mpi_tag(s, n, 0, p)))
 			return (p->families |= 1u << PF_MPI), k;
+		if ((k = crash_tag(s, n, p)))
+			return k;
 		size_t e = ymd_hms(s + 1, n - 1, ' ');
 		if (e) {
 			e += 1;
@@ -775,8 +813,11 @@ static size_t bracket(const char *s, size_t n, struct peel *p)
 		return (k = dmesg_ts(s, n)) ? (p->families |= 1u << PF_DMESG, k) : 0;
 	if (c1 == ']' && n > 3 && s[2] == ' ' && s[3] == '[')
 		return 3; /* Determined's empty field before "[rank=0] " */
-	if (is_lower(c1))
-		return (k = torchrun_tag(s, n, p)) ? (p->families |= 1u << PF_TORCHRUN, k) : 0;
+	if (is_lower(c1)) {
+		if ((k = torchrun_tag(s, n, p)))
+			return (p->families |= 1u << PF_TORCHRUN), k;
+		return crash_tag(s, n, p);
+	}
 	if (is_upper(c1)) {
 		if ((c1 == 'I' || c1 == 'W' || c1 == 'E' || c1 == 'F') && (k = c10_header(s, n, p)))
 			return (p->families |= 1u << PF_C10), k;
@@ -795,6 +836,7 @@ static size_t bracket(const char *s, size_t n, struct peel *p)
 				return e + 2;
 			}
 		}
+		return crash_tag(s, n, p);
 	}
 	return 0;
 }

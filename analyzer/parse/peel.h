@@ -24,6 +24,8 @@
  *               DeepSpeed "[ts] [INFO] [file.py:N:func] ", Ray's C++
  *               "[ts,ms L pid tid] file.cc:N: ", Hugging Face "12/01/2024 10:00:00
  *               - INFO - name - ", a host name glued in front of any of them
+ *   crash       Open MPI's signal handler "[host:12345] " (opal/util/stacktrace.c),
+ *               UCX's "[host:pid  :thread:tid] " (src/ucs/debug/log.c)
  *   pastes      markdown quoting "> ", a viewer's line number ("12\t")
  * What a prefix says goes to struct peel: the first timestamp, a rank, a
  * process id and host, the logger's severity.  All pointers point into the
@@ -38,7 +40,7 @@
 enum peel_family {
 	PF_ANSI, PF_ISO_TS, PF_DATE_TS, PF_SYSLOG, PF_DMESG, PF_TORCHRUN, PF_SLURM, PF_MPI, PF_MPI_TS,
 	PF_RAY, PF_COMPOSE, PF_C10, PF_GLOG, PF_PYLOG, PF_VLLM, PF_SGLANG, PF_TORCHRUN_LOG, PF_DEEPSPEED,
-	PF_RAY_CPP, PF_HF, PF_HOST, PF_QUOTE, PF_LINENO, PF_RAY_REPEAT, PF_COUNT
+	PF_RAY_CPP, PF_HF, PF_HOST, PF_QUOTE, PF_LINENO, PF_RAY_REPEAT, PF_CRASH_TAG, PF_COUNT
 };
 
 /* Logger headers (struct peel.logger_kind). */

@@ -35,6 +35,8 @@ struct rule_ctx {
 	int saw_nccl;                        /* any NCCL-prefixed line at all */
 	const struct chain_clue *clues;      /* NCCL return-chain frames, first per process */
 	size_t nclues;
+	const struct crash_clue *crashes;    /* native crashes and stack dumps (parse/crash.h) */
+	size_t ncrashes;
 	int logs_cut;                        /* a log document was cut (inputs[].complete false): a
 	                                        rank's output that stops may just have lost the rest */
 };

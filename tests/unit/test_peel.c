@@ -191,6 +191,16 @@ static void test_families(void)
 	CHECK(msg_is("Traceback (most recent call last):"));
 	CHECK(fam(PF_LINENO));
 
+	/* crash handlers' tags: UCX (tests/learn/shm-pipedream-76-buserror.log) and Open MPI
+	 * (tests/learn/bug-nccl-1669-rasinit.log) */
+	parse("[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)");
+	CHECK(msg_is("Caught signal 7 (Bus error: nonexistent physical address)"));
+	CHECK(span_is(L.whost, "8d6bf97c3bf4"));
+	CHECK_INT(L.wpid, 3039);
+	parse("[1,25]<stderr>:[c199:12345] Signal: Aborted (6)");
+	CHECK(msg_is("Signal: Aborted (6)"));
+	CHECK_INT(L.rank, 25);
+	CHECK_INT(L.wpid, 12345);
 	/* look-alikes that are messages, not prefixes */
 	const char *keep[] = {
 		"RuntimeError: [rank0]: something",          /* an exception type is no host */
@@ -199,6 +209,8 @@ static void test_families(void)
 		"(base) root@dgx-035:/workspace# ls",        /* a shell prompt */
 		"[1]:",                                      /* torchrun's Failures block */
 		"[2] rows",
+		"[c10d] The server socket has failed to listen on any local network address.",
+		"[::1]:29500 connect failed",
 		">>> import torch",
 		"Epoch 9/9",
 		"    33554432       8388608     float     sum      -1   2174.8   15.43   24.69      0",
@@ -261,6 +273,8 @@ static const struct wrap {
 	{PF_HOST, "gpu-node-3: [rank3]:", "", 1, 3},
 	{PF_QUOTE, "> ", "", 0, -1},
 	{PF_LINENO, "   123\t", "", 0, -1},
+	{PF_CRASH_TAG, "[8d6bf97c3bf4:3039 :0:3095] ", "", 1, -1},
+	{PF_CRASH_TAG, "[rtptest1621:405884] ", "", 1, -1},
 };
 #define NWRAPS (sizeof WRAPS / sizeof WRAPS[0])
 
