@@ -45,6 +45,7 @@ static struct bundle *start(const char *name, const struct analysis_opts *o)
 	struct bundle *b = bundle_new(name, o->db, o->lim);
 	if (o->threads > 1)
 		bundle_set_threads(b, 2);
+	bundle_set_audit(b, o->audit);
 	return b;
 }
 

@@ -76,6 +76,8 @@ struct docstate {
 	char *crash_host;        /* owned, or NULL */
 	long crash_pid;
 	int crash_rank;
+	int crash_explained;     /* the banner matched a signature (the audit) */
+	int audit_tb;            /* the audit: inside a Python traceback's frames */
 };
 
 static void lines_stop(struct bundle *b);
@@ -138,6 +140,7 @@ void bundle_free(struct bundle *b)
 		free(b->crashes[i].host);
 	}
 	free(b->crashes);
+	strvec_free(&b->audit_lines);
 	ranks_free(b->ranks);
 	bundle_clear_diagnoses(b);
 	free(b->verdict_reason);
@@ -307,6 +310,8 @@ static const char *tool_failure(const char *p, size_t n)
 		return "nccl_tests";
 	if (mem_find(p, n, " error: ", 8, 3) && ends_at_location(p, n))
 		return "library_error";
+	if (mem_find(p, n, "NCCL error", 10, 4))
+		return "nccl_error"; /* another program's report of an ncclResult ("Failed, NCCL error f.cc:83 'x'") */
 	return NULL;
 }
 
@@ -359,6 +364,14 @@ static const char *failure_kind(const struct logline *ll)
 	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') ||
 	                 (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9')))
 		i++;
+	/* a wrapper's type with the type it wraps: "ray.exceptions.RayTaskError(OutOfMemoryError): " */
+	if (i > 5 && i + 2 < n && p[i] == '(' && memchr(p + i, ')', n - i)) {
+		const char *c = memchr(p + i, ')', n - i);
+		size_t j = (size_t)(c - p);
+		if (j + 1 < n && p[j + 1] == ':' && (memcmp(p + i - 5, "Error", 5) == 0 ||
+		                                     (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
+			return "exception";
+	}
 	/* ... or the type alone on its line, as Python prints an exception raised
 	 * without a message ("torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError") */
 	int alone = i == n && memchr(p, '.', n) != NULL;
@@ -424,6 +437,51 @@ static void note_chain(struct bundle *b, const struct logline *ll, const char *p
 	c->rank = ll->rank;
 }
 
+/* ---- the audit of unexplained lines (analyze --unexplained) ---- */
+
+#define AUDIT_KEPT 100000
+
+/* A failure word, in any case: error, fail, fatal, abort, killed, signal,
+ * exception, timed out, warn (the audit only: not on the hot path). */
+static int failure_word(const char *p, size_t n)
+{
+	static const char *const W[] = {"error", "fail", "fatal", "abort", "killed", "signal", "exception", "timed out", "warn"};
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i] | 0x20;
+		if (c != 'e' && c != 'f' && c != 'a' && c != 'k' && c != 's' && c != 't' && c != 'w')
+			continue;
+		for (size_t w = 0; w < sizeof W / sizeof W[0]; w++) {
+			size_t l = strlen(W[w]);
+			if (W[w][0] != c || n - i < l)
+				continue;
+			size_t k = 1;
+			while (k < l && (p[i + k] | 0x20) == W[w][k])
+				k++;
+			if (k == l)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static void audit_add(struct bundle *b, const char *path, uint64_t line, const char *raw, size_t rawn)
+{
+	if (b->audit_lines.n >= AUDIT_KEPT) {
+		b->audit_more++;
+		return;
+	}
+	char *t = str_sanitize_cut(raw, rawn, 400);
+	/* the place as the operand names it: a file's own name, a folder's or
+	 * an archive's member under it */
+	const char *base = strrchr(b->name, '/');
+	base = base ? base + 1 : b->name;
+	if (strcmp(base, path) == 0)
+		strvec_push_owned(&b->audit_lines, xasprintf("%s:%llu: %s", b->name, (unsigned long long)line, t));
+	else
+		strvec_push_owned(&b->audit_lines, xasprintf("%s/%s:%llu: %s", b->name, path, (unsigned long long)line, t));
+	free(t);
+}
+
 /* ---- native crashes and stack dumps (crash.h) ---- */
 
 #define CRASHES_KEPT 16
@@ -432,6 +490,18 @@ static void crash_keep(struct bundle *b, struct docstate *ds, const struct crash
 	/* NCCL's frames on a crashed stack: NCCL ran (however silent its log) */
 	if (c->textn && (memmem(c->text, c->textn, "nccl", 4) || memmem(c->text, c->textn, "NCCL", 4)))
 		b->saw_nccl = 1;
+	if (b->audit && ds->crash_raw && !ds->crash_explained) {
+		/* the banner is explained by the crash row its block derives, if any */
+		char *sig = (char *)crash_signal_name(c->sig);
+		struct derive_input in;
+		memset(&in, 0, sizeof in);
+		in.code = -1;
+		in.crash = 1;
+		in.signal = sig;
+		in.frames = c->textn ? c->text : NULL;
+		if (!derive_match(b->db, &in))
+			audit_add(b, ds->path, c->line, ds->crash_raw, strlen(ds->crash_raw));
+	}
 	if (!ds->crash_raw || b->ncrashes >= CRASHES_KEPT || (!c->sig && !c->frame_line))
 		return; /* nothing to derive from */
 	if (b->ncrashes == b->capcrashes) {
@@ -453,8 +523,8 @@ static void crash_keep(struct bundle *b, struct docstate *ds, const struct crash
 	k->rank = ds->crash_rank;
 }
 
-static void crash_feed(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
-                       const char *s, size_t n, int banner_kw)
+static enum crash_event crash_feed(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
+                                   const char *s, size_t n, int banner_kw, int explained)
 {
 	struct crash done;
 	int closed;
@@ -462,7 +532,8 @@ static void crash_feed(struct bundle *b, struct docstate *ds, const struct logli
 	if (closed)
 		crash_keep(b, ds, &done);
 	if (ev != CRASH_EV_BANNER)
-		return;
+		return ev;
+	ds->crash_explained = explained; /* a signature matched the banner */
 	free(ds->crash_raw);
 	free(ds->crash_host);
 	ds->crash_raw = str_sanitize_cut(s, n, 500);
@@ -471,6 +542,7 @@ static void crash_feed(struct bundle *b, struct docstate *ds, const struct logli
 	ds->crash_host = h->n ? str_sanitize(h->p, h->n > 120 ? 120 : h->n) : NULL;
 	ds->crash_pid = ll->pid >= 0 ? ll->pid : ll->wpid;
 	ds->crash_rank = ll->rank;
+	return ev;
 }
 
 static void crash_doc_end(struct bundle *b, struct docstate *ds)
@@ -654,6 +726,39 @@ static void apply_benign(struct bundle *b, struct docstate *ds, const struct log
 	context_push(ds, s, n);
 }
 
+/* The audit (analyze --unexplained): a failure-word line that no signature,
+ * launcher record, crash report (its banner is judged when its block ends),
+ * traceback or derived row explains. */
+static void audit_line(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
+                       const char *s, size_t n, int explained, const char *what)
+{
+	const struct span *m = &ll->msg;
+	/* a Python traceback's frames and code lines, to its exception line */
+	if (ll->level == LINE_PLAIN && m->n >= 9 && memcmp(m->p, "Traceback", 9) == 0) {
+		ds->audit_tb = 1;
+		return;
+	}
+	if (ds->audit_tb) {
+		if (ll->level == LINE_PLAIN && m->n && (m->p[0] == ' ' || m->p[0] == '\t'))
+			return;
+		ds->audit_tb = 0;
+	}
+	/* NCCL's INFO, TRACE and CALL lines are not failure reports (NCCL reports
+	 * failures as WARN; the INFO formats that name a failure are mapped in
+	 * patterns/coverage/nccl.tsv); the watchdog's counters and the flight
+	 * recorder's dump lines are read by the rank timelines (ranks.c) */
+	if (explained || (ll->level != LINE_PLAIN && ll->level != LINE_WARN) ||
+	    (ll->kw & (KW_BIT(KW_LAST_ENQUEUED) | KW_BIT(KW_DUMP_OBSERVED) | KW_BIT(KW_DUMP_RECEIVED))) ||
+	    !failure_word(m->p, m->n))
+		return;
+	if (what) {
+		struct derive_input in;
+		if (derive_input_from_line(ll, &in) && derive_match(b->db, &in))
+			return; /* a derived row gives it a category */
+	}
+	audit_add(b, ds->path, lineno, s, n);
+}
+
 static void apply_line(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
                        const char *s, size_t n, const size_t *cand, size_t ncand)
 {
@@ -672,7 +777,7 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 		apply_benign(b, ds, ll, lineno, s, n);
 		return;
 	}
-	ranks_note(b->ranks, ll, path, lineno, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
+	int launcher = ranks_note(b->ranks, ll, path, lineno, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
 	if (ll->level != LINE_PLAIN) {
 		if (!b->saw_nccl)
 			b->saw_nccl = 1;
@@ -714,15 +819,17 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	if (b->ev.n > first)
 		context_before(b, ds, first);
 	context_push(ds, s, n);
+	const char *what = NULL;
 	if (hits == 0) {
-		const char *what = failure_kind(ll);
+		what = failure_kind(ll);
 		if (what)
 			note_failure(b, what, path, lineno, ll, s, n);
 	}
 	uint64_t ckw = ll->kw & (KW_BIT(KW_CRASH) | KW_BIT(KW_TERMINATE) | KW_BIT(KW_SEGFAULT) | KW_BIT(KW_FATAL_PYTHON) |
 	                         KW_BIT(KW_CORE_DUMPED));
-	if (ds->crash.open || ckw)
-		crash_feed(b, ds, ll, lineno, s, n, ckw != 0);
+	enum crash_event cev = ds->crash.open || ckw ? crash_feed(b, ds, ll, lineno, s, n, ckw != 0, hits > 0) : CRASH_EV_NONE;
+	if (b->audit)
+		audit_line(b, ds, ll, lineno, s, n, hits || launcher || cev != CRASH_EV_NONE, what);
 }
 
 static void apply_batch(void *ctx, struct line_batch *bt)
@@ -832,6 +939,11 @@ static void lines_stop(struct bundle *b)
 void bundle_set_threads(struct bundle *b, int threads)
 {
 	b->threads = threads;
+}
+
+void bundle_set_audit(struct bundle *b, int on)
+{
+	b->audit = on;
 }
 
 static void process_line(struct bundle *b, struct docstate *ds, const char *s, size_t n)

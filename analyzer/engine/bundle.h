@@ -67,6 +67,12 @@ struct bundle {
 	enum verdict verdict;
 	char *verdict_reason;       /* owned: why the verdict is what it is (verdict.c) */
 	uint64_t benign_lines;      /* lines matched by the benign list (patterns/benign.json) */
+	/* bundle_set_audit: the lines that hold a failure word and that nothing
+	 * explains (no signature, benign entry, derived row, launcher record,
+	 * traceback or crash-report frame), as "path:line: text" */
+	int audit;
+	struct strvec audit_lines;
+	uint64_t audit_more;        /* past AUDIT_KEPT, only counted */
 
 	/* streaming state of the current document (bundle.c) */
 	void *cur;
@@ -86,6 +92,8 @@ void bundle_free(struct bundle *b);
  * bundle and applied (timelines, regexes, evidence) on a second one; the
  * result is the same as with 1 (the default).  Before any input. */
 void bundle_set_threads(struct bundle *b, int threads);
+/* Collect the unexplained failure-word lines (analyze --unexplained); before any input. */
+void bundle_set_audit(struct bundle *b, int on);
 struct doc_sink bundle_sink(struct bundle *b);
 /* Feed a whole operand (path or '-'); its input errors also go to
  * input_errors when not NULL (batch reports them per bundle). */

@@ -226,13 +226,29 @@ static int re_on(void *re, const char *s, size_t n)
 	return rc >= 0;
 }
 
-/* "torch.distributed.DistNetworkError: text" -> "torch.distributed.DistNetworkError" */
-static size_t exception_type(const char *p, size_t n)
+static int type_char(char c)
+{
+	return c == '_' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* "torch.distributed.DistNetworkError: text" -> "torch.distributed.DistNetworkError";
+ * a wrapper's "ray.exceptions.RayTaskError(OutOfMemoryError): text" -> the type it
+ * wraps, "OutOfMemoryError" (*off its start): the content, not the wrapper. */
+static size_t exception_type_at(const char *p, size_t n, size_t *off)
 {
 	size_t i = 0;
-	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
-	                 (p[i] >= '0' && p[i] <= '9')))
+	*off = 0;
+	while (i < n && type_char(p[i]))
 		i++;
+	if (i > 0 && i + 2 < n && p[i] == '(') {
+		size_t j = i + 1;
+		while (j < n && type_char(p[j]))
+			j++;
+		if (j > i + 1 && j + 1 < n && p[j] == ')' && p[j + 1] == ':') {
+			*off = i + 1;
+			return j - i - 1;
+		}
+	}
 	if (i < n && p[i] == ':')
 		return i;
 	/* the type alone on its line (raised without a message) */
@@ -240,6 +256,12 @@ static size_t exception_type(const char *p, size_t n)
 	    ((memcmp(p + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
 		return i;
 	return 0;
+}
+
+static size_t exception_type(const char *p, size_t n)
+{
+	size_t off;
+	return exception_type_at(p, n, &off);
 }
 
 const struct derive_row *derive_match(const struct sigdb *db, const struct derive_input *in0)
@@ -251,7 +273,7 @@ const struct derive_row *derive_match(const struct sigdb *db, const struct deriv
 		cp.msg++;
 		cp.msgn--;
 	}
-	size_t tn = in->exception ? exception_type(in->msg, in->msgn) : 0;
+	size_t toff = 0, tn = in->exception ? exception_type_at(in->msg, in->msgn, &toff) : 0;
 	for (size_t i = 0; i < db->nderived; i++) {
 		const struct derive_row *r = &db->derived[i];
 		switch (r->from) {
@@ -262,7 +284,7 @@ const struct derive_row *derive_match(const struct sigdb *db, const struct deriv
 				continue;
 			return r;
 		case DERIVE_EXCEPTION:
-			if (!tn || !re_on(r->type_re, in->msg, tn))
+			if (!tn || !re_on(r->type_re, in->msg + toff, tn))
 				continue;
 			if (r->msg_re && !re_on(r->msg_re, in->msg, in->msgn))
 				continue;

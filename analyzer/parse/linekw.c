@@ -72,6 +72,7 @@ static const struct {
 	{"Cuda failure ", KW_LIB_ERROR},
 	{"NCCL failure ", KW_LIB_ERROR},
 	{"Health check failed", KW_LIB_ERROR},
+	{"NCCL error", KW_LIB_ERROR},
 };
 
 _Static_assert(KW_COUNT <= 31, "keyword numbers must fit beside LINEKW_FLAG and in the mask");

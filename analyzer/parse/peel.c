@@ -190,6 +190,23 @@ static size_t date_ts(const char *s, size_t n, struct peel *p)
 	if (i >= n || s[i] != ' ')
 		return 0;
 	set_ts(p, s, i);
+	/* "%(asctime)s - %(levelname)s - %(name)s - %(message)s" with the default asctime */
+	char sev;
+	size_t l;
+	if (n > i + 4 && memcmp(s + i, " - ", 3) == 0 && (l = level_word(s + i + 3, n - i - 3, &sev))) {
+		size_t k = i + 3 + l;
+		if (n > k + 3 && memcmp(s + k, " - ", 3) == 0) {
+			size_t nm = k + 3, e = nm;
+			while (e < n && e - nm < 128 && s[e] != ' ')
+				e++;
+			if (e > nm && n >= e + 3 && memcmp(s + e, " - ", 3) == 0) {
+				set_head(p, s);
+				p->severity = sev;
+				p->logger = PL_PYTHON;
+				return e + 3;
+			}
+		}
+	}
 	return i + 1;
 }
 
@@ -661,7 +678,7 @@ static size_t bracket_date(const char *s, size_t n, size_t e, struct peel *p)
 	}
 	if (s[e] != ' ')
 		return 0;
-	/* Ray's C++ logger: "[2024-04-16 00:03:25,080 E 7046 7269] logging.cc:361: " */
+	/* Ray's C++ logger: "[2025-12-07 09:57:19,206 E 393463 393463] (raylet) node_manager.cc:3277: " */
 	size_t i = e + 1;
 	char sev = i < n ? s[i] : 0;
 	if (i + 2 < n && (sev == 'I' || sev == 'W' || sev == 'E' || sev == 'F' || sev == 'D' || sev == 'C') &&
@@ -672,6 +689,11 @@ static size_t bracket_date(const char *s, size_t n, size_t e, struct peel *p)
 			j++;
 			if (digits_at(s, n, &j) >= 0 && j + 1 < n && s[j] == ']' && s[j + 1] == ' ') {
 				j += 2;
+				if (j < n && s[j] == '(') { /* the raylet names itself: "(raylet) node_manager.cc:3277: " */
+					const char *cp = memchr(s + j, ')', n - j < 32 ? n - j : 32);
+					if (cp && (size_t)(cp - s) + 1 < n && cp[1] == ' ')
+						j = (size_t)(cp - s) + 2;
+				}
 				size_t f = j;
 				while (j < n && j - f < 128 && s[j] != ':' && s[j] != ' ')
 					j++;
@@ -805,6 +827,12 @@ static size_t bracket(const char *s, size_t n, struct peel *p)
 		}
 		if ((e = hms_at(s, n, 1)) && (k = sglang_tags(s, n, e, p)))
 			return (p->families |= 1u << PF_SGLANG), k; /* "[19:01:01 TP0] ": no date, no timestamp */
+		/* SGLang's newer datefmt "%m-%d %H:%M:%S": "[12-01 10:00:00 TP0] " */
+		if (n > 16 && s[3] == '-' && s[6] == ' ' && ndig(s, n, 1, 2) && ndig(s, n, 4, 2) && (e = hms_at(s, n, 7)) &&
+		    (k = sglang_tags(s, n, e, p))) {
+			set_ts(p, s + 1, e - 1);
+			return (p->families |= 1u << PF_SGLANG), k;
+		}
 		if ((k = dmesg_ts(s, n)))
 			return (p->families |= 1u << PF_DMESG), k;
 		return 0; /* NCCL's "[0] " device, or data */

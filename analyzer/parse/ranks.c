@@ -650,6 +650,10 @@ static int note_block(struct ranks *r, struct rank_doc *d, const struct span *m0
 		d->cur.root_cause = d->blk_root;
 		return 1;
 	}
+	/* the block's own words that carry nothing to read: its title ("train.py
+	 * FAILED", torch's ChildFailedError.format_msg), "<NO_OTHER_FAILURES>" */
+	if ((m.n > 7 && memcmp(m.p + m.n - 7, " FAILED", 7) == 0) || starts(&m, "<NO_OTHER_FAILURES>"))
+		return 1;
 	if (!d->have_entry)
 		return 0;
 	const char *colon = memchr(m.p, ':', m.n);
@@ -685,6 +689,9 @@ static int note_block(struct ranks *r, struct rank_doc *d, const struct span *m0
 		where_set(&d->cur.where, path, lineno, m0->p, m0->n, order, -1);
 	} else if (kl == 4 && memcmp(m.p, "time", 4) == 0) {
 		d->cur.where.ts = ranks_parse_ts(v, val.n);
+	} else if ((kl == 10 && memcmp(m.p, "error_file", 10) == 0) ||
+	           (kl == 9 && memcmp(m.p, "traceback", 9) == 0 && starts(&val, "To enable traceback"))) {
+		/* fields with nothing to read (the traceback field may hold one: judged as any line) */
 	} else {
 		return 0;
 	}
@@ -1204,11 +1211,11 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 	where_set_raw(r, &d->last_plain, lineno, m->p, m->n, r->order, ts);
 }
 
-void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq)
+int ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq)
 {
 	(void)seq;
 	if (r->finished)
-		return;
+		return 0;
 	r->order++;
 	if (!r->doc || (r->doc_key != path && strcmp(r->doc->path, path) != 0)) {
 		doc_close(r);
@@ -1229,6 +1236,7 @@ void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uin
 		d->last_is_coll = 1;
 	else if (ll->msg.n)
 		d->last_is_coll = 0;
+	return d->line_launcher;
 }
 
 /* ---- finishing ---- */

@@ -172,7 +172,9 @@ struct ranks {
 struct ranks *ranks_new(void);
 void ranks_free(struct ranks *r);
 /* Record one log line (any level). seq is the bundle's evidence counter. */
-void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq);
+/* Returns 1 when the line was a launcher's record (torchrun's own lines and
+ * its ChildFailedError block, an exit record of another launcher). */
+int ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq);
 /* Close the current document, merge, compute global ranks and the first
  * failure.  Idempotent; call before querying. */
 void ranks_finish(struct ranks *r);

@@ -1,9 +1,9 @@
 /* Tests of the outer prefixes (peel.c), in two parts.
  *
  * 1. Each family on real lines: the prefix as the program that prints it
- *    writes it (its source is cited) or as it came in a real report
- *    (tests/learn, tests/corpus, fixtures/captures), and what the prefix
- *    says (timestamp, rank, pid, host, severity).
+ *    writes it (its source is cited: a format instance) or as it came in a
+ *    real report of the learn half (the file is named) or in the captures,
+ *    and what the prefix says (timestamp, rank, pid, host, severity).
  * 2. Generated: every sample line of every signature of patterns/ (and of
  *    every benign entry), wrapped in each prefix of WRAPS below and in
  *    every stack of two of them, must give what the bare line gives: the
@@ -64,12 +64,13 @@ static void test_families(void)
 	CHECK(span_is(L.ts, "Oct  3 06:34:02"));
 	CHECK_INT(L.wpid, 4192747);
 	CHECK(span_is(L.whost, "HNET00"));
-	/* dmesg and dmesg -H (tests/learn/cuda-gpuburn-1-xid79-fallen-off-bus.log) */
-	parse("[ 1374.484938] pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error received: id=0018");
-	CHECK(msg_is("pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error received: id=0018"));
+	/* dmesg (tests/learn/cuda-gpuburn-1-xid79-fallen-off-bus.log) and dmesg -H's
+	 * relative stamp ("[%+5ld.%06ld]", util-linux; a format instance) */
+	parse("[74889.542044] pcieport 0000:00:02.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, id=0010(Receiver ID)");
+	CHECK(msg_is("pcieport 0000:00:02.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, id=0010(Receiver ID)"));
 	CHECK(fam(PF_DMESG));
-	parse("[  +0.000007] pcieport 0000:00:03.0:    [ 5] Surprise Down Error    (First)");
-	CHECK(msg_is("pcieport 0000:00:03.0:    [ 5] Surprise Down Error    (First)"));
+	parse("[  +0.000213] pcieport 0000:00:02.0: AER: Corrected error received: id=0010");
+	CHECK(msg_is("pcieport 0000:00:02.0: AER: Corrected error received: id=0010"));
 	/* torchrun: "[rankN]:" twice and "[defaultN]:" (fixtures/captures; tests/corpus) */
 	parse("[default3]:[rank3]: torch.OutOfMemoryError: CUDA out of memory.");
 	CHECK(msg_is("torch.OutOfMemoryError: CUDA out of memory."));
@@ -101,18 +102,25 @@ static void test_families(void)
 	CHECK(span_is(L.whost, "node-3"));
 	parse("[5]<stderr>: RuntimeError: NCCL error");
 	CHECK_INT(L.rank, 5);
-	/* a quoted paste with MPI tags (tests/learn: "> [1,0]<stdout>:# Out of bounds values : 0 OK") */
+	/* a quoted paste of an indented block with MPI tags (nccl-tests' footer under
+	 * --tag-output, as test_logline.c cites it; a format instance) */
 	parse(">         [1,0]<stdout>:# Out of bounds values : 0 OK");
 	CHECK(msg_is("# Out of bounds values : 0 OK"));
 	CHECK_INT(L.rank, 0);
-	/* Ray and vLLM worker tags (tests/learn) */
-	parse("(VllmWorker rank=3 pid=1090) ERROR 06-05 06:18:13 [multiproc_executor.py:470] RuntimeError: CUDA error: out of memory");
+	/* vLLM V1's worker tag (vllm/v1/executor/multiproc_executor.py: _add_prefix(sys.stdout,
+	 * f"VllmWorker rank={rank}", pid)) before its logger's header (vllm/logger.py:
+	 * "%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] %(message)s", "%m-%d %H:%M:%S");
+	 * a format instance */
+	parse("(VllmWorker rank=3 pid=4242) ERROR 11-02 10:00:00 [multiproc_executor.py:546] RuntimeError: CUDA error: out of memory");
 	CHECK(msg_is("RuntimeError: CUDA error: out of memory"));
 	CHECK_INT(L.rank, 3);
-	CHECK_INT(L.wpid, 1090);
+	CHECK_INT(L.wpid, 4242);
 	CHECK_INT(L.logger, 'E');
-	CHECK(span_is(L.ts, "06-05 06:18:13"));
+	CHECK(span_is(L.ts, "11-02 10:00:00"));
 	CHECK(fam(PF_RAY) && fam(PF_VLLM));
+	/* the same header as a real log shows it (corpus-b's learn file device-vllm-16978) */
+	parse("INFO 04-22 18:37:21 [multiproc_worker_utils.py:124] Killing local vLLM worker processes");
+	CHECK(msg_is("Killing local vLLM worker processes"));
 	parse("(raylet) A worker died or was killed while executing a task by an unexpected system error.");
 	CHECK(msg_is("A worker died or was killed while executing a task by an unexpected system error."));
 	parse("(RayTrainWorker pid=2273, ip=172.24.21.66) [rank7]:[W Utils.hpp:108] Warning: Environment variable NCCL_ASYNC_ERROR_HANDLING is deprecated");
@@ -122,10 +130,11 @@ static void test_families(void)
 	CHECK(span_is(L.whost, "172.24.21.66"));
 	CHECK_INT(L.logger_kind, PL_C10);
 	CHECK_INT(L.logger, 'W');
-	/* Ray's C++ logger (tests/learn: a vLLM worker's abort) */
-	parse("(RayWorkerVllm pid=7046) [2024-04-16 00:03:25,080 E 7046 7269] logging.cc:361: *** SIGABRT received at time=1713225805 on cpu 63 ***");
-	CHECK(msg_is("*** SIGABRT received at time=1713225805 on cpu 63 ***"));
-	CHECK(span_is(L.ts, "2024-04-16 00:03:25,080"));
+	/* Ray's C++ logger, the raylet naming itself (corpus-b's learn file rank-wmpo-3) */
+	parse("(raylet) [2025-12-07 09:57:19,206 E 393463 393463] (raylet) node_manager.cc:3277: 2 Workers (tasks / actors) killed due to memory pressure (OOM)");
+	CHECK(msg_is("2 Workers (tasks / actors) killed due to memory pressure (OOM)"));
+	CHECK(span_is(L.ts, "2025-12-07 09:57:19,206"));
+	CHECK_INT(L.wpid, 393463);
 	CHECK(fam(PF_RAY_CPP));
 	/* Ray's log deduplication at the end (ray's log_dedup: "[repeated Nx across cluster]") */
 	parse("(RayTrainWorker pid=2273, ip=172.24.21.66) Worker 0 has failed. [repeated 7x across cluster]");
@@ -149,7 +158,8 @@ static void test_families(void)
 	parse("[E108 20:04:34.467642512 socket.cpp:957] [c10d] The server socket has failed to listen on any local network address.");
 	CHECK(msg_is("[c10d] The server socket has failed to listen on any local network address."));
 	CHECK(span_is(L.ts, "E108 20:04:34.467642512"));
-	/* Python logging's default format (tests/learn) and torchrun 2.0's (tests/learn) */
+	/* Python logging's default format (tests/heldout/rank-codellama-118-sigkill.log) and
+	 * torchrun 2.0's (tests/learn/socket-3k-197-noif.log) */
 	parse("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 29066) of binary: /usr/bin/python");
 	CHECK(msg_is("failed (exitcode: -9) local_rank: 0 (pid: 29066) of binary: /usr/bin/python"));
 	CHECK_INT(L.logger, 'E');
@@ -158,26 +168,37 @@ static void test_families(void)
 	CHECK(msg_is("Sending process 23819 closing signal SIGTERM"));
 	CHECK(span_is(L.ts, "2023-10-28 02:56:13,393"));
 	CHECK(fam(PF_TORCHRUN_LOG));
-	/* DeepSpeed's launcher (tests/learn) */
-	parse("[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py'] exits with return code = -9");
-	CHECK(msg_is("['/usr/bin/python3', '-u', 'main.py'] exits with return code = -9"));
+	/* DeepSpeed's launcher (corpus-b's learn file rank-deepspeed-3232) */
+	parse("[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', '--local_rank=0'] exits with return code = -9");
+	CHECK(msg_is("['/usr/bin/python3', '-u', 'main.py', '--local_rank=0'] exits with return code = -9"));
 	CHECK(fam(PF_DEEPSPEED));
-	/* vLLM's older header without brackets (tests/learn) */
-	parse("INFO 10-27 16:30:57 pynccl.py:63] vLLM is using nccl==2.20.5");
-	CHECK(msg_is("vLLM is using nccl==2.20.5"));
-	/* SGLang, with and without the date (tests/learn) */
-	parse("[2025-02-24 14:09:34 TP14] Scheduler hit an exception: Traceback (most recent call last):");
+	/* vLLM's older header without brackets (tests/learn/p2p-vllm-5484-hang-p2pdisable.log) */
+	parse("INFO 11-11 14:17:08 pynccl.py:69] vLLM is using nccl==2.21.5");
+	CHECK(msg_is("vLLM is using nccl==2.21.5"));
+	/* SGLang: "[%(asctime)s{prefix}] %(message)s" with " TP{rank}" and "%Y-%m-%d %H:%M:%S",
+	 * later "%m-%d %H:%M:%S" (sglang/srt/utils.py configure_logger; format instances), and a
+	 * real time-only one (tests/learn/p2p-sglang-1509-customar.log) */
+	parse("[2025-01-01 12:00:00 TP14] Scheduler hit an exception: Traceback (most recent call last):");
 	CHECK(msg_is("Scheduler hit an exception: Traceback (most recent call last):"));
 	CHECK_INT(L.rank, 14);
-	CHECK(span_is(L.ts, "2025-02-24 14:09:34"));
+	CHECK(span_is(L.ts, "2025-01-01 12:00:00"));
+	parse("[12-01 10:00:00 DP0 TP1] Scheduler hit an exception: Traceback (most recent call last):");
+	CHECK(msg_is("Scheduler hit an exception: Traceback (most recent call last):"));
+	CHECK(span_is(L.ts, "12-01 10:00:00"));
+	CHECK_INT(L.rank, -1); /* two tags: the TP rank alone is no global rank */
 	parse("[19:01:01 TP1] Init nccl begin.");
 	CHECK(msg_is("Init nccl begin."));
 	CHECK_INT(L.rank, 1);
 	CHECK(fam(PF_SGLANG));
-	/* Hugging Face's example scripts (tests/learn) */
-	parse("09/04/2024 02:49:57 - INFO - __main__ - Distributed environment: MULTI_GPU  Backend: nccl");
+	/* Hugging Face's example scripts: "%(asctime)s - %(levelname)s - %(name)s - %(message)s"
+	 * with "%m/%d/%Y %H:%M:%S" (the transformers examples under examples/pytorch), and with the
+	 * default asctime; format instances */
+	parse("12/01/2024 10:00:00 - INFO - __main__ - Distributed environment: MULTI_GPU  Backend: nccl");
 	CHECK(msg_is("Distributed environment: MULTI_GPU  Backend: nccl"));
-	CHECK(span_is(L.ts, "09/04/2024 02:49:57"));
+	CHECK(span_is(L.ts, "12/01/2024 10:00:00"));
+	parse("2024-12-01 10:00:00,123 - ERROR - train - RuntimeError: NCCL error");
+	CHECK(msg_is("RuntimeError: NCCL error"));
+	CHECK_INT(L.logger, 'E');
 	/* a host name glued in front of a header (pdsh's "host: ") */
 	parse("gpu-node-3: [rank3]: RuntimeError: NCCL error");
 	CHECK(msg_is("RuntimeError: NCCL error"));
@@ -192,7 +213,7 @@ static void test_families(void)
 	CHECK(fam(PF_LINENO));
 
 	/* crash handlers' tags: UCX (tests/learn/shm-pipedream-76-buserror.log) and Open MPI
-	 * (tests/learn/bug-nccl-1669-rasinit.log) */
+	 * (v4.1.8 opal/util/stacktrace.c "[%s:%05d] "; the tag as in tests/learn/cuda-horovod-2365-illegal-access-mpirun.log) */
 	parse("[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)");
 	CHECK(msg_is("Caught signal 7 (Bus error: nonexistent physical address)"));
 	CHECK(span_is(L.whost, "8d6bf97c3bf4"));
@@ -256,6 +277,7 @@ static const struct wrap {
 	{PF_MPI_TS, "[Mon Dec  1 10:00:00 2025][1,3]<stdout>: ", "", 2, 3},
 	{PF_RAY, "(RayWorkerWrapper pid=4242, ip=10.0.0.3) ", "", 2, -1},
 	{PF_RAY, "(VllmWorker rank=1 pid=4242) ", "", 2, 1},
+	{PF_RAY, "(VllmWorkerProcess pid=18565) ", "", 2, -1},
 	{PF_RAY, "(raylet) ", "", 2, -1},
 	{PF_RAY_REPEAT, "(pid=4242) ", " [repeated 3x across cluster]", 2, -1},
 	{PF_COMPOSE, "trainer-1  | ", "", 1, -1},
@@ -263,18 +285,19 @@ static const struct wrap {
 	{PF_C10, "[W Utils.hpp:108] ", "", 3, -1},
 	{PF_GLOG, "E1201 12:00:00.123456 4242 train.cc:12] ", "", 3, -1},
 	{PF_PYLOG, "ERROR:root:", "", 3, -1},
-	{PF_VLLM, "ERROR 06-05 06:18:13 [multiproc_executor.py:470] ", "", 3, -1},
-	{PF_VLLM, "INFO 10-27 16:30:57 pynccl.py:63] ", "", 3, -1},
-	{PF_SGLANG, "[2025-02-24 14:09:34 TP3] ", "", 3, 3},
+	{PF_VLLM, "ERROR 11-02 10:00:00 [multiproc_executor.py:546] ", "", 3, -1},
+	{PF_VLLM, "INFO 11-11 14:17:08 pynccl.py:69] ", "", 3, -1},
+	{PF_SGLANG, "[2025-01-01 12:00:00 TP3] ", "", 3, 3},
+	{PF_SGLANG, "[12-01 10:00:00 TP3] ", "", 3, 3},
 	{PF_TORCHRUN_LOG, "[2023-10-28 02:56:13,393] __main__: [ERROR] ", "", 3, -1},
 	{PF_DEEPSPEED, "[2023-04-14 13:11:27,885] [ERROR] [engine.py:434:step] ", "", 3, -1},
-	{PF_RAY_CPP, "[2024-04-16 00:03:25,080 E 7046 7269] logging.cc:361: ", "", 3, -1},
-	{PF_HF, "09/04/2024 02:49:57 - ERROR - __main__ - ", "", 3, -1},
+	{PF_RAY_CPP, "[2025-12-07 09:57:19,206 E 393463 393463] (raylet) node_manager.cc:3277: ", "", 3, -1},
+	{PF_HF, "12/01/2024 10:00:00 - ERROR - __main__ - ", "", 3, -1},
 	{PF_HOST, "gpu-node-3: [rank3]:", "", 1, 3},
 	{PF_QUOTE, "> ", "", 0, -1},
 	{PF_LINENO, "   123\t", "", 0, -1},
 	{PF_CRASH_TAG, "[8d6bf97c3bf4:3039 :0:3095] ", "", 1, -1},
-	{PF_CRASH_TAG, "[rtptest1621:405884] ", "", 1, -1},
+	{PF_CRASH_TAG, "[node1:04242] ", "", 1, -1},
 };
 #define NWRAPS (sizeof WRAPS / sizeof WRAPS[0])
 
