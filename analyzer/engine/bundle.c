@@ -99,6 +99,7 @@ struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct
 	evlist_init(&b->ev);
 	b->facts = cJSON_CreateObject();
 	b->ranks = ranks_new();
+	b->floor.kw = -1;
 	return b;
 }
 
@@ -140,6 +141,9 @@ void bundle_free(struct bundle *b)
 		free(b->crashes[i].host);
 	}
 	free(b->crashes);
+	free(b->floor.path);
+	free(b->floor.raw);
+	free(b->floor.host);
 	strvec_free(&b->audit_lines);
 	ranks_free(b->ranks);
 	bundle_clear_diagnoses(b);
@@ -482,6 +486,47 @@ static void audit_add(struct bundle *b, const char *path, uint64_t line, const c
 	free(t);
 }
 
+/* ---- the floor: a keyword tier (linekw.h) ---- */
+
+/* The line holds floor keywords (ll->floor): the first line of the lowest
+ * tier is kept; a tier-2 keyword counts only on a failure line (an NCCL
+ * WARN, a failure word). */
+static void floor_note(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
+                       const char *s, size_t n)
+{
+	int best = -1, tier = b->floor.kw >= 0 ? b->floor.tier : 99, failure = -1;
+	for (uint64_t m = ll->floor; m; m &= m - 1) {
+		int i = __builtin_ctzll(m);
+		const struct floorkw *k = floorkw_get((size_t)i);
+		if (!k || k->tier >= tier)
+			continue;
+		if (k->tier > 1) {
+			if (failure < 0)
+				failure = ll->level == LINE_WARN || failure_word(ll->msg.p, ll->msg.n);
+			if (!failure)
+				continue;
+		}
+		best = i;
+		tier = k->tier;
+	}
+	if (best < 0)
+		return;
+	struct floor_pick *f = &b->floor;
+	free(f->path);
+	free(f->raw);
+	free(f->host);
+	f->kw = best;
+	f->tier = tier;
+	f->path = xstrdup(ds->path);
+	f->line = lineno;
+	f->raw = str_sanitize_cut(s, n, 500);
+	f->rawlength = n;
+	const struct span *h = ll->host.n ? &ll->host : &ll->whost;
+	f->host = h->n ? str_sanitize(h->p, h->n > 120 ? 120 : h->n) : NULL;
+	f->pid = ll->pid >= 0 ? ll->pid : ll->wpid;
+	f->rank = ll->rank;
+}
+
 /* ---- native crashes and stack dumps (crash.h) ---- */
 
 #define CRASHES_KEPT 16
@@ -778,6 +823,8 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 		return;
 	}
 	int launcher = ranks_note(b->ranks, ll, path, lineno, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
+	if (ll->floor && (ll->level == LINE_PLAIN || ll->level == LINE_WARN)) /* NCCL's INFO is no failure report */
+		floor_note(b, ds, ll, lineno, s, n);
 	if (ll->level != LINE_PLAIN) {
 		if (!b->saw_nccl)
 			b->saw_nccl = 1;

@@ -58,6 +58,7 @@ struct bundle {
 	size_t nclues, capclues;
 	struct crash_clue *crashes; /* native crashes and stack dumps (parse/crash.h), the first few */
 	size_t ncrashes, capcrashes;
+	struct floor_pick floor;    /* the keyword tier's pick (every bundle; the JSON's "floor") */
 	int saw_nccl;               /* any NCCL line at all */
 
 	struct ranks *ranks;        /* per-rank timelines (ranks.h) */

@@ -99,6 +99,20 @@ struct crash_clue {
 	int rank;
 };
 
+/* The floor's pick (linekw.h, docs/derived.md "The floor"): the first line
+ * of the lowest tier that holds one of its keywords; kw -1 when none. */
+struct floor_pick {
+	int kw;           /* index into linekw.h's floor keywords, -1 none */
+	int tier;
+	char *path;
+	uint64_t line;
+	char *raw;        /* the line, as failure_line's */
+	size_t rawlength;
+	char *host;
+	long pid;
+	int rank;
+};
+
 void evlist_init(struct evlist *l);
 void evlist_free(struct evlist *l);
 /* Add evidence; copies every string.  caps may be NULL.  Returns the stored

@@ -25,6 +25,7 @@ struct matcher {
 	size_t ncand;
 	int level;            /* level of the line being matched */
 	uint64_t kw;          /* keywords found by the scan (linekw.h) */
+	uint64_t floor;       /* the floor's keywords found by the scan (linekw.h) */
 };
 
 struct matcher *matcher_new(const struct sigdb *db)
@@ -75,6 +76,10 @@ static void on_hit(void *ctx, uint32_t v)
 		mt->kw |= KW_BIT(v & ~LINEKW_FLAG);
 		return;
 	}
+	if (v & FLOORKW_FLAG) {
+		mt->floor |= (uint64_t)1 << (v & 63);
+		return;
+	}
 	if (mt->stamp[v] == mt->gen)
 		return;
 	mt->stamp[v] = mt->gen;
@@ -97,12 +102,14 @@ size_t matcher_scan(struct matcher *mt, struct logline *ll)
 	}
 	mt->ncand = 0;
 	mt->kw = 0;
+	mt->floor = 0;
 	mt->level = ll->level;
 	/* from the first logger header on (logline.h: head), so that a logger's
 	 * name still counts as a keyword; the regexes run on the message */
 	const char *p = ll->head && ll->head < ll->msg.p ? ll->head : ll->msg.p;
 	acmatch_search(db->ac, p, (size_t)(ll->msg.p + ll->msg.n - p), on_hit, mt);
 	ll->kw = mt->kw;
+	ll->floor = mt->floor;
 	ll->kw_known = 1;
 	int lv = ll->level;
 	for (size_t i = 0; i < db->nalways[lv]; i++)

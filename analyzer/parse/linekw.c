@@ -77,10 +77,101 @@ static const struct {
 
 _Static_assert(KW_COUNT <= 31, "keyword numbers must fit beside LINEKW_FLAG and in the mask");
 
+/* The floor's keywords: what a person who greps a ticket for a cause would
+ * grep for, one category each (TAXONOMY's "typical evidence"), every one 7
+ * bytes or more (the prefilter's stride).  Not tuned to any set. */
+static const struct floorkw FLOOR[] = {
+	{"out of memory", "GPU_OOM", 1},
+	{"OutOfMemoryError", "GPU_OOM", 1},
+	{"Failed to CUDA calloc", "GPU_OOM", 1},
+	{"CUDA OOM", "GPU_OOM", 1},
+	{"No space left on device", "SHM_EXHAUSTED", 1},
+	{"/dev/shm", "SHM_EXHAUSTED", 2},
+	{"shared memory", "SHM_EXHAUSTED", 2},
+	{"Bus error", "SHM_EXHAUSTED", 2},
+	{"Duplicate GPU", "DEVICE_ASSIGNMENT", 1},
+	{"invalid device ordinal", "DEVICE_ASSIGNMENT", 1},
+	{"undefined symbol", "VERSION_MISMATCH", 1},
+	{"version mismatch", "VERSION_MISMATCH", 1},
+	{"driver version is insufficient", "VERSION_MISMATCH", 1},
+	{"no kernel image is available", "VERSION_MISMATCH", 1},
+	{"Fabric Manager", "FABRIC_MANAGER", 1},
+	{"fabricmanager", "FABRIC_MANAGER", 1},
+	{"system not yet initialized", "FABRIC_MANAGER", 1},
+	{"NVLink SHARP", "FABRIC_MANAGER", 2},
+	{"cuMulticast", "FABRIC_MANAGER", 2},
+	{"RLIMIT_MEMLOCK", "MEMLOCK_LIMITS", 1},
+	{"locked memory", "MEMLOCK_LIMITS", 2},
+	{"memlock", "MEMLOCK_LIMITS", 2},
+	{"completion with error", "IB_RDMA", 1},
+	{"ibv_create", "IB_RDMA", 2},
+	{"ibv_modify_qp", "IB_RDMA", 2},
+	{"ibv_reg_mr", "IB_RDMA", 2},
+	{"ibv_poll_cq", "IB_RDMA", 2},
+	{"NET/IB :", "IB_RDMA", 2},
+	{"GPU Direct RDMA", "IB_RDMA", 2},
+	{"peermem", "IB_RDMA", 2},
+	{"peer access", "P2P_BROKEN", 2},
+	{"peer-to-peer", "P2P_BROKEN", 2},
+	{"P2P/IPC", "P2P_BROKEN", 2},
+	{"cudaIpc", "P2P_BROKEN", 2},
+	{"No route to host", "SOCKET_NETWORK", 1},
+	{"Network is unreachable", "SOCKET_NETWORK", 1},
+	{"Connection refused", "SOCKET_NETWORK", 2},
+	{"Connection timed out", "SOCKET_NETWORK", 2},
+	{"Connection reset", "SOCKET_NETWORK", 2},
+	{"socket interface", "SOCKET_NETWORK", 2},
+	{"NCCL_SOCKET_IFNAME", "SOCKET_NETWORK", 2},
+	{"Address already in use", "RENDEZVOUS", 1},
+	{"EADDRINUSE", "RENDEZVOUS", 1},
+	{"endezvous", "RENDEZVOUS", 2},
+	{"TCPStore", "RENDEZVOUS", 2},
+	{"MASTER_ADDR", "RENDEZVOUS", 2},
+	{"DistStoreError", "RENDEZVOUS", 2},
+	{"Watchdog caught", "COLLECTIVE_TIMEOUT", 1},
+	{"collective operation timeout", "COLLECTIVE_TIMEOUT", 1},
+	{"Detected mismatch between collectives", "COLLECTIVE_TIMEOUT", 1},
+	{"Timeout(ms)", "COLLECTIVE_TIMEOUT", 1},
+	{"timed out", "COLLECTIVE_TIMEOUT", 2},
+	{"illegal memory access", "CUDA_ERROR_OTHER", 1},
+	{"ECC error", "CUDA_ERROR_OTHER", 1},
+	{"NVRM: Xid", "CUDA_ERROR_OTHER", 1},
+	{"fallen off the bus", "CUDA_ERROR_OTHER", 1},
+	{"device-side assert", "CUDA_ERROR_OTHER", 1},
+	{"CUDA error", "CUDA_ERROR_OTHER", 2},
+	{"unhandled cuda error", "CUDA_ERROR_OTHER", 2},
+	{"Killed process", "RANK_FAILURE", 1},
+	{"SIGKILL", "RANK_FAILURE", 2},
+	{"exitcode: -9", "RANK_FAILURE", 2},
+	{"Segmentation fault", "RANK_FAILURE", 2},
+};
+_Static_assert(sizeof FLOOR / sizeof FLOOR[0] <= 64, "the floor's mask has 64 bits");
+
+size_t floorkw_count(void)
+{
+	return sizeof FLOOR / sizeof FLOOR[0];
+}
+
+const struct floorkw *floorkw_get(size_t i)
+{
+	return i < floorkw_count() ? &FLOOR[i] : NULL;
+}
+
+uint64_t floorkw_scan(const char *s, size_t n)
+{
+	uint64_t mask = 0;
+	for (size_t i = 0; i < floorkw_count(); i++)
+		if (mem_find_rare(s, n, FLOOR[i].text, strlen(FLOOR[i].text)))
+			mask |= (uint64_t)1 << i;
+	return mask;
+}
+
 void linekw_add(struct acmatch *ac)
 {
 	for (size_t i = 0; i < sizeof LITERALS / sizeof LITERALS[0]; i++)
 		acmatch_add(ac, LITERALS[i].text, strlen(LITERALS[i].text), LINEKW_FLAG | (uint32_t)LITERALS[i].kw);
+	for (size_t i = 0; i < sizeof FLOOR / sizeof FLOOR[0]; i++)
+		acmatch_add(ac, FLOOR[i].text, strlen(FLOOR[i].text), FLOORKW_FLAG | (uint32_t)i);
 }
 
 uint64_t linekw_scan(const char *s, size_t n)

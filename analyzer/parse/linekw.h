@@ -54,8 +54,25 @@ enum linekw {
 /* acmatch values with this bit are keywords (the low bits are the enum) */
 #define LINEKW_FLAG 0x80000000u
 
-/* Add every keyword literal to ac, with the value LINEKW_FLAG | k. */
+/* Add every keyword literal to ac, with the value LINEKW_FLAG | k, and
+ * every floor keyword, with FLOORKW_FLAG | index. */
 void linekw_add(struct acmatch *ac);
+
+/* The floor (docs/derived.md, "The floor"): a keyword tier that names a
+ * category when nothing specific does.  Each keyword names one category;
+ * tier 1 is a phrase that states its cause (counted on any line), tier 2
+ * counts only on a failure line (an NCCL WARN, or a line with a failure
+ * word).  The prefilter pass finds them (ll->floor: bit i for keyword i). */
+#define FLOORKW_FLAG 0x40000000u
+struct floorkw {
+	const char *text;
+	const char *category;
+	int tier;
+};
+size_t floorkw_count(void);
+const struct floorkw *floorkw_get(size_t i);
+/* The floor's mask of a message, by searching (slow path, tests). */
+uint64_t floorkw_scan(const char *s, size_t n);
 /* The mask for a message, by searching for each literal (slow path). */
 uint64_t linekw_scan(const char *s, size_t n);
 

@@ -54,6 +54,7 @@ struct logline {
 	/* keywords (linekw.h) present in msg: filled by matcher_scan(); zero and
 	 * kw_known == 0 after logline_parse (use logline_keywords()) */
 	uint64_t kw;
+	uint64_t floor;      /* the floor's keywords present (linekw.h: bit i for keyword i), with kw */
 	int kw_known;
 };
 

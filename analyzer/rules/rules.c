@@ -8,6 +8,7 @@ const struct rule_provider *const RULE_PROVIDERS[] = {
 	&RULES_RANKS,
 	&RULES_HOST,
 	&RULES_DERIVED,
+	&RULES_FLOOR,
 	NULL,
 };
 
