@@ -312,8 +312,6 @@ static const char *tool_failure(const char *p, size_t n)
 	    mem_find(p, n, "Test NCCL failure ", 18, 5) || mem_find(p, n, "Test CUDA failure ", 18, 5) ||
 	    mem_find(p, n, ": Test failure ", 15, 5))
 		return "nccl_tests";
-	if (mem_find(p, n, " error: ", 8, 3) && ends_at_location(p, n))
-		return "library_error";
 	if (mem_find(p, n, "NCCL error", 10, 4))
 		return "nccl_error"; /* another program's report of an ncclResult ("Failed, NCCL error f.cc:83 'x'") */
 	return NULL;
@@ -351,6 +349,9 @@ static const char *failure_kind(const struct logline *ll)
 		if (k)
 			return k;
 	}
+	/* "<lib> error: ... at file.cpp:NN" (no literal: the end of the line first) */
+	if (n > 16 && ends_at_location(p, n) && mem_find(p, n, " error: ", 8, 3))
+		return "library_error";
 	if (n == 6 && memcmp(p, "Killed", 6) == 0)
 		return "killed"; /* a shell's word for a job killed by SIGKILL */
 	/* a Python exception line: "module.Name(Error|Exception): text" at line
@@ -488,26 +489,25 @@ static void audit_add(struct bundle *b, const char *path, uint64_t line, const c
 
 /* ---- the floor: a keyword tier (linekw.h) ---- */
 
-/* The line holds floor keywords (ll->floor): the first line of the lowest
- * tier is kept; a tier-2 keyword counts only on a failure line (an NCCL
- * WARN, a failure word). */
+/* The floor's pick: the first line of the lowest tier (linekw.h).  best is
+ * the keyword of this line (tier-1 ones from the prefilter's ll->floor, or
+ * a tier-2 one a failure line holds: best_kw >= 0). */
 static void floor_note(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
-                       const char *s, size_t n)
+                       const char *s, size_t n, int best_kw)
 {
-	int best = -1, tier = b->floor.kw >= 0 ? b->floor.tier : 99, failure = -1;
+	int best = -1, tier = b->floor.kw >= 0 ? b->floor.tier : 99;
 	for (uint64_t m = ll->floor; m; m &= m - 1) {
 		int i = __builtin_ctzll(m);
 		const struct floorkw *k = floorkw_get((size_t)i);
-		if (!k || k->tier >= tier)
-			continue;
-		if (k->tier > 1) {
-			if (failure < 0)
-				failure = ll->level == LINE_WARN || failure_word(ll->msg.p, ll->msg.n);
-			if (!failure)
-				continue;
+		if (k && k->tier < tier) {
+			best = i;
+			tier = k->tier;
 		}
-		best = i;
-		tier = k->tier;
+	}
+	const struct floorkw *k2 = best_kw >= 0 ? floorkw_get((size_t)best_kw) : NULL;
+	if (best < 0 && k2 && k2->tier < tier) {
+		best = best_kw;
+		tier = k2->tier;
 	}
 	if (best < 0)
 		return;
@@ -824,7 +824,7 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	}
 	int launcher = ranks_note(b->ranks, ll, path, lineno, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
 	if (ll->floor && (ll->level == LINE_PLAIN || ll->level == LINE_WARN)) /* NCCL's INFO is no failure report */
-		floor_note(b, ds, ll, lineno, s, n);
+		floor_note(b, ds, ll, lineno, s, n, -1);
 	if (ll->level != LINE_PLAIN) {
 		if (!b->saw_nccl)
 			b->saw_nccl = 1;
@@ -871,6 +871,15 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 		what = failure_kind(ll);
 		if (what)
 			note_failure(b, what, path, lineno, ll, s, n);
+	}
+	/* the floor's tier 2, until there is a pick: a failure line, or a line a
+	 * signature matched, that is an NCCL WARN or holds a failure word (the
+	 * floor is a grep of its own: what the signatures say does not count) */
+	if (b->floor.kw < 0 && (what || hits) && (ll->level == LINE_PLAIN || ll->level == LINE_WARN) &&
+	    (ll->level == LINE_WARN || failure_word(m->p, m->n))) {
+		int k = floorkw_failure_line(m->p, m->n);
+		if (k >= 0)
+			floor_note(b, ds, ll, lineno, s, n, k);
 	}
 	uint64_t ckw = ll->kw & (KW_BIT(KW_CRASH) | KW_BIT(KW_TERMINATE) | KW_BIT(KW_SEGFAULT) | KW_BIT(KW_FATAL_PYTHON) |
 	                         KW_BIT(KW_CORE_DUMPED));

@@ -72,12 +72,11 @@ void matcher_free(struct matcher *mt)
 static void on_hit(void *ctx, uint32_t v)
 {
 	struct matcher *mt = ctx;
-	if (v & LINEKW_FLAG) {
-		mt->kw |= KW_BIT(v & ~LINEKW_FLAG);
-		return;
-	}
-	if (v & FLOORKW_FLAG) {
-		mt->floor |= (uint64_t)1 << (v & 63);
+	if (v & (LINEKW_FLAG | FLOORKW_FLAG)) {
+		if (v & LINEKW_FLAG)
+			mt->kw |= KW_BIT(v & 0xff);
+		if (v & FLOORKW_FLAG)
+			mt->floor |= (uint64_t)1 << ((v >> 8) & 63);
 		return;
 	}
 	if (mt->stamp[v] == mt->gen)

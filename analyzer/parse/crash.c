@@ -68,44 +68,72 @@ enum crash_kind crash_banner(const struct span *m, int *sig)
 	*sig = 0;
 	while (n && (*p == ' ' || *p == '\t'))
 		p++, n--;
-	if ((q = find(p, n, "Caught signal "))) { /* UCX */
-		int v = num_at(q + 14, end);
-		*sig = v > 0 && v < 65 ? v : 0;
-		return CRASH_SIGNAL;
+	/* the banners that start the message (their handler's tag is peeled:
+	 * peel.h), by the first byte; the few that come mid-line after it */
+	switch (n ? *p : 0) {
+	case 'C':
+		if (starts(p, n, "Caught signal ")) { /* UCX */
+			int v = num_at(p + 14, end);
+			*sig = v > 0 && v < 65 ? v : 0;
+			return CRASH_SIGNAL;
+		}
+		if (starts(p, n, "Current thread 0x") && find(p, n, "(most recent call first)"))
+			return CRASH_FAULTHANDLER;
+		if (starts(p, n, "CUDA Exception: "))
+			return CRASH_DEBUGGER; /* cuda-gdb */
+		break;
+	case '*':
+		if (starts(p, n, "*** Process received signal ***"))
+			return CRASH_SIGNAL; /* Open MPI */
+		if (starts(p, n, "*** SIG")) { /* abseil, glog */
+			*sig = sig_by_name(p + 4, n - 4);
+			return *sig || find(p, n, " received ") ? CRASH_SIGNAL : CRASH_NONE;
+		}
+		if (starts(p, n, "*** Aborted at "))
+			return CRASH_SIGNAL; /* glog's failure handler, the line before "*** SIGSEGV (@0x0) received by PID" */
+		break;
+	case '=':
+		if (starts(p, n, "==== backtrace"))
+			return CRASH_SIGNAL; /* UCX's backtrace alone */
+		break;
+	case 'F':
+		if (starts(p, n, "Fatal Python error: ")) {
+			*sig = sig_by_text(p + 20, n - 20);
+			return CRASH_FAULTHANDLER;
+		}
+		break;
+	case 'T':
+		if (starts(p, n, "Thread 0x") && find(p, n, "(most recent call first)"))
+			return CRASH_FAULTHANDLER;
+		if (starts(p, n, "Thread ") && (find(p, n, " (active") || find(p, n, " (idle)")))
+			return CRASH_PYSPY; /* py-spy dump */
+		break;
+	case 'E':
+		if (starts(p, n, "Exception raised from ") && find(p, n, "(most recent call first)"))
+			return CRASH_C10;
+		break;
+	case 't':
+		if (starts(p, n, "terminate called after throwing")) {
+			*sig = 6; /* std::terminate aborts */
+			return CRASH_C10;
+		}
+		break;
+	case 'S':
+	case 'B':
+		if (starts(p, n, "Segmentation fault") || starts(p, n, "Bus error")) {
+			*sig = p[0] == 'S' ? 11 : 7; /* a shell's job message, "(core dumped)" or not */
+			return CRASH_NOTICE;
+		}
+		break;
 	}
-	if (find(p, n, "*** Process received signal ***") || starts(p, n, "==== backtrace"))
-		return CRASH_SIGNAL; /* Open MPI; UCX's backtrace alone */
-	if ((q = find(p, n, "*** SIG"))) { /* abseil, glog */
-		*sig = sig_by_name(q + 4, (size_t)(end - q - 4));
-		return *sig || find(p, n, " received ") ? CRASH_SIGNAL : CRASH_NONE;
-	}
-	if (starts(p, n, "*** Aborted at "))
-		return CRASH_SIGNAL; /* glog's failure handler, the line before "*** SIGSEGV (@0x0) received by PID" */
-	if ((q = find(p, n, " received signal "))) { /* gdb, cuda-gdb */
+	if ((q = find(p, n, " received signal SIG"))) { /* gdb: 'Thread 1 "python" received signal SIGBUS' */
 		*sig = sig_by_name(q + 17, (size_t)(end - q - 17));
 		return CRASH_DEBUGGER;
 	}
-	if (find(p, n, "CUDA Exception: "))
-		return CRASH_DEBUGGER;
-	if ((q = find(p, n, "Fatal Python error: "))) {
-		*sig = sig_by_text(q + 20, (size_t)(end - q - 20));
-		return CRASH_FAULTHANDLER;
-	}
-	if ((starts(p, n, "Current thread 0x") || starts(p, n, "Thread 0x")) && find(p, n, "(most recent call first)"))
-		return CRASH_FAULTHANDLER;
-	if (starts(p, n, "Thread ") && (find(p, n, " (active") || find(p, n, " (idle)"))) /* py-spy dump */
-		return CRASH_PYSPY;
-	if (starts(p, n, "Exception raised from ") && find(p, n, "(most recent call first)"))
-		return CRASH_C10;
-	if (find(p, n, "terminate called after throwing")) {
-		*sig = 6; /* std::terminate aborts */
-		return CRASH_C10;
-	}
-	/* a shell's job message: "Segmentation fault (core dumped)", "bash: line 1: 12 Bus error
-	 * (core dumped) python x.py", "Bus error" alone; systemd-coredump's "Process 12 (python3)
-	 * of user 0 dumped core." */
-	if ((q = find(p, n, " (core dumped)")) || starts(p, n, "Segmentation fault") || starts(p, n, "Bus error")) {
-		size_t lim = q ? (size_t)(q - p) : n;
+	/* "bash: line 1: 12 Bus error (core dumped) python x.py", "Aborted (core dumped)";
+	 * systemd-coredump's "Process 12 (python3) of user 0 dumped core." */
+	if ((q = find(p, n, " (core dumped)"))) {
+		size_t lim = (size_t)(q - p);
 		for (size_t i = 0; i < NSIG_NAMES && !*sig; i++)
 			if (find(p, lim, SIGNALS[i].text))
 				*sig = SIGNALS[i].sig;
@@ -172,10 +200,55 @@ static int frame_kind(const struct crash *c, const char *p, size_t n)
 /* Whether a frame names NCCL, c10d or CUDA (libnccl, ncclFoo, ProcessGroupNCCL,
  * c10d::, libcuda, cudaFoo, c10::cuda), or NCCL's shared-memory helpers
  * (shmOpen, shmRecvSetup: static functions, named only with symbols). */
+static const unsigned char NAME_FIRST[256] = {['n'] = 1, ['N'] = 1, ['c'] = 1, ['C'] = 1, ['l'] = 1, ['s'] = 1, ['S'] = 1};
+
+static int names_in(const char *s, size_t n);
+
+/* A frame names its function near its start and its library at its end
+ * (c10's "frame #3: c10d::...::isCompleted() + 0x68 (0x7ff.. in /opt/../libtorch_cuda.so)"):
+ * those parts are searched, not the path between. */
 static int names_nccl_cuda(const char *s, size_t n)
 {
-	return find(s, n, "nccl") || find(s, n, "NCCL") || find(s, n, "c10d") || find(s, n, "cuda") ||
-	       find(s, n, "CUDA") || find(s, n, "libcu") || find(s, n, "libnvidia") || find(s, n, "shm");
+	if (n <= 160)
+		return names_in(s, n);
+	return names_in(s, 112) || names_in(s + n - 48, 48);
+}
+
+static int names_in(const char *s, size_t n)
+{
+	for (size_t i = 0; i + 3 <= n; i++) {
+		while (i + 3 <= n && !NAME_FIRST[(unsigned char)s[i]])
+			i++;
+		if (i + 3 > n)
+			break;
+		const char *p = s + i;
+		switch (p[0]) {
+		case 'n':
+		case 'N': /* nccl, NCCL */
+			if (i + 4 <= n && (p[1] | 0x20) == 'c' && (p[2] | 0x20) == 'c' && (p[3] | 0x20) == 'l')
+				return 1;
+			break;
+		case 'c':
+		case 'C': /* c10d, cuda, CUDA */
+			if (i + 4 <= n && ((p[1] == '1' && p[2] == '0' && p[3] == 'd') ||
+			                   ((p[1] | 0x20) == 'u' && (p[2] | 0x20) == 'd' && (p[3] | 0x20) == 'a')))
+				return 1;
+			break;
+		case 'l': /* libcu*, libnvidia */
+			if (i + 5 <= n && p[1] == 'i' && p[2] == 'b' && ((p[3] == 'c' && p[4] == 'u') || (p[3] == 'n' && p[4] == 'v')))
+				return 1;
+			break;
+		case 's': /* shm */
+			if (p[1] == 'h' && p[2] == 'm')
+				return 1;
+			break;
+		case 'S': /* Shm */
+			if (p[1] == 'h' && p[2] == 'm')
+				return 1;
+			break;
+		}
+	}
+	return 0;
 }
 
 static void keep_frame(struct crash *c, const char *s, size_t n, uint64_t lineno)
@@ -263,7 +336,9 @@ enum crash_event crash_line(struct crash *c, const struct logline *ll, uint64_t 
 	c->gap = 0;
 	if (f == 1) {
 		c->frames++;
-		if (names_nccl_cuda(m->p, m->n))
+		/* the innermost frames only (the deeper ones are the interpreter's and
+		 * libc's), and none past what the rows can read */
+		if (c->frames <= CRASH_FRAMES_READ && c->textn + 2 < sizeof c->text && names_nccl_cuda(m->p, m->n))
 			keep_frame(c, m->p, m->n, lineno);
 	} else if (!c->sig && starts(m->p, m->n, "Signal: ")) {
 		/* Open MPI: "Signal: Bus error (7)" */

@@ -33,6 +33,7 @@
 #include "parse/logline.h"
 
 #define CRASH_FRAMES_TEXT 1024
+#define CRASH_FRAMES_READ 16     /* frames of a block searched for NCCL, c10d or CUDA names */
 
 enum crash_kind { CRASH_NONE, CRASH_SIGNAL, CRASH_DEBUGGER, CRASH_FAULTHANDLER, CRASH_PYSPY, CRASH_C10, CRASH_NOTICE };
 

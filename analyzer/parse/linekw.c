@@ -55,11 +55,11 @@ static const struct {
 	{"general protection fault", KW_KMSG},
 	/* crash handlers and stack dumps (crash.h names the program of each) */
 	{"Caught signal ", KW_CRASH},
-	{"Process received signal", KW_CRASH},
+	{"Process received signal ***", KW_CRASH},
 	{"==== backtrace", KW_CRASH},
 	{"*** SIG", KW_CRASH},
 	{"*** Aborted at ", KW_CRASH},
-	{" received signal ", KW_CRASH},
+	{" received signal SIG", KW_CRASH},
 	{"CUDA Exception: ", KW_CRASH},
 	{"most recent call first", KW_CRASH},
 	{" (active", KW_CRASH},
@@ -68,7 +68,6 @@ static const struct {
 	{" dumped core.", KW_CRASH},
 	{"Bus error", KW_CRASH},
 	/* failure lines of libraries and tools (bundle.c, failure_kind) */
-	{" error: ", KW_LIB_ERROR},
 	{"Cuda failure ", KW_LIB_ERROR},
 	{"NCCL failure ", KW_LIB_ERROR},
 	{"Health check failed", KW_LIB_ERROR},
@@ -108,9 +107,9 @@ static const struct floorkw FLOOR[] = {
 	{"ibv_modify_qp", "IB_RDMA", 2},
 	{"ibv_reg_mr", "IB_RDMA", 2},
 	{"ibv_poll_cq", "IB_RDMA", 2},
-	{"NET/IB :", "IB_RDMA", 2},
 	{"GPU Direct RDMA", "IB_RDMA", 2},
-	{"peermem", "IB_RDMA", 2},
+	{"nvidia-peermem", "IB_RDMA", 2},
+	{"nv_peer_mem", "IB_RDMA", 2},
 	{"peer access", "P2P_BROKEN", 2},
 	{"peer-to-peer", "P2P_BROKEN", 2},
 	{"P2P/IPC", "P2P_BROKEN", 2},
@@ -119,7 +118,7 @@ static const struct floorkw FLOOR[] = {
 	{"Network is unreachable", "SOCKET_NETWORK", 1},
 	{"Connection refused", "SOCKET_NETWORK", 2},
 	{"Connection timed out", "SOCKET_NETWORK", 2},
-	{"Connection reset", "SOCKET_NETWORK", 2},
+	{"reset by peer", "SOCKET_NETWORK", 2},
 	{"socket interface", "SOCKET_NETWORK", 2},
 	{"NCCL_SOCKET_IFNAME", "SOCKET_NETWORK", 2},
 	{"Address already in use", "RENDEZVOUS", 1},
@@ -132,7 +131,7 @@ static const struct floorkw FLOOR[] = {
 	{"collective operation timeout", "COLLECTIVE_TIMEOUT", 1},
 	{"Detected mismatch between collectives", "COLLECTIVE_TIMEOUT", 1},
 	{"Timeout(ms)", "COLLECTIVE_TIMEOUT", 1},
-	{"timed out", "COLLECTIVE_TIMEOUT", 2},
+	{"timed out after", "COLLECTIVE_TIMEOUT", 2},
 	{"illegal memory access", "CUDA_ERROR_OTHER", 1},
 	{"ECC error", "CUDA_ERROR_OTHER", 1},
 	{"NVRM: Xid", "CUDA_ERROR_OTHER", 1},
@@ -161,17 +160,37 @@ uint64_t floorkw_scan(const char *s, size_t n)
 {
 	uint64_t mask = 0;
 	for (size_t i = 0; i < floorkw_count(); i++)
-		if (mem_find_rare(s, n, FLOOR[i].text, strlen(FLOOR[i].text)))
+		if (FLOOR[i].tier == 1 && mem_find_rare(s, n, FLOOR[i].text, strlen(FLOOR[i].text)))
 			mask |= (uint64_t)1 << i;
 	return mask;
 }
 
+int floorkw_failure_line(const char *s, size_t n)
+{
+	for (size_t i = 0; i < floorkw_count(); i++)
+		if (FLOOR[i].tier == 2 && mem_find_rare(s, n, FLOOR[i].text, strlen(FLOOR[i].text)))
+			return (int)i;
+	return -1;
+}
+
 void linekw_add(struct acmatch *ac)
 {
-	for (size_t i = 0; i < sizeof LITERALS / sizeof LITERALS[0]; i++)
-		acmatch_add(ac, LITERALS[i].text, strlen(LITERALS[i].text), LINEKW_FLAG | (uint32_t)LITERALS[i].kw);
+	/* a literal that is both a keyword and a floor keyword is one entry that
+	 * reports both (LINEKW_FLAG | FLOORKW_FLAG | floor index << 8 | keyword):
+	 * each entry costs the prefilter a little on every line */
+	uint64_t shared = 0;
+	for (size_t i = 0; i < sizeof LITERALS / sizeof LITERALS[0]; i++) {
+		uint32_t v = LINEKW_FLAG | (uint32_t)LITERALS[i].kw;
+		for (size_t f = 0; f < sizeof FLOOR / sizeof FLOOR[0]; f++)
+			if (FLOOR[f].tier == 1 && strcmp(FLOOR[f].text, LITERALS[i].text) == 0) {
+				v |= FLOORKW_FLAG | (uint32_t)f << 8;
+				shared |= (uint64_t)1 << f;
+			}
+		acmatch_add(ac, LITERALS[i].text, strlen(LITERALS[i].text), v);
+	}
 	for (size_t i = 0; i < sizeof FLOOR / sizeof FLOOR[0]; i++)
-		acmatch_add(ac, FLOOR[i].text, strlen(FLOOR[i].text), FLOORKW_FLAG | (uint32_t)i);
+		if (!(shared >> i & 1) && FLOOR[i].tier == 1) /* tier 2: floorkw_failure_line() */
+			acmatch_add(ac, FLOOR[i].text, strlen(FLOOR[i].text), FLOORKW_FLAG | (uint32_t)i << 8);
 }
 
 uint64_t linekw_scan(const char *s, size_t n)

@@ -25,10 +25,12 @@ static int is_alnum(char c) { return is_digit(c) || is_upper(c) || is_lower(c); 
 #define NM10(c) [c] = 1, [c + 1] = 1, [c + 2] = 1, [c + 3] = 1, [c + 4] = 1, [c + 5] = 1, [c + 6] = 1, [c + 7] = 1, \
 	[c + 8] = 1, [c + 9] = 1
 #define NM13(c) NM10(c), [c + 10] = 1, [c + 11] = 1, [c + 12] = 1
-static const unsigned char NAME[256] = {
-	NM10('0'), NM13('A'), NM13('N'), NM13('a'), NM13('n'), ['_'] = 1, ['.'] = 1, ['-'] = 1,
+#define NM10D(c) [c] = 2, [c + 1] = 2, [c + 2] = 2, [c + 3] = 2, [c + 4] = 2, [c + 5] = 2, [c + 6] = 2, [c + 7] = 2, \
+	[c + 8] = 2, [c + 9] = 2
+static const unsigned char NAME[256] = { /* 2: a digit */
+	NM10D('0'), NM13('A'), NM13('N'), NM13('a'), NM13('n'), ['_'] = 1, ['.'] = 1, ['-'] = 1,
 };
-static int is_name(char c) { return NAME[(unsigned char)c]; }
+static int is_name(char c) { return NAME[(unsigned char)c] != 0; }
 
 /* a run of digits at s[i] (at most 18: no overflow): the value, -1 when none */
 static long digits_at(const char *s, size_t n, size_t *i)
@@ -877,15 +879,15 @@ static size_t peel_one(const char *s, size_t n, struct peel *p);
 
 /* set in families during host_glue's look-ahead */
 #define NO_GLUE (1u << PF_COUNT)
+/* the families after which no collector's prefix (a compose service, a host
+ * glued in front) can follow: launchers' tags and loggers' headers */
+#define INNER ((1u << PF_TORCHRUN) | (1u << PF_SLURM) | (1u << PF_MPI) | (1u << PF_MPI_TS) | (1u << PF_RAY) | \
+	(1u << PF_C10) | (1u << PF_GLOG) | (1u << PF_PYLOG) | (1u << PF_VLLM) | (1u << PF_SGLANG) | \
+	(1u << PF_TORCHRUN_LOG) | (1u << PF_DEEPSPEED) | (1u << PF_RAY_CPP) | (1u << PF_HF) | (1u << PF_CRASH_TAG))
 
 static size_t host_glue(const char *s, size_t n, size_t name_end, struct peel *p)
 {
-	if (p->families & NO_GLUE)
-		return 0;
-	int digit = 0;
-	for (size_t i = 0; i < name_end; i++)
-		digit |= is_digit(s[i]);
-	if (!digit || name_end >= n)
+	if ((p->families & NO_GLUE) || name_end >= n)
 		return 0;
 	size_t i = name_end;
 	if (s[i] == ':')
@@ -913,16 +915,18 @@ static size_t host_glue(const char *s, size_t n, size_t name_end, struct peel *p
  * service, a logger level); NCCL's "host:pid:tid" is left at once. */
 static size_t word_start(const char *s, size_t n, struct peel *p)
 {
-	size_t e = 0;
-	while (e < n && e < 64 && is_name(s[e]))
-		e++;
-	if (e >= n)
+	/* one pass over the name; NAME[] is 2 for a digit (a host's name holds one) */
+	size_t e = 0, lim = n < 64 ? n : 64;
+	unsigned any = 0;
+	while (e < lim && NAME[(unsigned char)s[e]])
+		any |= NAME[(unsigned char)s[e++]];
+	if (e >= n || (s[e] != ' ' && s[e] != ':'))
 		return 0;
-	if (s[e] == ':' && e + 1 < n && is_digit(s[e + 1]))
-		return 0; /* an NCCL prefix "host:pid:tid", or "12:34" */
 	size_t k;
-	if (s[e] == ' ' && (k = compose_prefix(s, n, e)))
+	if (s[e] == ' ' && e + 1 < n && (s[e + 1] == ' ' || s[e + 1] == '|') && (k = compose_prefix(s, n, e)))
 		return (p->families |= 1u << PF_COMPOSE), k;
+	if (!(any & 2) || (s[e] == ':' && e + 1 < n && is_digit(s[e + 1])))
+		return 0; /* no digit: no host name; "host:pid:tid" is NCCL's */
 	if ((k = host_glue(s, n, e, p)))
 		return (p->families |= 1u << PF_HOST), k;
 	return 0;
@@ -946,7 +950,7 @@ static size_t upper_start(const char *s, size_t n, struct peel *p)
 	}
 	if ((c == 'I' || c == 'W' || c == 'E' || c == 'D' || c == 'C') && (k = level_header(s, n, p)))
 		return k;
-	return word_start(s, n, p);
+	return p->families & INNER ? 0 : word_start(s, n, p);
 }
 
 static size_t digit_start(const char *s, size_t n, struct peel *p)
@@ -1038,8 +1042,8 @@ static size_t peel_one(const char *s, size_t n, struct peel *p)
 		return digit_start(s, n, p);
 	case C_UPPER:
 		return upper_start(s, n, p);
-	case C_LOWER:
-		return word_start(s, n, p);
+	case C_LOWER: /* a service's or a host's name: only outside a launcher's tag or a logger's header */
+		return p->families & INNER ? 0 : word_start(s, n, p);
 	default:
 		return 0;
 	}

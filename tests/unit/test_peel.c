@@ -255,7 +255,9 @@ static void test_families(void)
 /* tier: where a wrap stands in a stack, outermost first: 0 a paste's
  * decorations (a quote, a viewer's line number), 1 what collects the output
  * (timestamps, compose, colours, a host), 2 launchers, 3 loggers.  A stack
- * of two puts a wrap of a tier inside one of the same or an outer tier. */
+ * of two puts a wrap of a tier inside one of the same or an outer tier (a
+ * crash handler's tag is the process's own, a logger's tier; a host glued in
+ * front of a launcher's tag is a launcher's). */
 static const struct wrap {
 	enum peel_family fam;
 	const char *pre, *post;
@@ -293,11 +295,11 @@ static const struct wrap {
 	{PF_DEEPSPEED, "[2023-04-14 13:11:27,885] [ERROR] [engine.py:434:step] ", "", 3, -1},
 	{PF_RAY_CPP, "[2025-12-07 09:57:19,206 E 393463 393463] (raylet) node_manager.cc:3277: ", "", 3, -1},
 	{PF_HF, "12/01/2024 10:00:00 - ERROR - __main__ - ", "", 3, -1},
-	{PF_HOST, "gpu-node-3: [rank3]:", "", 1, 3},
+	{PF_HOST, "gpu-node-3: [rank3]:", "", 2, 3},
 	{PF_QUOTE, "> ", "", 0, -1},
 	{PF_LINENO, "   123\t", "", 0, -1},
-	{PF_CRASH_TAG, "[8d6bf97c3bf4:3039 :0:3095] ", "", 1, -1},
-	{PF_CRASH_TAG, "[node1:04242] ", "", 1, -1},
+	{PF_CRASH_TAG, "[8d6bf97c3bf4:3039 :0:3095] ", "", 3, -1},
+	{PF_CRASH_TAG, "[node1:04242] ", "", 3, -1},
 };
 #define NWRAPS (sizeof WRAPS / sizeof WRAPS[0])
 
@@ -417,8 +419,8 @@ static void test_sample(const char *line)
 		if (strcmp(want, gb) != 0 && bundle_fails++ < 10)
 			fprintf(stderr, "  bundle of \"%s\": %s, bare: %s\n", buf, gb, want);
 		for (size_t o = 0; o < NWRAPS; o++) {
-			if (WRAPS[o].tier > WRAPS[i].tier)
-				continue;
+			if (WRAPS[o].tier > WRAPS[i].tier || (WRAPS[i].fam == PF_HOST && WRAPS[o].tier >= 2))
+				continue; /* a host glued in front comes outside any launcher's tag */
 			wrapped(buf, sizeof buf, &WRAPS[o], &WRAPS[i], line);
 			nstacks += nsamples == 1;
 			line_result(buf, &got);
