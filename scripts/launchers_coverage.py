@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write patterns/coverage-sources/launchers.tsv: the launcher, scheduler, kernel and CUDA-runtime
+"""Write patterns/coverage/launchers.tsv: the launcher, scheduler, kernel and CUDA-runtime
 failure messages (hand-written rows below, from the sources named in the header) and their mapping.
 The sample of a sig: row is the row's own instance of the message, or else one of the signature's
 samples that contains the message's fixed text.  Run from anywhere: scripts/launchers_coverage.py"""
@@ -68,7 +68,7 @@ row(O4, '3.1.6', '4.1.6', 'error', '{} noticed that process rank {} with PID {} 
 row(O4, '3.1.6', '4.1.6', 'error', '{} noticed that process rank {} with PID {} on node {} exited on signal {} ({}).', 'sig:launch.mpi_rank_signal_other', 'other signals (15: tear-down)')
 row('prrte src/mca/schizo/prte/help-prun.txt', '5.0', '5.0.10', 'error', '{} noticed that process rank {} with PID {} on node {} exited on', 'sig:launch.mpi_rank_signal_other', 'Open MPI 5: the signal is on the next line')
 row(O4, '3.1.6', '4.1.6', 'error', '{} detected that one or more processes exited with non-zero status, thus causing', 'sig:launch.mpi_nonzero_exit')
-row('ompi orte/mca/errmgr/base/help-errmgr-base.txt', '3.1.6', '4.1.6', 'error', '{} job {} terminated normally, but {} {}. Per user-direction, the job has been aborted.', 'sig:launch.mpi_nonzero_exit', 'printed wrapped: "Primary job  terminated normally, but 1 process returned"', 'Primary job  terminated normally, but 1 process returned')
+row('ompi orte/mca/errmgr/base/help-errmgr-base.txt', '3.1.6', '4.1.6', 'error', '{} job {} terminated normally, but {} {} returned\\na non-zero exit code. Per user-direction, the job has been aborted.', 'sig:launch.mpi_nonzero_exit', 'printed wrapped: "Primary job  terminated normally, but 1 process returned"', 'Primary job  terminated normally, but 1 process returned')
 row('ompi ompi/mpi/help-mpi-api.txt', '3.1.6', '5.0.10', 'error', 'MPI_ABORT was invoked on rank {} in communicator {}', 'sig:launch.mpi_abort')
 row('ompi orte/mca/rmaps/base/help-orte-rmaps-base.txt', '3.1.6', '4.1.6', 'error', 'There are not enough slots available in the system to satisfy the {}', 'sig:launch.mpi_not_enough_slots')
 row(O4, '3.1.6', '4.1.6', 'error', '{} failed to receive scheduled heartbeat communications from a remote', 'not-yet', 'a node daemon was lost')
@@ -97,7 +97,7 @@ row(K, '1.x', '1.x', 'status', 'Reason:       Evicted', 'sig:launch.k8s_evicted'
 row(K, '1.x', '1.x', 'event', 'Pod ephemeral local storage usage exceeds the total limit of containers {}.', 'sig:launch.k8s_evicted', '', '  Message:      Pod ephemeral local storage usage exceeds the total limit of containers 10Gi.')
 # ---------------- Ray, vLLM, SGLang
 row('ray python/ray/exceptions.py', '2.2', '2.54', 'raise', 'Task was killed due to the node running low on memory.', 'sig:launch.ray_memory_monitor')
-row('ray src/ray/raylet/node_manager.cc', '2.55', '2.58', 'raise', '{} worker(s) were killed due to the node running low on memory. {}', 'sig:launch.ray_memory_monitor', 'wording from Ray 2.55 (not seen in a real log here; the regex covers it)', 'ray.exceptions.OutOfMemoryError: 1 worker(s) were killed due to the node running low on memory.')
+row('ray src/ray/raylet/node_manager.cc', '2.55', '2.58', 'raise', '{} worker(s) were killed due to the node running low on memory.', 'sig:launch.ray_memory_monitor', 'wording from Ray 2.55 (not seen in a real log here; the regex covers it)', 'ray.exceptions.OutOfMemoryError: 1 worker(s) were killed due to the node running low on memory.')
 row('ray python/ray/exceptions.py', '2.0', '2.58', 'raise', 'The actor died unexpectedly before finishing this task.', 'sig:launch.ray_actor_died')
 row('ray python/ray/exceptions.py', '2.0', '2.58', 'raise', 'ActorDiedError', 'sig:launch.ray_actor_died')
 row('ray src/ray/gcs', '2.0', '2.58', 'warning', 'The node with node id: {} and address: {} and node name: {} has been marked dead because the detector has missed too many heartbeats from it.', 'sig:launch.ray_node_dead')
@@ -181,7 +181,7 @@ for num, text, mapping, note in [
     ('900', 'operation not permitted when stream is capturing', 'sig:cudart.capture_violation', ''),
     ('901', 'operation failed due to a previous error during capture', 'sig:cudart.capture_violation', ''),
     ('999', 'unknown error', 'sig:cudart.unknown_error', 'matched as "CUDA error: unknown error"')]:
-    row(CU, '11.0', '13.0', 'error %s' % num, 'CUDA error: ' + text, mapping, note,
+    row(CU, '11.0', '13.0', 'error:%s' % num, 'CUDA error: ' + text, mapping, note,
         ('RuntimeError: CUDA error: ' + text) if mapping.startswith('sig:') else '')
 row('pytorch c10/cuda/CUDAFunctions.cpp', '1.13.1', '2.6.0', 'raise', 'Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx', 'sig:cudart.no_driver')
 row('pytorch c10/cuda/CUDAFunctions.cpp', '1.13.1', '2.6.0', 'raise', 'The NVIDIA driver on your system is too old (found version {}).', 'sig:cudart.driver_too_old_torch')
@@ -204,13 +204,14 @@ for ri, r in enumerate(R):
         if not sample:
             print('no instance sample for', r[5], '|', fmt); miss += 1
     out.append(r + [sample])
-with open(ROOT + '/patterns/coverage-sources/launchers.tsv', 'w') as f:
+with open(ROOT + '/patterns/coverage/launchers.tsv', 'w') as f:
     f.write('# Launcher, scheduler, kernel and CUDA-runtime failure messages and what nccl-triage maps them to.\n')
     f.write('# Hand-written from the sources read: Slurm (SchedMD/slurm tags 17.11 .. 26.05), Open MPI v3.1.6/v4.1.6 and PRRTE,\n')
     f.write('# DeepSpeed v0.6.0 .. v0.16.4, CPython subprocess, Horovod v0.28.1, Linux, the NVIDIA driver and Xid catalog,\n')
     f.write('# CUDA runtime error strings; Kubernetes, Ray, vLLM and SGLang from their documented or quoted output.\n')
     f.write('# first_release/last_release are the program\'s own versions. The sample of a sig: row is one of the\n')
-    f.write('# signature\'s samples; tests/coverage-sources checks that the signature matches it.\n')
+    f.write('# signature\'s samples; check-db checks that the signature matches it.\n')
+    f.write('# style: braces\n')
     f.write('file\tfirst_release\tlast_release\tlevel\tformat\tmapping\tnote\tsample\n')
     for r in out:
         f.write('\t'.join(x.replace('\t', ' ') for x in r) + '\n')

@@ -18,7 +18,9 @@ CPP_MACROS = [
     (r'TORCH_WARN(?:_ONCE)?\s*\(', 'warn'),
     (r'TORCH_INTERNAL_ASSERT\s*\(', 'assert'),
 ]
-CPP_RE = re.compile(r'\b(LOG\((?:ERROR|WARNING|FATAL)\)|C10D_(?:ERROR|WARNING)\s*\(|C10_THROW_ERROR\s*\(|C10D_THROW_ERROR\s*\(|C10_BUILD_ERROR\s*\(|TORCH_CHECK_WITH\s*\(|TORCH_CHECK\s*\(|TORCH_WARN(?:_ONCE)?\s*\(|std::runtime_error\s*\(|c10::DistBackendError\s*\(|fmt::format\s*\(|c10::str\s*\(|std::string\s+\w+\s*=\s*\"|errorMsg\s*=\s*|exitMsg\s*=\s*)')
+CPP_RE = re.compile(r'\b(LOG\((?:ERROR|WARNING|FATAL)\)|C10D_(?:ERROR|WARNING)\s*\(|C10_THROW_ERROR\s*\(|C10D_THROW_ERROR\s*\(|C10_BUILD_ERROR\s*\(|TORCH_CHECK_WITH\s*\(|TORCH_CHECK\s*\(|TORCH_WARN(?:_ONCE)?\s*\(|std::runtime_error\s*\(|c10::DistBackendError\s*\(|fmt::format\s*\(|c10::str\s*\(|std::string\s+\w+\s*=\s*\"|errorMsg\s*=\s*|exitMsg\s*=\s*|fprintf\s*\(\s*stderr\s*,|return\s+(?=")|interpret\s*=\s*(?="))')
+# "return" literals are kept only where they are messages: getNcclErrorDetailStr's texts
+RETURN_FILES = re.compile(r'NCCLUtils')
 
 
 def cpp_statement(src, start):
@@ -106,6 +108,10 @@ def level_of(tok, stmt):
         return 'check'
     if tok.startswith('TORCH_WARN'):
         return 'warn'
+    if tok.startswith('fprintf'):
+        return 'error'
+    if tok.startswith(('return', 'interpret')):
+        return 'msg'
     if tok.startswith('fmt::') or tok.startswith('c10::str') or 'std::string' in tok or 'Msg' in tok:
         return 'msg'
     return '?'
@@ -115,10 +121,16 @@ def do_cpp(path, rel):
     src = open(path, encoding='utf-8', errors='replace').read()
     rows = []
     for m in CPP_RE.finditer(src):
+        if m.group(1).startswith(('return', 'interpret')) and not RETURN_FILES.search(rel):
+            continue
         stmt = cpp_statement(src, m.start())
         if len(stmt) > 3000:
             stmt = stmt[:3000]
+        if m.group(1).startswith('fprintf'):
+            stmt = stmt[len(m.group(1)):]
         t = cpp_template(stmt)
+        if t and m.group(1).startswith('fprintf'):
+            t = re.sub(r'%[-\d.]*[sdiuzl]+', '{}', t)
         if not t or len(t.replace('{}', '').strip()) < 8:
             continue
         lv = level_of(m.group(1), stmt[len(m.group(1)) - 1:] if m.group(1).endswith('(') else stmt)
@@ -230,4 +242,5 @@ def main():
             print(f'{r[0]}\t{r[1]}\t{r[2]}\t{msg}')
 
 
-main()
+if __name__ == "__main__":
+    main()

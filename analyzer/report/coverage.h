@@ -13,6 +13,15 @@
  *   benign:REASON     printed on healthy runs, or informational
  *   not-yet           nothing yet
  * sample is the message instantiated as NCCL prints it (full line prefix).
+ *
+ * A table of another component (PyTorch, a framework, a launcher) says
+ * "# style: braces": its formats mark a formatted value with {} (C++
+ * c10::str/fmt pieces, Python f-strings and %-formats as the extractors
+ * write them), its levels are the source's own (error, warning, check,
+ * raise:RuntimeError, ...), a sample need only contain an instance of the
+ * format (after an exception name, a glog header, a logger's prefix), and a
+ * row that maps to no signature may have no sample.  Its summary counts the
+ * "failure messages" (every row not benign) and the not-yet share of them.
  * See docs/coverage.md (generated) and docs/signature-format.md. */
 #ifndef NT_COVERAGE_H
 #define NT_COVERAGE_H
@@ -31,6 +40,7 @@ struct covrow {
 struct covtable {
 	char *path;
 	struct strvec releases;   /* from "# releases:", ascending */
+	int braces;               /* "# style: braces" (above) */
 	struct covrow *rows;
 	size_t n;
 };
