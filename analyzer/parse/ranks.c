@@ -908,6 +908,37 @@ static int note_exit_record(struct ranks *r, const struct span *m, const char *p
 		r->saw_launcher = 1;
 		return 1;
 	}
+	/* torch.multiprocessing.spawn (spawn.py, ProcessExitedException): "process %d terminated
+	 * with signal %s" / "... with exit code %d", the process index being the rank it was given */
+	const char *sp = find(m, "process ");
+	if (sp && (sp == p || (sp - p >= 11 && memcmp(sp - 11, "Exception: ", 11) == 0)) && find(m, " terminated with ")) {
+		long rk = num_at(sp + 8, end, &ok);
+		const char *t = ok ? find(m, " terminated with ") : NULL;
+		if (!t || rk < 0 || rk > 10000000)
+			return 0;
+		const char *q = t + 17;
+		int code = 0;
+		if (end - q > 10 && memcmp(q, "exit code ", 10) == 0) {
+			long c = num_at(q + 10, end, &ok);
+			if (!ok || c <= 0 || c > 255)
+				return 0;
+			code = (int)c;
+		} else if (end - q > 10 && memcmp(q, "signal SIG", 10) == 0) {
+			static const struct { const char *n; int s; } S[] = {
+				{"KILL", 9}, {"SEGV", 11}, {"ABRT", 6}, {"BUS", 7}, {"TERM", 15}, {"ILL", 4}, {"FPE", 8},
+			};
+			for (size_t i = 0; i < sizeof S / sizeof S[0] && !code; i++)
+				if ((size_t)(end - q - 10) >= strlen(S[i].n) && memcmp(q + 10, S[i].n, strlen(S[i].n)) == 0)
+					code = 128 + S[i].s;
+			if (!code)
+				return 0;
+		} else {
+			return 0;
+		}
+		exit_for_rank(r, (int)rk, -1, code, path, lineno, m, order, ts);
+		r->saw_launcher = 1;
+		return 1;
+	}
 	return 0;
 }
 
