@@ -778,8 +778,10 @@ static void audit_line(struct bundle *b, struct docstate *ds, const struct logli
                        const char *s, size_t n, int explained, const char *what)
 {
 	const struct span *m = &ll->msg;
-	/* a Python traceback's frames and code lines, to its exception line */
-	if (ll->level == LINE_PLAIN && m->n >= 9 && memcmp(m->p, "Traceback", 9) == 0) {
+	/* a Python traceback's frames and code lines, to its exception line (an
+	 * excerpt may start at a frame: '  File "x.py", line 12, in f') */
+	if (ll->level == LINE_PLAIN && ((m->n >= 9 && memcmp(m->p, "Traceback", 9) == 0) ||
+	                                (m->n > 8 && m->p[0] == ' ' && mem_find(m->p, m->n < 16 ? m->n : 16, "File \"", 6, 6)))) {
 		ds->audit_tb = 1;
 		return;
 	}

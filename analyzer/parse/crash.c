@@ -91,6 +91,10 @@ enum crash_kind crash_banner(const struct span *m, int *sig)
 		}
 		if (starts(p, n, "*** Aborted at "))
 			return CRASH_SIGNAL; /* glog's failure handler, the line before "*** SIGSEGV (@0x0) received by PID" */
+		if (starts(p, n, "*** Check failure stack trace: ***")) {
+			*sig = 6; /* glog's CHECK: the "F0426 ... Check failed: ..." line before it, then abort() */
+			return CRASH_SIGNAL;
+		}
 		break;
 	case '=':
 		if (starts(p, n, "==== backtrace"))

@@ -9,7 +9,8 @@
  *                  "==== backtrace (tid:   3095) ====" (src/ucs/debug/debug.c)
  *   Open MPI       "*** Process received signal ***", "Signal: Bus error (7)"
  *                  (opal/util/stacktrace.c)
- *   abseil / glog  "*** SIGSEGV received at time=1713225805 on cpu 63 ***",
+ *   abseil / glog  "*** SIGSEGV received at time=1713225805 on cpu 63 ***", glog's CHECK
+ *                  "*** Check failure stack trace: ***",
  *                  "*** SIGSEGV (@0x0) received by PID 12 (TID 0x7f..) ..."
  *   gdb, cuda-gdb  'Thread 1 "python" received signal SIGBUS, Bus error.',
  *                  "Program received signal SIGSEGV", "CUDA Exception: Warp Illegal Address"

@@ -59,6 +59,7 @@ static const struct {
 	{"==== backtrace", KW_CRASH},
 	{"*** SIG", KW_CRASH},
 	{"*** Aborted at ", KW_CRASH},
+	{"*** Check failure stack trace", KW_CRASH},
 	{" received signal SIG", KW_CRASH},
 	{"CUDA Exception: ", KW_CRASH},
 	{"most recent call first", KW_CRASH},

@@ -999,6 +999,15 @@ static size_t blank_start(const char *s, size_t n, struct peel *p)
 	return 0;
 }
 
+/* Markdown inline code around a whole pasted line ("`RuntimeError: ...`"):
+ * the opening backtick here, the closing one by suffix(). */
+#define BACKTICK (1u << (PF_COUNT + 1)) /* suffix() took the closing backtick */
+
+static size_t backtick(const char *s, size_t n, const struct peel *p)
+{
+	return n > 1 && s[1] != '`' && (p->families & BACKTICK) ? 1 : 0;
+}
+
 /* Markdown quoting: "> ", "> > ", ">" alone. */
 static size_t quote(const char *s, size_t n)
 {
@@ -1020,7 +1029,7 @@ enum { C_NONE, C_ESC, C_BRACKET, C_PAREN, C_QUOTE, C_BLANK, C_DIGIT, C_UPPER, C_
 	[c + 7] = k, [c + 8] = k, [c + 9] = k, [c + 10] = k, [c + 11] = k, [c + 12] = k
 static const unsigned char CLASS[256] = {
 	[0x1b] = C_ESC, ['^'] = C_ESC, ['\\'] = C_ESC, ['#'] = C_ESC, ['['] = C_BRACKET, ['('] = C_PAREN,
-	['>'] = C_QUOTE, [' '] = C_BLANK, ['\t'] = C_BLANK, R10('0'), R13('A', C_UPPER), R13('N', C_UPPER),
+	['>'] = C_QUOTE, ['`'] = C_QUOTE, [' '] = C_BLANK, ['\t'] = C_BLANK, R10('0'), R13('A', C_UPPER), R13('N', C_UPPER),
 	R13('a', C_LOWER), R13('n', C_LOWER),
 };
 
@@ -1035,7 +1044,8 @@ static size_t peel_one(const char *s, size_t n, struct peel *p)
 	case C_PAREN:
 		return (k = ray_prefix(s, n, p)) ? (p->families |= 1u << PF_RAY, k) : 0;
 	case C_QUOTE:
-		return (k = quote(s, n)) ? (p->families |= 1u << PF_QUOTE, k) : 0;
+		k = s[0] == '`' ? backtick(s, n, p) : quote(s, n);
+		return k ? (p->families |= 1u << PF_QUOTE, k) : 0;
 	case C_BLANK:
 		return blank_start(s, n, p);
 	case C_DIGIT:
@@ -1061,6 +1071,10 @@ static size_t suffix(const char *s, size_t n, struct peel *p)
 			return n - (i - 2);
 		}
 		return 0;
+	}
+	if (s[n - 1] == '`' && s[0] == '`' && n > 2 && s[n - 2] != '`') {
+		p->families |= (1u << PF_QUOTE) | BACKTICK; /* the closing backtick of inline code around the line */
+		return 1;
 	}
 	if (s[n - 1] == 'm') {
 		size_t i = n - 1;
@@ -1098,6 +1112,6 @@ size_t peel_prefixes(const char *s0, size_t n0, struct peel *p)
 		s += k;
 		n -= k;
 	}
-	p->families &= ~NO_GLUE;
+	p->families &= ~(NO_GLUE | BACKTICK);
 	return (size_t)(s - s0);
 }

@@ -207,6 +207,12 @@ static void test_families(void)
 	parse("10.0.0.7: (pid=4242) RuntimeError: NCCL error");
 	CHECK(msg_is("RuntimeError: NCCL error"));
 	CHECK_INT(L.wpid, 4242);
+	/* markdown inline code around a pasted line (tests/learn/rdzv-maskrcnn-137-thd-address-in-use.log);
+	 * a code fence is no such line */
+	parse("`RuntimeError: Address already in use`");
+	CHECK(msg_is("RuntimeError: Address already in use"));
+	parse("```");
+	CHECK(msg_is("```"));
 	/* a viewer's line number (cat -n: "%6d\t") */
 	parse("   123\tTraceback (most recent call last):");
 	CHECK(msg_is("Traceback (most recent call last):"));
