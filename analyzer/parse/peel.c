@@ -901,8 +901,13 @@ static size_t host_glue(const char *s, size_t n, size_t name_end, struct peel *p
 	q.pid = -1;
 	q.families = NO_GLUE; /* the look-ahead glues no second host: bounded depth */
 	char c = i < n ? s[i] : 0;
-	/* only the headers that cannot start a message: a launcher tag, a logger header */
-	if (!(c == '[' || c == '(' || is_upper(c)) || !peel_one(s + i, n - i, &q))
+	/* an IPv4 address and ": " is pdsh's (DeepSpeed's multi-node runner) whatever
+	 * follows; a name only before a header that cannot start a message (a
+	 * launcher's tag, a logger's header) */
+	int dots = 0, ipv4 = s[name_end] == ':';
+	for (size_t d = 0; d < name_end && ipv4; d++)
+		dots += s[d] == '.', ipv4 = is_digit(s[d]) || s[d] == '.';
+	if (!(ipv4 && dots == 3) && (!(c == '[' || c == '(' || is_upper(c)) || !peel_one(s + i, n - i, &q)))
 		return 0;
 	if (!p->host) {
 		p->host = s;
