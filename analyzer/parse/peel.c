@@ -947,7 +947,7 @@ static size_t upper_start(const char *s, size_t n, struct peel *p)
 		if (c == 'P' && (k = slurm_label(s, n, p)))
 			return (p->families |= 1u << PF_SLURM), k;
 	}
-	if (is_lower(s[1]) && n > 20) {
+	if (n > 20 && is_lower(s[1])) {
 		if ((k = syslog_prefix(s, n, p)))
 			return (p->families |= 1u << PF_SYSLOG), k;
 		if ((k = mpi_ts(s, n, p)))
