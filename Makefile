@@ -45,7 +45,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz-replay/%)
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(B)/tools/%)
 
-.PHONY: all deps demo check check-fast check-asan check-tsan check-db catalog coverage install clean fuzz bench unexplained floor
+.PHONY: all deps demo check check-fast check-asan check-tsan check-db catalog calibration coverage install clean fuzz bench unexplained floor
 
 all: deps-ok nccl-triage
 
@@ -148,6 +148,11 @@ catalog: nccl-triage
 	./nccl-triage list --format md > docs/catalog.md
 	./nccl-triage coverage --format md > docs/coverage.md
 
+# docs/calibration.md: how often a diagnosis given at each confidence is right
+# on the learn set (tests/calibration/run.sh keeps it current)
+calibration: nccl-triage
+	tests/accuracy/score --calibration-md $$(ls tests/learn/expected*.tsv) > docs/calibration.md
+
 coverage: nccl-triage
 	./nccl-triage coverage --format md > docs/coverage.md
 
@@ -155,6 +160,7 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/patterns $(DESTDIR)$(MANDIR)
 	install -m 755 nccl-triage $(DESTDIR)$(BINDIR)/nccl-triage
 	install -m 644 patterns/*.json $(DESTDIR)$(DATADIR)/patterns/
+	install -m 644 patterns/nccl_sites.tsv $(DESTDIR)$(DATADIR)/patterns/
 	install -d $(DESTDIR)$(DATADIR)/patterns/coverage
 	install -m 644 patterns/coverage/*.tsv $(DESTDIR)$(DATADIR)/patterns/coverage/
 	install -m 644 docs/nccl-triage.1 $(DESTDIR)$(MANDIR)/nccl-triage.1

@@ -8,7 +8,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 samples = {}
 for f in sorted(glob.glob(ROOT + '/patterns/*.json')):
     for s in json.load(open(f))['signatures']:
-        samples[s['id']] = [x['line'] for x in s['samples']]
+        samples[s['id']] = [x['line'] if isinstance(x, dict) else x for x in s['samples']]
 
 
 def sample_for(msg, lines):

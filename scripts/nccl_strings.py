@@ -2,11 +2,12 @@
 """nccl_strings.py - extract NCCL's failure messages from its git history.
 
 usage: scripts/nccl_strings.py GIT_DIR [--tags all|minor] [-o OUT.tsv]
-       [--map scripts/nccl_coverage_map.tsv] [--stats]
+       [--map scripts/nccl_coverage_map.tsv] [--dev REF] [--stats]
 
 GIT_DIR is a clone (or bare mirror) of github.com/NVIDIA/nccl.  For the last
--1 tag of every minor release from 2.10 to 2.29 and the newest tag, the
-script reads every file under src/ and extracts
+tag of every minor release from 2.3 to 2.30 and the newest tag, the script
+reads every file under src/ (.cc, .cu, .c, .h: releases up to 2.4.2 were .cu
+sources) and extracts
 
   - every WARN(...) format string (level WARN),
   - every INFO(...)/TRACE(...) format string that reports a failure (a word
@@ -31,6 +32,11 @@ the string, its line number, the arguments instantiated); `nccl-triage
 check-db` checks that it is an instance of the format and, for sig:ID rows,
 that signature ID matches it.  Not run by make check (it needs the NCCL
 history); rerun it after a new NCCL release or a mapping change.
+
+--dev REF also reads REF (a branch or commit, e.g. dev) as one more release
+after the newest tag, named by its makefiles/version.mk (2.31.0 while 2.31
+has no tag); the header names the commit, so `--dev COMMIT` reproduces the
+table (tests/coverage/run.sh does, when the mirror is present).
 """
 import argparse
 import re
@@ -38,7 +44,7 @@ import subprocess
 import sys
 from collections import OrderedDict
 
-MINORS = range(10, 30)   # 2.10 .. 2.29
+MINORS = range(3, 100)   # 2.3 and later: every minor that has a tag
 SRC_EXT = ('.cc', '.h', '.cu', '.cuh', '.c', '.cpp', '.hpp')
 FAIL_WORDS = re.compile(
     r"fail|error|unable|cannot|can't|could not|couldn't|timeout|timed out|abort|retry|retrie|invalid|"
@@ -60,6 +66,7 @@ def vkey(tag):
 
 
 def pick_tags(gitdir, mode):
+    """-> [(ref, release)] oldest first"""
     tags = [t for t in git(gitdir, 'tag').decode().split() if vkey(t)]
     tags.sort(key=vkey)
     out = []
@@ -71,12 +78,22 @@ def pick_tags(gitdir, mode):
     newest = tags[-1]
     if newest not in out:
         out.append(newest)
-    return out
+    return [(t, rel(t)) for t in out]
 
 
 def rel(tag):
     """v2.18.6-1 -> 2.18.6"""
     return '.'.join(str(x) for x in vkey(tag)[:3])
+
+
+def dev_release(gitdir, ref):
+    """(commit, "2.31.0") of a branch or commit, from its makefiles/version.mk"""
+    commit = git(gitdir, 'rev-parse', ref + '^{commit}').decode().strip()
+    mk = git(gitdir, 'show', commit + ':makefiles/version.mk').decode()
+    v = [re.search(r'^NCCL_%s\s*:=\s*(\d+)' % k, mk, re.M) for k in ('MAJOR', 'MINOR', 'PATCH')]
+    if not all(v):
+        sys.exit('%s: no NCCL_MAJOR/MINOR/PATCH in makefiles/version.mk' % ref)
+    return commit, '.'.join(m.group(1) for m in v)
 
 
 def read_tree(gitdir, tag):
@@ -290,28 +307,38 @@ def main():
     ap.add_argument('--tags', default='minor', choices=('minor', 'all'))
     ap.add_argument('--map', default='scripts/nccl_coverage_map.tsv')
     ap.add_argument('-o', '--output', default='-')
+    ap.add_argument('--dev', metavar='REF', help='also read branch/commit REF as the next, untagged release')
     ap.add_argument('--stats', action='store_true')
     a = ap.parse_args()
 
     tags = pick_tags(a.gitdir, a.tags)
+    dev = None
+    if a.dev:
+        commit, drel = dev_release(a.gitdir, a.dev)
+        if vkey('v%s-1' % drel) <= vkey('v%s-1' % tags[-1][1]):
+            sys.exit('%s is %s, not newer than the newest tag %s' % (a.dev, drel, tags[-1][1]))
+        tags.append((commit, drel))
+        dev = (drel, commit)
     rows = OrderedDict()   # key -> dict
-    for tag in tags:
+    for tag, release in tags:
         found = extract(read_tree(a.gitdir, tag))
         for key, (line, indef) in found.items():
             r = rows.get(key)
             if r is None:
-                rows[key] = r = {'first': rel(tag), 'tags': []}
-            r['last'] = rel(tag)
+                rows[key] = r = {'first': release, 'tags': []}
+            r['last'] = release
             r['line'] = line
             r['indef'] = indef
-            r['tags'].append(rel(tag))
-    allrel = [rel(t) for t in tags]
+            r['tags'].append(release)
+    allrel = [t[1] for t in tags]
 
     rules = load_map(a.map) if a.map else []
     out = sys.stdout if a.output == '-' else open(a.output, 'w', encoding='utf-8')
     out.write('# NCCL failure messages, extracted by scripts/nccl_strings.py from NVIDIA/nccl tags %s .. %s\n'
               % (allrel[0], allrel[-1]))
-    out.write('# (the last -1 tag of each minor release and the newest tag; --tags all reads every -1 tag); mapping rules: %s.\n' % a.map)
+    out.write('# (the last tag of each minor release and the newest tag; --tags all reads every tag); mapping rules: %s.\n' % a.map)
+    if dev:
+        out.write('# dev: %s is commit %s (--dev %s), not tagged yet\n' % (dev[0], dev[1], a.dev))
     out.write('# first_release/last_release: the first and last of the releases read that have the exact string (a string\n'
               '# first seen in 2.18.6 may already exist in 2.18.1, which was not read).\n')
     out.write('# Generated: edit the rules and rerun, do not edit by hand.  docs/coverage.md renders it.\n')

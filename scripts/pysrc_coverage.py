@@ -194,7 +194,7 @@ def load_samples():
     for f in sorted(glob.glob(os.path.join(ROOT, "patterns", "*.json"))):
         d = json.load(open(f))
         for sig in d["signatures"]:
-            s[sig["id"]] = [x["line"] for x in sig["samples"]]
+            s[sig["id"]] = [x["line"] if isinstance(x, dict) else x for x in sig["samples"]]
         for g in d.get("diagnoses", []):
             for i in g.get("when", {}).get("any", []) + g.get("when", {}).get("all", []):
                 s.setdefault("cat:" + i, g["category"])

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The start value: callers may mix a key kind into it.  It is a digit short
  * of FNV's offset basis (14695981039346656037); every copy of the hash had
@@ -22,6 +23,27 @@ static inline uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ s[i]) * 1099511628211ULL;
 	return h;
+}
+
+/* The same multiply-xor over 8 bytes at a time (the rest byte by byte):
+ * not FNV's values, 8 times fewer steps; for long texts (the pattern files
+ * the database version is made of). */
+static inline uint64_t hash_words(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		memcpy(&w, s + i, 8); /* one load: the little-endian word */
+#else
+		w = 0;
+		for (int k = 0; k < 8; k++)
+			w |= (uint64_t)s[i + k] << (8 * k);
+#endif
+		h = (h ^ w) * 1099511628211ULL;
+	}
+	return hash_bytes(h, s + i, n - i);
 }
 
 uint64_t hash_str(uint64_t h, const char *s);

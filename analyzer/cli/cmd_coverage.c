@@ -8,6 +8,7 @@
 #include "cli/clicommon.h"
 #include "cli/commands.h"
 #include "report/coverage.h"
+#include "report/defects.h"
 #include "cli/formats.h"
 
 int cmd_coverage(struct common *c, struct strvec *ops)
@@ -43,6 +44,15 @@ int cmd_coverage(struct common *c, struct strvec *ops)
 			status = 2;
 		} else {
 			coverage_render(out, strcmp(f->name, "md") == 0, &db, t, n);
+			struct deftable *dt = NULL;
+			size_t nd = 0;
+			struct msgs dm = {0};
+			if (defects_load_db(&db, &dt, &nd, &dm) == 0)
+				defects_render(out, strcmp(f->name, "md") == 0, dt, nd);
+			for (size_t i = 0; i < dm.list.n; i++)
+				fprintf(stderr, "nccl-triage: %s\n", dm.list.v[i]);
+			msgs_free(&dm);
+			defects_free(dt, nd);
 			status = output_status(close_output(out, c->output), 0);
 		}
 	}

@@ -9,6 +9,8 @@
 #include "cli/clicommon.h"
 #include "cli/commands.h"
 #include "report/coverage.h"
+#include "report/defects.h"
+#include "match/ncclsites.h"
 #include "cli/formats.h"
 #include "match/patids.h"
 #include "rules/rules.h"
@@ -40,6 +42,31 @@ int cmd_check_db(struct common *c, struct strvec *ops)
 	errors += coverage_load_db(&db, &cov, &ncov, &m);
 	fails += coverage_check(&db, cov, ncov, &m, &covrows);
 	coverage_free(cov, ncov);
+	/* the defect table (DIR/coverage/NAME_defects.tsv): versions, ranges, diagnoses */
+	struct strvec sites_seen = {0};
+	struct deftable *def = NULL;
+	size_t ndef = 0, defrows = 0, defmatch = 0;
+	errors += defects_load_db(&db, &def, &ndef, &m);
+	fails += defects_check(&db, def, ndef, &m, &defrows, &defmatch);
+	defects_free(def, ndef);
+	/* the WARN sites (DIR/nccl_sites.tsv): a damaged table would silently
+	 * take the version fingerprint away (sigdb_sites reads it quietly) */
+	size_t nsites = 0;
+	for (size_t i = 0; i < db.files.n; i++) {
+		const char *f = db.files.v[i], *slash = strrchr(f, '/');
+		char *path = slash ? xasprintf("%.*s/nccl_sites.tsv", (int)(slash - f), f) : xstrdup("nccl_sites.tsv");
+		FILE *t = strvec_contains(&sites_seen, path) ? NULL : fopen(path, "rb");
+		strvec_push(&sites_seen, path);
+		if (t) {
+			fclose(t);
+			struct ncclsites *st = ncclsites_load(path, &m);
+			errors += st == NULL;
+			nsites += ncclsites_nreleases(st);
+			ncclsites_free(st);
+		}
+		free(path);
+	}
+	strvec_free(&sites_seen);
 	/* the other direction: the ids C code names (patids.h) are in the
 	 * database; only a database with the built-in patterns must have them */
 	int refs_missing = -1;
@@ -69,6 +96,10 @@ int cmd_check_db(struct common *c, struct strvec *ops)
 	printf("check-db: %zu files, %zu signatures (%zu with derived literals, %zu without a prefilter literal), "
 	       "%zu diagnoses; %zu samples and %zu coverage rows passed, %d failed; %d load error%s",
 	       db.files.n, db.nsigs, derived, nolit, db.ndiags, ok, covrows, fails, errors, errors == 1 ? "" : "s");
+	if (ndef)
+		printf("; %zu defect rows passed (%zu matchable)", defrows, defmatch);
+	if (nsites)
+		printf("; WARN sites of %zu releases read", nsites);
 	if (refs_missing >= 0)
 		printf("; %zu of %zu ids named in C found", NPATIDS - (size_t)refs_missing, NPATIDS);
 	printf("\n");

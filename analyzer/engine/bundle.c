@@ -133,6 +133,11 @@ void bundle_free(struct bundle *b)
 		free(b->clues[i].host);
 	}
 	free(b->clues);
+	for (size_t i = 0; i < b->nwsites; i++) {
+		free(b->wsites[i].file);
+		free(b->wsites[i].path);
+	}
+	free(b->wsites);
 	for (size_t i = 0; i < b->ncrashes; i++) {
 		free(b->crashes[i].path);
 		free(b->crashes[i].raw);
@@ -162,6 +167,26 @@ void bundle_clear_diagnoses(struct bundle *b)
 	free(b->diags);
 	b->diags = NULL;
 	b->ndiags = 0;
+}
+
+/* An NCCL WARN line's file:line and message start: what its release can be
+ * (the version fingerprint of correlate.c, match/ncclsites.h); distinct
+ * sites only, the first BUNDLE_WSITES. */
+static void note_warn_site(struct bundle *b, const struct logline *ll, const char *path, uint64_t lineno)
+{
+	for (size_t i = 0; i < b->nwsites; i++)
+		if (b->wsites[i].line == ll->srcline && strlen(b->wsites[i].file) == ll->file.n &&
+		    memcmp(b->wsites[i].file, ll->file.p, ll->file.n) == 0)
+			return;
+	b->wsites = xrealloc(b->wsites, (b->nwsites + 1) * sizeof *b->wsites);
+	struct warn_site *w = &b->wsites[b->nwsites++];
+	w->file = xstrndup(ll->file.p, ll->file.n);
+	w->line = ll->srcline;
+	w->msglen = ll->msg.n < sizeof w->msg - 1 ? ll->msg.n : sizeof w->msg - 1;
+	memcpy(w->msg, ll->msg.p, w->msglen);
+	w->msg[w->msglen] = 0;
+	w->path = xstrdup(path);
+	w->lineno = lineno;
 }
 
 /* ---- facts from log lines ---- */
@@ -339,6 +364,8 @@ static const char *failure_kind(const struct logline *ll)
 	}
 	if (ll->kw & (KW_BIT(KW_WATCHDOG_CAUGHT) | KW_BIT(KW_BLOCKING_WAIT)))
 		return "watchdog";
+	if (ll->kw & KW_BIT(KW_COMPONENT_ERROR))
+		return "component_error";
 	if (ll->kw & (KW_BIT(KW_CRASH) | KW_BIT(KW_FATAL_PYTHON))) {
 		int sig;
 		if (crash_banner(&ll->msg, &sig) != CRASH_NONE)
@@ -830,6 +857,8 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	if (ll->level != LINE_PLAIN) {
 		if (!b->saw_nccl)
 			b->saw_nccl = 1;
+		if (ll->level == LINE_WARN && ll->file.n && ll->srcline > 0 && b->nwsites < BUNDLE_WSITES)
+			note_warn_site(b, ll, path, lineno);
 		if (ll->level == LINE_INFO) {
 			if (m->n >= 10 && m->p[0] >= 'a' && m->p[0] <= 'z')
 				note_chain(b, ll, path, lineno, s, n); /* "init.cc:1234 -> 2" */

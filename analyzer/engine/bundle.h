@@ -60,6 +60,9 @@ struct bundle {
 	size_t ncrashes, capcrashes;
 	struct floor_pick floor;    /* the keyword tier's pick (every bundle; the JSON's "floor") */
 	int saw_nccl;               /* any NCCL line at all */
+	struct warn_site *wsites;   /* NCCL WARN lines' file:line and message start, the first
+	                               BUNDLE_WSITES distinct ones (the version fingerprint, correlate.c) */
+	size_t nwsites;
 
 	struct ranks *ranks;        /* per-rank timelines (ranks.h) */
 
@@ -84,6 +87,16 @@ struct bundle {
 	struct line_batch *fill;    /* the batch being filled (in pipe) */
 	size_t ndeferred;           /* document ends queued in the pipeline since the last drain */
 	size_t deferred_bytes;      /* and the buffers they hold */
+};
+
+#define BUNDLE_WSITES 16
+struct warn_site {
+	char *file;                 /* owned */
+	int line;
+	char msg[48];               /* the message's first bytes, NUL-terminated */
+	size_t msglen;
+	char *path;                 /* owned: where the line is */
+	uint64_t lineno;
 };
 
 /* db is borrowed and must outlive the bundle. */

@@ -42,6 +42,45 @@ static int is_root_error(const struct diagnosis *d)
 }
 
 
+/* A launcher's record of a worker's end (its exit status, torchrun's
+ * ChildFailedError, mpirun's summary): it says that a worker failed, not
+ * why.  A derived diagnosis counts when all its evidence is that record. */
+static int launcher_record(const struct bundle *b, const struct diagnosis *d)
+{
+	static const char *const ids[] = {DIAG_RANKS_EXITED_WITH_ERROR, DIAG_RANKS_JOB_EXIT_NONZERO,
+	                                  DIAG_LAUNCH_WORKER_EXIT_NONZERO, DIAG_LAUNCH_MPI_RANK_SIGNALLED, NULL};
+	for (size_t k = 0; ids[k]; k++)
+		if (strcmp(d->def->id, ids[k]) == 0)
+			return 1;
+	if (!d->def->derived || strncmp(d->def->id, FAMILY_DERIVED, strlen(FAMILY_DERIVED)) != 0 || !d->nev)
+		return 0;
+	for (size_t i = 0; i < d->nev; i++) {
+		const char *row = evidence_cap(&b->ev.v[d->ev[i]], "row");
+		if (!row || strcmp(row, DERIVED_ROW_CHILD_FAILED) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+/* A conclusion from what is absent ("no NCCL line, so rendezvous"): it
+ * never beats a failure line that says something. */
+static int fallback(const struct diagnosis *d)
+{
+	return strcmp(d->def->id, DIAG_RANKS_NEVER_REACHED_NCCL) == 0 || strcmp(d->def->id, DIAG_RANKS_LAUNCHER_ONLY) == 0;
+}
+
+/* The job has one process: every communicator seen has one rank. */
+static int single_process(const struct bundle *b)
+{
+	const struct ranks *r = b->ranks;
+	if (!r || !r->ncomms)
+		return 0;
+	for (size_t c = 0; c < r->ncomms; c++)
+		if (r->comms[c].nranks != 1)
+			return 0;
+	return 1;
+}
+
 static const struct diagnosis *find_root(const struct bundle *b, const char *const *ids)
 {
 	for (size_t i = 0; i < b->ndiags; i++) /* in ranked order */
@@ -51,11 +90,59 @@ static const struct diagnosis *find_root(const struct bundle *b, const char *con
 	return NULL;
 }
 
+/* Each cascade and fallback checks its own premise (docs/ranks.md):
+ *   - a fallback ("never reached NCCL", the launcher's banner alone) beside
+ *     any other root error, specific or derived, is a context remark;
+ *   - a launcher's record of a worker's end is the echo of the worker's own
+ *     error (any root error that is not a launcher record, on its ranks);
+ *   - "a peer died" in a job of one process is no peer's death: context.
+ * Returns 1 when a role changed. */
+static int premises(struct bundle *b)
+{
+	int changed = 0;
+	for (size_t i = 0; i < b->ndiags; i++) {
+		struct diagnosis *d = &b->diags[i];
+		if (d->role == ROLE_CONTEXT || d->def->severity != SEV_ERROR)
+			continue;
+		int single = single_process(b) && (strcmp(d->def->id, DIAG_RANK_PEER_EXITED) == 0 ||
+		                                   strcmp(d->def->id, DIAG_RANK_PEER_CONNECTION_LOST) == 0 ||
+		                                   strcmp(d->def->id, DIAG_RANK_LOCAL_PEER_GONE) == 0);
+		if (single) {
+			d->role = ROLE_CONTEXT;
+			d->echo_of = NULL;
+			changed = 1;
+			continue;
+		}
+		if (d->role != ROLE_ROOT || !(fallback(d) || launcher_record(b, d)))
+			continue;
+		for (size_t k = 0; k < b->ndiags; k++) {
+			const struct diagnosis *s = &b->diags[k];
+			if (k == i || !is_root_error(s) || fallback(s) || launcher_record(b, s))
+				continue;
+			if (fallback(d)) {
+				d->role = ROLE_CONTEXT;
+			} else {
+				int covered = !d->nranks || !s->nranks;
+				for (size_t r = 0; r < d->nranks && !covered; r++)
+					covered = has_rank(s, d->ranks[r]);
+				if (!covered)
+					continue;
+				d->role = ROLE_CASCADE;
+				d->echo_of = s->def->id;
+			}
+			changed = 1;
+			break;
+		}
+	}
+	return changed;
+}
+
 void cascade_link(struct bundle *b)
 {
 	if (!b->ndiags)
 		return;
-	static const char *const death[] = {DIAG_RANKS_SIGKILL_OOM_KILLER, DIAG_RANKS_KILLED_BY_SIGNAL, DIAG_RANKS_DIED_SILENTLY, NULL};
+	static const char *const death[] = {DIAG_RANKS_SIGKILL_OOM_KILLER, DIAG_RANKS_KILLED_BY_SIGNAL, DIAG_RANKS_KILLED_BY_SIGBUS,
+	                                    DIAG_RANKS_DIED_SILENTLY, NULL};
 	static const char *const absent[] = {DIAG_RANKS_MISSING_FROM_COMM, NULL};
 	static const char *const behind[] = {DIAG_RANKS_WATCHDOG_SEQNUM_BEHIND, DIAG_RANKS_COLLECTIVE_MISMATCH,
 	                                     DIAG_RANKS_BEHIND_NO_TIMEOUT, NULL};
@@ -139,18 +226,7 @@ context:
 		u++;
 	}
 	b->ndiags = u;
-	/* "never reached NCCL" beside a specific root: a context remark */
-	for (size_t i = 0; i < b->ndiags; i++) {
-		struct diagnosis *d = &b->diags[i];
-		if (strcmp(d->def->id, DIAG_RANKS_NEVER_REACHED_NCCL) != 0 || d->role != ROLE_ROOT)
-			continue;
-		for (size_t k = 0; k < b->ndiags; k++)
-			if (k != i && is_root_error(&b->diags[k])) {
-				d->role = ROLE_CONTEXT;
-				changed = 1;
-				break;
-			}
-	}
+	changed |= premises(b);
 	if (changed)
 		correlate_sort(b->diags, b->ndiags);
 }

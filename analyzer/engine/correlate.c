@@ -2,37 +2,207 @@
  *
  * A diagnosis holds when its "when" holds: one of `any` present, all of
  * `all` present, none of `none`, and the NCCL version range (if the bundle
- * shows versions, at least one must be inside).  Its evidence is every item
+ * shows versions, at least one of the most authoritative source must be
+ * inside).  An NCCL defect's version is then confirmed or unknown
+ * (defect_version).  Its evidence is every item
  * whose id it names.  Then echoes are linked (cascade_of), and the list is
  * ranked: severity, then root before context before cascade, then
  * specific before derived, then confidence, then who came first, then id
  * (deterministic). */
 #include "engine/correlate.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/bundle.h"
 #include "base/util.h"
 #include "base/version.h"
+#include "rules/ncclver.h"
+#include "match/ncclsites.h"
 
-static int versions_allow(const struct bundle *b, const struct diagdef *d)
+/* The version a diagnosis's "nccl" range is tested on: the bundle's NCCL
+ * versions of the most authoritative kind (rules/ncclver.h: the log first,
+ * then torch, nccl-tests, ldd, pip, conda, files, the environment); with
+ * none, the releases its WARN lines' source locations allow (the
+ * fingerprint, match/ncclsites.h; read only then).  Computed once per
+ * correlate(). */
+enum vstate { V_NONE, V_IN, V_OUT, V_UNKNOWN };
+
+struct vinfo {
+	struct ncclver v[NCCLVER_MAX];
+	size_t first, n;           /* the best kind's observations in v */
+	int fp_done;
+	const struct ncclsites *sites;
+	uint64_t fp[2];            /* releases every known WARN site allows; 0: no fingerprint */
+	char fp_where[160];        /* "graph/xml.h:77 [run.log:2]" */
+};
+
+static void vinfo_init(const struct bundle *b, struct vinfo *vi)
 {
-	if (!d->has_nccl_range)
-		return 1;
-	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(b->facts, "nccl_versions");
-	if (!cJSON_IsArray(vs) || cJSON_GetArraySize(vs) == 0)
-		return 1; /* unknown version: do not rule out */
-	const cJSON *it;
-	cJSON_ArrayForEach(it, vs) {
-		long v = cJSON_IsString(it) ? version_code(it->valuestring) : -1;
-		if (v >= 0 && version_in_range(v, &d->nccl))
-			return 1;
-	}
-	return 0;
+	memset(vi, 0, sizeof *vi);
+	vi->n = ncclver_best(vi->v, ncclver_collect(b->facts, vi->v, NCCLVER_MAX), &vi->first);
 }
 
-static int when_holds(const struct bundle *b, const struct diagdef *d)
+static void fingerprint(const struct bundle *b, struct vinfo *vi)
+{
+	vi->fp_done = 1;
+	if (!b->nwsites || !(vi->sites = sigdb_sites(b->db)))
+		return;
+	uint64_t all[2] = {~(uint64_t)0, ~(uint64_t)0};
+	size_t found = 0, k = 0;
+	for (size_t i = 0; i < b->nwsites; i++) {
+		const struct warn_site *w = &b->wsites[i];
+		uint64_t m[2];
+		if (!ncclsites_lookup(vi->sites, w->file, strlen(w->file), w->line, w->msg, w->msglen, m))
+			continue; /* a site no release has: a patched build, a plugin, a fork */
+		all[0] &= m[0];
+		all[1] &= m[1];
+		if (found++ < 2)
+			k += (size_t)snprintf(vi->fp_where + k, sizeof vi->fp_where - k, "%s%s:%d [%s:%llu]", k ? ", " : "",
+			                      w->file, w->line, w->path, (unsigned long long)w->lineno);
+		if (k >= sizeof vi->fp_where)
+			k = sizeof vi->fp_where - 1;
+	}
+	if (found) {
+		vi->fp[0] = all[0];
+		vi->fp[1] = all[1];
+	}
+}
+
+/* the fingerprint's releases as runs: "2.6.4-2.7.8, 2.9.9" */
+static void fp_text(const struct vinfo *vi, char *out, size_t n)
+{
+	size_t k = 0, nr = ncclsites_nreleases(vi->sites);
+	out[0] = 0;
+	for (size_t i = 0; i < nr && k < n; i++) {
+		if (!(vi->fp[i / 64] >> (i % 64) & 1))
+			continue;
+		size_t j = i;
+		while (j + 1 < nr && (vi->fp[(j + 1) / 64] >> ((j + 1) % 64) & 1))
+			j++;
+		k += (size_t)snprintf(out + k, n - k, "%s%s%s%s", k ? ", " : "", ncclsites_release(vi->sites, i),
+		                      j > i ? "-" : "", j > i ? ncclsites_release(vi->sites, j) : "");
+		i = j;
+	}
+}
+
+static enum vstate version_state(const struct bundle *b, struct vinfo *vi, const struct diagdef *d, char *why,
+                                 size_t whylen)
+{
+	if (why)
+		why[0] = 0;
+	if (!d->has_nccl_range)
+		return V_NONE;
+	for (size_t i = vi->first; i < vi->first + vi->n; i++)
+		if (version_in_range(version_code(vi->v[i].value), &d->nccl)) {
+			if (why)
+				snprintf(why, whylen, "NCCL %s (%s) is in the affected range", vi->v[i].value, vi->v[i].where);
+			return V_IN;
+		}
+	if (vi->n)
+		return V_OUT;
+	if (d->nccl_implied)
+		return V_IN;
+	if (!vi->fp_done)
+		fingerprint(b, vi);
+	if (!vi->fp[0] && !vi->fp[1])
+		return V_UNKNOWN;
+	size_t in = 0, out = 0, nr = ncclsites_nreleases(vi->sites);
+	for (size_t i = 0; i < nr; i++)
+		if (vi->fp[i / 64] >> (i % 64) & 1)
+			version_in_range(version_code(ncclsites_release(vi->sites, i)), &d->nccl) ? in++ : out++;
+	char rel[200];
+	fp_text(vi, rel, sizeof rel);
+	int many = strchr(vi->fp_where, ',') != NULL;
+	if (why && in && !out)
+		snprintf(why, whylen, "The bundle shows no NCCL version, but the source location%s of its WARN lines (%s) %s "
+		         "NCCL %s only: in the affected range", many ? "s" : "", vi->fp_where, many ? "are those of" : "is that of",
+		         rel);
+	else if (why)
+		snprintf(why, whylen, "The source location%s of its WARN lines (%s) narrow%s the release to NCCL %s, partly "
+		         "inside the range", many ? "s" : "", vi->fp_where, many ? "" : "s", rel);
+	return in && !out ? V_IN : in ? V_UNKNOWN : V_OUT;
+}
+
+static int versions_allow(const struct bundle *b, struct vinfo *vi, const struct diagdef *d)
+{
+	return version_state(b, vi, d, NULL, 0) != V_OUT; /* unknown: do not rule out */
+}
+
+static int is_defect(const struct diagdef *d)
+{
+	return d->has_nccl_range && strcmp(d->category, "NCCL_BUG_UPGRADE") == 0;
+}
+
+/* "<2.19.4", ">=2.24 <2.26.2" */
+static void range_text(const struct version_range *r, char *out, size_t n)
+{
+	out[0] = 0;
+	size_t k = 0;
+	if (r->has_min)
+		k += (size_t)snprintf(out, n, "%s%ld.%ld.%ld", r->min_incl ? ">=" : ">", r->min / 10000, r->min / 100 % 100,
+		                      r->min % 100);
+	if (r->has_max && k < n)
+		snprintf(out + k, n - k, "%s%s%ld.%ld.%ld", k ? " " : "", r->max_incl ? "<=" : "<", r->max / 10000,
+		         r->max / 100 % 100, r->max % 100);
+}
+
+/* A known NCCL defect whose symptom is in the bundle: with the version in
+ * its range it is the cause, and outranks the generic reading of the same
+ * failure (OTHER, CUDA_ERROR_OTHER); with no version in the bundle it is a
+ * lead, not an answer: context, half the confidence, and the next steps ask
+ * for the version (nextsteps.c).  The explanation says which. */
+static void defect_version(const struct bundle *b, struct vinfo *vi, struct diagnosis *dg)
+{
+	char why[600], range[64];
+	enum vstate st = version_state(b, vi, dg->def, why, sizeof why);
+	range_text(&dg->def->nccl, range, sizeof range);
+	char *add = NULL;
+	if (st == V_IN && why[0]) {
+		dg->defect_version = DEFECT_CONFIRMED;
+		add = xasprintf(" %s %s.", why, range);
+	} else if (st == V_IN) {
+		dg->defect_version = DEFECT_CONFIRMED;
+		add = xasprintf(" The bundle shows no NCCL version, but this message exists only in NCCL %s (the coverage "
+		                "table of NCCL's sources), so the range holds.", range);
+	} else if (st == V_UNKNOWN) {
+		dg->defect_version = DEFECT_VERSION_UNKNOWN;
+		if (dg->role == ROLE_ROOT)
+			dg->role = ROLE_CONTEXT;
+		dg->confidence *= 0.5;
+		add = xasprintf(" The bundle does not show the NCCL version: this is a known defect of NCCL %s only, so it "
+		                "is the cause only if the job ran such a release (next steps: how to tell the version).%s%s%s",
+		                range, why[0] ? " " : "", why, why[0] ? "." : "");
+	}
+	if (add) {
+		char *e = xasprintf("%s%s", dg->explanation, add);
+		free(dg->explanation);
+		dg->explanation = e;
+		free(add);
+	}
+}
+
+static int generic_root(const struct diagnosis *d)
+{
+	return d->role == ROLE_ROOT && d->def->severity == SEV_ERROR && !d->defect_version &&
+	       (strcmp(d->def->category, "OTHER") == 0 || strcmp(d->def->category, "CUDA_ERROR_OTHER") == 0);
+}
+
+/* a confirmed defect ranks above the generic roots (confidence, so that
+ * the order stays one total order) */
+static void defect_outranks_generic(struct diagnosis *v, size_t n)
+{
+	double top = 0;
+	for (size_t i = 0; i < n; i++)
+		if (generic_root(&v[i]) && v[i].confidence > top)
+			top = v[i].confidence;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].defect_version == DEFECT_CONFIRMED && v[i].role == ROLE_ROOT && v[i].confidence <= top)
+			v[i].confidence = top + 0.01 > 0.99 ? 0.99 : top + 0.01;
+}
+
+static int when_holds(const struct bundle *b, struct vinfo *vi, const struct diagdef *d)
 {
 	int any = d->when_any.n == 0;
 	for (size_t i = 0; i < d->when_any.n && !any; i++)
@@ -45,7 +215,7 @@ static int when_holds(const struct bundle *b, const struct diagdef *d)
 	for (size_t i = 0; i < d->when_none.n; i++)
 		if (evlist_has(&b->ev, d->when_none.v[i]))
 			return 0;
-	return versions_allow(b, d);
+	return versions_allow(b, vi, d);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -125,7 +295,16 @@ char *render_template(const char *tpl, const struct bundle *b, const struct diag
 			const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "value");
 			val = cJSON_IsString(v) ? v->valuestring : "(not set)";
 		} else {
-			val = first_capture(b, d, key);
+			/* "{port|<port>}": the capture, else the text after '|' */
+			char *bar = strchr(key, '|');
+			if (bar) {
+				*bar = 0;
+				val = first_capture(b, d, key);
+				if (!val)
+					val = bar + 1;
+			} else {
+				val = first_capture(b, d, key);
+			}
 		}
 		if (val) {
 			buf_adds(&out, val);
@@ -175,9 +354,11 @@ void correlate(struct bundle *b)
 	const struct sigdb *db = b->db;
 	struct diagnosis *v = xcalloc(db->ndiags + 1, sizeof *v);
 	size_t n = 0;
+	struct vinfo vi;
+	vinfo_init(b, &vi);
 	for (size_t i = 0; i < db->ndiags; i++) {
 		const struct diagdef *d = &db->diags[i];
-		if (!when_holds(b, d))
+		if (!when_holds(b, &vi, d))
 			continue;
 		struct diagnosis *dg = &v[n++];
 		dg->def = d;
@@ -197,7 +378,10 @@ void correlate(struct bundle *b)
 	for (size_t i = 0; i < n; i++) {
 		v[i].title = render_template(v[i].def->title, b, &v[i]);
 		v[i].explanation = render_template(v[i].def->explanation, b, &v[i]);
+		if (is_defect(v[i].def))
+			defect_version(b, &vi, &v[i]);
 	}
+	defect_outranks_generic(v, n);
 	correlate_sort(v, n);
 	/* Two roots of one category are one cause seen twice (the log's OOM and
 	 * the memory trace at capacity): the lower-ranked one corroborates. */

@@ -22,6 +22,10 @@ struct diagnosis {
 	int *ranks;                  /* sorted, unique */
 	size_t nranks;
 	uint64_t first_seq;
+	int defect_version;          /* an NCCL defect with a version range (NCCL_BUG_UPGRADE):
+	                                DEFECT_CONFIRMED, DEFECT_VERSION_UNKNOWN, or 0 */
 };
+
+enum { DEFECT_CONFIRMED = 1, DEFECT_VERSION_UNKNOWN = 2 };
 
 #endif

@@ -122,11 +122,18 @@ static void list_ranks(struct buf *o, const struct ranks *r, int complete)
 	}
 }
 
-static const struct diagnosis *top_error(const struct bundle *b, int derived)
+/* The first error diagnosis, specific or derived.  A known NCCL defect whose
+ * version the bundle does not show (correlate.c) is no answer by itself: it
+ * is taken only when nothing else names the failure (*lead). */
+static const struct diagnosis *top_error(const struct bundle *b, int derived, const struct diagnosis **lead)
 {
 	for (size_t i = 0; i < b->ndiags; i++)
-		if (b->diags[i].def->severity == SEV_ERROR && b->diags[i].def->derived == derived)
-			return &b->diags[i];
+		if (b->diags[i].def->severity == SEV_ERROR && b->diags[i].def->derived == derived) {
+			if (b->diags[i].defect_version != DEFECT_VERSION_UNKNOWN)
+				return &b->diags[i];
+			if (lead && !*lead)
+				*lead = &b->diags[i];
+		}
 	return NULL;
 }
 
@@ -136,7 +143,10 @@ void verdict_decide(struct bundle *b)
 	buf_init(&why);
 	const struct ranks *r = b->ranks;
 	int run = shows_run(b);
-	const struct diagnosis *spec = top_error(b, 0), *der = top_error(b, 1);
+	const struct diagnosis *lead = NULL;
+	const struct diagnosis *spec = top_error(b, 0, &lead), *der = top_error(b, 1, NULL);
+	if (!spec && !der)
+		spec = lead;
 	size_t ncut = 0;
 	const struct input_doc *cut = cut_doc(b, &ncut);
 	const char *nt_what = "";

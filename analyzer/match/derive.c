@@ -365,6 +365,10 @@ int derive_input_from_line(const struct logline *ll, struct derive_input *in)
 		in->src = src;
 		return 1;
 	}
+	if (ll->level == LINE_WARN) {
+		in->src = ""; /* a WARN that names no file (a plugin's function): its message decides, as in rules_derived.c */
+		return 1;
+	}
 	struct span f;
 	int code;
 	if (ll->level == LINE_INFO && derive_chain_frame(&ll->msg, &f, &code)) {

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "match/derive.h"
 #include "match/sigdb.h"
 
 const struct patid PATIDS[] = {
@@ -15,12 +16,23 @@ const struct patid PATIDS[] = {
 	{SIG_C10D_BLOCKING_WAIT_TIMEOUT, PATID_SIGNATURE, "rules_host.c"},
 	{DIAG_RANKS_SIGKILL_OOM_KILLER, PATID_DIAGNOSIS, "cascade.c"},
 	{DIAG_RANKS_KILLED_BY_SIGNAL, PATID_DIAGNOSIS, "cascade.c"},
+	{DIAG_RANKS_KILLED_BY_SIGBUS, PATID_DIAGNOSIS, "cascade.c, hypotheses.c"},
 	{DIAG_RANKS_DIED_SILENTLY, PATID_DIAGNOSIS, "cascade.c"},
 	{DIAG_RANKS_MISSING_FROM_COMM, PATID_DIAGNOSIS, "cascade.c"},
 	{DIAG_RANKS_WATCHDOG_SEQNUM_BEHIND, PATID_DIAGNOSIS, "cascade.c"},
 	{DIAG_RANKS_COLLECTIVE_MISMATCH, PATID_DIAGNOSIS, "cascade.c"},
 	{DIAG_RANKS_NEVER_REACHED_NCCL, PATID_DIAGNOSIS, "cascade.c"},
 	{DIAG_RANKS_BEHIND_NO_TIMEOUT, PATID_DIAGNOSIS, "cascade.c"},
+	{DIAG_RANKS_LAUNCHER_ONLY, PATID_DIAGNOSIS, "cascade.c"},
+	{DIAG_RANKS_EXITED_WITH_ERROR, PATID_DIAGNOSIS, "cascade.c"},
+	{DIAG_RANKS_JOB_EXIT_NONZERO, PATID_DIAGNOSIS, "cascade.c"},
+	{DIAG_LAUNCH_WORKER_EXIT_NONZERO, PATID_DIAGNOSIS, "cascade.c"},
+	{DIAG_LAUNCH_MPI_RANK_SIGNALLED, PATID_DIAGNOSIS, "cascade.c"},
+	{DERIVED_ROW_CHILD_FAILED, PATID_DERIVED_ROW, "cascade.c"},
+	{DERIVED_ROW_RESULT_REMOTE, PATID_DERIVED_ROW, "hypotheses.c"},
+	{DIAG_RANK_PEER_EXITED, PATID_DIAGNOSIS, "cascade.c"},
+	{DIAG_RANK_PEER_CONNECTION_LOST, PATID_DIAGNOSIS, "cascade.c"},
+	{DIAG_RANK_LOCAL_PEER_GONE, PATID_DIAGNOSIS, "cascade.c"},
 	{RULE_RANKS_STUCK_IN_INIT, PATID_RULE, "nextsteps.c, rules_host.c"},
 	{RULE_RANKS_MISSING_FROM_COMM, PATID_RULE, "nextsteps.c"},
 	{RULE_RANKS_WATCHDOG_SEQNUM_BEHIND, PATID_RULE, "nextsteps.c"},
@@ -41,6 +53,17 @@ const struct patid PATIDS[] = {
 	{CAT_SOCKET_NETWORK, PATID_CATEGORY, "cascade.c"},
 	{CAT_IB_RDMA, PATID_CATEGORY, "cascade.c"},
 	{CAT_RENDEZVOUS, PATID_CATEGORY, "cascade.c"},
+	{CAT_P2P_BROKEN, PATID_CATEGORY, "hypotheses.c"},
+	{CAT_SHM_EXHAUSTED, PATID_CATEGORY, "hypotheses.c"},
+	{CAT_GPU_OOM, PATID_CATEGORY, "hypotheses.c"},
+	{CAT_VERSION_MISMATCH, PATID_CATEGORY, "hypotheses.c"},
+	{CAT_DEVICE_ASSIGNMENT, PATID_CATEGORY, "hypotheses.c"},
+	{CAT_FABRIC_MANAGER, PATID_CATEGORY, "hypotheses.c"},
+	{CAT_MEMLOCK_LIMITS, PATID_CATEGORY, "hypotheses.c"},
+	{CAT_NCCL_BUG_UPGRADE, PATID_CATEGORY, "hypotheses.c"},
+	{CAT_ENV_MISCONFIG, PATID_CATEGORY, "hypotheses.c"},
+	{CAT_CUDA_ERROR_OTHER, PATID_CATEGORY, "hypotheses.c"},
+	{CAT_OTHER, PATID_CATEGORY, "hypotheses.c"},
 };
 const size_t NPATIDS = sizeof PATIDS / sizeof PATIDS[0];
 
@@ -62,7 +85,7 @@ static int family_present(const struct sigdb *db, const char *prefix)
 
 int patids_check(const struct sigdb *db, struct msgs *m)
 {
-	static const char *const WHAT[] = {"signature", "diagnosis", "fact rule", "id family", "category"};
+	static const char *const WHAT[] = {"signature", "diagnosis", "fact rule", "id family", "category", "derived row"};
 	int missing = 0;
 	for (size_t i = 0; i < NPATIDS; i++) {
 		const struct patid *p = &PATIDS[i];
@@ -73,6 +96,10 @@ int patids_check(const struct sigdb *db, struct msgs *m)
 		case PATID_RULE: ok = sigdb_rule(db, p->id) != NULL; break;
 		case PATID_FAMILY: ok = family_present(db, p->id); break;
 		case PATID_CATEGORY: ok = category_valid(p->id); break;
+		case PATID_DERIVED_ROW:
+			for (size_t k = 0; k < db->nderived && !ok; k++)
+				ok = strcmp(db->derived[k].id, p->id) == 0;
+			break;
 		}
 		if (!ok) {
 			msgs_add(m, "analyzer/patids.h: the %s \"%s\" (named in %s) is not in the database",

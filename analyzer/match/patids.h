@@ -25,12 +25,26 @@ struct sigdb;
 /* diagnoses (patterns/ranks.json) that cascade.c anchors echoes on */
 #define DIAG_RANKS_SIGKILL_OOM_KILLER     "ranks.sigkill_oom_killer"
 #define DIAG_RANKS_KILLED_BY_SIGNAL       "ranks.killed_by_signal"
+#define DIAG_RANKS_KILLED_BY_SIGBUS       "ranks.killed_by_sigbus"
 #define DIAG_RANKS_DIED_SILENTLY          "ranks.died_silently"
 #define DIAG_RANKS_MISSING_FROM_COMM      "ranks.missing_from_comm"
 #define DIAG_RANKS_WATCHDOG_SEQNUM_BEHIND "ranks.watchdog_seqnum_behind"
 #define DIAG_RANKS_COLLECTIVE_MISMATCH    "ranks.collective_mismatch"
 #define DIAG_RANKS_NEVER_REACHED_NCCL     "ranks.never_reached_nccl"
 #define DIAG_RANKS_BEHIND_NO_TIMEOUT      "ranks.behind_no_timeout"
+#define DIAG_RANKS_LAUNCHER_ONLY          "ranks.launcher_only"
+/* launcher records: a worker failed, not why (cascade.c ranks them below the
+ * worker's own error line) */
+#define DIAG_RANKS_EXITED_WITH_ERROR      "ranks.exited_with_error"
+#define DIAG_RANKS_JOB_EXIT_NONZERO       "ranks.job_exit_nonzero"
+#define DIAG_LAUNCH_WORKER_EXIT_NONZERO   "launch.worker_exit_nonzero"
+#define DIAG_LAUNCH_MPI_RANK_SIGNALLED    "launch.mpi_rank_signalled"
+#define DERIVED_ROW_CHILD_FAILED          "derived.exc.child_failed"
+#define DERIVED_ROW_RESULT_REMOTE         "derived.result.remote"  /* hypotheses.c */
+/* "a peer died" (patterns/rank.json): needs a peer (cascade.c) */
+#define DIAG_RANK_PEER_EXITED             "rank.peer_exited"
+#define DIAG_RANK_PEER_CONNECTION_LOST    "rank.peer_connection_lost"
+#define DIAG_RANK_LOCAL_PEER_GONE         "rank.local_peer_gone"
 
 /* fact-rule evidence (rules_ranks.c) that the next steps look for */
 #define RULE_RANKS_STUCK_IN_INIT          "ranks.stuck_in_init"
@@ -58,6 +72,18 @@ struct sigdb;
 #define CAT_SOCKET_NETWORK     "SOCKET_NETWORK"
 #define CAT_IB_RDMA            "IB_RDMA"
 #define CAT_RENDEZVOUS         "RENDEZVOUS"
+/* the other categories (hypotheses.c: what tells each apart) */
+#define CAT_P2P_BROKEN         "P2P_BROKEN"
+#define CAT_SHM_EXHAUSTED      "SHM_EXHAUSTED"
+#define CAT_GPU_OOM            "GPU_OOM"
+#define CAT_VERSION_MISMATCH   "VERSION_MISMATCH"
+#define CAT_DEVICE_ASSIGNMENT  "DEVICE_ASSIGNMENT"
+#define CAT_FABRIC_MANAGER     "FABRIC_MANAGER"
+#define CAT_MEMLOCK_LIMITS     "MEMLOCK_LIMITS"
+#define CAT_NCCL_BUG_UPGRADE   "NCCL_BUG_UPGRADE"
+#define CAT_ENV_MISCONFIG      "ENV_MISCONFIG"
+#define CAT_CUDA_ERROR_OTHER   "CUDA_ERROR_OTHER"
+#define CAT_OTHER              "OTHER"
 
 enum patid_kind {
 	PATID_SIGNATURE,  /* a signature of the database */
@@ -65,6 +91,7 @@ enum patid_kind {
 	PATID_RULE,       /* a fact rule's id (rules_register) */
 	PATID_FAMILY,     /* a prefix of at least one signature, diagnosis or rule id */
 	PATID_CATEGORY,   /* a category of TAXONOMY */
+	PATID_DERIVED_ROW,/* a row of a "derived" array (patterns/derived.json) */
 };
 
 struct patid {

@@ -2,6 +2,7 @@
  * problem with the file and JSON path; a file with errors contributes
  * nothing, so a broken user file never half-loads. */
 #include "match/sigdb.h"
+#include "match/ncclsites.h"
 #include "match/derive.h"
 
 #include <dirent.h>
@@ -48,6 +49,7 @@ void sigdb_init(struct sigdb *db)
 	memset(db, 0, sizeof *db);
 	db->match_limit = 1000000;
 	db->depth_limit = 10000;
+	db->text_hash = HASH_SEED;
 }
 
 static void sig_free(struct signature *s)
@@ -97,6 +99,7 @@ void sigdb_free(struct sigdb *db)
 		free(db->always[i]);
 	free(db->rules);
 	derive_free_rows(db);
+	ncclsites_free(db->sites);
 	hindex_free(&db->sig_ix);
 	hindex_free(&db->diag_ix);
 	memset(db, 0, sizeof *db);
@@ -140,6 +143,11 @@ static int parse_range(const char *s, struct version_range *r)
 	}
 	free(copy);
 	return ok && any;
+}
+
+int sigdb_parse_range(const char *s, struct version_range *r)
+{
+	return parse_range(s, r);
 }
 
 /* A quantifier at p: ?, *, +, {n}, {n,}, {n,m}, {,m} (then an optional lazy
@@ -370,7 +378,7 @@ static const struct known_keys {
 	{"sample", "a sample", {"line", "captures", NULL}},
 	{"diagnosis", "a diagnosis", {"id", "category", "severity", "role", "confidence", "title", "explanation", "fix",
 	                              "verify_env", "when", "cascade_of", "references", "derived", NULL}},
-	{"when", "\"when\"", {"any", "all", "none", "nccl", NULL}},
+	{"when", "\"when\"", {"any", "all", "none", "nccl", "nccl_implied", NULL}},
 	{"derived", "a derived row", {"id", "from", "file", "message", "exception", "code", "signal", "frame", "category",
 	                              "why", "samples", "negative_samples", "references", NULL}},
 };
@@ -421,8 +429,9 @@ static void check_keys(struct loadctx *c, const cJSON *o, const char *path, cons
 	const cJSON *it;
 	cJSON_ArrayForEach(it, o) {
 		int known = 0;
+		/* the first byte first: tens of thousands of keys at start-up */
 		for (size_t k = 0; keys[k] && !known; k++)
-			known = strcmp(it->string, keys[k]) == 0;
+			known = it->string[0] == keys[k][0] && strcmp(it->string, keys[k]) == 0;
 		if (known)
 			continue;
 		struct buf list, sub;
@@ -490,7 +499,7 @@ static int get_strvec(struct loadctx *c, const cJSON *o, const char *key, const 
 	return 0;
 }
 
-const char *const LAUNCHERS[] = {"torchrun", "vllm", "sglang", "deepspeed", NULL};
+const char *const LAUNCHERS[] = {"torchrun", "vllm", "sglang", "deepspeed", "ray", "slurm", "mpi", "kubernetes", NULL};
 
 /* "fix": steps, each a string or {"step": "...", "launcher": ["vllm"]}: a
  * step that applies only to jobs one of those launchers ran. */
@@ -527,7 +536,7 @@ static void get_fix(struct loadctx *c, const cJSON *o, const char *path, struct 
 				for (const char *const *n = LAUNCHERS; *n && cJSON_IsString(l); n++)
 					known |= !strcmp(*n, l->valuestring);
 				if (!known)
-					lerr(c, path, "fix[%d].launcher: %s%s%s is not a launcher (torchrun, vllm, sglang, deepspeed)", i,
+					lerr(c, path, "fix[%d].launcher: %s%s%s is not a launcher (torchrun, vllm, sglang, deepspeed, ray, slurm, mpi, kubernetes)", i,
 					     cJSON_IsString(l) ? "\"" : "", cJSON_IsString(l) ? l->valuestring : "a non-string",
 					     cJSON_IsString(l) ? "\"" : "");
 				else
@@ -767,6 +776,13 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 				d.has_nccl_range = 1;
 			}
 		}
+		const cJSON *imp = json_get(when, "nccl_implied");
+		if (imp && (!cJSON_IsBool(imp) || !range)) {
+			char sub2[160];
+			snprintf(sub2, sizeof sub2, "%s.nccl_implied", sub);
+			lerr(c, sub2, "must be true or false, beside a \"nccl\" range");
+		}
+		d.nccl_implied = cJSON_IsTrue(imp);
 	}
 	if (c->errors != before) {
 		diag_free(&d);
@@ -800,6 +816,7 @@ static void line_col(const char *text, size_t off, size_t *line, size_t *col)
 int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m)
 {
 	struct loadctx c = {name, m, 0, text, len};
+	db->text_hash = hash_words(db->text_hash, text, len);
 	const char *end = NULL;
 	struct json_arena *arena = NULL;
 	cJSON *doc = json_parse_arena(&arena, text, len, &end);
@@ -936,6 +953,33 @@ void sigdb_jit(const struct signature *cs)
 		atomic_store_explicit(&s->jit_done, 1, memory_order_release);
 	}
 	pthread_mutex_unlock(&jit_lock);
+}
+
+const struct ncclsites *sigdb_sites(const struct sigdb *cdb)
+{
+	/* like the JIT state, the one other part of the shared database that
+	 * changes after loading, and only here */
+	struct sigdb *db = (struct sigdb *)cdb;
+	pthread_mutex_lock(&jit_lock);
+	if (!db->sites_tried) {
+		db->sites_tried = 1;
+		for (size_t i = 0; i < db->files.n && !db->sites; i++) {
+			const char *f = db->files.v[i];
+			const char *slash = strrchr(f, '/');
+			char *path = slash ? xasprintf("%.*s/nccl_sites.tsv", (int)(slash - f), f) : xstrdup("nccl_sites.tsv");
+			FILE *t = fopen(path, "rb");
+			if (t) {
+				fclose(t);
+				struct msgs quiet = {0};
+				db->sites = ncclsites_load(path, &quiet); /* a damaged table: no fingerprint, no guess */
+				msgs_free(&quiet);
+			}
+			free(path);
+		}
+	}
+	const struct ncclsites *s = db->sites;
+	pthread_mutex_unlock(&jit_lock);
+	return s;
 }
 
 void sigdb_jit_all(const struct sigdb *db)
@@ -1092,68 +1136,6 @@ static void ferr(const struct sigdb *db, struct msgs *m, const char *file, const
 	free(s);
 }
 
-/* FNV-1a of a JSON string as cJSON prints it: quoted, with \" \\ \b \f \n
- * \r \t and \u00XX for the other bytes below 32; every other byte as is. */
-static uint64_t hash_json_string(uint64_t h, const char *s)
-{
-	h = hash_bytes(h, "\"", 1);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		const unsigned char *run = p;
-		while (*p >= 32 && *p != '"' && *p != '\\')
-			p++;
-		h = hash_bytes(h, run, (size_t)(p - run));
-		if (!*p)
-			break;
-		char esc[8];
-		int n;
-		switch (*p) {
-		case '"': n = snprintf(esc, sizeof esc, "\\\""); break;
-		case '\\': n = snprintf(esc, sizeof esc, "\\\\"); break;
-		case '\b': n = snprintf(esc, sizeof esc, "\\b"); break;
-		case '\f': n = snprintf(esc, sizeof esc, "\\f"); break;
-		case '\n': n = snprintf(esc, sizeof esc, "\\n"); break;
-		case '\r': n = snprintf(esc, sizeof esc, "\\r"); break;
-		case '\t': n = snprintf(esc, sizeof esc, "\\t"); break;
-		default: n = snprintf(esc, sizeof esc, "\\u%04x", *p); break;
-		}
-		h = hash_bytes(h, esc, (size_t)n);
-	}
-	return hash_bytes(h, "\"", 1);
-}
-
-uint64_t sigdb_hash_json(uint64_t h, const cJSON *it)
-{
-	if (cJSON_IsObject(it) || cJSON_IsArray(it)) {
-		int obj = cJSON_IsObject(it);
-		h = hash_bytes(h, obj ? "{" : "[", 1);
-		for (const cJSON *c = it->child; c; c = c->next) {
-			if (c != it->child)
-				h = hash_bytes(h, ",", 1);
-			if (obj) {
-				h = hash_json_string(h, c->string);
-				h = hash_bytes(h, ":", 1);
-			}
-			h = sigdb_hash_json(h, c);
-		}
-		return hash_bytes(h, obj ? "}" : "]", 1);
-	}
-	if (cJSON_IsString(it))
-		return hash_json_string(h, it->valuestring);
-	if (cJSON_IsTrue(it))
-		return hash_bytes(h, "true", 4);
-	if (cJSON_IsFalse(it))
-		return hash_bytes(h, "false", 5);
-	if (cJSON_IsNull(it))
-		return hash_bytes(h, "null", 4);
-	/* a number (and anything else): cJSON's own text, its rules for
-	 * precision and integers are its own */
-	char *s = cJSON_PrintUnformatted(it);
-	if (s)
-		h = hash_bytes(h, s, strlen(s));
-	free(s);
-	return h;
-}
-
 /* Whether some id of ix is there twice. */
 static int has_duplicate(const struct sigdb *db, const struct hindex *ix, id_at_fn id_at, size_t n)
 {
@@ -1260,8 +1242,10 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 		h = hash_bytes(h, db->sigs[i].id, strlen(db->sigs[i].id));
 		h = hash_bytes(h, db->sigs[i].regex, strlen(db->sigs[i].regex));
 	}
-	for (size_t i = 0; i < db->ndiags; i++)
-		h = sigdb_hash_json(h, db->diags[i].json);
+	/* and every byte of the pattern files (diagnoses, samples, coverage-free:
+	 * the .json texts), hashed as they were read: one pass over the text
+	 * costs less than walking the parsed diagnoses */
+	h = hash_bytes(h, &db->text_hash, sizeof db->text_hash);
 	snprintf(db->version, sizeof db->version, "%zu.%zu-%012llx", db->nsigs, db->ndiags,
 	         (unsigned long long)(h & 0xffffffffffffULL));
 	strvec_free(&db->texts); /* the lines of messages are no longer needed */

@@ -71,6 +71,9 @@ struct diagdef {
 	struct strvec when_any, when_all, when_none;
 	int has_nccl_range;
 	struct version_range nccl;
+	int nccl_implied;         /* "when.nccl_implied": the signatures in any/all match messages
+	                             that exist only in releases inside the range (check-db proves it
+	                             from the coverage table), so the range holds without a version */
 	struct strvec cascade_of;
 	struct strvec references;
 	int derived;              /* "derived": true - a category derived from NCCL's or
@@ -104,7 +107,8 @@ struct sigdb {
 	size_t ndocs;
 	struct strvec files;
 	struct strvec texts;      /* the files' texts, until sigdb_finalize (lines of messages) */
-	char version[40];         /* "1.<hash>" from the files' contents */
+	char version[40];         /* "N.M-<hash>" from the files' contents */
+	uint64_t text_hash;       /* hash_words over every pattern file's text, in load order */
 	/* matching acceleration, built by sigdb_finalize() */
 	struct acmatch *ac;       /* literal -> signature indexes */
 	size_t *always[5];        /* per line class: signatures without literals */
@@ -115,6 +119,8 @@ struct sigdb {
 	size_t nderived;
 	uint32_t match_limit, depth_limit;
 	struct rule_table *rules;  /* the fact rules' ids, borrowed tables (sigdb_add_rules) */
+	struct ncclsites *sites;   /* nccl_sites.tsv beside the patterns: read on first use (sigdb_sites) */
+	int sites_tried;
 	size_t nrules;
 	/* id -> position, built by sigdb_finalize for its nsigs and ndiags
 	 * (sigdb_sig, sigdb_diag search every entry when more were loaded since) */
@@ -141,9 +147,6 @@ void sigdb_add_rules(struct sigdb *db, const struct rule_def *v, size_t n);
 /* Cross-checks (ids unique, references resolve) and build the prefilter.
  * Returns the number of errors. */
 int sigdb_finalize(struct sigdb *db, struct msgs *m);
-/* h continued (hash_bytes) over the text cJSON_PrintUnformatted gives for
- * it, without printing it (the database version hashes every diagnosis). */
-uint64_t sigdb_hash_json(uint64_t h, const cJSON *it);
 /* The keys a pattern file may hold in one kind of object ("file",
  * "signature", "sample", "diagnosis", "when"), NULL-terminated; NULL for
  * another kind.  Any other key is a load error. */
@@ -175,6 +178,13 @@ const struct rule_def *sigdb_rule(const struct sigdb *db, const char *id);
 
 /* Version codes (22809 for "2.28.9") are version_code's (version.h). */
 int version_in_range(long v, const struct version_range *r);
+/* A range as "when.nccl" writes it (">=2.24 <2.27.3", "<2.5", "=2.18.1"):
+ * 1 and *r filled, or 0 when s is none (check-db of the defect table). */
+int sigdb_parse_range(const char *s, struct version_range *r);
+/* The table of NCCL's WARN sites (match/ncclsites.h) of the database's
+ * folder, read on the first call (under sigdb.c's lock, like the JIT);
+ * NULL when the folder has none.  Owned by the database. */
+const struct ncclsites *sigdb_sites(const struct sigdb *db);
 
 const char *severity_name(enum severity s);
 const char *sig_on_name(enum sig_on on);

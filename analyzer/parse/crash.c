@@ -122,6 +122,10 @@ enum crash_kind crash_banner(const struct span *m, int *sig)
 			return CRASH_C10;
 		}
 		break;
+	case '#':
+		if (starts(p, n, "#0  0x") && find(p, n, " in "))
+			return CRASH_DEBUGGER; /* gdb's "bt" pasted alone: "#0  0x00007f.. in ncclCommAbort () from ..." */
+		break;
 	case 'S':
 	case 'B':
 		if (starts(p, n, "Segmentation fault") || starts(p, n, "Bus error")) {
@@ -129,6 +133,10 @@ enum crash_kind crash_banner(const struct span *m, int *sig)
 			return CRASH_NOTICE;
 		}
 		break;
+	}
+	if ((q = find(p, n, "stop reason = signal SIG"))) { /* lldb: "* thread #1, name = 'python', stop reason = signal SIGSTOP" */
+		*sig = sig_by_name(q + 21, (size_t)(end - q - 21));
+		return CRASH_DEBUGGER;
 	}
 	if ((q = find(p, n, " received signal SIG"))) { /* gdb: 'Thread 1 "python" received signal SIGBUS' */
 		*sig = sig_by_name(q + 17, (size_t)(end - q - 17));
@@ -316,7 +324,8 @@ enum crash_event crash_line(struct crash *c, const struct logline *ll, uint64_t 
 		int same = (c->kind == CRASH_SIGNAL && k == CRASH_SIGNAL && (!c->sig || !sig || c->sig == sig)) ||
 		           (c->kind == k && k == CRASH_FAULTHANDLER && !sig) || (c->kind == CRASH_PYSPY && k == CRASH_PYSPY) ||
 		           (c->kind == CRASH_C10 && k == CRASH_C10 && !sig) || (c->kind == CRASH_FAULTHANDLER && k == CRASH_C10) ||
-		           (c->kind == CRASH_NOTICE && k == CRASH_NOTICE && !sig);
+		           (c->kind == CRASH_NOTICE && k == CRASH_NOTICE && !sig) ||
+		           (c->kind == CRASH_DEBUGGER && k == CRASH_DEBUGGER && !sig); /* gdb's "#0" after its banner */
 		if (same) {
 			if (!c->sig)
 				c->sig = sig;

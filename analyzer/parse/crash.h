@@ -13,7 +13,9 @@
  *                  "*** Check failure stack trace: ***",
  *                  "*** SIGSEGV (@0x0) received by PID 12 (TID 0x7f..) ..."
  *   gdb, cuda-gdb  'Thread 1 "python" received signal SIGBUS, Bus error.',
- *                  "Program received signal SIGSEGV", "CUDA Exception: Warp Illegal Address"
+ *                  "Program received signal SIGSEGV", "CUDA Exception: Warp Illegal Address";
+ *                  a "bt" pasted alone opens at its "#0  0x... in f ()"
+ *   lldb           "* thread #1, name = 'python', stop reason = signal SIGSTOP"
  *   faulthandler   "Fatal Python error: Segmentation fault", "Current thread 0x... (most
  *                  recent call first):", "Thread 0x... (most recent call first):"
  *   py-spy dump    'Thread 1302975 (active): "MainThread"'
@@ -23,7 +25,8 @@
  *                  "Aborted (core dumped)"; systemd-coredump "... dumped core."
  * Frames: UCX " 2 0x... ncclGroupEnd()  ???:0", glibc "/lib/libc.so.6(+0x42520)[0x..]",
  * Open MPI "[ 3] /usr/lib/libnccl.so.2(+0x..)[0x..]", abseil "    @ 0x... (unknown)",
- * gdb "#0  0x... in ncclFoo () from libnccl.so.2", c10 "frame #3: c10d::...",
+ * gdb "#0  0x... in ncclFoo () from libnccl.so.2", c10 "frame #3: c10d::...", lldb
+ * "frame #10: 0x... libcudart.so.11.0`cudaEventSynchronize + 344",
  * faulthandler '  File "x.py", line 12 in f', py-spy "    ncclAllReduce (collectives.cc:49)".
  * Self-contained apart from the line struct; the bundle owns one per document. */
 #ifndef NT_CRASH_H

@@ -46,6 +46,8 @@ static const struct {
 	{"Test NCCL failure", KW_NCCLTESTS},
 	{"Test CUDA failure", KW_NCCLTESTS},
 	{": Test failure ", KW_NCCLTESTS},
+	{"NCCL failure ", KW_NCCLTESTS}, /* nccl-tests v1 (parse_nccltests.c) */
+	{"Cuda failure ", KW_NCCLTESTS},
 	{"NVRM: Xid", KW_KMSG},
 	{"NVRM: loading", KW_KMSG},
 	{"Killed process ", KW_KMSG},
@@ -53,6 +55,31 @@ static const struct {
 	{"oom-kill:constraint", KW_KMSG},
 	{"]: segfault at ", KW_KMSG},
 	{"general protection fault", KW_KMSG},
+	/* the error levels of the components around NCCL: a line of one is failure
+	 * evidence as an NCCL WARN is (UCX's "%-4s %-5s" level column; docs/derived.md) */
+	{" UCX  ERROR ", KW_COMPONENT_ERROR},
+	{"srun: error: ", KW_COMPONENT_ERROR},
+	{"slurmstepd: error: ", KW_COMPONENT_ERROR},
+	{"HAMI-core ERROR", KW_COMPONENT_ERROR},
+	/* the NCCLCHECK / CUDACHECK macros of NCCL's examples, copied into
+	 * TensorRT-LLM plugins, lmdeploy, vLLM's csrc: the wrapped result decides */
+	{"Failed, NCCL error ", KW_COMPONENT_ERROR},
+	{"Failed: Cuda error ", KW_COMPONENT_ERROR},
+	{"[TensorRT-LLM][ERROR] ", KW_COMPONENT_ERROR},
+	/* XLA (JAX, TensorFlow): "NCCL operation ncclCommInitRank(...) failed: <ncclGetErrorString>" */
+	{"NCCL operation nccl", KW_COMPONENT_ERROR},
+	{"libnccl", KW_TRACE_CALL},
+	{"distributed_c10d.py\", line ", KW_TRACE_CALL},
+	{"main_process_first", KW_TRACE_CALL},
+	{".barrier(", KW_TRACE_CALL},
+	{".all_reduce(", KW_TRACE_CALL},
+	{".broadcast(", KW_TRACE_CALL},
+	{".all_gather(", KW_TRACE_CALL},
+	{".all_gather_into_tensor(", KW_TRACE_CALL},
+	{".reduce_scatter_tensor(", KW_TRACE_CALL},
+	{" examples/s]", KW_PROGRESS},
+	{" terminated with signal ", KW_SPAWN_EXIT},
+	{" terminated with exit code ", KW_SPAWN_EXIT},
 	/* crash handlers and stack dumps (crash.h names the program of each) */
 	{"Caught signal ", KW_CRASH},
 	{"Process received signal ***", KW_CRASH},
@@ -61,6 +88,8 @@ static const struct {
 	{"*** Aborted at ", KW_CRASH},
 	{"*** Check failure stack trace", KW_CRASH},
 	{" received signal SIG", KW_CRASH},
+	{"stop reason = signal SIG", KW_CRASH},
+	{"#0  0x", KW_CRASH},
 	{"CUDA Exception: ", KW_CRASH},
 	{"most recent call first", KW_CRASH},
 	{" (active", KW_CRASH},

@@ -94,7 +94,8 @@ static inline int memo_hit(const char *s, size_t n, size_t i, const struct span 
 /* "host:pid:tid [dev] " from *i (the host may be empty: redacted): the
  * host's end in *h1, the numbers; *i after.  Returns 1 when it is one, 0
  * when it is not an NCCL line, -1 when there is no host:pid:tid but the
- * line may still be one without it ("NCCL INFO ...", "file:line NCCL WARN"). */
+ * line may still be one without it ("NCCL INFO ...", "file:line NCCL WARN",
+ * "file: line NCCL WARN"). */
 static inline int host_pid_tid(const char *s, size_t n, size_t *ip, size_t *h1, long *pid, long *tid, int *dev)
 {
 	size_t i = *ip, h0 = i;
@@ -105,6 +106,8 @@ static inline int host_pid_tid(const char *s, size_t n, size_t *ip, size_t *h1, 
 	if (i >= n || s[i] != ':')
 		return i - h0 == 4 && memcmp(s + h0, "NCCL", 4) == 0 ? -1 : 0;
 	*h1 = i++;
+	if (i + 1 < n && s[i] == ' ' && is_digit(s[i + 1]) && *h1 > h0)
+		return -1; /* "ibvwrap.c: 106 NCCL WARN msg" */
 	*pid = digits(s, n, &i);
 	if (*pid >= 0 && i < n && s[i] == ' ' && i > *h1 + 1 && *h1 > h0)
 		return -1; /* "file:line NCCL WARN msg" */
@@ -128,8 +131,45 @@ static inline int host_pid_tid(const char *s, size_t n, size_t *ip, size_t *h1, 
 	return 1;
 }
 
+/* A net plugin that logs through NCCL with __PRETTY_FUNCTION__ where NCCL
+ * has __FILE__ (aws-ofi-nccl: a bare name in C, a whole signature in C++,
+ * 1.16+): "int nccl_net_ofi_init(ncclDebugLogger_t):123 NCCL WARN ...".
+ * At rest + f0, where the file scan stopped at a space: the signature's end
+ * in *f1 (the ':' before the line number, which " NCCL " follows).
+ * The signature must hold a '(' and end in ')' or ']' ("[with T = int]"). */
+static int pretty_function(const char *rest, size_t rn, size_t f0, size_t *f1)
+{
+	size_t lim = rn - f0 > 512 ? f0 + 512 : rn;
+	const char *w = memmem(rest + f0, lim - f0, " NCCL ", 6);
+	if (!w)
+		return 0;
+	size_t e = (size_t)(w - rest), d = e;
+	while (d > f0 && is_digit(rest[d - 1]))
+		d--;
+	if (d == e || d < f0 + 3 || rest[d - 1] != ':' || (rest[d - 2] != ')' && rest[d - 2] != ']'))
+		return 0;
+	if (!memchr(rest + f0, '(', d - 1 - f0))
+		return 0;
+	*f1 = d - 1;
+	return 1;
+}
+
+/* An NCCL source name as __FILE__ prints it: "misc/ibvwrap.cu", "init.cc",
+ * "include/socket.h", a plugin's "ibvwrap.c".  The WARN lines of NCCL
+ * 2.0-2.2 have no "NCCL" token; only such a name before ":line WARN " makes
+ * one of them (a Python "train.py:12 WARN" stays plain). */
+static int nccl_source_name(const char *f, size_t n)
+{
+	return (n > 3 && (memcmp(f + n - 3, ".cu", 3) == 0 || memcmp(f + n - 3, ".cc", 3) == 0)) ||
+	       (n > 2 && (memcmp(f + n - 2, ".h", 2) == 0 || memcmp(f + n - 2, ".c", 2) == 0));
+}
+
 /* After the prefix of a WARN or TRACE line: "[ms ]file:line[ (func)] NCCL
- * WARN|TRACE "; the level, where the message starts, file, line, func. */
+ * WARN|TRACE "; the level, where the message starts, file, line, func.  A
+ * plugin's "signature(args):line" (pretty_function) is the func, no file.
+ * Also the older forms: "file:line WARN " (NCCL 2.0-2.2: no "NCCL" token,
+ * misc/ibvwrap.cu:60 WARN ...) and a space after the colon, as a plugin's
+ * line was pasted ("ibvwrap.c: 106 NCCL WARN ..."). */
 static inline int source_and_level(const char *rest, size_t rn, enum line_level *lvl, size_t *msg_off,
                                    struct span *file, struct span *func, int *srcline)
 {
@@ -145,9 +185,19 @@ static inline int source_and_level(const char *rest, size_t rn, enum line_level 
 	size_t f0 = j;
 	while (j < rn && rest[j] != ' ' && rest[j] != ':')
 		j++;
+	size_t pf1;
+	int pretty = 0;
+	/* a space, or a "::" of a C++ name ("std::string f(...)", "ns::C::f(...)") */
+	if (j < rn && j > f0 && (rest[j] == ' ' || (rest[j] == ':' && j + 1 < rn && rest[j + 1] == ':')) &&
+	    pretty_function(rest, rn, f0, &pf1)) {
+		pretty = 1;
+		j = pf1;
+	}
 	if (j >= rn || rest[j] != ':' || j == f0)
 		return 0;
 	size_t f1 = j++;
+	if (j + 1 < rn && rest[j] == ' ' && is_digit(rest[j + 1]))
+		j++; /* "ibvwrap.c: 106" */
 	long ln = digits(rest, rn, &j);
 	if (ln < 0)
 		return 0;
@@ -168,28 +218,48 @@ static inline int source_and_level(const char *rest, size_t rn, enum line_level 
 	} else if (has_prefix(rest + j, rn - j, " NCCL TRACE ")) {
 		*lvl = LINE_TRACE;
 		*msg_off = j + 12;
+	} else if (has_prefix(rest + j, rn - j, " WARN ") && nccl_source_name(rest + f0, f1 - f0)) {
+		*lvl = LINE_WARN; /* NCCL 2.0-2.2 */
+		*msg_off = j + 6;
 	} else {
 		return 0;
 	}
-	file->p = rest + f0;
-	file->n = f1 - f0;
+	if (pretty) {
+		func->p = rest + f0;
+		func->n = f1 - f0;
+	} else {
+		file->p = rest + f0;
+		file->n = f1 - f0;
+	}
 	*srcline = (int)ln;
 	return 1;
 }
 
 /* The level part of an NCCL line at rest: "NCCL INFO ", "NCCL CALL ", or
- * what source_and_level takes.  Returns 1 on success. */
-static inline __attribute__((always_inline)) int level_part(const char *rest, size_t rn, enum line_level *lvl,
-                                                          size_t *msg_off, struct span *file, struct span *func,
-                                                          int *srcline)
+ * what source_and_level takes; with bare_info (after "host:pid:tid [dev] "),
+ * also NCCL 2.0-2.2's "INFO " without the "NCCL" token.  Returns 1 on
+ * success. */
+static inline __attribute__((always_inline)) int level_part(const char *rest, size_t rn, int bare_info,
+                                                          enum line_level *lvl, size_t *msg_off, struct span *file,
+                                                          struct span *func, int *srcline)
 {
 	if (has_prefix(rest, rn, "NCCL INFO ")) {
 		*lvl = LINE_INFO;
 		*msg_off = 10;
 		return 1;
 	}
+	if (bare_info && has_prefix(rest, rn, "INFO ")) {
+		*lvl = LINE_INFO;
+		*msg_off = 5;
+		return 1;
+	}
 	if (has_prefix(rest, rn, "NCCL CALL ")) {
 		*lvl = LINE_CALL;
+		*msg_off = 10;
+		return 1;
+	}
+	if (!bare_info && has_prefix(rest, rn, "NCCL WARN ")) {
+		*lvl = LINE_WARN; /* pasted without host, file and line */
 		*msg_off = 10;
 		return 1;
 	}
@@ -206,7 +276,7 @@ static int hostless_line(const char *s, size_t n, size_t h0, const struct span *
 	size_t msg_off;
 	struct span file = {NULL, 0}, func = {NULL, 0};
 	int srcline = -1;
-	if (!level_part(s + h0, n - h0, &lvl, &msg_off, &file, &func, &srcline))
+	if (!level_part(s + h0, n - h0, 0, &lvl, &msg_off, &file, &func, &srcline))
 		return 0;
 	out->level = lvl;
 	out->msg.p = s + h0 + msg_off;
@@ -249,7 +319,7 @@ static int nccl_prefix(const char *s, size_t n, struct logline *out)
 	size_t msg_off;
 	struct span file = {NULL, 0}, func = {NULL, 0};
 	int srcline = -1;
-	if (!level_part(rest, rn, &lvl, &msg_off, &file, &func, &srcline))
+	if (!level_part(rest, rn, dev >= 0, &lvl, &msg_off, &file, &func, &srcline))
 		return 0;
 	if ((lvl == LINE_INFO || lvl == LINE_CALL) && i + msg_off - h0 <= sizeof memo.bytes) {
 		memo.len = i + msg_off - h0;

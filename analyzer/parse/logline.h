@@ -15,6 +15,10 @@
  * NCCL WARN ...", "[0] NCCL INFO ..."; host empty, pid and tid -1); a
  * line number pasted in front of it ("451 host:..."); spaces in front
  * (a paste indented as a whole).
+ * The older releases' forms too: .cu names (2.3-2.4), NCCL 2.0-2.2's lines
+ * without the "NCCL" token ("host:pid:tid [dev] INFO msg", "host:pid:tid
+ * [dev] file.cu:line WARN msg", "misc/ibvwrap.cu:60 WARN msg") and a space
+ * after the colon ("ibvwrap.c: 106 NCCL WARN msg").
  * A line without an NCCL prefix is LINE_PLAIN; its message is the line
  * without the outer prefixes.  All pointers point into the caller's line. */
 #ifndef NT_LOGLINE_H

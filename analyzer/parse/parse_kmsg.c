@@ -26,7 +26,8 @@
 #define KM_MAX_SEGV 256
 #define KM_MAX_NVRM 64
 
-/* What an Xid means, from NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors). */
+/* What an Xid means, from NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors);
+ * the list of every code the driver defines is patterns/coverage/xid.tsv. */
 static const struct {
 	int xid;
 	const char *meaning;
@@ -52,6 +53,20 @@ static const struct {
 	{119, "GSP RPC timeout (the GPU System Processor did not answer)"},
 	{120, "GSP error"},
 	{154, "GPU recovery action changed (the driver asks for a reset or a reboot)"},
+	/* codes of the newest drivers: the driver's own names (nverror.h, 595.45.04) */
+	{121, "C2C (chip-to-chip) link error (C2C_ERROR)"},
+	{136, "NVLink training failed (ALI_TRAINING_FAIL)"},
+	{137, "NVLink privilege error (NVLINK_PRIV_ERR)"},
+	{140, "uncorrectable ECC error escaped containment (UNRECOVERABLE_ECC_ERROR_ESCAPE)"},
+	{143, "GPU initialisation error (GPU_INIT_ERROR)"},
+	{155, "NVLink software-defined error (NVLINK_SW_DEFINED_ERROR)"},
+	{156, "memory resource retirement event (RESOURCE_RETIREMENT_EVENT)"},
+	{157, "memory resource retirement failure (RESOURCE_RETIREMENT_FAILURE)"},
+	{158, "GPU fatal timeout (GPU_FATAL_TIMEOUT)"},
+	{167, "PCIe fatal timeout (PCIE_FATAL_TIMEOUT)"},
+	{171, "uncorrectable DRAM error (UNCORRECTABLE_DRAM_ERROR)"},
+	{172, "uncorrectable SRAM error (UNCORRECTABLE_SRAM_ERROR)"},
+	{173, "fatal C2C link failure (C2C_FATAL_LINK_FAILURE)"},
 	{0, NULL}};
 
 const char *sys_xid_meaning(int xid)
@@ -158,9 +173,12 @@ static int xid_line(cJSON *facts, const char *x, const char *host, const char *t
 	p++;
 	if (!strncmp(p, "PCI:", 4))
 		p += 4;
-	unsigned dom = 0, bus, dev;
-	int k = 0, xid;
-	if (sscanf(p, "%x:%x:%x)%n", &dom, &bus, &dev, &k) != 3 || k == 0) {
+	unsigned dom = 0, bus, dev, inst = 0;
+	int k = 0, xid, has_gi = 0;
+	/* a MIG GPU instance follows the address: "(PCI:0000:01:00 GPU-I:05)" */
+	if (sscanf(p, "%x:%x:%x GPU-I:%x)%n", &dom, &bus, &dev, &inst, &k) == 4 && k) {
+		has_gi = 1;
+	} else if (k = 0, sscanf(p, "%x:%x:%x)%n", &dom, &bus, &dev, &k) != 3 || k == 0) {
 		dom = 0;
 		if (sscanf(p, "%x:%x)%n", &bus, &dev, &k) != 2 || k == 0)
 			return 0;
@@ -196,6 +214,8 @@ static int xid_line(cJSON *facts, const char *x, const char *host, const char *t
 	if (mean)
 		sys_set_str(o, "meaning", mean);
 	sys_set_str(o, "bus_id", bdf);
+	if (has_gi)
+		cJSON_AddNumberToObject(o, "gpu_instance", inst);
 	cJSON *g = sys_gpu_by_bus(facts, bdf);
 	double gi;
 	if (g && json_num(g, "index", &gi))

@@ -28,6 +28,8 @@
  *   HOST: Test NCCL failure common.cu:1012 'internal error ... / '
  *   HOST: Test CUDA failure common.cu:1304 'CUDA-capable device(s) is/are busy or unavailable'
  *    .. HOST pid P: Test failure common.cu:1189
+ *   NCCL failure common.cu:343 'unhandled cuda error'                  (v1.0.0: no host, no "Test")
+ *   Cuda failure common.cu:891 'CUDA driver version is insufficient ...'  (v1.0.0 src/common.h)
  *
  * nccl-tests output is a log: its failure lines are matched by signatures,
  * so documents holding it stay logs and bundle.c feeds their plain lines to
@@ -502,6 +504,24 @@ static void failure_line(struct nccltests *nt, const char *s, const char *at, co
 	cJSON_AddItemToArray(sys_arr(r, "failures"), f);
 }
 
+/* nccl-tests v1's "NCCL failure FILE:LINE 'error'" / "Cuda failure
+ * FILE:LINE 'error'" (src/common.h of v1.0.0): FILE:LINE must follow, so
+ * NCCL's own "Cuda failure 'error'" (a WARN message) is not one. */
+static const char *v1_failure(const char *s)
+{
+	if (!starts(s, "NCCL failure ") && !starts(s, "Cuda failure "))
+		return NULL;
+	const char *f = s + 13, *c = f;
+	while (*c && *c != ':' && *c != ' ' && *c != '\'')
+		c++;
+	if (c == f || *c != ':' || !isdigit((unsigned char)c[1]))
+		return NULL;
+	c++;
+	while (isdigit((unsigned char)*c))
+		c++;
+	return c[0] == ' ' && c[1] == '\'' ? s : NULL;
+}
+
 /* ---------- the streaming interface ---------- */
 
 struct nccltests *sysreport_nccltests_new(cJSON *facts, const char *path)
@@ -536,6 +556,8 @@ void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len
 		failure_line(nt, s, at, "cuda", lineno);
 	else if ((at = strstr(s, ": Test failure ")) && starts(s, ".."))
 		failure_line(nt, s, at + 2, "test", lineno);
+	else if ((at = v1_failure(s)))
+		failure_line(nt, s, at, s[0] == 'N' ? "nccl" : "cuda", lineno);
 	else if (strstr(s, "Out of bounds values"))
 		oob_line(nt, s, lineno);
 	else if (strstr(s, "Avg bus bandwidth"))

@@ -286,6 +286,7 @@ struct vparse {
 	int added;
 	int mode;         /* 0 free, 1 pip list rows, 2 conda rows */
 	int in_gpu_list;
+	int nccl_call;    /* the line before called torch.cuda.nccl.version() */
 };
 
 /* "Cuda compilation tools, release 12.4, V12.4.131" */
@@ -380,13 +381,17 @@ static int v_package_row(struct vparse *p, char *s)
 	return ok;
 }
 
-/* torch one-liners: "2.11.0+cu130 13.0 (2, 28, 9) 91900"; 1 when s was one */
+/* torch one-liners: "2.11.0+cu130 13.0 (2, 28, 9) 91900", or the bare
+ * "(2, 18, 1)" a REPL prints under ">>> torch.cuda.nccl.version()"; 1 when
+ * s was one */
 static int v_torch_oneliner(struct vparse *p, const char *s)
 {
 	int a, b, c3;
 	const char *tp = strchr(s, '(');
+	int after_call = p->nccl_call && tp == s;
+	p->nccl_call = strstr(s, "nccl.version()") != NULL;
 	if (tp && sscanf(tp, "(%d, %d, %d)", &a, &b, &c3) == 3 && a == 2 && b >= 0 && b < 100 &&
-	    (torch_local(s) || sys_memcasestr(s, strlen(s), "nccl"))) {
+	    (torch_local(s) || sys_memcasestr(s, strlen(s), "nccl") || after_call)) {
 		char v[32];
 		snprintf(v, sizeof v, "%d.%d.%d", a, b, c3);
 		p->added += sys_version_set(p->facts, "nccl_torch", v, p->path, p->lineno);
@@ -440,6 +445,13 @@ static void v_line(struct vparse *p, char *line)
 	}
 	if (s[0] == '#' || !strncmp(s, "---", 3))
 		return;
+	/* NCCL_VERSION=2.19.3-1: NVIDIA's container images set it to their libnccl */
+	if (!strncmp(s, "NCCL_VERSION=", 13) && isdigit((unsigned char)s[13])) {
+		char ver[64];
+		if (first_version(s + 13, ver, sizeof ver))
+			p->added += sys_version_set(p->facts, "nccl_env", ver, p->path, p->lineno);
+		return;
+	}
 	if (v_package_row(p, s) || v_torch_oneliner(p, s))
 		return;
 	/* key: value forms */
@@ -452,7 +464,7 @@ static void v_line(struct vparse *p, char *line)
 
 int sys_parse_versions(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m)
 {
-	struct vparse p = {facts, path, 0, 0, 0, 0};
+	struct vparse p = {facts, path, 0, 0, 0, 0, 0};
 	struct sys_lines it;
 	char *line;
 	sys_lines_init(&it, text, len);

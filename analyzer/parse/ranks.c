@@ -200,7 +200,10 @@ struct ranks *ranks_new(void)
 {
 	struct ranks *r = xcalloc(1, sizeof(struct ranks));
 	r->job_exit = -1;
-	r->launcher_signal_where.ts = r->job_exit_where.ts = r->launcher_last.ts = r->coll_end_where.ts = -1;
+	r->launcher_signal_where.ts = r->job_exit_where.ts = r->launcher_last.ts = r->coll_end_where.ts = r->coll_call.ts = -1;
+	r->coll_call_rank = -1;
+	r->progress_elapsed = -1;
+	r->progress_where.ts = -1;
 	return r;
 }
 
@@ -270,6 +273,9 @@ void ranks_free(struct ranks *r)
 	where_free(&r->job_exit_where);
 	where_free(&r->launcher_last);
 	where_free(&r->coll_end_where);
+	where_free(&r->coll_call);
+	where_free(&r->progress_where);
+	free(r->coll_call_op);
 	free(r);
 }
 
@@ -619,11 +625,17 @@ static int note_block(struct ranks *r, struct rank_doc *d, const struct span *m0
 		d->blk_root = 0;
 		return 1;
 	}
-	if (!d->blk)
-		return 0;
 	size_t n;
 	const char *s = skip_spaces(m0, &n);
 	struct span m = {s, n};
+	if (!d->blk) {
+		/* a paste that starts at the block's "Root Cause" section */
+		if (!starts(&m, "Root Cause (first observed failure)"))
+			return 0;
+		r->saw_child_failed = r->saw_launcher = 1;
+		d->launcher = d->blk = d->blk_root = 1;
+		return 1;
+	}
 	while (m.n && (m.p[m.n - 1] == ' ' || m.p[m.n - 1] == '\r'))
 		m.n--;
 	if (m.n >= 3 && (m.p[0] == '=' || m.p[0] == '-') && m.p[1] == m.p[0] && m.p[2] == m.p[0]) {
@@ -789,11 +801,57 @@ static int signal_by_text(const char *p, const char *end)
 	return 0;
 }
 
-static int note_exit_record(struct ranks *r, const struct span *m, const char *path, uint64_t lineno,
+/* torch.multiprocessing.spawn's record of a child's end (spawn.py:
+ * "process %d terminated with signal %s" / "... with exit code %d", raised
+ * as ProcessExitedException, before torch 1.5 as a plain Exception): the
+ * process index is the rank spawn gave it (fn(i, ...)). */
+static int note_spawn_exit(struct ranks *r, const struct span *m, const char *path, uint64_t lineno, uint64_t order,
+                           double ts)
+{
+	const char *t = find(m, " terminated with ");
+	if (!t)
+		return 0;
+	const char *q = t;
+	while (q > m->p && is_digit(q[-1]))
+		q--;
+	if (q == t || q - m->p < 8 || memcmp(q - 8, "process ", 8) != 0)
+		return 0;
+	int ok;
+	long idx = num_at(q, t, &ok);
+	const char *end = m->p + m->n, *v = t + 17;
+	if (!ok || idx < 0 || idx > 10000000)
+		return 0;
+	int code;
+	if (end - v > 7 && memcmp(v, "signal ", 7) == 0) {
+		int sig = 0;
+		for (int k = 1; k <= 64 && !sig; k++) {
+			const char *n = ranks_signal_name(k);
+			size_t l = n ? strlen(n) : 0;
+			if (n && (size_t)(end - v - 7) >= l && memcmp(v + 7, n, l) == 0)
+				sig = k;
+		}
+		if (!sig)
+			return 0;
+		code = 128 + sig;
+	} else if (end - v > 10 && memcmp(v, "exit code ", 10) == 0) {
+		long c = num_at(v + 10, end, &ok);
+		if (!ok || c < 0 || c > 255)
+			return 0;
+		code = (int)c;
+	} else {
+		return 0;
+	}
+	exit_for_rank(r, (int)idx, -1, code, path, lineno, m, order, ts);
+	return 1; /* not torchrun's agent: saw_launcher stays */
+}
+
+static int note_exit_record(struct ranks *r, const struct span *m, uint64_t kw, const char *path, uint64_t lineno,
                             uint64_t order, double ts)
 {
 	if (m->n < 6)
 		return 0;
+	if ((kw & KW_BIT(KW_SPAWN_EXIT)) && note_spawn_exit(r, m, path, lineno, order, ts))
+		return 1;
 	const char *p = m->p, *end = m->p + m->n;
 	int ok;
 	if (p[0] == 'e' && memcmp(p, "exit=", 5) == 0) {
@@ -908,37 +966,6 @@ static int note_exit_record(struct ranks *r, const struct span *m, const char *p
 		r->saw_launcher = 1;
 		return 1;
 	}
-	/* torch.multiprocessing.spawn (spawn.py, ProcessExitedException): "process %d terminated
-	 * with signal %s" / "... with exit code %d", the process index being the rank it was given */
-	const char *sp = find(m, "process ");
-	if (sp && (sp == p || (sp - p >= 11 && memcmp(sp - 11, "Exception: ", 11) == 0)) && find(m, " terminated with ")) {
-		long rk = num_at(sp + 8, end, &ok);
-		const char *t = ok ? find(m, " terminated with ") : NULL;
-		if (!t || rk < 0 || rk > 10000000)
-			return 0;
-		const char *q = t + 17;
-		int code = 0;
-		if (end - q > 10 && memcmp(q, "exit code ", 10) == 0) {
-			long c = num_at(q + 10, end, &ok);
-			if (!ok || c <= 0 || c > 255)
-				return 0;
-			code = (int)c;
-		} else if (end - q > 10 && memcmp(q, "signal SIG", 10) == 0) {
-			static const struct { const char *n; int s; } S[] = {
-				{"KILL", 9}, {"SEGV", 11}, {"ABRT", 6}, {"BUS", 7}, {"TERM", 15}, {"ILL", 4}, {"FPE", 8},
-			};
-			for (size_t i = 0; i < sizeof S / sizeof S[0] && !code; i++)
-				if ((size_t)(end - q - 10) >= strlen(S[i].n) && memcmp(q + 10, S[i].n, strlen(S[i].n)) == 0)
-					code = 128 + S[i].s;
-			if (!code)
-				return 0;
-		} else {
-			return 0;
-		}
-		exit_for_rank(r, (int)rk, -1, code, path, lineno, m, order, ts);
-		r->saw_launcher = 1;
-		return 1;
-	}
 	return 0;
 }
 
@@ -1035,6 +1062,34 @@ static int is_opcount_line(const struct span *m)
 	return c && rest >= 10 && memcmp(c, ": opCount ", 10) == 0;
 }
 
+/* NCCL 2.0-2.3 init lines: "comm 0x... rank 0 nranks 2" at the start and
+ * "comm 0x... rank 0 nranks 2 - COMPLETE" at the end (2.4 added "Init
+ * START/COMPLETE"; 2.3.7 src/init.cu:174,599).  1 start, 2 complete, 0 none. */
+static int old_comm_line(const struct span *m)
+{
+	if (!starts(m, "comm ") || m->n > 64)
+		return 0;
+	const char *nr = find(m, " nranks ");
+	if (!nr || !find(m, " rank "))
+		return 0;
+	const char *q = nr + 8, *end = m->p + m->n;
+	while (q < end && is_digit(*q))
+		q++;
+	if (q == nr + 8)
+		return 0;
+	if (q == end)
+		return 1;
+	return (size_t)(end - q) == 11 && memcmp(q, " - COMPLETE", 11) == 0 ? 2 : 0;
+}
+
+/* A connection line of the old releases: "Ring 00 : 0[0] -> 1[1] via
+ * P2P/IPC" (2.3-2.6) or "0 -> 1 via P2P/IPC" (2.0-2.2); "Channel NN"
+ * since 2.7. */
+static int old_ring_line(const struct span *m)
+{
+	return starts(m, "Ring ") || (m->n > 10 && is_digit(m->p[0]) && find(m, " -> ") && find(m, " via "));
+}
+
 static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, const char *path, uint64_t lineno,
                       double ts)
 {
@@ -1065,6 +1120,7 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 		 * INFO lines fall through every test below */
 		int tail = (m->n > 5 && memcmp(m->p + m->n - 5, "START", 5) == 0) ||
 		           (m->n > 8 && memcmp(m->p + m->n - 8, "COMPLETE", 8) == 0);
+		int oc;
 		if (starts(m, "Bootstrap") || starts(m, "NET/"))
 			r->saw_net_lines = 1;
 		if (starts(m, "NCCL version ")) {
@@ -1080,6 +1136,12 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 		} else if (tail && find(m, "Init COMPLETE")) {
 			p->saw_init_complete = 1;
 			note_init(r, p, m, 1, path, lineno, r->order, ts);
+		} else if (m->n > 5 && m->p[0] == 'c' && (oc = old_comm_line(m)) != 0) {
+			if (oc == 1)
+				p->saw_init_start = 1;
+			else
+				p->saw_init_complete = 1;
+			note_init(r, p, m, oc == 2, path, lineno, r->order, ts);
 		} else if (tail && (find(m, "Abort START") || find(m, "Abort COMPLETE"))) {
 			p->saw_abort = 1;
 			char *ptr = word_after(m, "comm ");
@@ -1095,7 +1157,7 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 				p->destroy_order = r->order;
 		} else if (starts(m, "Connected all ")) {
 			p->saw_connected = 1; /* "Connected all rings"/"trees": the end of init (<2.22) or the first collective */
-		} else if (starts(m, "Channel ")) {
+		} else if (starts(m, "Channel ") || old_ring_line(m)) {
 			/* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM": looked at until it
 			 * has told the transport and, after init, that a collective ran */
 			const char *v = !p->transport || (p->saw_init_complete && !p->saw_coll) ? find(m, " via ") : NULL;
@@ -1127,6 +1189,103 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 	where_set_raw(r, &p->last, lineno, m->p, m->n, r->order, ts);
 }
 
+/* The c10d collectives a traceback may stop in (distributed_c10d.py). */
+static const char *const C10D_COLLS[] = {
+	"barrier", "monitored_barrier", "all_reduce", "broadcast", "all_gather", "all_gather_into_tensor",
+	"all_gather_object", "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single",
+	"reduce", "gather", "scatter", "broadcast_object_list", "send", "recv", NULL,
+};
+
+static const char *c10d_coll(const char *p, const char *end)
+{
+	for (size_t i = 0; C10D_COLLS[i]; i++) {
+		size_t l = strlen(C10D_COLLS[i]);
+		if ((size_t)(end - p) == l && memcmp(p, C10D_COLLS[i], l) == 0)
+			return C10D_COLLS[i];
+	}
+	return NULL;
+}
+
+/* A stack frame that shows how far the job got (KW_TRACE_CALL, ranks.h):
+ *   native:  "3  /opt/x/lib/libnccl.so(+0x120057) [0x7ff..]"  -> saw_nccl_text
+ *   Python:  'File ".../torch/distributed/distributed_c10d.py", line 3328, in barrier'
+ *            '    torch.distributed.broadcast(seed_tensor, src=0)' (indented code line)
+ *            'File ".../transformers/training_args.py", line 1891, in main_process_first'
+ *            '    with training_args.main_process_first(desc="dataset map pre-processing"):' */
+static void note_trace_call(struct ranks *r, const struct logline *ll, const struct span *m, const char *path,
+                            uint64_t lineno, double ts)
+{
+	if (find(m, "libnccl"))
+		r->saw_nccl_text = 1;
+	const char *end = m->p + m->n, *op = NULL;
+	while (end > m->p && (end[-1] == ' ' || end[-1] == '\r'))
+		end--;
+	const char *f = find(m, "distributed_c10d.py\", line ");
+	if (f) {
+		const char *in = f;
+		while (in + 4 < end && memcmp(in, ", in ", 5) != 0)
+			in++;
+		if (in + 4 < end)
+			op = c10d_coll(in + 5, end);
+	} else if ((end - m->p > 21 && memcmp(end - 21, "in main_process_first", 21) == 0) ||
+	           (m->n > 2 && m->p[0] == ' ' && find(m, ".main_process_first("))) {
+		op = "barrier"; /* the frame, or the code line "with training_args.main_process_first(...):" */
+		r->coll_call_main_first = 1;
+	} else if (m->n > 2 && m->p[0] == ' ' && m->p[1] == ' ') {
+		/* an indented code line: (torch.)distributed.X( / dist.X( / default_pg.X( */
+		static const char *const obj[] = {"distributed.", "dist.", "default_pg.", NULL};
+		for (size_t i = 0; obj[i] && !op; i++) {
+			const char *o = find(m, obj[i]);
+			if (!o || (o > m->p && obj[i][0] == 'd' && o[-1] != ' ' && o[-1] != '.' && o[-1] != '='))
+				continue;
+			const char *s = o + strlen(obj[i]), *e = s;
+			while (e < end && (*e == '_' || (*e >= 'a' && *e <= 'z')))
+				e++;
+			if (e < end && *e == '(')
+				op = c10d_coll(s, e);
+		}
+	}
+	if (!op || r->coll_call.path)
+		return;
+	where_set(&r->coll_call, path, lineno, m->p, m->n, r->order, ts);
+	r->coll_call_op = xstrdup(op);
+	r->coll_call_rank = ll->rank;
+}
+
+/* "... 3169000/6811963 [30:11<38:27, 1578.58 examples/s]": the elapsed time
+ * before '<' (MM:SS or H:MM:SS), in seconds; -1 when the line has none. */
+static long progress_elapsed(const struct span *m)
+{
+	const char *u = find(m, " examples/s]");
+	if (!u)
+		return -1;
+	const char *b = u;
+	while (b > m->p && b[-1] != '[' && u - b < 40)
+		b--;
+	if (b == m->p || b[-1] != '[')
+		return -1;
+	long part[3];
+	int np = 0;
+	const char *q = b;
+	while (np < 3) {
+		int ok;
+		const char *e = q;
+		while (e < u && is_digit(*e))
+			e++;
+		part[np++] = num_at(q, e, &ok);
+		if (!ok || e == q || e - q > 4 || e >= u)
+			return -1;
+		if (*e == '<')
+			break;
+		if (*e != ':')
+			return -1;
+		q = e + 1;
+	}
+	if (np < 2 || part[np - 1] > 59 || (np == 3 && part[1] > 59))
+		return -1;
+	return np == 2 ? part[0] * 60 + part[1] : part[0] * 3600 + part[1] * 60 + part[2];
+}
+
 /* A record of PyTorch's own logging after "[rankN]:" ("[W Utils.hpp:108]
  * Warning: ...", "[I1130 14:17:06.71 ProcessGroupNCCL.cpp:...]"): the
  * library speaking, not the rank's program; a rank whose lines are all such
@@ -1147,7 +1306,7 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 		d->line_launcher = 1;
 		return;
 	}
-	if (ll->rank < 0 && note_exit_record(r, m, path, lineno, r->order, ts)) {
+	if (ll->rank < 0 && note_exit_record(r, m, kw, path, lineno, r->order, ts)) {
 		d->line_launcher = 1;
 		return;
 	}
@@ -1162,6 +1321,13 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 	if (ll->rank < 0 && note_launcher(r, m, kw, path, lineno, r->order, ts))
 		return;
 	int err = !(kw & KW_BENIGN_BIT) && is_error_text(m, kw);
+	if (kw & KW_BIT(KW_TRACE_CALL))
+		note_trace_call(r, ll, m, path, lineno, ts);
+	long el = kw & KW_BIT(KW_PROGRESS) ? progress_elapsed(m) : -1;
+	if (el >= 0) {
+		r->progress_elapsed = el;
+		where_set(&r->progress_where, path, lineno, m->p, m->n, r->order, ts);
+	}
 	if (!r->saw_nccl_text) {
 		/* "NCCL" as a word of PyTorch's messages (not an NCCL_* variable name) */
 		const char *q = m->p, *end = m->p + m->n;
@@ -1365,6 +1531,44 @@ static void apply_exit(struct rank_proc *p, struct launcher_exit *e)
 	}
 }
 
+/* torchrun's agent names its workers by local rank only ("failed
+ * (exitcode: -9) local_rank: 3 (pid: P)", "Sending process P closing
+ * signal SIGTERM"); on one node the local rank is the rank.  Taken only when
+ * no process has a global rank, the local ranks are distinct, and at most
+ * one host appears (NCCL's or the launcher's): nothing shows a second node.
+ * Flagged (rank_from_local), as a guess. */
+static void rank_from_local(struct ranks *r)
+{
+	const char *host = NULL;
+	size_t nlocal = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (p->rank >= 0)
+			return;
+		const char *hs[2] = {p->host, p->launcher_host};
+		for (int k = 0; k < 2; k++) {
+			if (!hs[k] || strcmp(hs[k], "localhost") == 0)
+				continue;
+			if (host && strcmp(host, hs[k]) != 0)
+				return; /* two hosts: local ranks repeat per node */
+			host = hs[k];
+		}
+		if (p->local_rank < 0)
+			continue;
+		for (size_t k = 0; k < i; k++)
+			if (r->v[k].local_rank == p->local_rank)
+				return;
+		nlocal++;
+	}
+	if (!nlocal)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].local_rank >= 0) {
+			r->v[i].rank = r->v[i].local_rank;
+			r->v[i].rank_from_local = 1;
+		}
+}
+
 void ranks_finish(struct ranks *r)
 {
 	if (r->finished)
@@ -1496,6 +1700,7 @@ void ranks_finish(struct ranks *r)
 	}
 	r->n = u;
 	hindex_free(&r->pix); /* indexes moved; no line is noted after finishing */
+	rank_from_local(r);
 	for (size_t c = 0; c < r->ncomms; c++)
 		for (size_t k = 0; k < r->comms[c].n; k++)
 			r->comms[c].m[k].proc = map[r->comms[c].m[k].proc];
@@ -1700,6 +1905,8 @@ cJSON *ranks_to_json(const struct ranks *r)
 			cJSON_AddNumberToObject(o, "pid", (double)p->pid);
 		if (p->pid_guessed)
 			cJSON_AddBoolToObject(o, "pid_from_launch_order", 1);
+		if (p->rank_from_local)
+			cJSON_AddBoolToObject(o, "rank_from_local_rank", 1);
 		if (p->local_rank >= 0)
 			cJSON_AddNumberToObject(o, "local_rank", p->local_rank);
 		if (p->cuda_dev >= 0)

@@ -91,6 +91,7 @@ struct rank_proc {
 	int remote_peer;      /* "closed by localRank N": N, else -1 */
 	struct rank_where remote_where;
 	int pid_guessed;      /* pid paired with the rank by launch order only */
+	int rank_from_local;  /* rank taken from the local rank: one node, no global rank anywhere */
 	uint64_t own_lines;   /* [rankN] lines of its own: not on the benign list, not a torch log record ("[W ...]") */
 	int went_silent;      /* ranks_finish: output stops with no error, exit or
 	                       * teardown while another rank reports its peer gone */
@@ -152,6 +153,19 @@ struct ranks {
 	int launcher_quiet;   /* a launcher document ends with launcher lines only */
 	int launcher_followed;/* a launcher document has other lines after its launcher lines */
 	struct rank_where launcher_last; /* the last launcher line */
+	/* How far a job without NCCL output got, from its stack traces (KW_TRACE_CALL):
+	 * a c10d collective in a Python traceback (a frame of distributed_c10d.py or
+	 * the code line calling it; transformers' main_process_first is a barrier)
+	 * means the process group existed; libnccl in a native backtrace sets
+	 * saw_nccl_text. */
+	struct rank_where coll_call;  /* the first such frame or code line */
+	char *coll_call_op;           /* "barrier", "broadcast", ... */
+	int coll_call_rank;           /* its [rankN] prefix, -1 none */
+	int coll_call_main_first;     /* through main_process_first: the main process works, the others wait */
+	/* the last progress bar of a long step (KW_PROGRESS): how long the step had run
+	 * when the line was printed; a failure at ~30 min of it is the default timeout */
+	long progress_elapsed;        /* seconds, -1 none */
+	struct rank_where progress_where;
 	int doc_ends_in_coll; /* a log document's last line is an NCCL collective call (opCount):
 	                         the run stops inside a collective unless something says it ended */
 	struct rank_where coll_end_where;

@@ -129,9 +129,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int coverage_load_db(const struct sigdb *db, struct covtable **tables, size_t *ntables, struct msgs *m)
+/* DIR/coverage/ *.tsv of every folder the database came from, sorted per
+ * folder: the coverage tables, or (defects) the *_defects.tsv tables. */
+void coverage_files(const struct sigdb *db, int defects, struct strvec *paths)
 {
-	struct strvec dirs = {0}, paths = {0};
+	struct strvec dirs = {0};
 	for (size_t i = 0; i < db->files.n; i++) {
 		const char *f = db->files.v[i];
 		const char *slash = strrchr(f, '/');
@@ -148,22 +150,29 @@ int coverage_load_db(const struct sigdb *db, struct covtable **tables, size_t *n
 			struct strvec here = {0};
 			struct dirent *de;
 			while ((de = readdir(d)))
-				if (de->d_name[0] != '.' && str_ends(de->d_name, ".tsv"))
+				if (de->d_name[0] != '.' && str_ends(de->d_name, ".tsv") &&
+				    str_ends(de->d_name, "_defects.tsv") == defects)
 					strvec_push_owned(&here, xasprintf("%s/%s", cov, de->d_name));
 			closedir(d);
 			qsort(here.v, here.n, sizeof *here.v, cmp_str);
 			for (size_t k = 0; k < here.n; k++)
-				strvec_push(&paths, here.v[k]);
+				strvec_push(paths, here.v[k]);
 			strvec_free(&here);
 		}
 		free(cov);
 	}
+	strvec_free(&dirs);
+}
+
+int coverage_load_db(const struct sigdb *db, struct covtable **tables, size_t *ntables, struct msgs *m)
+{
+	struct strvec paths = {0};
+	coverage_files(db, 0, &paths);
 	int errors = 0;
 	*tables = xcalloc(paths.n ? paths.n : 1, sizeof **tables);
 	*ntables = paths.n;
 	for (size_t i = 0; i < paths.n; i++)
 		errors += coverage_load(paths.v[i], &(*tables)[i], m);
-	strvec_free(&dirs);
 	strvec_free(&paths);
 	return errors;
 }
@@ -286,6 +295,45 @@ static void on_hit(void *ctx, const struct signature *s, const struct logline *l
 		h->hit = 1;
 }
 
+/* "when.nccl_implied": every coverage row of the diagnosis's signatures lies
+ * inside its "nccl" range (the releases read that have the message), and
+ * there is at least one.  Between the last release read that has a message
+ * and the next one read, an unread patch release may still have it: the
+ * check knows the releases read only. */
+static int check_implied(const struct sigdb *db, const struct covtable *t, size_t n, struct msgs *m)
+{
+	int fails = 0;
+	for (size_t i = 0; i < db->ndiags; i++) {
+		const struct diagdef *d = &db->diags[i];
+		if (!d->nccl_implied)
+			continue;
+		size_t rows = 0;
+		for (size_t w = 0; w < d->when_any.n + d->when_all.n; w++) {
+			const char *id = w < d->when_any.n ? d->when_any.v[w] : d->when_all.v[w - d->when_any.n];
+			for (size_t ti = 0; ti < n; ti++)
+				for (size_t r = 0; r < t[ti].n; r++) {
+					const struct covrow *row = &t[ti].rows[r];
+					if (!str_starts(row->col[COV_MAPPING], "sig:") || strcmp(row->col[COV_MAPPING] + 4, id))
+						continue;
+					rows++;
+					long f = version_code(row->col[COV_FIRST]), l = version_code(row->col[COV_LAST]);
+					if (!version_in_range(f, &d->nccl) || !version_in_range(l, &d->nccl)) {
+						msgs_add(m, "%s: diagnoses[%zu].when.nccl_implied: %s's message is in releases %s-%s "
+						            "(%s:%zu), outside the range", d->file, d->index, id, row->col[COV_FIRST],
+						         row->col[COV_LAST], t[ti].path, row->lineno);
+						fails++;
+					}
+				}
+		}
+		if (!rows) {
+			msgs_add(m, "%s: diagnoses[%zu].when.nccl_implied: no coverage row maps to its signatures", d->file,
+			         d->index);
+			fails++;
+		}
+	}
+	return fails;
+}
+
 /* The row's failure in err (empty when it passes). */
 static void check_row(const struct sigdb *db, const struct covtable *tb, const struct covrow *row, struct matcher *mt,
                       char *err, size_t errlen)
@@ -351,8 +399,10 @@ int coverage_check(const struct sigdb *db, const struct covtable *t, size_t n, s
 	struct matcher *mt = matcher_new(db);
 	for (size_t ti = 0; ti < n; ti++) {
 		const struct covtable *tb = &t[ti];
+		struct version rv;
 		for (size_t i = 0; i < tb->releases.n; i++)
-			if (version_code(tb->releases.v[i]) < 0) {
+			/* a braces table's releases may have no NCCL code (a driver's 515.105.01) */
+			if (version_code(tb->releases.v[i]) < 0 && !(tb->braces && version_parse(tb->releases.v[i], &rv))) {
 				msgs_add(m, "%s: releases: \"%s\" is not a version", tb->path, tb->releases.v[i]);
 				fails++;
 			}
@@ -368,6 +418,7 @@ int coverage_check(const struct sigdb *db, const struct covtable *t, size_t n, s
 		}
 	}
 	matcher_free(mt);
+	fails += check_implied(db, t, n, m);
 	return fails;
 }
 

@@ -49,6 +49,9 @@ struct covtable {
  * from.  Format errors go to m; returns their number. */
 int coverage_load_db(const struct sigdb *db, struct covtable **tables, size_t *ntables, struct msgs *m);
 int coverage_load(const char *path, struct covtable *t, struct msgs *m);
+/* DIR/coverage/ *.tsv of the database's folders: the coverage tables
+ * (defects 0), or the defect tables *_defects.tsv (defects 1; defects.h). */
+void coverage_files(const struct sigdb *db, int defects, struct strvec *paths);
 void coverage_free(struct covtable *t, size_t n);
 
 /* check-db: every mapping well-formed, every sig:ID exists and matches its

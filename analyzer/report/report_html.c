@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "base/json.h"
+#include "engine/hypotheses.h" /* confidence_word */
 #include "base/linkclass.h"
 #include "report/report.h" /* verify_env_arg */
 #include "base/tstamp.h"
@@ -516,7 +517,7 @@ static void diagnosis_card(FILE *f, const cJSON *d, int cascade, int is_top, int
 	esc(f, category_words(json_str(d, "category")));
 	fputs(" · <code>", f);
 	esc(f, json_str(d, "id"));
-	fprintf(f, "</code> · confidence %.0f%%", conf * 100);
+	fprintf(f, "</code> · confidence %.0f%% (%s)", conf * 100, confidence_word(conf));
 	if (json_size(json_get(d, "ranks"))) {
 		fputs(" · ", f);
 		ranks_list(f, json_get(d, "ranks"));
@@ -738,7 +739,7 @@ static void hero(FILE *f, const cJSON *b)
 		double conf = 0;
 		json_num(top, "confidence", &conf);
 		esc(f, category_words(json_str(top, "category")));
-		fprintf(f, " · confidence %.0f%%", conf * 100);
+		fprintf(f, " · confidence %.0f%% (%s)", conf * 100, confidence_word(conf));
 		if (json_size(json_get(top, "ranks"))) {
 			fputs(" · seen on ", f);
 			ranks_list(f, json_get(top, "ranks"));
@@ -2000,6 +2001,32 @@ static void env_section(FILE *f, const cJSON *b)
 	}
 }
 
+/* The top three explanations when the first is not certain
+ * (hypotheses.c), each with what tells it apart. */
+static void hypotheses_section(FILE *f, const cJSON *b)
+{
+	const cJSON *hs = json_get(b, "hypotheses"), *h;
+	if (json_size(hs) < 2)
+		return;
+	fputs("<h2>Hypotheses</h2>\n<p class=\"sub\">The top diagnosis is not certain; what tells them apart:</p>\n<ol>", f);
+	cJSON_ArrayForEach(h, hs) {
+		double conf = 0;
+		json_num(h, "confidence", &conf);
+		fputs("<li><b>", f);
+		esc(f, json_str(h, "category"));
+		fprintf(f, "</b>, %s (%.0f%%)", confidence_word(conf), conf * 100);
+		if (json_str(h, "diagnosis")) {
+			fputs(" · <code>", f);
+			esc(f, json_str(h, "diagnosis"));
+			fputs("</code>", f);
+		}
+		fputs(": ", f);
+		esc_code(f, json_str(h, "tell_apart"));
+		fputs("</li>", f);
+	}
+	fputs("</ol>\n", f);
+}
+
 static void next_steps_section(FILE *f, const cJSON *b)
 {
 	const cJSON *ns = json_get(b, "next_steps"), *x;
@@ -2116,6 +2143,7 @@ static void bundle_section(FILE *f, const cJSON *b, int idx)
 	fputs("</h1>\n", f);
 	hero(f, b);
 	diagnoses_section(f, b, idx);
+	hypotheses_section(f, b);
 	unexplained_section(f, b, idx);
 	timeline_section(f, b);
 	topology_section(f, b);

@@ -10,6 +10,7 @@
 #include "engine/bundle.h"
 #include "engine/correlate.h"
 #include "base/json.h"
+#include "engine/hypotheses.h"
 #include "engine/nextsteps.h" /* ranks */
 #include "parse/ranks.h"
 #include "match/sigdb.h"
@@ -172,9 +173,13 @@ static char *fixed_text(const char *t)
 }
 
 /* The launchers the bundle shows: torchrun's elastic agent output, and
- * evidence of a launcher's own messages (signature ids name it). */
+ * evidence of a launcher's own messages (signature ids name it: "vllm."...,
+ * "launch.ray_", "launch.slurm_", "launch.mpi_", "launch.k8s_"), MPI's
+ * ompi_info, a Kubernetes pod's host name (".svc.cluster.local"). */
 static unsigned bundle_launchers(const struct bundle *b)
 {
+	/* LAUNCHERS[4..]: the token of their ids */
+	static const char *const TOKEN[] = {NULL, NULL, NULL, NULL, ".ray_", ".slurm_", ".mpi_", ".k8s_"};
 	unsigned m = 0;
 	if (b->ranks && b->ranks->saw_launcher)
 		m |= 1u << 0; /* torchrun: LAUNCHERS[0] */
@@ -183,10 +188,17 @@ static unsigned bundle_launchers(const struct bundle *b)
 		if (!b->ev.counts[i].count)
 			continue;
 		for (unsigned k = 0; LAUNCHERS[k]; k++)
-			if (strstr(id, LAUNCHERS[k]))
+			if (k < sizeof TOKEN / sizeof TOKEN[0] && (TOKEN[k] ? strstr(id, TOKEN[k]) != NULL : strstr(id, LAUNCHERS[k]) != NULL))
 				m |= 1u << k;
 		if (str_starts(id, "c10d.elastic"))
 			m |= 1u << 0;
+	}
+	if (json_get(b->facts, "mpi"))
+		m |= 1u << 6;
+	for (size_t i = 0; b->ranks && i < b->ranks->n; i++) {
+		const char *h = b->ranks->v[i].launcher_host ? b->ranks->v[i].launcher_host : b->ranks->v[i].host;
+		if (h && strstr(h, ".svc.cluster.local"))
+			m |= 1u << 7;
 	}
 	return m;
 }
@@ -355,6 +367,7 @@ cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max)
 	cJSON_AddItemToObject(o, "ranks", ranks_to_json(b->ranks));
 	cJSON_AddItemToObject(o, "communicators", ranks_comms_json(b->ranks)); /* ranks */
 	cJSON_AddItemToObject(o, "next_steps", next_steps_json(b));            /* ranks */
+	cJSON_AddItemToObject(o, "hypotheses", hypotheses_json(b));
 	cJSON *diags = cJSON_AddArrayToObject(o, "diagnoses");
 	for (size_t i = 0; i < b->ndiags; i++)
 		cJSON_AddItemToArray(diags, diagnosis_json(b, &b->diags[i], evmax));

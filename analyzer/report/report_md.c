@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "engine/hypotheses.h"
 #include "engine/nextsteps.h" /* ranks */
 #include "report/ranktable.h" /* ranks */
 #include "base/util.h"
@@ -132,7 +133,7 @@ static void md_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev)
 		fprintf(out, " of `%s`", json_str(d, "echo_of"));
 	if (json_str(d, "supports"))
 		fprintf(out, ", supports `%s`", json_str(d, "supports"));
-	fprintf(out, ", confidence %.2f", number(d, "confidence"));
+	fprintf(out, ", confidence %.2f (%s)", number(d, "confidence"), confidence_word(number(d, "confidence")));
 	const cJSON *ranks = json_get(d, "ranks");
 	if (json_size(ranks)) {
 		fprintf(out, ", rank%s ", json_size(ranks) > 1 ? "s" : "");
@@ -287,6 +288,7 @@ static void report_md_bundle(FILE *out, const cJSON *b, const struct report_opts
 		if (strcmp(str(d, "severity"), "info"))
 			md_diagnosis(out, d, ++shown, maxev);
 	md_infos(out, diags);
+	hypotheses_text(out, json_get(b, "hypotheses"), 1);
 	rank_table_md(out, b); /* ranks */
 	next_steps_text(out, json_get(b, "next_steps"), 1); /* ranks */
 	md_unexplained(out, b, verdict);

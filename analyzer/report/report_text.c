@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "engine/hypotheses.h"
 #include "engine/nextsteps.h" /* ranks */
 #include "report/ranktable.h" /* ranks */
 
@@ -101,7 +102,7 @@ static void text_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev, c
 		fprintf(out, " of %s", json_str(d, "echo_of"));
 	if (json_str(d, "supports"))
 		fprintf(out, ", supports %s", json_str(d, "supports"));
-	fprintf(out, ", confidence %.2f", number(d, "confidence"));
+	fprintf(out, ", confidence %.2f (%s)", number(d, "confidence"), confidence_word(number(d, "confidence")));
 	print_ranks(out, d);
 	fprintf(out, ", id %s%s\n", str(d, "id"), col(o, C_RESET));
 	fprintf(out, "   %s\n", str(d, "explanation"));
@@ -287,6 +288,7 @@ static void report_text_bundle(FILE *out, const cJSON *b, const struct report_op
 		if (strcmp(str(d, "severity"), "info"))
 			text_diagnosis(out, d, ++shown, maxev, o);
 	text_infos(out, diags, o);
+	hypotheses_text(out, json_get(b, "hypotheses"), 0);
 	if (o->width > 0)
 		fputs(BLOCK_BEGIN, out);
 	rank_table_text(out, b, o->color); /* ranks */

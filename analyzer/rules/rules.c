@@ -7,6 +7,7 @@ const struct rule_provider *const RULE_PROVIDERS[] = {
 	&RULES_SYS,
 	&RULES_RANKS,
 	&RULES_HOST,
+	&RULES_INFER,
 	&RULES_DERIVED,
 	&RULES_FLOOR,
 	NULL,

@@ -51,7 +51,7 @@ struct rule_provider {
 
 /* NULL-terminated list of providers. */
 extern const struct rule_provider *const RULE_PROVIDERS[];
-extern const struct rule_provider RULES_ENV, RULES_SYS, RULES_RANKS, RULES_HOST, RULES_DERIVED, RULES_FLOOR;
+extern const struct rule_provider RULES_ENV, RULES_SYS, RULES_RANKS, RULES_HOST, RULES_INFER, RULES_DERIVED, RULES_FLOOR;
 /* The floor's evidence (rules_floor.c), for the engine once the diagnoses
  * show that nothing named a category; its id for a category. */
 void rules_floor_emit(struct rule_ctx *c);

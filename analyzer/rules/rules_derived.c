@@ -124,11 +124,16 @@ static void run(struct rule_ctx *rc)
 		if (!row)
 			continue;
 		char *from;
-		if (row->from == DERIVE_NCCL_FILE)
+		if (row->from == DERIVE_NCCL_FILE && f->src)
 			from = xasprintf("the source file of the NCCL WARN, %s", f->src);
+		else if (row->from == DERIVE_NCCL_FILE)
+			/* a plugin's WARN names a function, not a file (logline.c) */
+			from = xstrdup("the message of an NCCL WARN that names no source file");
 		else if (row->from == DERIVE_EXCEPTION)
 			from = xasprintf("the exception type of %.*s", (int)(strchr(f->text, ':') ? strchr(f->text, ':') - f->text : 0),
 			                 f->text);
+		else if (row->from == DERIVE_MESSAGE && strcmp(f->what, "component_error") == 0)
+			from = xasprintf("the structure of a component's error line (%s)", row->id);
 		else if (row->from == DERIVE_MESSAGE)
 			from = xasprintf("PyTorch's %s record in the message", row->category);
 		else

@@ -19,7 +19,8 @@ static const struct rule_def DEFS[] = {
 	{"ranks.stuck_in_init", "a rank reached Init START of a communicator but never Init COMPLETE, with no error of its own"},
 	{"ranks.missing_from_comm", "a communicator expects more ranks than ever reached Init START, and none completed init"},
 	{"ranks.never_reached_nccl", "the job failed and no process printed a single NCCL line (launcher or rendezvous stage)"},
-	{"ranks.killed_by_signal", "the launcher reports a rank ended by a signal other than SIGKILL/SIGTERM"},
+	{"ranks.killed_by_signal", "the launcher reports a rank ended by a signal other than SIGKILL/SIGTERM/SIGBUS"},
+	{"ranks.killed_by_sigbus", "the launcher reports a rank ended by SIGBUS (a shared-memory mapping /dev/shm could not back)"},
 	{"ranks.sigkill_oom_killer", "the launcher reports a rank killed by SIGKILL (exit code -9)"},
 	{"ranks.sigterm_by_launcher", "the launcher stopped a rank with SIGTERM (after another rank failed)"},
 	{"ranks.watchdog_seqnum_behind", "watchdog / flight-recorder sequence numbers differ across ranks: the lowest is behind"},
@@ -31,6 +32,11 @@ static const struct rule_def DEFS[] = {
 	{"ranks.launcher_only", "the launcher printed its banner and nothing followed: no rank, no NCCL line, no worker output"},
 	{"ranks.job_exit_nonzero", "the job's own exit status record is non-zero, with no rank and no error to tie it to"},
 	{"ranks.behind_no_timeout", "some ranks timed out in a collective while another rank printed no timeout and no error: that rank was elsewhere"},
+	{"ranks.failed_in_collective", "the job failed with no NCCL output, and a traceback stops inside a c10d collective: the process group existed"},
+	{"ranks.timeout_while_busy", "a rank failed in a collective or store wait when another process's progress bar had run for the default 30-minute timeout"},
+	{"ranks.same_bus_id", "two ranks of one communicator on one host report the same GPU bus id in their Init lines"},
+	{"ranks.worlds_of_one", "several processes each formed a communicator of one rank: every process is rank 0 of its own world"},
+	{"ranks.one_hostname", "the launcher placed ranks on different hosts, yet NCCL's lines of those ranks carry one hostname"},
 };
 
 /* ---- helpers ---- */
@@ -86,6 +92,12 @@ static struct evidence *emit(struct rule_ctx *rc, const char *id, const struct r
 	va_start(ap, fmt);
 	char *stmt = xvasprintf(fmt, ap);
 	va_end(ap);
+	/* the process's pid, for fix steps that name it ({pid|<pid>}) */
+	int has_pid = 0;
+	for (size_t i = 0; i < cs->n; i++)
+		has_pid |= strcmp(cs->c[i].name, "pid") == 0;
+	if (p && p->pid >= 0 && !has_pid)
+		cap(cs, "pid", int_str(p->pid));
 	struct evidence *e = rule_emit(rc, id, w && w->path ? w->path : rc->name, w ? w->line : 0, stmt,
 	                                          cs->n ? cs->c : NULL, cs->n);
 	if (e) {
@@ -172,6 +184,123 @@ static int member_stuck(const struct ranks *r, const struct rank_member *mb)
 
 /* ---- rules ---- */
 
+/* Every rank of the communicator that the bundle shows failed on its own
+ * connect to a peer (timed out, refused, no route) before init completed:
+ * they could not reach the others, so a rank that printed nothing at all
+ * may be one they never reached (its log elsewhere), not one that never
+ * came.  The socket error is the finding then (nccl-tests#15, NCCL 2.2). */
+static int seen_ranks_cannot_connect(const struct ranks *r, const struct rank_comm *cm)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < cm->n; k++) {
+		const struct rank_proc *p = &r->v[cm->m[k].proc];
+		const char *t = p->first_error.text;
+		if (!t || p->saw_init_complete || !strstr(t, "onnect") ||
+		    !(strstr(t, " failed") || strstr(t, "timed out") || strstr(t, "refused") || strstr(t, "No route")))
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
+/* Two ranks of one communicator on one host with the same busId: two
+ * processes drive one GPU (NCCL <= 2.x says "Duplicate GPU detected" only
+ * when init gets that far). */
+static void rule_same_bus(struct rule_ctx *rc, const struct ranks *r)
+{
+	for (size_t c = 0; c < r->ncomms; c++) {
+		const struct rank_comm *cm = &r->comms[c];
+		int done = 0;
+		for (size_t a = 0; a < cm->n && !done; a++)
+			for (size_t k = a + 1; k < cm->n && !done; k++) {
+				const struct rank_proc *p = &r->v[cm->m[a].proc], *q = &r->v[cm->m[k].proc];
+				if (p == q || !p->bus_id || !q->bus_id || !p->host || !q->host || strcmp(p->bus_id, q->bus_id) != 0 ||
+				    strcmp(p->host, q->host) != 0 || cm->m[a].rank == cm->m[k].rank)
+					continue;
+				done = 1;
+				for (int side = 0; side < 2; side++) {
+					const struct rank_member *mb = side ? &cm->m[k] : &cm->m[a];
+					const struct rank_proc *me = side ? q : p, *other = side ? p : q;
+					struct capset cs = {0};
+					char ob[96];
+					cap(&cs, "rank", rank_label(me));
+					cap(&cs, "other", xstrdup(rl(other, ob, sizeof ob)));
+					cap(&cs, "busid", xstrdup(me->bus_id));
+					cap(&cs, "host", xstrdup(me->host));
+					cap(&cs, "comm", xstrdup(cm->id));
+					char rb[96];
+					emit(rc, "ranks.same_bus_id", &mb->start_where, me->rank, me, &cs,
+					     "ranks %d and %d of communicator %s (global %s and %s) both report busId %s on host %s "
+					     "(cudaDev %d and %d)",
+					     cm->m[a].rank, cm->m[k].rank, cm->id, rl(me, rb, sizeof rb), ob, me->bus_id, me->host,
+					     p->cuda_dev, q->cuda_dev);
+				}
+			}
+	}
+}
+
+/* Several processes, each in communicators of one rank only: the launcher
+ * started N copies that never found each other (mpirun of a script that
+ * does not read the MPI rank, WORLD_SIZE=1 in each, a launcher the script
+ * does not know), so each is rank 0 of a world of 1. */
+static void rule_worlds_of_one(struct rule_ctx *rc, const struct ranks *r)
+{
+	if (r->ncomms == 0)
+		return;
+	for (size_t c = 0; c < r->ncomms; c++)
+		if (r->comms[c].nranks != 1)
+			return;
+	const struct rank_where *w = NULL;
+	for (size_t c = 0; c < r->ncomms && !w; c++)
+		for (size_t k = 0; k < r->comms[c].n && !w; k++)
+			if (r->v[r->comms[c].m[k].proc].host)
+				w = &r->comms[c].m[k].start_where;
+	/* distinct processes: one process may open several communicators */
+	size_t distinct = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		int in = 0;
+		for (size_t c = 0; c < r->ncomms && !in; c++)
+			for (size_t k = 0; k < r->comms[c].n && !in; k++)
+				in = r->comms[c].m[k].proc == i;
+		distinct += in && r->v[i].host;
+	}
+	if (distinct < 2 || !w)
+		return;
+	struct capset cs = {0};
+	cap(&cs, "count", int_str((long)distinct));
+	emit(rc, "ranks.worlds_of_one", w, -1, NULL, &cs,
+	     "%zu processes each initialised NCCL communicators of one rank (\"rank 0 nranks 1\"): every process is rank 0 "
+	     "of its own world", distinct);
+}
+
+/* The launcher put ranks on different hosts (its exit records or its
+ * failure block name them), but NCCL's lines of those ranks carry one
+ * hostname: containers or pods with the same hostname, so NCCL takes them
+ * for one node (shared memory, P2P and its host hash across machines). */
+static void rule_one_hostname(struct rule_ctx *rc, const struct ranks *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (!p->host || !p->launcher_host || strcmp(p->host, p->launcher_host) == 0)
+			continue;
+		for (size_t k = i + 1; k < r->n; k++) {
+			const struct rank_proc *q = &r->v[k];
+			if (!q->host || !q->launcher_host || strcmp(q->host, p->host) != 0 ||
+			    strcmp(q->launcher_host, p->launcher_host) == 0)
+				continue;
+			struct capset cs = {0};
+			char pb[96], qb[96];
+			cap(&cs, "host", xstrdup(p->host));
+			cap(&cs, "hosts", xasprintf("%s, %s", p->launcher_host, q->launcher_host));
+			cap(&cs, "rank", rank_label(p));
+			emit(rc, "ranks.one_hostname", &p->exit_where, p->rank, p, &cs,
+			     "the launcher ran rank %s on %s and rank %s on %s, yet NCCL's lines of both carry the hostname %s",
+			     rl(p, pb, sizeof pb), p->launcher_host, rl(q, qb, sizeof qb), q->launcher_host, p->host);
+			return;
+		}
+	}
+}
+
 static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck)
 {
 	int world = world_size(r);
@@ -218,6 +347,7 @@ static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck
 			free(seen);
 			continue;
 		}
+		int unreachable = seen_ranks_cannot_connect(r, cm);
 		int *miss = xmalloc((size_t)cm->nranks * sizeof *miss), *have = xmalloc((size_t)cm->nranks * sizeof *have);
 		size_t nm = 0, nh = 0;
 		for (int i = 0; i < cm->nranks; i++) {
@@ -230,6 +360,8 @@ static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck
 		int global = cm->nranks == world;
 		for (size_t i = 0; i < nm && i < 64; i++) {
 			const struct rank_proc *mp = global ? ranks_by_rank(r, miss[i]) : NULL;
+			if (unreachable && !mp)
+				continue; /* no line from it, and the others could not connect to a peer */
 			struct capset cs = {0};
 			cap(&cs, "missing", xstrdup(ml));
 			cap(&cs, "seen", xstrdup(hl));
@@ -350,6 +482,66 @@ static int bundle_failed(const struct rule_ctx *rc, const struct ranks *r)
 	return r->saw_child_failed;
 }
 
+/* The first failure line, else the first exit record: what the job's
+ * failure looks like, for the rules that have no line of their own. */
+static const char *first_failure_text(const struct rule_ctx *rc, const struct ranks *r, struct rank_where *w)
+{
+	memset(w, 0, sizeof *w);
+	w->ts = -1;
+	if (rc->nfailures) {
+		w->path = rc->failures[0].path;
+		w->line = rc->failures[0].line;
+		return rc->failures[0].text;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].exit_where.path) {
+			*w = r->v[i].exit_where;
+			return r->v[i].exit_where.text;
+		}
+	return "a failure";
+}
+
+/* A failure line that says what went wrong and is no launcher's wrapper of
+ * a worker's end: an exception of the program (not ChildFailedError, not
+ * spawn's ProcessRaisedException/ProcessExitedException or their old plain
+ * "Exception: process N terminated"), or a crash. */
+static int explicit_failure(const struct failure_line *f)
+{
+	if (!f->what || !f->text)
+		return 0;
+	if (strcmp(f->what, "crash") == 0)
+		return 1;
+	if (strcmp(f->what, "exception") != 0)
+		return 0;
+	static const char *const wrappers[] = {"ChildFailedError", "ProcessRaisedException", "ProcessExitedException",
+	                                       "SignalException", " terminated with ", NULL};
+	for (size_t i = 0; wrappers[i]; i++)
+		if (strstr(f->text, wrappers[i]))
+			return 0;
+	const char *colon = strchr(f->text, ':');
+	return colon && colon[1] && colon[strspn(colon + 1, " ") + 1]; /* a message after the type */
+}
+
+/* The words of a rendezvous failure (the store, the master's address and
+ * port, a connection, a timeout): an explicit failure without any of them
+ * says something else went wrong. */
+static int rendezvous_words(const char *t)
+{
+	static const char *const w[] = {"ddress", "socket", "Socket", "port", "store", "Store", "endezvous", "onnect",
+	                                "timed out", "imeout", "MASTER_", "hostname", "resolve", "refused", "unreachable",
+	                                "EADDRINUSE", "errno: 98", "bind", "DistNetworkError", NULL};
+	for (size_t i = 0; w[i]; i++)
+		if (strstr(t, w[i]))
+			return 1;
+	return 0;
+}
+
+/* No NCCL line anywhere, and the job failed.  The premise of "never reached
+ * NCCL" is checked against the stack traces: libnccl in a native backtrace
+ * (saw_nccl_text) means NCCL ran; a traceback inside a c10d collective means
+ * the process group existed (the rendezvous was over) and the failure came
+ * from the collective: ranks.failed_in_collective instead; an explicit
+ * failure of the program that names no rendezvous word: nothing. */
 static void rule_never_reached(struct rule_ctx *rc, const struct ranks *r)
 {
 	if (r->nccl_lines || r->saw_watchdog || rc->saw_nccl || r->saw_nccl_text)
@@ -359,27 +551,67 @@ static void rule_never_reached(struct rule_ctx *rc, const struct ranks *r)
 		return;
 	if (!bundle_failed(rc, r))
 		return;
-	for (size_t i = 0; i < r->n; i++)
-		if (rank_proc_killed(&r->v[i]) || r->v[i].saw_coll || (r->v[i].has_exit && r->v[i].exitcode > 0))
-			return; /* a death or a rank's own failing exit explains it; NCCL may just have been silent */
-	struct rank_where w = {0};
-	w.ts = -1;
-	const char *what = "a failure";
-	if (rc->nfailures) {
-		w.path = rc->failures[0].path;
-		w.line = rc->failures[0].line;
-		what = rc->failures[0].text;
-	} else {
-		for (size_t i = 0; i < r->n && !w.path; i++)
-			if (r->v[i].exit_where.path) {
-				w = r->v[i].exit_where;
-				what = r->v[i].exit_where.text;
-			}
+	int exited = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		if (rank_proc_killed(&r->v[i]) || r->v[i].saw_coll)
+			return; /* a death explains it; NCCL may just have been silent */
+		exited |= r->v[i].has_exit && r->v[i].exitcode > 0;
 	}
+	if (exited && !r->coll_call.path)
+		return; /* a rank's own failing exit explains it (its traceback, if any, is its cause) */
+	struct rank_where w;
+	const char *what = first_failure_text(rc, r, &w);
+	/* an explicit failure that names no rendezvous word: the program failed
+	 * by itself (CUDA out of memory, a ValueError, a segfault); "before
+	 * NCCL, so rendezvous" has nothing to stand on */
+	for (size_t i = 0; i < rc->nfailures && !r->coll_call.path; i++)
+		if (explicit_failure(&rc->failures[i])) {
+			if (!rendezvous_words(rc->failures[i].text))
+				return;
+			break;
+		}
 	struct capset cs = {0};
 	cap(&cs, "what", xstrdup(what ? what : "a failure"));
+	if (r->coll_call.path) {
+		cap(&cs, "op", xstrdup(r->coll_call_op));
+		cap(&cs, "call", xstrdup(r->coll_call.text ? r->coll_call.text : ""));
+		cap(&cs, "where", xasprintf("%s:%llu", r->coll_call.path, (unsigned long long)r->coll_call.line));
+		emit(rc, "ranks.failed_in_collective", &r->coll_call, r->coll_call_rank, NULL, &cs,
+		     "no process printed any NCCL line, and the failing traceback stops inside the collective %s (%s:%llu: %s): "
+		     "the process group existed, so the rendezvous was over",
+		     r->coll_call_op, r->coll_call.path, (unsigned long long)r->coll_call.line,
+		     r->coll_call.text ? r->coll_call.text : "");
+		return;
+	}
 	emit(rc, "ranks.never_reached_nccl", &w, -1, NULL, &cs,
 	     "no process printed any NCCL line (no banner, no Init START), yet the job failed: %s", what ? what : "");
+}
+
+/* A progress bar of a long step (datasets map, tokenizing) had run for the
+ * default 30-minute timeout when a rank failed in a collective or in a store
+ * wait: the other ranks waited for the process that was busy and gave up at
+ * the timeout (a slow rank, not a fault).  The busy process is the main one
+ * (rank 0) when the traceback goes through transformers' main_process_first
+ * or the failing lines are another rank's. */
+static void rule_busy_timeout(struct rule_ctx *rc, const struct ranks *r)
+{
+	/* torch's default process-group (and store) timeout: 30 minutes */
+	if (r->progress_elapsed < 29 * 60 || r->progress_elapsed > 31 * 60 || !bundle_failed(rc, r))
+		return;
+	int waiter = r->coll_call_rank;
+	for (size_t i = 0; i < r->n && waiter < 0; i++)
+		if (r->v[i].rank >= 0 && r->v[i].first_error.path)
+			waiter = r->v[i].rank;
+	int slow = r->coll_call_main_first || waiter > 0 ? 0 : -1;
+	struct capset cs = {0};
+	cap(&cs, "elapsed", xasprintf("%ld:%02ld", r->progress_elapsed / 60, r->progress_elapsed % 60));
+	cap(&cs, "progress", xstrdup(r->progress_where.text ? r->progress_where.text : ""));
+	cap(&cs, "rank", slow >= 0 ? int_str(slow) : xstrdup("(the process printing the progress bar)"));
+	cap(&cs, "op", xstrdup(r->coll_call_op ? r->coll_call_op : "a collective or store wait"));
+	emit(rc, "ranks.timeout_while_busy", &r->progress_where, slow, NULL, &cs,
+	     "a progress bar had run for %ld:%02ld (the default timeout is 30:00) when the job failed%s%s: %s",
+	     r->progress_elapsed / 60, r->progress_elapsed % 60, r->coll_call_op ? " in " : "",
+	     r->coll_call_op ? r->coll_call_op : "", r->progress_where.text ? r->progress_where.text : "");
 }
 
 static void rule_exits(struct rule_ctx *rc, const struct ranks *r)
@@ -416,7 +648,8 @@ static void rule_exits(struct rule_ctx *rc, const struct ranks *r)
 		if (p->launcher_host || p->host)
 			cap(&cs, "host", xstrdup(p->launcher_host ? p->launcher_host : p->host));
 		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
-		const char *id = sig == 9 ? "ranks.sigkill_oom_killer" : "ranks.killed_by_signal";
+		/* SIGBUS: a shared-memory mapping that could not be backed (/dev/shm) */
+		const char *id = sig == 9 ? "ranks.sigkill_oom_killer" : sig == 7 ? "ranks.killed_by_sigbus" : "ranks.killed_by_signal";
 		emit(rc, id, &p->exit_where, p->rank, p, &cs,
 		     "rank %s was killed by %s (exit code %d)%s; it had reached %s",
 		     lbl, sn, p->exitcode, p->root_cause ? ", the launcher's first observed failure" : "",
@@ -771,6 +1004,10 @@ static void run(struct rule_ctx *rc)
 	rule_uid_wait(rc, r);
 	rule_hang(rc, r, any_stuck);
 	rule_never_reached(rc, r);
+	rule_busy_timeout(rc, r);
+	rule_same_bus(rc, r);
+	rule_worlds_of_one(rc, r);
+	rule_one_hostname(rc, r);
 	rule_exits(rc, r);
 	rule_exited(rc, r);
 	if (!cut)

@@ -14,6 +14,7 @@
 
 #include "parse/sysparse.h"
 #include "rules/sys_eval.h"
+#include "rules/ncclver.h"
 
 /* ---------- GPU models ---------- */
 
@@ -793,7 +794,7 @@ static void rule_multiple_nccl(const cJSON *facts, const struct sys_logctx *lc, 
 #define SEEN(v, where, src) do { \
 int dup_ = 0; \
 for (int k_ = 0; k_ < distinct; k_++) if (!strcmp(seen[k_], v)) dup_ = 1; \
-if (!dup_ && distinct < 8) { snprintf(seen[distinct++], 24, "%s", v); } \
+if (!dup_ && distinct < 8) { snprintf(seen[distinct++], 24, "%.23s", v); } \
 buf_printf(&w, "%s%s %s", w.len ? "; " : "", where, v); \
 if (!first && (src)) first = (src); } while (0)
 	const cJSON *nv = cJSON_GetObjectItemCaseSensitive(facts, "nccl_versions");
@@ -821,6 +822,12 @@ if (!first && (src)) first = (src); } while (0)
 		snprintf(where, sizeof where, "conda package nccl %s [%s]", ncv, src_str(snc, sb, sizeof sb));
 		SEEN(v3, where, snc);
 	}
+	/* what nccl-tests and ldd say the program ran with (ncclver.c reads them) */
+	struct ncclver ov[NCCLVER_MAX];
+	size_t nov = ncclver_collect(facts, ov, NCCLVER_MAX);
+	for (size_t k = 0; k < nov; k++)
+		if (ov[k].kind == NV_NCCLTESTS || ov[k].kind == NV_LDD)
+			SEEN(ov[k].value, ov[k].where, (const cJSON *)NULL);
 	/* several nvidia-nccl-cuXX packages side by side */
 	int npk = 0;
 	struct buf pk;

@@ -61,6 +61,70 @@ grep -q 'no signature "t.nope"' "$T/err" && ok || bad "the row after the NUL byt
 : >"$T/db/coverage/t.tsv"
 check 0 "an empty table"
 
+# ---- 1b. check-db on lying defect tables (coverage/NAME_defects.tsv) ----
+rm -f "$T/db/coverage/t.tsv"
+cat >"$T/db/bug.json" <<'EOF2'
+{"family": "t-bug", "description": "a defect diagnosis for the defect-table checks",
+ "signatures": [],
+ "diagnoses": [{"id": "t.bug", "category": "NCCL_BUG_UPGRADE", "severity": "error", "role": "root", "confidence": 0.8,
+   "title": "t", "explanation": "NCCL 2.19.4 release notes: 'Make topology detection more deterministic when PCI speeds are not available'.",
+   "fix": ["Upgrade NCCL to 2.19.4 or later"], "when": {"any": ["t.no_socket_if"], "nccl": "<2.19.4"}}]}
+EOF2
+DH="id${TAB}release${TAB}affected${TAB}class${TAB}mapping${TAB}message${TAB}phase${TAB}result${TAB}hardware${TAB}feature${TAB}env${TAB}source${TAB}commit"
+C40=5d2b4c2d4b9a1e6c8a3e0f7b1c2d3e4f5a6b7c8d
+drow() { # drow ID RELEASE AFFECTED CLASS MAPPING SOURCE COMMIT
+	printf '%s\t%s\t%s\t%s\t%s\t\t\t\t\t\t\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"; }
+NOTE='Make topology detection more deterministic when PCI speeds are not available (fix issue #1020).'
+dtab() { { echo '# releases: 2.19.3 2.19.4'; echo "$DH"; cat; } >"$T/db/coverage/t_defects.tsv"; }
+drow nccl-2.19.4-1-03 2.19.4 '<2.19.4' matchable t.bug "$NOTE" $C40 | dtab
+check 0 "a true defect table passes"
+grep -q "1 defect rows passed (1 matchable)" "$T/out" && ok || bad "the defect row was not counted"
+drow nccl-2.19.4-1-03 2.19.4 '<2.19.4' matchable t.nope "$NOTE" $C40 | dtab
+check 2 "a defect row naming no diagnosis" 'no diagnosis of that id'
+drow nccl-2.19.4-1-03 2.19.4 '<2.19.4' matchable t.socket "$NOTE" $C40 | dtab
+check 2 "a matchable row whose diagnosis is not NCCL_BUG_UPGRADE" 'not NCCL_BUG_UPGRADE'
+drow nccl-2.19.3-1-01 2.19.3 '<2.19.3' matchable t.bug "$NOTE" $C40 | dtab
+check 2 "a diagnosis whose range ends elsewhere" 'must end before the fixed release'
+drow nccl-2.19.4-1-03 2.19.4 '<2.19.4' matchable t.bug "Fix a hang in an unrelated place of the code base." $C40 | dtab
+check 2 "an explanation that does not quote the note" 'does not quote the release note'
+drow nccl-2.19.4-1-03 2.19.4 '>=2.18 <2.20' not-observable 'a hang' "$NOTE" $C40 | dtab
+check 2 "an affected range past the fix" 'must end before the fixed release'
+drow nccl-2.19.4-1-03 two '<2.19.4' not-observable 'a hang' "$NOTE" $C40 | dtab
+check 2 "a release that is no version" 'is not a version'
+drow nccl-2.19.4-1-03 2.19.4 'soon' not-observable 'a hang' "$NOTE" $C40 | dtab
+check 2 "an affected that is no range" 'neither a version range nor none'
+drow nccl-2.19.4-1-03 2.19.4 '<2.19.4' maybe 'a hang' "$NOTE" $C40 | dtab
+check 2 "an unknown class" 'neither matchable nor not-observable'
+drow nccl-2.19.4-1-03 2.19.4 '<2.19.4' not-observable UNCLASSIFIED "$NOTE" $C40 | dtab
+check 2 "an unclassified entry" 'no mapping'
+drow nccl-2.19.4-1-03 2.19.4 '<2.19.4' not-observable 'a hang' "$NOTE" 12ab | dtab
+check 2 "a commit that is no commit" 'want the commit'
+{ drow nccl-2.19.4-1-03 2.19.4 '<2.19.4' not-observable 'a hang' "$NOTE" $C40; drow nccl-2.19.4-1-03 2.19.4 '<2.19.4' not-observable 'a hang' "$NOTE" $C40; } | dtab
+check 2 "an id twice" 'twice'
+printf 'nccl-2.19.4-1-03\t2.19.4\n' | dtab
+check 2 "a short defect row" 'tab-separated columns'
+rm -f "$T/db/coverage/t_defects.tsv" "$T/db/bug.json"
+# the WARN sites table (DIR/nccl_sites.tsv): a damaged one is refused
+printf '# releases: 2.6.4 2.7.8\ngraph/xml.h\t77\tAttribute\t2.6.4-2.7.8\n' >"$T/db/nccl_sites.tsv"
+check 0 "a true WARN sites table passes"
+grep -q "WARN sites of 2 releases read" "$T/out" && ok || bad "the WARN sites table was not read"
+printf '# releases: 2.6.4 2.7.8\ngraph/xml.h\t77\tAttribute\t2.6.4-2.9.9\n' >"$T/db/nccl_sites.tsv"
+check 2 "a WARN site of a release the table does not list" 'not a table of NCCL'
+rm -f "$T/db/nccl_sites.tsv"
+# when.nccl_implied: the signature's coverage rows must lie inside the range
+{ echo '# releases: 2.10.3 2.30.7'; row sig:t.no_socket_if "$W"; } >"$T/db/coverage/t.tsv"
+cat >"$T/db/implied.json" <<'EOF2'
+{"family": "t-implied", "description": "a range claimed from the message",
+ "signatures": [],
+ "diagnoses": [{"id": "t.implied", "category": "NCCL_BUG_UPGRADE", "severity": "error", "role": "root", "confidence": 0.8,
+   "title": "t", "explanation": "t", "fix": ["Upgrade NCCL to 2.5.6 or later"],
+   "when": {"any": ["t.no_socket_if"], "nccl": "<2.5.6", "nccl_implied": true}}]}
+EOF2
+check 2 "a range the message does not imply" 'outside the range'
+sed -i 's/"<2.5.6"/"<2.31"/' "$T/db/implied.json"
+check 0 "a range the message implies"
+rm -f "$T/db/implied.json" "$T/db/coverage/t.tsv"
+
 # the built-in tables pass and are counted
 "$BIN" check-db >"$T/out" 2>"$T/err" && ok || bad "check-db on patterns/ fails"
 rows=$(sed -n 's/.* \([0-9][0-9]*\) coverage rows passed.*/\1/p' "$T/out")
@@ -107,10 +171,13 @@ mkdir -p "$T/rows"
 US=$(printf '\037')
 for tsv in patterns/coverage/*.tsv; do
 	# a braces table's derived rows are exceptions raised on a rank (the rank is the
-	# failure), not the structural derivation of patterns/derived.json: not checked here
-	grep -q '^# style: braces' "$tsv" && continue
+	# failure), not the structural derivation of patterns/derived.json: not checked
+	# here, unless the table says "# derived: checked" (its derived rows are rows of
+	# patterns/*.json "derived": the component's error lines, a plugin's WARNs)
+	grep -q '^# style: braces' "$tsv" && ! grep -q '^# derived: checked' "$tsv" && continue
 	tr '\t' '\037' <"$tsv" | while IFS="$US" read -r file first last level fmt mapping note sample; do
 		case "$mapping" in derived:*) ;; *) continue ;; esac
+		[ -n "$sample" ] || continue
 		# an INFO line has no file:line and is no failure evidence alone
 		# (docs/derived.md): nothing is derived from it
 		if [ "$level" = INFO ]; then printf '%s\t%s\n' "$file" "$fmt" >>"$T/info"; continue; fi
@@ -174,6 +241,29 @@ while IFS="$TAB" read -r got want file fmt; do
 	esac
 done <"$T/derived"
 echo "derived rows: $n checked against analyze's derived diagnoses; $(grep -c '^conflict:' "$T/derived") claimed by a specific signature of another category (listed above, not counted)"
+
+# ---- 4. the tables are what the scripts make from NCCL's history ----
+# (only where the mirror is: NCCL_GIT, default the session's fetch of
+# github:NVIDIA/nccl; the dev branch is read at the commit the header names)
+NCCL_GIT=${NCCL_GIT:-/work/.mirror/NVIDIA+nccl/repo}
+if [ -d "$NCCL_GIT" ] && git --git-dir "$NCCL_GIT" rev-parse -q --verify v2.30.7-1 >/dev/null 2>&1; then
+	dev=$(sed -n 's/^# dev: .* is commit \([0-9a-f]*\) .*/\1/p' patterns/coverage/nccl.tsv)
+	if python3 scripts/nccl_strings.py "$NCCL_GIT" ${dev:+--dev "$dev"} -o "$T/nccl.tsv" 2>"$T/gen.err"; then
+		# the header's "--dev dev" names the ref the table was made from; the commit is what counts
+		sed 's/(--dev [^)]*)/(--dev)/' patterns/coverage/nccl.tsv >"$T/a"; sed 's/(--dev [^)]*)/(--dev)/' "$T/nccl.tsv" >"$T/b"
+		if cmp -s "$T/a" "$T/b"; then ok; else bad "patterns/coverage/nccl.tsv is stale: rerun scripts/nccl_strings.py (diff below)"; diff "$T/a" "$T/b" | head -5; fi
+	else bad "scripts/nccl_strings.py failed: $(head -2 "$T/gen.err")"; fi
+	if python3 scripts/nccl_defects.py "$NCCL_GIT" -o "$T/defects.tsv" 2>"$T/gen.err"; then
+		if cmp -s patterns/coverage/nccl_defects.tsv "$T/defects.tsv"; then ok
+		else bad "patterns/coverage/nccl_defects.tsv is stale: rerun scripts/nccl_defects.py"; diff patterns/coverage/nccl_defects.tsv "$T/defects.tsv" | head -5; fi
+	else bad "scripts/nccl_defects.py failed: $(head -2 "$T/gen.err")"; fi
+	if python3 scripts/nccl_sites.py "$NCCL_GIT" -o "$T/sites.tsv" 2>"$T/gen.err"; then
+		if cmp -s patterns/nccl_sites.tsv "$T/sites.tsv"; then ok
+		else bad "patterns/nccl_sites.tsv is stale: rerun scripts/nccl_sites.py"; diff patterns/nccl_sites.tsv "$T/sites.tsv" | head -5; fi
+	else bad "scripts/nccl_sites.py failed: $(head -2 "$T/gen.err")"; fi
+else
+	echo "no NCCL history at $NCCL_GIT (set NCCL_GIT): the tables' staleness is not checked"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -35,6 +35,15 @@ int main(void)
 	CHECK_INT(L.dev, 0);
 	CHECK_INT(L.rank, -1);
 
+	/* a WARN pasted without host, file and line (tests/learn/bug-nccl-137: the
+	 * reporter kept the level); a bare "WARN " alone is no NCCL line */
+	parse("NCCL WARN Unable to allocate shared memory (4214784 bytes) : Interrupted system call");
+	CHECK_INT(L.level, LINE_WARN);
+	CHECK(msg_is("Unable to allocate shared memory (4214784 bytes) : Interrupted system call"));
+	CHECK_INT(L.pid, -1);
+	parse("WARN Unable to allocate shared memory (4214784 bytes) : Interrupted system call");
+	CHECK_INT(L.level, LINE_PLAIN);
+
 	/* 2.26+ WARN with timestamp (real capture) */
 	parse("[2026-11-30 14:16:13] vm:1159:1159 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found");
 	CHECK_INT(L.level, LINE_WARN);
@@ -50,6 +59,31 @@ int main(void)
 	CHECK(span_is(L.file, "misc/socket.cc"));
 	CHECK_INT(L.dev, 3);
 	CHECK(span_is(L.host, "node-7"));
+
+	/* a net plugin logging with __PRETTY_FUNCTION__ for NCCL's file: aws-ofi-nccl
+	 * in C (a bare name; real: aws/aws-ofi-nccl#24) and in C++ (1.16+: the whole
+	 * signature; the format instance of src/nccl_ofi_net.cpp:259 of v1.16.0) */
+	parse("[1,23]<stdout>:ip-172-32-45-165:72593:73427 [7] create_nccl_ofi_component:459 NCCL WARN NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument");
+	CHECK_INT(L.level, LINE_WARN);
+	CHECK(span_is(L.file, "create_nccl_ofi_component"));
+	CHECK_INT(L.srcline, 459);
+	CHECK(msg_is("NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument"));
+	parse("ip-10-0-0-1:79:79 [0] int nccl_net_ofi_create_plugin(nccl_net_ofi_plugin_t**):259 NCCL WARN NET/OFI Unable to find a protocol that worked.  Failing initialization.");
+	CHECK_INT(L.level, LINE_WARN);
+	CHECK(span_is(L.func, "int nccl_net_ofi_create_plugin(nccl_net_ofi_plugin_t**)"));
+	CHECK_INT((int)L.file.n, 0);
+	CHECK_INT(L.srcline, 259);
+	CHECK_INT(L.dev, 0);
+	CHECK(span_is(L.host, "ip-10-0-0-1"));
+	CHECK(msg_is("NET/OFI Unable to find a protocol that worked.  Failing initialization."));
+	parse("ip-10-0-0-1:79:79 [0] virtual int nccl_net_ofi_rdma_ep_t::cleanup_resources():1740 NCCL TRACE NET/OFI x");
+	CHECK_INT(L.level, LINE_TRACE);
+	CHECK(span_is(L.func, "virtual int nccl_net_ofi_rdma_ep_t::cleanup_resources()"));
+	/* no signature: not a plugin's location */
+	parse("ip-10-0-0-1:79:79 [0] the run took 12 NCCL WARN something");
+	CHECK_INT(L.level, LINE_PLAIN);
+	parse("ip-10-0-0-1:79:79 [0] see (x) :12 NCCL WARN something");
+	CHECK_INT(L.level, LINE_PLAIN);
 
 	/* 2.10-2.25 WARN, no timestamp; hostname with dots truncated by NCCL but dashes kept */
 	parse("gpu-a100-01:45231:45290 [7] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.1.1.5<56001> with error 12, opcode 0, len 0, vendor err 129");

@@ -336,6 +336,184 @@ static void test_reports(void)
 	bundle_free(b);
 }
 
+/* NCCL before 2.10: 2.2.13's header without the "NCCL" token and its init
+ * line (https://github.com/NVIDIA/nccl-tests/issues/15, quoted from
+ * tests/learn/socket-nccltests-15-connect-timeout.log), 2.3's "- COMPLETE"
+ * and the "Ring NN :" connection lines of 2.3-2.6 (format instances of 2.3.7
+ * src/init.cu:599 and src/transport/p2p.cu:480). */
+static void test_old_releases(void)
+{
+	struct ranks *r = ranks_new();
+	feed(r, "old.log",
+	     "gpu-bql-144-103:18553:18553 [0] INFO NET : Using interface enp3s0:192.168.144.103<0>\n"
+	     "NCCL version 2.2.13+cuda9.0\n"
+	     "gpu-bql-144-103:18553:18612 [0] INFO comm 0x7fa42c00a3b0 rank 0 nranks 2\n"
+	     "\n"
+	     "gpu-bql-144-103:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : Connection timed out\n"
+	     "gpu-bql-144-103:18553:18611 [0] INFO transport/net_socket.cu:118 -> 2\n"
+	     "node7:900:900 [1] NCCL INFO comm 0x5581d3a3c2d0 rank 1 nranks 2\n"
+	     "node7:900:900 [1] NCCL INFO Ring 00 : 1[1] -> 0[0] via P2P/IPC\n"
+	     "node7:900:900 [1] NCCL INFO comm 0x5581d3a3c2d0 rank 1 nranks 2 - COMPLETE\n");
+	ranks_finish(r);
+	CHECK_INT(r->n, 2);
+	const struct rank_proc *p0 = ranks_by_rank(r, 0), *p1 = ranks_by_rank(r, 1);
+	CHECK(p0 && p1);
+	if (p0 && p1) {
+		CHECK_STR(rank_proc_milestone(p0), "init_start");
+		CHECK(p0->first_error.text && strstr(p0->first_error.text, "Call to connect failed : Connection timed out"));
+		CHECK_INT(p0->saw_warn, 1);
+		CHECK_STR(rank_proc_milestone(p1), "init_complete");
+		CHECK_STR(p1->transport, "P2P/IPC");
+		CHECK_INT(p1->cuda_dev, 1);
+	}
+	ranks_free(r);
+	/* rank 0 alone, failing its own connect: rank 1 (no line at all) is
+	 * not called missing; with an error of another kind it is */
+	const char *one = "gpu-bql-144-103:18553:18612 [0] INFO comm 0x7fa42c00a3b0 rank 0 nranks 2\n"
+	                  "gpu-bql-144-103:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : Connection timed out\n";
+	struct bundle *b = run_text("old.log", one);
+	CHECK(!evlist_has(&b->ev, "ranks.missing_from_comm"));
+	bundle_free(b);
+	b = run_text("old.log", "gpu-bql-144-103:18553:18612 [0] INFO comm 0x7fa42c00a3b0 rank 0 nranks 2\n"
+	                        "gpu-bql-144-103:18553:18611 [0] init.cu:194 WARN Cuda failure 'out of memory'\n");
+	CHECK(evlist_has(&b->ev, "ranks.missing_from_comm"));
+	bundle_free(b);
+}
+
+/* Consistency across ranks and hosts (rules_ranks.c): the same bus id, worlds
+ * of one rank, one hostname for ranks on different hosts.  Real lines:
+ * fixtures/captures/h200-2gpu/scenarios/duplicate_gpu (NCCL 2.28.9, torch
+ * 2.11) and tests/corpus/healthy-nccl-1267-init.log; each case also runs
+ * without its clue. */
+static void test_consistency(void)
+{
+	char *dup = slurp("fixtures/captures/h200-2gpu/scenarios/duplicate_gpu/run.log");
+	CHECK(dup != NULL);
+	if (!dup)
+		return;
+	/* without NCCL's own "Duplicate GPU detected" lines (an older NCCL, a hang) */
+	struct buf nowarn;
+	buf_init(&nowarn);
+	for (char *l = dup; *l;) {
+		char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l + 1) : strlen(l);
+		if (!memmem(l, n, "Duplicate GPU detected", 22))
+			buf_add(&nowarn, l, n);
+		l += n;
+	}
+	struct bundle *b = run_text("run.log", nowarn.data);
+	const struct diagnosis *d = diag(b, "ranks.same_bus_id");
+	CHECK(d && b->diags == d && d->nranks == 2);
+	const struct diagnosis *st = diag(b, "ranks.stuck_in_init");
+	CHECK(!st || (st->role == ROLE_CASCADE && st->echo_of && strcmp(st->echo_of, "ranks.same_bus_id") == 0));
+	bundle_free(b);
+	/* with them: NCCL's message leads, the rule corroborates */
+	b = run_text("run.log", dup);
+	d = diag(b, "ranks.same_bus_id");
+	CHECK(d && d->role == ROLE_CONTEXT && d->supports && strcmp(d->supports, "t.dup") == 0);
+	bundle_free(b);
+	/* different bus ids: nothing */
+	char *other = xstrdup(nowarn.data);
+	char *q = strstr(other, "rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 60");
+	CHECK(q != NULL);
+	if (q)
+		memcpy(strstr(q, "busId 60") + 6, "70", 2);
+	b = run_text("run.log", other);
+	CHECK(diag(b, "ranks.same_bus_id") == NULL);
+	bundle_free(b);
+	free(other);
+
+	/* one hostname: the launcher ran ranks 0 and 1 on two hosts, NCCL says vm for both */
+	struct buf two;
+	buf_init(&two);
+	for (char *l = nowarn.data; *l;) {
+		char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l + 1) : strlen(l);
+		if (memmem(l, n, "  host      : localhost", 23)) {
+			static int k;
+			buf_adds(&two, k++ ? "  host      : node-b\n" : "  host      : node-a\n");
+		} else {
+			buf_add(&two, l, n);
+		}
+		l += n;
+	}
+	b = run_text("run.log", two.data);
+	d = diag(b, "ranks.one_hostname");
+	CHECK(d != NULL && d->def->severity == SEV_ERROR);
+	bundle_free(b);
+	b = run_text("run.log", nowarn.data); /* both "localhost": one host */
+	CHECK(diag(b, "ranks.one_hostname") == NULL);
+	bundle_free(b);
+	buf_free(&two);
+	buf_free(&nowarn);
+	free(dup);
+
+	/* worlds of one: two processes, each "rank 0 nranks 1" */
+	static const char ONE[] =
+		"instance-8g-96c-2:525781:525957 [0] NCCL INFO comm 0x55f90cbfd740 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 30 commId 0x795b968dc454cfee - Init START\n"
+		"instance-8g-96c-2:525782:525958 [1] NCCL INFO comm 0x55f90cbfd740 rank 0 nranks 1 cudaDev 1 nvmlDev 1 busId 40 commId 0x795b968dc454cfef - Init START\n";
+	b = run_text("run.log", ONE);
+	d = diag(b, "ranks.worlds_of_one");
+	CHECK(d && d->def->severity == SEV_WARNING);
+	bundle_free(b);
+	b = run_text("run.log", "instance-8g-96c-2:525781:525957 [0] NCCL INFO comm 0x55f90cbfd740 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 30 commId 0x795b968dc454cfee - Init START\n");
+	CHECK(diag(b, "ranks.worlds_of_one") == NULL); /* one process alone is a one-GPU run */
+	bundle_free(b);
+}
+
+/* torch.multiprocessing.spawn's exit records (spawn.py "process %d terminated
+ * with signal %s" / "with exit code %d"); the SIGKILL and SIGBUS lines are
+ * from learn-half threads (shenyunhang/DRN-WSOD-pytorch#11, a StableTTS
+ * report of corpus-b). */
+static void test_spawn_exits(void)
+{
+	struct bundle *b = run_text("run.log", "Traceback (most recent call last):\n"
+	                                       "Exception: process 3 terminated with signal SIGKILL\n");
+	const struct diagnosis *d = diag(b, "ranks.sigkill_oom_killer");
+	CHECK(d && d->nranks == 1 && d->ranks[0] == 3 && b->diags == d);
+	CHECK(diag(b, "ranks.never_reached_nccl") == NULL); /* a death explains it */
+	bundle_free(b);
+	b = run_text("run.log", "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGBUS\n");
+	d = diag(b, "ranks.killed_by_sigbus");
+	CHECK(d && d->nranks == 1 && d->ranks[0] == 0 && strcmp(d->def->category, "SHM_EXHAUSTED") == 0);
+	bundle_free(b);
+	b = run_text("run.log", "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with exit code 1\n");
+	d = diag(b, "ranks.exited_with_error");
+	CHECK(d && d->nranks == 1 && d->ranks[0] == 1);
+	bundle_free(b);
+	b = run_text("run.log", "Exception: process 3 terminated with signal SIGFOO\n");
+	CHECK(diag(b, "ranks.sigkill_oom_killer") == NULL && diag(b, "ranks.killed_by_signal") == NULL);
+	bundle_free(b);
+}
+
+/* torchrun's agent names workers by local rank only; on one node that is
+ * the rank (hpcaitech/ColossalAI#3514, a learn-half thread). */
+static void test_rank_from_local(void)
+{
+	static const char AGENT[] =
+		"WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 812914 closing signal SIGTERM\n"
+		"WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 812915 closing signal SIGTERM\n"
+		"WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 812916 closing signal SIGTERM\n"
+		"ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 3 (pid: 812917) of binary: /data/chenhao/anaconda3/envs/ColossalAI-Chat/bin/python\n";
+	struct bundle *b = run_text("run.log", AGENT);
+	const struct diagnosis *d = diag(b, "ranks.sigkill_oom_killer");
+	CHECK(d && d->nranks == 1 && d->ranks[0] == 3);
+	const struct rank_proc *p = ranks_by_rank(b->ranks, 3);
+	CHECK(p && p->rank_from_local && p->pid == 812917);
+	bundle_free(b);
+	/* NCCL lines of two hosts: local ranks repeat per node, no guess */
+	struct buf s;
+	buf_init(&s);
+	buf_adds(&s, "node-a:812917:812917 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+	             "node-b:912917:912917 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n");
+	buf_adds(&s, AGENT);
+	b = run_text("run.log", s.data);
+	d = diag(b, "ranks.sigkill_oom_killer");
+	CHECK(d && d->nranks == 0);
+	bundle_free(b);
+	buf_free(&s);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -347,6 +525,12 @@ int main(void)
 	if (rj)
 		CHECK_INT(sigdb_load_text(&db, "patterns/ranks.json", rj, strlen(rj), &m), 0);
 	free(rj);
+	/* the inferences that patterns/ranks.json's echoes name (infer.init_hang_one_host) */
+	rj = slurp("patterns/infer.json");
+	CHECK(rj != NULL);
+	if (rj)
+		CHECK_INT(sigdb_load_text(&db, "patterns/infer.json", rj, strlen(rj), &m), 0);
+	free(rj);
 	CHECK_INT(sigdb_finalize(&db, &m), 0);
 	for (size_t i = 0; i < m.list.n; i++)
 		fprintf(stderr, "%s\n", m.list.v[i]);
@@ -354,11 +538,15 @@ int main(void)
 
 	test_timestamps();
 	test_timelines();
+	test_old_releases();
 	test_comms();
 	test_debug_file();
 	test_watchdog();
 	test_captures();
 	test_reports();
+	test_consistency();
+	test_spawn_exits();
+	test_rank_from_local();
 	sigdb_free(&db);
 	TEST_MAIN_END();
 }

@@ -168,6 +168,30 @@ static void test_nccl_tests(void)
 	CHECK_INT(gb(f, "nccl_tests.failed"), 1);
 	cJSON_Delete(f);
 
+	/* nccl-tests v1: "NCCL failure FILE:LINE 'error'" and "Cuda failure ..."
+	 * without a host or "Test" (instances of v1.0.0 src/common.h's formats);
+	 * NCCL's own "Cuda failure 'error'" (no FILE:LINE) is no failure line */
+	f = cJSON_CreateObject();
+	parse_as(f, PUB "nccl-tests-v1-failures.txt", sys_parse_nccltests);
+	r = get(f, "nccl_tests.runs.0");
+	CHECK_INT(gn(r, "failure_count"), 2);
+	CHECK_STR(gs(r, "failures.0.kind"), "nccl");
+	CHECK_STR(gs(r, "failures.0.at"), "common.cu:343");
+	CHECK_STR(gs(r, "failures.0.error"), "unhandled system error");
+	CHECK(get(r, "failures.0.host") == NULL);
+	CHECK_STR(gs(r, "failures.1.kind"), "cuda");
+	CHECK_STR(gs(r, "failures.1.error"), "CUDA driver version is insufficient for CUDA runtime version");
+	CHECK_INT(gb(f, "nccl_tests.failed"), 1);
+	cJSON_Delete(f);
+	f = cJSON_CreateObject();
+	struct nccltests *nw = sysreport_nccltests_new(f, "x");
+	const char *warnmsg = "Cuda failure 'out of memory'";
+	sysreport_nccltests_line(nw, warnmsg, strlen(warnmsg), 1);
+	CHECK(!sysreport_nccltests_active(nw));
+	sysreport_nccltests_end(nw);
+	CHECK(get(f, "nccl_tests") == NULL);
+	cJSON_Delete(f);
+
 	/* Open MPI --tag-output prefixes, footer pasted before the rows */
 	f = cJSON_CreateObject();
 	parse_as(f, PUB "nccl-tests-mpirun-tagged-awsk8s-503.txt", sys_parse_nccltests);
@@ -233,6 +257,19 @@ static void test_kmsg(void)
 	CHECK(gs(f, "kernel.xids.0.meaning") && strstr(gs(f, "kernel.xids.0.meaning"), "fallen off the bus"));
 	CHECK_INT(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(get(f, "kernel.xid_by_gpu"), "0000:02:00.0"), 0)->valuedouble, 79);
 	CHECK_INT(gn(f, "kernel.nvrm_lines"), 2); /* "GPU at PCI:..." and "GPU Board Serial Number" */
+	cJSON_Delete(f);
+
+	/* a MIG GPU instance in the address (the driver's own example line,
+	 * open-gpu-kernel-modules kern_gpu_error_cont_ga100.c) */
+	f = cJSON_CreateObject();
+	{
+		static const char mig[] = "NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: CE User Channel (0x9). RST: No, D-RST: No\n";
+		CHECK_INT(sys_parse_kmsg(mig, sizeof mig - 1, "mig.txt", f, NULL), 1);
+	}
+	CHECK_INT(gn(f, "kernel.xids.0.xid"), 94);
+	CHECK_STR(gs(f, "kernel.xids.0.bus_id"), "0000:01:00.0");
+	CHECK_INT(gn(f, "kernel.xids.0.gpu_instance"), 5);
+	CHECK_INT(gn(f, "kernel.xids.0.pid"), 7194);
 	cJSON_Delete(f);
 
 	/* the 2 x H200 host: Xid 31 and 43 on one GPU, the driver version */

@@ -4,7 +4,7 @@
  * captures in fixtures/captures (torch 2.11, NCCL 2.28.9), or public issue
  * threads cited beside them.  Where a test joins lines of two real captures
  * to build a case no single capture shows, the comment says so.  The
- * database is tests/db-min plus patterns/ranks.json and patterns/benign.json. */
+ * database is tests/db-min plus patterns/ranks.json (with patterns/infer.json, an echo target of it) and patterns/benign.json. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,8 +80,8 @@ int main(void)
 	sigdb_init(&db);
 	rules_register(&db);
 	CHECK_INT(sigdb_load_dir(&db, "tests/db-min", &m), 0);
-	const char *files[] = {"patterns/ranks.json", "patterns/benign.json"};
-	for (size_t i = 0; i < 2; i++) {
+	const char *files[] = {"patterns/ranks.json", "patterns/infer.json", "patterns/benign.json"};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		char *t = slurp(files[i]);
 		CHECK(t != NULL);
 		CHECK_INT(sigdb_load_text(&db, files[i], t ? t : "{}", t ? strlen(t) : 2, &m), 0);
