@@ -100,7 +100,7 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char
 	const cJSON *o;
 	cJSON_ArrayForEach(o, arr) {
 		char path[64];
-		snprintf(path, sizeof path, "derived[%zu]", idx);
+		json_path(path, sizeof path, "derived", "", (long)idx);
 		int before = errors;
 		struct derive_row r;
 		memset(&r, 0, sizeof r);
@@ -174,23 +174,23 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char
 			errors++;
 		}
 		if (fre) {
-			snprintf(sub, sizeof sub, "%s.file", path);
+			json_path(sub, sizeof sub, path, ".file", -1);
 			r.file_re = compile(fre, &dl, sub, &errors);
 		}
 		if (mre) {
-			snprintf(sub, sizeof sub, "%s.message", path);
+			json_path(sub, sizeof sub, path, ".message", -1);
 			r.msg_re = compile(mre, &dl, sub, &errors);
 		}
 		if (tre) {
-			snprintf(sub, sizeof sub, "%s.exception", path);
+			json_path(sub, sizeof sub, path, ".exception", -1);
 			r.type_re = compile(tre, &dl, sub, &errors);
 		}
 		if (sre) {
-			snprintf(sub, sizeof sub, "%s.signal", path);
+			json_path(sub, sizeof sub, path, ".signal", -1);
 			r.signal_re = compile(sre, &dl, sub, &errors);
 		}
 		if (frre) {
-			snprintf(sub, sizeof sub, "%s.frame", path);
+			json_path(sub, sizeof sub, path, ".frame", -1);
 			r.frame_re = compile(frre, &dl, sub, &errors);
 		}
 		for (size_t k = 0; id && errors == before && k < db->nderived; k++)

@@ -571,7 +571,7 @@ static int parse_on(const char *s, enum sig_on *on)
 static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, size_t idx)
 {
 	char path[64];
-	snprintf(path, sizeof path, "signatures[%zu]", idx);
+	json_path(path, sizeof path, "signatures", "", (long)idx);
 	if (!cJSON_IsObject(o)) {
 		lerr(c, path, "must be an object");
 		return;
@@ -603,13 +603,13 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	const cJSON *it;
 	cJSON_ArrayForEach(it, samples) {
 		if (cJSON_IsObject(it)) {
-			snprintf(sub, sizeof sub, "%s.samples[%zu]", path, k);
+			json_path(sub, sizeof sub, path, ".samples", (long)k);
 			check_keys(c, it, sub, "sample");
 		}
 		k++;
 	}
 	struct strvec lits = {0};
-	snprintf(sub, sizeof sub, "%s", path);
+	json_path(sub, sizeof sub, path, "", -1);
 	get_strvec(c, o, "literals", sub, &lits);
 	for (size_t i = 0; i < lits.n; i++)
 		if (!lits.v[i][0]) {
@@ -694,7 +694,7 @@ static int parse_role(const char *s, enum role *out)
 static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, size_t idx)
 {
 	char path[64], sub[128];
-	snprintf(path, sizeof path, "diagnoses[%zu]", idx);
+	json_path(path, sizeof path, "diagnoses", "", (long)idx);
 	if (!cJSON_IsObject(o)) {
 		lerr(c, path, "must be an object");
 		return;
@@ -756,7 +756,7 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		}
 	}
 	const cJSON *when = cJSON_GetObjectItemCaseSensitive(o, "when");
-	snprintf(sub, sizeof sub, "%s.when", path);
+	json_path(sub, sizeof sub, path, ".when", -1);
 	if (!cJSON_IsObject(when)) {
 		lerr(c, path, "\"when\" must be an object");
 	} else {
@@ -857,7 +857,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 		i = 0;
 		cJSON_ArrayForEach(it, der) {
 			char path[48];
-			snprintf(path, sizeof path, "derived[%zu]", i++);
+			json_path(path, sizeof path, "derived", "", (long)i++);
 			if (cJSON_IsObject(it))
 				check_keys(&c, it, path, "derived");
 		}
