@@ -89,7 +89,7 @@ static const struct {
 	{"*** Check failure stack trace", KW_CRASH},
 	{" received signal SIG", KW_CRASH},
 	{"stop reason = signal SIG", KW_CRASH},
-	{"#0  0x", KW_CRASH},
+	{"#0  0x0000", KW_CRASH},
 	{"CUDA Exception: ", KW_CRASH},
 	{"most recent call first", KW_CRASH},
 	{" (active", KW_CRASH},
