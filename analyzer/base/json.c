@@ -159,6 +159,8 @@ struct arena_chunk {
 
 struct json_arena {
 	struct arena_chunk *head;
+	size_t total, max; /* bytes handed out; the bound (0: none) */
+	int over;          /* an allocation was refused at max */
 };
 
 #define ARENA_CHUNK (256u << 10)
@@ -167,6 +169,11 @@ static void *arena_alloc(struct json_arena *a, size_t n)
 {
 	const size_t al = sizeof(max_align_t);
 	n = (n + al - 1) / al * al;
+	if (a->max && a->total + n > a->max) {
+		a->over = 1;
+		return NULL; /* cJSON fails the parse */
+	}
+	a->total += n;
 	struct arena_chunk *c = a->head;
 	if (!c || c->size - c->used < n) {
 		size_t sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
@@ -218,19 +225,34 @@ void json_use_xmalloc(void)
 
 static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
 
-cJSON *json_parse_arena(struct json_arena **arena, const char *text, size_t len, const char **end)
+static cJSON *parse_in(struct json_arena **arena, const char *text, size_t len, const char **end, size_t max,
+                       int *over)
 {
 	pthread_once(&hooks_once, json_use_xmalloc); /* main installs them; tests and fuzzers may not */
 	struct json_arena *a = xcalloc(1, sizeof *a);
+	a->max = max;
 	cur_arena = a;
 	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, end, 0);
 	cur_arena = NULL;
-	if (!doc) {
+	if (over)
+		*over = a->over;
+	if (!doc || a->over) {
+		doc = NULL;
 		json_arena_free(a);
 		a = NULL;
 	}
 	*arena = a;
 	return doc;
+}
+
+cJSON *json_parse_arena(struct json_arena **arena, const char *text, size_t len, const char **end)
+{
+	return parse_in(arena, text, len, end, 0, NULL);
+}
+
+cJSON *json_parse_arena_max(struct json_arena **arena, const char *text, size_t len, size_t max, int *over)
+{
+	return parse_in(arena, text, len, NULL, max, over);
 }
 
 char *json_print_large(const cJSON *doc)

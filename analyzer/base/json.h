@@ -46,6 +46,11 @@ void json_use_xmalloc(void);
  * the calling thread's while it parses. */
 struct json_arena;
 cJSON *json_parse_arena(struct json_arena **arena, const char *text, size_t len, const char **end);
+/* The same within max bytes of tree (0: no bound): a text whose tree needs
+ * more is refused (NULL, *over set), so memory follows a count, not the
+ * shape of hostile JSON (`merge`: 64 bytes a node, [{},{},...] is 21 times
+ * its text). */
+cJSON *json_parse_arena_max(struct json_arena **arena, const char *text, size_t len, size_t max, int *over);
 void json_arena_free(struct json_arena *a);
 /* cJSON_Print of one large document (analyze's JSON report) with cJSON's
  * default allocator, which can realloc its buffer in place (xmalloc's

@@ -494,13 +494,21 @@ char *str_sanitize(const char *s, size_t n)
 	return buf_steal(&b);
 }
 
+size_t str_cut_at(const char *s, size_t n, size_t max)
+{
+	if (n <= max)
+		return n;
+	size_t cut = max;
+	while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+		cut--; /* do not split a UTF-8 sequence */
+	return cut;
+}
+
 char *str_sanitize_cut(const char *s, size_t n, size_t max)
 {
 	if (n <= max)
 		return str_sanitize(s, n);
-	size_t cut = max;
-	while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-		cut--; /* do not split a UTF-8 sequence */
+	size_t cut = str_cut_at(s, n, max);
 	char *t = str_sanitize(s, cut);
 	char *r = xasprintf("%s\xe2\x80\xa6", t);
 	free(t);

@@ -85,6 +85,9 @@ char *str_sanitize(const char *s, size_t n);
  * the cut falls on a UTF-8 boundary and the result ends with "…" (U+2026),
  * so a cut is never silent (docs/json.md: "cut", "length"). */
 char *str_sanitize_cut(const char *s, size_t n, size_t max);
+/* The bytes of s (n bytes) that str_sanitize_cut(s, n, max) keeps: n, or
+ * max moved back to the start of a UTF-8 sequence. */
+size_t str_cut_at(const char *s, size_t n, size_t max);
 /* Secrets never reach a report, --redact or not (docs/hardening.md): a
  * variable name that says it holds one (*PASSWORD*, *PASSWD*, *SECRET*,
  * *CREDENTIAL*, *API_KEY*, *ACCESS_KEY*, *PRIVATE_KEY*, *AUTH_TOKEN*, or a

@@ -235,8 +235,99 @@ void free_common(struct common *c)
 	c->nargs = 0;
 }
 
+/* ---- the CI-safe filter (cisafe.h) in front of an output ---- */
+
+struct guard {
+	FILE *to;
+	struct cisafe g;
+	struct buf b;
+};
+
+static ssize_t guard_write(void *cookie, const char *p, size_t n)
+{
+	struct guard *gd = cookie;
+	/* in pieces: a large print (the JSON report) is not copied whole */
+	for (size_t off = 0; off < n; off += 65536) {
+		size_t k = n - off < 65536 ? n - off : 65536;
+		buf_reset(&gd->b);
+		cisafe_feed(&gd->g, p + off, k, &gd->b);
+		if (gd->b.len && fwrite(gd->b.data, 1, gd->b.len, gd->to) != gd->b.len)
+			return 0; /* the error is on gd->to (close_output reports it) */
+	}
+	return (ssize_t)n;
+}
+
+/* The filters alive (stderr's lives as long as the process): held here too,
+ * so that one still open at exit is not a leak. */
+static struct guard *live[4];
+
+static int guard_close(void *cookie)
+{
+	struct guard *gd = cookie;
+	for (int i = 0; i < 4; i++)
+		if (live[i] == gd)
+			live[i] = NULL;
+	buf_reset(&gd->b);
+	cisafe_end(&gd->g, &gd->b);
+	int bad = gd->b.len && fwrite(gd->b.data, 1, gd->b.len, gd->to) != gd->b.len;
+	buf_free(&gd->b);
+	free(gd);
+	return bad ? EOF : 0;
+}
+
+FILE *cisafe_stream(FILE *to, enum cisafe_kind kind)
+{
+	struct guard *gd = xcalloc(1, sizeof *gd);
+	gd->to = to;
+	cisafe_init(&gd->g, kind);
+	buf_init(&gd->b);
+	cookie_io_functions_t io = {NULL, guard_write, NULL, guard_close};
+	FILE *f = fopencookie(gd, "w", io);
+	if (!f) {
+		free(gd);
+		return NULL;
+	}
+	for (int i = 0; i < 4; i++)
+		if (!live[i]) {
+			live[i] = gd;
+			break;
+		}
+	return f;
+}
+
+/* The one output of the process and the filter in front of it. */
+static FILE *out_guard, *out_under;
+
+static FILE *under(FILE *f)
+{
+	return f && f == out_guard ? out_under : f;
+}
+
+FILE *open_output_safe(const char *path, enum cisafe_kind kind)
+{
+	FILE *f = open_output(path);
+	FILE *g = f ? cisafe_stream(f, kind) : NULL;
+	if (!g)
+		return f;
+	out_guard = g;
+	out_under = f;
+	return g;
+}
+
+/* The filter flushed into its output and closed; the output returned. */
+static FILE *guard_off(FILE *f, int *bad)
+{
+	if (!f || f != out_guard)
+		return f;
+	if (fclose(f) != 0)
+		*bad = 1;
+	out_guard = NULL;
+	return out_under;
+}
+
 int term_width(FILE *out)
 {
+	out = under(out);
 	int fd = fileno(out);
 	if (fd < 0 || !isatty(fd))
 		return 0;
@@ -262,7 +353,7 @@ int want_color(const struct common *c, FILE *out)
 	const char *nc = getenv("NO_COLOR");
 	if (nc && *nc)
 		return 0;
-	return isatty(fileno(out));
+	return isatty(fileno(under(out)));
 }
 
 /* Open the output; "-" or NULL is stdout. */
@@ -328,6 +419,8 @@ FILE *open_output(const char *path)
 
 void abandon_output(FILE *f)
 {
+	int bad = 0;
+	f = guard_off(f, &bad);
 	if (!f || f == stdout)
 		return;
 	fclose(f);
@@ -344,8 +437,10 @@ void abandon_output(FILE *f)
  * -o /dev/full, EIO) gets one message and exit status 2. */
 int close_output(FILE *f, const char *path)
 {
+	int gbad = 0;
+	f = guard_off(f, &gbad);
 	int saved = errno; /* a failed write inside stdio left its errno here */
-	int bad = ferror(f);
+	int bad = ferror(f) || gbad;
 	errno = 0;
 	if (fflush(f) != 0)
 		bad = 1;

@@ -6,6 +6,7 @@
 #define NT_CLICOMMON_H
 
 #include <stdio.h>
+#include "base/cisafe.h"
 #include "cli/cli.h"
 #include "base/nt_limits.h"
 #include "match/sigdb.h"
@@ -57,6 +58,14 @@ FILE *open_output(const char *path);
 /* Set by main when standard output was closed at start (it is /dev/null
  * now): open_output refuses to write the report there. */
 extern int stdout_closed;
+/* open_output, with everything written made safe to print in a CI log
+ * (cisafe.h: no "##[" or line-leading "::" of a bundle's text becomes a
+ * workflow command), in the escape of the format's language.  The FILE is
+ * a filter in front of the output; term_width, want_color, close_output
+ * and abandon_output see through it. */
+FILE *open_output_safe(const char *path, enum cisafe_kind kind);
+/* A filter like open_output_safe's in front of to (main: stderr). */
+FILE *cisafe_stream(FILE *to, enum cisafe_kind kind);
 /* Close an output that will not be completed (an error before the end):
  * its temporary file is removed, FILE stays as it was. */
 void abandon_output(FILE *f);

@@ -110,7 +110,7 @@ int cmd_analyze(struct common *c, struct strvec *ops)
 	}
 	if (!c->quiet)
 		print_warnings(doc);
-	FILE *out = open_output(c->output);
+	FILE *out = open_output_safe(c->output, format_cisafe(fmt));
 	if (!out) {
 		status = EXIT_TROUBLE;
 	} else {

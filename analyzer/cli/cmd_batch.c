@@ -578,7 +578,7 @@ int cmd_batch(struct common *c, struct strvec *ops)
 		fprintf(stderr, "nccl-triage batch: no bundles found in the operands\n");
 		goto done;
 	}
-	out = open_output(c->output);
+	out = open_output_safe(c->output, format_cisafe(f));
 	if (!out)
 		goto done;
 

@@ -20,15 +20,20 @@
 #include "cli/clicommon.h"
 #include "cli/commands.h"
 #include "cli/formats.h"
+#include "base/json.h"
 #include "report/summary.h"
 
 #ifndef NT_VERSION
 #define NT_VERSION "0.0.0"
 #endif
 
-/* Lines over this are not JSONL from batch; they are skipped (with an error)
- * rather than held in memory. */
-#define MERGE_LINE_MAX (256u << 20)
+/* Lines over this are not JSONL from batch (a bundle object of a bundle at
+ * every cap is under 128 MiB: docs/hardening.md); they are skipped (with an
+ * error) rather than held in memory.  A line's tree may take MERGE_TREE_PER
+ * times its length, plus 1 MiB (the objects batch writes take at most 6.4;
+ * a hostile [{},{},...] 21). */
+#define MERGE_LINE_MAX (128u << 20)
+#define MERGE_TREE_PER 8
 
 struct reader {
 	gzFile gz;
@@ -112,11 +117,17 @@ static int merge_file(const char *path, struct summary *total, FILE *echo, int q
 		}
 		if (blank(line.data))
 			continue;
-		cJSON *o = cJSON_ParseWithLength(line.data, line.len);
+		struct json_arena *arena;
+		int over;
+		cJSON *o = json_parse_arena_max(&arena, line.data, line.len, line.len * MERGE_TREE_PER + (1u << 20), &over);
 		if (!cJSON_IsObject(o)) {
-			fprintf(stderr, "nccl-triage merge: %s: line %zu: not a JSON object; skipped\n", disp, lineno);
+			if (over)
+				fprintf(stderr, "nccl-triage merge: %s: line %zu: its JSON needs more than %d times its %zu bytes "
+				        "of memory (not an object batch writes); skipped\n", disp, lineno, MERGE_TREE_PER, line.len);
+			else
+				fprintf(stderr, "nccl-triage merge: %s: line %zu: not a JSON object; skipped\n", disp, lineno);
 			errors++;
-			cJSON_Delete(o);
+			json_arena_free(arena);
 			continue;
 		}
 		const cJSON *sj = cJSON_GetObjectItemCaseSensitive(o, "summary");
@@ -145,7 +156,7 @@ static int merge_file(const char *path, struct summary *total, FILE *echo, int q
 			        disp, lineno);
 			errors++;
 		}
-		cJSON_Delete(o);
+		json_arena_free(arena);
 	}
 	if (r->err) {
 		int e;
@@ -156,6 +167,10 @@ static int merge_file(const char *path, struct summary *total, FILE *echo, int q
 	}
 	for (size_t i = 0; i < m.list.n; i++)
 		fprintf(stderr, "nccl-triage merge: %s\n", m.list.v[i]);
+	uint64_t bad = summary_bad_numbers(fsum) + (ssum ? summary_bad_numbers(ssum) : 0);
+	if (bad)
+		fprintf(stderr, "nccl-triage merge: %s: %llu counts were negative, not finite or over 2^53; counted as 0\n",
+		        disp, (unsigned long long)bad);
 	if (nbundles) {
 		summary_merge(total, fsum);
 		if (!nsummaries && !quiet)
@@ -202,7 +217,7 @@ int cmd_merge(struct common *c, struct strvec *ops)
 		fprintf(stderr, "nccl-triage merge: no input\nhint: nccl-triage merge shard-*.jsonl  (the outputs of 'batch --format jsonl')\n");
 		return EXIT_TROUBLE;
 	}
-	FILE *out = open_output(c->output);
+	FILE *out = open_output_safe(c->output, format_cisafe(f));
 	if (!out)
 		return EXIT_TROUBLE;
 	int jsonl = strcmp(fmt, "jsonl") == 0;

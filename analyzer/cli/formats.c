@@ -69,6 +69,18 @@ const struct format FORMATS[] = {
 	{NULL, 0, NULL, 0, 0},
 };
 
+enum cisafe_kind format_cisafe(const struct format *f)
+{
+	static const struct { const char *name; enum cisafe_kind kind; } K[] = {
+		{"json", CISAFE_JSON}, {"jsonl", CISAFE_JSON}, {"sarif", CISAFE_JSON},
+		{"html", CISAFE_XML},  {"junit", CISAFE_XML},  {"github", CISAFE_CMD},
+	};
+	for (size_t i = 0; f && i < sizeof K / sizeof *K; i++)
+		if (strcmp(f->name, K[i].name) == 0)
+			return K[i].kind;
+	return CISAFE_TEXT; /* text, md */
+}
+
 char *format_list(unsigned cmd, int with_default)
 {
 	struct buf b;

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <cjson/cJSON.h>
+#include "base/cisafe.h"
 
 struct report_opts;
 
@@ -21,6 +22,10 @@ struct format {
 };
 
 extern const struct format FORMATS[];
+
+/* How text is made safe for a CI log in format f (cisafe.h: the escapes of
+ * its language). */
+enum cisafe_kind format_cisafe(const struct format *f);
 
 /* The format name of cmd (NULL: the command's default), or NULL with a
  * message on stderr ("nccl-triage CMD: unknown format 'x' (text, json)"). */

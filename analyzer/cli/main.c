@@ -35,6 +35,13 @@ static void std_fds_open(void)
 int main(int argc, char **argv)
 {
 	std_fds_open();
+	/* messages quote names and text of the bundle: none may become a CI
+	 * runner's workflow command (cisafe.h); unbuffered, as stderr is */
+	FILE *err0 = stderr, *err = cisafe_stream(stderr, CISAFE_TEXT);
+	if (err) {
+		setvbuf(err, NULL, _IONBF, 0);
+		stderr = err;
+	}
 	json_use_xmalloc();
 	/* A closed pipe is EPIPE on a write (close_output), not a silent kill. */
 	signal(SIGPIPE, SIG_IGN);
@@ -54,6 +61,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "nccl-triage: error writing 'standard output': %s\n", strerror(e));
 			status = EXIT_TROUBLE;
 		}
+	}
+	if (err) {
+		stderr = err0;
+		fclose(err); /* what it held back, and its memory */
 	}
 	return status;
 }

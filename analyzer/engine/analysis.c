@@ -28,6 +28,7 @@ void analysis_rule_ctx(struct bundle *b, struct rule_ctx *c)
 	c->crashes = b->crashes;
 	c->ncrashes = b->ncrashes;
 	c->floor = &b->floor;
+	c->flight = b->flight;
 	for (size_t i = 0; i < b->ndocs && !c->logs_cut; i++)
 		c->logs_cut = !b->docs[i].complete && doc_kind_is_log(b->docs[i].kind);
 }

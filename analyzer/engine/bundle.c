@@ -18,6 +18,7 @@
 #include "match/match.h"
 #include "engine/pipeline.h"
 #include "parse/ranks.h"
+#include "parse/flight.h"
 #include "base/scan.h"
 #include "match/sigdb.h"
 #include "parse/sysreport.h"
@@ -78,6 +79,7 @@ struct docstate {
 	int crash_rank;
 	int crash_explained;     /* the banner matched a signature (the audit) */
 	int audit_tb;            /* the audit: inside a Python traceback's frames */
+	int complete;            /* the input layer read it to its end (sink_end) */
 };
 
 static void lines_stop(struct bundle *b);
@@ -100,6 +102,7 @@ struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct
 	b->facts = cJSON_CreateObject();
 	b->ranks = ranks_new();
 	b->floor.kw = -1;
+	b->flight = flight_new();
 	return b;
 }
 
@@ -115,6 +118,7 @@ void bundle_free(struct bundle *b)
 	free(b->docs);
 	free(b->docidx);
 	evlist_free(&b->ev);
+	env_index_free(&b->envix);
 	cJSON_Delete(b->facts);
 	msgs_free(&b->warnings);
 	for (size_t i = 0; i < b->nfailures; i++) {
@@ -151,6 +155,7 @@ void bundle_free(struct bundle *b)
 	free(b->floor.host);
 	strvec_free(&b->audit_lines);
 	ranks_free(b->ranks);
+	flight_free(b->flight);
 	bundle_clear_diagnoses(b);
 	free(b->verdict_reason);
 	free(b);
@@ -211,12 +216,6 @@ static void add_unique_string(cJSON *facts, const char *key, const char *val)
 		item->valuestring = t;
 		item = item->prev;
 	}
-}
-
-static void fact_source(cJSON *o, const char *path, uint64_t line)
-{
-	cJSON_AddStringToObject(o, "path", path);
-	cJSON_AddNumberToObject(o, "line", (double)line);
 }
 
 /* "NCCL version 2.28.9+cuda13.0" anywhere in the message (banner, torch's
@@ -290,17 +289,16 @@ static void fact_env_line(struct bundle *b, const struct span *m, const char *pa
 	if (vl > 1 && v[vl - 1] == '.' && v[vl - 2] >= '0' && v[vl - 2] <= '9')
 		vl--;
 	char *name = xstrndup(m->p, nl);
-	cJSON *env = cJSON_GetObjectItemCaseSensitive(b->facts, "env");
-	if (!env)
-		env = cJSON_AddObjectToObject(b->facts, "env");
-	if (!cJSON_GetObjectItemCaseSensitive(env, name)) {
-		cJSON *o = cJSON_AddObjectToObject(env, name);
-		/* a secret's value never reaches a report (util.h: str_secret_name) */
-		char *val = str_secret_name(name, nl) ? xstrdup("***") : str_sanitize(v, vl);
-		cJSON_AddStringToObject(o, "value", val);
-		free(val);
-		fact_source(o, path, line);
-		cJSON_AddStringToObject(o, "source", "nccl_log");
+	cJSON *env;
+	size_t count;
+	if (!sys_env_find(b->facts, &b->envix, name, &env, &count)) {
+		if (count < SYS_ENV_MAX) {
+			/* a secret's value never reaches a report (util.h: str_secret_name) */
+			int secret = str_secret_name(name, nl);
+			cJSON_AddItemToObject(env, name, sys_env_value(secret ? "***" : v, secret ? 3 : vl, path, line, "nccl_log"));
+		} else {
+			b->env_dropped++;
+		}
 	}
 	free(name);
 }
@@ -687,28 +685,50 @@ struct line_ctx {
 	size_t rawlen;
 };
 
-/* The offset in e->text (sanitised, maybe cut) of byte off of the raw line;
- * SIZE_MAX when it lies past the cut. */
-static size_t text_offset(const char *raw, size_t off, const struct evidence *e)
+/* Where raw-line offsets land in e->text (sanitised, maybe cut), computed
+ * once per evidence: the text is made from the first src bytes of the raw
+ * line only (EVIDENCE_TEXT_MAX), so no offset costs more than that, however
+ * long the line; the leading bytes that came through unchanged (clean
+ * ASCII, nothing masked) map to themselves. */
+struct offmap {
+	const char *raw;
+	size_t src;   /* raw bytes the text was made from */
+	size_t kept;  /* bytes of text without the "…" */
+	size_t same;  /* leading raw bytes equal to the text */
+	uint64_t *work; /* raw bytes looked at (struct bundle: offset_work) */
+};
+
+static void offmap_init(struct offmap *om, const char *raw, const struct evidence *e, uint64_t *work)
 {
-	size_t kept = strlen(e->text) - (e->cut ? 3 : 0); /* without the "…" */
+	om->raw = raw;
+	om->work = work;
+	om->src = e->cut ? str_cut_at(raw, e->length, EVIDENCE_TEXT_MAX) : e->length;
+	om->kept = strlen(e->text) - (e->cut ? 3 : 0);
+	size_t lim = om->src < om->kept ? om->src : om->kept, i = 0;
+	while (i < lim && (unsigned char)raw[i] >= 0x20 && (unsigned char)raw[i] < 0x7f && raw[i] == e->text[i])
+		i++;
+	om->same = i;
+	*work += i;
+}
+
+/* The offset in the text of byte off of the raw line; SIZE_MAX when it lies
+ * past the cut. */
+static size_t text_offset(const struct offmap *om, size_t off)
+{
 	if (off == 0)
 		return 0;
-	if (off > e->length)
+	if (off > om->src)
 		return SIZE_MAX;
-	/* the common case: a clean ASCII prefix keeps its length */
-	int clean = 1;
-	for (size_t i = 0; i < off && clean; i++)
-		clean = (unsigned char)raw[i] >= 0x20 && (unsigned char)raw[i] < 0x7f;
 	size_t r;
-	if (clean && memcmp(raw, e->text, off < kept ? off : kept) == 0)
+	if (off <= om->same) {
 		r = off;
-	else {
-		char *t = str_sanitize(raw, off);
+	} else {
+		char *t = str_sanitize(om->raw, off); /* off <= EVIDENCE_TEXT_MAX */
 		r = strlen(t);
 		free(t);
+		*om->work += off;
 	}
-	return r <= kept ? r : SIZE_MAX;
+	return r <= om->kept ? r : SIZE_MAX;
 }
 
 static void on_match(void *vctx, const struct signature *s, const struct logline *ll,
@@ -721,7 +741,9 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 	for (int g = 1; g < ngroups && (size_t)g < s->ncapnames && nc < 16; g++) {
 		if (!s->capnames[g] || ov[2 * g] == PCRE2_UNSET)
 			continue;
-		vals[nc] = xstrndup(ll->msg.p + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+		/* cut like the line: a capture of a 64 KiB line fills titles and
+		 * explanations, 200 times a signature */
+		vals[nc] = str_sanitize_cut(ll->msg.p + ov[2 * g], ov[2 * g + 1] - ov[2 * g], EVIDENCE_TEXT_MAX);
 		caps[nc].name = s->capnames[g];
 		caps[nc].value = vals[nc];
 		nc++;
@@ -736,16 +758,18 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 	 * sanitised text (an invalid byte before them changes the count) */
 	if (ll->msg.p >= c->raw && ll->msg.p <= c->raw + c->rawlen) {
 		size_t base = (size_t)(ll->msg.p - c->raw);
-		e->match.start = text_offset(c->raw, base + ov[0], e);
-		e->match.end = text_offset(c->raw, base + ov[1], e);
+		struct offmap om;
+		offmap_init(&om, c->raw, e, &c->b->offset_work);
+		e->match.start = text_offset(&om, base + ov[0]);
+		e->match.end = text_offset(&om, base + ov[1]);
 		if (nc) {
 			e->cspan = xcalloc(nc, sizeof *e->cspan);
 			size_t k = 0;
 			for (int g = 1; g < ngroups && (size_t)g < s->ncapnames && k < nc; g++) {
 				if (!s->capnames[g] || ov[2 * g] == PCRE2_UNSET)
 					continue;
-				e->cspan[k].start = text_offset(c->raw, base + ov[2 * g], e);
-				e->cspan[k].end = text_offset(c->raw, base + ov[2 * g + 1], e);
+				e->cspan[k].start = text_offset(&om, base + ov[2 * g]);
+				e->cspan[k].end = text_offset(&om, base + ov[2 * g + 1]);
 				k++;
 			}
 		}
@@ -1103,7 +1127,7 @@ static void feed_lines(struct bundle *b, struct docstate *ds, const char *p, siz
 
 static int is_sysreport(enum doc_kind k)
 {
-	return !doc_kind_is_log(k) && k != DOC_EMPTY && k != DOC_BINARY;
+	return !doc_kind_is_log(k) && k != DOC_EMPTY && k != DOC_BINARY && k != DOC_FLIGHT_RECORDER;
 }
 
 static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_t n)
@@ -1120,6 +1144,12 @@ static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_
 		else if (ds->scan.len < scan_max)
 			buf_add(&ds->scan, p, n < scan_max - ds->scan.len ? n : scan_max - ds->scan.len);
 		feed_lines(b, ds, p, n);
+	} else if (doc->kind == DOC_FLIGHT_RECORDER) {
+		/* a dump is read whole at its end (flight.c), up to FLIGHT_DOC_MAX */
+		size_t room = ds->sys.len < FLIGHT_DOC_MAX ? FLIGHT_DOC_MAX - ds->sys.len : 0;
+		buf_add(&ds->sys, p, n < room ? n : room);
+		if (n > room)
+			ds->sys_cut = 1;
 	} else if (is_sysreport(doc->kind)) {
 		size_t room = ds->sys.len < SYSREPORT_MAX ? SYSREPORT_MAX - ds->sys.len : 0;
 		size_t take = n < room ? n : room;
@@ -1235,11 +1265,20 @@ static void doc_finish(struct bundle *b, struct docstate *ds)
 		if (ds->sys_cut)
 			msgs_add(&b->warnings, "%s: system report larger than %u bytes: only the first %u bytes were parsed",
 			         path, SYSREPORT_MAX, SYSREPORT_MAX);
+		sys_env_index_use(&b->envix); /* env dumps: facts.env hashed (sysparse.h) */
 		int nf = sysreport_parse(ds->kind, ds->sys.data ? ds->sys.data : "", ds->sys.len, path, b->facts,
 		                         &b->warnings);
+		sys_env_index_use(NULL);
 		if (nf == 0 && ds->sys.len)
 			msgs_add(&b->warnings, "%s: looked like %s but nothing could be parsed from it", path,
 			         doc_kind_name(ds->kind));
+	}
+	if (ds->kind == DOC_FLIGHT_RECORDER) {
+		if (ds->sys_cut)
+			msgs_add(&b->warnings, "%s: flight-recorder dump larger than %u bytes: only the first %u bytes were read",
+			         path, FLIGHT_DOC_MAX, FLIGHT_DOC_MAX);
+		flight_add_doc(b->flight, path, ds->sys.data ? ds->sys.data : "", ds->sys.len, ds->complete && !ds->sys_cut,
+		               &b->warnings);
 	}
 	if (ds->scan.len)
 		sysreport_scan_text(ds->scan.data, ds->scan.len, path, b->facts, &b->warnings);
@@ -1284,6 +1323,7 @@ static void sink_end(void *ctx, int complete)
 	}
 	ds->kind = doc->kind;
 	ds->bytes = doc->bytes;
+	ds->complete = doc->complete;
 	buf_free(&ds->head);
 	buf_free(&ds->partial);
 	b->cur = NULL;
@@ -1337,13 +1377,47 @@ int bundle_add_memory(struct bundle *b, const char *name, const void *data, size
 	return rc;
 }
 
+/* The caps of the rank timelines (ranks.h), in one warning: what was over
+ * which cap, and how much was matched but not placed. */
+static void ranks_cap_warning(struct bundle *b)
+{
+	const struct ranks *r = b->ranks;
+	struct buf w;
+	buf_init(&w);
+	if (r->untracked)
+		buf_printf(&w, "; more than %d processes: %llu lines of the others", RANKS_MAX_PROCS,
+		           (unsigned long long)r->untracked);
+	if (r->untracked_comm)
+		buf_printf(&w, "; more than %d communicators: %llu Init lines of the others", RANKS_MAX_COMMS,
+		           (unsigned long long)r->untracked_comm);
+	if (r->untracked_member)
+		buf_printf(&w, "; more than %d communicator members: %llu Init lines of the others", RANKS_MAX_MEMBERS,
+		           (unsigned long long)r->untracked_member);
+	if (r->untracked_nranks)
+		buf_printf(&w, "; %llu Init lines of communicators that claim more than %d ranks",
+		           (unsigned long long)r->untracked_nranks, RANKS_MAX_NRANKS);
+	if (r->untracked_exit)
+		buf_printf(&w, "; launcher exit records of more than %d processes: %llu records", RANKS_MAX_PROCS,
+		           (unsigned long long)r->untracked_exit);
+	if (r->untracked_uid)
+		buf_printf(&w, "; more than %d ncclUniqueId waits (waiter, root): %llu lines", RANKS_MAX_UID,
+		           (unsigned long long)r->untracked_uid);
+	if (w.len)
+		msgs_add(&b->warnings, "%s: %s were matched but not placed on rank timelines", b->name, w.data + 2);
+	buf_free(&w);
+}
+
 void bundle_end_input(struct bundle *b)
 {
 	lines_stop(b);
+	matcher_report_limits(b->matcher, b->name, &b->warnings);
 	ranks_finish(b->ranks); /* ranks: merge timelines before ranks_lookup */
-	if (b->ranks->untracked)
-		msgs_add(&b->warnings, "%s: more than %d processes: %llu lines of the others were matched but not placed on rank timelines",
-		         b->name, RANKS_MAX_PROCS, (unsigned long long)b->ranks->untracked);
+	flight_finish(b->flight, b->ranks); /* the dumps across ranks, and against the timelines */
+	ranks_cap_warning(b);
+	if (b->env_dropped)
+		msgs_add(&b->warnings, "%s: more than %d environment variables: %llu \"set by environment\" lines of others were not kept",
+		         b->name, SYS_ENV_MAX, (unsigned long long)b->env_dropped);
+	env_index_free(&b->envix); /* facts.env is complete */
 	/* give rank numbers to evidence known only by host:pid */
 	for (size_t i = 0; i < b->ev.n; i++) {
 		struct evidence *e = &b->ev.v[i];

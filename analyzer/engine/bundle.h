@@ -16,10 +16,12 @@
 #include "input/input.h"
 #include "base/nt_limits.h"
 #include "base/util.h"
+#include "parse/sysparse.h"
 
 struct sigdb;
 struct matcher;
 struct ranks;
+struct flight;
 
 #define SYSREPORT_MAX (16u << 20)
 
@@ -60,11 +62,15 @@ struct bundle {
 	size_t ncrashes, capcrashes;
 	struct floor_pick floor;    /* the keyword tier's pick (every bundle; the JSON's "floor") */
 	int saw_nccl;               /* any NCCL line at all */
+	struct env_index envix;     /* facts.env by name, while input is read (sysparse.h) */
+	uint64_t env_dropped;       /* "set by environment" lines past SYS_ENV_MAX variables */
+	uint64_t offset_work;       /* raw bytes read to place matches in evidence text (tests bound it) */
 	struct warn_site *wsites;   /* NCCL WARN lines' file:line and message start, the first
 	                               BUNDLE_WSITES distinct ones (the version fingerprint, correlate.c) */
 	size_t nwsites;
 
 	struct ranks *ranks;        /* per-rank timelines (ranks.h) */
+	struct flight *flight;      /* owned: flight-recorder dumps (parse/flight.h) */
 
 	struct diagnosis *diags;
 	size_t ndiags;

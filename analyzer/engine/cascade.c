@@ -144,8 +144,10 @@ void cascade_link(struct bundle *b)
 	static const char *const death[] = {DIAG_RANKS_SIGKILL_OOM_KILLER, DIAG_RANKS_KILLED_BY_SIGNAL, DIAG_RANKS_KILLED_BY_SIGBUS,
 	                                    DIAG_RANKS_DIED_SILENTLY, NULL};
 	static const char *const absent[] = {DIAG_RANKS_MISSING_FROM_COMM, NULL};
-	static const char *const behind[] = {DIAG_RANKS_WATCHDOG_SEQNUM_BEHIND, DIAG_RANKS_COLLECTIVE_MISMATCH,
-	                                     DIAG_RANKS_BEHIND_NO_TIMEOUT, NULL};
+	/* the flight recorder's findings first: the dumps name the rank and the call */
+	static const char *const behind[] = {DIAG_FLIGHT_DESYNC, DIAG_FLIGHT_COLLECTIVE_TIMEOUT, DIAG_FLIGHT_P2P_UNMATCHED,
+	                                     DIAG_RANKS_WATCHDOG_SEQNUM_BEHIND, DIAG_RANKS_COLLECTIVE_MISMATCH,
+	                                     DIAG_RANKS_BEHIND_NO_TIMEOUT, DIAG_FLIGHT_WAITING_ON_MISSING, NULL};
 	const struct diagnosis *anchor = find_root(b, death);
 	if (!anchor)
 		anchor = find_root(b, absent);
@@ -158,7 +160,9 @@ void cascade_link(struct bundle *b)
 	int changed = 0;
 	if (!anchor)
 		goto context;
-	int mine = strncmp(anchor->def->id, FAMILY_RANKS, strlen(FAMILY_RANKS)) == 0;
+	int flight = strncmp(anchor->def->id, FAMILY_FLIGHT, strlen(FAMILY_FLIGHT)) == 0;
+	int mine = flight || strncmp(anchor->def->id, FAMILY_RANKS, strlen(FAMILY_RANKS)) == 0;
+	const char *fam = flight ? FAMILY_FLIGHT : FAMILY_RANKS; /* the anchor's own family is not its echo */
 	int gone = 0; /* the anchor is a rank that died or never came */
 	for (size_t k = 0; death[k]; k++)
 		gone |= strcmp(anchor->def->id, death[k]) == 0;
@@ -176,7 +180,7 @@ void cascade_link(struct bundle *b)
 		else if (is_root_error(d) && gone && echo_prone(d->def->category) && !d->nranks &&
 		         d->confidence < anchor->confidence)
 			echo = 1; /* not tied to a rank: the waiting of the survivors */
-		else if (is_root_error(d) && mine && strncmp(d->def->id, FAMILY_RANKS, strlen(FAMILY_RANKS)) != 0 &&
+		else if (is_root_error(d) && mine && strncmp(d->def->id, fam, strlen(fam)) != 0 &&
 		         strcmp(d->def->category, anchor->def->category) == 0 && d->confidence <= anchor->confidence)
 			echo = 1; /* the same finding, less specific */
 		if (echo) {

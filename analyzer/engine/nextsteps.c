@@ -91,11 +91,11 @@ void next_steps(const struct bundle *b, struct strvec *out)
 	if (r && r->saw_launcher && !r->saw_child_failed && failed && want_order)
 		strvec_push(out, "The launcher's summary is missing: attach torchrun's output to the end (the "
 		                 "ChildFailedError block lists every rank's exit code, signal and the first failure)");
-	if (hang)
+	if (hang && !has_kind(b, DOC_FLIGHT_RECORDER))
 		strvec_push(out, "For a hang, enable PyTorch's flight recorder: `TORCH_FR_BUFFER_SIZE=2000` (before "
 		                 "torch 2.11: `TORCH_NCCL_TRACE_BUFFER_SIZE=2000`) with `TORCH_NCCL_DUMP_ON_TIMEOUT=1`; "
-		                 "every rank dumps to `/tmp/nccl_trace_rank_<rank>` on timeout; analyse the dumps with "
-		                 "the fr_trace script of torch/distributed/flight_recorder. While it hangs, "
+		                 "every rank dumps to `/tmp/nccl_trace_rank_<rank>` on timeout; attach every rank's dump "
+		                 "(nccl-triage reads them next to the logs, safely). While it hangs, "
 		                 "`py-spy dump --pid <pid>` of each rank shows where it waits");
 	if (evlist_has(&b->ev, RULE_RANKS_SIGKILL_OOM_KILLER) || evlist_has(&b->ev, RULE_RANKS_DIED_SILENTLY))
 		strvec_push(out, "A rank was SIGKILLed or vanished: attach `dmesg -T | tail -200` (or `journalctl -k`) from its host "

@@ -27,7 +27,9 @@ char *line_batch_room(struct line_batch *bt, size_t n)
 		return NULL;
 	free(bt->text);
 	bt->cap = n > BATCH_TEXT ? n : BATCH_TEXT;
-	bt->text = xmalloc(bt->cap);
+	/* zeroed, with room after it: PCRE2's JIT reads a few bytes past the end
+	 * of a subject (the last line of a batch), which must be initialised */
+	bt->text = xcalloc(bt->cap + 64, 1);
 	bt->len = 0;
 	return bt->text;
 }

@@ -7,6 +7,7 @@
 #include "engine/correlate.h"
 #include "base/json.h"
 #include "parse/ranks.h"
+#include "parse/flight.h"
 #include "match/sigdb.h"
 #include "base/util.h"
 
@@ -51,8 +52,8 @@ static int shows_run(const struct bundle *b)
 	const char *what;
 	int seen;
 	nccltests_result(b, &what, &seen);
-	if (b->saw_nccl || b->failure_count || seen)
-		return 1;
+	if (b->saw_nccl || b->failure_count || seen || flight_ndumps(b->flight))
+		return 1; /* a flight-recorder dump is a run's own record */
 	if (r && r->job_exit >= 0)
 		return 1;
 	if (r && (r->nccl_lines || r->n || r->saw_launcher || r->saw_nccl_text || r->saw_watchdog))

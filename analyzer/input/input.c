@@ -50,16 +50,60 @@ static int64_t mem_skip(struct stream *s, uint64_t n)
 
 /* ---- documents ----------------------------------------------------------------- */
 
-static char *name_of(const char *leaf)
+/* leaf sanitised and cut: to IN_NAME_MAX bytes and "...", or, once the
+ * bundle's names reached IN_NAMES_MAX, to IN_NAME_SHORT: its head, "...",
+ * and its tail (the file name, which tells documents apart). */
+static char *name_of(struct walker *w, const char *leaf)
 {
 	size_t ll = strlen(leaf);
-	char *name = str_sanitize(leaf, ll > IN_NAME_MAX ? IN_NAME_MAX : ll);
-	if (ll > IN_NAME_MAX) {
-		char *t = xasprintf("%s...", name);
-		free(name);
-		name = t;
+	char *name;
+	if (ll > IN_NAME_SHORT && w->st->name_bytes >= IN_NAMES_MAX) {
+		size_t head = str_cut_at(leaf, ll, IN_NAME_SHORT / 4), tail = ll - (IN_NAME_SHORT - 3 - head);
+		while (tail < ll && ((unsigned char)leaf[tail] & 0xc0) == 0x80)
+			tail++; /* do not split a UTF-8 sequence */
+		char *h = str_sanitize(leaf, head), *t = str_sanitize(leaf + tail, ll - tail);
+		name = xasprintf("%s...%s", h, t);
+		free(h);
+		free(t);
+		if (!w->st->names_cut++)
+			in_msg(w, "%s: the document names of this bundle reached %u bytes: longer names of the documents "
+			       "after it are cut to %u bytes (head...tail)", name, IN_NAMES_MAX, IN_NAME_SHORT);
+	} else {
+		name = str_sanitize(leaf, ll > IN_NAME_MAX ? IN_NAME_MAX : ll);
+		if (ll > IN_NAME_MAX) {
+			char *t = xasprintf("%s...", name);
+			free(name);
+			name = t;
+		}
 	}
 	return name;
+}
+
+static int dup_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	*h = hash_str(HASH_SEED, ((const struct walker *)ctx)->dup[i].name);
+	return 1;
+}
+
+/* The entry of name among the taken names that got a " (N)", created. */
+static struct dupname *dup_get(struct walker *w, const char *name)
+{
+	uint64_t h = hash_str(HASH_SEED, name);
+	if (w->dupix.nslot)
+		for (size_t s = hindex_first(&w->dupix, h); w->dupix.slot[s]; s = hindex_next(&w->dupix, s))
+			if (strcmp(w->dup[w->dupix.slot[s] - 1].name, name) == 0)
+				return &w->dup[w->dupix.slot[s] - 1];
+	if (w->ndup == w->capdup) {
+		w->capdup = w->capdup ? w->capdup * 2 : 16;
+		w->dup = xrealloc(w->dup, w->capdup * sizeof *w->dup);
+	}
+	w->dup[w->ndup] = (struct dupname){xstrdup(name), 1};
+	w->ndup++;
+	if (hindex_crowded(&w->dupix, w->ndup))
+		hindex_grow(&w->dupix, w->ndup, dup_hash_at, w);
+	else
+		hindex_put(&w->dupix, h, w->ndup - 1);
+	return &w->dup[w->ndup - 1];
 }
 
 /* The document's name: leaf sanitised, and different from every document
@@ -68,20 +112,23 @@ static char *name_of(const char *leaf)
  * one name are "x.log" and "x.log (2)". */
 static char *doc_name(struct walker *w, const char *leaf)
 {
-	char *name = name_of(leaf);
+	char *name = name_of(w, leaf);
 	if (!w->sink->taken || !w->sink->taken(w->sink->ctx, name))
 		return name;
 	if (w->gz_inner && strcmp(leaf, w->gz_inner) == 0) {
-		char *alt = name_of(w->gz_outer);
+		char *alt = name_of(w, w->gz_outer);
 		if (!w->sink->taken(w->sink->ctx, alt)) {
 			free(name);
 			return alt;
 		}
 		free(alt);
 	}
-	for (unsigned k = 2;; k++) {
+	/* from the number given last to this name: not from 2 each time */
+	struct dupname *d = dup_get(w, name);
+	for (unsigned k = d->k + 1;; k++) {
 		char *alt = xasprintf("%s (%u)", name, k);
 		if (!w->sink->taken(w->sink->ctx, alt) || k > 1000000) {
+			d->k = k;
 			free(name);
 			return alt;
 		}
@@ -106,6 +153,7 @@ static void deliver(struct walker *w, struct stream *s, const char *leaf, const 
 	/* Names are only names: one longer than IN_NAME_MAX (a 1 MiB pax
 	 * path) is kept as its first bytes and "..." */
 	char *name = doc_name(w, leaf);
+	st->name_bytes += strlen(name);
 	w->sink->begin(w->sink->ctx, name);
 	st->documents++;
 	uint64_t got = 0;
@@ -242,6 +290,15 @@ static void walker_init(struct walker *w, const struct limits *lim, struct doc_s
 	w->buf = xmalloc(IN_BUFSZ);
 }
 
+static void walker_done(struct walker *w)
+{
+	free(w->buf);
+	for (size_t i = 0; i < w->ndup; i++)
+		free(w->dup[i].name);
+	free(w->dup);
+	hindex_free(&w->dupix);
+}
+
 static const char *base_name(const char *path)
 {
 	size_t n = strlen(path);
@@ -311,7 +368,7 @@ int input_walk_path(const char *path, const struct limits *lim, struct doc_sink 
 	}
 	if (ret == 0 && st->documents == docs0 && st->errors > errs0)
 		ret = -1; /* nothing delivered, and not because it was empty */
-	free(w.buf);
+	walker_done(&w);
 	return ret;
 }
 
@@ -335,6 +392,6 @@ int input_walk_memory(const char *name, const void *data, size_t len,
 	ms.off = 0;
 	in_walk(&w, &ms.s, name, "", disp, 0, 0);
 	free(disp);
-	free(w.buf);
+	walker_done(&w);
 	return st->documents == docs0 && st->errors > errs0 ? -1 : 0;
 }

@@ -48,6 +48,9 @@ struct input_stats {
 	size_t cut;          /* places where input could not be read to its end: a damaged
 	                        or cut archive or file, a read error, a cap reached (each
 	                        also a message); 0 means every byte was read */
+	uint64_t name_bytes; /* bytes of the document names given so far (the names budget,
+	                        docs/hardening.md) */
+	size_t names_cut;    /* names cut short because the budget was spent */
 };
 
 /* Statistics are added to *st (it is not cleared), so a caller that passes

@@ -24,6 +24,18 @@ struct dirid {
 	ino_t ino;
 };
 
+/* A regular file already read in this walk: a hard link or a link inside
+ * the folder to it is not read again, and its names are listed. */
+#define SAME_NAMES 8
+struct fileid {
+	dev_t dev;
+	ino_t ino;
+	char *name;          /* display name of the one read; NULL until another name shows up
+	                        for a file with one link reached without a link (then: realpath) */
+	size_t nother;       /* other names seen */
+	char *other[SAME_NAMES];
+};
+
 struct dirwalk {
 	struct walker *w;
 	struct dirid *stack; /* folders on the current path */
@@ -31,6 +43,10 @@ struct dirwalk {
 	int full;            /* max_entries reached */
 	char *root;          /* the operand's real path ("/" included), NULL if unknown */
 	size_t rootlen;
+	const char *rootdisp; /* the operand's display name */
+	struct fileid *files; /* regular files read */
+	size_t nfiles, capfiles;
+	struct hindex fix;
 };
 
 static const char *type_name(mode_t m)
@@ -64,6 +80,90 @@ static int inside_tree(const struct dirwalk *d, const char *path)
 	         (real[d->rootlen] == 0 || real[d->rootlen] == '/' || (d->rootlen == 1 && d->root[0] == '/'));
 	free(real);
 	return in;
+}
+
+static uint64_t fileid_hash(dev_t dev, ino_t ino)
+{
+	uint64_t k[2] = {(uint64_t)dev, (uint64_t)ino};
+	uint64_t h = hash_bytes(HASH_SEED, k, sizeof k);
+	return h ^ (h >> 29);
+}
+
+static int fileid_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	const struct dirwalk *d = ctx;
+	*h = fileid_hash(d->files[i].dev, d->files[i].ino);
+	return 1;
+}
+
+/* A display name kept for a message: cut like a document name's head. */
+static char *short_name(const char *disp)
+{
+	size_t n = strlen(disp);
+	return n > 256 ? xasprintf("%.*s...", (int)str_cut_at(disp, n, 256), disp) : xstrdup(disp);
+}
+
+/* 1 when the regular file sb was read already in this walk (its name
+ * cdisp is then listed with it); else it is remembered, and 0. */
+static int seen_file(struct dirwalk *d, const struct stat *sb, const char *cpath, const char *cdisp, int link)
+{
+	uint64_t h = fileid_hash(sb->st_dev, sb->st_ino);
+	if (d->fix.nslot)
+		for (size_t s = hindex_first(&d->fix, h); d->fix.slot[s]; s = hindex_next(&d->fix, s)) {
+			struct fileid *f = &d->files[d->fix.slot[s] - 1];
+			if (f->dev != sb->st_dev || f->ino != sb->st_ino)
+				continue;
+			if (!f->name) {
+				/* read under its own path: its place in the tree */
+				char *real = realpath(cpath, NULL);
+				f->name = real && d->root && strncmp(real, d->root, d->rootlen) == 0 && real[d->rootlen] == '/'
+				          ? xasprintf("%s%s", d->rootdisp, real + d->rootlen) : xstrdup("an earlier document");
+				free(real);
+			}
+			if (f->nother < SAME_NAMES)
+				f->other[f->nother] = short_name(cdisp);
+			f->nother++;
+			return 1;
+		}
+	if (d->nfiles == d->capfiles) {
+		d->capfiles = d->capfiles ? d->capfiles * 2 : 64;
+		d->files = xrealloc(d->files, d->capfiles * sizeof *d->files);
+	}
+	struct fileid *f = &d->files[d->nfiles++];
+	memset(f, 0, sizeof *f);
+	f->dev = sb->st_dev;
+	f->ino = sb->st_ino;
+	if (sb->st_nlink > 1 || link)
+		f->name = short_name(cdisp); /* another name of it may come */
+	if (hindex_crowded(&d->fix, d->nfiles))
+		hindex_grow(&d->fix, d->nfiles, fileid_hash_at, d);
+	else
+		hindex_put(&d->fix, h, d->nfiles - 1);
+	return 0;
+}
+
+/* One message per file read under several names, then the set freed. */
+static void same_files_done(struct dirwalk *d)
+{
+	for (size_t i = 0; i < d->nfiles; i++) {
+		struct fileid *f = &d->files[i];
+		if (f->nother) {
+			struct buf b;
+			buf_init(&b);
+			for (size_t k = 0; k < f->nother && k < SAME_NAMES; k++)
+				buf_printf(&b, "%s%s", k ? ", " : "", f->other[k]);
+			if (f->nother > SAME_NAMES)
+				buf_printf(&b, ", ... (%zu other names)", f->nother);
+			in_msg(d->w, "%s: the same file (a hard link or a link inside the folder) is also %s: read once, under this name", f->name,
+			       b.data);
+			buf_free(&b);
+		}
+		free(f->name);
+		for (size_t k = 0; k < f->nother && k < SAME_NAMES; k++)
+			free(f->other[k]);
+	}
+	free(d->files);
+	hindex_free(&d->fix);
 }
 
 /* want: the identity found by stat before the open; the open file must be
@@ -188,7 +288,8 @@ static void walk_dir(struct dirwalk *d, const char *path, const char *rel, const
 				walk_dir(d, cpath, crel, cdisp, cid, link);
 			}
 		} else if (S_ISREG(esb.st_mode)) {
-			walk_file(d, cpath, crel, cdisp, link, &esb);
+			if (!seen_file(d, &esb, cpath, cdisp, link))
+				walk_file(d, cpath, crel, cdisp, link, &esb);
 		} else {
 			in_msg(w, "%s: %s, skipped", cdisp, type_name(esb.st_mode));
 		}
@@ -225,7 +326,9 @@ int in_walk_dir(struct walker *w, const char *path, const char *disp)
 	while (n > 1 && disp[n - 1] == '/')
 		n--;
 	char *root = xstrndup(disp, n);
+	d.rootdisp = root;
 	walk_dir(&d, path, "", root, id, 1);
+	same_files_done(&d);
 	free(root);
 	free(d.root);
 	free(d.stack);

@@ -13,12 +13,19 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "base/hash.h"
 #include "input/input.h"
 
 #define IN_BUFSZ (256u * 1024u) /* read(2), inflate input and document chunks */
 #define IN_SNIFF 512u           /* bytes inspected to recognise the content */
 #define IN_RATIO_AFTER (16ull << 20) /* the ratio check starts after this much output */
 #define IN_NAME_MAX 4096u            /* bytes of a document name that are kept */
+/* Once the names of a bundle's documents total IN_NAMES_MAX bytes, a name
+ * keeps at most IN_NAME_SHORT (its head, "...", its tail): every name is
+ * copied into evidence, timelines and the report, so their sum bounds a
+ * share of the memory (a tar of 100000 members with 4000-byte names). */
+#define IN_NAMES_MAX (1u << 20)
+#define IN_NAME_SHORT 128u
 
 struct walker;
 
@@ -55,6 +62,11 @@ struct walker {
 	/* a gzip layer holding a single document: its name with ".gz", given
 	 * to the document instead when the name without is taken */
 	const char *gz_inner, *gz_outer;
+	/* names taken already and the last " (N)" given to each (input.c):
+	 * a tar of 100000 members of one name costs one lookup each */
+	struct dupname { char *name; unsigned k; } *dup;
+	size_t ndup, capdup;
+	struct hindex dupix;
 };
 
 /* Appends one message and counts it in st->errors. */

@@ -5,8 +5,6 @@
 #include <string.h>
 #include "base/util.h"
 
-#define EVIDENCE_TEXT_MAX 500
-
 void evlist_init(struct evlist *l)
 {
 	memset(l, 0, sizeof *l);

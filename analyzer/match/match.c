@@ -19,7 +19,9 @@ struct matcher {
 	uint32_t *slow;       /* per signature: slow matches so far in this bundle */
 	uint32_t budget;      /* slow matches allowed per signature (--match-budget) */
 	uint32_t *stamp;      /* per signature: generation it was last queued in */
-	uint8_t *disabled;    /* per signature: hit a resource limit */
+	uint8_t *disabled;    /* per signature: spent its budget of slow matches */
+	uint64_t *limited;    /* per signature: lines skipped at the match limit (NULL until one) */
+	char **limited_where; /* and the document of the first */
 	uint32_t gen;
 	size_t *cand;
 	size_t ncand;
@@ -65,8 +67,46 @@ void matcher_free(struct matcher *mt)
 		pcre2_jit_stack_free(mt->js);
 	free(mt->stamp);
 	free(mt->disabled);
+	if (mt->limited)
+		for (size_t i = 0; i < mt->db->nsigs; i++)
+			free(mt->limited_where[i]);
+	free(mt->limited);
+	free(mt->limited_where);
 	free(mt->cand);
 	free(mt);
+}
+
+static int limit_rc(int rc)
+{
+	return rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
+	       rc == PCRE2_ERROR_JIT_STACKLIMIT;
+}
+
+/* A line on which signature si reached a resource limit: skipped for it,
+ * counted (matcher_report_limits). */
+static void limit_hit(struct matcher *mt, size_t si, const char *where)
+{
+	if (!mt->limited) {
+		mt->limited = xcalloc(mt->db->nsigs + 1, sizeof *mt->limited);
+		mt->limited_where = xcalloc(mt->db->nsigs + 1, sizeof *mt->limited_where);
+	}
+	if (!mt->limited[si]++ && where)
+		mt->limited_where[si] = xstrdup(where);
+}
+
+void matcher_report_limits(const struct matcher *mt, const char *bundle, struct msgs *m)
+{
+	for (size_t i = 0; mt->limited && i < mt->db->nsigs; i++)
+		if (mt->limited[i])
+			msgs_add(m, "%s: signature \"%s\" (%s) exceeded the regex match limit on %llu line(s) (the first in %s); "
+			         "each was skipped for it, the other lines were matched (--match-limit)",
+			         mt->limited_where[i] ? mt->limited_where[i] : bundle, mt->db->sigs[i].id, mt->db->sigs[i].file,
+			         (unsigned long long)mt->limited[i], mt->limited_where[i] ? "this document" : "this bundle");
+}
+
+uint64_t matcher_limited(const struct matcher *mt, size_t si)
+{
+	return mt->limited ? mt->limited[si] : 0;
 }
 
 static void on_hit(void *ctx, uint32_t v)
@@ -167,12 +207,8 @@ size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const si
 		if (rc > 0) {
 			hits++;
 			cb(ctx, s, ll, pcre2_get_ovector_pointer(mt->md), rc);
-		} else if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
-		           rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
-			mt->disabled[si] = 1;
-			if (m)
-				msgs_add(m, "%s: signature \"%s\" (%s) exceeded the regex match limit; skipped for the rest of this bundle",
-				         where, s->id, s->file);
+		} else if (limit_rc(rc)) {
+			limit_hit(mt, si, where); /* this line only: one padded line must not switch it off */
 		}
 	}
 	return hits;
@@ -189,9 +225,8 @@ const struct signature *matcher_benign(struct matcher *mt, const struct logline 
 		int rc = pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc);
 		if (rc > 0)
 			return s;
-		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
-		    rc == PCRE2_ERROR_JIT_STACKLIMIT)
-			mt->disabled[cand[i]] = 1;
+		if (limit_rc(rc))
+			limit_hit(mt, cand[i], NULL);
 	}
 	return NULL;
 }

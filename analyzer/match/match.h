@@ -16,7 +16,9 @@ struct matcher *matcher_new(const struct sigdb *db);
 void matcher_free(struct matcher *mt);
 /* Try every applicable signature on the line; cb for each match.  Returns
  * the number of matches.  A signature whose regex hits the PCRE2 match or
- * depth limit is reported once in m (naming where) and skipped from then on. */
+ * depth limit on a line skips that line only; the lines are counted and
+ * matcher_report_limits reports them, once per signature, naming where the
+ * first was. */
 size_t matcher_run(struct matcher *mt, struct logline *ll, const char *where,
                    match_cb cb, void *ctx, struct msgs *m);
 /* matcher_run in two steps, for callers that use the keywords in between
@@ -30,6 +32,11 @@ size_t matcher_scan(struct matcher *mt, struct logline *ll);
  * default LIMITS_DEFAULT_MATCH_BUDGET). */
 void matcher_set_budget(struct matcher *mt, uint32_t slow_max);
 const size_t *matcher_candidates(const struct matcher *mt);
+/* One message per signature that reached the match limit on some lines
+ * (named by the document of the first, or by bundle when not known). */
+void matcher_report_limits(const struct matcher *mt, const char *bundle, struct msgs *m);
+/* Lines signature si skipped at the match limit so far. */
+uint64_t matcher_limited(const struct matcher *mt, size_t si);
 size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const size_t *cand, size_t ncand,
                           const char *where, match_cb cb, void *ctx, struct msgs *m);
 /* The first benign entry (signature with "benign") among the candidates

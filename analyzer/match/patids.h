@@ -45,6 +45,11 @@ struct sigdb;
 #define DIAG_RANK_PEER_EXITED             "rank.peer_exited"
 #define DIAG_RANK_PEER_CONNECTION_LOST    "rank.peer_connection_lost"
 #define DIAG_RANK_LOCAL_PEER_GONE         "rank.local_peer_gone"
+/* diagnoses (patterns/flight.json) that cascade.c anchors echoes on: the dumps name the rank */
+#define DIAG_FLIGHT_COLLECTIVE_TIMEOUT    "flight.collective_timeout"
+#define DIAG_FLIGHT_DESYNC                "flight.desync"
+#define DIAG_FLIGHT_P2P_UNMATCHED         "flight.p2p_unmatched"
+#define DIAG_FLIGHT_WAITING_ON_MISSING    "flight.waiting_on_missing"
 
 /* fact-rule evidence (rules_ranks.c) that the next steps look for */
 #define RULE_RANKS_STUCK_IN_INIT          "ranks.stuck_in_init"
@@ -62,6 +67,7 @@ struct sigdb;
 #define FAMILY_OOM    "oom."
 #define FAMILY_MEMORY "memory."
 #define FAMILY_RANKS  "ranks."
+#define FAMILY_FLIGHT "flight."
 #define FAMILY_IB     "ib."
 #define FAMILY_DERIVED "derived."  /* rows and diagnoses of patterns/derived.json */
 #define FAMILY_FLOOR "floor."      /* the keyword tier's diagnoses (patterns/floor.json, rules_floor.c) */

@@ -1382,9 +1382,36 @@ static int check_captures(const struct signature *s, size_t k, const cJSON *want
 static int check_result(const struct signature *s, size_t k, const cJSON *want, const struct logline *ll, int rc,
                         pcre2_match_data *md, struct msgs *m);
 
+/* The padded-line probe: a sample followed by this many blanks and one
+ * character must finish within 1% of the match limit (what analyze calls a
+ * slow match): a regex that backtracks over a run of blanks, such as a lazy
+ * "(.+?)\s*$", needs the square of the run. */
+#define PROBE_BLANKS 65000
+
+static int check_padded(const struct signature *s, size_t k, const char *line, pcre2_match_data *md,
+                        pcre2_match_context *fast, struct msgs *m)
+{
+	size_t n = strlen(line);
+	char *pad = xcalloc(n + PROBE_BLANKS + 64, 1);
+	memcpy(pad, line, n);
+	memset(pad + n, ' ', PROBE_BLANKS);
+	pad[n + PROBE_BLANKS] = 'x';
+	struct logline ll;
+	logline_parse(pad, n + PROBE_BLANKS + 1, &ll);
+	int rc = sig_accepts_level(s->on, ll.level)
+	         ? pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, fast) : 0;
+	free(pad);
+	if (!limit_hit(rc))
+		return 1;
+	msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" needs more than 1%% of the regex match limit on the sample "
+	         "followed by %d blanks and a character (a regex that backtracks over blanks, such as (.+?)\\s*$: "
+	         "write (?<name>(?>\\s*\\S)+)\\s*$)", s->file, s->index, k, s->id, PROBE_BLANKS);
+	return 0;
+}
+
 /* Sample k (a line, or {"line", "captures"}) must match; 1 when it does as told. */
 static int check_sample(const struct signature *s, size_t k, const cJSON *it, pcre2_match_data *md,
-                        pcre2_match_context *mc, struct msgs *m)
+                        pcre2_match_context *mc, pcre2_match_context *fast, struct msgs *m)
 {
 	const char *line = cJSON_IsString(it) ? it->valuestring
 	                 : get_str(&(struct loadctx){s->file, m, 0, NULL, 0}, it, "line", "sample", 0);
@@ -1401,7 +1428,7 @@ static int check_sample(const struct signature *s, size_t k, const cJSON *it, pc
 		rc = pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
 	int good = check_result(s, k, want, &ll, rc, md, m);
 	free(pad);
-	return good;
+	return good && check_padded(s, k, line, md, fast, m);
 }
 
 /* The match of sample k (rc, md) judged: the limit, a miss, the prefilter,
@@ -1464,12 +1491,20 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 	pcre2_match_context *mc = pcre2_match_context_create(NULL);
 	pcre2_set_match_limit(mc, db->match_limit);
 	pcre2_set_depth_limit(mc, db->depth_limit);
+	/* and analyze's slow-match threshold and JIT stack (match.c), for the probe */
+	pcre2_match_context *fast = pcre2_match_context_create(NULL);
+	uint32_t fl = db->match_limit / 100;
+	pcre2_set_match_limit(fast, fl > 1000 ? fl : 1000);
+	pcre2_set_depth_limit(fast, db->depth_limit);
+	pcre2_jit_stack *js = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+	if (js)
+		pcre2_jit_stack_assign(fast, NULL, js);
 	for (size_t i = 0; i < db->nsigs; i++) {
 		const struct signature *s = &db->sigs[i];
 		size_t k = 0;
 		const cJSON *it;
 		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(s->json, "samples")) {
-			if (check_sample(s, k++, it, md, mc, m))
+			if (check_sample(s, k++, it, md, mc, fast, m))
 				(*ok)++;
 			else
 				fails++;
@@ -1486,5 +1521,8 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 	fails += derive_selftest(db, m, ok);
 	pcre2_match_data_free(md);
 	pcre2_match_context_free(mc);
+	pcre2_match_context_free(fast);
+	if (js)
+		pcre2_jit_stack_free(js);
 	return fails;
 }

@@ -3,6 +3,7 @@
  * holds both (a pasted ticket), since log lines are scanned line by line and
  * the report parsers want a clean document. */
 #include "parse/detect.h"
+#include "parse/flight.h"
 
 #include <string.h>
 
@@ -12,6 +13,7 @@ static const char *const KIND_NAMES[DOC_KIND_COUNT] = {
 	[DOC_TEXT] = "text",
 	[DOC_NCCL_LOG] = "nccl_log",
 	[DOC_TORCH_LOG] = "torch_log",
+	[DOC_FLIGHT_RECORDER] = "flight_recorder",
 	/* system reports: their registry (sysreport.c) names them */
 };
 
@@ -70,6 +72,9 @@ enum doc_kind detect_kind(const char *h, size_t n, int complete)
 	(void)complete;
 	if (n == 0)
 		return DOC_EMPTY;
+	/* a flight-recorder dump: a pickle is binary, the JSON form text */
+	if (flight_sniff(h, n))
+		return DOC_FLIGHT_RECORDER;
 	/* text or binary: count bytes that never occur in text and bytes that
 	 * are not valid UTF-8 (Latin-1 logs have a few; random data mostly) */
 	size_t bad = 0, look = n < 65536 ? n : 65536, nulruns = 0;

@@ -26,6 +26,7 @@ enum doc_kind {
 	DOC_LSPCI,         /* lspci -vvv */
 	DOC_INTERFACES,    /* ip addr, ip -br addr, ifconfig */
 	DOC_HOST_CONFIG,   /* ulimit -a, df /dev/shm, mount, lsmod, libnccl listings, ompi_info */
+	DOC_FLIGHT_RECORDER, /* a PyTorch flight-recorder dump, pickle or JSON (parse/flight.h) */
 	DOC_KIND_COUNT
 };
 

@@ -27,6 +27,7 @@ static const struct {
 	{"WorkNCCL(", KW_WORKNCCL},
 	{"last enqueued work: ", KW_LAST_ENQUEUED},
 	{"Last enqueued NCCL work: ", KW_LAST_ENQUEUED},
+	{"last enqueued NCCL work: ", KW_LAST_ENQUEUED}, /* "Timeout at NCCL work: N, last enqueued NCCL work: M, ..." (torch 2.2-2.5) */
 	{"Observed flight recorder dump signal from another rank", KW_DUMP_OBSERVED},
 	{"Received a dump signal due to a collective timeout from", KW_DUMP_RECEIVED},
 	{"Connection closed by remote peer", KW_REMOTE},

@@ -258,8 +258,10 @@ static inline __attribute__((always_inline)) int level_part(const char *rest, si
 		*msg_off = 10;
 		return 1;
 	}
-	if (!bare_info && has_prefix(rest, rn, "NCCL WARN ")) {
-		*lvl = LINE_WARN; /* pasted without host, file and line */
+	if (has_prefix(rest, rn, "NCCL WARN ")) {
+		/* a WARN whose file:line was cut away (excerpts, wrappers): still
+		 * a WARN, not a plain line that no failure rule looks at */
+		*lvl = LINE_WARN;
 		*msg_off = 10;
 		return 1;
 	}

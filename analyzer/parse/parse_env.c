@@ -14,8 +14,6 @@
 
 #include "parse/sysparse.h"
 
-#define ENV_MAX 4096
-
 static size_t name_len(const char *s)
 {
 	size_t n = 0;
@@ -26,14 +24,95 @@ static size_t name_len(const char *s)
 	return n;
 }
 
+/* ---- facts.env, hashed ---- */
+
+static _Thread_local struct env_index *cur_index;
+
+void sys_env_index_use(struct env_index *x)
+{
+	cur_index = x;
+}
+
+void env_index_free(struct env_index *x)
+{
+	free(x->v);
+	hindex_free(&x->ix);
+	memset(x, 0, sizeof *x);
+}
+
+static int env_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	*h = hash_str(HASH_SEED, ((const struct env_index *)ctx)->v[i]->string);
+	return 1;
+}
+
+/* Index the children of env added since the last call. */
+static void env_index_sync(struct env_index *x, cJSON *env)
+{
+	if (x->env != env) {
+		env_index_free(x);
+		x->env = env;
+	}
+	for (cJSON *c = x->last ? x->last->next : env->child; c; c = c->next) {
+		x->last = c;
+		if (!c->string)
+			continue;
+		if (x->n == x->cap) {
+			x->cap = x->cap ? x->cap * 2 : 64;
+			x->v = xrealloc(x->v, x->cap * sizeof *x->v);
+		}
+		x->v[x->n++] = c;
+		if (hindex_crowded(&x->ix, x->n))
+			hindex_grow(&x->ix, x->n, env_hash_at, x);
+		else
+			hindex_put(&x->ix, hash_str(HASH_SEED, c->string), x->n - 1);
+	}
+}
+
+cJSON *sys_env_find(cJSON *facts, struct env_index *x, const char *name, cJSON **envp, size_t *count)
+{
+	cJSON *env = sys_obj(facts, "env");
+	*envp = env;
+	if (!x) {
+		*count = (size_t)cJSON_GetArraySize(env);
+		return cJSON_GetObjectItemCaseSensitive(env, name);
+	}
+	env_index_sync(x, env);
+	*count = x->n;
+	uint64_t h = hash_str(HASH_SEED, name);
+	if (x->ix.nslot)
+		for (size_t s = hindex_first(&x->ix, h); x->ix.slot[s]; s = hindex_next(&x->ix, s)) {
+			cJSON *c = x->v[x->ix.slot[s] - 1];
+			x->work++;
+			if (strcmp(c->string, name) == 0)
+				return c;
+		}
+	return NULL;
+}
+
+cJSON *sys_env_value(const char *value, size_t n, const char *path, uint64_t line, const char *source)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *v = str_sanitize_cut(value, n, SYS_ENV_VALUE_MAX);
+	cJSON_AddStringToObject(o, "value", v);
+	free(v);
+	cJSON_AddStringToObject(o, "path", path);
+	cJSON_AddNumberToObject(o, "line", (double)line);
+	cJSON_AddStringToObject(o, "source", source);
+	if (n > SYS_ENV_VALUE_MAX)
+		cJSON_AddNumberToObject(o, "length", (double)n);
+	return o;
+}
+
 int sys_env_set(cJSON *facts, const char *name, const char *value,
                 const char *path, uint64_t line, const char *source)
 {
-	cJSON *env = sys_obj(facts, "env");
 	/* a secret's value never reaches a report (util.h: str_secret_name) */
 	if (str_secret_name(name, strlen(name)))
 		value = "***";
-	cJSON *cur = cJSON_GetObjectItemCaseSensitive(env, name);
+	cJSON *env;
+	size_t count;
+	cJSON *cur = sys_env_find(facts, cur_index, name, &env, &count);
 	if (cur) {
 		const char *old = json_str(cur, "value");
 		if (old && strcmp(old, value)) {
@@ -41,7 +120,7 @@ int sys_env_set(cJSON *facts, const char *name, const char *value,
 			if (cJSON_GetArraySize(arr) < 256) {
 				cJSON *c = cJSON_CreateObject();
 				cJSON_AddStringToObject(c, "name", name);
-				char *v = str_sanitize(value, strlen(value));
+				char *v = str_sanitize_cut(value, strlen(value), SYS_ENV_VALUE_MAX);
 				cJSON_AddStringToObject(c, "value", v);
 				free(v);
 				cJSON_AddStringToObject(c, "first", old);
@@ -53,16 +132,9 @@ int sys_env_set(cJSON *facts, const char *name, const char *value,
 		}
 		return 0;
 	}
-	if (cJSON_GetArraySize(env) >= ENV_MAX)
-		return 0;
-	cJSON *o = cJSON_CreateObject();
-	char *v = str_sanitize(value, strlen(value));
-	cJSON_AddStringToObject(o, "value", v);
-	free(v);
-	cJSON_AddStringToObject(o, "path", path);
-	cJSON_AddNumberToObject(o, "line", (double)line);
-	cJSON_AddStringToObject(o, "source", source);
-	cJSON_AddItemToObject(env, name, o);
+	if (count >= SYS_ENV_MAX)
+		return -1;
+	cJSON_AddItemToObject(env, name, sys_env_value(value, strlen(value), path, line, source));
 	return 1;
 }
 
@@ -121,7 +193,7 @@ int sys_parse_env(const char *text, size_t len, const char *path, cJSON *facts, 
 	struct sys_lines it;
 	char *line;
 	int added = 0;
-	uint64_t odd = 0;
+	uint64_t odd = 0, dropped = 0;
 	sys_lines_init(&it, text, len);
 	while ((line = sys_lines_next(&it, NULL))) {
 		const char *p = skip_ws(line);
@@ -166,7 +238,9 @@ int sys_parse_env(const char *text, size_t len, const char *path, cJSON *facts, 
 					a = o + 6;
 				s = o;
 				if (a && assignment(&a, &name, &value)) {
-					added += sys_env_set(facts, name, value, path, it.lineno, "command_line");
+					int r = sys_env_set(facts, name, value, path, it.lineno, "command_line");
+					added += r > 0;
+					dropped += r < 0;
 					free(name);
 					free(value);
 				}
@@ -184,8 +258,11 @@ int sys_parse_env(const char *text, size_t len, const char *path, cJSON *facts, 
 			if (!assignment(&q, &name, &value))
 				break;
 			q = skip_ws(q);
-			if (!strcmp(source, "env_dump") || interesting(name))
-				added += sys_env_set(facts, name, value, path, it.lineno, source);
+			if (!strcmp(source, "env_dump") || interesting(name)) {
+				int r = sys_env_set(facts, name, value, path, it.lineno, source);
+				added += r > 0;
+				dropped += r < 0;
+			}
 			free(name);
 			free(value);
 		}
@@ -193,6 +270,9 @@ int sys_parse_env(const char *text, size_t len, const char *path, cJSON *facts, 
 	sys_lines_free(&it);
 	if (odd)
 		msgs_add(m, "%s: %llu lines that look like assignments were not readable", path, (unsigned long long)odd);
+	if (dropped)
+		msgs_add(m, "%s: more than %d environment variables: %llu assignments of others were not kept", path,
+		         SYS_ENV_MAX, (unsigned long long)dropped);
 	if (!added)
 		msgs_add(m, "%s: no environment variables found", path);
 	return added;

@@ -252,6 +252,7 @@ void ranks_free(struct ranks *r)
 		proc_free(&r->v[i]);
 	free(r->v);
 	hindex_free(&r->pix);
+	hindex_free(&r->wix);
 	for (size_t i = 0; i < r->ncomms; i++) {
 		struct rank_comm *c = &r->comms[i];
 		for (size_t k = 0; k < c->n; k++) {
@@ -262,6 +263,15 @@ void ranks_free(struct ranks *r)
 		free(c->id);
 	}
 	free(r->comms);
+	free(r->mref);
+	hindex_free(&r->tix);
+	hindex_free(&r->rix);
+	hindex_free(&r->cix);
+	hindex_free(&r->mix);
+	hindex_free(&r->uix);
+	hindex_free(&r->eix);
+	if (r->ex_pending)
+		ex_free(&r->ex[r->nex]);
 	for (size_t i = 0; i < r->nuid; i++)
 		where_free(&r->uid[i].where);
 	free(r->uid);
@@ -314,6 +324,21 @@ static int proc_hash_at(const void *ctx, size_t i, uint64_t *h)
 	return 1;
 }
 
+static uint64_t wpid_hash(long pid)
+{
+	uint64_t h = hash_bytes(HASH_SEED ^ 0x3d, &pid, sizeof pid);
+	return h ^ (h >> 29);
+}
+
+static int wpid_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	const struct ranks *r = ctx;
+	if (!r->v[i].host)
+		return 0;
+	*h = wpid_hash(r->v[i].pid);
+	return 1;
+}
+
 /* host:pid's entry, created when new; hashed, since every NCCL line asks. */
 static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn, long pid)
 {
@@ -342,43 +367,159 @@ static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn,
 		hindex_grow(&r->pix, r->n, proc_hash_at, r);
 	else
 		hindex_put(&r->pix, h, r->n - 1);
+	if (hindex_crowded(&r->wix, r->n))
+		hindex_grow(&r->wix, r->n, wpid_hash_at, r);
+	else
+		hindex_put(&r->wix, wpid_hash(pid), r->n - 1);
 	r->last_proc = r->n;
 	return p;
 }
 
-/* The one NCCL process with this pid (any host), or NULL (none, or several). */
+/* The one NCCL process with this pid (any host), or NULL (none, or
+ * several); hashed by pid alone, since every line a wrapper tagged asks. */
 static struct rank_proc *proc_by_pid(struct ranks *r, long pid)
 {
 	struct rank_proc *hit = NULL;
-	for (size_t i = 0; i < r->n; i++)
-		if (r->v[i].host && r->v[i].pid == pid) {
+	if (!r->wix.nslot)
+		return NULL;
+	uint64_t h = wpid_hash(pid);
+	for (size_t s = hindex_first(&r->wix, h); r->wix.slot[s]; s = hindex_next(&r->wix, s)) {
+		struct rank_proc *q = &r->v[r->wix.slot[s] - 1];
+		r->work++;
+		if (q->host && q->pid == pid) {
 			if (hit)
 				return NULL;
-			hit = &r->v[i];
+			hit = q;
 		}
+	}
 	return hit;
 }
 
-/* A rank known only from PyTorch / launcher output. */
+static uint64_t torch_hash(int rank)
+{
+	uint64_t h = hash_bytes(HASH_SEED ^ 0x7f, &rank, sizeof rank);
+	return h ^ (h >> 29);
+}
+
+static int torch_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	const struct ranks *r = ctx;
+	if (r->v[i].host || r->v[i].rank < 0)
+		return 0;
+	*h = torch_hash(r->v[i].rank);
+	return 1;
+}
+
+/* A rank known only from PyTorch / launcher output; hashed, since every
+ * [rankN]: line asks. */
 static struct rank_proc *proc_torch(struct ranks *r, int rank)
 {
-	for (size_t i = 0; i < r->n; i++)
-		if (!r->v[i].host && r->v[i].rank == rank)
-			return &r->v[i];
+	uint64_t h = torch_hash(rank);
+	if (r->tix.nslot)
+		for (size_t s = hindex_first(&r->tix, h); r->tix.slot[s]; s = hindex_next(&r->tix, s)) {
+			struct rank_proc *q = &r->v[r->tix.slot[s] - 1];
+			r->work++;
+			if (!q->host && q->rank == rank)
+				return q;
+		}
 	if (r->n >= RANKS_MAX_PROCS)
 		return NULL;
 	struct rank_proc *p = proc_add(r);
 	p->rank = rank;
+	if (hindex_crowded(&r->tix, r->n))
+		hindex_grow(&r->tix, r->n, torch_hash_at, r);
+	else
+		hindex_put(&r->tix, h, r->n - 1);
 	return p;
 }
 
-/* ---- communicators ---- */
+/* ---- communicators ----
+ * Hashed like the processes: the commId of every Init line in cix, the
+ * members in mix.  mix indexes references (mref) of three kinds, so that a
+ * lookup answers what the first match of a scan in creation order would:
+ *   M_EXACT (comm, proc, ptr)  every member (a NULL ptr is a key of its own);
+ *   M_FIRST (comm, proc)       the first member of a process in a communicator;
+ *   M_PTR   (proc, ptr)        the member with that pointer in the first
+ *                              communicator that has one (Abort lines).
+ * The index is dropped in ranks_finish (processes are renumbered there). */
+enum { M_EXACT, M_FIRST, M_PTR };
 
+struct rank_mref {
+	unsigned kind;
+	size_t comm, k;
+};
+
+static int comm_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	const struct ranks *r = ctx;
+	*h = hash_str(HASH_SEED, r->comms[i].id);
+	return 1;
+}
+
+static uint64_t mref_hash(unsigned kind, size_t comm, size_t proc, const char *ptr)
+{
+	uint64_t h = hash_bytes(HASH_SEED ^ kind, &proc, sizeof proc);
+	if (kind != M_PTR)
+		h = hash_bytes(h, &comm, sizeof comm);
+	if (kind != M_FIRST)
+		h = ptr ? hash_str(hash_bytes(h, "p", 1), ptr) : hash_bytes(h, "n", 1);
+	return h ^ (h >> 29);
+}
+
+static int mref_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	const struct ranks *r = ctx;
+	const struct rank_mref *m = &r->mref[i];
+	const struct rank_member *mb = &r->comms[m->comm].m[m->k];
+	*h = mref_hash(m->kind, m->comm, mb->proc, mb->comm_ptr);
+	return 1;
+}
+
+static struct rank_mref *mref_find(struct ranks *r, unsigned kind, size_t comm, size_t proc, const char *ptr)
+{
+	if (!r->mix.nslot)
+		return NULL;
+	uint64_t h = mref_hash(kind, comm, proc, ptr);
+	for (size_t s = hindex_first(&r->mix, h); r->mix.slot[s]; s = hindex_next(&r->mix, s)) {
+		struct rank_mref *m = &r->mref[r->mix.slot[s] - 1];
+		const struct rank_member *mb = &r->comms[m->comm].m[m->k];
+		r->work++;
+		if (m->kind != kind || mb->proc != proc || (kind != M_PTR && m->comm != comm))
+			continue;
+		if (kind != M_FIRST && (ptr ? !mb->comm_ptr || strcmp(mb->comm_ptr, ptr) != 0 : mb->comm_ptr != NULL))
+			continue;
+		return m;
+	}
+	return NULL;
+}
+
+static void mref_add(struct ranks *r, unsigned kind, size_t comm, size_t k)
+{
+	if (r->nmref == r->capmref) {
+		r->capmref = r->capmref ? r->capmref * 2 : 16;
+		r->mref = xrealloc(r->mref, r->capmref * sizeof *r->mref);
+	}
+	r->mref[r->nmref++] = (struct rank_mref){kind, comm, k};
+	uint64_t h;
+	if (hindex_crowded(&r->mix, r->nmref))
+		hindex_grow(&r->mix, r->nmref, mref_hash_at, r);
+	else if (mref_hash_at(r, r->nmref - 1, &h))
+		hindex_put(&r->mix, h, r->nmref - 1);
+}
+
+/* The communicator of commId id, created when new; NULL past RANKS_MAX_COMMS. */
 static struct rank_comm *comm_get(struct ranks *r, const char *id, int nranks)
 {
-	for (size_t i = 0; i < r->ncomms; i++)
-		if (strcmp(r->comms[i].id, id) == 0)
-			return &r->comms[i];
+	uint64_t h = hash_str(HASH_SEED, id);
+	if (r->cix.nslot)
+		for (size_t s = hindex_first(&r->cix, h); r->cix.slot[s]; s = hindex_next(&r->cix, s)) {
+			struct rank_comm *c = &r->comms[r->cix.slot[s] - 1];
+			r->work++;
+			if (strcmp(c->id, id) == 0)
+				return c;
+		}
+	if (r->ncomms >= RANKS_MAX_COMMS)
+		return NULL;
 	if (r->ncomms == r->capcomms) {
 		r->capcomms = r->capcomms ? r->capcomms * 2 : 4;
 		r->comms = xrealloc(r->comms, r->capcomms * sizeof *r->comms);
@@ -387,36 +528,60 @@ static struct rank_comm *comm_get(struct ranks *r, const char *id, int nranks)
 	memset(c, 0, sizeof *c);
 	c->id = xstrdup(id);
 	c->nranks = nranks;
+	if (hindex_crowded(&r->cix, r->ncomms))
+		hindex_grow(&r->cix, r->ncomms, comm_hash_at, r);
+	else
+		hindex_put(&r->cix, h, r->ncomms - 1);
 	return c;
 }
 
-static struct rank_member *member_get(struct rank_comm *c, size_t proc, const char *ptr)
+/* The first member of c that is proc with pointer ptr (a member or a query
+ * without a pointer matches any), created when none; NULL past
+ * RANKS_MAX_MEMBERS. */
+static struct rank_member *member_get(struct ranks *r, struct rank_comm *c, size_t proc, const char *ptr)
 {
-	for (size_t i = 0; i < c->n; i++)
-		if (c->m[i].proc == proc && (!ptr || !c->m[i].comm_ptr || strcmp(c->m[i].comm_ptr, ptr) == 0))
-			return &c->m[i];
+	size_t ci = (size_t)(c - r->comms);
+	if (!ptr) {
+		struct rank_mref *f = mref_find(r, M_FIRST, ci, proc, NULL);
+		if (f)
+			return &c->m[f->k];
+	} else {
+		struct rank_mref *a = mref_find(r, M_EXACT, ci, proc, ptr), *b = mref_find(r, M_EXACT, ci, proc, NULL);
+		if (a || b)
+			return &c->m[a && (!b || a->k < b->k) ? a->k : b->k];
+	}
+	if (r->nmembers >= RANKS_MAX_MEMBERS)
+		return NULL;
+	int first = !ptr || !mref_find(r, M_FIRST, ci, proc, NULL);
 	if (c->n == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 8;
 		c->m = xrealloc(c->m, c->cap * sizeof *c->m);
 	}
-	struct rank_member *mb = &c->m[c->n++];
+	size_t k = c->n++;
+	struct rank_member *mb = &c->m[k];
 	memset(mb, 0, sizeof *mb);
 	mb->proc = proc;
 	mb->rank = -1;
 	mb->comm_ptr = ptr ? xstrdup(ptr) : NULL;
 	mb->start_where.ts = -1;
-	return mb;
+	r->nmembers++;
+	mref_add(r, M_EXACT, ci, k);
+	if (first)
+		mref_add(r, M_FIRST, ci, k);
+	if (ptr) {
+		struct rank_mref *pm = mref_find(r, M_PTR, 0, proc, ptr);
+		if (!pm)
+			mref_add(r, M_PTR, ci, k);
+		else if (ci < pm->comm)
+			*pm = (struct rank_mref){M_PTR, ci, k}; /* same key: same hash */
+	}
+	return &c->m[k];
 }
 
 static struct rank_member *member_by_ptr(struct ranks *r, size_t proc, const char *ptr)
 {
-	for (size_t i = 0; i < r->ncomms; i++)
-		for (size_t k = 0; k < r->comms[i].n; k++) {
-			struct rank_member *mb = &r->comms[i].m[k];
-			if (mb->proc == proc && mb->comm_ptr && strcmp(mb->comm_ptr, ptr) == 0)
-				return mb;
-		}
-	return NULL;
+	struct rank_mref *m = mref_find(r, M_PTR, 0, proc, ptr);
+	return m ? &r->comms[m->comm].m[m->k] : NULL;
 }
 
 /* "... comm 0x.. rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 60 commId 0x.. - Init START" */
@@ -446,9 +611,11 @@ static void note_init(struct ranks *r, struct rank_proc *p, const struct span *m
 		snprintf(key, sizeof key, "nranks=%ld", nranks);
 		id = key;
 	}
-	if (nranks > 0 && nranks < 10000000) {
-		struct rank_comm *c = comm_get(r, id, (int)nranks);
-		struct rank_member *mb = member_get(c, (size_t)(p - r->v), ptr);
+	/* a communicator larger than RANKS_MAX_NRANKS, or past the caps, is
+	 * not followed (counted: bundle.c's warning) */
+	struct rank_comm *c = nranks > 0 && nranks <= RANKS_MAX_NRANKS ? comm_get(r, id, (int)nranks) : NULL;
+	struct rank_member *mb = c ? member_get(r, c, (size_t)(p - r->v), ptr) : NULL;
+	if (mb) {
 		mb->rank = (int)rank;
 		if (complete) {
 			mb->complete = 1;
@@ -456,6 +623,10 @@ static void note_init(struct ranks *r, struct rank_proc *p, const struct span *m
 			mb->start = 1;
 			where_set(&mb->start_where, path, lineno, m->p, m->n, order, ts);
 		}
+	} else if (nranks > RANKS_MAX_NRANKS) {
+		r->untracked_nranks++;
+	} else if (nranks > 0) {
+		*(c ? &r->untracked_member : &r->untracked_comm) += 1;
 	}
 	free(cid);
 	free(ptr);
@@ -564,22 +735,85 @@ static void doc_prefix_rank(struct rank_doc *d, int rank)
 
 /* ---- launcher ---- */
 
-/* NULL past RANKS_MAX_PROCS records (counted in r->untracked). */
+static uint64_t ex_hash(const struct launcher_exit *e)
+{
+	uint64_t h = hash_bytes(HASH_SEED ^ 0xe1, &e->rank, sizeof e->rank);
+	h = hash_bytes(h, &e->pid, sizeof e->pid);
+	h = e->host ? hash_str(hash_bytes(h, "h", 1), e->host) : h;
+	return h ^ (h >> 29);
+}
+
+static int ex_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	*h = ex_hash(&((const struct ranks *)ctx)->ex[i]);
+	return 1;
+}
+
+/* src into dst, as apply_exit would apply src after dst to their process. */
+static void ex_merge(struct launcher_exit *dst, struct launcher_exit *src)
+{
+	if (src->has_exit && (!dst->has_exit || src->rank >= 0)) {
+		dst->has_exit = 1;
+		dst->exitcode = src->exitcode;
+	}
+	dst->root_cause |= src->root_cause;
+	dst->sigterm_sent |= src->sigterm_sent;
+	if (src->local_rank >= 0)
+		dst->local_rank = src->local_rank;
+	if ((src->has_exit || !dst->where.path) && (!dst->where.path || (src->has_exit && src->rank >= 0)))
+		where_move(&dst->where, &src->where);
+}
+
+/* The record ex_add handed out last, now filled in.  Records are kept in
+ * order (ranks_finish applies them so); past RANKS_MAX_PROCS of them, a
+ * record of a process (rank, pid, host) that has one already is merged
+ * into it (a process that exits again and again, restarts), one of another
+ * process is counted in r->untracked_exit. */
+static void ex_settle(struct ranks *r)
+{
+	if (!r->ex_pending)
+		return;
+	r->ex_pending = 0;
+	struct launcher_exit *e = &r->ex[r->nex];
+	uint64_t h = ex_hash(e);
+	if (r->nex >= RANKS_MAX_PROCS && r->eix.nslot)
+		for (size_t s = hindex_first(&r->eix, h); r->eix.slot[s]; s = hindex_next(&r->eix, s)) {
+			struct launcher_exit *q = &r->ex[r->eix.slot[s] - 1];
+			r->work++;
+			if (q->rank == e->rank && q->pid == e->pid &&
+			    (q->host ? e->host && strcmp(q->host, e->host) == 0 : !e->host)) {
+				ex_merge(q, e);
+				ex_free(e);
+				return;
+			}
+		}
+	if (r->nex >= RANKS_MAX_PROCS) {
+		r->untracked_exit++;
+		ex_free(e);
+		return;
+	}
+	r->nex++;
+	if (hindex_crowded(&r->eix, r->nex))
+		hindex_grow(&r->eix, r->nex, ex_hash_at, r);
+	else
+		hindex_put(&r->eix, h, r->nex - 1);
+}
+
+/* A new record for the caller to fill in; ex_settle files it (at the next
+ * ex_add, in ranks_finish). */
 static struct launcher_exit *ex_add(struct ranks *r)
 {
-	if (r->nex >= RANKS_MAX_PROCS) {
-		r->untracked++;
-		return NULL;
-	}
+	ex_settle(r);
 	if (r->nex == r->capex) {
 		r->capex = r->capex ? r->capex * 2 : 8;
 		r->ex = xrealloc(r->ex, r->capex * sizeof *r->ex);
 	}
-	struct launcher_exit *e = &r->ex[r->nex++];
+	struct launcher_exit *e = &r->ex[r->nex];
 	memset(e, 0, sizeof *e);
 	e->rank = e->local_rank = -1;
 	e->pid = -1;
 	e->where.ts = -1;
+	r->ex_pending = 1;
 	return e;
 }
 
@@ -1006,10 +1240,19 @@ static void note_torch(struct ranks *r, struct rank_proc *p, const struct span *
 	long en, co;
 	if ((kw & KW_BIT(KW_LAST_ENQUEUED)) &&
 	    ((num_after(m, "last enqueued work: ", &en) && num_after(m, "last completed work: ", &co)) ||
-	     (num_after(m, "Last enqueued NCCL work: ", &en) && num_after(m, "last completed NCCL work: ", &co)))) {
+	     (num_after(m, "Last enqueued NCCL work: ", &en) && num_after(m, "last completed NCCL work: ", &co)) ||
+	     (num_after(m, "last enqueued NCCL work: ", &en) && num_after(m, "last completed NCCL work: ", &co)))) {
 		r->saw_watchdog = 1;
 		long pg = -1, wseq;
-		num_after(m, "[PG ID ", &pg);
+		if (!num_after(m, "[PG ID ", &pg))
+			num_after(m, "[PG ", &pg); /* "[PG 0 Rank 2]", "[PG 0 (default_pg) Rank 1]" (torch 2.2-2.5) */
+		/* "Timeout at NCCL work: S, last enqueued NCCL work: E, ...": the SeqNum that timed out,
+		 * when no WorkNCCL line of this rank said it */
+		if (num_after(m, "Timeout at NCCL work: ", &wseq) && !p->wd_where.path) {
+			p->wd_seq = wseq;
+			where_set(&p->wd_where, path, lineno, m->p, m->n, order, ts);
+			r->saw_watchdog = 1;
+		}
 		if (pg < -1 || pg > 1000000)
 			pg = -1;
 		/* "failure detected by watchdog at work sequence id: S": the PG of the timeout */
@@ -1295,6 +1538,54 @@ static int torch_record(const struct logline *ll)
 	return ll->logger_kind == PL_C10;
 }
 
+static uint64_t uid_hash(int waiter, int root)
+{
+	int k[2] = {waiter, root};
+	uint64_t h = hash_bytes(HASH_SEED ^ 0x0d, k, sizeof k);
+	return h ^ (h >> 29);
+}
+
+static int uid_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	const struct ranks *r = ctx;
+	*h = uid_hash(r->uid[i].waiter, r->uid[i].root);
+	return 1;
+}
+
+/* A wait of waiter for root's ncclUniqueId: the first line of each pair is
+ * kept (a rank that retries prints it again and again), RANKS_MAX_UID pairs. */
+static void uid_note(struct ranks *r, int waiter, int root, const char *path, uint64_t lineno, const struct span *m,
+                     double ts)
+{
+	uint64_t h = uid_hash(waiter, root);
+	if (r->uix.nslot)
+		for (size_t s = hindex_first(&r->uix, h); r->uix.slot[s]; s = hindex_next(&r->uix, s)) {
+			const struct uid_wait *q = &r->uid[r->uix.slot[s] - 1];
+			r->work++;
+			if (q->waiter == waiter && q->root == root)
+				return;
+		}
+	if (r->nuid >= RANKS_MAX_UID) {
+		r->untracked_uid++;
+		return;
+	}
+	if (r->nuid == r->capuid) {
+		r->capuid = r->capuid ? r->capuid * 2 : 4;
+		r->uid = xrealloc(r->uid, r->capuid * sizeof *r->uid);
+	}
+	struct uid_wait *w = &r->uid[r->nuid++];
+	memset(w, 0, sizeof *w);
+	w->waiter = waiter;
+	w->root = root;
+	w->where.ts = -1;
+	where_set(&w->where, path, lineno, m->p, m->n, r->order, ts);
+	if (hindex_crowded(&r->uix, r->nuid))
+		hindex_grow(&r->uix, r->nuid, uid_hash_at, r);
+	else
+		hindex_put(&r->uix, h, r->nuid - 1);
+}
+
+
 static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, const char *path, uint64_t lineno,
                        double ts)
 {
@@ -1350,18 +1641,8 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 		int ok1, ok2;
 		long waiter = num_at(o, u, &ok1);
 		long root = num_at(u + 68, m->p + m->n, &ok2);
-		if (ok1 && ok2 && o > m->p && o[-1] == '[' && waiter < 10000000 && root < 10000000) {
-			if (r->nuid == r->capuid) {
-				r->capuid = r->capuid ? r->capuid * 2 : 4;
-				r->uid = xrealloc(r->uid, r->capuid * sizeof *r->uid);
-			}
-			struct uid_wait *w = &r->uid[r->nuid++];
-			memset(w, 0, sizeof *w);
-			w->waiter = (int)waiter;
-			w->root = (int)root;
-			w->where.ts = -1;
-			where_set(&w->where, path, lineno, m->p, m->n, r->order, ts);
-		}
+		if (ok1 && ok2 && o > m->p && o[-1] == '[' && waiter < 10000000 && root < 10000000)
+			uid_note(r, (int)waiter, (int)root, path, lineno, m, ts);
 	}
 	/* a wrapper named the process ("(pid=909597) RuntimeError: ...", Ray's
 	 * worker tag; journald's ident[pid]): the NCCL process of that pid, when
@@ -1531,6 +1812,39 @@ static void apply_exit(struct rank_proc *p, struct launcher_exit *e)
 	}
 }
 
+static int rank_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	const struct ranks *r = ctx;
+	if (r->v[i].rank < 0)
+		return 0;
+	*h = torch_hash(r->v[i].rank);
+	return 1;
+}
+
+/* ranks_lookup's host:pid index and ranks_by_rank's rank index (the first
+ * process of each rank) over the finished table. */
+static void finished_index(struct ranks *r)
+{
+	if (!r->n)
+		return;
+	while (hindex_crowded(&r->pix, r->n))
+		hindex_grow(&r->pix, 0, proc_hash_at, r); /* sized first (a grow indexes only what fits) */
+	while (hindex_crowded(&r->rix, r->n))
+		hindex_grow(&r->rix, 0, rank_hash_at, r);
+	for (size_t i = 0; i < r->n; i++) {
+		uint64_t h;
+		if (proc_hash_at(r, i, &h))
+			hindex_put(&r->pix, h, i);
+		if (!rank_hash_at(r, i, &h))
+			continue;
+		int dup = 0;
+		for (size_t s = hindex_first(&r->rix, h); r->rix.slot[s] && !dup; s = hindex_next(&r->rix, s))
+			dup = r->v[r->rix.slot[s] - 1].rank == r->v[i].rank;
+		if (!dup)
+			hindex_put(&r->rix, h, i);
+	}
+}
+
 /* torchrun's agent names its workers by local rank only ("failed
  * (exitcode: -9) local_rank: 3 (pid: P)", "Sending process P closing
  * signal SIGTERM"); on one node the local rank is the rank.  Taken only when
@@ -1574,34 +1888,36 @@ void ranks_finish(struct ranks *r)
 	if (r->finished)
 		return;
 	doc_close(r);
+	ex_settle(r);
 	r->finished = 1;
 	for (size_t i = 0; i < r->n; i++)
 		where_done(&r->v[i].last);
 	where_done(&r->launcher_last);
 	/* global rank of NCCL processes: the launcher prefix, else the rank in
-	 * the largest communicator */
+	 * the largest communicator (the first such, in communicator order: one
+	 * pass over the members) */
+	struct best { int n, rank; const char *id; } *best = xmalloc((r->n + 1) * sizeof *best);
+	for (size_t i = 0; i < r->n; i++)
+		best[i] = (struct best){-1, -1, NULL};
+	for (size_t c = 0; c < r->ncomms; c++)
+		for (size_t k = 0; k < r->comms[c].n; k++) {
+			const struct rank_member *mb = &r->comms[c].m[k];
+			struct best *bp = &best[mb->proc];
+			if (r->comms[c].nranks > bp->n)
+				*bp = (struct best){r->comms[c].nranks, mb->rank, r->comms[c].id};
+		}
 	for (size_t i = 0; i < r->n; i++) {
 		struct rank_proc *p = &r->v[i];
 		if (!p->host)
 			continue;
-		int best_n = -1, best_rank = -1;
-		const char *best_id = NULL;
-		for (size_t c = 0; c < r->ncomms; c++)
-			for (size_t k = 0; k < r->comms[c].n; k++) {
-				const struct rank_member *mb = &r->comms[c].m[k];
-				if (mb->proc == i && r->comms[c].nranks > best_n) {
-					best_n = r->comms[c].nranks;
-					best_rank = mb->rank;
-					best_id = r->comms[c].id;
-				}
-			}
-		if (best_n > 0) {
-			p->nranks = best_n;
+		if (best[i].n > 0) {
+			p->nranks = best[i].n;
 			free(p->comm_id);
-			p->comm_id = xstrdup(best_id);
+			p->comm_id = xstrdup(best[i].id);
 		}
-		p->rank = p->prefix_rank >= 0 ? p->prefix_rank : best_rank >= 0 ? best_rank : p->rank;
+		p->rank = p->prefix_rank >= 0 ? p->prefix_rank : best[i].rank >= 0 ? best[i].rank : p->rank;
 	}
+	free(best);
 	/* torchrun exits: by pid, else by rank */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < r->nex; i++) {
@@ -1699,8 +2015,15 @@ void ranks_finish(struct ranks *r)
 		u++;
 	}
 	r->n = u;
-	hindex_free(&r->pix); /* indexes moved; no line is noted after finishing */
+	/* positions moved; no line is noted after finishing: the lookups of
+	 * the finished timelines get indexes of their own (after the ranks
+	 * are known) */
+	hindex_free(&r->tix);
+	hindex_free(&r->wix);
+	hindex_free(&r->mix);
+	hindex_free(&r->pix);
 	rank_from_local(r);
+	finished_index(r);
 	for (size_t c = 0; c < r->ncomms; c++)
 		for (size_t k = 0; k < r->comms[c].n; k++)
 			r->comms[c].m[k].proc = map[r->comms[c].m[k].proc];
@@ -1794,9 +2117,20 @@ int ranks_cmp_first_error(const struct rank_proc *a, const struct rank_proc *b)
 
 int ranks_lookup(const struct ranks *r, const char *host, long pid)
 {
-	for (size_t i = 0; i < r->n; i++)
-		if (r->v[i].pid == pid && r->v[i].host && strcmp(r->v[i].host, host) == 0)
-			return r->v[i].rank;
+	if (!r->finished || !host) {
+		for (size_t i = 0; i < r->n; i++)
+			if (r->v[i].pid == pid && r->v[i].host && host && strcmp(r->v[i].host, host) == 0)
+				return r->v[i].rank;
+		return -1;
+	}
+	size_t hn = strlen(host);
+	uint64_t h = proc_hash(host, hn, pid);
+	if (r->pix.nslot)
+		for (size_t s = hindex_first(&r->pix, h); r->pix.slot[s]; s = hindex_next(&r->pix, s)) {
+			const struct rank_proc *q = &r->v[r->pix.slot[s] - 1];
+			if (q->pid == pid && strcmp(q->host, host) == 0)
+				return q->rank;
+		}
 	return -1;
 }
 
@@ -1810,9 +2144,16 @@ const struct rank_proc *ranks_first_failure(const struct ranks *r)
 
 const struct rank_proc *ranks_by_rank(const struct ranks *r, int rank)
 {
-	for (size_t i = 0; i < r->n; i++)
-		if (r->v[i].rank == rank)
-			return &r->v[i];
+	if (!r->finished || rank < 0) {
+		for (size_t i = 0; i < r->n; i++)
+			if (r->v[i].rank == rank)
+				return &r->v[i];
+		return NULL;
+	}
+	if (r->rix.nslot)
+		for (size_t s = hindex_first(&r->rix, torch_hash(rank)); r->rix.slot[s]; s = hindex_next(&r->rix, s))
+			if (r->v[r->rix.slot[s] - 1].rank == rank)
+				return &r->v[r->rix.slot[s] - 1];
 	return NULL;
 }
 

@@ -120,6 +120,7 @@ struct rank_comm {
 };
 
 struct launcher_exit; /* private */
+struct rank_mref;     /* private */
 struct rank_doc;      /* private */
 
 /* Processes (and launcher exit records) followed per bundle: past this,
@@ -127,9 +128,24 @@ struct rank_doc;      /* private */
  * on a timeline (counted in `untracked`, reported as a warning), so a log
  * with a hundred thousand pids cannot make the timeline work quadratic. */
 #define RANKS_MAX_PROCS 4096
+/* The same for communicators, their members (all communicators together),
+ * launcher exit records of distinct processes and uniqueId waits of
+ * distinct (waiter, root) pairs; and the largest communicator believed
+ * (an Init line that claims more ranks is not followed).  Every lookup
+ * per line is hashed, so the work per line does not grow with the log. */
+#define RANKS_MAX_COMMS 4096
+#define RANKS_MAX_MEMBERS 65536
+#define RANKS_MAX_UID 4096
+#define RANKS_MAX_NRANKS 1000000
 
 struct ranks {
 	uint64_t untracked;   /* lines and exits of processes past RANKS_MAX_PROCS */
+	uint64_t untracked_comm; /* Init lines of communicators past RANKS_MAX_COMMS */
+	uint64_t untracked_member; /* Init lines of members past RANKS_MAX_MEMBERS */
+	uint64_t untracked_nranks; /* Init lines that claim more than RANKS_MAX_NRANKS ranks */
+	uint64_t untracked_exit; /* launcher exit records of processes past RANKS_MAX_PROCS records */
+	uint64_t untracked_uid;  /* uniqueId waits past RANKS_MAX_UID pairs */
+	uint64_t work;        /* probes and steps of the per-line lookups: what tests bound */
 	struct rank_proc *v;
 	size_t n, cap;
 	struct rank_comm *comms;
@@ -175,10 +191,20 @@ struct ranks {
 	size_t nuid, capuid;
 	struct launcher_exit *ex;
 	size_t nex, capex;
+	int ex_pending;       /* ex[nex] was handed out and is not yet settled (ranks.c) */
 	struct rank_doc *doc;
 	const char *doc_key;  /* the caller's path pointer for doc (compared before the string) */
 	unsigned doc_serial;  /* numbers the documents: 1, 2, ... */
-	struct hindex pix;    /* host:pid -> position in v, while lines are noted */
+	struct hindex pix;    /* host:pid -> position in v, while lines are noted; again after ranks_finish */
+	struct hindex tix;    /* rank -> position in v of a process known only by rank, while lines are noted */
+	struct hindex wix;    /* pid -> position in v of an NCCL process (host:pid), while lines are noted */
+	struct hindex rix;    /* rank -> the first position in v with that rank, after ranks_finish */
+	struct hindex cix;    /* commId -> position in comms */
+	struct hindex mix;    /* communicator members -> position in mref (ranks.c) */
+	struct rank_mref *mref;
+	size_t nmref, capmref, nmembers;
+	struct hindex uix;    /* (waiter, root) -> position in uid */
+	struct hindex eix;    /* launcher exit records by process -> position in ex, from RANKS_MAX_PROCS records on */
 	size_t last_proc;     /* 1 + index of the process of the previous NCCL line (consecutive lines
 	                         mostly come from one process); 0 = none */
 };

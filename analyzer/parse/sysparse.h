@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cjson/cJSON.h>
+#include "base/hash.h"
 #include "base/json.h"
 #include "base/linkclass.h"
 #include "base/tstamp.h"
@@ -79,9 +80,37 @@ int sys_version_set(cJSON *facts, const char *key, const char *value,
  * lowercased and '_' / '.' become '-' (PEP 503).  First wins. */
 int sys_package_set(cJSON *facts, const char *name, const char *version,
                     const char *path, uint64_t line);
-/* facts.env.<name> (see parse_env.c for the layout).  Returns 1 when new. */
+/* facts.env.<name> (see parse_env.c for the layout).  Returns 1 when new,
+ * 0 when known, -1 when facts.env holds SYS_ENV_MAX variables already (the
+ * caller counts it). */
 int sys_env_set(cJSON *facts, const char *name, const char *value,
                 const char *path, uint64_t line, const char *source);
+/* facts.env keeps at most SYS_ENV_MAX variables, and of a value its first
+ * SYS_ENV_VALUE_MAX bytes (then "…" and "length": the bytes it had). */
+#define SYS_ENV_MAX 4096
+#define SYS_ENV_VALUE_MAX 1024
+/* facts.env by name, hashed (a log may name 80000 variables): owned by the
+ * caller, one per facts object (bundle.c).  Variables added to facts.env by
+ * anyone are indexed at the next lookup: facts.env only grows while input
+ * is read, and the index is not used after that. */
+struct env_index {
+	const cJSON *env;   /* the facts.env it indexes */
+	cJSON *last;        /* its last child indexed */
+	cJSON **v;
+	size_t n, cap;
+	struct hindex ix;
+	uint64_t work;      /* probes (tests bound it) */
+};
+void env_index_free(struct env_index *x);
+/* While x is set (NULL: none) on this thread, sys_env_set finds names
+ * through it: bundle.c sets it around the system-report parsers. */
+void sys_env_index_use(struct env_index *x);
+/* facts.env (created when missing) and in it name, or NULL; *count = the
+ * variables it holds.  Through x when x is not NULL. */
+cJSON *sys_env_find(cJSON *facts, struct env_index *x, const char *name, cJSON **env, size_t *count);
+/* The value object {"value", "path", "line", "source"[, "length"]} of a new
+ * variable, its value sanitised and cut (SYS_ENV_VALUE_MAX). */
+cJSON *sys_env_value(const char *value, size_t n, const char *path, uint64_t line, const char *source);
 
 /* Memory: one sample of GPU gpu in the series of document path.  t is in
  * seconds (any origin, NAN when unknown), ts the timestamp as printed. */

@@ -240,6 +240,11 @@ static void md_cell(FILE *out, const char *s)
 	fputs(" |", out);
 }
 
+void ranktable_md_cell(FILE *out, const char *s)
+{
+	md_cell(out, s);
+}
+
 void rank_table_md(FILE *out, const cJSON *bundle)
 {
 	size_t total;

@@ -12,5 +12,7 @@
 void rank_table_text(FILE *out, const cJSON *bundle, int color);
 /* Markdown table; prints nothing without ranks. */
 void rank_table_md(FILE *out, const cJSON *bundle);
+/* One Markdown table cell " text |", the text escaped (frtable.c uses it too). */
+void ranktable_md_cell(FILE *out, const char *s);
 
 #endif

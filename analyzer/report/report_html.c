@@ -18,6 +18,7 @@
 
 #include "base/json.h"
 #include "engine/hypotheses.h" /* confidence_word */
+#include "report/frtable.h" /* flight recorder */
 #include "base/linkclass.h"
 #include "report/report.h" /* verify_env_arg */
 #include "base/tstamp.h"
@@ -2146,6 +2147,7 @@ static void bundle_section(FILE *f, const cJSON *b, int idx)
 	hypotheses_section(f, b);
 	unexplained_section(f, b, idx);
 	timeline_section(f, b);
+	flight_lanes_html(f, b, esc); /* flight recorder */
 	topology_section(f, b);
 	memory_section(f, b);
 	versions_section(f, b);

@@ -13,6 +13,7 @@
 #include "engine/hypotheses.h"
 #include "engine/nextsteps.h" /* ranks */
 #include "parse/ranks.h"
+#include "parse/flight.h"
 #include "match/sigdb.h"
 #include "base/util.h"
 
@@ -368,6 +369,9 @@ cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max)
 	cJSON_AddItemToObject(o, "communicators", ranks_comms_json(b->ranks)); /* ranks */
 	cJSON_AddItemToObject(o, "next_steps", next_steps_json(b));            /* ranks */
 	cJSON_AddItemToObject(o, "hypotheses", hypotheses_json(b));
+	cJSON *fr = flight_json(b->flight); /* docs/json.md "flight_recorder" */
+	if (fr)
+		cJSON_AddItemToObject(o, "flight_recorder", fr);
 	cJSON *diags = cJSON_AddArrayToObject(o, "diagnoses");
 	for (size_t i = 0; i < b->ndiags; i++)
 		cJSON_AddItemToArray(diags, diagnosis_json(b, &b->diags[i], evmax));

@@ -14,6 +14,7 @@
 #include "engine/hypotheses.h"
 #include "engine/nextsteps.h" /* ranks */
 #include "report/ranktable.h" /* ranks */
+#include "report/frtable.h"   /* flight recorder */
 #include "base/util.h"
 
 /* Text that comes from the logs or the inputs (warnings, derived
@@ -290,6 +291,7 @@ static void report_md_bundle(FILE *out, const cJSON *b, const struct report_opts
 	md_infos(out, diags);
 	hypotheses_text(out, json_get(b, "hypotheses"), 1);
 	rank_table_md(out, b); /* ranks */
+	flight_table_md(out, b); /* flight recorder */
 	next_steps_text(out, json_get(b, "next_steps"), 1); /* ranks */
 	md_unexplained(out, b, verdict);
 	md_inputs_warnings(out, b);

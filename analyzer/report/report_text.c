@@ -13,6 +13,7 @@
 #include "engine/hypotheses.h"
 #include "engine/nextsteps.h" /* ranks */
 #include "report/ranktable.h" /* ranks */
+#include "report/frtable.h"   /* flight recorder */
 
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
@@ -292,6 +293,7 @@ static void report_text_bundle(FILE *out, const cJSON *b, const struct report_op
 	if (o->width > 0)
 		fputs(BLOCK_BEGIN, out);
 	rank_table_text(out, b, o->color); /* ranks */
+	flight_table_text(out, b, o->color); /* flight recorder */
 	if (o->width > 0)
 		fputs(BLOCK_END, out);
 	text_unexplained(out, b, verdict, o);

@@ -27,6 +27,7 @@ struct table {
 	struct entry *v;
 	size_t n, cap;
 	struct hindex ix;
+	uint64_t work;               /* probes */
 };
 
 static int entry_hash(const void *ctx, size_t i, uint64_t *h)
@@ -36,17 +37,40 @@ static int entry_hash(const void *ctx, size_t i, uint64_t *h)
 	return 1;
 }
 
-/* The entry for key, created (zeroed) when absent; *created tells which. */
+/* s when it is printable ASCII already (what batch writes), else NULL:
+ * strings from a JSONL file may hold ESC, OSC, C1 controls. */
+static int clean(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return 0;
+	return 1;
+}
+
+/* A copy of s as it may be printed (util.h: str_sanitize). */
+static char *clean_dup(const char *s)
+{
+	return clean(s) ? xstrdup(s) : str_sanitize(s, strlen(s));
+}
+
+/* The entry for key (sanitised first), created (zeroed) when absent;
+ * *created tells which. */
 static struct entry *table_get(struct table *t, const char *key, int *created)
 {
 	if (created)
 		*created = 0;
+	char *cl = clean(key) ? NULL : str_sanitize(key, strlen(key));
+	if (cl)
+		key = cl;
 	uint64_t h = hash_str(HASH_SEED, key);
 	if (t->ix.nslot)
 		for (size_t s = hindex_first(&t->ix, h); t->ix.slot[s]; s = hindex_next(&t->ix, s)) {
 			struct entry *e = &t->v[t->ix.slot[s] - 1];
-			if (strcmp(e->key, key) == 0)
+			t->work++;
+			if (strcmp(e->key, key) == 0) {
+				free(cl);
 				return e;
+			}
 		}
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 16;
@@ -54,7 +78,7 @@ static struct entry *table_get(struct table *t, const char *key, int *created)
 	}
 	struct entry *e = &t->v[t->n++];
 	memset(e, 0, sizeof *e);
-	e->key = xstrdup(key);
+	e->key = cl ? cl : xstrdup(key);
 	if (created)
 		*created = 1;
 	if (hindex_crowded(&t->ix, t->n))
@@ -81,25 +105,30 @@ static void table_free(struct table *t)
 }
 
 /* Keep the SUMMARY_EXAMPLES smallest names (strcmp order, no duplicates). */
-static void example_add(struct entry *e, const char *name)
+static void example_add(struct entry *e, const char *name0)
 {
+	char *name = clean_dup(name0);
 	size_t pos = 0;
 	while (pos < e->nex) {
 		int c = strcmp(name, e->ex[pos]);
-		if (c == 0)
+		if (c == 0) {
+			free(name);
 			return;
+		}
 		if (c < 0)
 			break;
 		pos++;
 	}
-	if (pos >= SUMMARY_EXAMPLES)
+	if (pos >= SUMMARY_EXAMPLES) {
+		free(name);
 		return;
+	}
 	if (e->nex == SUMMARY_EXAMPLES) {
 		free(e->ex[SUMMARY_EXAMPLES - 1]);
 		e->nex--;
 	}
 	memmove(&e->ex[pos + 1], &e->ex[pos], (e->nex - pos) * sizeof *e->ex);
-	e->ex[pos] = xstrdup(name);
+	e->ex[pos] = name;
 	e->nex++;
 }
 
@@ -115,8 +144,11 @@ struct error_item {
 
 struct summary {
 	uint64_t bundles, documents, bytes, with_errors;
+	uint64_t bad_numbers;  /* counts in the JSON that were negative, not finite or over 2^53 */
+	uint64_t work;         /* table probes (tests bound it) */
 	uint64_t verdicts[V_N];
 	struct table categories, diagnoses, evidence, fingerprints;
+	struct table flight;        /* flight_recorder.headline of each bundle: the dumps' contribution */
 	struct error_item *errors;
 	size_t nerrors, caperrors;
 	char *db_version;   /* NULL: not known; "mixed" when summaries disagree */
@@ -136,6 +168,7 @@ void summary_free(struct summary *s)
 	table_free(&s->diagnoses);
 	table_free(&s->evidence);
 	table_free(&s->fingerprints);
+	table_free(&s->flight);
 	for (size_t i = 0; i < s->nerrors; i++) {
 		free(s->errors[i].bundle);
 		free(s->errors[i].error);
@@ -143,6 +176,36 @@ void summary_free(struct summary *s)
 	free(s->errors);
 	free(s->db_version);
 	free(s);
+}
+
+uint64_t summary_bad_numbers(const struct summary *s)
+{
+	return s->bad_numbers;
+}
+
+uint64_t summary_work(const struct summary *s)
+{
+	return s->work + s->categories.work + s->diagnoses.work + s->evidence.work + s->fingerprints.work + s->flight.work;
+}
+
+/* A count read from JSON: a number from 0 to 2^53 (a double holds it
+ * exactly); anything else is 0, counted in bad_numbers (a cast of -5, 1e300
+ * or inf to uint64_t is undefined, and printed 18446744073709551611). */
+static uint64_t count_of(struct summary *s, const cJSON *it)
+{
+	if (!cJSON_IsNumber(it))
+		return 0;
+	double v = it->valuedouble;
+	if (v >= 0 && v <= 9007199254740992.0)
+		return (uint64_t)v;
+	s->bad_numbers++;
+	return 0;
+}
+
+/* *dst += v, saturating: a merge of hostile counts must not wrap. */
+static void add_count(uint64_t *dst, uint64_t v)
+{
+	*dst = *dst > UINT64_MAX - v ? UINT64_MAX : *dst + v;
 }
 
 uint64_t summary_bundles(const struct summary *s)
@@ -164,14 +227,18 @@ void summary_set_db(struct summary *s, const char *version, double signatures)
 {
 	if (!version)
 		return;
+	char *v = clean_dup(version);
 	if (!s->db_version) {
-		s->db_version = xstrdup(version);
+		s->db_version = v;
 		s->db_signatures = signatures;
-	} else if (strcmp(s->db_version, version) != 0 || s->db_signatures != signatures) {
+		return;
+	}
+	if (strcmp(s->db_version, v) != 0 || s->db_signatures != signatures) {
 		free(s->db_version);
 		s->db_version = xstrdup("mixed");
 		s->db_signatures = 0;
 	}
+	free(v);
 }
 
 static void error_add(struct summary *s, const char *bundle, const char *error, uint64_t count)
@@ -181,8 +248,8 @@ static void error_add(struct summary *s, const char *bundle, const char *error, 
 		s->errors = xrealloc(s->errors, s->caperrors * sizeof *s->errors);
 	}
 	struct error_item *e = &s->errors[s->nerrors++];
-	e->bundle = xstrdup(bundle);
-	e->error = xstrdup(error);
+	e->bundle = clean_dup(bundle);
+	e->error = clean_dup(error);
 	e->count = count;
 }
 
@@ -217,49 +284,45 @@ static int volatile_capture(const char *name)
 
 #define FP_VALUE_MAX 120
 
-static int cmp_item_name(const void *a, const void *b)
+static int cmp_entry_key(const void *a, const void *b)
 {
-	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-	return strcmp(x->string, y->string);
+	return strcmp((*(const struct entry *const *)a)->key, (*(const struct entry *const *)b)->key);
 }
 
 cJSON *summary_key_captures(const cJSON *diag)
 {
-	cJSON *keys = cJSON_CreateObject();
-	cJSON *bad = cJSON_CreateObject(); /* names seen with differing values */
+	/* name -> its first value (in diag); hits = 1: seen with another value.
+	 * Hashed: a diagnosis of a JSONL line may carry any number. */
+	struct table keys = {0};
 	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(diag, "evidence"), *e;
 	cJSON_ArrayForEach(e, ev) {
 		const cJSON *caps = cJSON_GetObjectItemCaseSensitive(e, "captures"), *c;
 		cJSON_ArrayForEach(c, caps) {
-			if (!c->string || !cJSON_IsString(c) || volatile_capture(c->string) ||
-			    cJSON_GetObjectItemCaseSensitive(bad, c->string))
+			if (!c->string || !cJSON_IsString(c) || volatile_capture(c->string))
 				continue;
 			char val[FP_VALUE_MAX + 1];
 			snprintf(val, sizeof val, "%s", c->valuestring);
-			const cJSON *have = cJSON_GetObjectItemCaseSensitive(keys, c->string);
-			if (!have) {
-				cJSON_AddStringToObject(keys, c->string, val);
-			} else if (strcmp(have->valuestring, val) != 0) {
-				cJSON_DeleteItemFromObjectCaseSensitive(keys, c->string);
-				cJSON_AddTrueToObject(bad, c->string);
-			}
+			int created;
+			struct entry *k = table_get(&keys, c->string, &created);
+			if (created)
+				k->diag = xstrdup(val);
+			else if (!k->hits && strcmp(k->diag, val) != 0)
+				k->hits = 1;
 		}
 	}
-	cJSON_Delete(bad);
-	/* sort by name */
-	size_t n = (size_t)cJSON_GetArraySize(keys);
-	if (n > 1) {
-		cJSON **items = xmalloc(n * sizeof *items);
-		size_t i = 0;
-		while (keys->child) {
-			items[i++] = cJSON_DetachItemViaPointer(keys, keys->child);
-		}
-		qsort(items, n, sizeof *items, cmp_item_name);
-		for (i = 0; i < n; i++)
-			cJSON_AddItemToObject(keys, items[i]->string, items[i]);
-		free(items);
-	}
-	return keys;
+	/* the names of one value, sorted by name */
+	struct entry **v = xmalloc((keys.n + 1) * sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < keys.n; i++)
+		if (!keys.v[i].hits)
+			v[n++] = &keys.v[i];
+	qsort(v, n, sizeof *v, cmp_entry_key);
+	cJSON *out = cJSON_CreateObject();
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddStringToObject(out, v[i]->key, v[i]->diag);
+	free(v);
+	table_free(&keys);
+	return out;
 }
 
 /* "diag|name=value|name=value" */
@@ -278,6 +341,25 @@ static char *fingerprint_key(const char *diag, const cJSON *caps)
 	return buf_steal(&b);
 }
 
+/* caps with printable names and values (caps_clean: from a JSONL file). */
+static cJSON *caps_clean(cJSON *caps)
+{
+	cJSON *c;
+	cJSON_ArrayForEach(c, caps) {
+		if (c->string && !(c->type & cJSON_StringIsConst) && !clean(c->string)) {
+			char *t = str_sanitize(c->string, strlen(c->string));
+			free(c->string);
+			c->string = t;
+		}
+		if (cJSON_IsString(c) && c->valuestring && !(c->type & cJSON_IsReference) && !clean(c->valuestring)) {
+			char *t = str_sanitize(c->valuestring, strlen(c->valuestring));
+			free(c->valuestring);
+			c->valuestring = t;
+		}
+	}
+	return caps;
+}
+
 /* Count one fingerprint for one bundle.  caps is taken over. */
 static void fingerprint_add(struct summary *s, const char *diag, const char *category, cJSON *caps,
                             uint64_t bundles, const char *const *ex, size_t nex)
@@ -287,13 +369,13 @@ static void fingerprint_add(struct summary *s, const char *diag, const char *cat
 	struct entry *e = table_get(&s->fingerprints, key, &created);
 	free(key);
 	if (created) {
-		e->diag = xstrdup(diag);
-		e->category = xstrdup(category ? category : "");
-		e->caps = caps;
+		e->diag = clean_dup(diag);
+		e->category = clean_dup(category ? category : "");
+		e->caps = caps_clean(caps);
 	} else {
 		cJSON_Delete(caps);
 	}
-	e->bundles += bundles;
+	add_count(&e->bundles, bundles);
 	for (size_t i = 0; i < nex; i++)
 		example_add(e, ex[i]);
 }
@@ -316,8 +398,7 @@ int summary_add_bundle(struct summary *s, const cJSON *b)
 	cJSON_ArrayForEach(it, inputs) {
 		s->documents++;
 		const cJSON *by = cJSON_GetObjectItemCaseSensitive(it, "bytes");
-		if (cJSON_IsNumber(by) && by->valuedouble > 0)
-			s->bytes += (uint64_t)by->valuedouble;
+		add_count(&s->bytes, count_of(s, by));
 	}
 
 	const cJSON *errs = cJSON_GetObjectItemCaseSensitive(b, "input_errors");
@@ -345,15 +426,16 @@ int summary_add_bundle(struct summary *s, const cJSON *b)
 		if (cat)
 			table_get(&s->categories, cat, NULL)->bundles++;
 	}
-	/* diagnoses (each id once per bundle) and fingerprints of root diagnoses */
-	struct strvec seen = {0}, fps = {0};
+	/* diagnoses (each id once per bundle) and fingerprints of root
+	 * diagnoses (each once per bundle): hashed, a line may hold 80000 */
+	struct table seen = {0}, fps = {0};
 	cJSON_ArrayForEach(d, diags) {
 		const char *id = json_str(d, "id"), *role = json_str(d, "role");
 		if (!id)
 			continue;
-		int root = role && strcmp(role, "root") == 0;
-		if (!strvec_contains(&seen, id)) {
-			strvec_push(&seen, id);
+		int root = role && strcmp(role, "root") == 0, created;
+		table_get(&seen, id, &created);
+		if (created) {
 			struct entry *e = table_get(&s->diagnoses, id, NULL);
 			e->bundles++;
 			e->hits += root;
@@ -362,16 +444,16 @@ int summary_add_bundle(struct summary *s, const cJSON *b)
 			continue;
 		cJSON *caps = summary_key_captures(d);
 		char *key = fingerprint_key(id, caps);
-		if (strvec_contains(&fps, key)) {
+		table_get(&fps, key, &created);
+		if (!created)
 			cJSON_Delete(caps);
-		} else {
-			strvec_push(&fps, key);
+		else
 			fingerprint_add(s, id, json_str(d, "category"), caps, 1, &name, 1);
-		}
 		free(key);
 	}
-	strvec_free(&seen);
-	strvec_free(&fps);
+	s->work += seen.work + fps.work;
+	table_free(&seen);
+	table_free(&fps);
 	/* an unknown failure has no diagnosis: fingerprint it by its first unexplained kind */
 	if (vi == V_UNKNOWN) {
 		cJSON *caps = cJSON_CreateObject();
@@ -382,13 +464,21 @@ int summary_add_bundle(struct summary *s, const cJSON *b)
 		fingerprint_add(s, "(unknown_failure)", "", caps, 1, &name, 1);
 	}
 
+	/* what the flight-recorder dumps say ("hang: rank 17 behind at all_gather #4212 in fsdp.py:88") */
+	const char *fh = json_str(cJSON_GetObjectItemCaseSensitive(b, "flight_recorder"), "headline");
+	if (fh) {
+		struct entry *e = table_get(&s->flight, fh, NULL);
+		e->bundles++;
+		example_add(e, name);
+	}
+
 	const cJSON *counts = cJSON_GetObjectItemCaseSensitive(b, "evidence_counts");
 	cJSON_ArrayForEach(it, counts) {
 		if (!it->string || !cJSON_IsNumber(it))
 			continue;
 		struct entry *e = table_get(&s->evidence, it->string, NULL);
 		e->bundles++;
-		e->hits += it->valuedouble > 0 ? (uint64_t)it->valuedouble : 0;
+		add_count(&e->hits, count_of(s, it));
 	}
 	return 0;
 }
@@ -399,19 +489,20 @@ static void table_merge(struct table *dst, const struct table *src)
 {
 	for (size_t i = 0; i < src->n; i++) {
 		struct entry *e = table_get(dst, src->v[i].key, NULL);
-		e->bundles += src->v[i].bundles;
-		e->hits += src->v[i].hits;
+		add_count(&e->bundles, src->v[i].bundles);
+		add_count(&e->hits, src->v[i].hits);
 	}
 }
 
 void summary_merge(struct summary *dst, const struct summary *src)
 {
-	dst->bundles += src->bundles;
-	dst->documents += src->documents;
-	dst->bytes += src->bytes;
-	dst->with_errors += src->with_errors;
+	add_count(&dst->bundles, src->bundles);
+	add_count(&dst->documents, src->documents);
+	add_count(&dst->bytes, src->bytes);
+	add_count(&dst->with_errors, src->with_errors);
+	dst->bad_numbers += src->bad_numbers;
 	for (int i = 0; i < V_N; i++)
-		dst->verdicts[i] += src->verdicts[i];
+		add_count(&dst->verdicts[i], src->verdicts[i]);
 	table_merge(&dst->categories, &src->categories);
 	table_merge(&dst->diagnoses, &src->diagnoses);
 	table_merge(&dst->evidence, &src->evidence);
@@ -422,6 +513,12 @@ void summary_merge(struct summary *dst, const struct summary *src)
 	}
 	for (size_t i = 0; i < src->nerrors; i++)
 		error_add(dst, src->errors[i].bundle, src->errors[i].error, src->errors[i].count);
+	for (size_t i = 0; i < src->flight.n; i++) {
+		struct entry *e = table_get(&dst->flight, src->flight.v[i].key, NULL);
+		add_count(&e->bundles, src->flight.v[i].bundles);
+		for (size_t k = 0; k < src->flight.v[i].nex; k++)
+			example_add(e, src->flight.v[i].ex[k]);
+	}
 	if (src->db_version)
 		summary_set_db(dst, src->db_version, src->db_signatures);
 }
@@ -512,6 +609,19 @@ cJSON *summary_json(const struct summary *s)
 	}
 	free(e);
 
+	e = sorted(&s->flight);
+	cJSON *fl = cJSON_AddArrayToObject(o, "flight_recorder");
+	for (size_t i = 0; i < s->flight.n; i++) {
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "headline", e[i]->key);
+		cJSON_AddNumberToObject(f, "bundles", (double)e[i]->bundles);
+		cJSON *ex = cJSON_AddArrayToObject(f, "examples");
+		for (size_t k = 0; k < e[i]->nex; k++)
+			cJSON_AddItemToArray(ex, cJSON_CreateString(e[i]->ex[k]));
+		cJSON_AddItemToArray(fl, f);
+	}
+	free(e);
+
 	sort_errors(s);
 	cJSON *errs = cJSON_AddArrayToObject(o, "input_errors");
 	for (size_t i = 0; i < s->nerrors; i++) {
@@ -529,10 +639,9 @@ cJSON *summary_json(const struct summary *s)
 	return o;
 }
 
-static uint64_t num_item(const cJSON *o, const char *name)
+static uint64_t num_item(struct summary *s, const cJSON *o, const char *name)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, name);
-	return cJSON_IsNumber(it) && it->valuedouble > 0 ? (uint64_t)it->valuedouble : 0;
+	return count_of(s, cJSON_GetObjectItemCaseSensitive(o, name));
 }
 
 int summary_add_json(struct summary *s, const cJSON *o, const char *where, struct msgs *m)
@@ -542,29 +651,29 @@ int summary_add_json(struct summary *s, const cJSON *o, const char *where, struc
 		msgs_add(m, "%s: not a batch summary (no \"bundles\" and \"verdicts\")", where);
 		return -1;
 	}
-	s->bundles += num_item(o, "bundles");
-	s->documents += num_item(o, "documents");
-	s->bytes += num_item(o, "bytes");
-	s->with_errors += num_item(o, "with_input_errors");
+	add_count(&s->bundles, num_item(s, o, "bundles"));
+	add_count(&s->documents, num_item(s, o, "documents"));
+	add_count(&s->bytes, num_item(s, o, "bytes"));
+	add_count(&s->with_errors, num_item(s, o, "with_input_errors"));
 	for (int i = 0; i < V_N; i++)
-		s->verdicts[i] += num_item(v, VNAMES[i]);
+		add_count(&s->verdicts[i], num_item(s, v, VNAMES[i]));
 	const cJSON *it;
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "categories"))
 		if (it->string)
-			table_get(&s->categories, it->string, NULL)->bundles += cJSON_IsNumber(it) ? (uint64_t)it->valuedouble : 0;
+			add_count(&table_get(&s->categories, it->string, NULL)->bundles, count_of(s, it));
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "diagnoses")) {
 		if (!it->string)
 			continue;
 		struct entry *e = table_get(&s->diagnoses, it->string, NULL);
-		e->bundles += num_item(it, "bundles");
-		e->hits += num_item(it, "as_root");
+		add_count(&e->bundles, num_item(s, it, "bundles"));
+		add_count(&e->hits, num_item(s, it, "as_root"));
 	}
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "evidence")) {
 		if (!it->string)
 			continue;
 		struct entry *e = table_get(&s->evidence, it->string, NULL);
-		e->bundles += num_item(it, "bundles");
-		e->hits += num_item(it, "hits");
+		add_count(&e->bundles, num_item(s, it, "bundles"));
+		add_count(&e->hits, num_item(s, it, "hits"));
 	}
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "fingerprints")) {
 		const char *diag = json_str(it, "diagnosis");
@@ -579,12 +688,23 @@ int summary_add_json(struct summary *s, const cJSON *o, const char *where, struc
 				ex[nex++] = x->valuestring;
 		fingerprint_add(s, diag, json_str(it, "category"),
 		                cJSON_IsObject(caps) ? cJSON_Duplicate(caps, 1) : cJSON_CreateObject(),
-		                num_item(it, "bundles"), ex, nex);
+		                num_item(s, it, "bundles"), ex, nex);
+	}
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "flight_recorder")) {
+		const char *h = json_str(it, "headline");
+		if (!h)
+			continue;
+		struct entry *e = table_get(&s->flight, h, NULL);
+		add_count(&e->bundles, num_item(s, it, "bundles"));
+		const cJSON *x;
+		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(it, "examples"))
+			if (cJSON_IsString(x))
+				example_add(e, x->valuestring);
 	}
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "input_errors")) {
 		const char *b = json_str(it, "bundle"), *e = json_str(it, "error");
 		if (b && e)
-			error_add(s, b, e, num_item(it, "count"));
+			error_add(s, b, e, num_item(s, it, "count"));
 	}
 	const cJSON *db = cJSON_GetObjectItemCaseSensitive(o, "db");
 	if (db) {
@@ -677,6 +797,19 @@ void summary_text(FILE *out, const struct summary *s, int color)
 		}
 		if (s->fingerprints.n > TEXT_TOP)
 			fprintf(out, "  %s... %zu more (--format json)%s\n", D, s->fingerprints.n - TEXT_TOP, R);
+		free(e);
+	}
+	if (s->flight.n) {
+		fprintf(out, "\n%sflight recorder%s %s(what the dumps say: bundles, examples)%s\n", B, R, D, R);
+		const struct entry **e = sorted(&s->flight);
+		for (size_t i = 0; i < s->flight.n && i < TEXT_TOP; i++) {
+			fprintf(out, "  %8llu  %s\n            %se.g.", (unsigned long long)e[i]->bundles, e[i]->key, D);
+			for (size_t k = 0; k < e[i]->nex; k++)
+				fprintf(out, "%s %s", k ? "," : "", e[i]->ex[k]);
+			fprintf(out, "%s\n", R);
+		}
+		if (s->flight.n > TEXT_TOP)
+			fprintf(out, "  %s... %zu more (--format json)%s\n", D, s->flight.n - TEXT_TOP, R);
 		free(e);
 	}
 	if (s->nerrors) {

@@ -50,6 +50,11 @@ int summary_add_json(struct summary *s, const cJSON *obj, const char *where, str
 
 /* Number of bundles counted, and of those diagnosed or unknown_failure. */
 uint64_t summary_bundles(const struct summary *s);
+/* Counts of the JSON added that were negative, not finite or over 2^53
+ * (taken as 0). */
+uint64_t summary_bad_numbers(const struct summary *s);
+/* Hash probes of its tables so far (tests bound the work per bundle). */
+uint64_t summary_work(const struct summary *s);
 uint64_t summary_failed(const struct summary *s);
 uint64_t summary_unreadable(const struct summary *s);
 

@@ -460,35 +460,52 @@ static size_t trim(const char **s, size_t n)
 	return n;
 }
 
-/* Levenshtein distance, capped: names are short. */
-static size_t edit_distance(const char *a, const char *b)
+/* Levenshtein distance when it is at most max, else max + 1: the band
+ * |i - j| <= max of the table, stopped when a whole row is over max (names
+ * are short, and a bundle may name thousands: *work counts the cells). */
+static size_t edit_distance_max(const char *a, const char *b, size_t max, uint64_t *work)
 {
 	size_t la = strlen(a), lb = strlen(b);
-	if (la > 63 || lb > 63)
-		return 99;
+	const size_t over = max + 1;
+	if (la > 63 || lb > 63 || (la > lb ? la - lb : lb - la) > max)
+		return over;
+	if (!la || !lb)
+		return la + lb; /* <= max: checked above */
 	size_t d[64][64];
 	for (size_t i = 0; i <= la; i++)
 		d[i][0] = i;
 	for (size_t j = 0; j <= lb; j++)
 		d[0][j] = j;
-	for (size_t i = 1; i <= la; i++)
-		for (size_t j = 1; j <= lb; j++) {
+	for (size_t i = 1; i <= la; i++) {
+		size_t lo = i > max ? i - max : 1, hi = i + max < lb ? i + max : lb;
+		size_t rowmin = lo == 1 && i <= max ? i : over; /* d[i][0] is in the band */
+		if (lo > 1)
+			d[i][lo - 1] = over; /* outside the band: more than max */
+		for (size_t j = lo; j <= hi; j++) {
 			size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < c)
+			if (j < i + max && d[i - 1][j] + 1 < c) /* d[i-1][j] is in the band */
 				c = d[i - 1][j] + 1;
 			if (d[i][j - 1] + 1 < c)
 				c = d[i][j - 1] + 1;
-			d[i][j] = c;
+			d[i][j] = c < over ? c : over;
+			if (d[i][j] < rowmin)
+				rowmin = d[i][j];
 		}
+		*work += hi >= lo ? hi - lo + 1 : 0;
+		if (hi < lb)
+			d[i][hi + 1] = over;
+		if (rowmin > max)
+			return over;
+	}
 	return d[la][lb];
 }
 
-static const struct env_var *closest(const char *name)
+static const struct env_var *closest(const char *name, uint64_t *work)
 {
 	const struct env_var *best = NULL;
 	size_t bd = 3;
-	for (size_t i = 0; i < NTABLE; i++) {
-		size_t dd = edit_distance(name, TABLE[i].name);
+	for (size_t i = 0; i < NTABLE && bd > 0; i++) {
+		size_t dd = edit_distance_max(name, TABLE[i].name, bd - 1, work);
 		if (dd < bd) {
 			bd = dd;
 			best = &TABLE[i];
@@ -648,7 +665,7 @@ static enum env_verdict check_unknown(const char *name, struct env_finding *f)
 			    xstrdup(MISNAMED[i].note));
 			return f->verdict;
 		}
-	const struct env_var *c = closest(name);
+	const struct env_var *c = closest(name, &f->work);
 	if (c)
 		set(f, ENVCHK_UNKNOWN, "env.unknown_variable", xasprintf("probably %s (%s)", c->name, c->note),
 		    xasprintf("Closest known name: %s.", c->name));

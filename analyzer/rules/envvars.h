@@ -11,6 +11,7 @@
 #define NT_ENVVARS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum env_type {
 	ENV_INT,        /* integer parsed with strtoll(…, 0); range in min/max */
@@ -58,6 +59,7 @@ struct env_finding {
 	const char *rule;        /* rule id, NULL for OK/IGNORED (static string) */
 	char *meant;             /* what the user probably meant, one sentence */
 	char *note;              /* why, one or two sentences */
+	uint64_t work;           /* table cells compared for the closest known name (tests bound it) */
 };
 
 /* Judge one variable.  nccl_code is the NCCL version the bundle shows

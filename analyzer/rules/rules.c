@@ -6,6 +6,7 @@ const struct rule_provider *const RULE_PROVIDERS[] = {
 	&RULES_ENV,
 	&RULES_SYS,
 	&RULES_RANKS,
+	&RULES_FLIGHT,
 	&RULES_HOST,
 	&RULES_INFER,
 	&RULES_DERIVED,

@@ -22,6 +22,7 @@
 #include "match/sigdb.h"
 
 struct ranks;
+struct flight;
 
 struct rule_ctx {
 	const char *name;                    /* the bundle's name: the place of evidence with no document */
@@ -38,8 +39,11 @@ struct rule_ctx {
 	const struct crash_clue *crashes;    /* native crashes and stack dumps (parse/crash.h) */
 	size_t ncrashes;
 	const struct floor_pick *floor;      /* the keyword tier's pick (rules_floor.c) */
+	const struct flight *flight;         /* flight-recorder dumps, finished (flight_finish); NULL none */
 	int logs_cut;                        /* a log document was cut (inputs[].complete false): a
 	                                        rank's output that stops may just have lost the rest */
+	uint64_t work;                       /* steps of the rules whose cost follows the input
+	                                        (tests/unit/test_bounded.c bounds it) */
 };
 
 struct rule_provider {
@@ -51,7 +55,8 @@ struct rule_provider {
 
 /* NULL-terminated list of providers. */
 extern const struct rule_provider *const RULE_PROVIDERS[];
-extern const struct rule_provider RULES_ENV, RULES_SYS, RULES_RANKS, RULES_HOST, RULES_INFER, RULES_DERIVED, RULES_FLOOR;
+extern const struct rule_provider RULES_ENV, RULES_SYS, RULES_RANKS, RULES_HOST, RULES_INFER, RULES_DERIVED,
+	RULES_FLIGHT, RULES_FLOOR;
 /* The floor's evidence (rules_floor.c), for the engine once the diagnoses
  * show that nothing named a category; its id for a category. */
 void rules_floor_emit(struct rule_ctx *c);

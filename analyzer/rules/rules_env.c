@@ -90,6 +90,7 @@ static void run_env(struct rule_ctx *c)
 			continue;
 		struct env_finding f;
 		enum env_verdict v = envvar_check(name, value, nccl, &f);
+		c->work += f.work + 1;
 		if (v != ENVCHK_OK && v != ENVCHK_IGNORED && f.rule)
 			emit(c, f.rule, name, value, f.meant, f.note, it);
 		envvar_finding_free(&f);

@@ -151,18 +151,24 @@ static int cmp_int(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* "0, 1, 5" from a sorted list, cut after 32 entries. */
-static char *int_list(const int *v, size_t n)
+/* "0, 1, 5" from a sorted list of total entries of which v holds the first
+ * n, cut after 32 entries. */
+static char *int_list_of(const int *v, size_t n, size_t total)
 {
 	struct buf s;
 	buf_init(&s);
 	for (size_t i = 0; i < n && i < 32; i++)
 		buf_printf(&s, "%s%d", i ? ", " : "", v[i]);
-	if (n > 32)
-		buf_printf(&s, ", ... (%zu in all)", n);
-	if (!n)
+	if (total > 32)
+		buf_printf(&s, ", ... (%zu in all)", total);
+	if (!total)
 		buf_adds(&s, "none");
 	return buf_steal(&s);
+}
+
+static char *int_list(const int *v, size_t n)
+{
+	return int_list_of(v, n, n);
 }
 
 static int world_size(const struct ranks *r)
@@ -206,18 +212,97 @@ static int seen_ranks_cannot_connect(const struct ranks *r, const struct rank_co
 /* Two ranks of one communicator on one host with the same busId: two
  * processes drive one GPU (NCCL <= 2.x says "Duplicate GPU detected" only
  * when init gets that far). */
+/* Members of a communicator by (host, busId), then (process, rank), then
+ * position: the pairs rule_same_bus looks for lie within one (host, busId). */
+struct bus_ref {
+	const struct rank_proc *p;
+	size_t proc, k;
+	int rank;
+};
+
+static int cmp_bus_ref(const void *x, const void *y)
+{
+	const struct bus_ref *a = x, *b = y;
+	int c = strcmp(a->p->host, b->p->host);
+	if (!c)
+		c = strcmp(a->p->bus_id, b->p->bus_id);
+	if (!c)
+		c = a->proc != b->proc ? (a->proc < b->proc ? -1 : 1) : a->rank != b->rank ? (a->rank < b->rank ? -1 : 1) : 0;
+	return c ? c : a->k < b->k ? -1 : a->k > b->k;
+}
+
+static int cmp_bus_pos(const void *x, const void *y)
+{
+	const struct bus_ref *a = x, *b = y;
+	return a->k < b->k ? -1 : a->k > b->k;
+}
+
+/* The first pair (a, k), a < k, of members on one host with one busId,
+ * of two processes and two ranks; 0 when none.  What a scan of all pairs
+ * in position order finds, with work in the members, not their square:
+ * only the first member of each (process, rank) can be in the first pair,
+ * and within one (host, busId) a scan from each such member stops at the
+ * first fit (a communicator of 65536 members of one process is one group
+ * of one). */
+static int same_bus_pair(const struct ranks *r, const struct rank_comm *cm, size_t *pa, size_t *pk, uint64_t *work)
+{
+	struct bus_ref *v = xmalloc((cm->n + 1) * sizeof *v);
+	size_t n = 0;
+	for (size_t k = 0; k < cm->n; k++) {
+		const struct rank_proc *p = &r->v[cm->m[k].proc];
+		if (p->bus_id && p->host)
+			v[n++] = (struct bus_ref){p, cm->m[k].proc, k, cm->m[k].rank};
+	}
+	qsort(v, n, sizeof *v, cmp_bus_ref);
+	int found = 0;
+	for (size_t g = 0; g < n;) {
+		size_t e = g + 1;
+		while (e < n && strcmp(v[e].p->host, v[g].p->host) == 0 && strcmp(v[e].p->bus_id, v[g].p->bus_id) == 0)
+			e++;
+		size_t u = g, procs = 0; /* the first member of each (process, rank) of the group */
+		int rank0 = v[g].rank, two_ranks = 0;
+		for (size_t i = g; i < e; i++) {
+			if (i == g || v[i].proc != v[u - 1].proc || v[i].rank != v[u - 1].rank) {
+				procs += u == g || v[i].proc != v[u - 1].proc;
+				two_ranks |= v[i].rank != rank0;
+				v[u++] = v[i];
+			}
+		}
+		if (procs < 2 || !two_ranks) {
+			g = e; /* one process, or one rank: no pair */
+			continue;
+		}
+		qsort(v + g, u - g, sizeof *v, cmp_bus_pos);
+		uint64_t budget = *work + 16000000; /* a safety bound: the scan stops at the first fit */
+		for (size_t a = g; a < u && *work < budget; a++) {
+			if (found && v[a].k > *pa)
+				break;
+			for (size_t k = a + 1; k < u; k++) {
+				(*work)++;
+				if (v[k].proc == v[a].proc || v[k].rank == v[a].rank)
+					continue;
+				if (!found || v[a].k < *pa || (v[a].k == *pa && v[k].k < *pk)) {
+					*pa = v[a].k;
+					*pk = v[k].k;
+					found = 1;
+				}
+				break;
+			}
+		}
+		g = e;
+	}
+	free(v);
+	return found;
+}
+
 static void rule_same_bus(struct rule_ctx *rc, const struct ranks *r)
 {
 	for (size_t c = 0; c < r->ncomms; c++) {
 		const struct rank_comm *cm = &r->comms[c];
-		int done = 0;
-		for (size_t a = 0; a < cm->n && !done; a++)
-			for (size_t k = a + 1; k < cm->n && !done; k++) {
-				const struct rank_proc *p = &r->v[cm->m[a].proc], *q = &r->v[cm->m[k].proc];
-				if (p == q || !p->bus_id || !q->bus_id || !p->host || !q->host || strcmp(p->bus_id, q->bus_id) != 0 ||
-				    strcmp(p->host, q->host) != 0 || cm->m[a].rank == cm->m[k].rank)
-					continue;
-				done = 1;
+		size_t a = 0, k = 0;
+		if (same_bus_pair(r, cm, &a, &k, &rc->work)) {
+			const struct rank_proc *p = &r->v[cm->m[a].proc], *q = &r->v[cm->m[k].proc];
+			{
 				for (int side = 0; side < 2; side++) {
 					const struct rank_member *mb = side ? &cm->m[k] : &cm->m[a];
 					const struct rank_proc *me = side ? q : p, *other = side ? p : q;
@@ -236,6 +321,7 @@ static void rule_same_bus(struct rule_ctx *rc, const struct ranks *r)
 					     p->cuda_dev, q->cuda_dev);
 				}
 			}
+		}
 	}
 }
 
@@ -328,37 +414,45 @@ static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck
 			     ncomplete ? " although other ranks completed" : "", last_text(p));
 			free(w);
 		}
-		/* missing ranks: nobody completed, fewer joined than nranks */
-		if (ncomplete || cm->nranks <= 0 || cm->nranks > 1000000)
+		/* missing ranks: nobody completed, fewer joined than nranks.  Work
+		 * in the ranks seen, not in nranks (an Init line may claim a
+		 * million): sort them, walk the gaps for the first missing ones */
+		if (ncomplete || cm->nranks <= 0 || cm->nranks > RANKS_MAX_NRANKS)
 			continue;
-		char *seen = xcalloc((size_t)cm->nranks, 1);
-		size_t nseen = 0;
+		int *have = xmalloc((cm->n + 1) * sizeof *have);
+		size_t nh = 0;
 		const struct rank_where *where = NULL;
 		for (size_t k = 0; k < cm->n; k++) {
 			int rk = cm->m[k].rank;
-			if (rk >= 0 && rk < cm->nranks && !seen[rk]) {
-				seen[rk] = 1;
-				nseen++;
-			}
+			if (rk >= 0 && rk < cm->nranks)
+				have[nh++] = rk;
 			if (!where && cm->m[k].start_where.path)
 				where = &cm->m[k].start_where;
 		}
-		if (nseen == 0 || nseen >= (size_t)cm->nranks) {
-			free(seen);
+		qsort(have, nh, sizeof *have, cmp_int);
+		rc->work += cm->n + nh;
+		size_t u = 0;
+		for (size_t k = 0; k < nh; k++)
+			if (!u || have[k] != have[u - 1])
+				have[u++] = have[k];
+		nh = u;
+		if (nh == 0 || nh >= (size_t)cm->nranks) {
+			free(have);
 			continue;
 		}
 		int unreachable = seen_ranks_cannot_connect(r, cm);
-		int *miss = xmalloc((size_t)cm->nranks * sizeof *miss), *have = xmalloc((size_t)cm->nranks * sizeof *have);
-		size_t nm = 0, nh = 0;
-		for (int i = 0; i < cm->nranks; i++) {
-			if (seen[i])
-				have[nh++] = i;
+		size_t nm = (size_t)cm->nranks - nh; /* missing, of which the first 64 are listed */
+		int miss[64];
+		size_t nlist = 0;
+		for (int i = 0, k = 0; i < cm->nranks && nlist < 64; i++, rc->work++) {
+			if ((size_t)k < nh && have[k] == i)
+				k++;
 			else
-				miss[nm++] = i;
+				miss[nlist++] = i;
 		}
-		char *ml = int_list(miss, nm), *hl = int_list(have, nh);
+		char *ml = int_list_of(miss, nlist, nm), *hl = int_list(have, nh);
 		int global = cm->nranks == world;
-		for (size_t i = 0; i < nm && i < 64; i++) {
+		for (size_t i = 0; i < nlist; i++) {
 			const struct rank_proc *mp = global ? ranks_by_rank(r, miss[i]) : NULL;
 			if (unreachable && !mp)
 				continue; /* no line from it, and the others could not connect to a peer */
@@ -378,41 +472,72 @@ static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck
 		}
 		free(ml);
 		free(hl);
-		free(miss);
 		free(have);
-		free(seen);
 	}
+}
+
+/* uid waits by root, then line order; groups by their first wait */
+struct uid_ref {
+	int root;
+	size_t i;
+};
+
+static int cmp_uid(const void *a, const void *b)
+{
+	const struct uid_ref *x = a, *y = b;
+	return x->root != y->root ? (x->root < y->root ? -1 : 1) : x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int cmp_first(const void *a, const void *b)
+{
+	size_t x = ((const size_t *)a)[0], y = ((const size_t *)b)[0];
+	return x < y ? -1 : x > y;
 }
 
 /* "[1] is setting up NCCL communicator and retrieving ncclUniqueId from [0]
  * ... got error": the root never published the id (never arrived). */
 static void rule_uid_wait(struct rule_ctx *rc, const struct ranks *r)
 {
+	if (!r->nuid)
+		return;
+	/* the waits grouped by root (sorted once: the waits are distinct
+	 * (waiter, root) pairs, ranks.c), each root reported at its first wait */
+	struct uid_ref *ix = xmalloc(r->nuid * sizeof *ix);
+	size_t (*grp)[3] = xmalloc(r->nuid * sizeof *grp), ng = 0;
+	for (size_t i = 0; i < r->nuid; i++)
+		ix[i] = (struct uid_ref){r->uid[i].root, i};
+	qsort(ix, r->nuid, sizeof *ix, cmp_uid);
 	for (size_t i = 0; i < r->nuid; i++) {
-		const struct uid_wait *w = &r->uid[i];
-		int dup = 0;
-		for (size_t k = 0; k < i; k++)
-			dup |= r->uid[k].root == w->root;
-		if (dup)
+		if (i && ix[i].root == ix[i - 1].root) {
+			grp[ng - 1][2]++;
 			continue;
-		int *wait = xmalloc((r->nuid + 1) * sizeof *wait);
+		}
+		grp[ng][0] = ix[i].i; /* the first wait for this root */
+		grp[ng][1] = i;
+		grp[ng][2] = 1;
+		ng++;
+	}
+	qsort(grp, ng, sizeof *grp, cmp_first);
+	rc->work += r->nuid + ng;
+	int known = 0;
+	for (size_t k = 0; k < r->n; k++)
+		if (r->v[k].rank + 1 > known)
+			known = r->v[k].rank + 1;
+	int world = world_size(r);
+	int *wait = xmalloc((r->nuid + 1) * sizeof *wait);
+	for (size_t g = 0; g < ng; g++) {
+		const struct uid_wait *w = &r->uid[grp[g][0]];
 		size_t nw = 0;
-		for (size_t k = 0; k < r->nuid; k++)
-			if (r->uid[k].root == w->root)
-				wait[nw++] = r->uid[k].waiter;
+		for (size_t k = grp[g][1]; k < grp[g][1] + grp[g][2]; k++)
+			wait[nw++] = r->uid[ix[k].i].waiter;
 		qsort(wait, nw, sizeof *wait, cmp_int);
 		char *wl = int_list(wait, nw);
 		const struct rank_proc *mp = ranks_by_rank(r, w->root);
 		struct capset cs = {0};
 		cap(&cs, "missing", int_str(w->root));
 		cap(&cs, "seen", xstrdup(wl));
-		int known = 0;
-		for (size_t k = 0; k < r->n; k++)
-			if (r->v[k].rank + 1 > known)
-				known = r->v[k].rank + 1;
-		if (w->root + 1 > known)
-			known = w->root + 1;
-		cap(&cs, "nranks", int_str(world_size(r) > known ? world_size(r) : known));
+		int kn = w->root + 1 > known ? w->root + 1 : known;
+		cap(&cs, "nranks", int_str(world > kn ? world : kn));
 		cap(&cs, "comm", xstrdup("(ncclUniqueId exchange through the c10d store)"));
 		cap(&cs, "rank", int_str(w->root));
 		if (mp && mp->last.text)
@@ -422,8 +547,10 @@ static void rule_uid_wait(struct rule_ctx *rc, const struct ranks *r)
 		     nw == 1 ? "" : "s", wl, w->root, w->root, mp && mp->last.text ? " (its last line: " : "",
 		     mp && mp->last.text ? mp->last.text : "", mp && mp->last.text ? ")" : "");
 		free(wl);
-		free(wait);
 	}
+	free(wait);
+	free(grp);
+	free(ix);
 }
 
 static void rule_silent(struct rule_ctx *rc, const struct ranks *r)

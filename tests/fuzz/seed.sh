@@ -8,7 +8,7 @@ OUT=${1:?usage: seed.sh OUTDIR}
 C=fixtures/captures/h200-2gpu
 S=$C/scenarios
 rm -rf "$OUT"
-for t in gzip tar detect logline sysreport sigdb analyze scan; do mkdir -p "$OUT/$t"; done
+for t in gzip tar detect logline sysreport sigdb analyze scan pickle; do mkdir -p "$OUT/$t"; done
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -93,6 +93,13 @@ printf 'vm:1:1 [0] NCCL INFO cudaDriverVersion 12040' > "$OUT/scan/cuda-driver"
 printf 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.14 GiB of which 3.19 MiB is free. Process 1224 has 79.13 GiB memory in use.' > "$OUT/scan/oom"
 printf 'SLURM_NODELIST=trainhost[52-53,060] hostname ip-10-1-2-3.ec2.internal master==10.9.8.7 eth0-10.1.2.3' > "$OUT/scan/hosts"
 printf 'export HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCDEF123 "WANDB_API_KEY": "0123456789abcdef" AKIAABCDEFGHIJKLMNOP' > "$OUT/scan/secrets"
+
+# flight-recorder dumps (fuzz_pickle): the real ones of torch 2.11, the synthetic
+# ones of other format versions, the hostile and damaged ones
+for f in fixtures/flight/real/timeout/nccl_trace_rank_0 fixtures/flight/real/ondemand/*/rank_0* \
+         fixtures/flight/synthetic/*/*rank_1* fixtures/flight/bad/*; do
+	[ -f "$f" ] && cp "$f" "$OUT/pickle/$(echo "$f" | tr / _)"
+done
 
 # signature databases
 cp tests/db-min/core.json "$OUT/sigdb/"

@@ -299,6 +299,8 @@ PYEOF
 check "html: render the timeline fixture (hosts differing after 20 characters, a clean exit)" sh -c "'$R' html '$T/lanes.json' > '$T/o/lanes.html'"
 sub "html: timeline lanes labelled by rank and a distinct short host:pid" $PY $HERE/html_check.py lanes "$T/o/lanes.html"
 check "html: a rank that exited with status 0 is drawn clean" grep -q '>exited cleanly (status 0)</text>' "$T/o/lanes.html"
+# flight recorder (issue 28): per-rank lanes of the last collectives, the stop marked
+check "html: flight-recorder lanes of synthetic/behind" sh -c "'$BIN' analyze --format html fixtures/flight/synthetic/behind > '$T/o/flight.html'; grep -q 'fr-stop' '$T/o/flight.html'"
 sub "html: memory chart ticks are round" $PY $HERE/html_check.py ticks "$T/o/oom-facts.html"
 check "html: dark scheme and narrow-screen rules in the page" sh -c "grep -q 'prefers-color-scheme:dark' '$T/o/ok.html' && grep -q 'max-width:600px' '$T/o/ok.html'"
 
@@ -380,7 +382,7 @@ else
 	cp "$T"/o/duplicate_gpu.html "$T"/o/ok.html "$T"/o/oom-facts.html "$T"/o/hostile.html "$T"/o/batch.html "$T"/o/all.html "$SHOTS/"
 	cp "$T/o/red.html" "$SHOTS/redacted.html"
 	[ -f "$T/o/topo5.html" ] && cp "$T/o/topo5.html" "$SHOTS/"
-	cp "$T/o/lanes.html" "$SHOTS/"
+	cp "$T/o/lanes.html" "$T/o/flight.html" "$SHOTS/"
 	pages="$SHOTS/duplicate_gpu.html:Failure,Rank timeline,What the logs show
 $SHOTS/ok.html:Healthy
 $SHOTS/oom-facts.html:GPU topology,GPU memory,out-of-memory arithmetic
@@ -388,7 +390,8 @@ $SHOTS/hostile.html:run<img src=x onerror=alert(1)>.log
 $SHOTS/batch.html:Failure categories,Bundles
 $SHOTS/all.html:Rank timeline
 $SHOTS/redacted.html:host-1
-$SHOTS/lanes.html:Rank timeline"
+$SHOTS/lanes.html:Rank timeline
+$SHOTS/flight.html:Flight recorder,hang: rank 2 behind"
 	[ -f "$SHOTS/topo5.html" ] && pages="$pages
 $SHOTS/topo5.html:GPU topology"
 	echo "$pages" > "$T/pages"

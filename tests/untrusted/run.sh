@@ -71,7 +71,9 @@ check "1 symlink to /proc/self/environ: not followed, our environment is not in 
 	sh -c "[ $rc -le 1 ] && ! grep -q nt-environ-leak-4711 '$T/l.json' '$T/l.err'"
 check "1 symlink out of the folder: skipped and named in warnings" \
 	sh -c "grep -q 'outside.log: symbolic link that leads outside the folder, not followed' '$T/l.err' && ! grep -q NT_OUTSIDE_SECRET_LINE '$T/l.json'"
-check "1 symlink inside the folder: followed" py "$T/l.json" "any(i['path'] == 'sub/inner.log' for i in b['inputs'])"
+check "1 symlink inside the folder to a file read already: read once, its name listed (issue 27)" \
+	sh -c "grep -q 't/run.log: the same file (a hard link or a link inside the folder) is also .*/t/sub/inner.log: read once' '$T/l.err'"
+check "1 ... and not a second document" py "$T/l.json" "[i['path'] for i in b['inputs']].count('run.log') == 1 and not any(i['path'] == 'sub/inner.log' for i in b['inputs'])"
 check "1 FIFO in a folder: skipped without blocking" grep -q 'fifo.log: fifo, skipped' "$T/l.err"
 timeout 20 "$BIN" analyze $DB --follow-symlinks --format json "$L/t" >"$T/l2.json" 2>"$T/l2.err"; rc=$?
 check "1 --follow-symlinks: the outside file is read" py "$T/l2.json" "any(i['path'] == 'outside.log' for i in b['inputs'])"
