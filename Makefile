@@ -22,6 +22,17 @@ DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
 endif
 
+# Intel ISA-L's inflater for .gz and .tar.gz when its -dev package is there
+# (Debian libisal-dev; `make deps` installs it); zlib otherwise, or with ISAL=0.
+ISAL ?= 1
+ifeq ($(ISAL),1)
+HAVE_ISAL := $(shell $(PKG_CONFIG) --exists libisal 2>/dev/null && echo yes)
+endif
+ifeq ($(HAVE_ISAL),yes)
+DEP_CFLAGS += $(shell $(PKG_CONFIG) --cflags libisal) -DNT_HAVE_ISAL=1
+DEP_LIBS += $(shell $(PKG_CONFIG) --libs libisal)
+endif
+
 CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) $(DEP_CFLAGS) \
@@ -155,6 +166,11 @@ calibration: nccl-triage
 
 coverage: nccl-triage
 	./nccl-triage coverage --format md > docs/coverage.md
+
+# bench/run.sh: the corpora built from the repository, ripgrep installed when
+# missing (as root); prints the table of bench/README.md (minutes: not a test)
+bench: deps nccl-triage
+	sh bench/run.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/patterns $(DESTDIR)$(MANDIR)

@@ -5,10 +5,12 @@
  *
  *   - literals of two or three bytes are anchored at their rarest bigram;
  *     longer ones at their rarest window of `stride` consecutive 4-grams
- *     (below).  Rarity comes from a table of the 384 most common bigrams in
- *     the real NCCL/PyTorch logs of fixtures/captures (82% of all bigrams
- *     there), then from a rough byte class estimate (capitals and
- *     punctuation are rarer than lower case);
+ *     (below).  Rarity comes from the frequencies of the 2048 most common
+ *     4-grams of the messages in fixtures/captures (acmatch_quads.h,
+ *     scripts/quad_table.py: an anchor on a common 4-gram is a comparison
+ *     at every line that holds it), then from a table of the 384 most
+ *     common bigrams there (82% of all bigrams), then from a rough byte
+ *     class estimate (capitals and punctuation are rarer than lower case);
  *   - two 8 KiB bitmaps: QUAD, indexed by a multiplicative hash of the four
  *     bytes at a position, says "a 4-gram anchor may start here"; PAIR,
  *     indexed by the two bytes, says "a short literal's anchor starts here";
@@ -28,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/util.h"
+
+#include "base/acmatch_quads.h"
 
 static const char COMMON_BIGRAMS[] =
 	"]  0 [ N0  ICCNCCLL vmINm:O NFFO  :200and  1e 0]0x[0re1][1neinro"
@@ -49,7 +53,18 @@ struct lit {
 	uint32_t value;
 	uint32_t off;      /* offset of the anchor in s */
 	uint32_t anchor;   /* the anchor's bytes: load32() of a 4-gram, load16() of a bigram */
+	uint64_t head;     /* the literal's first 8 bytes (fewer: zeros), compared before memcmp */
+	uint64_t mask;     /* the bytes of head that are the literal's */
 	int owns;          /* frees s (a literal has one entry per anchor: stride entries) */
+};
+
+/* The literals of one 4-gram anchor: lits[first .. first + count) (sorted by
+ * anchor); an open-addressing table over the distinct anchors replaces a
+ * binary search over all of them at every bitmap hit. */
+struct aslot {
+	uint32_t anchor;
+	uint32_t first;
+	uint32_t count;    /* 0: empty */
 };
 
 #define QUAD_BITS 16
@@ -57,6 +72,8 @@ struct lit {
 struct acmatch {
 	struct lit *lits;  /* after build: anchors of literals of length >= 4, sorted */
 	size_t n, cap;
+	struct aslot *aslots; /* the anchors of lits, hashed (aslot_hash) */
+	unsigned abits;
 	unsigned stride;   /* the 4-gram scan tests every stride-th position */
 	struct lit *shorts; /* literals of length 2 and 3, sorted by anchor */
 	size_t nshort;
@@ -128,6 +145,41 @@ static uint16_t *common_table(void)
 	return common;
 }
 
+/* The per-million frequency of each COMMON_QUADS 4-gram, by the 4 bytes:
+ * open addressing over QSLOTS keys (0 = empty: no 4-gram of the table is
+ * four NULs).  Built for one acmatch_build. */
+#define QSLOTS 4096
+struct quadfreq {
+	uint32_t key[QSLOTS];
+	uint16_t freq[QSLOTS];
+};
+
+static uint32_t load32(const void *p);
+static uint32_t quad_hash(uint32_t x);
+
+static struct quadfreq *quad_table(void)
+{
+	struct quadfreq *t = xcalloc(1, sizeof *t);
+	for (size_t i = 0; i < sizeof COMMON_QUADS / sizeof *COMMON_QUADS; i++) {
+		uint32_t k = load32(COMMON_QUADS[i].q);
+		size_t s = quad_hash(k) & (QSLOTS - 1);
+		while (t->key[s] && t->key[s] != k)
+			s = (s + 1) & (QSLOTS - 1);
+		t->key[s] = k;
+		t->freq[s] = COMMON_QUADS[i].per_million;
+	}
+	return t;
+}
+
+static unsigned quad_freq(const struct quadfreq *t, const char *p)
+{
+	uint32_t k = load32(p);
+	for (size_t s = quad_hash(k) & (QSLOTS - 1); t->key[s]; s = (s + 1) & (QSLOTS - 1))
+		if (t->key[s] == k)
+			return t->freq[s];
+	return 0;
+}
+
 static int bigram_cost(const uint16_t *common, const char *s)
 {
 	uint16_t c = common[(unsigned char)s[0] | (unsigned)(unsigned char)s[1] << 8];
@@ -173,11 +225,55 @@ static int cmp_bytes(const void *a, const void *b)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
+static uint32_t aslot_hash(uint32_t a, unsigned bits)
+{
+	return (a * 0x85EBCA6Bu) >> (32 - bits);
+}
+
+static uint64_t load64(const void *p)
+{
+	uint64_t x;
+	memcpy(&x, p, 8);
+	return x;
+}
+
+/* The anchor table of the sorted lits, and each literal's head and mask. */
+static void anchor_table(struct acmatch *ac)
+{
+	size_t distinct = 0;
+	for (size_t i = 0; i < ac->n; i++) {
+		struct lit *l = &ac->lits[i];
+		unsigned char h[8] = {0}, m[8] = {0};
+		size_t hl = l->len < 8 ? l->len : 8;
+		memcpy(h, l->s, hl);
+		memset(m, 0xff, hl);
+		l->head = load64(h);
+		l->mask = load64(m);
+		distinct += i == 0 || ac->lits[i - 1].anchor != l->anchor;
+	}
+	ac->abits = 4;
+	while (((size_t)1 << ac->abits) < 2 * distinct)
+		ac->abits++;
+	ac->aslots = xcalloc((size_t)1 << ac->abits, sizeof *ac->aslots);
+	size_t amask = ((size_t)1 << ac->abits) - 1;
+	for (size_t i = 0; i < ac->n;) {
+		size_t j = i;
+		while (j < ac->n && ac->lits[j].anchor == ac->lits[i].anchor)
+			j++;
+		size_t slot = aslot_hash(ac->lits[i].anchor, ac->abits);
+		while (ac->aslots[slot].count)
+			slot = (slot + 1) & amask;
+		ac->aslots[slot] = (struct aslot){ac->lits[i].anchor, (uint32_t)i, (uint32_t)(j - i)};
+		i = j;
+	}
+}
+
 void acmatch_build(struct acmatch *ac)
 {
 	if (ac->built)
 		return;
 	uint16_t *common = common_table();
+	struct quadfreq *qf = quad_table();
 	/* one-byte and short literals apart */
 	size_t nlong = 0, minlen = SIZE_MAX;
 	for (size_t i = 0; i < ac->n; i++) {
@@ -222,11 +318,15 @@ void acmatch_build(struct acmatch *ac)
 	for (size_t i = 0; i < nlong; i++) {
 		struct lit *l = &ac->lits[i];
 		uint32_t w = 0;
-		int best = 1 << 30;
+		long best = 1L << 40;
 		for (uint32_t o = 0; o + ac->stride + 3 <= l->len; o++) {
-			int c = 0;
+			/* the 4-grams' frequencies first (each is tested wherever it
+			 * occurs at a multiple of the stride), the bigrams' estimate
+			 * between windows of rare 4-grams */
+			long c = 0;
 			for (uint32_t j = 0; j < ac->stride; j++)
-				c += 4 * bigram_cost(common, l->s + o + j) + bigram_cost(common, l->s + o + j + 2);
+				c += 64L * quad_freq(qf, l->s + o + j) + 4 * bigram_cost(common, l->s + o + j) +
+				     bigram_cost(common, l->s + o + j + 2);
 			if (c < best) {
 				best = c;
 				w = o;
@@ -243,9 +343,11 @@ void acmatch_build(struct acmatch *ac)
 		}
 	}
 	free(common);
+	free(qf);
 	ac->n = k;
 	if (ac->n > 1)
 		qsort(ac->lits, ac->n, sizeof *ac->lits, cmp_anchor);
+	anchor_table(ac);
 	if (ac->nshort > 1)
 		qsort(ac->shorts, ac->nshort, sizeof *ac->shorts, cmp_anchor);
 	ac->built = 1;
@@ -263,6 +365,7 @@ void acmatch_free(struct acmatch *ac)
 	for (size_t i = 0; i < ac->none; i++)
 		free(ac->one[i].s);
 	free(ac->lits);
+	free(ac->aslots);
 	free(ac->shorts);
 	free(ac->one);
 	free(ac);
@@ -291,6 +394,38 @@ static void verify(const struct lit *v, size_t cnt, uint32_t a, const unsigned c
 	}
 }
 
+/* Report the 4-gram-anchored literals whose anchor is x, the bytes at
+ * position i (a bitmap hit): the anchor table, then 8 bytes at once, then
+ * memcmp for the rest. */
+static void verify_quad(const struct acmatch *ac, uint32_t x, const unsigned char *p, size_t n, size_t i,
+                        void (*hit)(void *ctx, uint32_t value), void *ctx)
+{
+	size_t amask = ((size_t)1 << ac->abits) - 1;
+	const struct aslot *a;
+	for (size_t slot = aslot_hash(x, ac->abits);; slot = (slot + 1) & amask) {
+		a = &ac->aslots[slot];
+		if (!a->count)
+			return; /* the bitmap's false positive */
+		if (a->anchor == x)
+			break;
+	}
+	for (const struct lit *l = ac->lits + a->first, *e = l + a->count; l < e; l++) {
+		if (i < l->off)
+			continue;
+		size_t start = i - l->off;
+		if (start + l->len > n)
+			continue;
+		if (start + 8 <= n) {
+			if ((load64(p + start) & l->mask) != l->head)
+				continue;
+			if (l->len <= 8 || memcmp(p + start + 8, l->s + 8, l->len - 8) == 0)
+				hit(ctx, l->value);
+		} else if (memcmp(p + start, l->s, l->len) == 0) {
+			hit(ctx, l->value);
+		}
+	}
+}
+
 /* Both tests at one position (a database with short literals). */
 static void probe(const struct acmatch *ac, const unsigned char *p, size_t n, size_t i,
                   void (*hit)(void *ctx, uint32_t value), void *ctx)
@@ -298,7 +433,7 @@ static void probe(const struct acmatch *ac, const unsigned char *p, size_t n, si
 	if (i + 4 <= n) {
 		uint32_t x = load32(p + i);
 		if (BIT(ac->quad, quad_hash(x)))
-			verify(ac->lits, ac->n, x, p, n, i, hit, ctx);
+			verify_quad(ac, x, p, n, i, hit, ctx);
 	}
 	uint32_t x = load16(p + i);
 	if (BIT(ac->pair, x))
@@ -320,10 +455,29 @@ void acmatch_search(const struct acmatch *ac, const char *s, size_t n,
 	if (ac->nshort == 0) {
 		/* the common case (the built-in database): one test a position */
 		const uint8_t *quad = ac->quad;
-		for (size_t i = 0; i + 4 <= n; i += ac->stride) {
+		size_t st = ac->stride, i = 0;
+		if (st == 4) {
+			/* four positions a round: most rounds test no bit */
+			for (; i + 16 <= n; i += 16) {
+				uint32_t x0 = load32(p + i), x1 = load32(p + i + 4), x2 = load32(p + i + 8), x3 = load32(p + i + 12);
+				unsigned b0 = BIT(quad, quad_hash(x0)), b1 = BIT(quad, quad_hash(x1)), b2 = BIT(quad, quad_hash(x2)),
+				         b3 = BIT(quad, quad_hash(x3));
+				if (!(b0 | b1 | b2 | b3))
+					continue;
+				if (b0)
+					verify_quad(ac, x0, p, n, i, hit, ctx);
+				if (b1)
+					verify_quad(ac, x1, p, n, i + 4, hit, ctx);
+				if (b2)
+					verify_quad(ac, x2, p, n, i + 8, hit, ctx);
+				if (b3)
+					verify_quad(ac, x3, p, n, i + 12, hit, ctx);
+			}
+		}
+		for (; i + 4 <= n; i += st) {
 			uint32_t x = load32(p + i);
 			if (BIT(quad, quad_hash(x)))
-				verify(ac->lits, ac->n, x, p, n, i, hit, ctx);
+				verify_quad(ac, x, p, n, i, hit, ctx);
 		}
 		return;
 	}

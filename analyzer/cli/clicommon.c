@@ -40,6 +40,11 @@ int load_db(struct sigdb *db, const struct common *c, int for_check)
 	struct strvec seen = {0};
 	int errors = 0;
 	sigdb_init(db);
+	/* the built-in database alone, outside check-db: each regex compiled on
+	 * its first candidate line (make check validates them all); user
+	 * pattern files are validated at load */
+	const char *envp = getenv("NCCL_TRIAGE_PATTERNS");
+	sigdb_set_lazy(db, !for_check && !c->no_builtin && !c->pattern_dirs.n && !(envp && *envp));
 	rules_register(db);
 	db->match_limit = c->lim.match_limit;
 	db->depth_limit = c->lim.depth_limit;
@@ -53,7 +58,6 @@ int load_db(struct sigdb *db, const struct common *c, int for_check)
 		errors += load_dir_once(db, dir, &seen, &m);
 		free(dir);
 	}
-	const char *envp = getenv("NCCL_TRIAGE_PATTERNS");
 	if (envp && *envp) {
 		char *copy = xstrdup(envp), *save = NULL;
 		for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {

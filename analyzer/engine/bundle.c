@@ -13,6 +13,7 @@
 #include "parse/crash.h"
 #include "match/derive.h"
 #include "engine/diagnosis.h"
+#include "parse/linekind.h"
 #include "parse/linekw.h"
 #include "parse/logline.h"
 #include "match/match.h"
@@ -99,6 +100,9 @@ struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct
 		limits_default(&b->lim);
 	matcher_set_budget(b->matcher, b->lim.match_budget);
 	evlist_init(&b->ev);
+	b->sig_slot = xmalloc((db->nsigs + 1) * sizeof *b->sig_slot);
+	for (size_t i = 0; i <= db->nsigs; i++)
+		b->sig_slot[i] = -1;
 	b->facts = cJSON_CreateObject();
 	b->ranks = ranks_new();
 	b->floor.kw = -1;
@@ -117,6 +121,7 @@ void bundle_free(struct bundle *b)
 		free(b->docs[i].path);
 	free(b->docs);
 	free(b->docidx);
+	free(b->sig_slot);
 	evlist_free(&b->ev);
 	env_index_free(&b->envix);
 	cJSON_Delete(b->facts);
@@ -379,34 +384,12 @@ static const char *failure_kind(const struct logline *ll)
 		return "library_error";
 	if (n == 6 && memcmp(p, "Killed", 6) == 0)
 		return "killed"; /* a shell's word for a job killed by SIGKILL */
-	/* a Python exception line: "module.Name(Error|Exception): text" at line
-	 * start (after the indent of a paste that is indented as a whole) */
-	{
-		size_t sp = 0;
-		while (sp < n && sp < 16 && (p[sp] == ' ' || p[sp] == '\t'))
-			sp++;
-		if (sp && sp < n && ((p[sp] >= 'A' && p[sp] <= 'Z') || (p[sp] >= 'a' && p[sp] <= 'z'))) {
-			p += sp;
-			n -= sp;
-		}
-	}
-	size_t i = 0;
-	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') ||
-	                 (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9')))
-		i++;
-	/* a wrapper's type with the type it wraps: "ray.exceptions.RayTaskError(OutOfMemoryError): " */
-	if (i > 5 && i + 2 < n && p[i] == '(' && memchr(p + i, ')', n - i)) {
-		const char *c = memchr(p + i, ')', n - i);
-		size_t j = (size_t)(c - p);
-		if (j + 1 < n && p[j + 1] == ':' && (memcmp(p + i - 5, "Error", 5) == 0 ||
-		                                     (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
-			return "exception";
-	}
-	/* ... or the type alone on its line, as Python prints an exception raised
-	 * without a message ("torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError") */
-	int alone = i == n && memchr(p, '.', n) != NULL;
-	if (i > 5 && ((i < n && p[i] == ':') || alone) &&
-	    ((i >= 5 && memcmp(p + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
+	/* a Python exception line ("module.Name(Error|Exception): text", a
+	 * wrapper's "Outer(Inner): text", or the type alone on its line, as
+	 * Python prints one raised without a message), also in a paste indented
+	 * as a whole: linekind.h */
+	struct linekind tmp;
+	if (linekind_get(ll, &tmp)->exception)
 		return "exception";
 	return NULL;
 }
@@ -735,6 +718,17 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
                      const PCRE2_SIZE *ov, int ngroups)
 {
 	struct line_ctx *c = vctx;
+	/* a signature's id has one place in the counts: kept per signature, so
+	 * a match past the cap is counted without looking its id up */
+	size_t si = (size_t)(s - c->b->db->sigs);
+	long *slot = &c->b->sig_slot[si];
+	if (*slot >= 0 && evlist_count_capped(&c->b->ev, (size_t)*slot))
+		return;
+	if (evlist_full(&c->b->ev, s->id)) {
+		evlist_add(&c->b->ev, s->id, c->path, c->line, NULL, 0, NULL, 0); /* counted, not kept */
+		*slot = evlist_slot(&c->b->ev, s->id);
+		return;
+	}
 	struct capture caps[16];
 	char *vals[16];
 	size_t nc = 0;
@@ -753,6 +747,7 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 		free(vals[i]);
 	if (!e)
 		return;
+	*slot = (long)e->id_slot;
 	/* where the match and its captures are in e->text: PCRE2's offsets
 	 * into the message, moved to the raw line and measured in the
 	 * sanitised text (an invalid byte before them changes the count) */
@@ -898,9 +893,11 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_CUDA_OOM)))
 		sysreport_torch_oom(m->p, m->n, b->facts, path, lineno);
 	/* system facts carried by log lines: nccl-tests output (its table rows
-	 * carry no keyword: once a run started, every plain line goes in),
+	 * carry no keyword: once a run started, '#' lines and rows go in too),
 	 * kernel messages, what each host's NCCL says about itself */
-	if (ll->level == LINE_PLAIN && ((ll->kw & KW_BIT(KW_NCCLTESTS)) || sysreport_nccltests_active(ds->nt))) {
+	struct linekind lkt;
+	if (ll->level == LINE_PLAIN && ((ll->kw & KW_BIT(KW_NCCLTESTS)) ||
+	                                (linekind_get(ll, &lkt)->table_row && sysreport_nccltests_wants(ds->nt, m->p, m->n)))) {
 		if (!ds->nt)
 			ds->nt = sysreport_nccltests_new(b->facts, path);
 		sysreport_nccltests_line(ds->nt, m->p, m->n, lineno);
@@ -991,6 +988,7 @@ static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, c
 	struct prepared_line *pl = line_batch_add(b->fill);
 	logline_parse(dst, n, &pl->ll);
 	size_t nc = matcher_scan(b->scanner, &pl->ll);
+	linekind_classify(&pl->ll); /* after the scan: it reads the keywords */
 	line_batch_add_cands(b->fill, pl, matcher_candidates(b->scanner), nc);
 	pl->raw = dst;
 	pl->rawlen = n;
@@ -1078,6 +1076,7 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 #endif
 	logline_parse(s, n, &ll);
 	size_t nc = matcher_scan(b->matcher, &ll); /* the prefilter; it also finds the keywords (ll.kw) */
+	linekind_classify(&ll);
 	apply_line(b, ds, &ll, doc->lines, s, n, matcher_candidates(b->matcher), nc);
 #ifdef NT_SPAN_CHECK
 	free((void *)s);

@@ -49,6 +49,7 @@ struct bundle {
 	size_t *docidx;             /* hash of docs[].path: index + 1, 0 empty (names are unique) */
 	size_t ndocidx;
 	struct evlist ev;
+	long *sig_slot;             /* per signature: its id's evlist_slot, -1 before its first match */
 	cJSON *facts;               /* owned; see docs/facts.md */
 	struct msgs warnings;       /* shown in the report's "warnings" */
 	struct input_stats stats;

@@ -105,6 +105,15 @@ const char *in_unreadable_kind(int fd);
 void in_walk_gzip(struct walker *w, struct stream *s, const char *leaf, const char *prefix,
                   const char *disp, int nest);
 
+/* Which inflater decodes the deflate data of gzip members from now on
+ * (process-wide, before any walk; for the test that compares them):
+ * DEFAULT is ISA-L when the build has it (NT_HAVE_ISAL), zlib otherwise.
+ * Returns 0 when ISAL was asked of a build without it (zlib is used). */
+enum gz_inflater { GZ_INFLATE_DEFAULT, GZ_INFLATE_ZLIB, GZ_INFLATE_ISAL };
+int in_gzip_set_inflater(enum gz_inflater which);
+/* "isa-l" or "zlib": the one in use. */
+const char *in_gzip_inflater(void);
+
 /* tar archive (input_tar.c): s starts with a valid header. */
 void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const char *disp,
                  int nest);

@@ -38,14 +38,24 @@ void evlist_free(struct evlist *l)
 	for (size_t i = 0; i < l->ncounts; i++)
 		free(l->counts[i].id);
 	free(l->counts);
+	hindex_free(&l->cix);
 	memset(l, 0, sizeof *l);
+}
+
+static int count_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	const struct evlist *l = ctx;
+	*h = hash_str(HASH_SEED, l->counts[i].id);
+	return 1;
 }
 
 static size_t *count_slot(struct evlist *l, const char *id, int create)
 {
-	for (size_t i = 0; i < l->ncounts; i++)
-		if (strcmp(l->counts[i].id, id) == 0)
-			return &l->counts[i].count;
+	uint64_t h = hash_str(HASH_SEED, id);
+	if (l->cix.nslot)
+		for (size_t s = hindex_first(&l->cix, h); l->cix.slot[s]; s = hindex_next(&l->cix, s))
+			if (strcmp(l->counts[l->cix.slot[s] - 1].id, id) == 0)
+				return &l->counts[l->cix.slot[s] - 1].count;
 	if (!create)
 		return NULL;
 	if (l->ncounts == l->capcounts) {
@@ -54,7 +64,33 @@ static size_t *count_slot(struct evlist *l, const char *id, int create)
 	}
 	l->counts[l->ncounts].id = xstrdup(id);
 	l->counts[l->ncounts].count = 0;
-	return &l->counts[l->ncounts++].count;
+	l->ncounts++;
+	if (hindex_crowded(&l->cix, l->ncounts))
+		hindex_grow(&l->cix, l->ncounts, count_hash_at, l);
+	else
+		hindex_put(&l->cix, h, l->ncounts - 1);
+	return &l->counts[l->ncounts - 1].count;
+}
+
+int evlist_count_capped(struct evlist *l, size_t slot)
+{
+	if (slot >= l->ncounts || l->counts[slot].count < l->per_id_cap)
+		return 0;
+	l->counts[slot].count++;
+	l->next_seq++;
+	return 1;
+}
+
+long evlist_slot(const struct evlist *l, const char *id)
+{
+	size_t *c = count_slot((struct evlist *)l, id, 0);
+	return c ? (long)((const char *)c - (const char *)&l->counts[0].count) / (long)sizeof *l->counts : -1;
+}
+
+int evlist_full(const struct evlist *l, const char *id)
+{
+	size_t *c = count_slot((struct evlist *)l, id, 0);
+	return c && *c >= l->per_id_cap;
 }
 
 struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
@@ -81,6 +117,7 @@ struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
 	e->rank = -1;
 	e->pid = -1;
 	e->seq = seq;
+	e->id_slot = (size_t)((const char *)cnt - (const char *)&l->counts[0].count) / sizeof *l->counts;
 	if (ncaps) {
 		e->caps = xcalloc(ncaps, sizeof *e->caps);
 		for (size_t i = 0; i < ncaps; i++) {

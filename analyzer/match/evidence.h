@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "base/hash.h"
 
 #define EVIDENCE_TEXT_MAX 500     /* bytes of a line, and of a capture, that evidence keeps */
 #define EVIDENCE_CONTEXT 2        /* lines kept before and after a matched line */
@@ -35,6 +36,7 @@ struct evidence {
 	struct capture *caps;
 	size_t ncaps;
 	uint64_t seq;      /* order of arrival in the bundle: lower = earlier */
+	size_t id_slot;    /* the id's position in the list's counts (evlist_slot) */
 	/* the lines around a log line (sanitised, cut to EVIDENCE_CONTEXT_TEXT
 	 * bytes), filled in by bundle.c; none for rule evidence */
 	char *before[EVIDENCE_CONTEXT]; /* a cut one ends with "…" */
@@ -51,6 +53,7 @@ struct evlist {
 	size_t per_id_cap;
 	struct { char *id; size_t count; } *counts;
 	size_t ncounts, capcounts;
+	struct hindex cix;  /* counts[] by id (every match asks: no scan of the ids) */
 };
 
 /* Unexplained failure evidence (tracebacks, NCCL WARNs, non-zero exits) that
@@ -124,6 +127,16 @@ struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
                             uint64_t line, const char *text, size_t textlen,
                             const struct capture *caps, size_t ncaps);
 size_t evlist_count(const struct evlist *l, const char *id);
+/* Whether evlist_add of id would only count it (the per-id cap is reached):
+ * a caller with captures to copy asks first. */
+int evlist_full(const struct evlist *l, const char *id);
+/* The fast path of an id seen before: slot is its evlist_slot().  When
+ * its cap is reached, counts the occurrence as evlist_add would and returns
+ * 1; else returns 0 (then call evlist_add). */
+int evlist_count_capped(struct evlist *l, size_t slot);
+/* The position of id in l->counts (every id seen has one: evidence.id_slot),
+ * or -1 when no evidence of id was added. */
+long evlist_slot(const struct evlist *l, const char *id);
 int evlist_has(const struct evlist *l, const char *id);
 const char *evidence_cap(const struct evidence *e, const char *name);
 

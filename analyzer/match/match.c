@@ -126,12 +126,6 @@ static void on_hit(void *ctx, uint32_t v)
 		mt->cand[mt->ncand++] = v;
 }
 
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 size_t matcher_scan(struct matcher *mt, struct logline *ll)
 {
 	const struct sigdb *db = mt->db;
@@ -153,8 +147,13 @@ size_t matcher_scan(struct matcher *mt, struct logline *ll)
 	int lv = ll->level;
 	for (size_t i = 0; i < db->nalways[lv]; i++)
 		mt->cand[mt->ncand++] = db->always[lv][i];
-	if (mt->ncand > 1)
-		qsort(mt->cand, mt->ncand, sizeof *mt->cand, cmp_size); /* database order: deterministic */
+	/* database order: deterministic (an insertion sort: a line has few) */
+	for (size_t i = 1; i < mt->ncand; i++) {
+		size_t v = mt->cand[i], j = i;
+		for (; j > 0 && mt->cand[j - 1] > v; j--)
+			mt->cand[j] = mt->cand[j - 1];
+		mt->cand[j] = v;
+	}
 	return mt->ncand;
 }
 
@@ -175,6 +174,17 @@ size_t matcher_run(struct matcher *mt, struct logline *ll, const char *where,
 	return matcher_match_list(mt, ll, mt->cand, n, where, cb, ctx, m);
 }
 
+/* A lazy database's regex that does not compile (an installed pattern
+ * file changed since make check): skipped for the rest of the bundle. */
+static void uncompiled(struct matcher *mt, size_t si, const char *where, struct msgs *m)
+{
+	const struct signature *s = &mt->db->sigs[si];
+	mt->disabled[si] = 1;
+	if (m)
+		msgs_add(m, "%s: signature \"%s\" (%s): its regex does not compile; skipped (nccl-triage check-db says why)",
+		         where, s->id, s->file);
+}
+
 size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const size_t *cand, size_t ncand,
                           const char *where, match_cb cb, void *ctx, struct msgs *m)
 {
@@ -191,7 +201,11 @@ size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const si
 		 * less.  One that needs more is slow: counted, and run again with
 		 * the full limit (same result as one run with it).  Counting, not
 		 * timing, keeps the report the same whatever the machine and -j. */
-		const pcre2_code *code = sigdb_code(s); /* JIT-compiled on its first candidate line */
+		const pcre2_code *code = sigdb_code(s); /* compiled and JIT-compiled on its first candidate line */
+		if (!code) {
+			uncompiled(mt, si, where, m);
+			continue;
+		}
 		int rc = pcre2_match(code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc_fast);
 		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT) {
 			if (++mt->slow[si] > mt->budget) {
@@ -222,7 +236,12 @@ const struct signature *matcher_benign(struct matcher *mt, const struct logline 
 		const struct signature *s = &db->sigs[cand[i]];
 		if (!s->benign || mt->disabled[cand[i]])
 			continue;
-		int rc = pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc);
+		const pcre2_code *code = sigdb_code(s);
+		if (!code) {
+			uncompiled(mt, cand[i], NULL, NULL);
+			continue;
+		}
+		int rc = pcre2_match(code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc);
 		if (rc > 0)
 			return s;
 		if (limit_rc(rc))

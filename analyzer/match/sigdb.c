@@ -52,6 +52,11 @@ void sigdb_init(struct sigdb *db)
 	db->text_hash = HASH_SEED;
 }
 
+void sigdb_set_lazy(struct sigdb *db, int lazy)
+{
+	db->lazy = lazy;
+}
+
 static void sig_free(struct signature *s)
 {
 	free(s->id);
@@ -568,6 +573,26 @@ static int parse_on(const char *s, enum sig_on *on)
 	return 0;
 }
 
+/* s->capnames from s->code; returns the number of groups + 1. */
+static size_t read_capnames(struct signature *s)
+{
+	uint32_t ncap = 0, namecount = 0, entry = 0;
+	PCRE2_SPTR table;
+	pcre2_pattern_info(s->code, PCRE2_INFO_CAPTURECOUNT, &ncap);
+	pcre2_pattern_info(s->code, PCRE2_INFO_NAMECOUNT, &namecount);
+	pcre2_pattern_info(s->code, PCRE2_INFO_NAMEENTRYSIZE, &entry);
+	pcre2_pattern_info(s->code, PCRE2_INFO_NAMETABLE, &table);
+	s->ncapnames = ncap + 1;
+	s->capnames = xcalloc(s->ncapnames, sizeof *s->capnames);
+	for (uint32_t i = 0; i < namecount; i++) {
+		const unsigned char *e = table + i * entry;
+		int num = (e[0] << 8) | e[1];
+		if (num >= 0 && (size_t)num < s->ncapnames && !s->capnames[num])
+			s->capnames[num] = xstrdup((const char *)e + 2);
+	}
+	return ncap + 1;
+}
+
 static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, size_t idx)
 {
 	char path[64];
@@ -617,7 +642,7 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 			lerr(c, sub, "empty literal");
 		}
 	pcre2_code *code = NULL;
-	if (re) {
+	if (re && !db->lazy) {
 		int err;
 		PCRE2_SIZE off;
 		code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
@@ -657,22 +682,17 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 			s->literals_derived = 1;
 		}
 	}
-	uint32_t ncap = 0, namecount = 0, entry = 0;
-	PCRE2_SPTR table;
-	pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &ncap);
-	pcre2_pattern_info(code, PCRE2_INFO_NAMECOUNT, &namecount);
-	pcre2_pattern_info(code, PCRE2_INFO_NAMEENTRYSIZE, &entry);
-	pcre2_pattern_info(code, PCRE2_INFO_NAMETABLE, &table);
-	s->ncapnames = ncap + 1;
-	s->capnames = xcalloc(s->ncapnames, sizeof *s->capnames);
-	for (uint32_t i = 0; i < namecount; i++) {
-		const unsigned char *e = table + i * entry;
-		int num = (e[0] << 8) | e[1];
-		if (num >= 0 && (size_t)num < s->ncapnames && !s->capnames[num])
-			s->capnames[num] = xstrdup((const char *)e + 2);
+	size_t groups;
+	if (code) {
+		groups = read_capnames(s);
+	} else {
+		/* compiled later: room for a group at every '(' (more than it has) */
+		groups = 1;
+		for (const char *q = re; q && *q; q++)
+			groups += *q == '(';
 	}
-	if (ncap + 1 > db->max_capture_groups)
-		db->max_capture_groups = ncap + 1;
+	if (groups > db->max_capture_groups)
+		db->max_capture_groups = groups;
 }
 
 static int parse_severity(const char *s, enum severity *out)
@@ -948,6 +968,15 @@ void sigdb_jit(const struct signature *cs)
 	struct signature *s = (struct signature *)cs;
 	pthread_mutex_lock(&jit_lock);
 	if (!atomic_load_explicit(&s->jit_done, memory_order_relaxed)) {
+		if (!s->code && s->regex) {
+			/* a lazy database (sigdb_set_lazy): compiled now; when it does
+			 * not compile, code stays NULL and the matcher skips it */
+			int err;
+			PCRE2_SIZE off;
+			s->code = pcre2_compile((PCRE2_SPTR)s->regex, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
+			if (s->code)
+				read_capnames(s);
+		}
 		if (s->code)
 			pcre2_jit_compile(s->code, PCRE2_JIT_COMPLETE); /* on failure the interpreter runs it */
 		atomic_store_explicit(&s->jit_done, 1, memory_order_release);
@@ -1301,7 +1330,8 @@ static int benign_crosscheck(const struct sigdb *db, struct msgs *m, size_t *ok,
 				if (j == i || (o->benign != NULL) == abenign || (!o->benign && !feeds_failure(db, o)) ||
 				    !sig_accepts_level(o->on, ll.level))
 					continue;
-				if (pcre2_match(o->code, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc) >= 0) {
+				const pcre2_code *oc = sigdb_code(o);
+				if (oc && pcre2_match(oc, (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc) >= 0) {
 					msgs_add(m, "%s: signatures[%zu].samples[%zu]: \"%s\" also matches %s \"%s\" (%s): "
 					            "a line is either benign or failure evidence",
 					         a->file, a->index, k - 1, a->id, abenign ? "the failure signature" : "the benign entry",
@@ -1425,7 +1455,7 @@ static int check_sample(const struct signature *s, size_t k, const cJSON *it, pc
 	logline_parse(pad, strlen(pad), &ll);
 	int rc = -1;
 	if (sig_accepts_level(s->on, ll.level))
-		rc = pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
+		rc = sigdb_code(s) ? pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc) : PCRE2_ERROR_NULL;
 	int good = check_result(s, k, want, &ll, rc, md, m);
 	free(pad);
 	return good && check_padded(s, k, line, md, fast, m);
@@ -1467,7 +1497,7 @@ static int check_negative(const struct signature *s, size_t k, const cJSON *it, 
 	logline_parse(pad, strlen(pad), &ll);
 	int rc = -1;
 	if (sig_accepts_level(s->on, ll.level))
-		rc = pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc);
+		rc = sigdb_code(s) ? pcre2_match(sigdb_code(s), (PCRE2_SPTR)ll.msg.p, ll.msg.n, 0, 0, md, mc) : PCRE2_ERROR_NULL;
 	free(pad);
 	if (rc >= 0) {
 		msgs_add(m, "%s: signatures[%zu].negative_samples[%zu]: \"%s\" matches but must not",

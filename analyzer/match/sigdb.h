@@ -4,14 +4,17 @@
  *
  * The database is immutable after loading and shared read-only by every
  * bundle and worker thread; per-thread scratch lives in struct matcher.
- * One exception, owned by sigdb.c: a signature's JIT code.  Every regex is
- * compiled (pcre2_compile: validated, capture names read) at load, but
- * JIT-compiled only on its first use (sigdb_code), which is what start-up
+ * One exception, owned by sigdb.c: a signature's code.  Every regex is
+ * compiled (pcre2_compile: validated, capture names read) at load, or, for
+ * the built-in database outside check-db (sigdb_set_lazy: make check
+ * validates it, as it runs its samples), on its first use; it is
+ * JIT-compiled only on its first use (sigdb_code).  Both are what start-up
  * costs most: most signatures never see a candidate line in a small input.
- * The JIT compile of a signature runs once, under sigdb.c's lock, before any
+ * The compile of a signature runs once, under sigdb.c's lock, before any
  * pcre2_match on its code; jit_done publishes it (release/acquire), so every
  * thread that calls sigdb_code() and matches the code it returns sees the
- * finished code.  Nothing may call pcre2_match on s->code directly. */
+ * finished code and capture names.  Nothing may call pcre2_match on
+ * s->code directly. */
 #ifndef NT_SIGDB_H
 #define NT_SIGDB_H
 
@@ -35,8 +38,10 @@ struct signature {
 	size_t index;             /* position in the file's "signatures" array */
 	enum sig_on on;
 	char *regex;
-	pcre2_code *code;         /* compiled at load; match it only through sigdb_code() */
-	atomic_uchar jit_done;    /* code is JIT-compiled (or JIT failed: the interpreter runs it) */
+	pcre2_code *code;         /* compiled at load, or on first use (sigdb_set_lazy); match it
+	                             only through sigdb_code(): NULL there = it does not compile */
+	atomic_uchar jit_done;    /* code is compiled and JIT-compiled (or JIT failed: the interpreter
+	                             runs it), capnames are read */
 	struct strvec literals;   /* declared or derived; empty = always tried */
 	int literals_derived;
 	cJSON *json;              /* the entry itself (samples etc.); owned by the db */
@@ -46,7 +51,7 @@ struct signature {
 	int benign_block;         /* "benign_block": "traceback": the Python traceback that
 	                             follows the line, to its exception line, is benign too */
 	size_t ncapnames;
-	char **capnames;          /* index = capture group number; NULL when unnamed */
+	char **capnames;          /* index = capture group number; NULL when unnamed (set with code) */
 };
 
 struct version_range {
@@ -113,7 +118,8 @@ struct sigdb {
 	struct acmatch *ac;       /* literal -> signature indexes */
 	size_t *always[5];        /* per line class: signatures without literals */
 	size_t nalways[5];
-	size_t max_capture_groups;
+	size_t max_capture_groups; /* an upper bound when lazy: every '(' of the regexes */
+	int lazy;                 /* regexes compiled on first use (sigdb_set_lazy) */
 	/* the derived categories (derive.h): rows of the files' "derived" arrays */
 	struct derive_row *derived;
 	size_t nderived;
@@ -135,6 +141,10 @@ extern const char *const LAUNCHERS[];
 int category_valid(const char *c);
 
 void sigdb_init(struct sigdb *db);
+/* Before loading: compile each regex on its first use instead of at load
+ * (a regex that does not compile then makes sigdb_code() return NULL, and
+ * the matcher skips the signature with a message). */
+void sigdb_set_lazy(struct sigdb *db, int lazy);
 void sigdb_free(struct sigdb *db);
 /* Load every *.json in dir (sorted), appending to db.  Errors are appended
  * to m as "file: json.path: problem"; returns the number of errors. */

@@ -34,6 +34,17 @@ struct span {
 	size_t n;
 };
 
+/* What kind of line it is (linekind.h: decided once, after the prefilter
+ * pass; lk_known says it was). */
+enum line_kind { LK_OTHER, LK_NCCL, LK_TRACEBACK, LK_TORCH, LK_TABLE };
+struct linekind {
+	unsigned char kind;         /* enum line_kind */
+	unsigned char exception;    /* the message is a Python exception line */
+	unsigned char indent;       /* blanks before that exception line (0: column 0) */
+	unsigned char table_row;    /* its first byte after blanks is '#' or a digit */
+	unsigned char torch_record; /* PyTorch's own logging: "[W ...", "[E1130 ..." */
+};
+
 struct logline {
 	enum line_level level;
 	struct span msg;     /* what signatures match */
@@ -60,6 +71,8 @@ struct logline {
 	uint64_t kw;
 	uint64_t floor;      /* the floor's keywords present (linekw.h: bit i for keyword i), with kw */
 	int kw_known;
+	struct linekind lk;  /* linekind_classify(), after the scan; lk_known == 0 before */
+	int lk_known;
 };
 
 void logline_parse(const char *line, size_t len, struct logline *out);

@@ -242,19 +242,28 @@ static int xid_line(cJSON *facts, const char *x, const char *host, const char *t
  * "oom-kill:constraint=CONSTRAINT_NONE,...,task=python,pid=7899,uid=0" */
 static cJSON *oom_entry(cJSON *facts, long pid, const char *path, uint64_t lineno, int *isnew)
 {
-	int full;
-	cJSON *arr = entry(facts, "oom_kills", KM_MAX_OOM, &full);
+	cJSON *arr = sys_arr(sys_obj(facts, "kernel"), "oom_kills");
 	cJSON *o;
 	*isnew = 0;
-	/* the same kill reported by two lines (constraint, then Killed process) */
+	/* the same kill reported by two lines (constraint, then Killed process);
+	 * the pid first ("pid" is an entry's first key): most entries stop there */
 	cJSON_ArrayForEach(o, arr) {
 		double p, l;
-		const cJSON *src = cJSON_GetObjectItemCaseSensitive(o, "source");
+		if (!json_num(o, "pid", &p) || (long)p != pid)
+			continue;
+		/* "source" is an entry's last key (common() adds it last and then
+		 * replaces it in place): one comparison, not a walk of the keys */
+		const cJSON *last = o->child ? o->child->prev : NULL;
+		const cJSON *src = last && last->string && !strcmp(last->string, "source")
+		                   ? last : cJSON_GetObjectItemCaseSensitive(o, "source");
+		if (!json_num(src, "line", &l) || lineno < (uint64_t)l || lineno - (uint64_t)l > 3)
+			continue;
 		const char *sp = json_str(src, "path");
-		if (json_num(o, "pid", &p) && (long)p == pid && sp && !strcmp(sp, path) && json_num(src, "line", &l) &&
-		    lineno >= (uint64_t)l && lineno - (uint64_t)l <= 3)
+		if (sp && !strcmp(sp, path))
 			return o;
 	}
+	int full;
+	entry(facts, "oom_kills", KM_MAX_OOM, &full);
 	if (full) {
 		count_dropped(facts, "oom_kills");
 		return NULL;

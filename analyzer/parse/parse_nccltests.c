@@ -66,6 +66,8 @@ struct nccltests {
 	double first_wrong_size;
 	int ndevices, nfailures;
 	int expect_nthread;       /* a version/program line opened the run: the nThread line belongs to it */
+	int runs_full;            /* facts.nccl_tests.runs holds NT_MAX_RUNS (it only grows) */
+	int finished;             /* a run of this document was finished: the summary is due */
 };
 
 /* ---------- small helpers on a NUL-terminated copy ---------- */
@@ -168,15 +170,19 @@ static void finish_run(struct nccltests *nt)
 	sys_set_bool(r, "failed", failed);
 	sys_set_bool(r, "healthy", completed && !failed && oob && oobn == 0);
 	nt->run = NULL;
-	summarise(nt->facts);
+	nt->finished = 1; /* summarised at the end of the document (sysreport_nccltests_end) */
 }
 
 static cJSON *start_run(struct nccltests *nt, uint64_t lineno)
 {
 	finish_run(nt);
-	cJSON *runs = sys_arr(tests_root(nt), "runs");
-	if (cJSON_GetArraySize(runs) >= NT_MAX_RUNS)
+	if (nt->runs_full)
 		return NULL;
+	cJSON *runs = sys_arr(tests_root(nt), "runs");
+	if (cJSON_GetArraySize(runs) >= NT_MAX_RUNS) {
+		nt->runs_full = 1;
+		return NULL;
+	}
 	cJSON *r = cJSON_CreateObject();
 	cJSON_AddItemToObject(r, "source", sys_source(nt->path, lineno));
 	cJSON_AddItemToArray(runs, r);
@@ -537,6 +543,24 @@ int sysreport_nccltests_active(const struct nccltests *nt)
 	return nt && nt->run != NULL;
 }
 
+/* The lines sysreport_nccltests_line acts on without a keyword of its own:
+ * a '#' line (the header, device lines, the column header) or, in a
+ * table, a row; its first byte after the blanks it skips decides.  Every
+ * other line it reads holds one of KW_NCCLTESTS's literals (linekw.c). */
+int sysreport_nccltests_wants(const struct nccltests *nt, const char *line, size_t len)
+{
+	if (!nt || !nt->run)
+		return 0;
+	size_t n = len < NT_LINE - 1 ? len : NT_LINE - 1;
+	for (size_t i = 0; i < n; i++) {
+		char c = line[i];
+		if (c == ' ' || c == '\t' || c == '\r' || c == 0 || c == '\n')
+			continue;
+		return c == '#' || (nt->in_table && c >= '0' && c <= '9');
+	}
+	return 0;
+}
+
 void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len, uint64_t lineno)
 {
 	if (!nt || !line)
@@ -590,6 +614,8 @@ void sysreport_nccltests_end(struct nccltests *nt)
 	if (!nt)
 		return;
 	finish_run(nt);
+	if (nt->finished)
+		summarise(nt->facts); /* once per document, over every run of the bundle */
 	free(nt->path);
 	free(nt);
 }

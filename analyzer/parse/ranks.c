@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/hash.h"
+#include "parse/linekind.h"
 #include "parse/linekw.h"
 #include "base/tstamp.h"
 #include "base/util.h"
@@ -642,8 +643,9 @@ static int is_echo_text(const struct span *m)
 	       find(m, "destroy_process_group() was not called");
 }
 
-static int is_error_text(const struct span *m, uint64_t kw)
+static int is_error_text(const struct logline *ll, uint64_t kw)
 {
+	const struct span *m = &ll->msg;
 	const char *p = m->p;
 	size_t n = m->n;
 	if (n >= 3 && p[0] == '[' && (p[1] == 'E' || p[1] == 'F') && is_digit(p[2]))
@@ -651,16 +653,10 @@ static int is_error_text(const struct span *m, uint64_t kw)
 	if (kw & (KW_BIT(KW_TRACEBACK) | KW_BIT(KW_TERMINATE) | KW_BIT(KW_SEGFAULT) | KW_BIT(KW_FATAL_PYTHON) |
 	          KW_BIT(KW_WATCHDOG_CAUGHT)))
 		return 1;
-	/* a Python exception line: "module.NameError: text" */
-	size_t i = 0;
-	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
-	                 is_digit(p[i])))
-		i++;
-	int alone = i == n && memchr(p, '.', n) != NULL; /* "a.b.RendezvousTimeoutError" alone */
-	if (i > 5 && ((i < n && p[i] == ':') || alone) &&
-	    ((i >= 5 && memcmp(p + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
-		return 1;
-	return 0;
+	/* a Python exception line at column 0: "module.NameError: text" (linekind.h) */
+	struct linekind tmp;
+	const struct linekind *lk = linekind_get(ll, &tmp);
+	return lk->exception && lk->indent == 0;
 }
 
 /* Errors that say a peer is gone (KW_REMOTE): echoes of a failure elsewhere. */
@@ -1532,11 +1528,8 @@ static long progress_elapsed(const struct span *m)
 /* A record of PyTorch's own logging after "[rankN]:" ("[W Utils.hpp:108]
  * Warning: ...", "[I1130 14:17:06.71 ProcessGroupNCCL.cpp:...]"): the
  * library speaking, not the rank's program; a rank whose lines are all such
- * records showed no sign of its work (the verdict's own_lines). */
-static int torch_record(const struct logline *ll)
-{
-	return ll->logger_kind == PL_C10;
-}
+ * records showed no sign of its work (the verdict's own_lines).  linekind.h
+ * decides it: lk.torch_record. */
 
 static uint64_t uid_hash(int waiter, int root)
 {
@@ -1611,7 +1604,7 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 	}
 	if (ll->rank < 0 && note_launcher(r, m, kw, path, lineno, r->order, ts))
 		return;
-	int err = !(kw & KW_BENIGN_BIT) && is_error_text(m, kw);
+	int err = !(kw & KW_BENIGN_BIT) && is_error_text(ll, kw);
 	if (kw & KW_BIT(KW_TRACE_CALL))
 		note_trace_call(r, ll, m, path, lineno, ts);
 	long el = kw & KW_BIT(KW_PROGRESS) ? progress_elapsed(m) : -1;
@@ -1659,7 +1652,8 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 		note_torch(r, p, m, kw, path, lineno, r->order, ts);
 		if (!(kw & KW_BENIGN_BIT)) {
 			note_remote(p, m, kw, path, lineno, r->order, ts);
-			p->own_lines += !torch_record(ll);
+			struct linekind tmp;
+			p->own_lines += !linekind_get(ll, &tmp)->torch_record;
 		}
 		if (err)
 			first_error_set(&p->first_error, path, lineno, m, r->order, ts);

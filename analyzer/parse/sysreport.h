@@ -32,11 +32,15 @@ int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *
 
 /* nccl-tests output (parse_nccltests.c): one state per document.  Feed it
  * the plain lines (launcher prefixes removed) that carry an nccl-tests
- * keyword, and every plain line while _active() says a run is open;
+ * keyword, and those _wants() names while a run is open;
  * _end() closes the last run and frees the state (NULL is fine). */
 struct nccltests;
 struct nccltests *sysreport_nccltests_new(cJSON *facts, const char *path);
 int sysreport_nccltests_active(const struct nccltests *nt);
+/* Whether a line that holds no KW_NCCLTESTS keyword (linekw.h) can change
+ * the parser's state (a run is open and it is a '#' line or a table row):
+ * only those, and the lines with a keyword, need sysreport_nccltests_line. */
+int sysreport_nccltests_wants(const struct nccltests *nt, const char *line, size_t len);
 void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len, uint64_t lineno);
 void sysreport_nccltests_end(struct nccltests *nt);
 

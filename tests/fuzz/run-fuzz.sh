@@ -17,7 +17,7 @@ TARGETS=${*:-gzip tar detect logline sysreport sigdb analyze scan}
 JOBS=${FUZZ_JOBS:-1}
 CC=${CC:-clang}
 FLAGS="-std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-DEPS=$(pkg-config --cflags --libs libpcre2-8 libcjson zlib)
+DEPS="$(pkg-config --cflags --libs libpcre2-8 libcjson zlib) $(pkg-config --exists libisal 2>/dev/null && pkg-config --libs libisal)"
 mkdir -p "$B/bin" "$B/logs" tests/fuzz/crashes
 [ -d "$B/seeds" ] || sh tests/fuzz/seed.sh "$B/seeds" || exit 2
 

@@ -62,7 +62,8 @@ CCX=${CC:-cc}
 XF=
 case "$B" in *asan*) CCX=clang; XF="-fsanitize=address,undefined -fno-omit-frame-pointer" ;; esac
 if ! $CCX -std=c11 -D_GNU_SOURCE $XF -Ianalyzer $(pkg-config --cflags libpcre2-8 libcjson zlib) -o "$T/render" \
-	$HERE/render.c "$B/libnccltriage.a" $(pkg-config --libs libpcre2-8 libcjson zlib) -lpthread -ldl -lm 2>"$T/cc"; then
+	$HERE/render.c "$B/libnccltriage.a" $(pkg-config --libs libpcre2-8 libcjson zlib) \
+	$(pkg-config --exists libisal 2>/dev/null && pkg-config --libs libisal) -lpthread -ldl -lm 2>"$T/cc"; then
 	bad "cannot build tests/reports/render.c"; cat "$T/cc"
 	echo "$pass passed, $fail failed"; exit 1
 fi

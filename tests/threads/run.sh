@@ -59,6 +59,13 @@ if [ "$r1" = "$r2" ] && cmp -s "$T/s1" "$T/s2" && [ -s "$T/s1" ]; then pass=$((p
 # several operands: one bundle each, in order
 same "operands" fixtures/captures/h200-2gpu/scenarios/ok fixtures/captures/h200-2gpu/scenarios/duplicate_gpu "$T/one.log"
 
+# -j4 asks for more threads than a bundle uses (two): the same report again
+for f in "$T/one.log" "$T/tree.tar.gz" fixtures/demo/ticket-oom.tar.gz; do
+	r1=0; "$BIN" analyze -j1 --format json "$f" > "$T/41" 2>&1 || r1=$?
+	r4=0; "$BIN" analyze -j4 --format json "$f" > "$T/44" 2>&1 || r4=$?
+	if [ "$r1" = "$r4" ] && cmp -s "$T/41" "$T/44" && [ -s "$T/41" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: -j4 $f"; fi
+done
+
 # memory stays bounded with two threads, whatever the lines: 20 million
 # empty lines (records, not text, fill the batches) and the big input
 # (peak RSS from GNU time; not for sanitizer builds, which inflate it)

@@ -61,11 +61,30 @@ static char *padded(const char *s)
 int main(void)
 {
 	struct msgs m = {0};
+	/* eager (user pattern files, check-db): every regex compiled at load */
 	sigdb_init(&db);
 	rules_register(&db);
 	CHECK_INT(sigdb_load_dir(&db, "patterns", &m), 0);
 	CHECK_INT(sigdb_finalize(&db, &m), 0);
+	size_t compiled = 0;
+	for (size_t i = 0; i < db.nsigs; i++)
+		compiled += db.sigs[i].code != NULL && db.sigs[i].capnames != NULL;
+	CHECK_INT(compiled, db.nsigs);
+	size_t maxg = db.max_capture_groups;
+	sigdb_free(&db);
+	/* lazy (the built-in database in analyze): none compiled at load, room
+	 * for every capture group all the same */
+	sigdb_init(&db);
+	sigdb_set_lazy(&db, 1);
+	rules_register(&db);
+	CHECK_INT(sigdb_load_dir(&db, "patterns", &m), 0);
+	CHECK_INT(sigdb_finalize(&db, &m), 0);
 	CHECK(db.nsigs > 100);
+	compiled = 0;
+	for (size_t i = 0; i < db.nsigs; i++)
+		compiled += db.sigs[i].code != NULL;
+	CHECK_INT(compiled, 0);
+	CHECK(db.max_capture_groups >= maxg);
 	CHECK_INT(sigdb_jit_count(&db), 0); /* nothing JIT-compiled at load */
 
 	/* the ids: every one found at its place, a missing one not */
@@ -134,6 +153,10 @@ int main(void)
 	CHECK(hits >= 1);
 	CHECK(ncand >= 1 && ncand < db.nsigs / 10);
 	CHECK_INT(sigdb_jit_count(&db), ncand);
+	compiled = 0;
+	for (size_t i = 0; i < db.nsigs; i++)
+		compiled += db.sigs[i].code != NULL;
+	CHECK_INT(compiled, ncand); /* compiled with its JIT, on the same first use */
 	matcher_free(mt);
 
 	/* two threads at once, then one: the same matches */
@@ -155,6 +178,29 @@ int main(void)
 	CHECK(after > ncand && after <= db.nsigs);
 	sigdb_jit_all(&db);
 	CHECK_INT(sigdb_jit_count(&db), db.nsigs);
+
+	/* a lazy database whose regex does not compile (tests/db-bad/bad-regex):
+	 * loaded, and on the first candidate line skipped with a message */
+	struct sigdb bad;
+	sigdb_init(&bad);
+	sigdb_set_lazy(&bad, 1);
+	struct msgs bm = {0};
+	CHECK_INT(sigdb_load_dir(&bad, "tests/db-bad/bad-regex", &bm), 0);
+	CHECK_INT(sigdb_finalize(&bad, &bm), 0);
+	CHECK_INT(bad.nsigs, 1);
+	struct matcher *bmt = matcher_new(&bad);
+	char *bl = padded("vm:1159:1159 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found");
+	logline_parse(bl, strlen(bl), &ll);
+	size_t bn = matcher_scan(bmt, &ll), bh = 0;
+	CHECK_INT(bn, 1);
+	CHECK_INT(matcher_match_list(bmt, &ll, matcher_candidates(bmt), bn, "t.log", count_cb, &bh, &bm), 0);
+	CHECK_INT(bh, 0);
+	CHECK(bm.list.n == 1 && strstr(bm.list.v[0], "\"t.no_socket_if\"") && strstr(bm.list.v[0], "does not compile"));
+	CHECK(bad.sigs[0].code == NULL);
+	free(bl);
+	matcher_free(bmt);
+	msgs_free(&bm);
+	sigdb_free(&bad);
 
 	for (size_t i = 0; i < nlines; i++)
 		free(lines[i]);
