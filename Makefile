@@ -56,7 +56,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz-replay/%)
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(B)/tools/%)
 
-.PHONY: all deps demo check check-fast check-asan check-tsan check-db catalog calibration coverage install clean fuzz bench
+.PHONY: all deps demo check check-fast check-asan check-tsan check-db catalog calibration coverage install clean fuzz bench unexplained floor
 
 all: deps-ok nccl-triage
 
@@ -145,6 +145,15 @@ fuzz:
 
 check-db: nccl-triage
 	./nccl-triage check-db patterns
+
+# The failure-word lines of the corpora that nothing explains (tests/unexplained/run.sh; part
+# of make check): empty, or each gets a signature, a derived row, a benign entry or an exemption.
+unexplained: nccl-triage
+	sh tests/unexplained/run.sh ./nccl-triage
+
+# The keyword floor against the tool on the learn set (tests/floor/run.sh; part of make check).
+floor: nccl-triage $(B)/tools/jsonproj
+	sh tests/floor/run.sh ./nccl-triage
 
 catalog: nccl-triage
 	./nccl-triage list --format md > docs/catalog.md

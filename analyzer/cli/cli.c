@@ -32,6 +32,10 @@ const struct cli_opt CLI_OPTS[] = {
 	 "exit status 1 when: error (an error finding or an unexplained failure), warning (also a warning), never "
 	 "(default: a bundle diagnosed or unknown_failure)"},
 	{"quiet-info", 0, NULL, READ, OPT_QUIET_INFO, "leave information-level findings out of the CI formats (junit, sarif, github)"},
+	{"unexplained", 0, NULL, CMD_ANALYZE, OPT_UNEXPLAINED,
+	 "instead of the report, print every line that holds a failure word (error, fail, fatal, abort, killed, signal, "
+	 "exception, timed out, warn) and that nothing explains: no signature, benign entry, derived row, launcher record, "
+	 "traceback or crash-report frame (for reviewing the database)"},
 	{"regex", 0, NULL, CMD_LIST, OPT_REGEX, "print the signatures' regexes, one per line (for rg -f, grep -P -f)"},
 	{"rules", 0, NULL, CMD_LIST, OPT_RULES, "list the fact rules (C checks over system reports) instead"},
 	{"max-member-bytes", 0, "SIZE", READ, OPT_MAX_MEMBER_BYTES, "bytes analysed per document (default 8G)"},

@@ -161,6 +161,7 @@ int parse_common(int argc, char **argv, int first, unsigned cmd, const char *cmd
 		case OPT_PROGRESS: c->progress = arg; break;
 		case OPT_REDACT: c->redact = 1; break;
 		case OPT_QUIET_INFO: c->quiet_info = 1; break;
+		case OPT_UNEXPLAINED: c->unexplained = 1; break;
 		case OPT_FAIL_ON:
 			if (strcmp(arg, "error") && strcmp(arg, "warning") && strcmp(arg, "never")) {
 				fprintf(stderr, "nccl-triage %s: --fail-on: '%s' is not error, warning or never\n", cmdname, arg);

@@ -57,6 +57,7 @@ const struct patid PATIDS[] = {
 	{FAMILY_RANKS, PATID_FAMILY, "cascade.c, rules_ranks.c"},
 	{FAMILY_IB, PATID_FAMILY, "rules_host.c"},
 	{FAMILY_DERIVED, PATID_FAMILY, "cascade.c, derive.c, rules_derived.c"},
+	{FAMILY_FLOOR, PATID_FAMILY, "rules_floor.c, analysis.c"},
 	{CAT_RANK_FAILURE, PATID_CATEGORY, "cascade.c"},
 	{CAT_COLLECTIVE_TIMEOUT, PATID_CATEGORY, "cascade.c"},
 	{CAT_SOCKET_NETWORK, PATID_CATEGORY, "cascade.c"},

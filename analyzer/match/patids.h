@@ -80,6 +80,7 @@ struct sigdb;
 #define FAMILY_FLIGHT "flight."
 #define FAMILY_IB     "ib."
 #define FAMILY_DERIVED "derived."  /* rows and diagnoses of patterns/derived.json */
+#define FAMILY_FLOOR "floor."      /* the keyword tier's diagnoses (patterns/floor.json, rules_floor.c) */
 
 /* categories (TAXONOMY) that cascade.c treats as echo-prone */
 #define CAT_RANK_FAILURE       "RANK_FAILURE"

@@ -11,12 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "base/util.h"
 #include <sys/stat.h>
 
 #include "base/hash.h"
 #include "base/json.h"
+#include "base/util.h"
 #include "parse/linekw.h"
 #include "parse/logline.h"
 #include "base/version.h"
@@ -390,8 +389,8 @@ static const struct known_keys {
 	                              NULL}},
 	{"blames", "\"blames\"", {"env", "any", NULL}},
 	{"when", "\"when\"", {"any", "all", "none", "nccl", "nccl_implied", NULL}},
-	{"derived", "a derived row", {"id", "from", "file", "message", "exception", "code", "category", "why", "samples",
-	                              "negative_samples", "references", NULL}},
+	{"derived", "a derived row", {"id", "from", "file", "message", "exception", "code", "signal", "frame", "category",
+	                              "why", "samples", "negative_samples", "references", NULL}},
 };
 
 static const struct known_keys *known_keys(const char *object)
@@ -596,27 +595,6 @@ static int parse_on(const char *s, enum sig_on *on)
 	return 0;
 }
 
-/* "signatures[12]" into out (n >= 48): the JSON path of an entry, made for
- * every entry at start-up, so without printf */
-static void entry_path(char *out, size_t n, const char *array, size_t idx)
-{
-	char digits[24];
-	size_t k = 0, len = strlen(array);
-	do
-		digits[k++] = (char)('0' + idx % 10);
-	while ((idx /= 10) && k < sizeof digits);
-	if (len + k + 3 > n) {
-		out[0] = 0;
-		return;
-	}
-	memcpy(out, array, len);
-	out[len++] = '[';
-	while (k)
-		out[len++] = digits[--k];
-	out[len++] = ']';
-	out[len] = 0;
-}
-
 /* s->capnames from s->code; returns the number of groups + 1. */
 static size_t read_capnames(struct signature *s)
 {
@@ -640,7 +618,7 @@ static size_t read_capnames(struct signature *s)
 static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, size_t idx)
 {
 	char path[64];
-	entry_path(path, sizeof path, "signatures", idx);
+	json_path(path, sizeof path, "signatures", "", (long)idx);
 	if (!cJSON_IsObject(o)) {
 		lerr(c, path, "must be an object");
 		return;
@@ -672,7 +650,7 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	const cJSON *it;
 	cJSON_ArrayForEach(it, samples) {
 		if (cJSON_IsObject(it) && !keys_known(it, "sample")) {
-			snprintf(sub, sizeof sub, "%s.samples[%zu]", path, k);
+			json_path(sub, sizeof sub, path, ".samples", (long)k);
 			check_keys(c, it, sub, "sample");
 		}
 		k++;
@@ -757,7 +735,7 @@ static int parse_role(const char *s, enum role *out)
 static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, size_t idx)
 {
 	char path[64], sub[128];
-	entry_path(path, sizeof path, "diagnoses", idx);
+	json_path(path, sizeof path, "diagnoses", "", (long)idx);
 	if (!cJSON_IsObject(o)) {
 		lerr(c, path, "must be an object");
 		return;
@@ -825,9 +803,7 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		}
 	}
 	const cJSON *when = cJSON_GetObjectItemCaseSensitive(o, "when");
-	size_t pl = strlen(path); /* "diagnoses[3].when", without printf (every diagnosis) */
-	memcpy(sub, path, pl);
-	memcpy(sub + pl, ".when", 6);
+	json_path(sub, sizeof sub, path, ".when", -1);
 	if (!cJSON_IsObject(when)) {
 		lerr(c, path, "\"when\" must be an object");
 	} else {
@@ -941,7 +917,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 		i = 0;
 		cJSON_ArrayForEach(it, der) {
 			char path[48];
-			snprintf(path, sizeof path, "derived[%zu]", i++);
+			json_path(path, sizeof path, "derived", "", (long)i++);
 			if (cJSON_IsObject(it))
 				check_keys(&c, it, path, "derived");
 		}

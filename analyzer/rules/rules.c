@@ -11,6 +11,7 @@ const struct rule_provider *const RULE_PROVIDERS[] = {
 	&RULES_INFER,
 	&RULES_DERIVED,
 	&RULES_COLLECT,
+	&RULES_FLOOR,
 	NULL,
 };
 

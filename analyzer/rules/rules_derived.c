@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse/crash.h"
 #include "match/derive.h"
 #include "match/patids.h"
 #include "parse/ranks.h"
@@ -151,11 +152,42 @@ static size_t refine_by_source(struct rule_ctx *rc)
 	return found;
 }
 
+/* Native crashes and stack dumps (parse/crash.h): the signal and the
+ * innermost frames that name NCCL, c10d or CUDA.  The evidence is the
+ * banner line; the frame it was derived from is named in "from". */
+static void run_crashes(struct rule_ctx *rc)
+{
+	for (size_t i = 0; i < rc->ncrashes; i++) {
+		const struct crash_clue *k = &rc->crashes[i];
+		struct derive_input in;
+		memset(&in, 0, sizeof in);
+		in.code = -1;
+		in.crash = 1;
+		in.signal = crash_signal_name(k->sig);
+		in.frames = k->frames;
+		const struct derive_row *row = derive_match(rc->db, &in);
+		if (!row)
+			continue;
+		char sigdesc[48];
+		if (in.signal)
+			snprintf(sigdesc, sizeof sigdesc, "the signal (%s)", in.signal);
+		else
+			snprintf(sigdesc, sizeof sigdesc, "a stack dump");
+		char *from = k->frame
+		             ? xasprintf("%s and the innermost NCCL, c10d or CUDA frame (%s:%llu: %.80s)", sigdesc,
+		                         k->path, (unsigned long long)k->frame_line, k->frame)
+		             : xasprintf("%s of a crash report with no NCCL, c10d or CUDA frame", sigdesc);
+		emit(rc, row, k->path, k->line, k->raw, k->rawlength, from, k->rank, k->host, k->pid, NULL);
+		free(from);
+	}
+}
+
 static void run(struct rule_ctx *rc)
 {
 	const struct sigdb *db = rc->db;
 	if (!db || !db->nderived)
 		return;
+	run_crashes(rc); /* a crash's frames say more than its banner: always */
 	size_t found = 0; /* findings of a category that names a component */
 	const struct derive_row *generic_row = NULL; /* the first generic one (OTHER, CUDA_ERROR_OTHER) */
 	for (size_t i = 0; i < rc->nfailures; i++) {
