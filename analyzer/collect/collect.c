@@ -150,7 +150,7 @@ char *collect_env_dump(char *const *env, size_t *count)
 		if (env_matters(*e))
 			strvec_push(&v, *e);
 	if (v.n > 1)
-		qsort(v.v, v.n, sizeof *v.v, cmp_str);
+		xqsort(v.v, v.n, sizeof *v.v, cmp_str);
 	struct buf b;
 	buf_init(&b);
 	for (size_t i = 0; i < v.n; i++) {
