@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/layers/run.sh - the layers of analyzer/ (docs/architecture.md), lowest
 # first:
-#     base < input < parse < match < rules < engine < report < verify < cli
+#     base < input < parse < match < rules < engine < report < verify < collect < cli
 # Every source file lives in analyzer/LAYER/; the folder is its layer.  A file
 # may include headers of its own layer and of the layers below it, never of a
 # layer above, and names them with their folder ("match/sigdb.h"), so that the
@@ -14,10 +14,10 @@
 # files of one folder, in includes and in calls; a call from base/ into
 # match/) and must fail there.  Ends with "N passed, N failed".
 cd "$(dirname "$0")/../.." || exit 2
-LAYERS="base input parse match rules engine report verify cli"
+LAYERS="base input parse match rules engine report verify collect cli"
 OBJ=${NT_BUILD:-${B:-build}}/obj
 
-rank_of() { # layer name -> 1..9, 0 when not a layer
+rank_of() { # layer name -> 1..10, 0 when not a layer
 	i=0
 	for l in $LAYERS; do
 		i=$((i + 1))
@@ -164,6 +164,17 @@ if [ -f "${NT_BUILD:-${B:-build}}/libnccltriage.a" ]; then
 	else
 		pass=$((pass + 1))
 	fi
+fi
+# one order of the layers: this list, the Makefile's (cli/ is the program,
+# not in it) and the table of docs/architecture.md
+mk=$(sed -n 's/^LAYERS := //p' Makefile)
+doc=$(awk -F'`' '/^\| layer \| modules/ { t = 1; next } t && /^\|---/ { next } t && /^\| `/ { printf "%s%s", s, $2; s = " "; next } t { exit }' \
+	docs/architecture.md)
+if [ "$mk cli" = "$LAYERS" ] && [ "$doc" = "$LAYERS" ]; then
+	pass=$((pass + 1))
+else
+	echo "layer order differs: tests/layers: $LAYERS; Makefile: $mk (+ cli); docs/architecture.md: $doc"
+	fail=$((fail + 1))
 fi
 
 # The checks must be able to fail: planted trees, each with one fault.
