@@ -372,41 +372,10 @@ static char *text_row(const cJSON *obj)
 	return xasprintf("%-15s %-52s %s\n", verdict, what, name);
 }
 
-/* What the HTML batch report's table needs of a bundle (kept small: a
- * batch may have ten thousand of them): name, verdict, the first
- * diagnoses with their first evidence line, the first unexplained line. */
+/* One row of the HTML batch table (report_html_row), as a line. */
 static char *html_row(const cJSON *obj)
 {
-	cJSON *row = cJSON_CreateObject();
-	static const char *const KEYS[] = {"name", "verdict"};
-	for (size_t i = 0; i < 2; i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, KEYS[i]);
-		if (v)
-			cJSON_AddItemToObject(row, KEYS[i], cJSON_Duplicate(v, 1));
-	}
-	cJSON *ds = cJSON_AddArrayToObject(row, "diagnoses");
-	const cJSON *d;
-	int k = 0;
-	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(obj, "diagnoses")) {
-		if (k++ == 3)
-			break;
-		cJSON *x = cJSON_CreateObject();
-		static const char *const DK[] = {"id", "title", "category", "severity", "role"};
-		for (size_t i = 0; i < 5; i++) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, DK[i]);
-			if (v)
-				cJSON_AddItemToObject(x, DK[i], cJSON_Duplicate(v, 1));
-		}
-		const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "evidence"), 0);
-		cJSON *ev = cJSON_AddArrayToObject(x, "evidence");
-		if (e0)
-			cJSON_AddItemToArray(ev, cJSON_Duplicate(e0, 1));
-		cJSON_AddItemToArray(ds, x);
-	}
-	cJSON *un = cJSON_AddArrayToObject(row, "unexplained");
-	const cJSON *u0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "unexplained"), 0);
-	if (u0)
-		cJSON_AddItemToArray(un, cJSON_Duplicate(u0, 1));
+	cJSON *row = report_html_row(obj);
 	char *s = cJSON_PrintUnformatted(row);
 	cJSON_Delete(row);
 	char *line = xasprintf("%s\n", s);

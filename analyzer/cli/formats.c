@@ -61,11 +61,11 @@ const struct format FORMATS[] = {
 	{"text", ALL_TEXT, report_text, 1, 0},
 	{"json", ALL_TEXT & ~CMD_COVERAGE, render_json, 0, 0},
 	{"jsonl", CMD_BATCH | CMD_MERGE, NULL, 0, 0},
-	{"md", CMD_ANALYZE | CMD_BATCH | CMD_LIST | CMD_VERIFY | CMD_COVERAGE, report_md, 1, 0},
-	{"html", CMD_ANALYZE | CMD_BATCH, render_html, 0, 0},
-	{"junit", CMD_ANALYZE | CMD_BATCH, render_junit, 0, 1},
-	{"sarif", CMD_ANALYZE | CMD_BATCH, render_sarif, 0, 1},
-	{"github", CMD_ANALYZE | CMD_BATCH, render_github, 0, 1},
+	{"md", CMD_ANALYZE | CMD_BATCH | CMD_MERGE | CMD_LIST | CMD_VERIFY | CMD_COVERAGE, report_md, 1, 0},
+	{"html", CMD_ANALYZE | CMD_BATCH | CMD_MERGE, render_html, 0, 0},
+	{"junit", CMD_ANALYZE | CMD_BATCH | CMD_MERGE, render_junit, 0, 1},
+	{"sarif", CMD_ANALYZE | CMD_BATCH | CMD_MERGE, render_sarif, 0, 1},
+	{"github", CMD_ANALYZE | CMD_BATCH | CMD_MERGE, render_github, 0, 1},
 	{NULL, 0, NULL, 0, 0},
 };
 

@@ -26,6 +26,11 @@ void report_github(FILE *out, const cJSON *doc);
  * objects as in the analyze document (or the per-bundle JSONL records), or
  * NULL.  Missing counts are computed from bundles. */
 void report_html_batch(FILE *out, const cJSON *summary, const cJSON *bundles);
+/* What report_html_batch's table needs of one bundle object (kept small:
+ * a batch may have ten thousand of them): name, verdict, the first three
+ * diagnoses with their first evidence line, the first unexplained line.
+ * batch and merge keep these rows.  Caller owns the row. */
+cJSON *report_html_row(const cJSON *bundle);
 
 /* Where a piece of evidence lives for a CI consumer: the document path
  * joined to the bundle operand ("logs" + "run.log" -> "logs/run.log"; a

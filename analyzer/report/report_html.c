@@ -2492,3 +2492,39 @@ void report_html_batch(FILE *f, const cJSON *summary, const cJSON *bundles)
 	batch_bundles(f, bundles);
 	page_end(f, summary);
 }
+
+/* report_formats.h */
+cJSON *report_html_row(const cJSON *obj)
+{
+	cJSON *row = cJSON_CreateObject();
+	static const char *const KEYS[] = {"name", "verdict"};
+	for (size_t i = 0; i < 2; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, KEYS[i]);
+		if (v)
+			cJSON_AddItemToObject(row, KEYS[i], cJSON_Duplicate(v, 1));
+	}
+	cJSON *ds = cJSON_AddArrayToObject(row, "diagnoses");
+	const cJSON *d;
+	int k = 0;
+	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(obj, "diagnoses")) {
+		if (k++ == 3)
+			break;
+		cJSON *x = cJSON_CreateObject();
+		static const char *const DK[] = {"id", "title", "category", "severity", "role"};
+		for (size_t i = 0; i < 5; i++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, DK[i]);
+			if (v)
+				cJSON_AddItemToObject(x, DK[i], cJSON_Duplicate(v, 1));
+		}
+		const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "evidence"), 0);
+		cJSON *ev = cJSON_AddArrayToObject(x, "evidence");
+		if (e0)
+			cJSON_AddItemToArray(ev, cJSON_Duplicate(e0, 1));
+		cJSON_AddItemToArray(ds, x);
+	}
+	cJSON *un = cJSON_AddArrayToObject(row, "unexplained");
+	const cJSON *u0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "unexplained"), 0);
+	if (u0)
+		cJSON_AddItemToArray(un, cJSON_Duplicate(u0, 1));
+	return row;
+}
