@@ -5,6 +5,7 @@
 # archives listed with their errors while the rest is analysed, merge of
 # shards equal to one run, every JSONL line valid JSON with the analyze
 # contract's bundle keys.  Ends with "N passed, N failed".
+unset RUNNER_TEMP # the github format counts a job's annotations there (cli/formats.c)
 BIN=${1:-./nccl-triage}
 case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
 DB="--no-builtin -p tests/db-min"

@@ -18,6 +18,7 @@
 #            (skipped with a message when chromium is not installed:
 #            tests/reports/deps.sh installs it)
 # Ends with "N passed, N failed[, N skipped]".
+unset RUNNER_TEMP # the github format counts a job's annotations there (cli/formats.c)
 BIN=${1:-./nccl-triage}
 case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
 B=${NT_BUILD:-build}
@@ -210,6 +211,21 @@ sub "batch junit: GitLab/Jenkins shape" $PY $HERE/ci_check.py junit "$T/o/batch.
 "$BIN" batch -q $DB --format json -o "$T/o/many.json" $SC fixtures/captures/h200-2gpu-more 2>/dev/null
 sub "github: caps of 10 per kind and a summary notice (many bundles)" $PY $HERE/ci_check.py github "$T/o/many.github" "$T/o/many.json"
 check "github: the summary notice is there" grep -q '^::notice title=nccl-triage%3A more findings::' "$T/o/many.github"
+# and 50 per job: three steps of one job share them through $RUNNER_TEMP
+mkdir -p "$T/rt"
+for i in 1 2 3; do
+	RUNNER_TEMP="$T/rt" "$BIN" batch -q $DB --format github -o "$T/o/step$i.github" $SC fixtures/captures/h200-2gpu-more 2>/dev/null
+	cp "$T/rt/nccl-triage-annotations" "$T/o/count$i" 2>/dev/null
+done
+check "github: the job's count after each step (30, 50, 50)" sh -c "[ \"\$(cat '$T/o/count1' '$T/o/count2' '$T/o/count3' | tr '\\n' ' ')\" = '30 50 50 ' ]"
+sub "github: step 1 of a job, 50 left" $PY $HERE/ci_check.py github "$T/o/step1.github" 50 "$T/o/many.json"
+sub "github: step 2 of a job, 20 left" $PY $HERE/ci_check.py github "$T/o/step2.github" 20 "$T/o/many.json"
+sub "github: step 3 of a job, none left: a plain line" $PY $HERE/ci_check.py github "$T/o/step3.github" 0 "$T/o/many.json"
+check "github: no annotation once the job has shown 50" sh -c "! grep -q '^::' '$T/o/step3.github'"
+check "github: step 1 of a job is the lone run's report" cmp -s "$T/o/step1.github" "$T/o/many.github"
+echo 7x > "$T/rt/nccl-triage-annotations"
+RUNNER_TEMP="$T/rt" "$BIN" analyze -q $DB --format github "$SC/oom_unshard" > "$T/o/badcount.github" 2> "$T/o/badcount.err"
+check "github: a count file that is no count is named, and no annotation written" sh -c "grep -q 'nccl-triage-annotations: not a count of annotations' '$T/o/badcount.err' && ! grep -q '^::' '$T/o/badcount.github' && grep -q '^nccl-triage: .* not annotated' '$T/o/badcount.github'"
 check "github: GITHUB_STEP_SUMMARY gets the Markdown report, appended" sh -c "echo previous > '$T/sum.md'; GITHUB_STEP_SUMMARY='$T/sum.md' '$BIN' analyze -q $DB --format github '$SC/oom_unshard' > /dev/null; [ \$(head -1 '$T/sum.md') = previous ] && grep -q '^## nccl-triage: ' '$T/sum.md' && grep -q 'Most likely root cause' '$T/sum.md'"
 check "github: no GITHUB_STEP_SUMMARY, no file written" sh -c "cd '$T' && env -u GITHUB_STEP_SUMMARY '$BIN' analyze -q $DB --format github '$OLDPWD/$SC/oom_unshard' > /dev/null; [ ! -e '$T/GITHUB_STEP_SUMMARY' ]"
 # references are public sources, never this repository's paths
