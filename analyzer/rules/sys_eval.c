@@ -487,7 +487,7 @@ static void rule_p2p_through_cpu(const cJSON *topo, const struct topoctx *tc, st
 		else if (direct)
 			caplist_add(&c, "recommend", "NCCL_P2P_LEVEL=PXB (P2P only where GPUs share a PCIe switch; SHM across the host bridge)");
 		else
-			caplist_add(&c, "recommend", "%s", tc->disabled ? "P2P is already tc->disabled (NCCL_P2P_DISABLE=1)" : tc->bw);
+			caplist_add(&c, "recommend", "%s", tc->disabled ? "P2P is already disabled (NCCL_P2P_DISABLE=1)" : tc->bw);
 		caplist_add(&c, "count", "%d of %d", n, total);
 		emit(e, "topo.p2p_through_cpu", first, &c,
 		     "%d of %d GPU pairs cross a PCIe host bridge or the CPU interconnect (PHB/NODE/SYS): %s "
@@ -546,7 +546,7 @@ static void rule_p2p_matrix(const cJSON *topo, const struct topoctx *t, struct e
 			caplist_add(&c, "cap", "%s", cap);
 			caplist_add(&c, "status", "%s (%s)", status, meaning);
 			caplist_add(&c, "groups", "%s", t->gt.data);
-			caplist_add(&c, "recommend", "%s", t->rec.len ? t->rec.data : t->disabled ? "P2P is already t->disabled (NCCL_P2P_DISABLE=1)" : t->bw);
+			caplist_add(&c, "recommend", "%s", t->rec.len ? t->rec.data : t->disabled ? "P2P is already disabled (NCCL_P2P_DISABLE=1)" : t->bw);
 			emit(e, "topo.p2p_matrix_not_supported", first, &c,
 			     "nvidia-smi topo -p2p %s reports %d GPU pair(s) without P2P: %s (%s = %s) [%s]; "
 			     "P2P-capable groups: %s",
