@@ -282,6 +282,105 @@ def tgi_prefix(level, row):
     return '2024-06-20T12:34:56.789012Z %s text_generation_launcher: ' % ('ERROR' if level == 'error' else ' WARN')
 
 
+# ---- Slurm: srun, sbatch, the step launch API, slurmstepd, and the plugins that run in it
+
+SLURM_DIRS = ['src/srun', 'src/sbatch', 'src/api/step_launch.c', 'src/api/step_io.c', 'src/api/step_ctx.c',
+              'src/api/allocate.c', 'src/api/pmi_server.c', 'src/slurmd/slurmstepd', 'src/plugins/task/cgroup',
+              'src/plugins/mpi/pmix', 'src/plugins/mpi/pmi2', 'src/plugins/launch/slurm',
+              'src/common/slurm_jobacct_gather.c', 'src/interfaces/jobacct_gather.c',
+              'src/common/slurm_protocol_socket.c']
+# error_in_daemon(): error() in a daemon (slurmstepd), debug in srun
+SLURM_CALLS = {'error': ('error', 0), 'fatal': ('fatal', 0), 'info': ('info', 0), 'error_in_daemon': ('error', 0),
+               'PMIXP_ERROR': ('error', 0), 'PMIXP_ERROR_STD': ('error', 0), 'PMIXP_ABORT': ('error', 0),
+               'PMIXP_ERROR_NO': ('error', 1)}
+# Slurm's printf extensions (xstrfmt): %pJ a job ("JobId=N"), %pS a step record, %ps a step id
+# ("StepId=N.M"), %pA an address: each prints one word, as %s does
+SLURM_PFMT = re.compile(r'%p[JSsA]')
+# srun's task-exit record is built from strsignal(): "%s: %s %s: %s%s" (hosts, "task"/"tasks", ids,
+# strsignal(sig), " (core dumped)"): one row per signal a rank dies of (launch.c / launch_slurm.c _task_finish)
+SLURM_SIGNALS = ['Killed', 'Segmentation fault', 'Bus error', 'Aborted', 'Terminated']
+
+
+def slurm_prog(path):
+    if path.startswith('src/sbatch'):
+        return 'sbatch'
+    if 'jobacct_gather' in path:
+        return 'slurmstepd'  # the accounting poll runs in the step's daemon
+    if path.startswith(('src/srun', 'src/api', 'src/plugins/launch', 'src/common')):
+        return 'srun'
+    return 'slurmstepd'
+
+
+def slurm_extract(gd, rev, version):
+    """error()/fatal() of the Slurm parts that start, watch and end a job's ranks (SLURM_DIRS), and the
+    info() lines of srun and the step launch API that report a failure; PMIXP_ERROR* of mpi/pmix with
+    their fixed " %s: %s: %s [%d]: %s:%d: " lead (plugin, function, host, node, file:line)."""
+    names = git(gd, 'ls-tree', '-r', '--name-only', rev, *SLURM_DIRS).decode().splitlines()
+    out = {}
+    for path in names:
+        if not path.endswith('.c'):
+            continue
+        text = git(gd, 'show', f'{rev}:{path}').decode('utf-8', 'replace')
+        if not any(n + '(' in text for n in SLURM_CALLS):
+            continue
+        for name, args, line, indef in ns.calls(text, tuple(SLURM_CALLS)):
+            level, idx = SLURM_CALLS[name]
+            if indef or len(args) <= idx:
+                continue
+            f = ns.fmt_of(args[idx])
+            if f is None or not f.strip():
+                continue
+            if level == 'info' and not (path.startswith(('src/srun', 'src/api')) and FAIL_WORDS.search(f)):
+                continue
+            f = SLURM_PFMT.sub('%s', re.sub(r'%<#PRI([diouxX])(?:8|16|32|64|PTR|MAX)>', r'%\1', f))
+            if '<#' in f or '\\0' in f:
+                continue  # a format built from another macro, or one that prints a NUL: not one fixed text
+            f = f.replace("\\'", "'")
+            func = None
+            if f.startswith('%s: ') and len(args) > idx + 1 and [t[1] for t in args[idx + 1]] == ['__func__']:
+                func = enclosing_function(text, line, False)  # the sample names it, as the log does
+            if f == '%s: %s %s: %s%s':
+                for sig in SLURM_SIGNALS:
+                    key = (path, level, '%s: %s %s: ' + sig + '%s')
+                    out.setdefault(key, {'line': line, 'prog': slurm_prog(path)})
+                continue
+            if re.fullmatch(r'(?:%[-\d.]*l?[sdum] ?)*', f):
+                continue  # nothing but conversions: the text is decided elsewhere
+            if name.startswith('PMIXP_'):
+                # the macro's own lead (pmixp_debug.h): plugin, function, host, node id, file:line
+                f = ' %s: %s: %s [%d]: %s:%d: ' + f + (': %s (%d)' if name in ('PMIXP_ERROR_STD', 'PMIXP_ERROR_NO') else '')
+            out.setdefault((path, level, f), {'line': line, 'prog': slurm_prog(path), 'func': func})
+    out.update(slurm_errno(gd, rev))
+    return out
+
+
+# the slurm_strerror() texts srun prints after "Unable to allocate resources: " or "Task launch for ...
+# failed on node ...: " (src/common/slurm_errno.c): those of connections, protocol versions and the launch
+SLURM_ERRNO = re.compile(r'\{\s*(?:ERRTAB_ENTRY\()?\s*((?:SLURM|SLURMCTLD)_COMMUNICATIONS_\w+|SLURM_PROTOCOL_\w+|'
+                         r'ESLURMD_(?:EXECVE_FAILED|IO_ERROR|PROLOG_FAILED|SETUP_ENVIRONMENT_ERROR|SET_UID_OR_GID_ERROR|'
+                         r'CREATE_BATCH_DIR_ERROR|INVALID_JOB_CREDENTIAL|CREDENTIAL_EXPIRED|CREDENTIAL_REVOKED|KILL_TASK_FAILED))'
+                         r'\)?\s*,\s*"((?:[^"\\]|\\.)*)"')
+
+
+def slurm_errno(gd, rev):
+    text = git(gd, 'show', f'{rev}:src/common/slurm_errno.c').decode('utf-8', 'replace')
+    out = {}
+    for m in SLURM_ERRNO.finditer(text):
+        line = text[:m.start()].count('\n') + 1
+        # srun prints a controller's error after its request, a node's after the launch it refused
+        lead = ('Task launch for StepId=4012345.0 failed on node gpu-node-07: ' if m.group(1).startswith('ESLURMD')
+                else 'Unable to allocate resources: ')
+        out.setdefault(('src/common/slurm_errno.c', 'errno', m.group(2)),
+                       {'line': line, 'prog': 'srun', 'func': None, 'lead': lead, 'names': m.group(1)})
+    return out
+
+
+def slurm_prefix(level, row):
+    if level == 'errno':
+        return 'srun: error: ' + row['lead']
+    return f"{row['prog']}: " + {'error': 'error: ', 'fatal': 'fatal: '}.get(level, '')
+
+
 UCX_DIRS = ['src/uct/ib', 'src/uct/cuda', 'src/uct/tcp', 'src/uct/sm', 'src/uct/base', 'src/ucp/core',
             'src/ucp/wireup', 'src/ucp/rndv', 'src/ucp/proto']
 
@@ -370,6 +469,21 @@ FAMILIES = OrderedDict([
         'how': 'tracing::error! / tracing::warn! of launcher/src with a literal message (Rust {name} arguments as {}); '
                'printed by tracing_subscriber as "TIME LEVEL text_generation_launcher: MSG"',
     }),
+    ('slurm', {
+        'braces': True,
+        'repo': 'SchedMD+slurm',
+        'title': "Slurm failure messages of srun, sbatch, the step launch API and slurmstepd (task exits, signals, "
+                 "cgroup OOM, cancellations, PMI2/PMIx, launch and connection errors)",
+        # the last tag of each release, 17.11 .. 26.05
+        'revs': OrderedDict((t.split('-')[1] + '.' + t.split('-')[2], t) for t in [
+            'slurm-17-11-13-2', 'slurm-18-08-9-1', 'slurm-19-05-8-1', 'slurm-20-02-7-1', 'slurm-20-11-9-1',
+            'slurm-21-08-8-2', 'slurm-22-05-11-1', 'slurm-23-02-8-1', 'slurm-23-11-11-1', 'slurm-24-05-8-1',
+            'slurm-24-11-7-1', 'slurm-25-05-8-1', 'slurm-25-11-7-1', 'slurm-26-05-3-1']),
+        'extract': slurm_extract, 'prefix': slurm_prefix,
+        'how': 'error() / fatal() of ' + ', '.join(SLURM_DIRS) + ', and the info() lines of srun and the step launch '
+               'API with a failure word; printed by log.c as "PROG: error: MSG" (PROG srun, sbatch or slurmstepd); '
+               '%pJ/%ps/%pS as {}; srun\'s "%s: %s %s: %s%s" task record one row per strsignal() text',
+    }),
     ('ucx', {
         'braces': True,
         'repo': 'openucx+ucx',
@@ -418,8 +532,9 @@ def fill(fmt, args):
     """The format with its printf conversions (nccl_strings.instantiate) and then its
     {} values filled from args, left to right (defaults: 1 and x)."""
     left = list(args)
+    fmt = fmt.replace('\\\\', '\x00')  # an escaped backslash, as braces() reads it
     n_conv = len(ns.PIECE.findall(fmt.split('\\n')[0]))
-    text = ns.instantiate(fmt, left[:n_conv] if '{}' in fmt else left)
+    text = ns.instantiate(fmt, left[:n_conv] if '{}' in fmt else left).replace('\x00', '\\')
     rest = left[n_conv:] if '{}' in fmt else []
     while '{}' in text:
         text = text.replace('{}', rest.pop(0) if rest else 'x', 1)
@@ -429,14 +544,17 @@ def fill(fmt, args):
 def braces(fmt):
     """A printf format as a braces table writes it: every conversion and <#macro> a {}, the
     message up to its first line break (the rest is printed on further lines)."""
-    first = next((p for p in fmt.split('\\n') if p.strip()), '')
-    first = first.replace('\\"', '"').replace('\\t', ' ').replace('\\\\', '\\')
+    # an escaped backslash is no line break: the source's "(\\\\r\\\\n)" prints "(\\r\\n)"
+    first = next((p for p in fmt.replace('\\\\', '\x00').split('\\n') if p.strip()), '')
+    first = first.replace('\\"', '"').replace('\\t', ' ').replace('\x00', '\\')
     return re.sub(ns.CONV + r'|<#\w+>', lambda m: '%' if m.group(0) == '%%' else '{}', first)
 
 
 def sample_of(fam, rule, row):
     prefix = FAMILIES[fam]['prefix'](row['level'], row)
-    return prefix + fill(row['format'], rule['args'])
+    # a "%s: ..." message whose first value is __func__ names its function (Slurm)
+    args = ([row['func']] if row.get('func') else []) + rule['args']
+    return prefix + fill(row['format'], args)
 
 
 def generate(fam, gd):
