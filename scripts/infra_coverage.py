@@ -381,6 +381,65 @@ def slurm_prefix(level, row):
     return f"{row['prog']}: " + {'error': 'error: ', 'fatal': 'fatal: '}.get(level, '')
 
 
+# ---- Open MPI, PRRTE, OpenPMIx: the help messages mpirun / prterun print (opal_show_help: a box of dashes,
+# the topic's text with its %s filled); a row is a topic's first line, as it starts the box
+
+HELP_TOPIC = re.compile(r'^\[([^\]\n]+)\]\s*\n((?:#[^\n]*\n|\s*\n)*)([^\n#][^\n]*)', re.M)
+# the same box printed by hand (opal_output with its own dashes) where show_help cannot reach mpirun
+BOX_STRING = re.compile(r'"-{20,}\\n"\s*"((?:[^"\\]|\\.)*?)(?:\\n)?"')
+
+
+def help_extract_files(gd, rev, select, boxes=()):
+    names = [n for n in git(gd, 'ls-tree', '-r', '--name-only', rev).decode().splitlines()
+             if re.search(select, n) and re.search(r'/help-[^/]*\.txt$', n)]
+    out = {}
+    for path in names:
+        text = git(gd, 'show', f'{rev}:{path}').decode('utf-8', 'replace')
+        for m in HELP_TOPIC.finditer(text):
+            topic, first = m.group(1), m.group(3).rstrip()
+            if not first.strip() or topic.endswith(('usage', 'version')) or re.fullmatch(r'[%a-z ]*', first):
+                continue  # the usage and version texts, a topic that is only a value
+            if topic == 'bogus section' or (
+                    re.search(r'/help-(?:prun|prterun|prte|prted|prte-info|schizo-\w+)\.txt$', path) and ':' not in topic
+                    and not re.match(r'%s |WARNING|ERROR|Internal error', first)
+                    and not re.search(r'was unable|could not|cannot|\bfailed(?: to\b|\.)', first)):
+                continue  # PRRTE 3+: the --help text of an option (topic = the option's name), not a message
+            line = text[:m.start(3)].count('\n') + 1
+            out.setdefault((path, 'help', first), {'line': line, 'names': topic})
+    for path in boxes:
+        try:
+            text = git(gd, 'show', f'{rev}:{path}').decode('utf-8', 'replace')
+        except subprocess.CalledProcessError:
+            continue
+        for m in BOX_STRING.finditer(text):
+            out.setdefault((path, 'box', m.group(1)), {'line': text[:m.start()].count('\n') + 1, 'names': 'opal_output'})
+    return out
+
+
+OMPI_HELP = (r'^(?:orte/(?:tools/orterun|mca/(?:plm/(?:base|rsh|slurm)|errmgr|oob|odls/(?:base|default)|state|ess/base|'
+             r'rmaps/base)|runtime|orted)|opal/mca/(?:btl/(?:openib|tcp|vader|sm|smcuda|base|uct)|common/(?:ucx|verbs|cuda|ofi|sm))|'
+             r'ompi/(?:mca/(?:pml/(?:ucx|ob1)|mtl/ofi)|mpi/help-mpi-api|runtime|errhandler|tools/mpirun)|opal/runtime/help-opal-runtime)')
+PRRTE_HELP = (r'(?:help-(?:prun|prterun|prte|errmgr-base|plm-base|plm-slurm|plm-ssh|oob-tcp|oob-base|prte-odls-base|'
+              r'prte-odls-default|prte-rmaps-base|state-base|ess-base|prte-runtime|prted)\.txt)$')
+PMIX_HELP = r'(?:src/runtime/help-pmix-runtime|src/server/help-pmix-server|src/mca/ptl/base/help-ptl-base)\.txt$'
+
+
+def ompi_extract(gd, rev, version):
+    return help_extract_files(gd, rev, OMPI_HELP, ['orte/mca/oob/tcp/oob_tcp_connection.c'])
+
+
+def prrte_extract(gd, rev, version):
+    return help_extract_files(gd, rev, PRRTE_HELP, ['src/mca/oob/tcp/oob_tcp_connection.c'])
+
+
+def pmix_extract(gd, rev, version):
+    return help_extract_files(gd, rev, PMIX_HELP)
+
+
+def help_prefix(level, row):
+    return ''  # show_help prints the box's text as is (a --tag-output prefix is logline.c's to peel)
+
+
 UCX_DIRS = ['src/uct/ib', 'src/uct/cuda', 'src/uct/tcp', 'src/uct/sm', 'src/uct/base', 'src/ucp/core',
             'src/ucp/wireup', 'src/ucp/rndv', 'src/ucp/proto']
 
@@ -484,6 +543,35 @@ FAMILIES = OrderedDict([
                'API with a failure word; printed by log.c as "PROG: error: MSG" (PROG srun, sbatch or slurmstepd); '
                '%pJ/%ps/%pS as {}; srun\'s "%s: %s %s: %s%s" task record one row per strsignal() text',
     }),
+    ('openmpi', {
+        'braces': True,
+        'repo': 'open-mpi+ompi',
+        'title': "Open MPI's help messages about launching, process exits, the out-of-band TCP wire-up, mapping and binding, "
+                 "and the btl/pml/mtl transports (openib, tcp, vader/sm, smcuda, uct, ucx, ofi)",
+        'revs': OrderedDict((v[1:], v) for v in ['v3.1.6', 'v4.0.7', 'v4.1.8', 'v5.0.10']),
+        'extract': ompi_extract, 'prefix': help_prefix,
+        'how': 'the first line of every topic of the help files under ' + OMPI_HELP.replace('\\', '') + ' (opal_show_help '
+               'prints the topic in a box of dashes, %s filled), and the hand-drawn box of orte/mca/oob/tcp/oob_tcp_connection.c; '
+               'the topic names are in the note; from 5.0 mpirun is PRRTE\'s (prrte.tsv)',
+    }),
+    ('prrte', {
+        'braces': True,
+        'repo': 'openpmix+prrte',
+        'title': "PRRTE's help messages (prterun / prun, the launcher of Open MPI 5): process exits, daemon launch, the TCP "
+                 "wire-up, mapping",
+        'revs': OrderedDict((v[1:], v) for v in ['v3.0.13', 'v4.1.0']),
+        'extract': prrte_extract, 'prefix': help_prefix,
+        'how': 'the first line of every topic of ' + PRRTE_HELP.replace('\\', '') + ' and the hand-drawn box of '
+               'src/mca/oob/tcp/oob_tcp_connection.c',
+    }),
+    ('pmix', {
+        'braces': True,
+        'repo': 'openpmix+openpmix',
+        'title': "OpenPMIx's help messages of its runtime, server and transport (PMIx_Init and server start-up failures)",
+        'revs': OrderedDict((v[1:], v) for v in ['v3.2.5', 'v4.2.9', 'v5.0.10', 'v6.1.0']),
+        'extract': pmix_extract, 'prefix': help_prefix,
+        'how': 'the first line of every topic of ' + PMIX_HELP.replace('\\', ''),
+    }),
     ('ucx', {
         'braces': True,
         'repo': 'openucx+ucx',
@@ -522,7 +610,7 @@ def load_map():
 
 def map_row(rules, fam, file, level, fmt):
     for r in rules:
-        if r['family'] == fam and r['file'].search(file) and r['level'].fullmatch(level) and r['fmt'].search(fmt):
+        if re.fullmatch(r['family'], fam) and r['file'].search(file) and r['level'].fullmatch(level) and r['fmt'].search(fmt):
             r['used'] += 1
             return r
     return None
@@ -706,7 +794,7 @@ def main():
             f.write(text)
         if a.unused:
             for r in rules:
-                if r['family'] == fam and not r['used']:
+                if re.fullmatch(r['family'], fam) and not r['used']:
                     print(f'unused rule: infra_coverage_map.tsv:{r["line"]}', file=sys.stderr)
 
 
