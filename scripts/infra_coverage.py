@@ -397,8 +397,8 @@ def help_extract_files(gd, rev, select, boxes=()):
         text = git(gd, 'show', f'{rev}:{path}').decode('utf-8', 'replace')
         for m in HELP_TOPIC.finditer(text):
             topic, first = m.group(1), m.group(3).rstrip()
-            if not first.strip() or topic.endswith(('usage', 'version')) or re.fullmatch(r'[%a-z ]*', first):
-                continue  # the usage and version texts, a topic that is only a value
+            if topic.endswith(('usage', 'version')) or len(re.sub(r'%[-#0-9.]*l*[a-z]', '', first).split()) < 2:
+                continue  # the usage and version texts, a topic whose first line is only a value ("%s")
             if topic == 'bogus section' or (
                     re.search(r'/help-(?:prun|prterun|prte|prted|prte-info|schizo-\w+)\.txt$', path) and ':' not in topic
                     and not re.match(r'%s |WARNING|ERROR|Internal error', first)
