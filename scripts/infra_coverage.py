@@ -20,7 +20,7 @@ file first_release last_release level format mapping note sample) for one family
     openmpi       the first line of every topic of the help files mpirun/prte print
     hami          HAMi-core's LOG_ERROR / LOG_WARN
     nhc           Azure NHC's die / log_* failure messages
-    dcgm          dcgmi diag's error strings (dcgm_errors.h)
+    dcgm          dcgmi diag's failure reasons (DCGM_FR_*_MSG of dcgm_errors.h)
     tgi           text-generation-inference's launcher errors (Rust tracing::error!)
 
   or hand-kept (kernel, xid, fabricmanager, vllm, sglang, trtllm, xla, k8s): the
@@ -440,6 +440,32 @@ def help_prefix(level, row):
     return ''  # show_help prints the box's text as is (a --tag-output prefix is logline.c's to peel)
 
 
+# ---- DCGM: the failure reasons of dcgmi diag (dcgm_errors.h: DCGM_FR_<NAME>_MSG, one printf format each,
+# string literals concatenated); dcgmi prints them in the table's info column cut every 45 characters
+# (Diag::DisplayVerboseInfo) or whole in its JSON output
+
+DCGM_MSG = re.compile(r'#define\s+DCGM_FR_(\w+)_MSG\b[ \t]*((?:\\[ \t]*\n[ \t]*)?(?:"(?:[^"\\\n]|\\.)*"[ \t]*(?:\\[ \t]*\n[ \t]*)?)+)')
+
+
+def dcgm_extract(gd, rev, version):
+    text = git(gd, 'show', f'{rev}:dcgmlib/dcgm_errors.h').decode('utf-8', 'replace')
+    out = {}
+    for m in DCGM_MSG.finditer(text):
+        name, msg = m.group(1), ''.join(re.findall(r'"((?:[^"\\\n]|\\.)*)"', m.group(2))).rstrip()
+        if not msg or name in ('OK', 'ERROR_SENTINEL'):
+            continue  # "" (the message is written where it is raised), success, the end marker
+        key = ('dcgmlib/dcgm_errors.h', 'diag', msg)
+        r = out.setdefault(key, {'line': text[:m.start()].count('\n') + 1, 'names': []})
+        r['names'].append('DCGM_FR_' + name)
+    for r in out.values():
+        r['names'] = ' '.join(r['names'])
+    return out
+
+
+def dcgm_prefix(level, row):
+    return ''  # the reason as dcgmi diag -j writes it; the table shows its first 45 characters the same way
+
+
 UCX_DIRS = ['src/uct/ib', 'src/uct/cuda', 'src/uct/tcp', 'src/uct/sm', 'src/uct/base', 'src/ucp/core',
             'src/ucp/wireup', 'src/ucp/rndv', 'src/ucp/proto']
 
@@ -571,6 +597,17 @@ FAMILIES = OrderedDict([
         'revs': OrderedDict((v[1:], v) for v in ['v3.2.5', 'v4.2.9', 'v5.0.10', 'v6.1.0']),
         'extract': pmix_extract, 'prefix': help_prefix,
         'how': 'the first line of every topic of ' + PMIX_HELP.replace('\\', ''),
+    }),
+    ('dcgm', {
+        'braces': True,
+        'repo': 'NVIDIA+DCGM',
+        'title': "DCGM's diagnostic failure reasons (dcgmi diag: ECC, retired pages and row remapping, Xid, NVLink and "
+                 "NVSwitch, PCIe, P2P, thermal and power, fabric and IMEX state, and the diagnostic's own errors)",
+        'revs': OrderedDict((v[1:], v) for v in ['v2.1.4', 'v2.4.7', 'v3.1.8', 'v3.3.9', 'v4.0.0', 'v4.2.3', 'v4.4.2',
+                                                 'v4.6.0']),
+        'extract': dcgm_extract, 'prefix': dcgm_prefix,
+        'how': 'every DCGM_FR_<NAME>_MSG of dcgmlib/dcgm_errors.h (the names in the note); dcgmi diag shows the reason '
+               'in its table cut every 45 characters, or whole in -j JSON; the last tag of each minor release',
     }),
     ('ucx', {
         'braces': True,
