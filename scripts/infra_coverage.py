@@ -20,7 +20,7 @@ file first_release last_release level format mapping note sample) for one family
     openmpi       the first line of every topic of the help files mpirun/prte print
     hami          HAMi-core's LOG_ERROR / LOG_WARN
     nhc           Azure NHC's die / log_* failure messages
-    dcgm          dcgmi diag's error strings (dcgm_errors.h)
+    dcgm          dcgmi diag's failure reasons (DCGM_FR_*_MSG of dcgm_errors.h)
     tgi           text-generation-inference's launcher errors (Rust tracing::error!)
 
   or hand-kept (kernel, xid, fabricmanager, vllm, sglang, trtllm, xla, k8s): the
@@ -282,6 +282,190 @@ def tgi_prefix(level, row):
     return '2024-06-20T12:34:56.789012Z %s text_generation_launcher: ' % ('ERROR' if level == 'error' else ' WARN')
 
 
+# ---- Slurm: srun, sbatch, the step launch API, slurmstepd, and the plugins that run in it
+
+SLURM_DIRS = ['src/srun', 'src/sbatch', 'src/api/step_launch.c', 'src/api/step_io.c', 'src/api/step_ctx.c',
+              'src/api/allocate.c', 'src/api/pmi_server.c', 'src/slurmd/slurmstepd', 'src/plugins/task/cgroup',
+              'src/plugins/mpi/pmix', 'src/plugins/mpi/pmi2', 'src/plugins/launch/slurm',
+              'src/common/slurm_jobacct_gather.c', 'src/interfaces/jobacct_gather.c',
+              'src/common/slurm_protocol_socket.c']
+# error_in_daemon(): error() in a daemon (slurmstepd), debug in srun
+SLURM_CALLS = {'error': ('error', 0), 'fatal': ('fatal', 0), 'info': ('info', 0), 'error_in_daemon': ('error', 0),
+               'PMIXP_ERROR': ('error', 0), 'PMIXP_ERROR_STD': ('error', 0), 'PMIXP_ABORT': ('error', 0),
+               'PMIXP_ERROR_NO': ('error', 1)}
+# Slurm's printf extensions (xstrfmt): %pJ a job ("JobId=N"), %pS a step record, %ps a step id
+# ("StepId=N.M"), %pA an address: each prints one word, as %s does
+SLURM_PFMT = re.compile(r'%p[JSsA]')
+# srun's task-exit record is built from strsignal(): "%s: %s %s: %s%s" (hosts, "task"/"tasks", ids,
+# strsignal(sig), " (core dumped)"): one row per signal a rank dies of (launch.c / launch_slurm.c _task_finish)
+SLURM_SIGNALS = ['Killed', 'Segmentation fault', 'Bus error', 'Aborted', 'Terminated']
+
+
+def slurm_prog(path):
+    if path.startswith('src/sbatch'):
+        return 'sbatch'
+    if 'jobacct_gather' in path:
+        return 'slurmstepd'  # the accounting poll runs in the step's daemon
+    if path.startswith(('src/srun', 'src/api', 'src/plugins/launch', 'src/common')):
+        return 'srun'
+    return 'slurmstepd'
+
+
+def slurm_extract(gd, rev, version):
+    """error()/fatal() of the Slurm parts that start, watch and end a job's ranks (SLURM_DIRS), and the
+    info() lines of srun and the step launch API that report a failure; PMIXP_ERROR* of mpi/pmix with
+    their fixed " %s: %s: %s [%d]: %s:%d: " lead (plugin, function, host, node, file:line)."""
+    names = git(gd, 'ls-tree', '-r', '--name-only', rev, *SLURM_DIRS).decode().splitlines()
+    out = {}
+    for path in names:
+        if not path.endswith('.c'):
+            continue
+        text = git(gd, 'show', f'{rev}:{path}').decode('utf-8', 'replace')
+        if not any(n + '(' in text for n in SLURM_CALLS):
+            continue
+        for name, args, line, indef in ns.calls(text, tuple(SLURM_CALLS)):
+            level, idx = SLURM_CALLS[name]
+            if indef or len(args) <= idx:
+                continue
+            f = ns.fmt_of(args[idx])
+            if f is None or not f.strip():
+                continue
+            if level == 'info' and not (path.startswith(('src/srun', 'src/api')) and FAIL_WORDS.search(f)):
+                continue
+            f = SLURM_PFMT.sub('%s', re.sub(r'%<#PRI([diouxX])(?:8|16|32|64|PTR|MAX)>', r'%\1', f))
+            if '<#' in f or '\\0' in f:
+                continue  # a format built from another macro, or one that prints a NUL: not one fixed text
+            f = f.replace("\\'", "'")
+            func = None
+            if f.startswith('%s: ') and len(args) > idx + 1 and [t[1] for t in args[idx + 1]] == ['__func__']:
+                func = enclosing_function(text, line, False)  # the sample names it, as the log does
+            if f == '%s: %s %s: %s%s':
+                for sig in SLURM_SIGNALS:
+                    key = (path, level, '%s: %s %s: ' + sig + '%s')
+                    out.setdefault(key, {'line': line, 'prog': slurm_prog(path)})
+                continue
+            if re.fullmatch(r'(?:%[-\d.]*l?[sdum] ?)*', f):
+                continue  # nothing but conversions: the text is decided elsewhere
+            if name.startswith('PMIXP_'):
+                # the macro's own lead (pmixp_debug.h): plugin, function, host, node id, file:line
+                f = ' %s: %s: %s [%d]: %s:%d: ' + f + (': %s (%d)' if name in ('PMIXP_ERROR_STD', 'PMIXP_ERROR_NO') else '')
+            out.setdefault((path, level, f), {'line': line, 'prog': slurm_prog(path), 'func': func})
+    out.update(slurm_errno(gd, rev))
+    return out
+
+
+# the slurm_strerror() texts srun prints after "Unable to allocate resources: " or "Task launch for ...
+# failed on node ...: " (src/common/slurm_errno.c): those of connections, protocol versions and the launch
+SLURM_ERRNO = re.compile(r'\{\s*(?:ERRTAB_ENTRY\()?\s*((?:SLURM|SLURMCTLD)_COMMUNICATIONS_\w+|SLURM_PROTOCOL_\w+|'
+                         r'ESLURMD_(?:EXECVE_FAILED|IO_ERROR|PROLOG_FAILED|SETUP_ENVIRONMENT_ERROR|SET_UID_OR_GID_ERROR|'
+                         r'CREATE_BATCH_DIR_ERROR|INVALID_JOB_CREDENTIAL|CREDENTIAL_EXPIRED|CREDENTIAL_REVOKED|KILL_TASK_FAILED))'
+                         r'\)?\s*,\s*"((?:[^"\\]|\\.)*)"')
+
+
+def slurm_errno(gd, rev):
+    text = git(gd, 'show', f'{rev}:src/common/slurm_errno.c').decode('utf-8', 'replace')
+    out = {}
+    for m in SLURM_ERRNO.finditer(text):
+        line = text[:m.start()].count('\n') + 1
+        # srun prints a controller's error after its request, a node's after the launch it refused
+        lead = ('Task launch for StepId=4012345.0 failed on node gpu-node-07: ' if m.group(1).startswith('ESLURMD')
+                else 'Unable to allocate resources: ')
+        out.setdefault(('src/common/slurm_errno.c', 'errno', m.group(2)),
+                       {'line': line, 'prog': 'srun', 'func': None, 'lead': lead, 'names': m.group(1)})
+    return out
+
+
+def slurm_prefix(level, row):
+    if level == 'errno':
+        return 'srun: error: ' + row['lead']
+    return f"{row['prog']}: " + {'error': 'error: ', 'fatal': 'fatal: '}.get(level, '')
+
+
+# ---- Open MPI, PRRTE, OpenPMIx: the help messages mpirun / prterun print (opal_show_help: a box of dashes,
+# the topic's text with its %s filled); a row is a topic's first line, as it starts the box
+
+HELP_TOPIC = re.compile(r'^\[([^\]\n]+)\]\s*\n((?:#[^\n]*\n|\s*\n)*)([^\n#][^\n]*)', re.M)
+# the same box printed by hand (opal_output with its own dashes) where show_help cannot reach mpirun
+BOX_STRING = re.compile(r'"-{20,}\\n"\s*"((?:[^"\\]|\\.)*?)(?:\\n)?"')
+
+
+def help_extract_files(gd, rev, select, boxes=()):
+    names = [n for n in git(gd, 'ls-tree', '-r', '--name-only', rev).decode().splitlines()
+             if re.search(select, n) and re.search(r'/help-[^/]*\.txt$', n)]
+    out = {}
+    for path in names:
+        text = git(gd, 'show', f'{rev}:{path}').decode('utf-8', 'replace')
+        for m in HELP_TOPIC.finditer(text):
+            topic, first = m.group(1), m.group(3).rstrip()
+            if topic.endswith(('usage', 'version')) or len(re.sub(r'%[-#0-9.]*l*[a-z]', '', first).split()) < 2:
+                continue  # the usage and version texts, a topic whose first line is only a value ("%s")
+            if topic == 'bogus section' or (
+                    re.search(r'/help-(?:prun|prterun|prte|prted|prte-info|schizo-\w+)\.txt$', path) and ':' not in topic
+                    and not re.match(r'%s |WARNING|ERROR|Internal error', first)
+                    and not re.search(r'was unable|could not|cannot|\bfailed(?: to\b|\.)', first)):
+                continue  # PRRTE 3+: the --help text of an option (topic = the option's name), not a message
+            line = text[:m.start(3)].count('\n') + 1
+            out.setdefault((path, 'help', first), {'line': line, 'names': topic})
+    for path in boxes:
+        try:
+            text = git(gd, 'show', f'{rev}:{path}').decode('utf-8', 'replace')
+        except subprocess.CalledProcessError:
+            continue
+        for m in BOX_STRING.finditer(text):
+            out.setdefault((path, 'box', m.group(1)), {'line': text[:m.start()].count('\n') + 1, 'names': 'opal_output'})
+    return out
+
+
+OMPI_HELP = (r'^(?:orte/(?:tools/orterun|mca/(?:plm/(?:base|rsh|slurm)|errmgr|oob|odls/(?:base|default)|state|ess/base|'
+             r'rmaps/base)|runtime|orted)|opal/mca/(?:btl/(?:openib|tcp|vader|sm|smcuda|base|uct)|common/(?:ucx|verbs|cuda|ofi|sm))|'
+             r'ompi/(?:mca/(?:pml/(?:ucx|ob1)|mtl/ofi)|mpi/help-mpi-api|runtime|errhandler|tools/mpirun)|opal/runtime/help-opal-runtime)')
+PRRTE_HELP = (r'(?:help-(?:prun|prterun|prte|errmgr-base|plm-base|plm-slurm|plm-ssh|oob-tcp|oob-base|prte-odls-base|'
+              r'prte-odls-default|prte-rmaps-base|state-base|ess-base|prte-runtime|prted)\.txt)$')
+PMIX_HELP = r'(?:src/runtime/help-pmix-runtime|src/server/help-pmix-server|src/mca/ptl/base/help-ptl-base)\.txt$'
+
+
+def ompi_extract(gd, rev, version):
+    return help_extract_files(gd, rev, OMPI_HELP, ['orte/mca/oob/tcp/oob_tcp_connection.c'])
+
+
+def prrte_extract(gd, rev, version):
+    return help_extract_files(gd, rev, PRRTE_HELP, ['src/mca/oob/tcp/oob_tcp_connection.c'])
+
+
+def pmix_extract(gd, rev, version):
+    return help_extract_files(gd, rev, PMIX_HELP)
+
+
+def help_prefix(level, row):
+    return ''  # show_help prints the box's text as is (a --tag-output prefix is logline.c's to peel)
+
+
+# ---- DCGM: the failure reasons of dcgmi diag (dcgm_errors.h: DCGM_FR_<NAME>_MSG, one printf format each,
+# string literals concatenated); dcgmi prints them in the table's info column cut every 45 characters
+# (Diag::DisplayVerboseInfo) or whole in its JSON output
+
+DCGM_MSG = re.compile(r'#define\s+DCGM_FR_(\w+)_MSG\b[ \t]*((?:\\[ \t]*\n[ \t]*)?(?:"(?:[^"\\\n]|\\.)*"[ \t]*(?:\\[ \t]*\n[ \t]*)?)+)')
+
+
+def dcgm_extract(gd, rev, version):
+    text = git(gd, 'show', f'{rev}:dcgmlib/dcgm_errors.h').decode('utf-8', 'replace')
+    out = {}
+    for m in DCGM_MSG.finditer(text):
+        name, msg = m.group(1), ''.join(re.findall(r'"((?:[^"\\\n]|\\.)*)"', m.group(2))).rstrip()
+        if not msg or name in ('OK', 'ERROR_SENTINEL'):
+            continue  # "" (the message is written where it is raised), success, the end marker
+        key = ('dcgmlib/dcgm_errors.h', 'diag', msg)
+        r = out.setdefault(key, {'line': text[:m.start()].count('\n') + 1, 'names': []})
+        r['names'].append('DCGM_FR_' + name)
+    for r in out.values():
+        r['names'] = ' '.join(r['names'])
+    return out
+
+
+def dcgm_prefix(level, row):
+    return ''  # the reason as dcgmi diag -j writes it; the table shows its first 45 characters the same way
+
+
 UCX_DIRS = ['src/uct/ib', 'src/uct/cuda', 'src/uct/tcp', 'src/uct/sm', 'src/uct/base', 'src/ucp/core',
             'src/ucp/wireup', 'src/ucp/rndv', 'src/ucp/proto']
 
@@ -370,6 +554,61 @@ FAMILIES = OrderedDict([
         'how': 'tracing::error! / tracing::warn! of launcher/src with a literal message (Rust {name} arguments as {}); '
                'printed by tracing_subscriber as "TIME LEVEL text_generation_launcher: MSG"',
     }),
+    ('slurm', {
+        'braces': True,
+        'repo': 'SchedMD+slurm',
+        'title': "Slurm failure messages of srun, sbatch, the step launch API and slurmstepd (task exits, signals, "
+                 "cgroup OOM, cancellations, PMI2/PMIx, launch and connection errors)",
+        # the last tag of each release, 17.11 .. 26.05
+        'revs': OrderedDict((t.split('-')[1] + '.' + t.split('-')[2], t) for t in [
+            'slurm-17-11-13-2', 'slurm-18-08-9-1', 'slurm-19-05-8-1', 'slurm-20-02-7-1', 'slurm-20-11-9-1',
+            'slurm-21-08-8-2', 'slurm-22-05-11-1', 'slurm-23-02-8-1', 'slurm-23-11-11-1', 'slurm-24-05-8-1',
+            'slurm-24-11-7-1', 'slurm-25-05-8-1', 'slurm-25-11-7-1', 'slurm-26-05-3-1']),
+        'extract': slurm_extract, 'prefix': slurm_prefix,
+        'how': 'error() / fatal() of ' + ', '.join(SLURM_DIRS) + ', and the info() lines of srun and the step launch '
+               'API with a failure word; printed by log.c as "PROG: error: MSG" (PROG srun, sbatch or slurmstepd); '
+               '%pJ/%ps/%pS as {}; srun\'s "%s: %s %s: %s%s" task record one row per strsignal() text',
+    }),
+    ('openmpi', {
+        'braces': True,
+        'repo': 'open-mpi+ompi',
+        'title': "Open MPI's help messages about launching, process exits, the out-of-band TCP wire-up, mapping and binding, "
+                 "and the btl/pml/mtl transports (openib, tcp, vader/sm, smcuda, uct, ucx, ofi)",
+        'revs': OrderedDict((v[1:], v) for v in ['v3.1.6', 'v4.0.7', 'v4.1.8', 'v5.0.10']),
+        'extract': ompi_extract, 'prefix': help_prefix,
+        'how': 'the first line of every topic of the help files under ' + OMPI_HELP.replace('\\', '') + ' (opal_show_help '
+               'prints the topic in a box of dashes, %s filled), and the hand-drawn box of orte/mca/oob/tcp/oob_tcp_connection.c; '
+               'the topic names are in the note; from 5.0 mpirun is PRRTE\'s (prrte.tsv)',
+    }),
+    ('prrte', {
+        'braces': True,
+        'repo': 'openpmix+prrte',
+        'title': "PRRTE's help messages (prterun / prun, the launcher of Open MPI 5): process exits, daemon launch, the TCP "
+                 "wire-up, mapping",
+        'revs': OrderedDict((v[1:], v) for v in ['v3.0.13', 'v4.1.0']),
+        'extract': prrte_extract, 'prefix': help_prefix,
+        'how': 'the first line of every topic of ' + PRRTE_HELP.replace('\\', '') + ' and the hand-drawn box of '
+               'src/mca/oob/tcp/oob_tcp_connection.c',
+    }),
+    ('pmix', {
+        'braces': True,
+        'repo': 'openpmix+openpmix',
+        'title': "OpenPMIx's help messages of its runtime, server and transport (PMIx_Init and server start-up failures)",
+        'revs': OrderedDict((v[1:], v) for v in ['v3.2.5', 'v4.2.9', 'v5.0.10', 'v6.1.0']),
+        'extract': pmix_extract, 'prefix': help_prefix,
+        'how': 'the first line of every topic of ' + PMIX_HELP.replace('\\', ''),
+    }),
+    ('dcgm', {
+        'braces': True,
+        'repo': 'NVIDIA+DCGM',
+        'title': "DCGM's diagnostic failure reasons (dcgmi diag: ECC, retired pages and row remapping, Xid, NVLink and "
+                 "NVSwitch, PCIe, P2P, thermal and power, fabric and IMEX state, and the diagnostic's own errors)",
+        'revs': OrderedDict((v[1:], v) for v in ['v2.1.4', 'v2.4.7', 'v3.1.8', 'v3.3.9', 'v4.0.0', 'v4.2.3', 'v4.4.2',
+                                                 'v4.6.0']),
+        'extract': dcgm_extract, 'prefix': dcgm_prefix,
+        'how': 'every DCGM_FR_<NAME>_MSG of dcgmlib/dcgm_errors.h (the names in the note); dcgmi diag shows the reason '
+               'in its table cut every 45 characters, or whole in -j JSON; the last tag of each minor release',
+    }),
     ('ucx', {
         'braces': True,
         'repo': 'openucx+ucx',
@@ -408,7 +647,7 @@ def load_map():
 
 def map_row(rules, fam, file, level, fmt):
     for r in rules:
-        if r['family'] == fam and r['file'].search(file) and r['level'].fullmatch(level) and r['fmt'].search(fmt):
+        if re.fullmatch(r['family'], fam) and r['file'].search(file) and r['level'].fullmatch(level) and r['fmt'].search(fmt):
             r['used'] += 1
             return r
     return None
@@ -418,8 +657,9 @@ def fill(fmt, args):
     """The format with its printf conversions (nccl_strings.instantiate) and then its
     {} values filled from args, left to right (defaults: 1 and x)."""
     left = list(args)
+    fmt = fmt.replace('\\\\', '\x00')  # an escaped backslash, as braces() reads it
     n_conv = len(ns.PIECE.findall(fmt.split('\\n')[0]))
-    text = ns.instantiate(fmt, left[:n_conv] if '{}' in fmt else left)
+    text = ns.instantiate(fmt, left[:n_conv] if '{}' in fmt else left).replace('\x00', '\\')
     rest = left[n_conv:] if '{}' in fmt else []
     while '{}' in text:
         text = text.replace('{}', rest.pop(0) if rest else 'x', 1)
@@ -429,14 +669,17 @@ def fill(fmt, args):
 def braces(fmt):
     """A printf format as a braces table writes it: every conversion and <#macro> a {}, the
     message up to its first line break (the rest is printed on further lines)."""
-    first = next((p for p in fmt.split('\\n') if p.strip()), '')
-    first = first.replace('\\"', '"').replace('\\t', ' ').replace('\\\\', '\\')
+    # an escaped backslash is no line break: the source's "(\\\\r\\\\n)" prints "(\\r\\n)"
+    first = next((p for p in fmt.replace('\\\\', '\x00').split('\\n') if p.strip()), '')
+    first = first.replace('\\"', '"').replace('\\t', ' ').replace('\x00', '\\')
     return re.sub(ns.CONV + r'|<#\w+>', lambda m: '%' if m.group(0) == '%%' else '{}', first)
 
 
 def sample_of(fam, rule, row):
     prefix = FAMILIES[fam]['prefix'](row['level'], row)
-    return prefix + fill(row['format'], rule['args'])
+    # a "%s: ..." message whose first value is __func__ names its function (Slurm)
+    args = ([row['func']] if row.get('func') else []) + rule['args']
+    return prefix + fill(row['format'], args)
 
 
 def generate(fam, gd):
@@ -588,7 +831,7 @@ def main():
             f.write(text)
         if a.unused:
             for r in rules:
-                if r['family'] == fam and not r['used']:
+                if re.fullmatch(r['family'], fam) and not r['used']:
                     print(f'unused rule: infra_coverage_map.tsv:{r["line"]}', file=sys.stderr)
 
 

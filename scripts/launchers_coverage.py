@@ -35,43 +35,17 @@ def row(file, first, last, level, fmt, mapping, note='', sample=''):
     if sample:
         EXPL[len(R) - 1] = sample
 
-# ---------------- Slurm (SchedMD/slurm tags 17.11 .. 26.05 read)
-row('slurm src/srun/launch.c', '17.11', '26.05', 'error', '{}: task {}: Killed', 'sig:launch.slurm_task_killed', 'strsignal(SIGKILL); without kernel/slurm memory evidence: killed by the OOM killer, the scheduler or an operator')
-row('slurm src/srun/launch.c', '17.11', '26.05', 'error', '{}: tasks {}: Killed', 'sig:launch.slurm_task_killed')
-row('slurm src/srun/launch.c', '17.11', '26.05', 'error', '{}: task {}: Out Of Memory', 'sig:launch.slurm_task_oom')
-row('slurm src/srun/launch.c', '17.11', '26.05', 'error', '{}: task {}: Exited with exit code {}', 'sig:launch.slurm_task_exit_code')
-row('slurm src/srun/launch.c', '17.11', '26.05', 'error', '{}: task {}: Segmentation fault', 'sig:launch.slurm_task_segv')
-row('slurm src/srun/launch.c', '17.11', '26.05', 'error', '{}: task {}: Bus error', 'sig:launch.slurm_task_bus_error')
-row('slurm src/srun/launch.c', '17.11', '26.05', 'error', '{}: task {}: Aborted', 'sig:launch.slurm_task_aborted')
-row('slurm src/srun/launch.c', '17.11', '26.05', 'error', '{}: task {}: Terminated', 'benign:SIGTERM from Slurm stopping the step (cancel, time limit, another task failed); the line that says why is elsewhere')
+# ---------------- Slurm (SchedMD/slurm tags 17.11 .. 26.05 read); its error lines are slurm.tsv's (infra_coverage.py),
+# these two notices are not error lines
 row('slurm src/srun/launch.c', '17.11', '26.05', 'verbose', '{}: task {}: Completed', 'benign:normal task exit (printed with -v)')
-row('slurm src/plugins/task/cgroup/task_cgroup_memory.c', '17.11', '22.05', 'error', 'Detected {} oom-kill event(s) in {} cgroup. Some of your processes may have been killed by the cgroup out-of-memory handler.', 'sig:launch.slurm_oom_event')
-row('slurm src/plugins/task/cgroup/task_cgroup_memory.c', '23.02', '26.05', 'error', 'Detected {} oom_kill event{} in {}. Some of the step tasks have been OOM Killed.', 'sig:launch.slurm_oom_event')
-row('slurm src/slurmd/slurmstepd/req.c', '17.11', '26.05', 'error', '*** {} ON {} CANCELLED AT {} DUE TO TIME LIMIT ***', 'sig:launch.slurm_time_limit')
-row('slurm src/slurmd/slurmstepd/req.c', '17.11', '26.05', 'error', '*** {} ON {} CANCELLED AT {} DUE TO PREEMPTION ***', 'sig:launch.slurm_preempted')
-row('slurm src/slurmd/slurmstepd/req.c', '17.11', '26.05', 'error', '*** {} ON {} CANCELLED AT {} DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***', 'sig:launch.slurm_node_failure')
-row('slurm src/slurmd/slurmstepd/req.c', '23.02', '26.05', 'error', '*** {} ON {} CANCELLED AT {} DUE TO JOB REQUEUE ***', 'derived:OTHER', 'the job was requeued (scontrol requeue, a node failure with --requeue)')
-row('slurm src/slurmd/slurmstepd/req.c', '23.02', '26.05', 'error', '*** {} ON {} CANCELLED AT {} DUE to SIGNAL {} ***', 'sig:launch.slurm_cancelled')
-row('slurm src/slurmd/slurmstepd/req.c', '17.11', '22.05', 'error', '*** {} ON {} CANCELLED AT {} ***', 'sig:launch.slurm_cancelled')
-row('slurm src/slurmd/slurmstepd/req.c', '23.02', '26.05', 'error', '*** {} ON {} CANCELLED AT {} DUE TO TASK FAILURE ***', 'sig:launch.slurm_task_failure_cancel')
-row('slurm src/slurmd/slurmstepd/req.c', '23.02', '26.05', 'error', '*** {} ON {} FAILED (non-zero exit code or other failure mode) ***', 'derived:RANK_FAILURE', 'a task failed; its own srun line says how')
-row('slurm src/api/step_launch.c', '17.11', '26.05', 'info', 'Job step aborted: Waiting up to {} seconds for job step to finish.', 'sig:launch.slurm_task_failure_cancel')
 row('slurm src/api/step_launch.c', '17.11', '26.05', 'info', 'Force Terminated {}', 'benign:srun ends the step after the abort wait')
-row('slurm src/srun/allocate.c', '17.11', '26.05', 'error', 'Node failure on {}', 'sig:launch.slurm_node_failure')
-row('slurm src/srun/allocate.c', '17.11', '26.05', 'error', 'Unable to allocate resources: {}', 'sig:launch.slurm_unable_to_allocate')
-# ---------------- Open MPI / PRRTE
+# ---------------- Open MPI / PRRTE: every help text is in openmpi.tsv / prrte.tsv (infra_coverage.py); these rows
+# are the signal-specific instances of "exited on signal {} ({})", each with its own signature
 O4 = 'ompi orte/tools/orterun/help-orterun.txt'
 row(O4, '3.1.6', '4.1.6', 'error', '{} noticed that process rank {} with PID {} on node {} exited on signal 9 (Killed).', 'sig:launch.mpi_rank_sigkill')
 row(O4, '3.1.6', '4.1.6', 'error', '{} noticed that process rank {} with PID {} on node {} exited on signal 11 (Segmentation fault).', 'sig:launch.mpi_rank_sigsegv')
 row(O4, '3.1.6', '4.1.6', 'error', '{} noticed that process rank {} with PID {} on node {} exited on signal 7 (Bus error).', 'sig:launch.mpi_rank_sigbus')
 row(O4, '3.1.6', '4.1.6', 'error', '{} noticed that process rank {} with PID {} on node {} exited on signal 6 (Aborted).', 'sig:launch.mpi_rank_sigabrt')
-row(O4, '3.1.6', '4.1.6', 'error', '{} noticed that process rank {} with PID {} on node {} exited on signal {} ({}).', 'sig:launch.mpi_rank_signal_other', 'other signals (15: tear-down)')
-row('prrte src/mca/schizo/prte/help-prun.txt', '5.0', '5.0.10', 'error', '{} noticed that process rank {} with PID {} on node {} exited on', 'sig:launch.mpi_rank_signal_other', 'Open MPI 5: the signal is on the next line')
-row(O4, '3.1.6', '4.1.6', 'error', '{} detected that one or more processes exited with non-zero status, thus causing', 'sig:launch.mpi_nonzero_exit')
-row('ompi orte/mca/errmgr/base/help-errmgr-base.txt', '3.1.6', '4.1.6', 'error', '{} job {} terminated normally, but {} {} returned\\na non-zero exit code. Per user-direction, the job has been aborted.', 'sig:launch.mpi_nonzero_exit', 'printed wrapped: "Primary job  terminated normally, but 1 process returned"', 'Primary job  terminated normally, but 1 process returned')
-row('ompi ompi/mpi/help-mpi-api.txt', '3.1.6', '5.0.10', 'error', 'MPI_ABORT was invoked on rank {} in communicator {}', 'sig:launch.mpi_abort')
-row('ompi orte/mca/rmaps/base/help-orte-rmaps-base.txt', '3.1.6', '4.1.6', 'error', 'There are not enough slots available in the system to satisfy the {}', 'sig:launch.mpi_not_enough_slots')
-row(O4, '3.1.6', '4.1.6', 'error', '{} failed to receive scheduled heartbeat communications from a remote', 'not-yet', 'a node daemon was lost')
 # ---------------- DeepSpeed launcher
 DS = 'deepspeed deepspeed/launcher/launch.py'
 row(DS, '0.6.0', '0.16.4', 'error', '{} exits with return code = -9', 'sig:launch.deepspeed_return_sigkill')
@@ -113,36 +87,15 @@ row('sglang python/sglang/srt/managers/scheduler.py', '0.4', '0.5', 'error', 'Sc
 row('horovod horovod/common/stall_inspector.cc', '0.20', '0.28.1', 'warning', 'One or more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of ranks for more than {} seconds.', 'sig:launch.horovod_stalled_tensors')
 row('horovod horovod/common/common.h', '0.20', '0.28.1', 'raise', 'Horovod has been shut down. This was caused by an exception on one of the ranks or an attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution.', 'sig:launch.horovod_shut_down')
 row('horovod horovod/runner/gloo_run.py', '0.20', '0.28.1', 'raise', 'Horovod detected that one or more processes exited with non-zero status, thus causing the job to be terminated.', 'sig:launch.mpi_nonzero_exit')
-# ---------------- Linux kernel and the NVIDIA driver (dmesg / journalctl -k)
-row('linux arch/x86/mm/fault.c', '4.x', '6.x', 'kernel', '{}[{}]: segfault at {} ip {} sp {} error {} in {}[{}]', 'sig:kernel.segfault')
-row('linux arch/x86/kernel/traps.c', '4.x', '6.x', 'kernel', 'traps: {}[{}] general protection fault ip:{} sp:{} error:{} in {}[{}]', 'sig:kernel.general_protection')
-row('linux mm/oom_kill.c', '4.x', '6.x', 'kernel', 'Out of memory: Killed process {} ({})', 'sig:rank.host_oom_kill')
-row('linux mm/oom_kill.c', '4.x', '6.x', 'kernel', 'Memory cgroup out of memory: Killed process {} ({})', 'sig:rank.host_oom_kill')
-row('linux mm/oom_kill.c', '4.19', '6.x', 'kernel', 'oom-kill:constraint={},nodemask={},cpuset={},mems_allowed={},oom_memcg={},task_memcg={},task={},pid={},uid={}', 'sig:kernel.oom_kill_constraint')
-row('linux mm/oom_kill.c', '4.x', '6.x', 'kernel', '{} invoked oom-killer: gfp_mask={}, order={}, oom_score_adj={}', 'sig:kernel.oom_killer_invoked')
-row('linux kernel/hung_task.c', '4.x', '6.x', 'kernel', 'INFO: task {}:{} blocked for more than {} seconds.', 'sig:kernel.hung_task')
-row('nvidia kernel-open/nvidia/nv.c', '470', '580', 'kernel', 'NVRM: API mismatch: the client has the version {}, but', 'sig:kernel.nvrm_api_mismatch')
+# ---------------- The NVIDIA driver: the Linux and NVRM messages are kernel.tsv's and xid.tsv's; these are not there
 row('nvidia-smi (NVML)', '470', '580', 'error', 'Failed to initialize NVML: Driver/library version mismatch', 'sig:kernel.nvrm_api_mismatch')
 XID = 'nvidia Xid (NVRM: Xid (PCI:{}): N, ...)'
-for x, sig, note in [('13', 'kernel.xid_app_fault', 'Graphics Engine Exception'), ('31', 'kernel.xid_app_fault', 'GPU memory page fault'),
-                     ('43', 'kernel.xid_app_fault', 'GPU stopped processing (reset channel)'), ('48', 'kernel.xid_memory', 'double-bit ECC'),
-                     ('63', 'kernel.xid_memory', 'row remapping / page retirement pending'), ('64', 'kernel.xid_memory', 'row remapping failed'),
-                     ('92', 'kernel.xid_memory', 'high single-bit ECC rate'), ('94', 'kernel.xid_memory', 'contained ECC error'),
-                     ('95', 'kernel.xid_memory', 'uncontained ECC error'), ('74', 'kernel.xid_nvlink', 'NVLink error'),
-                     ('79', 'cuda.xid_event', 'GPU fallen off the bus (cuda.fallen_off_bus on the same line)'),
-                     ('119', 'kernel.xid_gsp', 'GSP RPC timeout'), ('120', 'kernel.xid_gsp', 'GSP error'),
-                     ('8', 'kernel.xid_stopped', 'GPU stopped processing'), ('109', 'kernel.xid_stopped', 'context switch timeout'),
-                     ('45', 'kernel.xid_cleanup', 'preemptive cleanup after the process ended (consequence)')]:
+# xid.tsv (generated from the driver's nverror.h) has the other codes; these two are not among its rows
+for x, sig, note in [('8', 'kernel.xid_stopped', 'GPU stopped processing'), ('109', 'kernel.xid_stopped', 'context switch timeout')]:
     row(XID, '470', '580', 'kernel', 'NVRM: Xid (PCI:{}): %s, {}' % x, 'sig:' + sig, note,
         'kernel: NVRM: Xid (PCI:0000:b7:00): %s, pid=31742, name=python' % x)
-row(XID, '470', '580', 'kernel', 'NVRM: Xid (PCI:{}): {}, {}', 'sig:cuda.xid_event', 'any other Xid: the generic diagnosis with the catalog link')
 row(XID, '550', '580', 'kernel', 'NVRM: Xid (PCI:{}): 154, GPU recovery action changed from {} ({}) to {} ({})', 'sig:kernel.xid_reset_required')
-row('nvidia src/common/nvswitch/kernel/inc/common_nvswitch.h', '470', '580', 'kernel', 'nvidia-{}: SXid (PCI:{}): {}, Fatal, {}', 'sig:kernel.nvswitch_sxid_fatal')
-row('nvidia src/common/nvswitch/kernel/inc/common_nvswitch.h', '470', '580', 'kernel', 'nvidia-{}: SXid (PCI:{}): {}, Non-fatal, {}', 'sig:kernel.nvswitch_sxid_nonfatal')
 row('nvidia src/nvidia/arch/nvalloc/unix/src/osapi.c', '470', '580', 'kernel', 'NVRM: The NVIDIA GPU {} (PCI ID: {})', 'sig:kernel.gpu_unsupported_by_driver', 'followed by "installed in this system is not supported by the ... driver release"')
-row('nvidia src/nvidia/arch/nvalloc/unix/src/osapi.c', '470', '580', 'kernel', 'NVRM: installed in this system is not supported by the', 'sig:kernel.gpu_unsupported_by_driver')
-row('nvidia (proprietary RM)', '470', '580', 'kernel', 'NVRM: GPU {}: RmInitAdapter failed! ({})', 'sig:kernel.rm_init_adapter_failed')
-row('nvidia src/nvidia/arch/nvalloc/unix/src/osapi.c', '550', '580', 'kernel', "NVRM: API mismatch: the client '{}' (pid {})", 'sig:kernel.nvrm_api_mismatch')
 # ---------------- CUDA runtime error strings (cudaGetErrorString), by number
 CU = 'cuda runtime cudaGetErrorString'
 for num, text, mapping, note in [
@@ -206,9 +159,11 @@ for ri, r in enumerate(R):
     out.append(r + [sample])
 with open(ROOT + '/patterns/coverage/launchers.tsv', 'w') as f:
     f.write('# Launcher, scheduler, kernel and CUDA-runtime failure messages and what nccl-triage maps them to.\n')
-    f.write('# Hand-written from the sources read: Slurm (SchedMD/slurm tags 17.11 .. 26.05), Open MPI v3.1.6/v4.1.6 and PRRTE,\n')
-    f.write('# DeepSpeed v0.6.0 .. v0.16.4, CPython subprocess, Horovod v0.28.1, Linux, the NVIDIA driver and Xid catalog,\n')
+    f.write('# Hand-written from the sources read: Slurm (SchedMD/slurm tags 17.11 .. 26.05), Open MPI v3.1.6/v4.1.6,\n')
+    f.write('# DeepSpeed v0.6.0 .. v0.16.4, CPython subprocess, Horovod v0.28.1, the NVIDIA driver and Xid catalog,\n')
     f.write('# CUDA runtime error strings; Kubernetes, Ray, vLLM and SGLang from their documented or quoted output.\n')
+    f.write('# Slurm\'s error lines, Open MPI\'s and PRRTE\'s help texts, the Linux and NVRM messages have their own tables\n')
+    f.write('# (slurm.tsv, openmpi.tsv, prrte.tsv, kernel.tsv, xid.tsv); a row here is one they do not list.\n')
     f.write('# first_release/last_release are the program\'s own versions. The sample of a sig: row is one of the\n')
     f.write('# signature\'s samples; check-db checks that the signature matches it.\n')
     f.write('# style: braces\n')

@@ -268,6 +268,51 @@ static void anchor_table(struct acmatch *ac)
 	}
 }
 
+/* ac->lits in cmp_anchor's order (anchor, then value), equal keys in their
+ * order: a stable LSD radix sort of (key, index) pairs, then one move of the
+ * literals.  qsort moved every 48-byte entry at each merge level: at start-up
+ * it was the largest part of acmatch_build. */
+struct akey {
+	uint64_t key;
+	uint32_t idx;
+};
+
+static void sort_by_anchor(struct acmatch *ac)
+{
+	size_t n = ac->n;
+	struct akey *a = xmalloc(n * sizeof *a), *b = xmalloc(n * sizeof *b);
+	uint64_t all_or = 0, all_and = ~(uint64_t)0;
+	for (size_t i = 0; i < n; i++) {
+		a[i].key = (uint64_t)ac->lits[i].anchor << 32 | ac->lits[i].value;
+		a[i].idx = (uint32_t)i;
+		all_or |= a[i].key;
+		all_and &= a[i].key;
+	}
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		if ((((all_or ^ all_and) >> shift) & 0xff) == 0)
+			continue; /* every key has the same byte here: the pass changes nothing */
+		size_t count[257] = {0};
+		for (size_t i = 0; i < n; i++)
+			count[((a[i].key >> shift) & 0xff) + 1]++;
+		for (size_t c = 1; c < 257; c++)
+			count[c] += count[c - 1];
+		for (size_t i = 0; i < n; i++)
+			b[count[(a[i].key >> shift) & 0xff]++] = a[i];
+		struct akey *t = a;
+		a = b;
+		b = t;
+	}
+	struct lit *sorted = xmalloc(ac->cap > n ? ac->cap * sizeof *sorted : n * sizeof *sorted);
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = ac->lits[a[i].idx];
+	free(ac->lits);
+	ac->lits = sorted;
+	if (ac->cap < n)
+		ac->cap = n;
+	free(a);
+	free(b);
+}
+
 void acmatch_build(struct acmatch *ac)
 {
 	if (ac->built)
@@ -315,18 +360,30 @@ void acmatch_build(struct acmatch *ac)
 		ac->cap = nlong * ac->stride;
 		ac->lits = xrealloc(ac->lits, ac->cap * sizeof *ac->lits);
 	}
+	long *cost = NULL; /* cost[p] of the 4-gram at p; a window's cost is the sum over its stride positions */
+	size_t ncost = 0;
 	for (size_t i = 0; i < nlong; i++) {
 		struct lit *l = &ac->lits[i];
 		uint32_t w = 0;
 		long best = 1L << 40;
+		/* the 4-grams' frequencies first (each is tested wherever it occurs
+		 * at a multiple of the stride), the bigrams' estimate between
+		 * windows of rare 4-grams; each position's cost computed once and
+		 * the window summed as it slides */
+		size_t np = l->len - 3; /* 4-gram positions: len >= stride + 3 >= 4 */
+		if (np > ncost) {
+			ncost = np;
+			cost = xrealloc(cost, ncost * sizeof *cost);
+		}
+		for (size_t q = 0; q < np; q++)
+			cost[q] = 64L * quad_freq(qf, l->s + q) + 4 * bigram_cost(common, l->s + q) +
+			          bigram_cost(common, l->s + q + 2);
+		long c = 0;
+		for (uint32_t j = 0; j < ac->stride; j++)
+			c += cost[j];
 		for (uint32_t o = 0; o + ac->stride + 3 <= l->len; o++) {
-			/* the 4-grams' frequencies first (each is tested wherever it
-			 * occurs at a multiple of the stride), the bigrams' estimate
-			 * between windows of rare 4-grams */
-			long c = 0;
-			for (uint32_t j = 0; j < ac->stride; j++)
-				c += 64L * quad_freq(qf, l->s + o + j) + 4 * bigram_cost(common, l->s + o + j) +
-				     bigram_cost(common, l->s + o + j + 2);
+			if (o)
+				c += cost[o + ac->stride - 1] - cost[o - 1];
 			if (c < best) {
 				best = c;
 				w = o;
@@ -342,11 +399,12 @@ void acmatch_build(struct acmatch *ac)
 			SETBIT(ac->quad, quad_hash(e->anchor));
 		}
 	}
+	free(cost);
 	free(common);
 	free(qf);
 	ac->n = k;
 	if (ac->n > 1)
-		xqsort(ac->lits, ac->n, sizeof *ac->lits, cmp_anchor);
+		sort_by_anchor(ac);
 	anchor_table(ac);
 	if (ac->nshort > 1)
 		xqsort(ac->shorts, ac->nshort, sizeof *ac->shorts, cmp_anchor);

@@ -64,6 +64,10 @@ static const struct {
 	{" UCX  ERROR ", KW_COMPONENT_ERROR},
 	{"srun: error: ", KW_COMPONENT_ERROR},
 	{"slurmstepd: error: ", KW_COMPONENT_ERROR},
+	{"slurmstepd: fatal: ", KW_COMPONENT_ERROR},
+	{"srun: fatal: ", KW_COMPONENT_ERROR},
+	{"sbatch: error: ", KW_COMPONENT_ERROR},
+	{"sbatch: fatal: ", KW_COMPONENT_ERROR},
 	{"HAMI-core ERROR", KW_COMPONENT_ERROR},
 	/* the NCCLCHECK / CUDACHECK macros of NCCL's examples, copied into
 	 * TensorRT-LLM plugins, lmdeploy, vLLM's csrc: the wrapped result decides */

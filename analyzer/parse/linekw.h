@@ -40,7 +40,7 @@ enum linekw {
 	KW_CUDA_OOM,          /* "CUDA out of memory" */
 	KW_NCCLTESTS,         /* nccl-tests output: header, footer, failures (parse_nccltests.c) */
 	KW_KMSG,              /* kernel messages: Xid, NVRM, OOM killer, segfaults (parse_kmsg.c) */
-	KW_COMPONENT_ERROR,   /* a component's own error line: UCX, srun, slurmstepd, HAMi-core, NCCLCHECK/CUDACHECK (bundle.c) */
+	KW_COMPONENT_ERROR,   /* a component's own error line: UCX, srun/sbatch/slurmstepd error and fatal, HAMi-core, NCCLCHECK/CUDACHECK (bundle.c) */
 	KW_TRACE_CALL,        /* a stack frame that shows how far the job got: libnccl in a native
 	                         backtrace, a c10d collective in a Python traceback (ranks.c) */
 	KW_SPAWN_EXIT,        /* torch.multiprocessing.spawn: "process 3 terminated with signal SIGKILL" */

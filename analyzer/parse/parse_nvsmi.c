@@ -283,14 +283,64 @@ int sys_parse_nvsmi(const char *text, size_t len, const char *path, cJSON *facts
 
 /* ---------- nvidia-smi -L ---------- */
 
+/* `nvidia-smi nvlink -s` under a "GPU N: ..." line: "\t Link 3: 26.562 GB/s" or
+ * "\t Link 3: <inactive>" (the form Azure NHC's azure_gpu_nvlink.nhc greps for).
+ * Counted into gpus[].nvlink {links, inactive, inactive_links ("3,5"), source:
+ * the first inactive link's line, else the first link's}; 1 when line is one.
+ * *fresh: the first Link line after its GPU line (a second listing of the GPU
+ * replaces the first, it does not add to it). */
+static int l_link(cJSON *g, int *fresh, const char *line, const char *path, uint64_t lineno)
+{
+	const char *s = line;
+	int link, n = 0;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (s == line || sscanf(s, "Link %d: %n", &link, &n) != 1 || n == 0 || link < 0 || link > 1023)
+		return 0;
+	if (!g)
+		return 1;
+	int inactive = strstr(s + n, "<inactive>") != NULL;
+	if (*fresh)
+		cJSON_DeleteItemFromObjectCaseSensitive(g, "nvlink");
+	*fresh = 0;
+	cJSON *nv = cJSON_GetObjectItemCaseSensitive(g, "nvlink");
+	if (!nv) {
+		nv = cJSON_AddObjectToObject(g, "nvlink");
+		cJSON_AddNumberToObject(nv, "links", 0);
+		cJSON_AddNumberToObject(nv, "inactive", 0);
+		sys_put_source(nv, path, lineno);
+	}
+	double links = 0, ina = 0;
+	json_num(nv, "links", &links);
+	json_num(nv, "inactive", &ina);
+	sys_set_num(nv, "links", links + 1);
+	if (inactive) {
+		const char *old = json_str(nv, "inactive_links");
+		char buf[512];
+		if (!old)
+			sys_put_source(nv, path, lineno); /* the first inactive link is what a rule cites */
+		if (!old || strlen(old) < sizeof buf - 16) {
+			snprintf(buf, sizeof buf, "%s%s%d", old ? old : "", old ? "," : "", link);
+			sys_set_str(nv, "inactive_links", buf);
+		}
+		sys_set_num(nv, "inactive", ina + 1);
+	}
+	return 1;
+}
+
 int sys_parse_nvsmi_l(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m)
 {
 	struct sys_lines it;
 	char *line;
 	int added = 0;
+	cJSON *cur = NULL; /* the GPU of the last "GPU N:" line, for nvlink -s's Link lines */
+	int fresh = 0;
 	sys_lines_init(&it, text, len);
 	while ((line = sys_lines_next(&it, NULL))) {
 		int idx, n = 0;
+		if (l_link(cur, &fresh, line, path, it.lineno))
+			continue;
+		cur = NULL;
 		if (sscanf(line, "GPU %d: %n", &idx, &n) != 1 || n == 0 || idx < 0 || idx >= SYS_MAX_GPUS)
 			continue;
 		char *name = line + n;
@@ -312,6 +362,8 @@ int sys_parse_nvsmi_l(const char *text, size_t len, const char *path, cJSON *fac
 			sys_set_str(g, "uuid", uuid);
 		if (!cJSON_GetObjectItemCaseSensitive(g, "source"))
 			sys_put_source(g, path, it.lineno);
+		cur = g;
+		fresh = 1;
 		added++;
 	}
 	sys_lines_free(&it);
@@ -467,6 +519,46 @@ static void q_fb(struct qparse *p, const char *key, const char *val)
 		}
 }
 
+/* The "Fabric" section (drivers 535+; NVSwitch and multi-node NVLink GPUs):
+ * State (Not Supported, Not Started, In Progress, Completed), Status (Success or
+ * an NVML error; N/A until Completed), CliqueId, ClusterUUID, kept as printed in
+ * fabric {state, status, clique_id, cluster_uuid, source: the State line} of the
+ * GPU, or, in a grep excerpt before any GPU section, in facts.fabric_unattributed[]. */
+static void q_fabric(struct qparse *p, const char *key, const char *val)
+{
+	static const struct { const char *key, *fact; } F[] = {
+		{"State", "state"}, {"Status", "status"}, {"CliqueId", "clique_id"}, {"ClusterUUID", "cluster_uuid"}};
+	if (p->depth < 1 || strcmp(p->sect[p->depth - 1], "Fabric"))
+		return; /* Fabric / Health / ... is not the fabric's registration */
+	for (size_t i = 0; i < sizeof F / sizeof F[0]; i++) {
+		if (strcmp(key, F[i].key))
+			continue;
+		/* State opens a block (a later report of the GPU replaces an earlier one) */
+		cJSON *fb = NULL;
+		if (p->q.g) {
+			if (i == 0)
+				cJSON_DeleteItemFromObjectCaseSensitive(p->q.g, "fabric");
+			fb = cJSON_GetObjectItemCaseSensitive(p->q.g, "fabric");
+			if (!fb)
+				fb = cJSON_AddObjectToObject(p->q.g, "fabric");
+		} else {
+			cJSON *arr = sys_arr(p->facts, "fabric_unattributed");
+			int na = cJSON_GetArraySize(arr);
+			if (i > 0 && na > 0)
+				fb = cJSON_GetArrayItem(arr, na - 1);
+			else if (na < SYS_MAX_GPUS)
+				cJSON_AddItemToArray(arr, fb = cJSON_CreateObject());
+		}
+		if (!fb)
+			return;
+		sys_set_str(fb, F[i].fact, val);
+		if (i == 0)
+			sys_put_source(fb, p->path, p->lineno);
+		p->added++;
+		return;
+	}
+}
+
 /* keys directly in the GPU section */
 static void q_gpu_key(struct qparse *p, const char *key, const char *val)
 {
@@ -490,7 +582,9 @@ static void q_gpu_key(struct qparse *p, const char *key, const char *val)
 static void q_value(struct qparse *p, const char *key, const char *val)
 {
 	int num = isdigit((unsigned char)val[0]);
-	if (in_section(p, "ECC Errors") && num &&
+	if (in_section(p, "Fabric"))
+		q_fabric(p, key, val);
+	else if (in_section(p, "ECC Errors") && num &&
 	    (strstr(key, "Uncorrectable") || (in_section(p, "Double Bit") && !strcmp(key, "Total"))))
 		q_ecc(p, key, val);
 	else if (in_section(p, "Retired Pages"))
@@ -533,6 +627,10 @@ static void q_line(struct qparse *p, char *line)
 			p->sind[p->depth] = ind;
 			p->depth++;
 		}
+		return;
+	}
+	if (!p->q.g && in_section(p, "Fabric")) {
+		q_fabric(p, key, val); /* a grep excerpt: no GPU section around it */
 		return;
 	}
 	if (ind == 0 || !p->q.g) {
@@ -586,7 +684,8 @@ static int nvsmi_marker(const char *h, size_t n)
 
 static int nvsmi_l_lines(const struct sys_head *h)
 {
-	return h->gpu_l >= 1 && h->gpu_l * 2 >= h->lines;
+	/* -L, or nvlink -s: each GPU line followed by its Link lines */
+	return h->gpu_l >= 1 && (h->gpu_l + h->nvlink_l) * 2 >= h->lines;
 }
 
 const struct sysreport_kind SYS_NVSMI_Q = {DOC_NVSMI_Q, "nvidia_smi_q", nvsmi_q_marker, NULL, sys_parse_nvsmi_q, 0};

@@ -140,6 +140,7 @@ struct sys_head {
 	size_t n;
 	int lines;              /* non-blank lines looked at */
 	int gpu_l;              /* "GPU 0: NAME (UUID: GPU-...)" (nvidia-smi -L) */
+	int nvlink_l;           /* "Link 0: 26.562 GB/s" / "Link 3: <inactive>" (nvidia-smi nvlink -s) */
 	int topo_rows;          /* "GPU0  X  NV18 ..." (topo -m row) */
 	int p2p_rows;           /* "GPU0  X  OK ..." (topo -p2p row) */
 	int header_gpu0;        /* a matrix header "GPU0 GPU1 ..." */

@@ -93,6 +93,8 @@ static int count_line(struct sys_head *h, const char *s)
 	size_t sl = strlen(s);
 	if (!strncmp(s, "GPU ", 4) && strstr(s, " (UUID: GPU-"))
 		h->gpu_l++;
+	else if (!strncmp(s, "Link ", 5) && isdigit((unsigned char)s[5]) && strstr(s, ": "))
+		h->nvlink_l++;
 	else if (!strncmp(s, "GPU0", 4) && (s[4] == ' ' || s[4] == '\t'))
 		return count_gpu0_row(h, s);
 	else if (!strncmp(s, "Package", 7) && strstr(s, "Version"))

@@ -622,7 +622,9 @@ static int explicit_failure(const struct failure_line *f)
 {
 	if (!f->what || !f->text)
 		return 0;
-	if (strcmp(f->what, "crash") == 0)
+	/* a crash, or a component's own error line (srun/slurmstepd, UCX, HAMi-core,
+	 * NCCLCHECK: bundle.c's component_error), says what failed by itself */
+	if (strcmp(f->what, "crash") == 0 || strcmp(f->what, "component_error") == 0)
 		return 1;
 	if (strcmp(f->what, "exception") != 0)
 		return 0;

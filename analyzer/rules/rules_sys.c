@@ -29,6 +29,8 @@ static const struct rule_def SYS_RULES[] = {
 	{"memory.other_process_holds_memory", "GPU memory held by other or stale processes"},
 	{"ecc.uncorrectable", "uncorrectable ECC errors, pending remaps or remap failures"},
 	{"ecc.history", "uncorrectable ECC errors or retired pages in the GPU's lifetime counters"},
+	{"fabric.gpu_not_registered", "nvidia-smi -q Fabric: a GPU not registered with the NVLink fabric (Not Started, In Progress) or registered with an error"},
+	{"nvlink.links_inactive", "nvidia-smi nvlink -s: NVLinks of a GPU shown <inactive>"},
 };
 
 static void to_rules(void *ctx, const char *rule_id, const char *path, uint64_t line,

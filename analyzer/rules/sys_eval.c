@@ -1188,6 +1188,74 @@ static void rule_ecc(const cJSON *facts, struct emitter *e)
 	}
 }
 
+/* nvidia-smi -q's Fabric section (parse_nvsmi.c): Not Started / In Progress means
+ * Fabric Manager (or the IMEX/NVLink fabric) never registered the GPU; Completed
+ * with a Status other than Success means registration failed.  Not Supported and
+ * N/A are GPUs without a fabric (PCIe, a single GPU, older drivers). */
+static void fabric_one(const cJSON *fb, int idx, const char *bus, struct emitter *e)
+{
+	const char *st = json_str(fb, "state"), *status = json_str(fb, "status");
+	char sb[600], who[96];
+	if (!st)
+		return;
+	int waiting = !strcmp(st, "Not Started") || !strcmp(st, "In Progress");
+	int failed = !strcmp(st, "Completed") && status && strcmp(status, "Success") && strcmp(status, "N/A");
+	if (!waiting && !failed)
+		return;
+	const cJSON *src = cJSON_GetObjectItemCaseSensitive(fb, "source");
+	if (idx >= 0)
+		snprintf(who, sizeof who, "GPU %d (%s)", idx, bus ? bus : "?");
+	else
+		snprintf(who, sizeof who, "a GPU (the excerpt names none)");
+	struct caps c = {0};
+	cap_add(&c, "gpu", "%s", who);
+	cap_add(&c, "state", "%s", st);
+	cap_add(&c, "status", "%s", status ? status : "N/A");
+	emit(e, "fabric.gpu_not_registered", src, &c, "%s reports fabric state '%s', status '%s' [%s]: %s", who, st,
+	     status ? status : "N/A", src_str(src, sb, sizeof sb),
+	     waiting ? "the NVLink fabric has not registered it (Fabric Manager not running, still training the "
+	               "links, or the GPU outside any active partition)"
+	             : "its registration with the NVLink fabric completed with an error");
+}
+
+static void rule_fabric(const cJSON *facts, struct emitter *e)
+{
+	const cJSON *g;
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
+		double idx = -1;
+		json_num(g, "index", &idx);
+		const cJSON *fb = cJSON_GetObjectItemCaseSensitive(g, "fabric");
+		if (fb)
+			fabric_one(fb, (int)idx, json_str(g, "bus_id"), e);
+	}
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "fabric_unattributed"))
+		fabric_one(g, -1, NULL, e);
+}
+
+/* nvidia-smi nvlink -s: links shown <inactive> on a GPU that has NVLinks */
+static void rule_nvlink(const cJSON *facts, struct emitter *e)
+{
+	const cJSON *g;
+	char sb[600];
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
+		const cJSON *nv = cJSON_GetObjectItemCaseSensitive(g, "nvlink");
+		double idx = -1, links = 0, ina = 0;
+		json_num(g, "index", &idx);
+		if (!nv || !json_num(nv, "inactive", &ina) || ina <= 0)
+			continue;
+		json_num(nv, "links", &links);
+		const cJSON *src = cJSON_GetObjectItemCaseSensitive(nv, "source");
+		const char *which = json_str(nv, "inactive_links");
+		struct caps c = {0};
+		cap_add(&c, "gpu", "%d", (int)idx);
+		cap_add(&c, "inactive_links", "%s", which ? which : "?");
+		cap_add(&c, "links", "%.0f of %.0f", ina, links);
+		emit(e, "nvlink.links_inactive", src, &c, "GPU %d (%s) shows %.0f of its %.0f NVLinks inactive (link %s) [%s]",
+		     (int)idx, json_str(g, "bus_id") ? json_str(g, "bus_id") : "?", ina, links, which ? which : "?",
+		     src_str(src, sb, sizeof sb));
+	}
+}
+
 void sys_rules_eval(cJSON *facts, const struct sys_logctx *lc, sys_emit_fn fn, void *ctx)
 {
 	if (!facts || !fn)
@@ -1229,4 +1297,6 @@ void sys_rules_eval(cJSON *facts, const struct sys_logctx *lc, sys_emit_fn fn, v
 	rule_versions(facts, lc, &e);
 	rule_memory(facts, lc, &e);
 	rule_ecc(facts, &e);
+	rule_fabric(facts, &e);
+	rule_nvlink(facts, &e);
 }

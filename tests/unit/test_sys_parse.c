@@ -204,6 +204,48 @@ static void test_bad_input(void)
 	msgs_free(&m);
 }
 
+/* nvidia-smi -q Fabric and nvidia-smi nvlink -s (parse_nvsmi.c); each report alone is a case in
+ * tests/cases/nvsmi (h200-nvidia-smi-q, h200-nvlink-s, the gpu-operator#2511 Fabric block) */
+static void test_fabric_nvlink(void)
+{
+	cJSON *f = cJSON_CreateObject();
+	struct msgs m = {0};
+	/* the H200 capture's two reports merged: the fabric (Completed / Success) and 18 active links per GPU */
+	CHECK(load(f, &m, "fixtures/sys/h200-2gpu/nvidia-smi-q.txt") > 0);
+	CHECK(load(f, &m, "fixtures/captures/h200-2gpu/sys/nvlink-s.txt") > 0);
+	CHECK_STR(gs(f, "gpus.1.fabric.status"), "Success");
+	CHECK(get(f, "gpus.0.fabric.summary") == NULL); /* Health / Summary is not the registration */
+	CHECK_INT(gn(f, "gpus.0.nvlink.links"), 18);
+	CHECK(get(f, "gpus.1.nvlink.inactive_links") == NULL);
+	/* a second listing of the same GPUs replaces the first instead of doubling it */
+	CHECK(load(f, &m, "fixtures/captures/h200-2gpu/sys/nvlink-s.txt") > 0);
+	CHECK_INT(gn(f, "gpus.0.nvlink.links"), 18);
+	CHECK_INT(cJSON_GetArraySize(get(f, "gpus")), 2);
+	cJSON_Delete(f);
+	/* nvlink -s with inactive links: the "Link N: <inactive>" form Azure NHC's
+	 * azure_gpu_nvlink.nhc greps for (a constructed instance, not a capture) */
+	const char *nv = "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n"
+	                 "\t Link 0: 26.562 GB/s\n\t Link 1: <inactive>\n\t Link 2: 26.562 GB/s\n\t Link 3: <inactive>\n"
+	                 "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-00000000-0000-0000-0000-000000000002)\n"
+	                 "\t Link 0: 26.562 GB/s\n";
+	f = cJSON_CreateObject();
+	CHECK(sysreport_parse(DOC_NVSMI_L, nv, strlen(nv), "nvlink-s.txt", f, &m) > 0);
+	CHECK_INT(gn(f, "gpus.0.nvlink.links"), 4);
+	CHECK_INT(gn(f, "gpus.0.nvlink.inactive"), 2);
+	CHECK_STR(gs(f, "gpus.0.nvlink.inactive_links"), "1,3");
+	CHECK_INT(gn(f, "gpus.0.nvlink.source.line"), 3);
+	CHECK_INT(gn(f, "gpus.1.nvlink.inactive"), 0);
+	CHECK_STR(gs(f, "gpus.1.uuid"), "GPU-00000000-0000-0000-0000-000000000002");
+	/* a Link line before any GPU line, and a malformed one, are skipped */
+	const char *bad = "\t Link 0: <inactive>\nGPU 0: X (UUID: GPU-1)\n\t Link x: <inactive>\n";
+	cJSON_Delete(f);
+	f = cJSON_CreateObject();
+	CHECK(sysreport_parse(DOC_NVSMI_L, bad, strlen(bad), "bad.txt", f, &m) > 0);
+	CHECK(get(f, "gpus.0.nvlink") == NULL);
+	cJSON_Delete(f);
+	msgs_free(&m);
+}
+
 /* cuda-samples p2pBandwidthLatencyTest (parse_p2pbw.c): cut or hostile
  * matrices (the real output is tests/cases/p2pbw). */
 static void test_p2p_bandwidth(void)
@@ -230,6 +272,7 @@ int main(void)
 	test_topo_session();
 	test_oom_and_env();
 	test_bad_input();
+	test_fabric_nvlink();
 	test_p2p_bandwidth();
 	TEST_MAIN_END();
 }

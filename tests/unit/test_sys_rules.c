@@ -328,8 +328,72 @@ static void test_ecc_env(void)
 	CHECK(!sys_gpu_consumer_nop2p("NVIDIA RTX 6000 Ada Generation"));
 }
 
+/* fabric.gpu_not_registered and nvlink.links_inactive: the real fixtures, and
+ * the states the rule must stay quiet on */
+static void test_fabric_nvlink_rules(void)
+{
+	struct got g = {0};
+	cJSON *f = cJSON_CreateObject();
+	load(f, "fixtures/sys/h200-2gpu/nvidia-smi-q.txt");
+	load(f, "fixtures/captures/h200-2gpu/sys/nvlink-s.txt");
+	sys_rules_eval(f, NULL, collect, &g);
+	CHECK(find(&g, "fabric.gpu_not_registered") < 0); /* Completed / Success */
+	CHECK(find(&g, "nvlink.links_inactive") < 0);
+	cJSON_Delete(f);
+	f = cJSON_CreateObject();
+	load(f, "fixtures/sys/public/nvidia-smi-q-fabric-in-progress-gpuop-2511-truncated.txt");
+	memset(&g, 0, sizeof g);
+	sys_rules_eval(f, NULL, collect, &g);
+	int i = find(&g, "fabric.gpu_not_registered");
+	CHECK(i >= 0);
+	if (i >= 0) {
+		CHECK_INT(g.line[i], 2);
+		CHECK(strstr(g.text[i], "'In Progress'") != NULL);
+		CHECK(strstr(g.caps[i], "{status=N/A}") != NULL);
+	}
+	cJSON_Delete(f);
+	/* per GPU: Not Supported and N/A are quiet, Completed with an error status is not */
+	static const struct { const char *state, *status; int fires; } C[] = {
+		{"Not Supported", "N/A", 0}, {"N/A", "N/A", 0}, {"Completed", "Success", 0}, {"Completed", "N/A", 0},
+		{"Not Started", "N/A", 1}, {"In Progress", "N/A", 1}, {"Completed", "Insufficient Resources", 1}};
+	for (size_t k = 0; k < sizeof C / sizeof C[0]; k++) {
+		f = cJSON_CreateObject();
+		cJSON *gpu = sys_gpu(f, 2, 1);
+		sys_set_str(gpu, "bus_id", "0000:3b:00.0");
+		cJSON *fb = sys_obj(gpu, "fabric");
+		sys_set_str(fb, "state", C[k].state);
+		sys_set_str(fb, "status", C[k].status);
+		sys_put_source(fb, "q.txt", 240);
+		memset(&g, 0, sizeof g);
+		sys_rules_eval(f, NULL, collect, &g);
+		i = find(&g, "fabric.gpu_not_registered");
+		CHECK_INT(i >= 0, C[k].fires);
+		if (i >= 0)
+			CHECK(strstr(g.text[i], "GPU 2 (0000:3b:00.0)") != NULL);
+		cJSON_Delete(f);
+	}
+	/* nvlink -s with two inactive links on GPU 0 */
+	f = cJSON_CreateObject();
+	cJSON *gpu = sys_gpu(f, 0, 1);
+	cJSON *nv = sys_obj(gpu, "nvlink");
+	sys_set_num(nv, "links", 18);
+	sys_set_num(nv, "inactive", 2);
+	sys_set_str(nv, "inactive_links", "3,5");
+	sys_put_source(nv, "nvlink-s.txt", 5);
+	memset(&g, 0, sizeof g);
+	sys_rules_eval(f, NULL, collect, &g);
+	i = find(&g, "nvlink.links_inactive");
+	CHECK(i >= 0);
+	if (i >= 0) {
+		CHECK(strstr(g.text[i], "2 of its 18 NVLinks inactive (link 3,5)") != NULL);
+		CHECK_INT(g.line[i], 5);
+	}
+	cJSON_Delete(f);
+}
+
 int main(void)
 {
+	test_fabric_nvlink_rules();
 	test_healthy_h200();
 	test_pcie_topologies();
 	test_versions();
