@@ -302,6 +302,19 @@ static void rule_nccl_tests(struct rule_ctx *rc)
 
 /* ---------- nodes ---------- */
 
+/* The index of V among the *N distinct values kept in VALS (MAX rows of W
+ * bytes): V is added when new and there is room; MAX when there is none. */
+static int value_index(char *vals, size_t w, int max, int *n, const char *v)
+{
+	int k;
+	for (k = 0; k < *n; k++)
+		if (!strcmp(vals + (size_t)k * w, v))
+			return k;
+	if (*n < max)
+		snprintf(vals + (size_t)(*n)++ * w, w, "%s", v);
+	return k;
+}
+
 /* key differs across hosts: list host=value; returns 1 when emitted */
 static int nodes_differ(struct rule_ctx *rc, const char *key, const char *id, const char *what)
 {
@@ -316,12 +329,7 @@ static int nodes_differ(struct rule_ctx *rc, const char *key, const char *id, co
 		if (!v)
 			continue;
 		hosts++;
-		int k;
-		for (k = 0; k < distinct; k++)
-			if (!strcmp(vals[k], v))
-				break;
-		if (k == distinct && distinct < 8)
-			snprintf(vals[distinct++], 64, "%s", v);
+		int k = value_index(&vals[0][0], sizeof vals[0], 8, &distinct, v);
 		if (k < 8)
 			counts[k]++;
 		if (!first) {
@@ -1090,12 +1098,7 @@ static void rule_libs(struct rule_ctx *rc)
 			resolved = l;
 		if (!v)
 			continue;
-		int k;
-		for (k = 0; k < nv; k++)
-			if (!strcmp(vers[k], v))
-				break;
-		if (k == nv && nv < 8)
-			snprintf(vers[nv++], 32, "%s", v);
+		value_index(&vers[0][0], sizeof vers[0], 8, &nv, v);
 		if (!first)
 			first = json_get(l, "source");
 		if (shown < 8)
