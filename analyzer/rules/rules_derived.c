@@ -182,6 +182,36 @@ static void run_crashes(struct rule_ctx *rc)
 	}
 }
 
+/* A return chain whose deepest frame is NCCL's bootstrap or socket code
+ * (bootstrap.cc, misc/socket.cc returning ncclSystemError or
+ * ncclRemoteError) in a process that never printed Init COMPLETE: NCCL does
+ * not recover from a failed bootstrap, so the chain is the failure itself,
+ * not a probe that a healthy init gets past (those never pass through the
+ * bootstrap). */
+static int bootstrap_chain_in_init(const struct rule_ctx *rc)
+{
+	const struct ranks *r = rc->ranks;
+	if (!r)
+		return 0;
+	for (size_t i = 0; i < rc->nclues; i++) {
+		const struct chain_clue *c = &rc->clues[i];
+		int boot = str_starts(c->src, "bootstrap.") ||
+		           ((str_starts(c->src, "misc/socket.") || str_starts(c->src, "os/linux.")) &&
+		            (c->code == 2 || c->code == 6));
+		if (!boot || !c->host)
+			continue;
+		for (size_t k = 0; k < r->n; k++) {
+			const struct rank_proc *p = &r->v[k];
+			if (p->pid == c->pid && p->host && strcmp(p->host, c->host) == 0) {
+				if (!p->saw_init_complete && !p->saw_coll)
+					return 1;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
 static void run(struct rule_ctx *rc)
 {
 	const struct sigdb *db = rc->db;
@@ -241,6 +271,7 @@ static void run(struct rule_ctx *rc)
 	const struct ranks *r = rc->ranks;
 	for (size_t i = 0; r && i < r->n && !failed; i++)
 		failed = r->v[i].has_exit && r->v[i].exitcode != 0;
+	failed |= bootstrap_chain_in_init(rc);
 	if (r && (r->saw_child_failed || r->launcher_signalled || r->job_exit > 0))
 		failed = 1;
 	if (!failed)
