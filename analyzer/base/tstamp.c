@@ -52,6 +52,16 @@ static int date_ok(const struct tstamp *t)
 	return t->month >= 1 && t->month <= 12 && t->day >= 1 && t->day <= 31;
 }
 
+/* The time of day at P, after a date read into T: 1, or 0 with T cleared
+ * (a date without a valid time is no timestamp). */
+static int date_then_time(struct tstamp *t, const char *p, const char *end)
+{
+	if (date_ok(t) && hms(&p, end, &t->sod))
+		return 1;
+	memset(t, 0, sizeof *t);
+	return 0;
+}
+
 int tstamp_parse(const char *s, size_t n, struct tstamp *t)
 {
 	memset(t, 0, sizeof *t);
@@ -65,41 +75,25 @@ int tstamp_parse(const char *s, size_t n, struct tstamp *t)
 	if (num(p, end, 4, &t->year) && end - p > 10 && (p[4] == '-' || p[4] == '/') && p[7] == p[4] &&
 	    num(p + 5, end, 2, &t->month) && num(p + 8, end, 2, &t->day) &&
 	    (p[10] == ' ' || p[10] == 'T' || p[10] == '_')) {
-		p += 11;
-		if (date_ok(t) && hms(&p, end, &t->sod))
-			return 1;
-		memset(t, 0, sizeof *t);
-		return 0;
+		return date_then_time(t, p + 11, end);
 	}
 	t->year = 0;
 	/* MM/DD/YYYY HH:MM:SS (Hugging Face's example scripts log so) */
 	if (end - p > 11 && p[2] == '/' && p[5] == '/' && num(p, end, 2, &t->month) && num(p + 3, end, 2, &t->day) &&
 	    num(p + 6, end, 4, &t->year) && p[10] == ' ') {
-		p += 11;
-		if (date_ok(t) && hms(&p, end, &t->sod))
-			return 1;
-		memset(t, 0, sizeof *t);
-		return 0;
+		return date_then_time(t, p + 11, end);
 	}
 	t->year = 0;
 	/* MM-DD HH:MM:SS (vLLM's logger): no year */
 	if (end - p > 6 && p[2] == '-' && p[5] == ' ' && num(p, end, 2, &t->month) && num(p + 3, end, 2, &t->day)) {
-		p += 6;
-		if (date_ok(t) && hms(&p, end, &t->sod))
-			return 1;
-		memset(t, 0, sizeof *t);
-		return 0;
+		return date_then_time(t, p + 6, end);
 	}
 	/* glog: Lmmdd HH:MM:SS.frac; PyTorch's c10 logger does not pad the
 	 * month: "E108 20:04:34.467642512" is January 8 */
 	if (end - p > 6 && (p[0] == 'I' || p[0] == 'W' || p[0] == 'E' || p[0] == 'F') &&
 	    ((num(p + 1, end, 2, &t->month) && num(p + 3, end, 2, &t->day) && p[5] == ' ') ||
 	     (num(p + 1, end, 1, &t->month) && num(p + 2, end, 2, &t->day) && p[4] == ' '))) {
-		p += p[4] == ' ' ? 5 : 6;
-		if (date_ok(t) && hms(&p, end, &t->sod))
-			return 1;
-		memset(t, 0, sizeof *t);
-		return 0;
+		return date_then_time(t, p + (p[4] == ' ' ? 5 : 6), end);
 	}
 	/* syslog / journald short: "Aug 12 01:22:51" (the day padded: "Aug  2"): no year */
 	static const char MON[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
@@ -111,11 +105,7 @@ int tstamp_parse(const char *s, size_t n, struct tstamp *t)
 		if (mo) {
 			t->month = mo;
 			t->day = (p[4] == ' ' ? 0 : (p[4] - '0') * 10) + (p[5] - '0');
-			const char *q = p + 7;
-			if (date_ok(t) && hms(&q, end, &t->sod))
-				return 1;
-			memset(t, 0, sizeof *t);
-			return 0;
+			return date_then_time(t, p + 7, end);
 		}
 	}
 	/* ctime: "Mon Nov 30 14:30:31 2026" (the day may be padded: "Dec  1") */

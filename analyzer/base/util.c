@@ -148,6 +148,42 @@ char *buf_steal(struct buf *b)
 	return p;
 }
 
+int buf_read_file(struct buf *b, FILE *f, size_t cap)
+{
+	char tmp[65536];
+	size_t k;
+	while ((k = fread(tmp, 1, sizeof tmp, f)) > 0 && b->len < cap)
+		buf_add(b, tmp, k);
+	return ferror(f) ? -1 : 0;
+}
+
+size_t str_line_copy(char *dst, size_t dn, const char *s, size_t n, int keep_tab)
+{
+	size_t k = n < dn - 1 ? n : dn - 1;
+	memcpy(dst, s, k);
+	dst[k] = 0;
+	for (size_t i = 0; i < k; i++)
+		if ((unsigned char)dst[i] < 0x20 && !(keep_tab && dst[i] == '\t'))
+			dst[i] = ' ';
+	return k;
+}
+
+int fd_write_all(int fd, const char *p, size_t n, long long at)
+{
+	while (n) {
+		ssize_t w = at >= 0 ? pwrite(fd, p, n, (off_t)at) : write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+		if (at >= 0)
+			at += w;
+	}
+	return 0;
+}
+
 void strvec_push_owned(struct strvec *sv, char *s)
 {
 	if (sv->n == sv->cap) {

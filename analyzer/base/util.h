@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #if defined(__GNUC__)
@@ -43,6 +44,17 @@ void buf_printf(struct buf *b, const char *fmt, ...) NT_PRINTF(2, 3);
 void buf_reset(struct buf *b);
 /* Hand the data to the caller (who frees it) and leave b empty. */
 char *buf_steal(struct buf *b);
+/* Appends what F holds, up to its end or until b holds CAP bytes (a chunk
+ * of 64 KiB more at the most).  -1 on a read error (ferror), else 0. */
+int buf_read_file(struct buf *b, FILE *f, size_t cap);
+/* The span [S, S+N) as a C string in DST (DN bytes: cut to DN-1), its
+ * control bytes as spaces (tabs kept where KEEP_TAB), for parsers that
+ * sscanf a line.  Returns the length copied. */
+size_t str_line_copy(char *dst, size_t dn, const char *s, size_t n, int keep_tab);
+/* Writes all N bytes of P to FD (again after EINTR and short writes): at
+ * the file offset AT (pwrite) when AT >= 0, else at its current offset.
+ * -1 on an error (errno says which), else 0. */
+int fd_write_all(int fd, const char *p, size_t n, long long at);
 
 /* Vector of owned strings. */
 struct strvec {

@@ -509,6 +509,195 @@ static void json_header(FILE *out, const struct sigdb *db)
 	cJSON_Delete(h);
 }
 
+/* How the bundles' reports are written, from the format's name. */
+static enum fmt batch_fmt(const struct format *f)
+{
+	return !strcmp(f->name, "jsonl") ? FMT_JSONL : !strcmp(f->name, "json") ? FMT_JSON
+	     : !strcmp(f->name, "html") ? FMT_HTML : !strcmp(f->name, "text") ? FMT_TEXT : FMT_DOC;
+}
+
+/* --progress: whether the bar is drawn; -1 (a message) when the value is
+ * not auto, always or never. */
+static int progress_wanted(const struct common *c)
+{
+	const char *prog = c->progress ? c->progress : "auto";
+	if (strcmp(prog, "auto") && strcmp(prog, "always") && strcmp(prog, "never")) {
+		fprintf(stderr, "nccl-triage batch: --progress: '%s' is not auto, always or never\n", prog);
+		return -1;
+	}
+	return !c->quiet && (strcmp(prog, "always") == 0 || (strcmp(prog, "auto") == 0 && isatty(2)));
+}
+
+/* The slots and locks the workers share, and up to JOBS workers started;
+ * *STARTED of them run (each owns its summary until joined).  NULL (a
+ * message) when none could start. */
+static struct worker *start_workers(struct batch *bt, int jobs, int *started)
+{
+	bt->slots = xcalloc(bt->nitems, sizeof *bt->slots);
+	pthread_mutex_init(&bt->mu, NULL);
+	pthread_cond_init(&bt->ready, NULL);
+	pthread_cond_init(&bt->room, NULL);
+	struct worker *ws = xcalloc((size_t)jobs, sizeof *ws);
+	*started = 0;
+	for (int k = 0; k < jobs; k++) {
+		ws[k].bt = bt;
+		ws[k].sum = summary_new();
+		if (pthread_create(&ws[k].th, NULL, worker_main, &ws[k]) != 0) {
+			summary_free(ws[k].sum);
+			break;
+		}
+		(*started)++;
+	}
+	if (!*started) {
+		fprintf(stderr, "nccl-triage batch: cannot start worker threads: %s\n", strerror(errno));
+		free(ws);
+		return NULL;
+	}
+	return ws;
+}
+
+/* With BT->mu held: until a slot finishes, or 200 ms pass when the
+ * progress bar PG is drawn (then it is redrawn without the lock). */
+static void wait_for_report(struct batch *bt, struct progress *pg)
+{
+	if (!pg) {
+		pthread_cond_wait(&bt->ready, &bt->mu);
+		return;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 200000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&bt->ready, &bt->mu, &ts);
+	size_t fin = bt->finished;
+	uint64_t bd = bt->bytes_done;
+	pthread_mutex_unlock(&bt->mu);
+	progress_update(pg, fin, bd, 0);
+	pthread_mutex_lock(&bt->mu);
+}
+
+/* Bundle I's report S (LEN bytes, its newline last) to OUT: an element of
+ * the json array, a row of ROWS for the HTML page or the report document
+ * written at the end, or the text or jsonl as it is. */
+static void write_report(const struct batch *bt, FILE *out, size_t i, const char *s, size_t len, cJSON *rows)
+{
+	if (bt->fmt == FMT_JSON) {
+		if (i)
+			fputc(',', out);
+		fwrite(s, 1, len - 1, out); /* without the newline */
+	} else if (bt->fmt == FMT_HTML || bt->fmt == FMT_DOC) {
+		cJSON *row = cJSON_Parse(s);
+		if (row)
+			cJSON_AddItemToArray(rows, row);
+	} else {
+		fwrite(s, 1, len, out);
+	}
+}
+
+/* The main thread's loop: each bundle's report in bundle order, whatever
+ * finished first; a --redact object is redacted and rendered here, its
+ * summary into MSUM. */
+static void write_in_order(struct batch *bt, FILE *out, struct progress *pg, cJSON *rows, struct summary *msum)
+{
+	size_t emit = 0;
+	pthread_mutex_lock(&bt->mu);
+	while (emit < bt->nitems) {
+		if (!bt->slots[emit].done) {
+			wait_for_report(bt, pg);
+			continue;
+		}
+		char *s = bt->slots[emit].out;
+		cJSON *obj = bt->slots[emit].obj;
+		size_t len = bt->slots[emit].len;
+		bt->slots[emit].out = NULL;
+		bt->slots[emit].obj = NULL;
+		pthread_mutex_unlock(&bt->mu);
+		if (obj) {
+			s = finish_obj(bt, obj, msum);
+			len = s ? strlen(s) : 0;
+		}
+		if (s) {
+			write_report(bt, out, emit, s, len, rows);
+			free(s);
+		}
+		pthread_mutex_lock(&bt->mu);
+		bt->pending -= obj ? OBJ_PENDING : len;
+		emit++;
+		pthread_cond_broadcast(&bt->room);
+	}
+	pthread_mutex_unlock(&bt->mu);
+}
+
+/* The batch's summary: the database, the bundles finished by the main
+ * thread (MSUM, freed) and those of each of the STARTED workers, joined
+ * here (WS freed). */
+static struct summary *join_workers(struct worker *ws, int started, const struct sigdb *db, struct summary *msum)
+{
+	struct summary *sum = summary_new();
+	summary_set_db(sum, db->version, (double)db->nsigs);
+	summary_merge(sum, msum);
+	summary_free(msum);
+	for (int k = 0; k < started; k++) {
+		pthread_join(ws[k].th, NULL);
+		summary_merge(sum, ws[k].sum);
+		summary_free(ws[k].sum);
+	}
+	free(ws);
+	return sum;
+}
+
+/* What follows the reports: the summary in the format's way; the HTML
+ * page or the report document of every bundle from ROWS (taken). */
+static void write_end(FILE *out, const struct common *c, const struct format *f, const struct batch *bt,
+                      const struct summary *sum, cJSON *rows)
+{
+	cJSON *sj = summary_json(sum);
+	if (bt->fmt == FMT_HTML) {
+		report_html_batch(out, sj, rows);
+		cJSON_Delete(rows);
+	} else if (bt->fmt == FMT_DOC) {
+		/* one report document of every bundle, as analyze would render it */
+		cJSON *doc = report_header_json(bt->db);
+		cJSON_AddItemToObject(doc, "bundles", rows);
+		if (c->redact)
+			cJSON_AddBoolToObject(doc, "redacted", 1);
+		struct report_opts ro = {want_color(c, out), c->evidence, term_width(out)};
+		f->render(out, doc, &ro);
+		cJSON_Delete(doc);
+	} else if (bt->fmt == FMT_JSON) {
+		if (!bt->summary_only)
+			fputc(']', out);
+		char *s = cJSON_PrintUnformatted(sj);
+		fprintf(out, ",\"summary\":%s}\n", s);
+		free(s);
+	} else if (bt->fmt == FMT_JSONL) {
+		json_header(out, bt->db);
+		char *s = cJSON_PrintUnformatted(sj);
+		fprintf(out, ",\"summary\":%s}\n", s);
+		free(s);
+	} else {
+		if (!bt->summary_only)
+			fputc('\n', out);
+		summary_text(out, sum, want_color(c, out));
+	}
+	cJSON_Delete(sj);
+}
+
+/* The exit status: found when a bundle failed (or one fails --fail-on),
+ * trouble when no bundle could be read. */
+static int batch_status(const struct batch *bt, const struct summary *sum)
+{
+	int status = summary_failed(sum) ? EXIT_FOUND : EXIT_HEALTHY;
+	if (bt->fail_on)
+		status = bt->nfail ? EXIT_FOUND : EXIT_HEALTHY;
+	if (summary_unreadable(sum) == summary_bundles(sum))
+		status = EXIT_TROUBLE;
+	return status;
+}
+
 int cmd_batch(struct common *c, struct strvec *ops)
 {
 	int status = EXIT_TROUBLE;
@@ -520,18 +709,14 @@ int cmd_batch(struct common *c, struct strvec *ops)
 	const struct format *f = format_pick(c->format, CMD_BATCH, "batch");
 	if (!f)
 		goto done;
-	bt.fmt = !strcmp(f->name, "jsonl") ? FMT_JSONL : !strcmp(f->name, "json") ? FMT_JSON
-	       : !strcmp(f->name, "html") ? FMT_HTML : !strcmp(f->name, "text") ? FMT_TEXT : FMT_DOC;
+	bt.fmt = batch_fmt(f);
 	if (bt.fmt == FMT_DOC && !f->render)
 		goto done;
 	bt.fail_on = c->fail_on;
 	bt.quiet_info = c->quiet_info && f->ci;
-	const char *prog = c->progress ? c->progress : "auto";
-	if (strcmp(prog, "auto") && strcmp(prog, "always") && strcmp(prog, "never")) {
-		fprintf(stderr, "nccl-triage batch: --progress: '%s' is not auto, always or never\n", prog);
+	int show_progress = progress_wanted(c);
+	if (show_progress < 0)
 		goto done;
-	}
-	int show_progress = !c->quiet && (strcmp(prog, "always") == 0 || (strcmp(prog, "auto") == 0 && isatty(2)));
 	if (ops->n == 0) {
 		fprintf(stderr, "nccl-triage batch: no input\nhint: nccl-triage batch /var/log/jobs/  (each archive and folder in it is one bundle)\n");
 		goto done;
@@ -565,26 +750,10 @@ int cmd_batch(struct common *c, struct strvec *ops)
 	uint64_t total_bytes = 0;
 	for (size_t i = 0; i < bt.nitems; i++)
 		total_bytes += bt.items[i].size;
-	bt.slots = xcalloc(bt.nitems, sizeof *bt.slots);
-	pthread_mutex_init(&bt.mu, NULL);
-	pthread_cond_init(&bt.ready, NULL);
-	pthread_cond_init(&bt.room, NULL);
-	struct worker *ws = xcalloc((size_t)jobs, sizeof *ws);
-	int started = 0;
-	for (int k = 0; k < jobs; k++) {
-		ws[k].bt = &bt;
-		ws[k].sum = summary_new();
-		if (pthread_create(&ws[k].th, NULL, worker_main, &ws[k]) != 0) {
-			summary_free(ws[k].sum);
-			break;
-		}
-		started++;
-	}
-	if (!started) {
-		fprintf(stderr, "nccl-triage batch: cannot start worker threads: %s\n", strerror(errno));
-		free(ws);
+	int started;
+	struct worker *ws = start_workers(&bt, jobs, &started);
+	if (!ws)
 		goto done;
-	}
 	struct progress *pg = show_progress ? progress_new(stderr, bt.nitems, total_bytes) : NULL;
 
 	if (bt.fmt == FMT_JSON) {
@@ -592,112 +761,16 @@ int cmd_batch(struct common *c, struct strvec *ops)
 		if (!bt.summary_only)
 			fputs(",\"bundles\":[", out);
 	}
-	cJSON *html_rows = bt.fmt == FMT_HTML || bt.fmt == FMT_DOC ? cJSON_CreateArray() : NULL;
+	cJSON *rows = bt.fmt == FMT_HTML || bt.fmt == FMT_DOC ? cJSON_CreateArray() : NULL;
 	struct summary *msum = summary_new(); /* bundles finished here (--redact) */
-	/* write finished reports in order */
-	size_t emit = 0;
-	pthread_mutex_lock(&bt.mu);
-	while (emit < bt.nitems) {
-		if (!bt.slots[emit].done) {
-			if (pg) {
-				struct timespec ts;
-				clock_gettime(CLOCK_REALTIME, &ts);
-				ts.tv_nsec += 200000000L;
-				if (ts.tv_nsec >= 1000000000L) {
-					ts.tv_sec++;
-					ts.tv_nsec -= 1000000000L;
-				}
-				pthread_cond_timedwait(&bt.ready, &bt.mu, &ts);
-				size_t fin = bt.finished;
-				uint64_t bd = bt.bytes_done;
-				pthread_mutex_unlock(&bt.mu);
-				progress_update(pg, fin, bd, 0);
-				pthread_mutex_lock(&bt.mu);
-			} else {
-				pthread_cond_wait(&bt.ready, &bt.mu);
-			}
-			continue;
-		}
-		char *s = bt.slots[emit].out;
-		cJSON *obj = bt.slots[emit].obj;
-		size_t len = bt.slots[emit].len;
-		bt.slots[emit].out = NULL;
-		bt.slots[emit].obj = NULL;
-		pthread_mutex_unlock(&bt.mu);
-		if (obj) {
-			s = finish_obj(&bt, obj, msum);
-			len = s ? strlen(s) : 0;
-		}
-		if (s) {
-			if (bt.fmt == FMT_JSON) {
-				if (emit)
-					fputc(',', out);
-				fwrite(s, 1, len - 1, out); /* without the newline */
-			} else if (bt.fmt == FMT_HTML || bt.fmt == FMT_DOC) {
-				cJSON *row = cJSON_Parse(s);
-				if (row)
-					cJSON_AddItemToArray(html_rows, row);
-			} else {
-				fwrite(s, 1, len, out);
-			}
-			free(s);
-		}
-		pthread_mutex_lock(&bt.mu);
-		bt.pending -= obj ? OBJ_PENDING : len;
-		emit++;
-		pthread_cond_broadcast(&bt.room);
-	}
-	pthread_mutex_unlock(&bt.mu);
-	struct summary *sum = summary_new();
-	summary_set_db(sum, db.version, (double)db.nsigs);
-	summary_merge(sum, msum);
-	summary_free(msum);
-	for (int k = 0; k < started; k++) {
-		pthread_join(ws[k].th, NULL);
-		summary_merge(sum, ws[k].sum);
-		summary_free(ws[k].sum);
-	}
-	free(ws);
+	write_in_order(&bt, out, pg, rows, msum);
+	struct summary *sum = join_workers(ws, started, &db, msum);
 	if (pg) {
 		progress_update(pg, bt.finished, bt.bytes_done, 1);
 		progress_free(pg);
 	}
-
-	cJSON *sj = summary_json(sum);
-	if (bt.fmt == FMT_HTML) {
-		report_html_batch(out, sj, html_rows);
-		cJSON_Delete(html_rows);
-	} else if (bt.fmt == FMT_DOC) {
-		/* one report document of every bundle, as analyze would render it */
-		cJSON *doc = report_header_json(&db);
-		cJSON_AddItemToObject(doc, "bundles", html_rows);
-		if (c->redact)
-			cJSON_AddBoolToObject(doc, "redacted", 1);
-		struct report_opts ro = {want_color(c, out), c->evidence, term_width(out)};
-		f->render(out, doc, &ro);
-		cJSON_Delete(doc);
-	} else if (bt.fmt == FMT_JSON) {
-		if (!bt.summary_only)
-			fputc(']', out);
-		char *s = cJSON_PrintUnformatted(sj);
-		fprintf(out, ",\"summary\":%s}\n", s);
-		free(s);
-	} else if (bt.fmt == FMT_JSONL) {
-		json_header(out, &db);
-		char *s = cJSON_PrintUnformatted(sj);
-		fprintf(out, ",\"summary\":%s}\n", s);
-		free(s);
-	} else {
-		if (!bt.summary_only)
-			fputc('\n', out);
-		summary_text(out, sum, want_color(c, out));
-	}
-	cJSON_Delete(sj);
-	status = summary_failed(sum) ? EXIT_FOUND : EXIT_HEALTHY;
-	if (bt.fail_on)
-		status = bt.nfail ? EXIT_FOUND : EXIT_HEALTHY;
-	if (summary_unreadable(sum) == summary_bundles(sum))
-		status = EXIT_TROUBLE;
+	write_end(out, c, f, &bt, sum, rows);
+	status = batch_status(&bt, sum);
 	summary_free(sum);
 	pthread_mutex_destroy(&bt.mu);
 	pthread_cond_destroy(&bt.ready);

@@ -182,6 +182,14 @@ int cmd_list(struct common *c, struct strvec *ops)
 	return status;
 }
 
+/* LABEL, then the ids of V joined by ", " (explain's text). */
+static void print_ids(const char *label, const struct strvec *v)
+{
+	printf("%s", label);
+	for (size_t i = 0; i < v->n; i++)
+		printf("%s%s", i ? ", " : "", v->v[i]);
+}
+
 int cmd_explain(struct common *c, struct strvec *ops)
 {
 	const struct format *f = format_pick(c->format, CMD_EXPLAIN, "explain");
@@ -219,24 +227,13 @@ int cmd_explain(struct common *c, struct strvec *ops)
 			       d->title, d->explanation);
 			for (size_t i = 0; i < d->fix.n; i++)
 				printf("    %zu. %s\n", i + 1, d->fix.v[i]);
-			printf("\n  when any of: ");
-			for (size_t i = 0; i < d->when_any.n; i++)
-				printf("%s%s", i ? ", " : "", d->when_any.v[i]);
-			if (d->when_all.n) {
-				printf("\n  and all of:  ");
-				for (size_t i = 0; i < d->when_all.n; i++)
-					printf("%s%s", i ? ", " : "", d->when_all.v[i]);
-			}
-			if (d->when_none.n) {
-				printf("\n  and none of: ");
-				for (size_t i = 0; i < d->when_none.n; i++)
-					printf("%s%s", i ? ", " : "", d->when_none.v[i]);
-			}
-			if (d->cascade_of.n) {
-				printf("\n  echo of:     ");
-				for (size_t i = 0; i < d->cascade_of.n; i++)
-					printf("%s%s", i ? ", " : "", d->cascade_of.v[i]);
-			}
+			print_ids("\n  when any of: ", &d->when_any);
+			if (d->when_all.n)
+				print_ids("\n  and all of:  ", &d->when_all);
+			if (d->when_none.n)
+				print_ids("\n  and none of: ", &d->when_none);
+			if (d->cascade_of.n)
+				print_ids("\n  echo of:     ", &d->cascade_of);
 			printf("\n");
 			for (size_t i = 0; i < d->references.n; i++)
 				printf("  ref: %s\n", d->references.v[i]);

@@ -177,18 +177,9 @@ static int reserve(const char *dir, const char *name, off_t room)
 /* Write what was reserved, then cut it to its length.  -1 on an error. */
 static int fill(int fd, const char *p, size_t n)
 {
-	off_t off = 0;
-	while (n) {
-		ssize_t w = pwrite(fd, p, n, off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-		off += w;
-	}
-	return ftruncate(fd, off);
+	if (fd_write_all(fd, p, n, 0) < 0)
+		return -1;
+	return ftruncate(fd, (off_t)n);
 }
 
 /* DIR/HOST and the job's log in it, created new (job.log, job.2.log ...

@@ -99,10 +99,7 @@ static int env_from_report(const char *path, struct venv_list *env, char **sourc
 	}
 	struct buf b;
 	buf_init(&b);
-	char tmp[65536];
-	size_t r;
-	while ((r = fread(tmp, 1, sizeof tmp, f)) > 0 && b.len < (64u << 20))
-		buf_add(&b, tmp, r);
+	buf_read_file(&b, f, 64u << 20);
 	if (f != stdin)
 		fclose(f);
 	cJSON *root = cJSON_ParseWithLength(b.data ? b.data : "", b.len);

@@ -46,20 +46,6 @@ void citems_free(struct citems *c)
 
 /* ---- a folder ---- */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Open (creating) the folder name below dfd without following a link. */
 static int sub_dir(int dfd, const char *name)
 {
@@ -89,7 +75,7 @@ static int write_item(int root, const struct citem *it, char **err, const char *
 	int fd = openat(dfd, p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		*err = xasprintf("%s/%s: cannot create: %s", dir, it->name, strerror(errno));
-	} else if (write_all(fd, it->data.data ? it->data.data : "", it->data.len) < 0) {
+	} else if (fd_write_all(fd, it->data.data ? it->data.data : "", it->data.len, -1) < 0) {
 		*err = xasprintf("%s/%s: write: %s", dir, it->name, strerror(errno ? errno : EIO));
 		close(fd);
 	} else if (close(fd) < 0) {

@@ -311,29 +311,55 @@ static const char *base_name(const char *path)
 	return path + i;
 }
 
+/* One call of an entry point: its walker and the counts before it, to tell
+ * an input that delivered nothing because of errors from an empty one. */
+struct walk_run {
+	struct walker w;
+	struct input_stats local; /* the counts when the caller keeps none */
+	size_t docs0, errs0;
+};
+
+static void run_begin(struct walk_run *r, const struct limits *lim, struct doc_sink *sink,
+                      struct msgs *m, struct input_stats *st)
+{
+	memset(&r->local, 0, sizeof r->local);
+	if (!st)
+		st = &r->local;
+	walker_init(&r->w, lim, sink, m, st);
+	r->docs0 = st->documents;
+	r->errs0 = st->errors;
+}
+
+/* RET, or -1 when nothing was delivered, and not because the input was
+ * empty; the walker is freed. */
+static int run_end(struct walk_run *r, int ret)
+{
+	const struct input_stats *st = r->w.st;
+	if (ret == 0 && st->documents == r->docs0 && st->errors > r->errs0)
+		ret = -1;
+	walker_done(&r->w);
+	return ret;
+}
+
 int input_walk_path(const char *path, const struct limits *lim, struct doc_sink *sink,
                     struct msgs *m, struct input_stats *st)
 {
-	struct input_stats local = {0};
-	if (!st)
-		st = &local;
-	struct walker w;
-	walker_init(&w, lim, sink, m, st);
-	size_t docs0 = st->documents, errs0 = st->errors;
+	struct walk_run r;
+	run_begin(&r, lim, sink, m, st);
 	int ret = 0;
 
 	if (strcmp(path, "-") == 0) {
 		struct fd_stream f;
-		fd_stream_init(&f, &w, 0, "stdin");
-		in_walk(&w, &f.s, "stdin", "", "stdin", 0, 0);
+		fd_stream_init(&f, &r.w, 0, "stdin");
+		in_walk(&r.w, &f.s, "stdin", "", "stdin", 0, 0);
 	} else {
 		char *disp = str_sanitize(path, strlen(path));
 		struct stat sb;
 		if (stat(path, &sb) < 0) {
-			in_msg(&w, "%s: cannot open: %s", disp, strerror(errno));
+			in_msg(&r.w, "%s: cannot open: %s", disp, strerror(errno));
 			ret = -1;
 		} else if (S_ISDIR(sb.st_mode)) {
-			ret = in_walk_dir(&w, path, disp);
+			ret = in_walk_dir(&r.w, path, disp);
 		} else {
 			/* Only regular files are read (standard input, '-', is the
 			 * exception the user asks for): a FIFO, a device or a /proc
@@ -342,10 +368,10 @@ int input_walk_path(const char *path, const struct limits *lim, struct doc_sink 
 			int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 			const char *why = fd >= 0 ? in_unreadable_kind(fd) : NULL;
 			if (fd < 0) {
-				in_msg(&w, "%s: cannot open: %s", disp, strerror(errno));
+				in_msg(&r.w, "%s: cannot open: %s", disp, strerror(errno));
 				ret = -1;
 			} else if (why) {
-				in_msg(&w, "%s: %s%s: not read (only regular files and folders are; "
+				in_msg(&r.w, "%s: %s%s: not read (only regular files and folders are; "
 				       "pipe anything else to standard input: ... | nccl-triage analyze -)", disp,
 				       S_ISREG(sb.st_mode) ? "a file of the kernel's pseudo file system " : "", why);
 				close(fd);
@@ -358,40 +384,32 @@ int input_walk_path(const char *path, const struct limits *lim, struct doc_sink 
 					bl--;
 				char *leaf = xstrndup(b, bl);
 				struct fd_stream f;
-				fd_stream_init(&f, &w, fd, disp);
-				in_walk(&w, &f.s, leaf, "", disp, 0, 0);
+				fd_stream_init(&f, &r.w, fd, disp);
+				in_walk(&r.w, &f.s, leaf, "", disp, 0, 0);
 				free(leaf);
 				close(fd);
 			}
 		}
 		free(disp);
 	}
-	if (ret == 0 && st->documents == docs0 && st->errors > errs0)
-		ret = -1; /* nothing delivered, and not because it was empty */
-	walker_done(&w);
-	return ret;
+	return run_end(&r, ret);
 }
 
 int input_walk_memory(const char *name, const void *data, size_t len,
                       const struct limits *lim, struct doc_sink *sink,
                       struct msgs *m, struct input_stats *st)
 {
-	struct input_stats local = {0};
-	if (!st)
-		st = &local;
-	struct walker w;
-	walker_init(&w, lim, sink, m, st);
-	size_t docs0 = st->documents, errs0 = st->errors;
+	struct walk_run r;
+	run_begin(&r, lim, sink, m, st);
 	char *disp = str_sanitize(name, strlen(name));
 	struct mem_stream ms;
-	st_init(&ms.s, &w);
+	st_init(&ms.s, &r.w);
 	ms.s.read = mem_read;
 	ms.s.skip = mem_skip;
 	ms.p = data;
 	ms.len = data ? len : 0;
 	ms.off = 0;
-	in_walk(&w, &ms.s, name, "", disp, 0, 0);
+	in_walk(&r.w, &ms.s, name, "", disp, 0, 0);
 	free(disp);
-	walker_done(&w);
-	return st->documents == docs0 && st->errors > errs0 ? -1 : 0;
+	return run_end(&r, 0);
 }

@@ -17,26 +17,29 @@
 #endif
 #include <unistd.h>
 
+/* One input error into the walker's messages and counts. */
+static void in_vmsg(struct walker *w, const char *fmt, va_list ap)
+{
+	char *s = xvasprintf(fmt, ap);
+	msgs_add(w->m, "%s", s);
+	free(s);
+	w->st->errors++;
+}
+
 void in_msg(struct walker *w, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = xvasprintf(fmt, ap);
+	in_vmsg(w, fmt, ap);
 	va_end(ap);
-	msgs_add(w->m, "%s", s);
-	free(s);
-	w->st->errors++;
 }
 
 void in_cut(struct walker *w, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = xvasprintf(fmt, ap);
+	in_vmsg(w, fmt, ap);
 	va_end(ap);
-	msgs_add(w->m, "%s", s);
-	free(s);
-	w->st->errors++;
 	w->st->cut++;
 }
 

@@ -309,6 +309,170 @@ static int after_end(struct tar *t, unsigned char *h)
 	return 0;
 }
 
+/* A corrupt header at HOFF: 0 with the next valid one in H (*HAVE set, the
+ * pending metadata dropped), -1 when the archive ends first. */
+static int skip_corrupt(struct tar *t, unsigned char *h, uint64_t hoff, int *have)
+{
+	if (!resync(t, h, hoff))
+		return -1;
+	clear_pending(t);
+	*have = 1;
+	return 0;
+}
+
+/* The next header into H (unless *HAVE: it is there already) with its
+ * offset and size.  1: a header to act on; 0: H holds the next one to look
+ * at (after the end-of-archive marker or a corrupt header); -1: the
+ * archive ends. */
+static int read_header(struct tar *t, unsigned char *h, int *have, uint64_t *hoff, uint64_t *size)
+{
+	if (!*have) {
+		int r = read_block(t, h);
+		if (r <= 0)
+			return -1;
+	}
+	*have = 0;
+	*hoff = t->off - 512;
+	if (tar_zero_block(h)) {
+		int r = read_block(t, h);
+		if (r <= 0)
+			return -1;
+		/* two zero blocks: the end of the archive; what follows must be padding */
+		if (tar_zero_block(h) && !after_end(t, h))
+			return -1;
+		*have = 1;
+		return 0;
+	}
+	if (!tar_header_valid(h))
+		return skip_corrupt(t, h, *hoff, have);
+	if (tar_num_field(h + 124, 12, size) < 0) {
+		in_cut(t->w, "%s: byte %llu: tar header with an unreadable size field; resynchronising",
+		       t->disp, (unsigned long long)*hoff);
+		return skip_corrupt(t, h, *hoff, have);
+	}
+	return 1;
+}
+
+static int is_meta_type(char type)
+{
+	return type == 'x' || type == 'X' || type == 'g' || type == 'L' || type == 'K';
+}
+
+/* A metadata header (pax, GNU long names): kept for the next header, a pax
+ * global header skipped.  -1 when the archive ends. */
+static int take_meta(struct tar *t, char type, uint64_t size, uint64_t hoff)
+{
+	if (type == 'g')
+		return skip_data(t, size, hoff, "pax global header") < 0 ? -1 : 0;
+	const char *what = type == 'L' ? "GNU long name" : type == 'K' ? "GNU long link name"
+	                   : "pax header";
+	char *p = read_meta(t, size, hoff, what);
+	if (!p)
+		return 0;
+	if (type == 'L') {
+		free(t->longname);
+		t->longname = p;
+	} else {
+		if (type != 'K')
+			parse_pax(t, p, (size_t)size, hoff);
+		free(p);
+	}
+	return 0;
+}
+
+/* The member's name: a pax path, a GNU long name, or the header's (with
+ * the ustar prefix); tidied, never empty.  Caller frees. */
+static char *member_name(const struct tar *t, const unsigned char *h, uint64_t hoff)
+{
+	char *name;
+	if (t->paxpath)
+		name = tidy_name(t->paxpath, strlen(t->paxpath));
+	else if (t->longname)
+		name = tidy_name(t->longname, strlen(t->longname));
+	else {
+		size_t nl = strnlen((const char *)h, 100);
+		if (tar_is_posix(h) && h[345]) {
+			size_t pl = strnlen((const char *)h + 345, 155);
+			char *full = xasprintf("%.*s/%.*s", (int)pl, (const char *)h + 345,
+			                       (int)nl, (const char *)h);
+			name = tidy_name(full, strlen(full));
+			free(full);
+		} else {
+			name = tidy_name((const char *)h, nl);
+		}
+	}
+	if (!*name) {
+		free(name);
+		name = xasprintf("unnamed-member-at-byte-%llu", (unsigned long long)hoff);
+	}
+	return name;
+}
+
+/* A sparse member is not supported: reported and skipped with the old GNU
+ * format's extension blocks.  -1 when the archive ends. */
+static int skip_sparse(struct tar *t, const unsigned char *h, char type, uint64_t size, uint64_t hoff,
+                       const char *name, const char *mdisp)
+{
+	in_cut(t->w, "%s: sparse file in the archive, not supported: skipped", mdisp);
+	if (type == 'S' && h[482]) {
+		/* old GNU sparse: extension blocks follow the header */
+		unsigned char e[512];
+		int r;
+		do
+			r = read_block(t, e);
+		while (r == 1 && e[504]);
+		if (r <= 0)
+			return -1;
+	}
+	return skip_data(t, size, hoff, name) < 0 ? -1 : 0;
+}
+
+/* A regular member walked again as a document (it may be gzip or tar)
+ * through a stream bounded by its size; then the rest of it and the
+ * padding are skipped.  A member cut short ends the archive. */
+static void walk_member(struct tar *t, uint64_t size, uint64_t hoff, const char *name, const char *mdisp)
+{
+	struct walker *w = t->w;
+	struct member_stream ms;
+	st_init(&ms.s, w);
+	ms.s.read = member_read;
+	ms.s.skip = member_skip;
+	ms.parent = t->s;
+	ms.left = ms.size = size;
+	ms.arch_disp = t->disp;
+	ms.name = name;
+	ms.hdr_off = hoff;
+	ms.truncated = 0;
+	char *leaf = in_join(t->prefix, name);
+	w->walk(w, &ms.s, leaf, leaf, mdisp, t->nest, 0);
+	free(leaf);
+	/* the rest of the member (unread, cut or skipped), then padding */
+	if (!w->stop && !ms.truncated && ms.left)
+		st_skip(&ms.s, (ms.s.pb_len - ms.s.pb_off) + ms.left);
+	t->off += size - ms.left;
+	if (ms.truncated || ms.s.err || ms.left) {
+		t->ended = 1;
+	} else if (!w->stop) {
+		uint64_t pad = (512 - (size & 511)) & 511;
+		int64_t r = pad ? st_skip(t->s, pad) : 0;
+		if (r > 0)
+			t->off += (uint64_t)r;
+		if (r < 0 || (uint64_t)r < pad)
+			t->ended = 1;
+	}
+}
+
+/* Links, folders, devices, fifos, volume labels...: not documents; a
+ * device or fifo is named.  -1 when the archive ends. */
+static int skip_special(struct tar *t, char type, uint64_t size, uint64_t hoff, const char *name,
+                        const char *mdisp)
+{
+	if (type == '3' || type == '4' || type == '6')
+		in_msg(t->w, "%s: %s in the archive, skipped", mdisp,
+		       type == '3' ? "character device" : type == '4' ? "block device" : "fifo");
+	return skip_data(t, size, hoff, name) < 0 ? -1 : 0;
+}
+
 void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const char *disp, int nest)
 {
 	struct tar t;
@@ -323,91 +487,25 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 	int have = 0; /* h already holds the next header (after a resync) */
 
 	while (!w->stop && !t.ended) {
-		if (!have) {
-			int r = read_block(&t, h);
-			if (r <= 0)
-				break;
-		}
-		have = 0;
-		uint64_t hoff = t.off - 512;
-		if (tar_zero_block(h)) {
-			int r = read_block(&t, h);
-			if (r <= 0)
-				break;
-			if (tar_zero_block(h)) {
-				/* end of archive; what follows must be padding */
-				if (!after_end(&t, h))
-					break;
-			}
-			have = 1;
+		uint64_t hoff, size;
+		int r = read_header(&t, h, &have, &hoff, &size);
+		if (r < 0)
+			break;
+		if (r == 0)
 			continue;
-		}
-		if (!tar_header_valid(h)) {
-			if (!resync(&t, h, hoff))
-				break;
-			clear_pending(&t);
-			have = 1;
-			continue;
-		}
-		uint64_t size;
-		if (tar_num_field(h + 124, 12, &size) < 0) {
-			in_cut(w, "%s: byte %llu: tar header with an unreadable size field; resynchronising",
-			       disp, (unsigned long long)hoff);
-			if (!resync(&t, h, hoff))
-				break;
-			clear_pending(&t);
-			have = 1;
-			continue;
-		}
 		char type = (char)h[156];
 		/* metadata headers apply to the next one */
-		if (type == 'x' || type == 'X' || type == 'g' || type == 'L' || type == 'K') {
-			if (type == 'g') {
-				if (skip_data(&t, size, hoff, "pax global header") < 0)
-					break;
-				continue;
-			}
-			const char *what = type == 'L' ? "GNU long name" : type == 'K' ? "GNU long link name"
-			                   : "pax header";
-			char *p = read_meta(&t, size, hoff, what);
-			if (!p)
-				continue;
-			if (type == 'L') {
-				free(t.longname);
-				t.longname = p;
-			} else {
-				if (type != 'K')
-					parse_pax(&t, p, (size_t)size, hoff);
-				free(p);
-			}
+		if (is_meta_type(type)) {
+			if (take_meta(&t, type, size, hoff) < 0)
+				break;
 			continue;
 		}
 
 		if (t.paxsize_set)
 			size = t.paxsize;
-		char *name;
-		if (t.paxpath)
-			name = tidy_name(t.paxpath, strlen(t.paxpath));
-		else if (t.longname)
-			name = tidy_name(t.longname, strlen(t.longname));
-		else {
-			size_t nl = strnlen((const char *)h, 100);
-			if (tar_is_posix(h) && h[345]) {
-				size_t pl = strnlen((const char *)h + 345, 155);
-				char *full = xasprintf("%.*s/%.*s", (int)pl, (const char *)h + 345,
-				                       (int)nl, (const char *)h);
-				name = tidy_name(full, strlen(full));
-				free(full);
-			} else {
-				name = tidy_name((const char *)h, nl);
-			}
-		}
 		int sparse = t.paxsparse || type == 'S';
+		char *name = member_name(&t, h, hoff);
 		clear_pending(&t);
-		if (!*name) {
-			free(name);
-			name = xasprintf("unnamed-member-at-byte-%llu", (unsigned long long)hoff);
-		}
 
 		if (++members > w->lim->max_members) {
 			in_cut(w, "%s: more than %zu members (--max-members), the rest is skipped",
@@ -420,66 +518,17 @@ void in_walk_tar(struct walker *w, struct stream *s, const char *prefix, const c
 		 * folders, GNU dump directories, volume labels, multi-volume
 		 * continuations and old GNU long names are not documents. */
 		int regular = !strchr("123456DVMNS", type) || type == 0;
-		if (sparse) {
-			in_cut(w, "%s: sparse file in the archive, not supported: skipped", mdisp);
-			if (type == 'S' && h[482]) {
-				/* old GNU sparse: extension blocks follow the header */
-				unsigned char e[512];
-				int r;
-				do
-					r = read_block(&t, e);
-				while (r == 1 && e[504]);
-				if (r <= 0) {
-					free(mdisp);
-					free(name);
-					break;
-				}
-			}
-			if (skip_data(&t, size, hoff, name) < 0) {
-				free(mdisp);
-				free(name);
-				break;
-			}
-		} else if (regular) {
-			struct member_stream ms;
-			st_init(&ms.s, w);
-			ms.s.read = member_read;
-			ms.s.skip = member_skip;
-			ms.parent = s;
-			ms.left = ms.size = size;
-			ms.arch_disp = disp;
-			ms.name = name;
-			ms.hdr_off = hoff;
-			ms.truncated = 0;
-			char *leaf = in_join(prefix, name);
-			w->walk(w, &ms.s, leaf, leaf, mdisp, nest, 0);
-			free(leaf);
-			/* the rest of the member (unread, cut or skipped), then padding */
-			if (!w->stop && !ms.truncated && ms.left)
-				st_skip(&ms.s, (ms.s.pb_len - ms.s.pb_off) + ms.left);
-			t.off += size - ms.left;
-			if (ms.truncated || ms.s.err || ms.left) {
-				t.ended = 1;
-			} else if (!w->stop) {
-				uint64_t pad = (512 - (size & 511)) & 511;
-				int64_t r = pad ? st_skip(s, pad) : 0;
-				if (r > 0)
-					t.off += (uint64_t)r;
-				if (r < 0 || (uint64_t)r < pad)
-					t.ended = 1;
-			}
-		} else {
-			if (type == '3' || type == '4' || type == '6')
-				in_msg(w, "%s: %s in the archive, skipped", mdisp,
-				       type == '3' ? "character device" : type == '4' ? "block device" : "fifo");
-			if (skip_data(&t, size, hoff, name) < 0) {
-				free(mdisp);
-				free(name);
-				break;
-			}
-		}
+		r = 0;
+		if (sparse)
+			r = skip_sparse(&t, h, type, size, hoff, name, mdisp);
+		else if (regular)
+			walk_member(&t, size, hoff, name, mdisp);
+		else
+			r = skip_special(&t, type, size, hoff, name, mdisp);
 		free(mdisp);
 		free(name);
+		if (r < 0)
+			break;
 	}
 	clear_pending(&t);
 }

@@ -48,8 +48,14 @@ static void derr(const struct dload *d, const char *path, const char *suffix, co
 	free(s);
 }
 
-static pcre2_code *compile(const char *re, const struct dload *dl, const char *path, int *errors)
+/* The row's regular expression RE of FIELD (".file"...), NULL without one;
+ * a bad one is reported at PATH.FIELD and counted in *ERRORS. */
+static pcre2_code *compile(const char *re, const struct dload *dl, const char *row, const char *field, int *errors)
 {
+	if (!re)
+		return NULL;
+	char path[96];
+	json_path(path, sizeof path, row, field, -1);
 	int err;
 	PCRE2_SIZE off;
 	pcre2_code *c = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
@@ -139,7 +145,6 @@ int derive_load(struct derive_rows *rows, const char *file, const cJSON *arr, co
 			errors++;
 		}
 		r.from = f < 0 ? DERIVE_NCCL_FILE : (enum derive_from)f;
-		char sub[96];
 		if (f == DERIVE_NCCL_FILE && !fre) {
 			derr(&dl, path, "", "a nccl_file row needs \"file\"");
 			errors++;
@@ -175,26 +180,11 @@ int derive_load(struct derive_rows *rows, const char *file, const cJSON *arr, co
 			derr(&dl, path, "", "\"samples\" must be a non-empty array of lines");
 			errors++;
 		}
-		if (fre) {
-			json_path(sub, sizeof sub, path, ".file", -1);
-			r.file_re = compile(fre, &dl, sub, &errors);
-		}
-		if (mre) {
-			json_path(sub, sizeof sub, path, ".message", -1);
-			r.msg_re = compile(mre, &dl, sub, &errors);
-		}
-		if (tre) {
-			json_path(sub, sizeof sub, path, ".exception", -1);
-			r.type_re = compile(tre, &dl, sub, &errors);
-		}
-		if (sre) {
-			json_path(sub, sizeof sub, path, ".signal", -1);
-			r.signal_re = compile(sre, &dl, sub, &errors);
-		}
-		if (frre) {
-			json_path(sub, sizeof sub, path, ".frame", -1);
-			r.frame_re = compile(frre, &dl, sub, &errors);
-		}
+		r.file_re = compile(fre, &dl, path, ".file", &errors);
+		r.msg_re = compile(mre, &dl, path, ".message", &errors);
+		r.type_re = compile(tre, &dl, path, ".exception", &errors);
+		r.signal_re = compile(sre, &dl, path, ".signal", &errors);
+		r.frame_re = compile(frre, &dl, path, ".frame", &errors);
 		for (size_t k = 0; id && errors == before && k < rows->n; k++)
 			if (strcmp(rows->v[k].id, id) == 0) {
 				derr(&dl, path, ".id", "duplicate id \"%s\" (first in %s)", id, rows->v[k].file);

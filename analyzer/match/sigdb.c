@@ -961,11 +961,7 @@ int sigdb_load_dir(struct sigdb *db, const char *dir, struct msgs *m)
 		}
 		struct buf b;
 		buf_init(&b);
-		char tmp[65536];
-		size_t n;
-		while ((n = fread(tmp, 1, sizeof tmp, f)) > 0 && b.len < (64u << 20))
-			buf_add(&b, tmp, n);
-		int rerr = ferror(f);
+		int rerr = buf_read_file(&b, f, 64u << 20);
 		fclose(f);
 		if (rerr) {
 			msgs_add(m, "%s: read error", path);

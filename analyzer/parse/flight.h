@@ -80,6 +80,10 @@ const struct flight_item *flight_items(const struct flight *f, size_t *n);
 /* "hang: rank 17 behind at all_gather #4212 in fsdp.py:88" or NULL: the
  * one-line contribution of the dumps (batch summaries). */
 const char *flight_headline(const struct flight *f);
+/* "fsdp.py:88" of a call's where, "/x/torch/distributed/fsdp.py:88
+ * (unshard)": its file without the folders, and the line; "" for NULL.
+ * Caller frees. */
+char *flight_where_short(const char *where);
 
 /* The report's "flight_recorder" section (docs/json.md); NULL without
  * dumps.  Caller owns. */

@@ -51,8 +51,7 @@ static char *list(const int *v, size_t n)
 	return buf_steal(&b);
 }
 
-/* "fsdp.py:88" of "/x/torch/distributed/fsdp.py:88 (unshard)" */
-static char *short_where(const char *w)
+char *flight_where_short(const char *w)
 {
 	if (!w || !*w)
 		return xstrdup("");
@@ -142,7 +141,7 @@ static void stop_item(struct flight *f, const struct fr_stop *s)
 {
 	const char *op = fr_str(&f->str, s->call.op);
 	char *pd = pgdesc(f, s->pg), *wl = list(s->waiting, s->nwaiting), *bl = list(s->behind, s->nbehind),
-	     *ml = list(s->missing, s->nmissing), *sw = short_where(fr_str(&f->str, s->call.where));
+	     *ml = list(s->missing, s->nmissing), *sw = flight_where_short(fr_str(&f->str, s->call.where));
 	const char *where = fr_str(&f->str, s->call.where);
 	const char *path = s->nwaiting ? dump_of(f, s->waiting[0]) : s->nbehind ? dump_of(f, s->behind[0]) : "";
 	struct flight_item *it;

@@ -418,12 +418,7 @@ int sysreport_kmsg_line(cJSON *facts, const char *line, size_t len, const char *
 	if (!facts || !line)
 		return 0;
 	char buf[KM_LINE];
-	size_t k = len < sizeof buf - 1 ? len : sizeof buf - 1;
-	memcpy(buf, line, k);
-	buf[k] = 0;
-	for (size_t i = 0; i < k; i++)
-		if ((unsigned char)buf[i] < 0x20 && buf[i] != '\t')
-			buf[i] = ' ';
+	str_line_copy(buf, sizeof buf, line, len, 1);
 	char *s = buf;
 	while (*s == ' ' || *s == '\t')
 		s++;

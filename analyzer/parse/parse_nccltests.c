@@ -410,42 +410,34 @@ static void row_line(struct nccltests *nt, char *s, uint64_t lineno)
 	}
 }
 
-/* "# Out of bounds values : 4 FAILED", " Out of bounds values : 0 OK" */
-static void oob_line(struct nccltests *nt, const char *s, uint64_t lineno)
+/* A run's result line, "LABEL : N [WORD]": N (read as an integer where
+ * INTEGER) into the run's KEY object as NUM, the word after it as WORD.
+ * "# Out of bounds values : 4 FAILED", " Out of bounds values : 0 OK",
+ * "# Avg bus bandwidth    : 4.79995 " (maybe followed by OK/FAILED with -G) */
+static void result_line(struct nccltests *nt, const char *s, uint64_t lineno, const char *label, int integer,
+                        const char *key, const char *num, const char *word)
 {
-	const char *p = strstr(s, "Out of bounds values");
-	const char *c = p ? strchr(p, ':') : NULL;
-	long v;
-	char st[16] = "";
-	if (!c || sscanf(c + 1, "%ld %15s", &v, st) < 1)
-		return;
-	cJSON *r = cur_run(nt, lineno);
-	if (!r)
-		return;
-	cJSON *o = sys_obj(r, "oob");
-	sys_set_num(o, "count", (double)v);
-	if (*st)
-		sys_set_str(o, "status", st);
-	sys_put_source(o, nt->path, lineno);
-	nt->in_table = 0;
-}
-
-/* "# Avg bus bandwidth    : 4.79995 " (maybe followed by OK/FAILED with -G) */
-static void avg_line(struct nccltests *nt, const char *s, uint64_t lineno)
-{
-	const char *p = strstr(s, "Avg bus bandwidth");
+	const char *p = strstr(s, label);
 	const char *c = p ? strchr(p, ':') : NULL;
 	double v;
+	long iv;
 	char st[16] = "";
-	if (!c || sscanf(c + 1, "%lf %15s", &v, st) < 1)
+	if (!c)
 		return;
+	if (integer) {
+		if (sscanf(c + 1, "%ld %15s", &iv, st) < 1)
+			return;
+		v = (double)iv;
+	} else if (sscanf(c + 1, "%lf %15s", &v, st) < 1) {
+		return;
+	}
 	cJSON *r = cur_run(nt, lineno);
 	if (!r)
 		return;
-	cJSON *o = sys_obj(r, "avg_busbw");
-	sys_set_num(o, "value", v);
+	cJSON *o = sys_obj(r, key);
+	sys_set_num(o, num, v);
 	if (*st)
-		sys_set_str(o, "check", st);
+		sys_set_str(o, word, st);
 	sys_put_source(o, nt->path, lineno);
 	nt->in_table = 0;
 }
@@ -583,9 +575,9 @@ void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len
 	else if ((at = v1_failure(s)))
 		failure_line(nt, s, at, s[0] == 'N' ? "nccl" : "cuda", lineno);
 	else if (strstr(s, "Out of bounds values"))
-		oob_line(nt, s, lineno);
+		result_line(nt, s, lineno, "Out of bounds values", 1, "oob", "count", "status");
 	else if (strstr(s, "Avg bus bandwidth"))
-		avg_line(nt, s, lineno);
+		result_line(nt, s, lineno, "Avg bus bandwidth", 0, "avg_busbw", "value", "check");
 	else if (s[0] == '#') {
 		const char *b = skip_ws(s + 1);
 		if (starts(b, "nccl-tests version "))

@@ -120,12 +120,7 @@ int sysreport_node_info(cJSON *facts, const char *host, size_t hn, const char *m
 			return 0;
 	}
 	char buf[ND_LINE];
-	size_t k = mn < sizeof buf - 1 ? mn : sizeof buf - 1;
-	memcpy(buf, msg, k);
-	buf[k] = 0;
-	for (size_t i = 0; i < k; i++)
-		if ((unsigned char)buf[i] < 0x20)
-			buf[i] = ' ';
+	str_line_copy(buf, sizeof buf, msg, mn, 0);
 	char *s = buf;
 	while (*s == ' ')
 		s++;

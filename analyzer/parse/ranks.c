@@ -1903,19 +1903,11 @@ static void rank_from_local(struct ranks *r)
 		}
 }
 
-void ranks_finish(struct ranks *r)
+/* The global rank of each NCCL process: the launcher prefix's, else its
+ * rank in the largest communicator (the first such, in communicator order:
+ * one pass over the members), which also gives its nranks and comm id. */
+static void ranks_from_comms(struct ranks *r)
 {
-	if (r->finished)
-		return;
-	doc_close(r);
-	ex_settle(r);
-	r->finished = 1;
-	for (size_t i = 0; i < r->n; i++)
-		where_done(&r->v[i].last);
-	where_done(&r->launcher_last);
-	/* global rank of NCCL processes: the launcher prefix, else the rank in
-	 * the largest communicator (the first such, in communicator order: one
-	 * pass over the members) */
 	struct best { int n, rank; const char *id; } *best = xmalloc((r->n + 1) * sizeof *best);
 	for (size_t i = 0; i < r->n; i++)
 		best[i] = (struct best){-1, -1, NULL};
@@ -1938,7 +1930,13 @@ void ranks_finish(struct ranks *r)
 		p->rank = p->prefix_rank >= 0 ? p->prefix_rank : best[i].rank >= 0 ? best[i].rank : p->rank;
 	}
 	free(best);
-	/* torchrun exits: by pid, else by rank */
+}
+
+/* torchrun's exit records onto their processes: by pid, else by rank (the
+ * block entries, with a rank, first); a process known by pid only is added
+ * for one that matches none, while there is room. */
+static void attach_exits(struct ranks *r)
+{
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < r->nex; i++) {
 			struct launcher_exit *e = &r->ex[i];
@@ -1962,55 +1960,66 @@ void ranks_finish(struct ranks *r)
 			else
 				r->untracked++;
 		}
-	/* torch-only entries into the NCCL process of the same rank */
-	size_t *map = xmalloc((r->n + 1) * sizeof *map);
-	int *gone = xcalloc(r->n + 1, sizeof *gone);
-	/* one process known only by pid and one rank known only by number:
-	 * by elimination they are the same process */
-	{
-		size_t npid = 0, nrank = 0, ip = 0, ir = 0;
-		for (size_t i = 0; i < r->n; i++) {
-			const struct rank_proc *p = &r->v[i];
-			if (!p->host && p->rank < 0 && p->pid >= 0)
-				npid++, ip = i;
-			int has_nccl = 0;
-			for (size_t k = 0; k < r->n && p->rank >= 0 && !has_nccl; k++)
-				has_nccl = r->v[k].host && r->v[k].rank == p->rank;
-			if (!p->host && p->rank >= 0 && p->pid < 0 && !has_nccl)
-				nrank++, ir = i;
-		}
-		if (npid == 1 && nrank == 1) {
-			proc_merge(&r->v[ir], &r->v[ip]);
-			gone[ip] = 1;
-		} else if (npid > 1 && npid == nrank && npid <= 64) {
-			/* a launcher starts its workers in local-rank order: pair
-			 * ascending pids with ascending ranks (flagged as a guess) */
-			size_t pi[64], ri[64], a = 0, c = 0;
-			for (size_t i = 0; i < r->n; i++) {
-				const struct rank_proc *p = &r->v[i];
-				int has_nccl = 0;
-				for (size_t k = 0; k < r->n && p->rank >= 0 && !has_nccl; k++)
-					has_nccl = r->v[k].host && r->v[k].rank == p->rank;
-				if (!p->host && p->rank < 0 && p->pid >= 0)
-					pi[a++] = i;
-				else if (!p->host && p->rank >= 0 && p->pid < 0 && !has_nccl)
-					ri[c++] = i;
-			}
-			for (size_t x = 1; x < a; x++)
-				for (size_t y = x; y > 0 && r->v[pi[y - 1]].pid > r->v[pi[y]].pid; y--) {
-					size_t t = pi[y]; pi[y] = pi[y - 1]; pi[y - 1] = t;
-				}
-			for (size_t x = 1; x < c; x++)
-				for (size_t y = x; y > 0 && r->v[ri[y - 1]].rank > r->v[ri[y]].rank; y--) {
-					size_t t = ri[y]; ri[y] = ri[y - 1]; ri[y - 1] = t;
-				}
-			for (size_t x = 0; x < a; x++) {
-				proc_merge(&r->v[ri[x]], &r->v[pi[x]]);
-				r->v[ri[x]].pid_guessed = 1;
-				gone[pi[x]] = 1;
-			}
-		}
+}
+
+/* Whether an NCCL process (one with a host) has RANK. */
+static int nccl_has_rank(const struct ranks *r, int rank)
+{
+	for (size_t k = 0; k < r->n && rank >= 0; k++)
+		if (r->v[k].host && r->v[k].rank == rank)
+			return 1;
+	return 0;
+}
+
+/* Processes known only by pid and ranks known only by number (no NCCL
+ * process has it): one of each are the same process by elimination; as
+ * many of each (up to 64) are paired ascending pid with ascending rank, the
+ * order a launcher starts its local ranks in (flagged as a guess).  The
+ * pid-only entries merged away are marked in GONE. */
+static void pair_pids_with_ranks(struct ranks *r, int *gone)
+{
+	size_t npid = 0, nrank = 0, ip = 0, ir = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (!p->host && p->rank < 0 && p->pid >= 0)
+			npid++, ip = i;
+		if (!p->host && p->rank >= 0 && p->pid < 0 && !nccl_has_rank(r, p->rank))
+			nrank++, ir = i;
 	}
+	if (npid == 1 && nrank == 1) {
+		proc_merge(&r->v[ir], &r->v[ip]);
+		gone[ip] = 1;
+		return;
+	}
+	if (!(npid > 1 && npid == nrank && npid <= 64))
+		return;
+	size_t pi[64], ri[64], a = 0, c = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (!p->host && p->rank < 0 && p->pid >= 0)
+			pi[a++] = i;
+		else if (!p->host && p->rank >= 0 && p->pid < 0 && !nccl_has_rank(r, p->rank))
+			ri[c++] = i;
+	}
+	for (size_t x = 1; x < a; x++)
+		for (size_t y = x; y > 0 && r->v[pi[y - 1]].pid > r->v[pi[y]].pid; y--) {
+			size_t t = pi[y]; pi[y] = pi[y - 1]; pi[y - 1] = t;
+		}
+	for (size_t x = 1; x < c; x++)
+		for (size_t y = x; y > 0 && r->v[ri[y - 1]].rank > r->v[ri[y]].rank; y--) {
+			size_t t = ri[y]; ri[y] = ri[y - 1]; ri[y - 1] = t;
+		}
+	for (size_t x = 0; x < a; x++) {
+		proc_merge(&r->v[ri[x]], &r->v[pi[x]]);
+		r->v[ri[x]].pid_guessed = 1;
+		gone[pi[x]] = 1;
+	}
+}
+
+/* Torch-only entries (no host) into the NCCL process of the same rank;
+ * those merged are marked in GONE. */
+static void merge_torch_into_nccl(struct ranks *r, int *gone)
+{
 	for (size_t i = 0; i < r->n; i++) {
 		struct rank_proc *p = &r->v[i];
 		if (p->host || p->rank < 0)
@@ -2022,6 +2031,12 @@ void ranks_finish(struct ranks *r)
 				break;
 			}
 	}
+}
+
+/* Drops the processes marked in GONE, keeping the order; MAP[i]: the new
+ * index of process i, (size_t)-1 for one dropped. */
+static void drop_merged(struct ranks *r, const int *gone, size_t *map)
+{
 	size_t u = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		if (gone[i]) {
@@ -2035,24 +2050,14 @@ void ranks_finish(struct ranks *r)
 		u++;
 	}
 	r->n = u;
-	/* positions moved; no line is noted after finishing: the lookups of
-	 * the finished timelines get indexes of their own (after the ranks
-	 * are known) */
-	hindex_free(&r->tix);
-	hindex_free(&r->wix);
-	hindex_free(&r->mix);
-	hindex_free(&r->pix);
-	rank_from_local(r);
-	finished_index(r);
-	for (size_t c = 0; c < r->ncomms; c++)
-		for (size_t k = 0; k < r->comms[c].n; k++)
-			r->comms[c].m[k].proc = map[r->comms[c].m[k].proc];
-	free(map);
-	free(gone);
-	/* "[Service thread] Connection closed by localRank N" (INFO) after every
-	 * other process destroyed its communicators, from a process that then
-	 * destroyed its own cleanly: the peers exited normally (teardown, not
-	 * a failure; docs/verdicts.md, benign noise) */
+}
+
+/* "[Service thread] Connection closed by localRank N" (INFO) after every
+ * other process destroyed its communicators, from a process that then
+ * destroyed its own cleanly: the peers exited normally (teardown, not
+ * a failure; docs/verdicts.md, benign noise) */
+static void clear_teardown_remote_errors(struct ranks *r)
+{
 	for (size_t i = 0; i < r->n; i++) {
 		struct rank_proc *p = &r->v[i];
 		if (!p->remote_err || p->first_error.path || !p->saw_destroy || !p->host)
@@ -2072,7 +2077,12 @@ void ranks_finish(struct ranks *r)
 			where_free(&p->remote_where);
 		}
 	}
-	/* went silent: open-ended while another rank reports its peer gone */
+}
+
+/* Went silent: open-ended while another rank reports its peer gone (that
+ * peer being this one, or not named) and it said nothing after that. */
+static void mark_went_silent(struct ranks *r)
+{
 	for (size_t i = 0; i < r->n; i++) {
 		struct rank_proc *p = &r->v[i];
 		if (!rank_proc_open_ended(p) || !p->last.path)
@@ -2091,9 +2101,13 @@ void ranks_finish(struct ranks *r)
 			break;
 		}
 	}
-	/* the first failure: a rank that died without a word (its death comes
-	 * before everything it causes); else the earliest own error line; else
-	 * torchrun's root cause */
+}
+
+/* The first failure: a rank that died without a word (its death comes
+ * before everything it causes); else the earliest own error line; else
+ * torchrun's root cause; else the first that exited with an error. */
+static void mark_first_failure(struct ranks *r)
+{
 	struct rank_proc *first = NULL;
 	for (size_t i = 0; i < r->n; i++) {
 		struct rank_proc *p = &r->v[i];
@@ -2118,6 +2132,43 @@ void ranks_finish(struct ranks *r)
 			first = &r->v[i];
 	if (first)
 		first->first_failure = 1;
+}
+
+void ranks_finish(struct ranks *r)
+{
+	if (r->finished)
+		return;
+	doc_close(r);
+	ex_settle(r);
+	r->finished = 1;
+	for (size_t i = 0; i < r->n; i++)
+		where_done(&r->v[i].last);
+	where_done(&r->launcher_last);
+	ranks_from_comms(r);
+	attach_exits(r);
+	/* entries that are one process become one; GONE: those merged away */
+	size_t *map = xmalloc((r->n + 1) * sizeof *map);
+	int *gone = xcalloc(r->n + 1, sizeof *gone);
+	pair_pids_with_ranks(r, gone);
+	merge_torch_into_nccl(r, gone);
+	drop_merged(r, gone, map);
+	/* positions moved; no line is noted after finishing: the lookups of
+	 * the finished timelines get indexes of their own (after the ranks
+	 * are known) */
+	hindex_free(&r->tix);
+	hindex_free(&r->wix);
+	hindex_free(&r->mix);
+	hindex_free(&r->pix);
+	rank_from_local(r);
+	finished_index(r);
+	for (size_t c = 0; c < r->ncomms; c++)
+		for (size_t k = 0; k < r->comms[c].n; k++)
+			r->comms[c].m[k].proc = map[r->comms[c].m[k].proc];
+	free(map);
+	free(gone);
+	clear_teardown_remote_errors(r);
+	mark_went_silent(r);
+	mark_first_failure(r);
 	for (size_t i = 0; i < r->n; i++) {
 		r->v[i].last_path = r->v[i].last.path;
 		r->v[i].last_line = r->v[i].last.line;

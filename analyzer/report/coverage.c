@@ -22,11 +22,7 @@ static char *read_file(const char *path, size_t *len)
 		return NULL;
 	struct buf b;
 	buf_init(&b);
-	char tmp[65536];
-	size_t k;
-	while ((k = fread(tmp, 1, sizeof tmp, f)) > 0)
-		buf_add(&b, tmp, k);
-	int bad = ferror(f);
+	int bad = buf_read_file(&b, f, SIZE_MAX);
 	fclose(f);
 	if (bad) {
 		buf_free(&b);
@@ -435,6 +431,7 @@ static int kind_of(const char *mp)
 	     : str_starts(mp, "benign:") ? K_BENIGN : K_NOTYET;
 }
 
+
 /* The categories of the diagnoses a signature feeds, "A/B". */
 static void sig_categories(const struct sigdb *db, const char *id, struct buf *out)
 {
@@ -473,6 +470,24 @@ static void md_cell(FILE *out, const char *s, int code)
 static int in_window(const struct covrow *r, long lo, long hi)
 {
 	return version_code(r->col[COV_FIRST]) <= hi && version_code(r->col[COV_LAST]) >= lo;
+}
+
+/* The rows of the per-release table: for each release read, the messages
+ * present in it (of LEVEL only, unless NULL) by kind, and a blank line. */
+static void per_release_rows(FILE *out, const struct covtable *tb, const char *level)
+{
+	for (size_t i = 0; i < tb->releases.n; i++) {
+		long v = version_code(tb->releases.v[i]);
+		size_t k[K_N] = {0}, tot = 0;
+		for (size_t r = 0; r < tb->n; r++)
+			if ((!level || strcmp(tb->rows[r].col[COV_LEVEL], level) == 0) && in_window(&tb->rows[r], v, v)) {
+				k[kind_of(tb->rows[r].col[COV_MAPPING])]++;
+				tot++;
+			}
+		fprintf(out, "| %s | %zu | %zu | %zu | %zu | %zu |\n", tb->releases.v[i], tot, k[K_SIG], k[K_DERIVED],
+		        k[K_BENIGN], k[K_NOTYET]);
+	}
+	fputc('\n', out);
 }
 
 static const struct covtable *sort_tb;
@@ -566,18 +581,7 @@ static void render_nccl_summary(FILE *out, int md, const struct covtable *tb)
 		return;
 	fprintf(out, "WARN messages present in each release read:\n\n"
 	             "| release | WARN messages | signature | derived | benign | not yet |\n|---|---|---|---|---|---|\n");
-	for (size_t i = 0; i < tb->releases.n; i++) {
-		long v = version_code(tb->releases.v[i]);
-		size_t k[K_N] = {0}, tot = 0;
-		for (size_t r = 0; r < tb->n; r++)
-			if (strcmp(tb->rows[r].col[COV_LEVEL], "WARN") == 0 && in_window(&tb->rows[r], v, v)) {
-				k[kind_of(tb->rows[r].col[COV_MAPPING])]++;
-				tot++;
-			}
-		fprintf(out, "| %s | %zu | %zu | %zu | %zu | %zu |\n", tb->releases.v[i], tot, k[K_SIG], k[K_DERIVED],
-		        k[K_BENIGN], k[K_NOTYET]);
-	}
-	fputc('\n', out);
+	per_release_rows(out, tb, "WARN");
 }
 
 /* A braces table (coverage.h): per level class (the level up to ':'), the
@@ -640,17 +644,7 @@ static void render_braces_summary(FILE *out, int md, const struct covtable *tb)
 		return;
 	fprintf(out, "Messages present in each release read:\n\n"
 	             "| release | messages | signature | derived | benign | not yet |\n|---|---|---|---|---|---|\n");
-	for (size_t i = 0; i < tb->releases.n; i++) {
-		long v = version_code(tb->releases.v[i]);
-		size_t k[K_N] = {0}, tot = 0;
-		for (size_t r = 0; r < tb->n; r++)
-			if (in_window(&tb->rows[r], v, v)) {
-				k[kind_of(tb->rows[r].col[COV_MAPPING])]++;
-				tot++;
-			}
-		fprintf(out, "| %s | %zu | %zu | %zu | %zu | %zu |\n", tb->releases.v[i], tot, k[0], k[1], k[2], k[3]);
-	}
-	fputc('\n', out);
+	per_release_rows(out, tb, NULL);
 }
 
 /* docs/coverage.md's rows of one table: per source file, by release range */

@@ -8,6 +8,7 @@
 
 #include "base/json.h"
 #include "base/util.h"
+#include "parse/flight.h"
 #include "report/ranktable.h"
 
 #define ROWS 8
@@ -39,15 +40,7 @@ static char *call_short(const cJSON *c)
 static char *where_short(const cJSON *c)
 {
 	const char *w = json_str(c, "where");
-	if (!w)
-		return xstrdup("-");
-	const char *sp = strstr(w, " (");
-	size_t n = sp ? (size_t)(sp - w) : strlen(w);
-	const char *b = w;
-	for (size_t i = 0; i < n; i++)
-		if (w[i] == '/')
-			b = w + i + 1;
-	return xstrndup(b, n - (size_t)(b - w));
+	return w ? flight_where_short(w) : xstrdup("-");
 }
 
 struct frrow {

@@ -167,6 +167,35 @@ static void rows_free(struct row *rows, size_t n)
 			free(rows[i].c[k]);
 }
 
+/* The rows of a table: the processes in rank order, the first ROWS_MAX of
+ * them made into cells (EW: the width of the error cell). */
+struct table {
+	const cJSON **v;
+	size_t total, n;
+	struct row *rows;
+};
+
+/* 0 (nothing to free) when the bundle has no ranks. */
+static int table_make(struct table *t, const cJSON *bundle, size_t ew)
+{
+	t->v = sorted(json_get(bundle, "ranks"), &t->total);
+	if (t->total == 0) {
+		free(t->v);
+		return 0;
+	}
+	t->n = t->total < ROWS_MAX ? t->total : ROWS_MAX;
+	t->rows = xcalloc(t->n + 1, sizeof *t->rows);
+	rows_make(t->rows, t->n, t->v, ew);
+	return 1;
+}
+
+static void table_free(struct table *t)
+{
+	rows_free(t->rows, t->n);
+	free(t->rows);
+	free(t->v);
+}
+
 static const char *const HEAD[6] = {"rank", "host:pid", "GPU", "last milestone", "first error", "exit"};
 
 /* Display width: count UTF-8 lead bytes. */
@@ -180,15 +209,12 @@ static size_t width(const char *s)
 
 void rank_table_text(FILE *out, const cJSON *bundle, int color)
 {
-	size_t total;
-	const cJSON **v = sorted(json_get(bundle, "ranks"), &total);
-	if (total == 0) {
-		free(v);
+	struct table t;
+	if (!table_make(&t, bundle, ERR_WIDTH))
 		return;
-	}
-	size_t n = total < ROWS_MAX ? total : ROWS_MAX;
-	struct row *rows = xcalloc(n + 1, sizeof *rows);
-	rows_make(rows, n, v, ERR_WIDTH);
+	const cJSON **v = t.v;
+	size_t total = t.total, n = t.n;
+	struct row *rows = t.rows;
 	size_t w[6];
 	for (int k = 0; k < 6; k++) {
 		w[k] = width(HEAD[k]);
@@ -218,9 +244,7 @@ void rank_table_text(FILE *out, const cJSON *bundle, int color)
 		cJSON_ArrayForEach(cm, comms)
 			fprintf(out, "   communicator %s: %d ranks, %d seen\n", json_str(cm, "comm_id") ? json_str(cm, "comm_id") : "?",
 			        num(cm, "nranks", 0), json_size(json_get(cm, "ranks_seen")));
-	rows_free(rows, n);
-	free(rows);
-	free(v);
+	table_free(&t);
 }
 
 /* A cell of log text: Markdown escaped, and "@name" / "#123" broken with a
@@ -247,15 +271,11 @@ void ranktable_md_cell(FILE *out, const char *s)
 
 void rank_table_md(FILE *out, const cJSON *bundle)
 {
-	size_t total;
-	const cJSON **v = sorted(json_get(bundle, "ranks"), &total);
-	if (total == 0) {
-		free(v);
+	struct table t;
+	if (!table_make(&t, bundle, 120))
 		return;
-	}
-	size_t n = total < ROWS_MAX ? total : ROWS_MAX;
-	struct row *rows = xcalloc(n + 1, sizeof *rows);
-	rows_make(rows, n, v, 120);
+	size_t total = t.total, n = t.n;
+	struct row *rows = t.rows;
 	fprintf(out, "**Ranks** (\\* = failed first)\n\n|");
 	for (int k = 0; k < 6; k++)
 		fprintf(out, " %s |", HEAD[k]);
@@ -272,7 +292,5 @@ void rank_table_md(FILE *out, const cJSON *bundle)
 	if (total > n)
 		fprintf(out, "\n(%zu more processes; see the JSON report)\n", total - n);
 	fprintf(out, "\n");
-	rows_free(rows, n);
-	free(rows);
-	free(v);
+	table_free(&t);
 }

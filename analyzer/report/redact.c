@@ -887,6 +887,31 @@ static int pip_version_at(const char *s, size_t i)
 	return 1;
 }
 
+/* An address or id of KIND found at P (N bytes): as it is where KEEP,
+ * else its pseudonym.  Returns N. */
+static size_t put_found(struct redactor *r, struct buf *out, enum kind kind, const char *p, size_t n, int keep, int flags)
+{
+	if (keep)
+		buf_add(out, p, n);
+	else
+		put_pseudo(out, kind, intern(r, kind, p, n), p, n, flags);
+	return n;
+}
+
+/* A bus number after a bus marker at P (hex digits after SKIP bytes of
+ * "0x"): its pseudonym, and its length; 0 (nothing written) when the hex
+ * digits run on into a word. */
+static size_t put_bus_number(struct redactor *r, struct buf *out, const char *p, size_t skip)
+{
+	char key[40];
+	size_t h = hex_run(p + skip);
+	if (!h || is_run((unsigned char)p[skip + h]))
+		return 0;
+	bus_key(p, h + skip, key, sizeof key);
+	buf_adds(out, intern(r, K_BUS, key, strlen(key)));
+	return h + skip;
+}
+
 static void rewrite(struct redactor *r, const char *s, struct buf *out, int flags)
 {
 	size_t i = 0;
@@ -898,8 +923,7 @@ static void rewrite(struct redactor *r, const char *s, struct buf *out, int flag
 			int keep = 0;
 			char key[40];
 			if ((n = match_gpu_uuid(s + i))) {
-				put_pseudo(out, K_UUID, intern(r, K_UUID, s + i, n), s + i, n, flags);
-				i += n;
+				i += put_found(r, out, K_UUID, s + i, n, 0, flags);
 				continue;
 			}
 			if ((n = match_pci(s + i, key, sizeof key))) {
@@ -908,45 +932,25 @@ static void rewrite(struct redactor *r, const char *s, struct buf *out, int flag
 				continue;
 			}
 			if ((n = match_mac(s + i))) {
-				put_pseudo(out, K_MAC, intern(r, K_MAC, s + i, n), s + i, n, flags);
-				i += n;
+				i += put_found(r, out, K_MAC, s + i, n, 0, flags);
 				continue;
 			}
-			if (is_hex(c) || c == ':') {
-				if ((n = match_ip6(s + i, &keep))) {
-					if (keep)
-						buf_add(out, s + i, n);
-					else
-						put_pseudo(out, K_IP6, intern(r, K_IP6, s + i, n), s + i, n, flags);
-					i += n;
-					continue;
-				}
+			if ((is_hex(c) || c == ':') && (n = match_ip6(s + i, &keep))) {
+				i += put_found(r, out, K_IP6, s + i, n, keep, flags);
+				continue;
 			}
 			if (!(flags & F_NO_IP4) && isdigit(c) && !pip_version_at(s, i) && (n = match_ip4(s + i, &keep))) {
-				if (keep)
-					buf_add(out, s + i, n);
-				else
-					put_pseudo(out, K_IP4, intern(r, K_IP4, s + i, n), s + i, n, flags);
+				i += put_found(r, out, K_IP4, s + i, n, keep, flags);
+				continue;
+			}
+			if (is_hex(c) && after_bus_marker(s, i) && (n = put_bus_number(r, out, s + i, 0))) {
 				i += n;
 				continue;
 			}
-			if (is_hex(c) && after_bus_marker(s, i)) {
-				size_t h = hex_run(s + i);
-				if (h && !is_run((unsigned char)s[i + h])) {
-					bus_key(s + i, h, key, sizeof key);
-					buf_adds(out, intern(r, K_BUS, key, strlen(key)));
-					i += h;
-					continue;
-				}
-			}
-			if (c == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') && after_bus_marker(s, i)) {
-				size_t h = hex_run(s + i + 2);
-				if (h && !is_run((unsigned char)s[i + 2 + h])) {
-					bus_key(s + i, h + 2, key, sizeof key);
-					buf_adds(out, intern(r, K_BUS, key, strlen(key)));
-					i += h + 2;
-					continue;
-				}
+			if (c == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') && after_bus_marker(s, i) &&
+			    (n = put_bus_number(r, out, s + i, 2))) {
+				i += n;
+				continue;
 			}
 		}
 		if (start && isalpha(c)) {

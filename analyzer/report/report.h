@@ -31,6 +31,9 @@ struct report_opts {
 /* The whole analyze document: {"schema_version":1, "tool":..., "db":..., "bundles":[...]}.
  * Caller owns the result. */
 cJSON *report_json(struct bundle *const *bundles, size_t n, const struct sigdb *db, size_t evidence_max);
+/* {"schema_version", "tool"}: the start of every JSON document the tool
+ * writes (analyze's head, verify's report).  Caller owns. */
+cJSON *report_tool_json(void);
 /* {"schema_version", "tool", "db"}: the head every JSON document starts with. */
 cJSON *report_header_json(const struct sigdb *db);
 /* One bundle's object as in "bundles" (batch's JSONL, verify). Caller owns. */

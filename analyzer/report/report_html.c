@@ -67,6 +67,16 @@ static void esc(FILE *f, const char *s)
 		escn(f, s, strlen(s));
 }
 
+/* "path:line" of a source object (O's "path" and "line"), escaped; the
+ * line only when positive where ONLY_POSITIVE. */
+static void esc_path_line(FILE *f, const cJSON *o, int only_positive)
+{
+	double l = 0;
+	esc(f, json_str(o, "path"));
+	if (json_num(o, "line", &l) && (!only_positive || l > 0))
+		fprintf(f, ":%.0f", l);
+}
+
 /* Escaped, with `backticked` parts as <code>: how fixes and explanations
  * written in the database mark commands. */
 static void esc_code(FILE *f, const char *s)
@@ -1531,11 +1541,8 @@ static void oom_table(FILE *f, const cJSON *ev)
 	}
 	const cJSON *src = json_get(ev, "source");
 	if (json_str(src, "path")) {
-		double l = 0;
 		fputs("<p class=\"sub\">From the message at ", f);
-		esc(f, json_str(src, "path"));
-		if (json_num(src, "line", &l))
-			fprintf(f, ":%.0f", l);
+		esc_path_line(f, src, 0);
 		fputs(".</p>", f);
 	}
 	fputs("</div>\n", f);
@@ -1918,12 +1925,8 @@ static void versions_table(FILE *f, const cJSON *facts, const cJSON *ver)
 		esc(f, t);
 		fputs("</td><td class=\"sub\">", f);
 		const cJSON *src = json_get(x, "source");
-		if (src) {
-			double l = 0;
-			esc(f, json_str(src, "path"));
-			if (json_num(src, "line", &l) && l > 0)
-				fprintf(f, ":%.0f", l);
-		}
+		if (src)
+			esc_path_line(f, src, 1);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -1967,11 +1970,8 @@ static void versions_conflicts(FILE *f, const cJSON *ver)
 			esc(f, json_str(x, "value"));
 			const cJSON *src = json_get(x, "source");
 			if (src) {
-				double l = 0;
 				fputs(" <span class=\"sub\">(", f);
-				esc(f, json_str(src, "path"));
-				if (json_num(src, "line", &l))
-					fprintf(f, ":%.0f", l);
+				esc_path_line(f, src, 0);
 				fputs(")</span>", f);
 			}
 			fputs("</li>", f);
@@ -2077,10 +2077,7 @@ static void env_section(FILE *f, const cJSON *b)
 			fputs("</td><td class=\"mono\">", f);
 			esc(f, jtext(v[i]));
 			fputs("</td><td class=\"sub\">", f);
-			double l = 0;
-			esc(f, json_str(v[i], "path"));
-			if (json_num(v[i], "line", &l) && l > 0)
-				fprintf(f, ":%.0f", l);
+			esc_path_line(f, v[i], 1);
 			if (json_str(v[i], "source")) {
 				fputs(" (", f);
 				esc(f, json_str(v[i], "source"));

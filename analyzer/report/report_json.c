@@ -432,13 +432,19 @@ cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max)
 	return o;
 }
 
-cJSON *report_header_json(const struct sigdb *db)
+cJSON *report_tool_json(void)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddNumberToObject(root, "schema_version", 1);
 	cJSON *tool = cJSON_AddObjectToObject(root, "tool");
 	cJSON_AddStringToObject(tool, "name", "nccl-triage");
 	cJSON_AddStringToObject(tool, "version", NT_VERSION);
+	return root;
+}
+
+cJSON *report_header_json(const struct sigdb *db)
+{
+	cJSON *root = report_tool_json();
 	cJSON *dbo = cJSON_AddObjectToObject(root, "db");
 	cJSON_AddStringToObject(dbo, "version", db->version);
 	cJSON_AddNumberToObject(dbo, "signatures", (double)db->nsigs);

@@ -279,6 +279,19 @@ static void rule_nccl_tests(struct rule_ctx *rc)
 
 /* ---------- nodes ---------- */
 
+/* The index of V among the *N distinct values kept in VALS (MAX rows of W
+ * bytes): V is added when new and there is room; MAX when there is none. */
+static int value_index(char *vals, size_t w, int max, int *n, const char *v)
+{
+	int k;
+	for (k = 0; k < *n; k++)
+		if (!strcmp(vals + (size_t)k * w, v))
+			return k;
+	if (*n < max)
+		snprintf(vals + (size_t)(*n)++ * w, w, "%s", v);
+	return k;
+}
+
 /* key differs across hosts: list host=value; returns 1 when emitted */
 static int nodes_differ(struct rule_ctx *rc, const char *key, const char *id, const char *what)
 {
@@ -293,12 +306,7 @@ static int nodes_differ(struct rule_ctx *rc, const char *key, const char *id, co
 		if (!v)
 			continue;
 		hosts++;
-		int k;
-		for (k = 0; k < distinct; k++)
-			if (!strcmp(vals[k], v))
-				break;
-		if (k == distinct && distinct < 8)
-			snprintf(vals[distinct++], 64, "%s", v);
+		int k = value_index(&vals[0][0], sizeof vals[0], 8, &distinct, v);
 		if (k < 8)
 			counts[k]++;
 		if (!first) {
@@ -712,16 +720,12 @@ static void rule_pci(struct rule_ctx *rc)
 
 /* ---------- RDMA ports and GIDs ---------- */
 
-static void rule_ib(struct rule_ctx *rc)
+/* Ports not Active: where the job uses RDMA (unused ports are normal on
+ * many servers), and those NCCL_IB_HCA selects (HL: its parsed list). */
+static void ib_ports_down(struct rule_ctx *rc, const cJSON *ib, const char *hca, const struct iflist *hl)
 {
-	const cJSON *ib = json_get(rc->facts, "ib");
 	const cJSON *p;
 	char b[300];
-	const cJSON *hsrc;
-	const char *hca = env_value(rc->facts, "NCCL_IB_HCA", &hsrc);
-	struct iflist hl;
-	if (hca && *hca)
-		iflist_parse(hca, &hl);
 	struct buf down, sel;
 	buf_init(&down);
 	buf_init(&sel);
@@ -745,7 +749,7 @@ static void rule_ib(struct rule_ctx *rc)
 		ndown++;
 		if (!first)
 			first = json_get(p, "source");
-		if (hca && *hca && !hl.exclude && iflist_match(&hl, name, (int)port)) {
+		if (hca && *hca && !hl->exclude && iflist_match(hl, name, (int)port)) {
 			if (nsel < 8)
 				buf_printf(&sel, "%s%s:%.0f %s", nsel ? ", " : "", name, port, st);
 			nsel++;
@@ -771,40 +775,121 @@ static void rule_ib(struct rule_ctx *rc)
 		     "NCCL_IB_HCA=%s selects port(s) that are not Active: %s (derived: NCCL's prefix matching applied to "
 		     "the port listing)", hca, sel.data);
 	}
-	/* NCCL_IB_HCA naming no listed device (per listing document) */
-	if (hca && *hca && !hl.exclude && cJSON_GetArraySize(json_get(ib, "ports"))) {
-		int any = 0;
-		struct buf names;
-		buf_init(&names);
-		const cJSON *lfirst = NULL;
-		cJSON_ArrayForEach(p, json_get(ib, "ports")) {
-			const char *name = json_str(p, "hca");
-			double port = 0;
-			json_num(p, "port", &port);
-			if (!name)
-				continue;
-			if (!lfirst)
-				lfirst = json_get(p, "source");
-			if (iflist_match(&hl, name, (int)port))
-				any = 1;
-			if (names.len < 400)
-				buf_printf(&names, "%s%s:%.0f", names.len ? ", " : "", name, port);
-		}
-		if (!any && lfirst) {
-			struct caplist c = {0};
-			caplist_add(&c, "ib_hca", "%s", hca);
-			caplist_add(&c, "host_fix", "set NCCL_IB_HCA to devices of this listing (%s), or unset it", names.data);
-			emit(rc, "host.ib_hca_absent", hsrc ? hsrc : lfirst, -1, &c,
-			     "NCCL_IB_HCA=%s selects none of the RDMA ports listed (%s) [%s] (derived: NCCL's prefix "
-			     "matching applied to the listing): NCCL finds no IB device and falls back to sockets, or fails "
-			     "where NCCL_NET=IB is forced", hca, names.data, where(lfirst, b, sizeof b));
-		}
-		buf_free(&names);
-	}
 	buf_free(&down);
 	buf_free(&sel);
+}
 
-	/* RoCE GID index */
+/* NCCL_IB_HCA (not an exclusion list) naming none of the ports listed;
+ * HSRC: where the variable was set. */
+static void ib_hca_absent(struct rule_ctx *rc, const cJSON *ib, const char *hca, const cJSON *hsrc,
+                          const struct iflist *hl)
+{
+	const cJSON *p;
+	char b[300];
+	int any = 0;
+	struct buf names;
+	buf_init(&names);
+	const cJSON *lfirst = NULL;
+	cJSON_ArrayForEach(p, json_get(ib, "ports")) {
+		const char *name = json_str(p, "hca");
+		double port = 0;
+		json_num(p, "port", &port);
+		if (!name)
+			continue;
+		if (!lfirst)
+			lfirst = json_get(p, "source");
+		if (iflist_match(hl, name, (int)port))
+			any = 1;
+		if (names.len < 400)
+			buf_printf(&names, "%s%s:%.0f", names.len ? ", " : "", name, port);
+	}
+	if (!any && lfirst) {
+		struct caplist c = {0};
+		caplist_add(&c, "ib_hca", "%s", hca);
+		caplist_add(&c, "host_fix", "set NCCL_IB_HCA to devices of this listing (%s), or unset it", names.data);
+		emit(rc, "host.ib_hca_absent", hsrc ? hsrc : lfirst, -1, &c,
+		     "NCCL_IB_HCA=%s selects none of the RDMA ports listed (%s) [%s] (derived: NCCL's prefix "
+		     "matching applied to the listing): NCCL finds no IB device and falls back to sockets, or fails "
+		     "where NCCL_NET=IB is forced", hca, names.data, where(lfirst, b, sizeof b));
+	}
+	buf_free(&names);
+}
+
+/* The RoCE GID index NCCL uses: NCCL_IB_GID_INDEX, else 0 before NCCL
+ * 2.21 (*WHY says which); -1 when not known. */
+static int gid_index_used(long code, const char *gi, const char **why)
+{
+	if (gi && *gi && (isdigit((unsigned char)*gi) || *gi == '-')) {
+		*why = "NCCL_IB_GID_INDEX";
+		return atoi(gi);
+	}
+	if (code > 0 && code < 22100) {
+		*why = "the default of NCCL before 2.21";
+		return 0; /* NCCL before 2.21 uses GID index 0 unless told otherwise */
+	}
+	return -1;
+}
+
+/* One HCA port NAME:PORT of the GID listing DOC (G: its first row): the
+ * GID at index WANT missing, link-local or RoCE v1 is reported with the
+ * RoCE v2 GID to use instead. */
+static void gid_check_port(struct rule_ctx *rc, const cJSON *gids, const cJSON *g, const char *name, double port,
+                           const char *doc, int want, const char *why, long code, const char *ver)
+{
+	const cJSON *h;
+	char b[300];
+	const cJSON *at = NULL, *best = NULL;
+	int count = 0;
+	cJSON_ArrayForEach(h, gids) {
+		double hp = 0, idx = -1;
+		const char *hn = json_str(h, "hca");
+		json_num(h, "port", &hp);
+		json_num(h, "index", &idx);
+		if (!hn || strcmp(hn, name) || hp != port || strcmp(src_path(json_get(h, "source")), doc))
+			continue;
+		count++;
+		if ((int)idx == want)
+			at = h;
+		const char *t = json_str(h, "type");
+		if (!best && t && strstr(t, "v2") && json_str(h, "ipv4"))
+			best = h;
+	}
+	double bi = -1;
+	json_num(best, "index", &bi);
+	char rec[160];
+	if (best)
+		snprintf(rec, sizeof rec, "NCCL_IB_GID_INDEX=%.0f (the RoCE v2 GID with IPv4 %s on %s)", bi,
+		         json_str(best, "ipv4"), name);
+	else
+		snprintf(rec, sizeof rec, "the index of a RoCE v2 GID with a routable address (show_gids)");
+	const char *gid = json_str(at, "gid");
+	const char *type = json_str(at, "type");
+	int linklocal = gid && (!strncmp(gid, "fe80", 4));
+	int v1 = type && strstr(type, "v1");
+	if (at && !linklocal && !v1)
+		return;
+	struct caplist c = {0};
+	caplist_add(&c, "gid_hca", "%s:%.0f", name, port);
+	caplist_add(&c, "gid_index", "%d", want);
+	caplist_add(&c, "host_fix", "%s", rec);
+	char gw[300];
+	if (at)
+		snprintf(gw, sizeof gw, "is %s%s%s [%s]", gid ? gid : "?", type ? ", " : "", type ? type : "",
+		         where(json_get(at, "source"), b, sizeof b));
+	else
+		snprintf(gw, sizeof gw, "does not exist (%d GIDs listed)", count);
+	emit(rc, "host.roce_gid_index", at ? json_get(at, "source") : json_get(g, "source"), -1, &c,
+	     "NCCL uses GID index %d on %s:%.0f (%s%s%s), and that GID %s%s%s (derived: the index looked up in "
+	     "the GID table); set %s",
+	     want, name, port, why, code > 0 ? ", NCCL " : "", code > 0 ? ver : "", gw,
+	     linklocal ? ": a link-local address that is not routed between hosts" : "",
+	     v1 && !linklocal ? ": RoCE v1, which does not cross IP subnets" : "", rec);
+}
+
+/* The RoCE GID index against the GID listing, once per HCA port and
+ * listing document (up to 32), on the ports NCCL_IB_HCA selects. */
+static void roce_gid_index(struct rule_ctx *rc, const cJSON *ib, const char *hca, const struct iflist *hl)
+{
 	const cJSON *gids = json_get(ib, "gids");
 	if (!cJSON_GetArraySize(gids))
 		return;
@@ -812,19 +897,12 @@ static void rule_ib(struct rule_ctx *rc)
 	const char *gi = env_value(rc->facts, "NCCL_IB_GID_INDEX", &gsrc);
 	char ver[64];
 	long code = bundle_nccl(rc->facts, ver, sizeof ver);
-	int want = -1;
 	const char *why = NULL;
-	if (gi && *gi && (isdigit((unsigned char)*gi) || *gi == '-')) {
-		want = atoi(gi);
-		why = "NCCL_IB_GID_INDEX";
-	} else if (code > 0 && code < 22100) {
-		want = 0; /* NCCL before 2.21 uses GID index 0 unless told otherwise */
-		why = "the default of NCCL before 2.21";
-	}
+	int want = gid_index_used(code, gi, &why);
 	if (want < 0)
 		return;
 	/* per HCA port of the listing */
-	const cJSON *g, *h;
+	const cJSON *g;
 	char seen[32][80];
 	int nseen = 0;
 	cJSON_ArrayForEach(g, gids) {
@@ -841,55 +919,24 @@ static void rule_ib(struct rule_ctx *rc)
 		if (dup || nseen >= 32 || !name)
 			continue;
 		snprintf(seen[nseen++], 80, "%s", key);
-		if (hca && *hca && !iflist_match(&hl, name, (int)port))
+		if (hca && *hca && !iflist_match(hl, name, (int)port))
 			continue;
-		const cJSON *at = NULL, *best = NULL;
-		int count = 0;
-		cJSON_ArrayForEach(h, gids) {
-			double hp = 0, idx = -1;
-			const char *hn = json_str(h, "hca");
-			json_num(h, "port", &hp);
-			json_num(h, "index", &idx);
-			if (!hn || strcmp(hn, name) || hp != port || strcmp(src_path(json_get(h, "source")), doc))
-				continue;
-			count++;
-			if ((int)idx == want)
-				at = h;
-			const char *t = json_str(h, "type");
-			if (!best && t && strstr(t, "v2") && json_str(h, "ipv4"))
-				best = h;
-		}
-		double bi = -1;
-		json_num(best, "index", &bi);
-		char rec[160];
-		if (best)
-			snprintf(rec, sizeof rec, "NCCL_IB_GID_INDEX=%.0f (the RoCE v2 GID with IPv4 %s on %s)", bi,
-			         json_str(best, "ipv4"), name);
-		else
-			snprintf(rec, sizeof rec, "the index of a RoCE v2 GID with a routable address (show_gids)");
-		const char *gid = json_str(at, "gid");
-		const char *type = json_str(at, "type");
-		int linklocal = gid && (!strncmp(gid, "fe80", 4));
-		int v1 = type && strstr(type, "v1");
-		if (!at || linklocal || v1) {
-			struct caplist c = {0};
-			caplist_add(&c, "gid_hca", "%s:%.0f", name, port);
-			caplist_add(&c, "gid_index", "%d", want);
-			caplist_add(&c, "host_fix", "%s", rec);
-			char gw[300];
-			if (at)
-				snprintf(gw, sizeof gw, "is %s%s%s [%s]", gid ? gid : "?", type ? ", " : "", type ? type : "",
-				         where(json_get(at, "source"), b, sizeof b));
-			else
-				snprintf(gw, sizeof gw, "does not exist (%d GIDs listed)", count);
-			emit(rc, "host.roce_gid_index", at ? json_get(at, "source") : json_get(g, "source"), -1, &c,
-			     "NCCL uses GID index %d on %s:%.0f (%s%s%s), and that GID %s%s%s (derived: the index looked up in "
-			     "the GID table); set %s",
-			     want, name, port, why, code > 0 ? ", NCCL " : "", code > 0 ? ver : "", gw,
-			     linklocal ? ": a link-local address that is not routed between hosts" : "",
-			     v1 && !linklocal ? ": RoCE v1, which does not cross IP subnets" : "", rec);
-		}
+		gid_check_port(rc, gids, g, name, port, doc, want, why, code, ver);
 	}
+}
+
+static void rule_ib(struct rule_ctx *rc)
+{
+	const cJSON *ib = json_get(rc->facts, "ib");
+	const cJSON *hsrc;
+	const char *hca = env_value(rc->facts, "NCCL_IB_HCA", &hsrc);
+	struct iflist hl;
+	if (hca && *hca)
+		iflist_parse(hca, &hl);
+	ib_ports_down(rc, ib, hca, &hl);
+	if (hca && *hca && !hl.exclude && cJSON_GetArraySize(json_get(ib, "ports")))
+		ib_hca_absent(rc, ib, hca, hsrc, &hl);
+	roce_gid_index(rc, ib, hca, &hl);
 }
 
 /* ---------- kernel facts x rank timelines ---------- */
@@ -1028,12 +1075,7 @@ static void rule_libs(struct rule_ctx *rc)
 			resolved = l;
 		if (!v)
 			continue;
-		int k;
-		for (k = 0; k < nv; k++)
-			if (!strcmp(vers[k], v))
-				break;
-		if (k == nv && nv < 8)
-			snprintf(vers[nv++], 32, "%s", v);
+		value_index(&vers[0][0], sizeof vers[0], 8, &nv, v);
 		if (!first)
 			first = json_get(l, "source");
 		if (shown < 8)

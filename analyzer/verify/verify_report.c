@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/json.h"
-#include "report/report.h" /* verify_env_arg */
+#include "report/report.h" /* verify_env_arg, report_tool_json */
 
 static const char *const SURVEY_P2P[] = {"NCCL_P2P_DISABLE=0", "NCCL_SHM_DISABLE=1", NULL};
 static const char *const SURVEY_SHM[] = {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=0", NULL};
@@ -575,13 +575,7 @@ static cJSON *run_json(const struct verify_run *r)
 
 char *verify_report_json(const struct verify_session *s)
 {
-	cJSON *root = cJSON_CreateObject();
-	cJSON_AddNumberToObject(root, "schema_version", 1);
-	cJSON *tool = cJSON_AddObjectToObject(root, "tool");
-	cJSON_AddStringToObject(tool, "name", "nccl-triage");
-#ifdef NT_VERSION
-	cJSON_AddStringToObject(tool, "version", NT_VERSION);
-#endif
+	cJSON *root = report_tool_json();
 	cJSON_AddStringToObject(root, "command", "verify");
 	cJSON_AddStringToObject(root, "verdict", s->verdict ? s->verdict : "?");
 	cJSON_AddStringToObject(root, "summary", s->summary ? s->summary : "");

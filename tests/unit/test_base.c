@@ -1,9 +1,11 @@
 /* Unit tests for the base layer: JSON getters (json.h), versions
  * (version.h), timestamps (tstamp.h), the hash and hash index (hash.h),
- * topology link classes (linkclass.h) and tar headers (tarhdr.h). */
+ * topology link classes (linkclass.h), tar headers (tarhdr.h) and reading
+ * a file into a buffer, copying a line, writing a whole buffer (util.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cjson/cJSON.h>
 #include "base/hash.h"
 #include "base/json.h"
@@ -34,6 +36,66 @@ static void test_json(void)
 	CHECK_INT(json_size(json_get(o, "s")), 0);
 	CHECK_INT(json_size(NULL), 0);
 	cJSON_Delete(o);
+}
+
+/* buf_read_file (util.h): all of a file, or up to its cap; a read error */
+static void test_buf_read_file(void)
+{
+	FILE *f = tmpfile();
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	for (int i = 0; i < 100000; i++)
+		fputc('a' + i % 26, f);
+	rewind(f);
+	struct buf b;
+	buf_init(&b);
+	CHECK_INT(buf_read_file(&b, f, SIZE_MAX), 0);
+	CHECK_INT((long long)b.len, 100000);
+	CHECK(b.len == 100000 && b.data[0] == 'a' && b.data[99999] == 'a' + 99999 % 26);
+	buf_free(&b);
+	rewind(f);
+	CHECK_INT(buf_read_file(&b, f, 10), 0); /* one chunk: the cap is reached after it */
+	CHECK_INT((long long)b.len, 65536);
+	buf_free(&b);
+	fclose(f);
+	f = fopen(".", "rb"); /* a folder: fopen succeeds, fread fails (EISDIR) */
+	if (f) {
+		CHECK_INT(buf_read_file(&b, f, SIZE_MAX), -1);
+		CHECK_INT((long long)b.len, 0);
+		buf_free(&b);
+		fclose(f);
+	}
+}
+
+/* str_line_copy (util.h): bounded, control bytes as spaces, tabs kept on request */
+static void test_str_line_copy(void)
+{
+	char d[8];
+	CHECK_INT(str_line_copy(d, sizeof d, "a\tb\rc\0d", 7, 1), 7);
+	CHECK_STR(d, "a\tb c d");
+	CHECK_INT(str_line_copy(d, sizeof d, "a\tb", 3, 0), 3);
+	CHECK_STR(d, "a b");
+	CHECK_INT(str_line_copy(d, sizeof d, "0123456789", 10, 0), 7);
+	CHECK_STR(d, "0123456");
+}
+
+/* fd_write_all (util.h): at an offset, at the current offset; an error */
+static void test_fd_write_all(void)
+{
+	FILE *f = tmpfile();
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	int fd = fileno(f);
+	CHECK_INT(fd_write_all(fd, "hello", 5, -1), 0);   /* at the current offset: 0..5 */
+	CHECK_INT(fd_write_all(fd, "HE", 2, 0), 0);       /* over the start, offset unchanged */
+	CHECK_INT(fd_write_all(fd, " world", 6, -1), 0);  /* after "HEllo" */
+	char got[32] = "";
+	CHECK_INT(pread(fd, got, sizeof got - 1, 0), 11);
+	CHECK_STR(got, "HEllo world");
+	fclose(f);
+	CHECK_INT(fd_write_all(-1, "x", 1, -1), -1);
 }
 
 static void test_json_line(void)
@@ -326,6 +388,9 @@ static void test_tarhdr(void)
 int main(void)
 {
 	test_json();
+	test_buf_read_file();
+	test_str_line_copy();
+	test_fd_write_all();
 	test_json_line();
 	test_version();
 	test_tstamp();
