@@ -544,9 +544,10 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 }
 
 /* ---- lines ----
- * Each line is counted and prepared (logline_parse, the prefilter scan) on
- * the thread that feeds the bundle, then applied (below) in line order:
- * in place, or on the pipeline's thread (bundle_set_threads). */
+ * Each line is counted and prepared (prepare_line: logline_parse, the
+ * prefilter scan, the benign test and the candidates' regexes) on the
+ * thread that feeds the bundle, then applied (below) in line order: in
+ * place, or on the pipeline's thread (bundle_set_threads). */
 
 /* Everything a line changes in the bundle, given its parse and the
  * candidate signatures of the prefilter. */
@@ -569,13 +570,13 @@ static int benign_tb_line(struct docstate *ds, const struct logline *ll)
 }
 
 static void apply_benign(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
-                         const char *s, size_t n)
+                         const char *s, size_t n, double ts)
 {
 	b->benign_lines++;
 	struct logline cp = *ll;
 	cp.kw = logline_keywords(ll) | KW_BENIGN_BIT;
 	cp.kw_known = 1;
-	ranks_note(b->ranks, &cp, ds->path, lineno, b->ev.next_seq); /* milestones, last line; not an error */
+	ranks_note_at(b->ranks, &cp, ds->path, lineno, b->ev.next_seq, ts); /* milestones, last line; not an error */
 	if (ll->level != LINE_PLAIN && !b->saw_nccl)
 		b->saw_nccl = 1;
 	if (ds->nwaiting)
@@ -583,25 +584,38 @@ static void apply_benign(struct bundle *b, struct docstate *ds, const struct log
 	context_push(ds, s, n);
 }
 
-static void apply_line(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
-                       const char *s, size_t n, const size_t *cand, size_t ncand)
+/* Whether the line is benign: it continues a benign traceback, or a benign
+ * entry matches it.  On the reading thread (prepare_line): the traceback
+ * state is the document's, the regexes the matcher's. */
+static int line_benign(struct bundle *b, struct docstate *ds, const struct logline *ll, const size_t *cand,
+                       size_t ncand)
 {
+	if (ds->benign_tb && benign_tb_line(ds, ll))
+		return 1;
+	const struct signature *bn = ncand ? matcher_benign(b->matcher, ll, cand, ncand) : NULL;
+	if (!bn)
+		return 0;
+	if (bn->benign_block) {
+		ds->benign_tb = 1;
+		ds->benign_tb_rank = ll->rank;
+	}
+	return 1;
+}
+
+static void apply_line(struct bundle *b, const struct line_batch *bt, const struct prepared_line *pl)
+{
+	struct docstate *ds = pl->doc;
+	const struct logline *ll = &pl->ll;
+	uint64_t lineno = pl->lineno;
+	const char *s = pl->raw;
+	size_t n = pl->rawlen;
 	const char *path = ds->path;
 	const struct span *m = &ll->msg;
-	if (ds->benign_tb && benign_tb_line(ds, ll)) {
-		apply_benign(b, ds, ll, lineno, s, n);
+	if (pl->benign) {
+		apply_benign(b, ds, ll, lineno, s, n, pl->ts);
 		return;
 	}
-	const struct signature *bn = ncand ? matcher_benign(b->matcher, ll, cand, ncand) : NULL;
-	if (bn) {
-		if (bn->benign_block) {
-			ds->benign_tb = 1;
-			ds->benign_tb_rank = ll->rank;
-		}
-		apply_benign(b, ds, ll, lineno, s, n);
-		return;
-	}
-	ranks_note(b->ranks, ll, path, lineno, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
+	ranks_note_at(b->ranks, ll, path, lineno, b->ev.next_seq, pl->ts); /* ranks: every line (torch [rankN], torchrun blocks) */
 	if (ll->level != LINE_PLAIN) {
 		if (!b->saw_nccl)
 			b->saw_nccl = 1;
@@ -641,13 +655,20 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 		sysreport_node_info(b->facts, ll->host.p, ll->host.n, m->p, m->n, path, lineno);
 	if (ds->nwaiting)
 		context_after(b, ds, s, n);
+	/* the matches the reading thread found, in database order, after its
+	 * messages (budget spent, a regex that does not compile) */
+	for (size_t i = 0; i < pl->nmsg; i++)
+		msgs_add(&b->warnings, "%s", bt->msg[pl->msg + i]);
 	struct line_ctx c = {b, path, lineno, s, n};
 	size_t first = b->ev.n;
-	size_t hits = matcher_match_list(b->matcher, ll, cand, ncand, path, on_match, &c, &b->warnings);
+	for (size_t i = 0; i < pl->nhit; i++) {
+		const struct line_hit *h = &bt->hit[pl->hit + i];
+		on_match(&c, &b->db->sigs[h->sig], ll, bt->ov + h->ov, h->rc);
+	}
 	if (b->ev.n > first)
 		context_before(b, ds, first);
 	context_push(ds, s, n);
-	if (hits == 0) {
+	if (pl->nhit == 0) {
 		const char *what = failure_kind(ll);
 		if (what)
 			note_failure(b, what, path, lineno, ll, s, n);
@@ -663,8 +684,7 @@ static void apply_batch(void *ctx, struct line_batch *bt)
 			doc_finish(b, pl->doc);
 			continue;
 		}
-		const size_t *cand = pl->ncand ? bt->cand + pl->cand : NULL; /* bt->cand is NULL until a line has one */
-		apply_line(b, pl->doc, &pl->ll, pl->lineno, pl->raw, pl->rawlen, cand, pl->ncand);
+		apply_line(b, bt, pl);
 #ifdef NT_SPAN_CHECK
 		free((void *)pl->raw);
 #endif
@@ -685,6 +705,55 @@ static const char *span_copy(const char *s, size_t n)
 }
 #endif
 
+/* matcher_match_list's callback on the reading thread: the match goes
+ * into the line's record. */
+struct found_ctx {
+	const struct sigdb *db;
+	struct line_batch *bt;
+	struct prepared_line *pl;
+};
+
+static void found_hit(void *ctx, const struct signature *s, const struct logline *ll, const PCRE2_SIZE *ov,
+                      int rc)
+{
+	(void)ll;
+	struct found_ctx *f = ctx;
+	line_batch_add_hit(f->bt, f->pl, (uint32_t)(s - f->db->sigs), ov, rc);
+}
+
+/* Everything about the line that depends on the line and on the reading
+ * thread's state only (the document's benign-traceback state, the
+ * matcher's budgets): the parse, the prefilter, the kind, the time, the
+ * benign test and the regexes of the candidates.  apply_line does the rest,
+ * in line order (on the pipeline's thread, or in place). */
+static void prepare_line(struct bundle *b, struct docstate *ds, struct line_batch *bt, struct prepared_line *pl,
+                         uint64_t lineno, const char *s, size_t n)
+{
+	struct logline *ll = &pl->ll;
+	logline_parse(s, n, ll);
+	size_t nc = matcher_scan(b->matcher, ll); /* the prefilter; it also finds the keywords (ll.kw) */
+	linekind_classify(ll); /* after the scan: it reads the keywords */
+	pl->raw = s;
+	pl->rawlen = n;
+	pl->lineno = lineno;
+	pl->doc = ds;
+	pl->end_doc = 0;
+	pl->ts = ll->ts.n ? ranks_parse_ts(ll->ts.p, ll->ts.n) : -1;
+	pl->hit = pl->nhit = pl->msg = pl->nmsg = 0;
+	const size_t *cand = matcher_candidates(b->matcher);
+	pl->benign = line_benign(b, ds, ll, cand, nc);
+	if (pl->benign || nc == 0)
+		return;
+	struct found_ctx f = {b->db, bt, pl};
+	struct msgs m = {0};
+	matcher_match_list(b->matcher, ll, cand, nc, ds->path, found_hit, &f, &m);
+	for (size_t i = 0; i < m.list.n; i++) {
+		line_batch_add_msg(bt, pl, m.list.v[i]);
+		m.list.v[i] = NULL;
+	}
+	msgs_free(&m);
+}
+
 /* Copy the line into the batch being filled and prepare it there. */
 static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, const char *s, size_t n)
 {
@@ -700,15 +769,7 @@ static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, c
 	dst = span_copy(dst, n); /* freed by apply_batch */
 #endif
 	struct prepared_line *pl = line_batch_add(b->fill);
-	logline_parse(dst, n, &pl->ll);
-	size_t nc = matcher_scan(b->scanner, &pl->ll);
-	linekind_classify(&pl->ll); /* after the scan: it reads the keywords */
-	line_batch_add_cands(b->fill, pl, matcher_candidates(b->scanner), nc);
-	pl->raw = dst;
-	pl->rawlen = n;
-	pl->lineno = lineno;
-	pl->doc = ds;
-	pl->end_doc = 0;
+	prepare_line(b, ds, b->fill, pl, lineno, dst, n);
 }
 
 /* The end of a document, after its lines (doc_finish on the pipeline's thread). */
@@ -746,7 +807,6 @@ static void lines_start(struct bundle *b)
 		b->threads = 1;
 		return;
 	}
-	b->scanner = matcher_new(b->db);
 	b->fill = pipeline_batch(b->pipe);
 }
 
@@ -755,8 +815,11 @@ static void lines_stop(struct bundle *b)
 	pipeline_stop(b->pipe); /* drains first */
 	b->pipe = NULL;
 	b->fill = NULL;
-	matcher_free(b->scanner);
-	b->scanner = NULL;
+	if (b->solo) {
+		line_batch_free(b->solo);
+		free(b->solo);
+		b->solo = NULL;
+	}
 }
 
 void bundle_set_threads(struct bundle *b, int threads)
@@ -779,17 +842,15 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 		queue_line(b, ds, doc->lines, s, n);
 		return;
 	}
-	struct logline ll;
+	/* in place: a batch of one line, applied at once */
+	if (!b->solo)
+		b->solo = xcalloc(1, sizeof *b->solo);
 #ifdef NT_SPAN_CHECK
-	s = span_copy(s, n);
+	s = span_copy(s, n); /* freed by apply_batch */
 #endif
-	logline_parse(s, n, &ll);
-	size_t nc = matcher_scan(b->matcher, &ll); /* the prefilter; it also finds the keywords (ll.kw) */
-	linekind_classify(&ll);
-	apply_line(b, ds, &ll, doc->lines, s, n, matcher_candidates(b->matcher), nc);
-#ifdef NT_SPAN_CHECK
-	free((void *)s);
-#endif
+	prepare_line(b, ds, b->solo, line_batch_add(b->solo), doc->lines, s, n);
+	apply_batch(b, b->solo);
+	line_batch_reset(b->solo);
 }
 
 /* Split bytes into lines; carries an unfinished line in ds->partial. */

@@ -41,7 +41,8 @@ struct diagnosis;
 struct bundle {
 	char *name;
 	const struct sigdb *db;     /* borrowed */
-	struct matcher *matcher;    /* owned: per-bundle scratch for matching */
+	struct matcher *matcher;    /* owned: the prefilter and regexes, on the thread that reads
+	                               (their budgets and limits: the bundle's) */
 	struct limits lim;
 
 	struct input_doc *docs;
@@ -81,8 +82,8 @@ struct bundle {
 	/* lines applied on a second thread (bundle_set_threads; bundle.c) */
 	int threads;
 	struct pipeline *pipe;      /* owned; NULL when lines are applied in place */
-	struct matcher *scanner;    /* owned: the reading thread's prefilter scratch */
 	struct line_batch *fill;    /* the batch being filled (in pipe) */
+	struct line_batch *solo;    /* owned: the one-line batch of lines applied in place */
 	size_t ndeferred;           /* document ends queued in the pipeline since the last drain */
 	size_t deferred_bytes;      /* and the buffers they hold */
 };

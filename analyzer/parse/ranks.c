@@ -1632,6 +1632,12 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 
 void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq)
 {
+	ranks_note_at(r, ll, path, lineno, seq, ll->ts.n ? ranks_parse_ts(ll->ts.p, ll->ts.n) : -1);
+}
+
+void ranks_note_at(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq,
+                   double ts)
+{
 	(void)seq;
 	if (r->finished)
 		return;
@@ -1641,7 +1647,6 @@ void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uin
 		doc_open(r, path);
 	}
 	r->doc_key = path;
-	double ts = ll->ts.n ? ranks_parse_ts(ll->ts.p, ll->ts.n) : -1;
 	uint64_t kw = logline_keywords(ll);
 	struct rank_doc *d = r->doc;
 	d->line_launcher = 0;

@@ -212,6 +212,10 @@ struct ranks *ranks_new(void);
 void ranks_free(struct ranks *r);
 /* Record one log line (any level). seq is the bundle's evidence counter. */
 void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq);
+/* The same with ll's timestamp parsed already: ts = ranks_parse_ts(ll->ts)
+ * when ll->ts.n, else -1 (bundle.c does it on the thread that reads). */
+void ranks_note_at(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq,
+                   double ts);
 /* Close the current document, merge, compute global ranks and the first
  * failure.  Idempotent; call before querying. */
 void ranks_finish(struct ranks *r);
