@@ -447,18 +447,43 @@ size_t str_mask_secrets(char *s, size_t n)
 	return o;
 }
 
+/* The length of the run of printable ASCII and tabs at p: 8 bytes a step
+ * while none of them is below 0x20, 0x7f or above (then byte by byte). */
+static size_t printable_run(const unsigned char *p, size_t n)
+{
+	const uint64_t L = 0x0101010101010101ull, H = 0x8080808080808080ull;
+	size_t j = 0;
+	while (j + 8 <= n) {
+		uint64_t x, y;
+		memcpy(&x, p + j, 8);
+		y = x ^ (0x7f * L);
+		if ((x | ((x - 0x20 * L) & ~x) | ((y - L) & ~y)) & H)
+			break;
+		j += 8;
+	}
+	while (j < n && ((p[j] >= 0x20 && p[j] < 0x7f) || p[j] == '\t'))
+		j++;
+	return j;
+}
+
 char *str_sanitize(const char *s, size_t n)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = printable_run(p, n);
+	if (i == n) {
+		/* nearly every log line: printable ASCII only, copied as it is */
+		char *t = xmalloc(n + 1);
+		memcpy(t, s, n);
+		str_mask_secrets(t, n); /* terminates it */
+		return t;
+	}
 	struct buf b;
 	buf_init(&b);
 	buf_reserve(&b, n);
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
+	buf_add(&b, p, i);
 	while (i < n) {
-		/* copy a run of printable ASCII at once: that is nearly every log line */
-		size_t j = i;
-		while (j < n && ((p[j] >= 0x20 && p[j] < 0x7f) || p[j] == '\t'))
-			j++;
+		/* copy a run of printable ASCII at once */
+		size_t j = i + printable_run(p + i, n - i);
 		if (j > i) {
 			buf_add(&b, p + i, j - i);
 			i = j;

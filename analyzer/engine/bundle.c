@@ -62,6 +62,7 @@ struct docstate {
 	 * still waiting for the lines after it (indexes into b->ev.v) */
 	char prev[EVIDENCE_CONTEXT][EVIDENCE_CONTEXT_TEXT + 4]; /* + 4: a longer line shows as cut */
 	size_t prevlen[EVIDENCE_CONTEXT];
+	char *prevsan[EVIDENCE_CONTEXT]; /* owned: prev[] sanitised (context_copy), once asked; or NULL */
 	unsigned nprev, prevpos;
 	size_t waiting[8];
 	unsigned nwaiting;
@@ -383,17 +384,20 @@ static char *context_copy(const char *s, size_t n)
 	return str_sanitize_cut(s, n, EVIDENCE_CONTEXT_TEXT); /* a cut line ends with "…" */
 }
 
-/* The current line is "after" context for evidence found just before it. */
-static void context_after(struct bundle *b, struct docstate *ds, const char *s, size_t n)
+/* The current line is "after" context for evidence found just before it:
+ * sanitised once for all of them; returns that copy (for context_push). */
+static char *context_after(struct bundle *b, struct docstate *ds, const char *s, size_t n)
 {
 	unsigned keep = 0;
+	char *t = context_copy(s, n);
 	for (unsigned i = 0; i < ds->nwaiting; i++) {
 		struct evidence *e = &b->ev.v[ds->waiting[i]];
-		e->after[e->nafter++] = context_copy(s, n);
+		e->after[e->nafter++] = xstrdup(t);
 		if (e->nafter < EVIDENCE_CONTEXT)
 			ds->waiting[keep++] = ds->waiting[i];
 	}
 	ds->nwaiting = keep;
+	return t;
 }
 
 /* Evidence [first, b->ev.n) came from the current line: give it the lines
@@ -404,7 +408,9 @@ static void context_before(struct bundle *b, struct docstate *ds, size_t first)
 		struct evidence *e = &b->ev.v[k];
 		for (unsigned j = 0; j < ds->nprev; j++) {
 			unsigned slot = (ds->prevpos + EVIDENCE_CONTEXT - ds->nprev + j) % EVIDENCE_CONTEXT;
-			e->before[e->nbefore++] = context_copy(ds->prev[slot], ds->prevlen[slot]);
+			if (!ds->prevsan[slot]) /* sanitised once, whatever the evidence around it */
+				ds->prevsan[slot] = context_copy(ds->prev[slot], ds->prevlen[slot]);
+			e->before[e->nbefore++] = xstrdup(ds->prevsan[slot]);
 		}
 		if (ds->nwaiting == sizeof ds->waiting / sizeof *ds->waiting) {
 			memmove(ds->waiting, ds->waiting + 1, (ds->nwaiting - 1) * sizeof *ds->waiting);
@@ -414,11 +420,15 @@ static void context_before(struct bundle *b, struct docstate *ds, size_t first)
 	}
 }
 
-static void context_push(struct docstate *ds, const char *s, size_t n)
+/* The line joins the ring of previous lines; san: its context_copy when
+ * made already (taken), or NULL. */
+static void context_push(struct docstate *ds, const char *s, size_t n, char *san)
 {
 	size_t l = n < EVIDENCE_CONTEXT_TEXT + 4 ? n : EVIDENCE_CONTEXT_TEXT + 4;
 	memcpy(ds->prev[ds->prevpos], s, l);
 	ds->prevlen[ds->prevpos] = l;
+	free(ds->prevsan[ds->prevpos]);
+	ds->prevsan[ds->prevpos] = san;
 	ds->prevpos = (ds->prevpos + 1) % EVIDENCE_CONTEXT;
 	if (ds->nprev < EVIDENCE_CONTEXT)
 		ds->nprev++;
@@ -579,9 +589,7 @@ static void apply_benign(struct bundle *b, struct docstate *ds, const struct log
 	ranks_note_at(b->ranks, &cp, ds->path, lineno, b->ev.next_seq, ts); /* milestones, last line; not an error */
 	if (ll->level != LINE_PLAIN && !b->saw_nccl)
 		b->saw_nccl = 1;
-	if (ds->nwaiting)
-		context_after(b, ds, s, n);
-	context_push(ds, s, n);
+	context_push(ds, s, n, ds->nwaiting ? context_after(b, ds, s, n) : NULL);
 }
 
 /* Whether the line is benign: it continues a benign traceback, or a benign
@@ -653,8 +661,7 @@ static void apply_line(struct bundle *b, const struct line_batch *bt, const stru
 	    (!memcmp(m->p, "NET/", 4) || !memcmp(m->p, "NCCL ver", 8) || !memcmp(m->p, "cudaDriv", 8) ||
 	     !memcmp(m->p, "Using ne", 8) || !memcmp(m->p, "Bootstra", 8)))
 		sysreport_node_info(b->facts, ll->host.p, ll->host.n, m->p, m->n, path, lineno);
-	if (ds->nwaiting)
-		context_after(b, ds, s, n);
+	char *san = ds->nwaiting ? context_after(b, ds, s, n) : NULL;
 	/* the matches the reading thread found, in database order, after its
 	 * messages (budget spent, a regex that does not compile) */
 	for (size_t i = 0; i < pl->nmsg; i++)
@@ -667,7 +674,7 @@ static void apply_line(struct bundle *b, const struct line_batch *bt, const stru
 	}
 	if (b->ev.n > first)
 		context_before(b, ds, first);
-	context_push(ds, s, n);
+	context_push(ds, s, n, san);
 	if (pl->nhit == 0) {
 		const char *what = failure_kind(ll);
 		if (what)
@@ -1054,6 +1061,8 @@ static void doc_finish(struct bundle *b, struct docstate *ds)
 	sysreport_nccltests_end(ds->nt); /* the last nccl-tests run of the document */
 	buf_free(&ds->sys);
 	buf_free(&ds->scan);
+	for (unsigned i = 0; i < EVIDENCE_CONTEXT; i++)
+		free(ds->prevsan[i]);
 	free(ds);
 }
 
