@@ -447,12 +447,12 @@ size_t str_mask_secrets(char *s, size_t n)
 	return o;
 }
 
-/* The length of the run of printable ASCII and tabs at p: 8 bytes a step
- * while none of them is below 0x20, 0x7f or above (then byte by byte). */
-static size_t printable_run(const unsigned char *p, size_t n)
+size_t str_plain_run(const char *s, size_t n)
 {
+	const unsigned char *p = (const unsigned char *)s;
 	const uint64_t L = 0x0101010101010101ull, H = 0x8080808080808080ull;
 	size_t j = 0;
+	/* 8 bytes a step while none of them is below 0x20, 0x7f or above */
 	while (j + 8 <= n) {
 		uint64_t x, y;
 		memcpy(&x, p + j, 8);
@@ -461,8 +461,17 @@ static size_t printable_run(const unsigned char *p, size_t n)
 			break;
 		j += 8;
 	}
-	while (j < n && ((p[j] >= 0x20 && p[j] < 0x7f) || p[j] == '\t'))
+	while (j < n && p[j] >= 0x20 && p[j] < 0x7f)
 		j++;
+	return j;
+}
+
+/* The length of the run of printable ASCII and tabs at p. */
+static size_t printable_run(const unsigned char *p, size_t n)
+{
+	size_t j = str_plain_run((const char *)p, n);
+	while (j < n && p[j] == '\t')
+		j += 1 + str_plain_run((const char *)p + j + 1, n - j - 1);
 	return j;
 }
 

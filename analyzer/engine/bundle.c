@@ -464,7 +464,10 @@ static void offmap_init(struct offmap *om, const char *raw, const struct evidenc
 	om->src = e->cut ? str_cut_at(raw, e->length, EVIDENCE_TEXT_MAX) : e->length;
 	om->kept = strlen(e->text) - (e->cut ? 3 : 0);
 	size_t lim = om->src < om->kept ? om->src : om->kept, i = 0;
-	while (i < lim && (unsigned char)raw[i] >= 0x20 && (unsigned char)raw[i] < 0x7f && raw[i] == e->text[i])
+	size_t plain = str_plain_run(raw, lim); /* then the first byte that differs */
+	while (i + 8 <= plain && memcmp(raw + i, e->text + i, 8) == 0)
+		i += 8;
+	while (i < plain && raw[i] == e->text[i])
 		i++;
 	om->same = i;
 	*work += i;
@@ -745,7 +748,7 @@ static void prepare_line(struct bundle *b, struct docstate *ds, struct line_batc
 	pl->lineno = lineno;
 	pl->doc = ds;
 	pl->end_doc = 0;
-	pl->ts = ll->ts.n ? ranks_parse_ts(ll->ts.p, ll->ts.n) : -1;
+	pl->ts = ranks_line_ts(ll);
 	pl->hit = pl->nhit = pl->msg = pl->nmsg = 0;
 	const size_t *cand = matcher_candidates(b->matcher);
 	pl->benign = line_benign(b, ds, ll, cand, nc);

@@ -35,7 +35,7 @@ struct prepared_line {
 	const char *raw;      /* the whole line, in the batch's text */
 	size_t rawlen;
 	uint64_t lineno;
-	double ts;            /* ll.ts as a time (ranks_parse_ts), -1 when none */
+	double ts;            /* the line's time (ranks_line_ts), -1 when none */
 	int benign;           /* the line is benign (a benign entry, or a benign traceback's line) */
 	size_t hit, nhit;     /* its matches: batch->hit[hit .. hit + nhit), in database order */
 	size_t msg, nmsg;     /* the matcher's messages about it: batch->msg[msg .. msg + nmsg) */

@@ -212,8 +212,8 @@ struct ranks *ranks_new(void);
 void ranks_free(struct ranks *r);
 /* Record one log line (any level). seq is the bundle's evidence counter. */
 void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq);
-/* The same with ll's timestamp parsed already: ts = ranks_parse_ts(ll->ts)
- * when ll->ts.n, else -1 (bundle.c does it on the thread that reads). */
+/* The same with the line's time computed already: ts = ranks_line_ts(ll)
+ * (bundle.c does it on the thread that reads). */
 void ranks_note_at(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq,
                    double ts);
 /* Close the current document, merge, compute global ranks and the first
@@ -239,6 +239,10 @@ const char *rank_proc_milestone(const struct rank_proc *p);
 const char *ranks_signal_name(int sig);
 /* Parse a timestamp found at the start of s (see above); -1 when none. */
 double ranks_parse_ts(const char *s, size_t n);
+/* The time of a log line as the timelines read it: its prefix's timestamp,
+ * else (a line read as plain) one at the start of its message; -1 none.
+ * Depends on the line only. */
+double ranks_line_ts(const struct logline *ll);
 /* JSON array for the report (one object per process, sorted by rank). */
 cJSON *ranks_to_json(const struct ranks *r);
 /* JSON array of communicators: [{"comm_id", "nranks", "ranks_seen", "missing", "complete"}]. */
