@@ -689,11 +689,14 @@ static void apply_batch(void *ctx, struct line_batch *bt)
 {
 	struct bundle *b = ctx;
 	for (size_t i = 0; i < bt->n; i++) {
-		const struct prepared_line *pl = &bt->v[i];
+		struct prepared_line *pl = &bt->v[i];
 		if (pl->end_doc) {
 			doc_finish(b, pl->doc);
 			continue;
 		}
+		/* the line's kind: here, as the reading thread has the larger share
+		 * of the work (nothing it does reads the kind) */
+		linekind_classify(&pl->ll);
 		apply_line(b, bt, pl);
 #ifdef NT_SPAN_CHECK
 		free((void *)pl->raw);
@@ -733,16 +736,16 @@ static void found_hit(void *ctx, const struct signature *s, const struct logline
 
 /* Everything about the line that depends on the line and on the reading
  * thread's state only (the document's benign-traceback state, the
- * matcher's budgets): the parse, the prefilter, the kind, the time, the
- * benign test and the regexes of the candidates.  apply_line does the rest,
- * in line order (on the pipeline's thread, or in place). */
+ * matcher's budgets): the parse, the prefilter, the time, the benign test
+ * and the regexes of the candidates.  apply_batch classifies it (linekind:
+ * after the scan, it reads the keywords) and apply_line does the rest, in
+ * line order (on the pipeline's thread, or in place). */
 static void prepare_line(struct bundle *b, struct docstate *ds, struct line_batch *bt, struct prepared_line *pl,
                          uint64_t lineno, const char *s, size_t n)
 {
 	struct logline *ll = &pl->ll;
 	logline_parse(s, n, ll);
 	size_t nc = matcher_scan(b->matcher, ll); /* the prefilter; it also finds the keywords (ll.kw) */
-	linekind_classify(ll); /* after the scan: it reads the keywords */
 	pl->raw = s;
 	pl->rawlen = n;
 	pl->lineno = lineno;
