@@ -346,10 +346,10 @@ void acmatch_build(struct acmatch *ac)
 	free(qf);
 	ac->n = k;
 	if (ac->n > 1)
-		qsort(ac->lits, ac->n, sizeof *ac->lits, cmp_anchor);
+		xqsort(ac->lits, ac->n, sizeof *ac->lits, cmp_anchor);
 	anchor_table(ac);
 	if (ac->nshort > 1)
-		qsort(ac->shorts, ac->nshort, sizeof *ac->shorts, cmp_anchor);
+		xqsort(ac->shorts, ac->nshort, sizeof *ac->shorts, cmp_anchor);
 	ac->built = 1;
 }
 
@@ -504,7 +504,7 @@ size_t acmatch_states(const struct acmatch *ac)
 			byb[n++] = &ac->lits[i];
 	}
 	if (n > 1)
-		qsort(byb, n, sizeof *byb, cmp_bytes);
+		xqsort(byb, n, sizeof *byb, cmp_bytes);
 	size_t states = 1;
 	for (size_t i = 0; i < n; i++) {
 		size_t lcp = 0;

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #if defined(__GNUC__)
 #define NT_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -110,5 +111,13 @@ char *str_utf8_fix(const char *s);
 const char *fmt_size(uint64_t bytes, char *out, size_t outsz);
 /* Parse "64M", "1G", "4096", "512k" into bytes; -1 on error. */
 int64_t parse_size(const char *s);
+
+/* qsort that takes an empty array: qsort(NULL, 0, ...) is undefined behaviour
+ * (C11 7.22.5p1), and an empty list is often a NULL vector. */
+static inline void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
 
 #endif

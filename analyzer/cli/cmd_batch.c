@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/util.h"
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -252,7 +254,7 @@ static size_t expand(const struct strvec *ops, int want_sizes, struct item **ite
 		}
 		skipped += hidden;
 		if (names.n > 1)
-			qsort(names.v, names.n, sizeof *names.v, cmp_str);
+			xqsort(names.v, names.n, sizeof *names.v, cmp_str);
 		size_t oplen = strlen(op);
 		char *root_real = realpath(op, NULL);
 		for (size_t k = 0; k < names.n; k++) {
@@ -470,7 +472,7 @@ static void *run_bundle(struct batch *bt, const struct item *it, struct summary 
 			v[i] = cJSON_CreateNumber((double)b->ev.counts[i].count);
 			v[i]->string = b->ev.counts[i].id; /* borrowed only for sorting */
 		}
-		qsort(v, b->ev.ncounts, sizeof *v, cmp_count);
+		xqsort(v, b->ev.ncounts, sizeof *v, cmp_count);
 		for (size_t i = 0; i < b->ev.ncounts; i++) {
 			const char *id = v[i]->string;
 			v[i]->string = NULL;

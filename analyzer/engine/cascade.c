@@ -199,7 +199,8 @@ context:
 			continue;
 		for (size_t k = 0; k < b->ndiags; k++) {
 			const struct diagnosis *s = &b->diags[k];
-			if (k == i || s->def->derived || !is_root_error(s))
+			/* a fallback is no root to echo: premises() below makes it context */
+			if (k == i || s->def->derived || !is_root_error(s) || fallback(s))
 				continue;
 			int covered = !d->nranks || !s->nranks;
 			for (size_t r = 0; r < d->nranks && !covered; r++)

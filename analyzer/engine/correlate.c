@@ -262,7 +262,7 @@ static void collect_evidence(const struct bundle *b, struct diagnosis *dg)
 		dg->ev_total += evlist_count(&b->ev, d->when_any.v[i]);
 	for (size_t i = 0; i < d->when_all.n; i++)
 		dg->ev_total += evlist_count(&b->ev, d->when_all.v[i]);
-	qsort(dg->ranks, dg->nranks, sizeof *dg->ranks, cmp_int);
+	xqsort(dg->ranks, dg->nranks, sizeof *dg->ranks, cmp_int);
 	size_t u = 0;
 	for (size_t i = 0; i < dg->nranks; i++)
 		if (u == 0 || dg->ranks[u - 1] != dg->ranks[i])
@@ -363,7 +363,7 @@ static int cmp_diag(const void *a, const void *b)
 void correlate_sort(struct diagnosis *v, size_t n)
 {
 	if (n > 1)
-		qsort(v, n, sizeof *v, cmp_diag);
+		xqsort(v, n, sizeof *v, cmp_diag);
 }
 
 void correlate(struct bundle *b)

@@ -296,7 +296,7 @@ static void build(const struct bundle *b, struct hypset *h)
 	for (size_t i = from; i < c.n; i++)
 		if (c.v[i].h.confidence > cap)
 			c.v[i].h.confidence = cap; /* an alternative is never likelier than the top */
-	qsort(c.v, c.n, sizeof c.v[0], cmp_cand);
+	xqsort(c.v, c.n, sizeof c.v[0], cmp_cand);
 	for (size_t i = 0; i < c.n && h->n < 3; i++)
 		if (!hyp_has(h, c.v[i].h.category))
 			h->v[h->n++] = c.v[i].h;

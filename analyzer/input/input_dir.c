@@ -16,6 +16,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/util.h"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -232,7 +234,7 @@ static void walk_dir(struct dirwalk *d, const char *path, const char *rel, const
 		in_cut(w, "%s: cannot read folder: %s", disp, strerror(errno));
 	closedir(dir);
 	if (names.n > 1)
-		qsort(names.v, names.n, sizeof *names.v, cmp_str);
+		xqsort(names.v, names.n, sizeof *names.v, cmp_str);
 
 	if (d->depth == d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 16;

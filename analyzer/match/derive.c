@@ -233,8 +233,13 @@ const struct derive_row *derive_match(const struct sigdb *db, const struct deriv
 		cp.msgn--;
 	}
 	size_t tn = in->exception ? exception_type(in->msg, in->msgn) : 0;
-	for (size_t i = 0; i < db->nderived; i++) {
-		const struct derive_row *r = &db->derived[i];
+	/* a component's own line structure ("[TensorRT-LLM][ERROR] CUDA runtime
+	 * error in ...") says more than the words of an ncclResult in it
+	 * ("invalid argument" is also a CUDA error string): message rows first */
+	for (size_t i = 0; i < 2 * db->nderived; i++) {
+		const struct derive_row *r = &db->derived[i % db->nderived];
+		if ((r->from == DERIVE_MESSAGE) != (i < db->nderived))
+			continue;
 		switch (r->from) {
 		case DERIVE_NCCL_FILE:
 			if (!in->src || !re_on(r->file_re, in->src, strlen(in->src)))

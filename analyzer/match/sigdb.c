@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/util.h"
 #include <sys/stat.h>
 
 #include "base/hash.h"
@@ -922,7 +924,7 @@ int sigdb_load_dir(struct sigdb *db, const char *dir, struct msgs *m)
 		if (de->d_name[0] != '.' && str_ends(de->d_name, ".json"))
 			strvec_push(&names, de->d_name);
 	closedir(d);
-	qsort(names.v, names.n, sizeof *names.v, cmp_cstr);
+	xqsort(names.v, names.n, sizeof *names.v, cmp_cstr);
 	int errors = 0;
 	for (size_t i = 0; i < names.n; i++) {
 		char *path = xasprintf("%s/%s", dir, names.v[i]);

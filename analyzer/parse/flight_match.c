@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
+
 /* ---- interned strings ---- */
 
 static uint64_t fnv(const char *s, size_t n)
@@ -830,7 +832,7 @@ void flight_finish(struct flight *f, const struct ranks *rk)
 		return;
 	f->finished = 1;
 	if (f->nranks > 1)
-		qsort(f->ranks, f->nranks, sizeof *f->ranks, cmp_rank);
+		xqsort(f->ranks, f->nranks, sizeof *f->ranks, cmp_rank);
 	for (size_t g = 0; g < f->npgs; g++) {
 		stop_of_pg(f, (uint32_t)g);
 		ref_mismatches(f, (uint32_t)g);
@@ -839,7 +841,7 @@ void flight_finish(struct flight *f, const struct ranks *rk)
 		p2p_of_rank(f, &f->ranks[i]);
 	group_mismatches(f);
 	if (f->nmis > 1)
-		qsort(f->mis, f->nmis, sizeof *f->mis, cmp_mis);
+		xqsort(f->mis, f->nmis, sizeof *f->mis, cmp_mis);
 	/* the first mismatch of each group, as torch's analyzer stops pairing there */
 	for (size_t i = 0; i < f->nmis; i++) {
 		int seen = 0;

@@ -2183,7 +2183,7 @@ cJSON *ranks_to_json(const struct ranks *r)
 	const struct rank_proc **sorted = xmalloc((r->n ? r->n : 1) * sizeof *sorted);
 	for (size_t i = 0; i < r->n; i++)
 		sorted[i] = &r->v[i];
-	qsort(sorted, r->n, sizeof *sorted, cmp_proc);
+	xqsort(sorted, r->n, sizeof *sorted, cmp_proc);
 	cJSON *arr = cJSON_CreateArray();
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = sorted[i];
@@ -2291,7 +2291,7 @@ cJSON *ranks_comms_json(const struct ranks *r)
 				seen[ns++] = cm->m[k].rank;
 			ncomplete += cm->m[k].complete != 0;
 		}
-		qsort(seen, ns, sizeof *seen, cmp_int);
+		xqsort(seen, ns, sizeof *seen, cmp_int);
 		cJSON *s = cJSON_AddArrayToObject(o, "ranks_seen");
 		for (size_t k = 0; k < ns; k++)
 			if (k == 0 || seen[k] != seen[k - 1])

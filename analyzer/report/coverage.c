@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
+
 #include "parse/logline.h"
 #include "match/match.h"
 #include "base/version.h"
@@ -154,7 +156,7 @@ void coverage_files(const struct sigdb *db, int defects, struct strvec *paths)
 				    str_ends(de->d_name, "_defects.tsv") == defects)
 					strvec_push_owned(&here, xasprintf("%s/%s", cov, de->d_name));
 			closedir(d);
-			qsort(here.v, here.n, sizeof *here.v, cmp_str);
+			xqsort(here.v, here.n, sizeof *here.v, cmp_str);
 			for (size_t k = 0; k < here.n; k++)
 				strvec_push(paths, here.v[k]);
 			strvec_free(&here);
@@ -591,7 +593,7 @@ static void render_braces_summary(FILE *out, int md, const struct covtable *tb)
 		else
 			strvec_push_owned(&cls, c);
 	}
-	qsort(cls.v, cls.n, sizeof *cls.v, cmp_str);
+	xqsort(cls.v, cls.n, sizeof *cls.v, cmp_str);
 	size_t fail = 0, fk[K_N] = {0};
 	for (size_t r = 0; r < tb->n; r++) {
 		int kd = kind_of(tb->rows[r].col[COV_MAPPING]);
@@ -658,14 +660,14 @@ static void render_rows(FILE *out, const struct sigdb *db, const struct covtable
 	for (size_t r = 0; r < tb->n; r++)
 		if (!strvec_contains(&files, tb->rows[r].col[COV_FILE]))
 			strvec_push(&files, tb->rows[r].col[COV_FILE]);
-	qsort(files.v, files.n, sizeof *files.v, cmp_str);
+	xqsort(files.v, files.n, sizeof *files.v, cmp_str);
 	for (size_t fi = 0; fi < files.n; fi++) {
 		size_t k = 0;
 		for (size_t r = 0; r < tb->n; r++)
 			if (strcmp(tb->rows[r].col[COV_FILE], files.v[fi]) == 0)
 				idx[k++] = r;
 		sort_tb = tb;
-		qsort(idx, k, sizeof *idx, cmp_rows);
+		xqsort(idx, k, sizeof *idx, cmp_rows);
 		fprintf(out, "### %s%s%s\n\n| releases | level | message | maps to | note |\n|---|---|---|---|---|\n",
 		        tb->braces ? table_base(tb) : "", tb->braces ? ": " : "", files.v[fi]);
 		for (size_t j = 0; j < k; j++) {

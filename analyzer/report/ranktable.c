@@ -47,7 +47,7 @@ static const cJSON **sorted(const cJSON *ranks, size_t *n)
 	size_t i = 0;
 	const cJSON *p;
 	cJSON_ArrayForEach(p, ranks) v[i++] = p;
-	qsort(v, *n, sizeof *v, cmp_rank);
+	xqsort(v, *n, sizeof *v, cmp_rank);
 	return v;
 }
 

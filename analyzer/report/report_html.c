@@ -297,7 +297,7 @@ static void evidence_line(FILE *f, const char *t, const cJSON *e)
 		if (utf8_boundary(t, n, x) && utf8_boundary(t, n, y))
 			sp[ns++] = (struct span){x, y};
 	}
-	qsort(sp, ns, sizeof *sp, span_cmp);
+	xqsort(sp, ns, sizeof *sp, span_cmp);
 	size_t pos = 0, k = 0;
 	if (ms) {
 		fputs("<span class=\"pfx\">", f);
@@ -2261,7 +2261,7 @@ static void batch_categories(FILE *f, const cJSON *summary, const cJSON *bundles
 				cats[k].n++;
 		}
 	}
-	qsort(cats, (size_t)nc, sizeof *cats, count_cmp);
+	xqsort(cats, (size_t)nc, sizeof *cats, count_cmp);
 	if (nc) {
 		double mx = cats[0].n > 0 ? cats[0].n : 1;
 		const double W = 760, L = 300, bh = 22;

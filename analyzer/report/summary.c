@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
+
 #include "base/hash.h"
 #include "base/json.h"
 
@@ -316,7 +318,7 @@ cJSON *summary_key_captures(const cJSON *diag)
 	for (size_t i = 0; i < keys.n; i++)
 		if (!keys.v[i].hits)
 			v[n++] = &keys.v[i];
-	qsort(v, n, sizeof *v, cmp_entry_key);
+	xqsort(v, n, sizeof *v, cmp_entry_key);
 	cJSON *out = cJSON_CreateObject();
 	for (size_t i = 0; i < n; i++)
 		cJSON_AddStringToObject(out, v[i]->key, v[i]->diag);
@@ -541,7 +543,7 @@ static const struct entry **sorted(const struct table *t)
 	const struct entry **v = xmalloc((t->n + 1) * sizeof *v);
 	for (size_t i = 0; i < t->n; i++)
 		v[i] = &t->v[i];
-	qsort(v, t->n, sizeof *v, cmp_entry);
+	xqsort(v, t->n, sizeof *v, cmp_entry);
 	return v;
 }
 
@@ -556,7 +558,7 @@ static void sort_errors(const struct summary *s)
 {
 	/* sorting in place does not change what the summary means */
 	if (s->nerrors > 1)
-		qsort(s->errors, s->nerrors, sizeof *s->errors, cmp_error);
+		xqsort(s->errors, s->nerrors, sizeof *s->errors, cmp_error);
 }
 
 cJSON *summary_json(const struct summary *s)

@@ -253,7 +253,7 @@ static int same_bus_pair(const struct ranks *r, const struct rank_comm *cm, size
 		if (p->bus_id && p->host)
 			v[n++] = (struct bus_ref){p, cm->m[k].proc, k, cm->m[k].rank};
 	}
-	qsort(v, n, sizeof *v, cmp_bus_ref);
+	xqsort(v, n, sizeof *v, cmp_bus_ref);
 	int found = 0;
 	for (size_t g = 0; g < n;) {
 		size_t e = g + 1;
@@ -272,7 +272,7 @@ static int same_bus_pair(const struct ranks *r, const struct rank_comm *cm, size
 			g = e; /* one process, or one rank: no pair */
 			continue;
 		}
-		qsort(v + g, u - g, sizeof *v, cmp_bus_pos);
+		xqsort(v + g, u - g, sizeof *v, cmp_bus_pos);
 		uint64_t budget = *work + 16000000; /* a safety bound: the scan stops at the first fit */
 		for (size_t a = g; a < u && *work < budget; a++) {
 			if (found && v[a].k > *pa)
@@ -429,7 +429,7 @@ static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck
 			if (!where && cm->m[k].start_where.path)
 				where = &cm->m[k].start_where;
 		}
-		qsort(have, nh, sizeof *have, cmp_int);
+		xqsort(have, nh, sizeof *have, cmp_int);
 		rc->work += cm->n + nh;
 		size_t u = 0;
 		for (size_t k = 0; k < nh; k++)
@@ -506,7 +506,7 @@ static void rule_uid_wait(struct rule_ctx *rc, const struct ranks *r)
 	size_t (*grp)[3] = xmalloc(r->nuid * sizeof *grp), ng = 0;
 	for (size_t i = 0; i < r->nuid; i++)
 		ix[i] = (struct uid_ref){r->uid[i].root, i};
-	qsort(ix, r->nuid, sizeof *ix, cmp_uid);
+	xqsort(ix, r->nuid, sizeof *ix, cmp_uid);
 	for (size_t i = 0; i < r->nuid; i++) {
 		if (i && ix[i].root == ix[i - 1].root) {
 			grp[ng - 1][2]++;
@@ -517,7 +517,7 @@ static void rule_uid_wait(struct rule_ctx *rc, const struct ranks *r)
 		grp[ng][2] = 1;
 		ng++;
 	}
-	qsort(grp, ng, sizeof *grp, cmp_first);
+	xqsort(grp, ng, sizeof *grp, cmp_first);
 	rc->work += r->nuid + ng;
 	int known = 0;
 	for (size_t k = 0; k < r->n; k++)
@@ -530,7 +530,7 @@ static void rule_uid_wait(struct rule_ctx *rc, const struct ranks *r)
 		size_t nw = 0;
 		for (size_t k = grp[g][1]; k < grp[g][1] + grp[g][2]; k++)
 			wait[nw++] = r->uid[ix[k].i].waiter;
-		qsort(wait, nw, sizeof *wait, cmp_int);
+		xqsort(wait, nw, sizeof *wait, cmp_int);
 		char *wl = int_list(wait, nw);
 		const struct rank_proc *mp = ranks_by_rank(r, w->root);
 		struct capset cs = {0};
@@ -919,7 +919,7 @@ static void rule_behind_pg(struct rule_ctx *rc, const struct ranks *r, int pg)
 			if (!op && r->v[i].wd_op && r->v[i].wd_seq == maxe)
 				op = r->v[i].wd_op;
 		}
-	qsort(ahead, na, sizeof *ahead, cmp_int);
+	xqsort(ahead, na, sizeof *ahead, cmp_int);
 	char *al = int_list(ahead, na);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
@@ -964,7 +964,7 @@ static void rule_behind_silent(struct rule_ctx *rc, const struct ranks *r)
 		free(waiters);
 		return;
 	}
-	qsort(waiters, nw, sizeof *waiters, cmp_int);
+	xqsort(waiters, nw, sizeof *waiters, cmp_int);
 	char *wl = int_list(waiters, nw);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];

@@ -218,7 +218,10 @@ for line in open(sys.argv[2]):
                     break
             elif d.get("category") == want and d.get("severity") in ("error", "warning"):
                 specific = True
-            elif d.get("severity") in ("error", "warning") and d.get("role") == "root":
+            elif d.get("severity") in ("error", "warning") and d.get("role") == "root" \
+                    and d.get("id") not in ("ranks.never_reached_nccl", "ranks.launcher_only"):
+                # a fallback (a conclusion from what is absent) is no
+                # conflict: it must never hide the derived category
                 other = d.get("id", "") + " " + d.get("category", "")
         if res is None:
             if specific:
