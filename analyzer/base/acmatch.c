@@ -21,8 +21,10 @@
  *     built-in database: 0.42 ns a byte on log text, against 1.18 for the
  *     bigram-pair filter this replaced).  Short literals need PAIR at every
  *     position, and a stride of 1;
- *   - where a bit is set, the literals with that exact anchor (sorted
- *     arrays, binary searched) are compared in full with memcmp.
+ *   - where a QUAD bit is set, two more bitmaps test 8 bytes (the anchor
+ *     with the literal's next or previous 4 bytes: pair_may); then the
+ *     literals with that exact anchor (a hash table over the anchors) are
+ *     compared in full with memcmp.
  *
  * Every occurrence of every literal is reported, as an automaton would. */
 #include "base/acmatch.h"
