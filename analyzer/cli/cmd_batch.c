@@ -446,7 +446,8 @@ static char *finish_obj(struct batch *bt, cJSON *obj, struct summary *sum)
 static void *run_bundle(struct batch *bt, const struct item *it, struct summary *sum)
 {
 	struct msgs inerr = {0};
-	struct analysis_opts ao = {bt->db, &bt->lim, 1};
+	/* --summary-only (without --redact) shows no evidence: no context lines */
+	struct analysis_opts ao = {bt->db, &bt->lim, 1, bt->summary_only && !bt->red};
 	int pre = precheck(it, &inerr), readable = 0;
 	struct bundle *b = analysis_run(it->name, pre ? NULL : it->path, &ao, &inerr, &readable);
 	if (pre) {

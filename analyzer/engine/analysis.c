@@ -44,6 +44,8 @@ static struct bundle *start(const char *name, const struct analysis_opts *o)
 	struct bundle *b = bundle_new(name, o->db, o->lim);
 	if (o->threads > 1)
 		bundle_set_threads(b, 2);
+	if (o->no_context)
+		bundle_keep_context(b, 0);
 	return b;
 }
 

@@ -592,7 +592,8 @@ static void apply_benign(struct bundle *b, struct docstate *ds, const struct log
 	ranks_note_at(b->ranks, &cp, ds->path, lineno, b->ev.next_seq, ts); /* milestones, last line; not an error */
 	if (ll->level != LINE_PLAIN && !b->saw_nccl)
 		b->saw_nccl = 1;
-	context_push(ds, s, n, ds->nwaiting ? context_after(b, ds, s, n) : NULL);
+	if (!b->no_context)
+		context_push(ds, s, n, ds->nwaiting ? context_after(b, ds, s, n) : NULL);
 }
 
 /* Whether the line is benign: it continues a benign traceback, or a benign
@@ -675,9 +676,11 @@ static void apply_line(struct bundle *b, const struct line_batch *bt, const stru
 		const struct line_hit *h = &bt->hit[pl->hit + i];
 		on_match(&c, &b->db->sigs[h->sig], ll, bt->ov + h->ov, h->rc);
 	}
-	if (b->ev.n > first)
-		context_before(b, ds, first);
-	context_push(ds, s, n, san);
+	if (!b->no_context) { /* without it nothing ever waits: san stays NULL */
+		if (b->ev.n > first)
+			context_before(b, ds, first);
+		context_push(ds, s, n, san);
+	}
 	if (pl->nhit == 0) {
 		const char *what = failure_kind(ll);
 		if (what)
@@ -838,6 +841,11 @@ static void lines_stop(struct bundle *b)
 void bundle_set_threads(struct bundle *b, int threads)
 {
 	b->threads = threads;
+}
+
+void bundle_keep_context(struct bundle *b, int keep)
+{
+	b->no_context = !keep;
 }
 
 static void process_line(struct bundle *b, struct docstate *ds, const char *s, size_t n)

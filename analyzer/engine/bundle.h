@@ -81,6 +81,7 @@ struct bundle {
 	void *cur;
 	/* lines applied on a second thread (bundle_set_threads; bundle.c) */
 	int threads;
+	int no_context;             /* 1: no lines kept around evidence (bundle_keep_context) */
 	struct pipeline *pipe;      /* owned; NULL when lines are applied in place */
 	struct line_batch *fill;    /* the batch being filled (in pipe) */
 	struct line_batch *solo;    /* owned: the one-line batch of lines applied in place */
@@ -105,6 +106,10 @@ void bundle_free(struct bundle *b);
  * bundle and applied (timelines, regexes, evidence) on a second one; the
  * result is the same as with 1 (the default).  Before any input. */
 void bundle_set_threads(struct bundle *b, int threads);
+/* keep 0: evidence gets no context lines (before, after), for a caller
+ * that shows none (batch --summary-only); nothing else changes.  Before
+ * any input. */
+void bundle_keep_context(struct bundle *b, int keep);
 struct doc_sink bundle_sink(struct bundle *b);
 /* Feed a whole operand (path or '-'); its input errors also go to
  * input_errors when not NULL (batch reports them per bundle). */
