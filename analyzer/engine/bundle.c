@@ -697,9 +697,10 @@ static void apply_batch(void *ctx, struct line_batch *bt)
 			doc_finish(b, pl->doc);
 			continue;
 		}
-		/* the line's kind: here, as the reading thread has the larger share
-		 * of the work (nothing it does reads the kind) */
+		/* the line's kind and its time: here, as the reading thread has the
+		 * larger share of the work (nothing it does reads them) */
 		linekind_classify(&pl->ll);
+		pl->ts = ranks_line_ts(&pl->ll);
 		apply_line(b, bt, pl);
 #ifdef NT_SPAN_CHECK
 		free((void *)pl->raw);
@@ -739,10 +740,10 @@ static void found_hit(void *ctx, const struct signature *s, const struct logline
 
 /* Everything about the line that depends on the line and on the reading
  * thread's state only (the document's benign-traceback state, the
- * matcher's budgets): the parse, the prefilter, the time, the benign test
- * and the regexes of the candidates.  apply_batch classifies it (linekind:
- * after the scan, it reads the keywords) and apply_line does the rest, in
- * line order (on the pipeline's thread, or in place). */
+ * matcher's budgets): the parse, the prefilter, the benign test and the
+ * regexes of the candidates.  apply_batch classifies it (linekind: after
+ * the scan, it reads the keywords), takes its time, and apply_line does
+ * the rest, in line order (on the pipeline's thread, or in place). */
 static void prepare_line(struct bundle *b, struct docstate *ds, struct line_batch *bt, struct prepared_line *pl,
                          uint64_t lineno, const char *s, size_t n)
 {
@@ -754,7 +755,6 @@ static void prepare_line(struct bundle *b, struct docstate *ds, struct line_batc
 	pl->lineno = lineno;
 	pl->doc = ds;
 	pl->end_doc = 0;
-	pl->ts = ranks_line_ts(ll);
 	pl->hit = pl->nhit = pl->msg = pl->nmsg = 0;
 	const size_t *cand = matcher_candidates(b->matcher);
 	pl->benign = line_benign(b, ds, ll, cand, nc);
