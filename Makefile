@@ -41,7 +41,7 @@ LDLIBS := $(DEP_LIBS) -lpthread -ldl -lm
 
 # analyzer/LAYER/*.c (docs/architecture.md): the library is every layer but
 # cli/, as zstd's lib/ without programs/; the program adds cli/.
-LAYERS := base input parse match rules engine report verify
+LAYERS := base input parse match rules engine report verify collect
 LIB_SRC := $(sort $(foreach l,$(LAYERS),$(wildcard analyzer/$(l)/*.c)))
 CLI_SRC := $(sort $(filter-out analyzer/cli/main.c,$(wildcard analyzer/cli/*.c)))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
@@ -56,7 +56,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz-replay/%)
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(B)/tools/%)
 
-.PHONY: all deps demo check check-fast check-asan check-tsan check-db catalog calibration coverage install clean fuzz bench
+.PHONY: all deps demo check check-fast check-asan check-tsan check-db catalog calibration coverage install clean fuzz bench unexplained floor
 
 all: deps-ok nccl-triage
 
@@ -120,12 +120,12 @@ check-asan:
 
 build-asan-tests: $(UNIT_BIN) $(FUZZ_BIN) $(TOOL_BIN)
 
-# ThreadSanitizer: the suites that run threads (analyze -j2, batch -jN);
+# ThreadSanitizer: the suites that run threads (analyze -j2, batch -jN, run's sinks);
 # a data race fails the run (exit 66).
 check-tsan:
 	@$(MAKE) --no-print-directory B=build-tsan CC=clang \
 	  CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" build-tsan/nccl-triage-tsan
-	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" NT_SUITES="threads batch" \
+	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" NT_SUITES="threads batch collect" \
 	  sh tests/run.sh build-tsan build-tsan/nccl-triage-tsan
 
 $(B)/nccl-triage-asan $(B)/nccl-triage-tsan: $(B)/obj/cli/main.o $(CLI_OBJ) $(LIB)
@@ -145,6 +145,15 @@ fuzz:
 
 check-db: nccl-triage
 	./nccl-triage check-db patterns
+
+# The failure-word lines of the corpora that nothing explains (tests/unexplained/run.sh; part
+# of make check): empty, or each gets a signature, a derived row, a benign entry or an exemption.
+unexplained: nccl-triage
+	sh tests/unexplained/run.sh ./nccl-triage
+
+# The keyword floor against the tool on the learn set (tests/floor/run.sh; part of make check).
+floor: nccl-triage $(B)/tools/jsonproj
+	sh tests/floor/run.sh ./nccl-triage
 
 catalog: nccl-triage
 	./nccl-triage list --format md > docs/catalog.md

@@ -266,3 +266,29 @@ char *json_print_large(const cJSON *doc)
 	}
 	return s;
 }
+
+void json_path(char *dst, size_t n, const char *a, const char *b, long idx)
+{
+	size_t k = 0;
+	if (!n)
+		return;
+	while (*a && k + 1 < n)
+		dst[k++] = *a++;
+	while (*b && k + 1 < n)
+		dst[k++] = *b++;
+	if (idx >= 0) {
+		char num[24];
+		int m = 0;
+		unsigned long v = (unsigned long)idx;
+		do
+			num[m++] = (char)('0' + v % 10);
+		while ((v /= 10) != 0);
+		if (k + 1 < n)
+			dst[k++] = '[';
+		while (m && k + 1 < n)
+			dst[k++] = num[--m];
+		if (k + 1 < n)
+			dst[k++] = ']';
+	}
+	dst[k] = 0;
+}

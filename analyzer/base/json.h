@@ -25,6 +25,12 @@ int json_size(const cJSON *a);
  * text is not JSON (at most JSON_LINE_DEPTH levels deep are followed). */
 #define JSON_LINE_DEPTH 256
 size_t json_path_line(const char *text, size_t len, const char *path);
+/* A path of a loader's message into dst (n bytes, cut like snprintf): a, b
+ * and, when idx >= 0, "[idx]" ("signatures" "" 3 -> "signatures[3]", path
+ * ".samples" 0 -> "signatures[3].samples[0]").  The loaders build one per
+ * entry, for the messages of the few that fail: snprintf cost 2 M
+ * instructions of each start-up. */
+void json_path(char *dst, size_t n, const char *a, const char *b, long idx);
 
 /* cJSON's allocations end like ours when memory runs out (util.h's
  * xmalloc): cJSON itself would return NULL and the caller would lose data

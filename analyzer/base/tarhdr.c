@@ -1,6 +1,7 @@
 /* tarhdr.c - see tarhdr.h. */
 #include "base/tarhdr.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Octal field: optional leading spaces, digits, then only NUL/space.
@@ -99,4 +100,56 @@ int tar_zero_block(const unsigned char h[TAR_BLOCK])
 int tar_has_magic(const unsigned char *h, size_t n)
 {
 	return n >= 263 && memcmp(h + 257, "ustar", 5) == 0 && (h[262] == 0 || h[262] == ' ');
+}
+
+static void put_oct(unsigned char *p, size_t n, uint64_t v)
+{
+	/* n-1 octal digits, zero-padded, then NUL (what GNU tar writes) */
+	char tmp[24];
+	snprintf(tmp, sizeof tmp, "%0*llo", (int)(n - 1), (unsigned long long)v);
+	memcpy(p, tmp, n - 1);
+	p[n - 1] = 0;
+}
+
+int tar_header_make(unsigned char h[TAR_BLOCK], const char *name, char type, unsigned mode, uint64_t size,
+                    uint64_t mtime)
+{
+	size_t n = strlen(name);
+	memset(h, 0, TAR_BLOCK);
+	if (n == 0 || size >= (1ULL << 33) || mtime >= (1ULL << 33))
+		return -1;
+	if (n <= 100) {
+		memcpy(h, name, n);
+	} else {
+		/* the last '/' that leaves at most 100 bytes of name and 155 of prefix */
+		size_t cut = 0;
+		for (size_t i = n - 1; i > 0; i--)
+			if (name[i] == '/' && n - i - 1 <= 100 && n - i - 1 > 0) {
+				cut = i;
+				if (i <= 155)
+					break;
+			}
+		if (cut == 0 || cut > 155)
+			return -1;
+		memcpy(h + 345, name, cut);
+		memcpy(h, name + cut + 1, n - cut - 1);
+	}
+	put_oct(h + 100, 8, mode & 07777);
+	put_oct(h + 108, 8, 0);
+	put_oct(h + 116, 8, 0);
+	put_oct(h + 124, 12, size);
+	put_oct(h + 136, 12, mtime);
+	h[156] = (unsigned char)type;
+	memcpy(h + 257, "ustar", 6); /* "ustar\0" */
+	memcpy(h + 263, "00", 2);
+	memset(h + 148, ' ', 8);
+	unsigned long sum = 0;
+	for (int i = 0; i < TAR_BLOCK; i++)
+		sum += h[i];
+	char ck[8];
+	snprintf(ck, sizeof ck, "%06lo", sum & 0777777);
+	memcpy(h + 148, ck, 6);
+	h[154] = 0;
+	h[155] = ' ';
+	return 0;
 }

@@ -24,5 +24,11 @@ int tar_zero_block(const unsigned char h[TAR_BLOCK]);
 int tar_has_magic(const unsigned char *h, size_t n);
 /* A header: checksum right, and ustar magic or (v7) sane fields. */
 int tar_header_valid(const unsigned char h[TAR_BLOCK]);
+/* Build a POSIX ustar header (the writer of `collect`): type '0' (file)
+ * or '5' (folder), mode, size (< 8 GiB), mtime, owner 0/0 without names;
+ * a name of more than 100 bytes is split at a '/' into prefix (155) and
+ * name (100).  0, or -1 when the name cannot be stored that way. */
+int tar_header_make(unsigned char h[TAR_BLOCK], const char *name, char type, unsigned mode, uint64_t size,
+                    uint64_t mtime);
 
 #endif

@@ -72,17 +72,53 @@ int tstamp_parse(const char *s, size_t n, struct tstamp *t)
 		return 0;
 	}
 	t->year = 0;
-	/* glog: Lmmdd HH:MM:SS.frac */
-	if (end - p > 6 && (p[0] == 'I' || p[0] == 'W' || p[0] == 'E' || p[0] == 'F') &&
-	    num(p + 1, end, 2, &t->month) && num(p + 3, end, 2, &t->day) && p[5] == ' ') {
+	/* MM/DD/YYYY HH:MM:SS (Hugging Face's example scripts log so) */
+	if (end - p > 11 && p[2] == '/' && p[5] == '/' && num(p, end, 2, &t->month) && num(p + 3, end, 2, &t->day) &&
+	    num(p + 6, end, 4, &t->year) && p[10] == ' ') {
+		p += 11;
+		if (date_ok(t) && hms(&p, end, &t->sod))
+			return 1;
+		memset(t, 0, sizeof *t);
+		return 0;
+	}
+	t->year = 0;
+	/* MM-DD HH:MM:SS (vLLM's logger): no year */
+	if (end - p > 6 && p[2] == '-' && p[5] == ' ' && num(p, end, 2, &t->month) && num(p + 3, end, 2, &t->day)) {
 		p += 6;
 		if (date_ok(t) && hms(&p, end, &t->sod))
 			return 1;
 		memset(t, 0, sizeof *t);
 		return 0;
 	}
-	/* ctime: "Mon Nov 30 14:30:31 2026" (the day may be padded: "Dec  1") */
+	/* glog: Lmmdd HH:MM:SS.frac; PyTorch's c10 logger does not pad the
+	 * month: "E108 20:04:34.467642512" is January 8 */
+	if (end - p > 6 && (p[0] == 'I' || p[0] == 'W' || p[0] == 'E' || p[0] == 'F') &&
+	    ((num(p + 1, end, 2, &t->month) && num(p + 3, end, 2, &t->day) && p[5] == ' ') ||
+	     (num(p + 1, end, 1, &t->month) && num(p + 2, end, 2, &t->day) && p[4] == ' '))) {
+		p += p[4] == ' ' ? 5 : 6;
+		if (date_ok(t) && hms(&p, end, &t->sod))
+			return 1;
+		memset(t, 0, sizeof *t);
+		return 0;
+	}
+	/* syslog / journald short: "Aug 12 01:22:51" (the day padded: "Aug  2"): no year */
 	static const char MON[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	if (end - p >= 15 && p[3] == ' ' && (p[4] == ' ' || digit(p[4])) && digit(p[5]) && p[6] == ' ') {
+		int mo = 0;
+		for (int i = 0; i < 12 && !mo; i++)
+			if (memcmp(p, MON + 3 * i, 3) == 0)
+				mo = i + 1;
+		if (mo) {
+			t->month = mo;
+			t->day = (p[4] == ' ' ? 0 : (p[4] - '0') * 10) + (p[5] - '0');
+			const char *q = p + 7;
+			if (date_ok(t) && hms(&q, end, &t->sod))
+				return 1;
+			memset(t, 0, sizeof *t);
+			return 0;
+		}
+	}
+	/* ctime: "Mon Nov 30 14:30:31 2026" (the day may be padded: "Dec  1") */
 	if (end - p >= 24 && p[3] == ' ' && p[7] == ' ') {
 		int mo = 0;
 		for (int i = 0; i < 12 && !mo; i++)

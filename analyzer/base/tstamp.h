@@ -3,8 +3,13 @@
  *
  *   YYYY-MM-DD HH:MM:SS[.frac]   also '/' between the date's fields (both the
  *                                same) and 'T' or '_' before the time
- *   Lmmdd HH:MM:SS[.frac]        glog (L one of I W E F): no year
- *   Www Mmm DD HH:MM:SS YYYY     ctime (nvidia-smi's "Timestamp")
+ *   Lmmdd HH:MM:SS[.frac]        glog (L one of I W E F): no year; PyTorch's
+ *                                c10 logger writes the month unpadded ("E108 ...")
+ *   Www Mmm DD HH:MM:SS YYYY     ctime (nvidia-smi's "Timestamp", Open MPI's
+ *                                --timestamp-output, dmesg -T)
+ *   Mmm DD HH:MM:SS[.frac]       syslog / journald short: no year
+ *   MM-DD HH:MM:SS[.frac]        vLLM's logger: no year
+ *   MM/DD/YYYY HH:MM:SS          Hugging Face's example scripts
  *
  * Leading '[' and blanks are skipped; the fraction may follow ',' too.
  * What follows the timestamp is not looked at.  No time zone is read: the

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #define ANY (CMD_ANALYZE | CMD_BATCH | CMD_CHECKDB | CMD_LIST | CMD_EXPLAIN | CMD_MERGE | CMD_MEM | CMD_VERIFY | CMD_VERSION | \
-             CMD_COVERAGE)
+             CMD_COVERAGE | CMD_COLLECT | CMD_RUN)
 #define READ (CMD_ANALYZE | CMD_BATCH)
 #define DB (CMD_ANALYZE | CMD_BATCH | CMD_CHECKDB | CMD_LIST | CMD_EXPLAIN | CMD_COVERAGE)
 
@@ -32,6 +32,10 @@ const struct cli_opt CLI_OPTS[] = {
 	 "exit status 1 when: error (an error finding or an unexplained failure), warning (also a warning), never "
 	 "(default: a bundle diagnosed or unknown_failure)"},
 	{"quiet-info", 0, NULL, READ, OPT_QUIET_INFO, "leave information-level findings out of the CI formats (junit, sarif, github)"},
+	{"unexplained", 0, NULL, CMD_ANALYZE, OPT_UNEXPLAINED,
+	 "instead of the report, print every line that holds a failure word (error, fail, fatal, abort, killed, signal, "
+	 "exception, timed out, warn) and that nothing explains: no signature, benign entry, derived row, launcher record, "
+	 "traceback or crash-report frame (for reviewing the database)"},
 	{"regex", 0, NULL, CMD_LIST, OPT_REGEX, "print the signatures' regexes, one per line (for rg -f, grep -P -f)"},
 	{"rules", 0, NULL, CMD_LIST, OPT_RULES, "list the fact rules (C checks over system reports) instead"},
 	{"max-member-bytes", 0, "SIZE", READ, OPT_MAX_MEMBER_BYTES, "bytes analysed per document (default 8G)"},
@@ -82,6 +86,24 @@ const struct cli_opt CLI_OPTS[] = {
 	{"patterns", 0, "DIR", CMD_VERIFY, OPT_VERIFY_PATTERNS,
 	 "signature database for the analysis of the captured logs (default: the built-in one)"},
 	{"no-analysis", 0, NULL, CMD_VERIFY, OPT_NO_ANALYSIS, "do not analyse the captured logs"},
+	/* collect */
+	{"output", 'o', "FILE", CMD_COLLECT, OPT_OUTPUT,
+	 "write the bundle to FILE (a .tar.gz; default nccl-triage-collect-HOST-TIME.tar.gz in the current folder)"},
+	{"dir", 'd', "DIR", CMD_COLLECT, OPT_DIR, "write the bundle into the folder DIR instead (created; files in it are never replaced)"},
+	{"redact", 0, NULL, CMD_COLLECT, OPT_REDACT,
+	 "rewrite the bundle's files with analyze's --redact (hosts, addresses, users, GPU UUIDs, bus IDs, serials) before writing them"},
+	{"timeout", 0, "S", CMD_COLLECT, OPT_TIMEOUT, "seconds each command may run (default 10; python ones 3 times that)"},
+	{"budget", 0, "S", CMD_COLLECT | CMD_RUN, OPT_BUDGET, "seconds all commands of the collection may take together (default 120)"},
+	/* run */
+	{"bundle", 0, "DIR", CMD_RUN, OPT_BUNDLE,
+	 "the bundle folder; this host's files go to DIR/HOST (default nccl-triage-run-JOB: the Slurm job or the time)"},
+	{"collect", 0, NULL, CMD_RUN, OPT_COLLECT, "collect this host's system reports into the bundle when the job fails (the default)"},
+	{"no-collect", 0, NULL, CMD_RUN, OPT_NO_COLLECT, "do not collect them (the job's output and the analysis only)"},
+	{"always", 0, NULL, CMD_RUN, OPT_ALWAYS, "collect and analyse after a successful job too"},
+	{"timeout", 0, "S", CMD_RUN, OPT_TIMEOUT, "stop the job after S seconds (SIGTERM to its process group): a hang becomes a bundle"},
+	{"kill-after", 0, "S", CMD_RUN, OPT_KILL_AFTER, "SIGKILL this long after a SIGTERM the job ignores (default 10)"},
+	{"nccl-debug-file", 0, NULL, CMD_RUN, OPT_NCCL_DEBUG_FILE,
+	 "also set NCCL_DEBUG_FILE=DIR/HOST/nccl.%h.%p.log: one NCCL log per process (unless already set)"},
 	{NULL, 0, NULL, 0, 0, NULL},
 };
 

@@ -139,6 +139,8 @@ int parse_common(int argc, char **argv, int first, unsigned cmd, const char *cmd
 			continue;
 		if (r == 0) {
 			strvec_push(ops, argv[i++]);
+			if (cmd & CMD_RUN)
+				nomore = 1; /* run CMD ARGS...: CMD's options are its own */
 			continue;
 		}
 		long long v;
@@ -159,6 +161,7 @@ int parse_common(int argc, char **argv, int first, unsigned cmd, const char *cmd
 		case OPT_PROGRESS: c->progress = arg; break;
 		case OPT_REDACT: c->redact = 1; break;
 		case OPT_QUIET_INFO: c->quiet_info = 1; break;
+		case OPT_UNEXPLAINED: c->unexplained = 1; break;
 		case OPT_FAIL_ON:
 			if (strcmp(arg, "error") && strcmp(arg, "warning") && strcmp(arg, "never")) {
 				fprintf(stderr, "nccl-triage %s: --fail-on: '%s' is not error, warning or never\n", cmdname, arg);

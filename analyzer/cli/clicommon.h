@@ -27,6 +27,7 @@ struct common {
 	int redact;         /* --redact (redact.h) */
 	const char *fail_on; /* --fail-on error|warning|never; NULL: by verdict (report_fails) */
 	int quiet_info;     /* --quiet-info: no info findings in CI formats */
+	int unexplained;    /* --unexplained: analyze prints the unexplained failure-word lines */
 	/* the options that only one command takes (mem, verify), in order */
 	struct cli_arg {
 		enum opt_id id;

@@ -30,6 +30,31 @@ static void print_warnings(const cJSON *doc)
 	}
 }
 
+/* --unexplained: each bundle's unexplained failure-word lines, one per line
+ * ("path:line: text"), instead of the report; exit 1 when there is one. */
+static int print_unexplained(struct bundle **bundles, size_t n, const struct common *c, struct sigdb *db, int status)
+{
+	FILE *out = open_output(c->output);
+	for (size_t i = 0; i < n; i++) {
+		const struct bundle *b = bundles[i];
+		for (size_t k = 0; out && k < b->audit_lines.n; k++)
+			fprintf(out, "%s\n", b->audit_lines.v[k]);
+		if (out && b->audit_more)
+			fprintf(out, "%s: %llu more lines not listed\n", b->name, (unsigned long long)b->audit_more);
+		if (b->audit_lines.n && status == EXIT_HEALTHY)
+			status = EXIT_FOUND;
+	}
+	for (size_t i = 0; i < n; i++)
+		bundle_free(bundles[i]);
+	free(bundles);
+	if (!out)
+		status = EXIT_TROUBLE;
+	else
+		status = output_status(close_output(out, c->output), status);
+	sigdb_free(db);
+	return status;
+}
+
 int cmd_analyze(struct common *c, struct strvec *ops)
 {
 	const struct format *fmt = format_pick(c->format, CMD_ANALYZE, "analyze");
@@ -46,7 +71,7 @@ int cmd_analyze(struct common *c, struct strvec *ops)
 	}
 	/* -j: a second thread applies the lines while the first reads, parses and scans them */
 	int threads = c->jobs > 0 ? c->jobs : online_cpus();
-	struct analysis_opts ao = {&db, &c->lim, threads > 1 ? 2 : 1, 0};
+	struct analysis_opts ao = {&db, &c->lim, threads > 1 ? 2 : 1, c->unexplained, 0};
 	struct bundle **bundles = xcalloc(ops->n, sizeof *bundles);
 	size_t readable = 0;
 	int status = EXIT_HEALTHY;
@@ -58,6 +83,8 @@ int cmd_analyze(struct common *c, struct strvec *ops)
 	}
 	if (readable == 0)
 		status = EXIT_TROUBLE;
+	if (c->unexplained)
+		return print_unexplained(bundles, ops->n, c, &db, status);
 	/* the report document, the one model every format renders from; text
 	 * and md may show more evidence than the JSON contract keeps */
 	size_t evmax = fmt->more_evidence && c->evidence > REPORT_EVIDENCE_MAX ? (size_t)c->evidence : 0;

@@ -447,7 +447,7 @@ static void *run_bundle(struct batch *bt, const struct item *it, struct summary 
 {
 	struct msgs inerr = {0};
 	/* --summary-only (without --redact) shows no evidence: no context lines */
-	struct analysis_opts ao = {bt->db, &bt->lim, 1, bt->summary_only && !bt->red};
+	struct analysis_opts ao = {bt->db, &bt->lim, 1, 0, bt->summary_only && !bt->red};
 	int pre = precheck(it, &inerr), readable = 0;
 	struct bundle *b = analysis_run(it->name, pre ? NULL : it->path, &ao, &inerr, &readable);
 	if (pre) {

@@ -47,6 +47,22 @@ const struct command COMMANDS[] = {
 	 "Per-GPU memory of a model against a GPU's usable memory, with the verdict and the\n"
 	 "smallest change that fits.  Exit status: 0 fits, 1 does not fit, 2 usage error.\n",
 	 cmd_mem_help, cmd_mem},
+	{"collect", NULL, CMD_COLLECT, "collect [-o FILE.tar.gz | -d DIR] [--redact] [--timeout S] [--budget S]",
+	 "collect", "gather this host's system reports into a bundle analyze reads (no root needed)",
+	 "Run, on this host, the read-only commands whose output analyze parses (nvidia-smi, its\n"
+	 "topology, versions, /dev/shm, RDMA ports, interfaces, lspci, lsmod, the kernel log...),\n"
+	 "each with a timeout, and write their output, the filtered environment and a manifest\n"
+	 "(each command: status, exit, duration, bytes) as one bundle.  A missing tool or a\n"
+	 "permission denial is recorded, not fatal.  Exit status: 0 written, 2 not.  docs/collect.md.\n",
+	 NULL, cmd_collect},
+	{"run", NULL, CMD_RUN, "run [--bundle DIR] [--collect|--no-collect] [--always] [--timeout S] -- CMD ARGS...",
+	 "run -- CMD...", "run a job with its evidence switched on; when it fails, collect,\n"
+	                  "analyse and print the cause",
+	 "Run CMD with NCCL_DEBUG=INFO and PyTorch's flight recorder on (unless set), copy its\n"
+	 "output to the terminal and into DIR/HOST/ as it comes, forward SIGINT/SIGTERM/SIGHUP;\n"
+	 "when it fails (non-zero, a signal, --timeout) collect this host's system reports,\n"
+	 "analyse the bundle, print the cause and the fix to stderr.  Exits with CMD's status.\n",
+	 cmd_run_help, cmd_run},
 	{"check-db", NULL, CMD_CHECKDB, "check-db [--patterns DIR] [DIR...]",
 	 "check-db [DIR...]", "validate and self-test a signature database", NULL, NULL, cmd_check_db},
 	{"list", NULL, CMD_LIST, "list [--regex | --rules] [--format FMT]",

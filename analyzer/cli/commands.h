@@ -44,7 +44,15 @@ int cmd_check_db(struct common *c, struct strvec *ops);
 int cmd_list(struct common *c, struct strvec *ops);
 int cmd_explain(struct common *c, struct strvec *ops);
 int cmd_coverage(struct common *c, struct strvec *ops);
+int cmd_collect(struct common *c, struct strvec *ops);
+int cmd_run(struct common *c, struct strvec *ops);
 void cmd_mem_help(FILE *out);
+void cmd_run_help(FILE *out);
+/* Shared by collect and run (cmd_collect.c): a --timeout-like number of
+ * seconds (> 0; -1 and a message when not); the names --redact hides
+ * besides what the files show (this host's, the user's), NULL-terminated. */
+int cli_seconds(const char *opt, const char *v, double *out);
+void cli_own_names(const char *shortname, const char *full, const char *hosts[4], const char *users[4]);
 extern const char CMD_VERIFY_EXIT_STATUS[];
 
 #endif

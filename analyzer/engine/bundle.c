@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse/crash.h"
 #include "match/derive.h"
 #include "engine/diagnosis.h"
 #include "parse/linekind.h"
@@ -71,6 +72,15 @@ struct docstate {
 	int benign_tb;
 	int benign_tb_rank;
 	struct nccltests *nt;    /* nccl-tests output in this document (parse_nccltests.c), or NULL */
+	/* a native crash or stack dump being read (crash.h), and its banner line */
+	struct crash crash;
+	char *crash_raw;         /* owned: the banner, sanitised and cut as a failure line's */
+	size_t crash_rawlength;
+	char *crash_host;        /* owned, or NULL */
+	long crash_pid;
+	int crash_rank;
+	int crash_explained;     /* the banner matched a signature (the audit) */
+	int audit_tb;            /* the audit: inside a Python traceback's frames */
 	int complete;            /* the input layer read it to its end (sink_end) */
 };
 
@@ -96,6 +106,7 @@ struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct
 		b->sig_slot[i] = -1;
 	b->facts = cJSON_CreateObject();
 	b->ranks = ranks_new();
+	b->floor.kw = -1;
 	b->flight = flight_new();
 	return b;
 }
@@ -137,6 +148,18 @@ void bundle_free(struct bundle *b)
 		free(b->wsites[i].path);
 	}
 	free(b->wsites);
+	for (size_t i = 0; i < b->ncrashes; i++) {
+		free(b->crashes[i].path);
+		free(b->crashes[i].raw);
+		free(b->crashes[i].frame);
+		free(b->crashes[i].frames);
+		free(b->crashes[i].host);
+	}
+	free(b->crashes);
+	free(b->floor.path);
+	free(b->floor.raw);
+	free(b->floor.host);
+	strvec_free(&b->audit_lines);
 	ranks_free(b->ranks);
 	flight_free(b->flight);
 	bundle_clear_diagnoses(b);
@@ -288,6 +311,41 @@ static void fact_env_line(struct bundle *b, const struct span *m, const char *pa
 
 /* ---- failure evidence that no signature explains ---- */
 
+/* "... at /path/file.cpp:123" (an optional ")" or "." after it) at the end of
+ * [p, p+n): a library's error location */
+static int ends_at_location(const char *p, size_t n)
+{
+	while (n && (p[n - 1] == ')' || p[n - 1] == '.' || p[n - 1] == ' '))
+		n--;
+	size_t d = n;
+	while (d > 0 && p[d - 1] >= '0' && p[d - 1] <= '9')
+		d--;
+	if (d == n || d < 6 || p[d - 1] != ':')
+		return 0;
+	size_t f = d - 1;
+	while (f > 0 && p[f - 1] != ' ')
+		f--;
+	return f >= 4 && f < d - 1 && memcmp(p + f - 4, " at ", 4) == 0;
+}
+
+/* Failure lines of libraries and tools (the KW_LIB_ERROR and KW_NCCLTESTS
+ * literals): a health check's, nccl-tests' of every version (v1's "NCCL
+ * failure common.cu:NNN 'x'", v2+'s "host: Test NCCL failure common.cu:NNN
+ * 'x'" and " .. host pid N: Test failure common.cu:NNN"), "<lib> error: ...
+ * at file:line". */
+static const char *tool_failure(const char *p, size_t n)
+{
+	if (mem_find(p, n, "Health check failed", 19, 4))
+		return "health_check"; /* LBNL NHC's "ERROR: nhc: Health check failed: ..." */
+	if ((n > 13 && (memcmp(p, "Cuda failure ", 13) == 0 || memcmp(p, "NCCL failure ", 13) == 0)) ||
+	    mem_find(p, n, "Test NCCL failure ", 18, 5) || mem_find(p, n, "Test CUDA failure ", 18, 5) ||
+	    mem_find(p, n, ": Test failure ", 15, 5))
+		return "nccl_tests";
+	if (mem_find(p, n, "NCCL error", 10, 4))
+		return "nccl_error"; /* another program's report of an ncclResult ("Failed, NCCL error f.cc:83 'x'") */
+	return NULL;
+}
+
 static const char *failure_kind(const struct logline *ll)
 {
 	const char *p = ll->msg.p;
@@ -312,13 +370,59 @@ static const char *failure_kind(const struct logline *ll)
 		return "watchdog";
 	if (ll->kw & KW_BIT(KW_COMPONENT_ERROR))
 		return "component_error";
-	/* a Python exception line ("module.Name(Error|Exception): text", or the
-	 * type alone on its line, as Python prints one raised without a
-	 * message), also in a paste indented as a whole: linekind.h */
+	if (ll->kw & (KW_BIT(KW_CRASH) | KW_BIT(KW_FATAL_PYTHON))) {
+		int sig;
+		if (crash_banner(&ll->msg, &sig) != CRASH_NONE)
+			return "crash"; /* a crash handler's banner, a stack dump's header (crash.h) */
+	}
+	if (ll->kw & (KW_BIT(KW_LIB_ERROR) | KW_BIT(KW_NCCLTESTS))) {
+		const char *k = tool_failure(p, n);
+		if (k)
+			return k;
+	}
+	/* "<lib> error: ... at file.cpp:NN" (no literal: the end of the line first) */
+	if (n > 16 && ends_at_location(p, n) && mem_find(p, n, " error: ", 8, 3))
+		return "library_error";
+	if (n == 6 && memcmp(p, "Killed", 6) == 0)
+		return "killed"; /* a shell's word for a job killed by SIGKILL */
+	/* a Python exception line ("module.Name(Error|Exception): text", a
+	 * wrapper's "Outer(Inner): text", or the type alone on its line, as
+	 * Python prints one raised without a message), also in a paste indented
+	 * as a whole: linekind.h */
 	struct linekind tmp;
 	if (linekind_get(ll, &tmp)->exception)
 		return "exception";
 	return NULL;
+}
+
+/* The rank a PyTorch c10d record names as its own, in its message:
+ * "[Rank 3] Watchdog caught ..." (torch 1.x-2.1), "[PG 1 Rank 1] Process
+ * group watchdog ..." and "[PG ID 0 PG GUID 0(default_pg) Rank 1] ..."
+ * (2.2+).  For lines without a launcher prefix; read only on lines that
+ * became evidence or failure lines.  -1 when none. */
+static int msg_self_rank(const struct span *m)
+{
+	const char *p = m->p, *end = m->p + m->n;
+	while ((p = mem_find(p, (size_t)(end - p), "Rank ", 5, 0)) != NULL) {
+		const char *q = p + 5;
+		int v = 0, digits = 0;
+		while (q < end && *q >= '0' && *q <= '9' && digits < 7) {
+			v = v * 10 + (*q++ - '0');
+			digits++;
+		}
+		if (digits && q < end && *q == ']') {
+			/* "[Rank N]", or the end of a "[PG ... Rank N]" bracket */
+			if (p > m->p && p[-1] == '[')
+				return v;
+			const char *o = p;
+			while (o > m->p && o[-1] != '[' && o[-1] != ']' && p - o < 80)
+				o--;
+			if (o > m->p && o[-1] == '[' && end - o > 3 && memcmp(o, "PG ", 3) == 0)
+				return v;
+		}
+		p += 5;
+	}
+	return -1;
 }
 
 static void note_failure(struct bundle *b, const char *what, const char *path, uint64_t line,
@@ -345,7 +449,7 @@ static void note_failure(struct bundle *b, const char *what, const char *path, u
 	f->src = ll->level == LINE_WARN && ll->file.n ? str_sanitize(ll->file.p, ll->file.n > 120 ? 120 : ll->file.n) : NULL;
 	f->host = ll->host.n ? str_sanitize(ll->host.p, ll->host.n > 120 ? 120 : ll->host.n) : NULL;
 	f->pid = ll->pid;
-	f->rank = ll->rank;
+	f->rank = ll->rank >= 0 ? ll->rank : msg_self_rank(&ll->msg);
 }
 
 /* The first return-chain frame ("init.cc:1234 -> 2") of each process. */
@@ -375,6 +479,166 @@ static void note_chain(struct bundle *b, const struct logline *ll, const char *p
 	c->host = str_sanitize(ll->host.p, ll->host.n > 120 ? 120 : ll->host.n);
 	c->pid = ll->pid;
 	c->rank = ll->rank;
+}
+
+/* ---- the audit of unexplained lines (analyze --unexplained) ---- */
+
+#define AUDIT_KEPT 100000
+
+/* A failure word, in any case: error, fail, fatal, abort, killed, signal,
+ * exception, timed out, warn (the audit only: not on the hot path). */
+static int failure_word(const char *p, size_t n)
+{
+	static const char *const W[] = {"error", "fail", "fatal", "abort", "killed", "signal", "exception", "timed out", "warn"};
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i] | 0x20;
+		if (c != 'e' && c != 'f' && c != 'a' && c != 'k' && c != 's' && c != 't' && c != 'w')
+			continue;
+		for (size_t w = 0; w < sizeof W / sizeof W[0]; w++) {
+			size_t l = strlen(W[w]);
+			if (W[w][0] != c || n - i < l)
+				continue;
+			size_t k = 1;
+			while (k < l && (p[i + k] | 0x20) == W[w][k])
+				k++;
+			if (k == l)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static void audit_add(struct bundle *b, const char *path, uint64_t line, const char *raw, size_t rawn)
+{
+	if (b->audit_lines.n >= AUDIT_KEPT) {
+		b->audit_more++;
+		return;
+	}
+	char *t = str_sanitize_cut(raw, rawn, 400);
+	/* the place as the operand names it: a file's own name, a folder's or
+	 * an archive's member under it */
+	const char *base = strrchr(b->name, '/');
+	base = base ? base + 1 : b->name;
+	if (strcmp(base, path) == 0)
+		strvec_push_owned(&b->audit_lines, xasprintf("%s:%llu: %s", b->name, (unsigned long long)line, t));
+	else
+		strvec_push_owned(&b->audit_lines, xasprintf("%s/%s:%llu: %s", b->name, path, (unsigned long long)line, t));
+	free(t);
+}
+
+/* ---- the floor: a keyword tier (linekw.h) ---- */
+
+/* The floor's pick: the first line of the lowest tier (linekw.h).  best is
+ * the keyword of this line (tier-1 ones from the prefilter's ll->floor, or
+ * a tier-2 one a failure line holds: best_kw >= 0). */
+static void floor_note(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
+                       const char *s, size_t n, int best_kw)
+{
+	int best = -1, tier = b->floor.kw >= 0 ? b->floor.tier : 99;
+	for (uint64_t m = ll->floor; m; m &= m - 1) {
+		int i = __builtin_ctzll(m);
+		const struct floorkw *k = floorkw_get((size_t)i);
+		if (k && k->tier < tier) {
+			best = i;
+			tier = k->tier;
+		}
+	}
+	const struct floorkw *k2 = best_kw >= 0 ? floorkw_get((size_t)best_kw) : NULL;
+	if (best < 0 && k2 && k2->tier < tier) {
+		best = best_kw;
+		tier = k2->tier;
+	}
+	if (best < 0)
+		return;
+	struct floor_pick *f = &b->floor;
+	free(f->path);
+	free(f->raw);
+	free(f->host);
+	f->kw = best;
+	f->tier = tier;
+	f->path = xstrdup(ds->path);
+	f->line = lineno;
+	f->raw = str_sanitize_cut(s, n, 500);
+	f->rawlength = n;
+	const struct span *h = ll->host.n ? &ll->host : &ll->whost;
+	f->host = h->n ? str_sanitize(h->p, h->n > 120 ? 120 : h->n) : NULL;
+	f->pid = ll->pid >= 0 ? ll->pid : ll->wpid;
+	f->rank = ll->rank;
+}
+
+/* ---- native crashes and stack dumps (crash.h) ---- */
+
+#define CRASHES_KEPT 16
+static void crash_keep(struct bundle *b, struct docstate *ds, const struct crash *c)
+{
+	/* NCCL's frames on a crashed stack: NCCL ran (however silent its log) */
+	if (c->textn && (memmem(c->text, c->textn, "nccl", 4) || memmem(c->text, c->textn, "NCCL", 4)))
+		b->saw_nccl = 1;
+	if (b->audit && ds->crash_raw && !ds->crash_explained) {
+		/* the banner is explained by the crash row its block derives, if any */
+		char *sig = (char *)crash_signal_name(c->sig);
+		struct derive_input in;
+		memset(&in, 0, sizeof in);
+		in.code = -1;
+		in.crash = 1;
+		in.signal = sig;
+		in.frames = c->textn ? c->text : NULL;
+		if (!derive_match(b->db, &in))
+			audit_add(b, ds->path, c->line, ds->crash_raw, strlen(ds->crash_raw));
+	}
+	if (!ds->crash_raw || b->ncrashes >= CRASHES_KEPT || (!c->sig && !c->frame_line))
+		return; /* nothing to derive from */
+	if (b->ncrashes == b->capcrashes) {
+		b->capcrashes = b->capcrashes ? b->capcrashes * 2 : 4;
+		b->crashes = xrealloc(b->crashes, b->capcrashes * sizeof *b->crashes);
+	}
+	struct crash_clue *k = &b->crashes[b->ncrashes++];
+	memset(k, 0, sizeof *k);
+	k->path = xstrdup(ds->path);
+	k->line = c->line;
+	k->raw = xstrdup(ds->crash_raw);
+	k->rawlength = ds->crash_rawlength;
+	k->sig = c->sig;
+	k->frame = c->frame_line ? str_sanitize(c->frame, strlen(c->frame)) : NULL;
+	k->frame_line = c->frame_line;
+	k->frames = c->textn ? xstrndup(c->text, c->textn) : NULL; /* matched by the rows, never shown */
+	k->host = ds->crash_host ? xstrdup(ds->crash_host) : NULL;
+	k->pid = ds->crash_pid;
+	k->rank = ds->crash_rank;
+}
+
+static enum crash_event crash_feed(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
+                                   const char *s, size_t n, int banner_kw, int explained)
+{
+	struct crash done;
+	int closed;
+	enum crash_event ev = crash_line(&ds->crash, ll, lineno, banner_kw, &done, &closed);
+	if (closed)
+		crash_keep(b, ds, &done);
+	if (ev != CRASH_EV_BANNER)
+		return ev;
+	ds->crash_explained = explained; /* a signature matched the banner */
+	free(ds->crash_raw);
+	free(ds->crash_host);
+	ds->crash_raw = str_sanitize_cut(s, n, 500);
+	ds->crash_rawlength = n;
+	const struct span *h = ll->host.n ? &ll->host : &ll->whost;
+	ds->crash_host = h->n ? str_sanitize(h->p, h->n > 120 ? 120 : h->n) : NULL;
+	ds->crash_pid = ll->pid >= 0 ? ll->pid : ll->wpid;
+	ds->crash_rank = ll->rank;
+	return ev;
+}
+
+static void crash_doc_end(struct bundle *b, struct docstate *ds)
+{
+	struct crash done;
+	int closed;
+	crash_end(&ds->crash, &done, &closed);
+	if (closed)
+		crash_keep(b, ds, &done);
+	free(ds->crash_raw);
+	free(ds->crash_host);
+	ds->crash_raw = ds->crash_host = NULL;
 }
 
 /* ---- context lines around evidence ---- */
@@ -548,10 +812,12 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 			}
 		}
 	}
-	e->rank = ll->rank;
+	e->rank = ll->rank >= 0 ? ll->rank : msg_self_rank(&ll->msg);
 	e->pid = ll->pid;
 	if (ll->host.n)
 		e->host = xstrndup(ll->host.p, ll->host.n);
+	if (ll->level == LINE_WARN && ll->file.n) /* the component a generic result came from (rules_derived.c) */
+		e->src = str_sanitize(ll->file.p, ll->file.n > 120 ? 120 : ll->file.n);
 	if (ll->ts.n)
 		e->ts = xstrndup(ll->ts.p, ll->ts.n);
 }
@@ -596,6 +862,41 @@ static void apply_benign(struct bundle *b, struct docstate *ds, const struct log
 		context_push(ds, s, n, ds->nwaiting ? context_after(b, ds, s, n) : NULL);
 }
 
+/* The audit (analyze --unexplained): a failure-word line that no signature,
+ * launcher record, crash report (its banner is judged when its block ends),
+ * traceback or derived row explains. */
+static void audit_line(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
+                       const char *s, size_t n, int explained, const char *what)
+{
+	const struct span *m = &ll->msg;
+	/* a Python traceback's frames and code lines, to its exception line (an
+	 * excerpt may start at a frame: '  File "x.py", line 12, in f') */
+	if (ll->level == LINE_PLAIN && ((m->n >= 9 && memcmp(m->p, "Traceback", 9) == 0) ||
+	                                (m->n > 8 && m->p[0] == ' ' && mem_find(m->p, m->n < 16 ? m->n : 16, "File \"", 6, 6)))) {
+		ds->audit_tb = 1;
+		return;
+	}
+	if (ds->audit_tb) {
+		if (ll->level == LINE_PLAIN && m->n && (m->p[0] == ' ' || m->p[0] == '\t'))
+			return;
+		ds->audit_tb = 0;
+	}
+	/* NCCL's INFO, TRACE and CALL lines are not failure reports (NCCL reports
+	 * failures as WARN; the INFO formats that name a failure are mapped in
+	 * patterns/coverage/nccl.tsv); the watchdog's counters and the flight
+	 * recorder's dump lines are read by the rank timelines (ranks.c) */
+	if (explained || (ll->level != LINE_PLAIN && ll->level != LINE_WARN) ||
+	    (ll->kw & (KW_BIT(KW_LAST_ENQUEUED) | KW_BIT(KW_DUMP_OBSERVED) | KW_BIT(KW_DUMP_RECEIVED))) ||
+	    !failure_word(m->p, m->n))
+		return;
+	if (what) {
+		struct derive_input in;
+		if (derive_input_from_line(ll, &in) && derive_match(b->db, &in))
+			return; /* a derived row gives it a category */
+	}
+	audit_add(b, ds->path, lineno, s, n);
+}
+
 /* Whether the line is benign: it continues a benign traceback, or a benign
  * entry matches it.  On the reading thread (prepare_line): the traceback
  * state is the document's, the regexes the matcher's. */
@@ -627,7 +928,9 @@ static void apply_line(struct bundle *b, const struct line_batch *bt, const stru
 		apply_benign(b, ds, ll, lineno, s, n, pl->ts);
 		return;
 	}
-	ranks_note_at(b->ranks, ll, path, lineno, b->ev.next_seq, pl->ts); /* ranks: every line (torch [rankN], torchrun blocks) */
+	int launcher = ranks_note_at(b->ranks, ll, path, lineno, b->ev.next_seq, pl->ts); /* ranks: every line (torch [rankN], torchrun blocks) */
+	if (ll->floor && (ll->level == LINE_PLAIN || ll->level == LINE_WARN)) /* NCCL's INFO is no failure report */
+		floor_note(b, ds, ll, lineno, s, n, -1);
 	if (ll->level != LINE_PLAIN) {
 		if (!b->saw_nccl)
 			b->saw_nccl = 1;
@@ -676,16 +979,32 @@ static void apply_line(struct bundle *b, const struct line_batch *bt, const stru
 		const struct line_hit *h = &bt->hit[pl->hit + i];
 		on_match(&c, &b->db->sigs[h->sig], ll, bt->ov + h->ov, h->rc);
 	}
+	size_t hits = pl->nhit;
 	if (!b->no_context) { /* without it nothing ever waits: san stays NULL */
 		if (b->ev.n > first)
 			context_before(b, ds, first);
 		context_push(ds, s, n, san);
 	}
-	if (pl->nhit == 0) {
-		const char *what = failure_kind(ll);
+	const char *what = NULL;
+	if (hits == 0) {
+		what = failure_kind(ll);
 		if (what)
 			note_failure(b, what, path, lineno, ll, s, n);
 	}
+	/* the floor's tier 2, until there is a pick: a failure line, or a line a
+	 * signature matched, that is an NCCL WARN or holds a failure word (the
+	 * floor is a grep of its own: what the signatures say does not count) */
+	if (b->floor.kw < 0 && (what || hits) && (ll->level == LINE_PLAIN || ll->level == LINE_WARN) &&
+	    (ll->level == LINE_WARN || failure_word(m->p, m->n))) {
+		int k = floorkw_failure_line(m->p, m->n);
+		if (k >= 0)
+			floor_note(b, ds, ll, lineno, s, n, k);
+	}
+	uint64_t ckw = ll->kw & (KW_BIT(KW_CRASH) | KW_BIT(KW_TERMINATE) | KW_BIT(KW_SEGFAULT) | KW_BIT(KW_FATAL_PYTHON) |
+	                         KW_BIT(KW_CORE_DUMPED));
+	enum crash_event cev = ds->crash.open || ckw ? crash_feed(b, ds, ll, lineno, s, n, ckw != 0, hits > 0) : CRASH_EV_NONE;
+	if (b->audit)
+		audit_line(b, ds, ll, lineno, s, n, hits || launcher || cev != CRASH_EV_NONE, what);
 }
 
 static void apply_batch(void *ctx, struct line_batch *bt)
@@ -846,6 +1165,11 @@ void bundle_set_threads(struct bundle *b, int threads)
 void bundle_keep_context(struct bundle *b, int keep)
 {
 	b->no_context = !keep;
+}
+
+void bundle_set_audit(struct bundle *b, int on)
+{
+	b->audit = on;
 }
 
 static void process_line(struct bundle *b, struct docstate *ds, const char *s, size_t n)
@@ -1073,6 +1397,7 @@ static void doc_finish(struct bundle *b, struct docstate *ds)
 	if (ds->scan.len)
 		sysreport_scan_text(ds->scan.data, ds->scan.len, path, b->facts, &b->warnings);
 	sysreport_nccltests_end(ds->nt); /* the last nccl-tests run of the document */
+	crash_doc_end(b, ds);
 	buf_free(&ds->sys);
 	buf_free(&ds->scan);
 	for (unsigned i = 0; i < EVIDENCE_CONTEXT; i++)

@@ -60,6 +60,9 @@ struct bundle {
 	uint64_t failure_count;     /* all failure lines seen, kept or not */
 	struct chain_clue *clues;   /* NCCL return-chain frames, first per process (derive.h) */
 	size_t nclues, capclues;
+	struct crash_clue *crashes; /* native crashes and stack dumps (parse/crash.h), the first few */
+	size_t ncrashes, capcrashes;
+	struct floor_pick floor;    /* the keyword tier's pick (every bundle; the JSON's "floor") */
 	int saw_nccl;               /* any NCCL line at all */
 	struct env_index envix;     /* facts.env by name, while input is read (sysparse.h) */
 	uint64_t env_dropped;       /* "set by environment" lines past SYS_ENV_MAX variables */
@@ -76,6 +79,12 @@ struct bundle {
 	enum verdict verdict;
 	char *verdict_reason;       /* owned: why the verdict is what it is (verdict.c) */
 	uint64_t benign_lines;      /* lines matched by the benign list (patterns/benign.json) */
+	/* bundle_set_audit: the lines that hold a failure word and that nothing
+	 * explains (no signature, benign entry, derived row, launcher record,
+	 * traceback or crash-report frame), as "path:line: text" */
+	int audit;
+	struct strvec audit_lines;
+	uint64_t audit_more;        /* past AUDIT_KEPT, only counted */
 
 	/* streaming state of the current document (bundle.c) */
 	void *cur;
@@ -106,6 +115,8 @@ void bundle_free(struct bundle *b);
  * bundle and applied (timelines, regexes, evidence) on a second one; the
  * result is the same as with 1 (the default).  Before any input. */
 void bundle_set_threads(struct bundle *b, int threads);
+/* Collect the unexplained failure-word lines (analyze --unexplained); before any input. */
+void bundle_set_audit(struct bundle *b, int on);
 /* keep 0: evidence gets no context lines (before, after), for a caller
  * that shows none (batch --summary-only); nothing else changes.  Before
  * any input. */

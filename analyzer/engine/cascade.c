@@ -137,10 +137,43 @@ static int premises(struct bundle *b)
 	return changed;
 }
 
+/* A generic result never hides a more specific clue: a derived diagnosis
+ * whose evidence says it refines a generic one (the "refines" capture of
+ * rules_derived.c: the source file of the WARN that carried the generic
+ * result, the deepest frame of the return chain) takes its place as the
+ * root, and the generic one becomes its echo.  Before the other premises:
+ * a specific root would otherwise absorb the derived one. */
+static int refine_generic(struct bundle *b)
+{
+	int changed = 0;
+	for (size_t i = 0; i < b->ndiags; i++) {
+		const struct diagnosis *r = &b->diags[i];
+		if (!r->def->derived || !is_root_error(r))
+			continue;
+		for (size_t e = 0; e < r->nev; e++) {
+			const char *g = evidence_cap(&b->ev.v[r->ev[e]], "refines");
+			for (size_t k = 0; g && k < b->ndiags; k++) {
+				struct diagnosis *d = &b->diags[k];
+				if (k == i || strcmp(d->def->id, g) != 0 || d->def->severity != SEV_ERROR || d->refined_by)
+					continue;
+				if (!d->def->generic && !(d->def->derived && (strcmp(d->def->category, CAT_OTHER) == 0 ||
+				                                             strcmp(d->def->category, CAT_CUDA_ERROR_OTHER) == 0)))
+					continue;
+				d->role = ROLE_CASCADE;
+				d->echo_of = r->def->id;
+				d->refined_by = r->def->id;
+				changed = 1;
+			}
+		}
+	}
+	return changed;
+}
+
 void cascade_link(struct bundle *b)
 {
 	if (!b->ndiags)
 		return;
+	int refined = refine_generic(b);
 	static const char *const death[] = {DIAG_RANKS_SIGKILL_OOM_KILLER, DIAG_RANKS_KILLED_BY_SIGNAL, DIAG_RANKS_KILLED_BY_SIGBUS,
 	                                    DIAG_RANKS_DIED_SILENTLY, NULL};
 	static const char *const absent[] = {DIAG_RANKS_MISSING_FROM_COMM, NULL};
@@ -157,7 +190,7 @@ void cascade_link(struct bundle *b)
 	for (size_t i = 0; i < b->ndiags && !anchor && first && first->rank >= 0; i++)
 		if (is_root_error(&b->diags[i]) && has_rank(&b->diags[i], first->rank))
 			anchor = &b->diags[i];
-	int changed = 0;
+	int changed = refined;
 	if (!anchor)
 		goto context;
 	int flight = strncmp(anchor->def->id, FAMILY_FLIGHT, strlen(FAMILY_FLIGHT)) == 0;

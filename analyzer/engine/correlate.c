@@ -202,6 +202,45 @@ static void defect_outranks_generic(struct diagnosis *v, size_t n)
 			v[i].confidence = top + 0.01 > 0.99 ? 0.99 : top + 0.01;
 }
 
+/* A diagnosis that blames a user action ("blames": a variable the job set,
+ * a file it gave) checks that the action is visible: the variable in
+ * facts.env (NCCL's "set by environment" line, an env dump, an export) or
+ * one of the ids that show it.  When nothing shows it, the diagnosis rests
+ * on a setting nobody showed: a lead, not the answer (context, half the
+ * confidence; the verdict takes it only when nothing else names the
+ * failure), and the explanation says what is missing. */
+static void action_visible(const struct bundle *b, struct diagnosis *dg)
+{
+	const struct diagdef *d = dg->def;
+	if (!d->blames_env.n && !d->blames_any.n)
+		return;
+	const cJSON *env = cJSON_GetObjectItemCaseSensitive(b->facts, "env");
+	for (size_t i = 0; i < d->blames_env.n; i++)
+		if (cJSON_GetObjectItemCaseSensitive(env, d->blames_env.v[i]))
+			return;
+	for (size_t i = 0; i < d->blames_any.n; i++)
+		if (evlist_has(&b->ev, d->blames_any.v[i]))
+			return;
+	for (size_t i = 0; i < dg->nev; i++)
+		if (evidence_cap(&b->ev.v[dg->ev[i]], "file"))
+			return; /* its own line names the file it was given */
+	struct buf names;
+	buf_init(&names);
+	for (size_t i = 0; i < d->blames_env.n; i++)
+		buf_printf(&names, "%s%s", i ? " or " : "", d->blames_env.v[i]);
+	dg->unseen_action = 1;
+	if (dg->role == ROLE_ROOT)
+		dg->role = ROLE_CONTEXT;
+	dg->confidence *= 0.5;
+	char *e = xasprintf("%s No setting of %s%s was read from the bundle (no NCCL \"set by environment\" line, "
+	                    "environment dump or export that names it): the action this blames is not shown, so it is a "
+	                    "lead, not the answer.",
+	                    dg->explanation, names.data ? names.data : "", names.data ? "" : "the action");
+	free(dg->explanation);
+	dg->explanation = e;
+	buf_free(&names);
+}
+
 static int when_holds(const struct bundle *b, struct vinfo *vi, const struct diagdef *d)
 {
 	int any = d->when_any.n == 0;
@@ -398,6 +437,7 @@ void correlate(struct bundle *b)
 		v[i].explanation = render_template(v[i].def->explanation, b, &v[i]);
 		if (is_defect(v[i].def))
 			defect_version(b, &vi, &v[i]);
+		action_visible(b, &v[i]);
 	}
 	defect_outranks_generic(v, n);
 	correlate_sort(v, n);

@@ -14,6 +14,10 @@ struct diagnosis {
 	const char *echo_of;         /* id of the diagnosis this echoes, or NULL */
 	const char *supports;        /* id of a higher-ranked root of the same category
 	                                that this one corroborates (role becomes context) */
+	const char *refined_by;      /* a generic diagnosis ("generic": true, derived OTHER or
+	                                CUDA_ERROR_OTHER): the id of the derived diagnosis whose
+	                                clue (the WARN's source file, the return chain's deepest
+	                                frame) names the component; this one became its echo */
 	double confidence;
 	char *title, *explanation;   /* placeholders filled in */
 	size_t *ev;                  /* indexes into bundle->ev.v, earliest first */
@@ -22,6 +26,8 @@ struct diagnosis {
 	int *ranks;                  /* sorted, unique */
 	size_t nranks;
 	uint64_t first_seq;
+	int unseen_action;           /* it blames a user action ("blames") that the bundle does
+	                                not show: a lead (correlate.c action_visible) */
 	int defect_version;          /* an NCCL defect with a version range (NCCL_BUG_UPGRADE):
 	                                DEFECT_CONFIRMED, DEFECT_VERSION_UNKNOWN, or 0 */
 };

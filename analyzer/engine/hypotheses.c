@@ -125,6 +125,25 @@ static int in_container(const struct bundle *b)
 	return 0;
 }
 
+/* Host RAM near full in telemetry close to the end of a log (DeepSpeed's
+ * see_memory_usage, psutil's percentage: 85% or more in the last 50 lines
+ * of its document): the kernel's OOM killer is a suspect for any rank that
+ * ended or went silent.  The percentage goes to *pct. */
+static int host_ram_high(const struct bundle *b, double *pct)
+{
+	const struct evidence *last = NULL;
+	for (size_t i = 0; i < b->ev.n; i++)
+		if (strcmp(b->ev.v[i].id, SIG_DS_SEE_MEMORY_USAGE_CPU) == 0)
+			last = &b->ev.v[i];
+	const char *p = last ? evidence_cap(last, "pct") : NULL;
+	if (!p || (*pct = strtod(p, NULL)) < 85)
+		return 0;
+	for (size_t i = 0; i < b->ndocs; i++)
+		if (strcmp(b->docs[i].path, last->path) == 0)
+			return last->line + 50 >= b->docs[i].lines;
+	return 0;
+}
+
 /* ---- the alternatives a diagnosis leaves open ---- */
 
 struct hyp {
@@ -196,6 +215,12 @@ static void open_alternatives(const struct bundle *b, const struct diagnosis *to
 	if (rest < 0.1)
 		rest = 0.1;
 	int ib = shows_ib(b);
+	double pct = 0;
+	if (strcmp(cat, CAT_RANK_FAILURE) != 0 && top->confidence < 0.9 && host_ram_high(b, &pct))
+		cand_add(c, CAT_RANK_FAILURE, rest * 0.6, NULL,
+		         "the host's RAM was near full close to the end of the log (DeepSpeed's see_memory_usage): "
+		         "`dmesg -T | grep -i -e 'killed process' -e oom` on that node; a rank the kernel's OOM killer ended "
+		         "shows exit -9 / SIGKILL in the launcher's summary");
 	/* in a container, /dev/shm is small unless the job asked for more: a
 	 * failure that names no cause may be NCCL's or a DataLoader's segment */
 	if (in_container(b) && strcmp(cat, CAT_SHM_EXHAUSTED) != 0 && top->confidence < 0.8)

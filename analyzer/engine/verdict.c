@@ -125,17 +125,33 @@ static void list_ranks(struct buf *o, const struct ranks *r, int complete)
 
 /* The first error diagnosis, specific or derived.  A known NCCL defect whose
  * version the bundle does not show (correlate.c) is no answer by itself: it
- * is taken only when nothing else names the failure (*lead). */
+ * is taken only when nothing else names the failure (*lead); so is a diagnosis
+ * that blames a user action the bundle does not show (correlate.c). */
 static const struct diagnosis *top_error(const struct bundle *b, int derived, const struct diagnosis **lead)
 {
 	for (size_t i = 0; i < b->ndiags; i++)
 		if (b->diags[i].def->severity == SEV_ERROR && b->diags[i].def->derived == derived) {
-			if (b->diags[i].defect_version != DEFECT_VERSION_UNKNOWN)
+			if (b->diags[i].defect_version != DEFECT_VERSION_UNKNOWN && !b->diags[i].unseen_action)
 				return &b->diags[i];
 			if (lead && !*lead)
 				*lead = &b->diags[i];
 		}
 	return NULL;
+}
+
+static const struct diagnosis *find_diag(const struct bundle *b, const char *id)
+{
+	for (size_t i = 0; i < b->ndiags; i++)
+		if (strcmp(b->diags[i].def->id, id) == 0)
+			return &b->diags[i];
+	return NULL;
+}
+
+/* what a derived diagnosis was derived from (its first evidence's "from") */
+static const char *from_of(const struct bundle *b, const struct diagnosis *d)
+{
+	const char *f = d->nev ? evidence_cap(&b->ev.v[d->ev[0]], "from") : NULL;
+	return f ? f : "its structure";
 }
 
 void verdict_decide(struct bundle *b)
@@ -169,7 +185,14 @@ void verdict_decide(struct bundle *b)
 		}
 	}
 
-	if (run && spec) {
+	const struct diagnosis *refined = spec && spec->refined_by ? find_diag(b, spec->refined_by) : NULL;
+	if (run && refined) {
+		/* a signature knows the failure, its generic result names no
+		 * component, and the WARN's file or the return chain does */
+		b->verdict = VERDICT_DIAGNOSED;
+		buf_printf(&why, "failure found: %s (%s, from %s; %s gives only a generic result)", refined->def->category,
+		           refined->def->id, from_of(b, refined), spec->def->id);
+	} else if (run && spec) {
 		b->verdict = VERDICT_DIAGNOSED;
 		buf_printf(&why, "failure found: %s (%s)", spec->def->category, spec->def->id);
 	} else if (run && (der || b->failure_count || launcher_failure(r) || nccltests < 0)) {

@@ -8,15 +8,16 @@
 #include <cjson/cJSON.h>
 
 #include "base/json.h"
+#include "parse/crash.h"
 #include "match/patids.h"
 #include "match/sigdb.h"
 #include "base/util.h"
 
-static const char *const FROM_NAMES[] = {"nccl_file", "nccl_result", "exception", "message"};
+static const char *const FROM_NAMES[] = {"nccl_file", "nccl_result", "exception", "message", "crash"};
 
 const char *derive_from_name(enum derive_from f)
 {
-	return f >= DERIVE_NCCL_FILE && f <= DERIVE_MESSAGE ? FROM_NAMES[f] : "?";
+	return f >= DERIVE_NCCL_FILE && f <= DERIVE_CRASH ? FROM_NAMES[f] : "?";
 }
 
 /* Where derive_load reports: "file:line: path: problem", the line of path
@@ -69,6 +70,8 @@ static void row_free(struct derive_row *r)
 	pcre2_code_free(r->file_re);
 	pcre2_code_free(r->msg_re);
 	pcre2_code_free(r->type_re);
+	pcre2_code_free(r->signal_re);
+	pcre2_code_free(r->frame_re);
 }
 
 void derive_truncate(struct sigdb *db, size_t n)
@@ -97,7 +100,7 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char
 	const cJSON *o;
 	cJSON_ArrayForEach(o, arr) {
 		char path[64];
-		snprintf(path, sizeof path, "derived[%zu]", idx);
+		json_path(path, sizeof path, "derived", "", (long)idx);
 		int before = errors;
 		struct derive_row r;
 		memset(&r, 0, sizeof r);
@@ -110,7 +113,7 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char
 		}
 		const char *id = json_str(o, "id"), *from = json_str(o, "from"), *cat = json_str(o, "category"),
 		           *why = json_str(o, "why"), *fre = json_str(o, "file"), *mre = json_str(o, "message"),
-		           *tre = json_str(o, "exception");
+		           *tre = json_str(o, "exception"), *sre = json_str(o, "signal"), *frre = json_str(o, "frame");
 		const cJSON *code = json_get(o, "code");
 		if (!id || strncmp(id, FAMILY_DERIVED, strlen(FAMILY_DERIVED)) != 0) {
 			derr(&dl, path, ".id", "a string starting \"derived.\" is required");
@@ -125,11 +128,11 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char
 			errors++;
 		}
 		int f = -1;
-		for (int k = 0; from && k < 4; k++)
+		for (int k = 0; from && k < 5; k++)
 			if (strcmp(from, FROM_NAMES[k]) == 0)
 				f = k;
 		if (f < 0) {
-			derr(&dl, path, ".from", "\"%s\" (expected nccl_file, nccl_result, exception or message)",
+			derr(&dl, path, ".from", "\"%s\" (expected nccl_file, nccl_result, exception, message or crash)",
 			         from ? from : "");
 			errors++;
 		}
@@ -145,6 +148,14 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char
 		}
 		if (f == DERIVE_MESSAGE && !mre) {
 			derr(&dl, path, "", "a message row needs \"message\"");
+			errors++;
+		}
+		if (f == DERIVE_CRASH && !sre && !frre) {
+			derr(&dl, path, "", "a crash row needs \"signal\" or \"frame\"");
+			errors++;
+		}
+		if ((sre || frre) && f != DERIVE_CRASH) {
+			derr(&dl, path, "", "\"signal\" and \"frame\" belong to crash rows");
 			errors++;
 		}
 		if (f == DERIVE_NCCL_RESULT && !mre && !cJSON_IsNumber(code)) {
@@ -163,16 +174,24 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char
 			errors++;
 		}
 		if (fre) {
-			snprintf(sub, sizeof sub, "%s.file", path);
+			json_path(sub, sizeof sub, path, ".file", -1);
 			r.file_re = compile(fre, &dl, sub, &errors);
 		}
 		if (mre) {
-			snprintf(sub, sizeof sub, "%s.message", path);
+			json_path(sub, sizeof sub, path, ".message", -1);
 			r.msg_re = compile(mre, &dl, sub, &errors);
 		}
 		if (tre) {
-			snprintf(sub, sizeof sub, "%s.exception", path);
+			json_path(sub, sizeof sub, path, ".exception", -1);
 			r.type_re = compile(tre, &dl, sub, &errors);
+		}
+		if (sre) {
+			json_path(sub, sizeof sub, path, ".signal", -1);
+			r.signal_re = compile(sre, &dl, sub, &errors);
+		}
+		if (frre) {
+			json_path(sub, sizeof sub, path, ".frame", -1);
+			r.frame_re = compile(frre, &dl, sub, &errors);
 		}
 		for (size_t k = 0; id && errors == before && k < db->nderived; k++)
 			if (strcmp(db->derived[k].id, id) == 0) {
@@ -207,13 +226,29 @@ static int re_on(void *re, const char *s, size_t n)
 	return rc >= 0;
 }
 
-/* "torch.distributed.DistNetworkError: text" -> "torch.distributed.DistNetworkError" */
-static size_t exception_type(const char *p, size_t n)
+static int type_char(char c)
+{
+	return c == '_' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* "torch.distributed.DistNetworkError: text" -> "torch.distributed.DistNetworkError";
+ * a wrapper's "ray.exceptions.RayTaskError(OutOfMemoryError): text" -> the type it
+ * wraps, "OutOfMemoryError" (*off its start): the content, not the wrapper. */
+static size_t exception_type_at(const char *p, size_t n, size_t *off)
 {
 	size_t i = 0;
-	while (i < n && (p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
-	                 (p[i] >= '0' && p[i] <= '9')))
+	*off = 0;
+	while (i < n && type_char(p[i]))
 		i++;
+	if (i > 0 && i + 2 < n && p[i] == '(') {
+		size_t j = i + 1;
+		while (j < n && type_char(p[j]))
+			j++;
+		if (j > i + 1 && j + 1 < n && p[j] == ')' && p[j + 1] == ':') {
+			*off = i + 1;
+			return j - i - 1;
+		}
+	}
 	if (i < n && p[i] == ':')
 		return i;
 	/* the type alone on its line (raised without a message) */
@@ -221,6 +256,12 @@ static size_t exception_type(const char *p, size_t n)
 	    ((memcmp(p + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(p + i - 9, "Exception", 9) == 0)))
 		return i;
 	return 0;
+}
+
+static size_t exception_type(const char *p, size_t n)
+{
+	size_t off;
+	return exception_type_at(p, n, &off);
 }
 
 const struct derive_row *derive_match(const struct sigdb *db, const struct derive_input *in0)
@@ -232,7 +273,7 @@ const struct derive_row *derive_match(const struct sigdb *db, const struct deriv
 		cp.msg++;
 		cp.msgn--;
 	}
-	size_t tn = in->exception ? exception_type(in->msg, in->msgn) : 0;
+	size_t toff = 0, tn = in->exception ? exception_type_at(in->msg, in->msgn, &toff) : 0;
 	/* a component's own line structure ("[TensorRT-LLM][ERROR] CUDA runtime
 	 * error in ...") says more than the words of an ncclResult in it
 	 * ("invalid argument" is also a CUDA error string): message rows first */
@@ -248,7 +289,7 @@ const struct derive_row *derive_match(const struct sigdb *db, const struct deriv
 				continue;
 			return r;
 		case DERIVE_EXCEPTION:
-			if (!tn || !re_on(r->type_re, in->msg, tn))
+			if (!tn || !re_on(r->type_re, in->msg + toff, tn))
 				continue;
 			if (r->msg_re && !re_on(r->msg_re, in->msg, in->msgn))
 				continue;
@@ -260,9 +301,18 @@ const struct derive_row *derive_match(const struct sigdb *db, const struct deriv
 				return r;
 			continue;
 		case DERIVE_MESSAGE:
-			if (!in->src && re_on(r->msg_re, in->msg, in->msgn))
+			if (!in->src && !in->crash && re_on(r->msg_re, in->msg, in->msgn))
 				return r;
 			continue;
+		case DERIVE_CRASH:
+			if (!in->crash)
+				continue;
+			/* no signal (a dump of a live process) is the empty name: "^$" */
+			if (r->signal_re && !re_on(r->signal_re, in->signal ? in->signal : "", in->signal ? strlen(in->signal) : 0))
+				continue;
+			if (r->frame_re && !(in->frames && re_on(r->frame_re, in->frames, strlen(in->frames))))
+				continue;
+			return r;
 		}
 	}
 	return NULL;
@@ -346,6 +396,50 @@ int derive_input_from_line(const struct logline *ll, struct derive_input *in)
 	return ll->level == LINE_PLAIN && ll->msg.n > 0;
 }
 
+int derive_input_from_block(const char *text, struct derive_input *in, char *sigbuf, size_t sign, char *framesbuf,
+                            size_t framesn)
+{
+	memset(in, 0, sizeof *in);
+	in->code = -1;
+	struct crash c, done, got;
+	memset(&c, 0, sizeof c);
+	int closed, have = 0;
+	uint64_t lineno = 0;
+	const char *p = text;
+	for (;;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		struct logline ll;
+		logline_parse(p, len, &ll);
+		crash_line(&c, &ll, ++lineno, 1, &done, &closed);
+		if (closed && !have) {
+			got = done;
+			have = 1;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	crash_end(&c, &done, &closed);
+	if (closed && !have) {
+		got = done;
+		have = 1;
+	}
+	if (!have)
+		return 0;
+	in->crash = 1;
+	const char *sn = crash_signal_name(got.sig);
+	if (sn) {
+		snprintf(sigbuf, sign, "%s", sn);
+		in->signal = sigbuf;
+	}
+	if (got.textn) {
+		snprintf(framesbuf, framesn, "%s", got.text);
+		in->frames = framesbuf;
+	}
+	return 1;
+}
+
 int derive_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 {
 	int fails = 0;
@@ -363,9 +457,16 @@ int derive_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 					continue;
 				}
 				struct logline ll;
-				logline_parse(it->valuestring, strlen(it->valuestring), &ll);
 				struct derive_input in;
-				const struct derive_row *got = derive_input_from_line(&ll, &in) ? derive_match(db, &in) : NULL;
+				const struct derive_row *got;
+				char sigbuf[16], framesbuf[CRASH_FRAMES_TEXT];
+				if (r->from == DERIVE_CRASH) /* a block: the banner and its frames */
+					got = derive_input_from_block(it->valuestring, &in, sigbuf, sizeof sigbuf, framesbuf,
+					                              sizeof framesbuf) ? derive_match(db, &in) : NULL;
+				else {
+					logline_parse(it->valuestring, strlen(it->valuestring), &ll);
+					got = derive_input_from_line(&ll, &in) ? derive_match(db, &in) : NULL;
+				}
 				if (!neg && got != r) {
 					msgs_add(m, "%s: derived[%zu].samples[%zu]: \"%s\" derives %s%s%s", r->file, r->index, k,
 					         r->id, got ? "row " : "nothing", got ? got->id : "",

@@ -13,7 +13,9 @@
  *               message;
  *   message     a record PyTorch or a launcher prints in a fixed form
  *               (the watchdog's "Watchdog caught collective operation
- *               timeout"), on any failure line.
+ *               timeout"), on any failure line;
+ *   crash       a native crash or stack dump (parse/crash.h): the signal
+ *               and the innermost frames that name NCCL, c10d or CUDA.
  * The first row that matches wins; its category becomes a diagnosis marked
  * "derived" (lower confidence, ranked after every specific one; the
  * explanation says it was derived and from what).  Rows are data, each with
@@ -29,7 +31,7 @@ struct sigdb;
 struct msgs;
 struct cJSON;
 
-enum derive_from { DERIVE_NCCL_FILE, DERIVE_NCCL_RESULT, DERIVE_EXCEPTION, DERIVE_MESSAGE };
+enum derive_from { DERIVE_NCCL_FILE, DERIVE_NCCL_RESULT, DERIVE_EXCEPTION, DERIVE_MESSAGE, DERIVE_CRASH };
 
 struct derive_row {
 	char *id;
@@ -39,6 +41,8 @@ struct derive_row {
 	void *file_re;         /* pcre2_code: on the NCCL source file (nccl_file) */
 	void *msg_re;          /* pcre2_code or NULL: on the message */
 	void *type_re;         /* pcre2_code: on the exception type (exception) */
+	void *signal_re;       /* pcre2_code or NULL: on the signal's name, "SIGBUS" (crash) */
+	void *frame_re;        /* pcre2_code or NULL: on the crash's NCCL/c10d/CUDA frames (crash) */
 	int code;              /* nccl_result: the ncclResult number, -1 none */
 	char *category;
 	char *why;
@@ -52,6 +56,9 @@ struct derive_input {
 	size_t msgn;
 	int code;              /* return code of a chain frame, -1 none */
 	int exception;         /* msg is a Python exception line ("Type: text") */
+	int crash;             /* a crash block: signal and frames below */
+	const char *signal;    /* its signal's name ("SIGBUS"), or NULL */
+	const char *frames;    /* its frames that name NCCL, c10d or CUDA, '\n' between them, or NULL */
 };
 
 /* Load one file's "derived" array (a JSON array) into db.  Errors go to m as
@@ -70,6 +77,12 @@ const struct derive_row *derive_match(const struct sigdb *db, const struct deriv
 int derive_input_from_line(const struct logline *ll, struct derive_input *in);
 /* A return-chain frame "init.cc:1234 -> 2" (INFO): its file and code. */
 int derive_chain_frame(const struct span *m, struct span *file, int *code);
+/* A crash row's input from a block of lines (check-db's samples of crash
+ * rows are blocks: the banner and the frames, '\n' between lines): runs
+ * them through crash.h; sigbuf and framesbuf hold the strings in *in.
+ * Returns 0 when the text holds no crash block. */
+int derive_input_from_block(const char *text, struct derive_input *in, char *sigbuf, size_t sign, char *framesbuf,
+                            size_t framesn);
 /* check-db: every row's samples derive to that row, its negative samples
  * to another row or none.  Returns failures; counts passes in *ok. */
 int derive_selftest(const struct sigdb *db, struct msgs *m, size_t *ok);

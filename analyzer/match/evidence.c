@@ -17,6 +17,7 @@ static void evidence_free(struct evidence *e)
 	free(e->path);
 	free(e->text);
 	free(e->host);
+	free(e->src);
 	free(e->ts);
 	for (size_t i = 0; i < e->ncaps; i++) {
 		free(e->caps[i].name);

@@ -31,6 +31,7 @@ struct evidence {
 	struct { size_t start, end; } match, *cspan; /* cspan: ncaps items or NULL */
 	int rank;          /* -1 unknown */
 	char *host;        /* NULL unknown */
+	char *src;         /* the source file of an NCCL WARN line ("transport/nvls.cc"), or NULL */
 	long pid;          /* -1 unknown */
 	char *ts;          /* timestamp as printed, NULL when none */
 	struct capture *caps;
@@ -82,6 +83,37 @@ struct chain_clue {
 	size_t rawlength;
 	char *src;
 	int code;
+	char *host;
+	long pid;
+	int rank;
+};
+
+/* A native crash or stack dump (parse/crash.h): its banner line, the signal,
+ * and the innermost frames that name NCCL, c10d or CUDA, for the derived
+ * crash rows (derive.h). */
+struct crash_clue {
+	char *path;
+	uint64_t line;    /* the banner */
+	char *raw;        /* the banner line, as failure_line's */
+	size_t rawlength;
+	int sig;          /* 0: the block does not say */
+	char *frame;      /* the innermost NCCL/c10d/CUDA frame, or NULL */
+	uint64_t frame_line;
+	char *frames;     /* every such frame, '\n' between them, or NULL */
+	char *host;       /* the banner's NCCL host or a wrapper's, or NULL */
+	long pid;         /* -1 none */
+	int rank;
+};
+
+/* The floor's pick (linekw.h, docs/derived.md "The floor"): the first line
+ * of the lowest tier that holds one of its keywords; kw -1 when none. */
+struct floor_pick {
+	int kw;           /* index into linekw.h's floor keywords, -1 none */
+	int tier;
+	char *path;
+	uint64_t line;
+	char *raw;        /* the line, as failure_line's */
+	size_t rawlength;
 	char *host;
 	long pid;
 	int rank;

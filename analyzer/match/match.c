@@ -27,6 +27,7 @@ struct matcher {
 	size_t ncand;
 	int level;            /* level of the line being matched */
 	uint64_t kw;          /* keywords found by the scan (linekw.h) */
+	uint64_t floor;       /* the floor's keywords found by the scan (linekw.h) */
 };
 
 struct matcher *matcher_new(const struct sigdb *db)
@@ -111,8 +112,11 @@ uint64_t matcher_limited(const struct matcher *mt, size_t si)
 static void on_hit(void *ctx, uint32_t v)
 {
 	struct matcher *mt = ctx;
-	if (v & LINEKW_FLAG) {
-		mt->kw |= KW_BIT(v & ~LINEKW_FLAG);
+	if (v & (LINEKW_FLAG | FLOORKW_FLAG)) {
+		if (v & LINEKW_FLAG)
+			mt->kw |= KW_BIT(v & 0xff);
+		if (v & FLOORKW_FLAG)
+			mt->floor |= (uint64_t)1 << ((v >> 8) & 63);
 		return;
 	}
 	if (mt->stamp[v] == mt->gen)
@@ -131,9 +135,14 @@ size_t matcher_scan(struct matcher *mt, struct logline *ll)
 	}
 	mt->ncand = 0;
 	mt->kw = 0;
+	mt->floor = 0;
 	mt->level = ll->level;
-	acmatch_search(db->ac, ll->msg.p, ll->msg.n, on_hit, mt);
+	/* from the first logger header on (logline.h: head), so that a logger's
+	 * name still counts as a keyword; the regexes run on the message */
+	const char *p = ll->head && ll->head < ll->msg.p ? ll->head : ll->msg.p;
+	acmatch_search(db->ac, p, (size_t)(ll->msg.p + ll->msg.n - p), on_hit, mt);
 	ll->kw = mt->kw;
+	ll->floor = mt->floor;
 	ll->kw_known = 1;
 	int lv = ll->level;
 	for (size_t i = 0; i < db->nalways[lv]; i++)

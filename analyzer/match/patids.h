@@ -17,6 +17,16 @@ struct sigdb;
 #define SIG_IB_USING_DEVICES         "ib.using_devices"
 #define SIG_IB_LIBIBVERBS_MISSING    "ib.libibverbs_missing"
 #define SIG_CUDA_NCCL_UNHANDLED_CUDA "cuda.nccl_unhandled_cuda"
+/* one interface name on hosts whose interfaces differ (rules_infer.c) */
+#define SIG_SOCKET_NO_INTERFACE_FOUND "socket.no_interface_found"
+/* host telemetry (hypotheses.c: host RAM near full makes the OOM killer a suspect) */
+#define SIG_DS_SEE_MEMORY_USAGE_CPU "ds.see_memory_usage_cpu"
+/* signatures of the call before an error (rules_infer.c) */
+#define SIG_VLLM_PYNCCL_COMM_INIT_CALL "vllm.pynccl_comm_init_call"
+#define SIG_DEVICE_DUPLICATE_GPU       "device.duplicate_gpu"
+/* signatures of a lost rendezvous-store connection (rules_infer.c) */
+#define SIG_RDZV_STORE_CONNECTION_CLOSED "rdzv.store_connection_closed"
+#define SIG_C10D_STORE_SOCKET_FAILED     "c10d.store_socket_failed"
 /* signatures that say a job hung or timed out (rules_host.c: ACS with a hang) */
 #define SIG_COLL_WATCHDOG_TIMEOUT      "coll.watchdog_timeout"
 #define SIG_COLL_HEARTBEAT_STUCK       "coll.heartbeat_stuck"
@@ -70,6 +80,7 @@ struct sigdb;
 #define FAMILY_FLIGHT "flight."
 #define FAMILY_IB     "ib."
 #define FAMILY_DERIVED "derived."  /* rows and diagnoses of patterns/derived.json */
+#define FAMILY_FLOOR "floor."      /* the keyword tier's diagnoses (patterns/floor.json, rules_floor.c) */
 
 /* categories (TAXONOMY) that cascade.c treats as echo-prone */
 #define CAT_RANK_FAILURE       "RANK_FAILURE"

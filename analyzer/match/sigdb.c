@@ -11,12 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "base/util.h"
 #include <sys/stat.h>
 
 #include "base/hash.h"
 #include "base/json.h"
+#include "base/util.h"
 #include "parse/linekw.h"
 #include "parse/logline.h"
 #include "base/version.h"
@@ -83,6 +82,8 @@ static void diag_free(struct diagdef *d)
 	strvec_free(&d->when_any);
 	strvec_free(&d->when_all);
 	strvec_free(&d->when_none);
+	strvec_free(&d->blames_env);
+	strvec_free(&d->blames_any);
 	strvec_free(&d->cascade_of);
 	strvec_free(&d->references);
 }
@@ -384,10 +385,12 @@ static const struct known_keys {
 	                              "benign", "benign_block", NULL}},
 	{"sample", "a sample", {"line", "captures", NULL}},
 	{"diagnosis", "a diagnosis", {"id", "category", "severity", "role", "confidence", "title", "explanation", "fix",
-	                              "verify_env", "when", "cascade_of", "references", "derived", NULL}},
+	                              "verify_env", "when", "cascade_of", "references", "derived", "generic", "blames",
+	                              NULL}},
+	{"blames", "\"blames\"", {"env", "any", NULL}},
 	{"when", "\"when\"", {"any", "all", "none", "nccl", "nccl_implied", NULL}},
-	{"derived", "a derived row", {"id", "from", "file", "message", "exception", "code", "category", "why", "samples",
-	                              "negative_samples", "references", NULL}},
+	{"derived", "a derived row", {"id", "from", "file", "message", "exception", "code", "signal", "frame", "category",
+	                              "why", "samples", "negative_samples", "references", NULL}},
 };
 
 static const struct known_keys *known_keys(const char *object)
@@ -466,6 +469,23 @@ static void check_keys(struct loadctx *c, const cJSON *o, const char *path, cons
 		buf_free(&list);
 		buf_free(&sub);
 	}
+}
+
+/* Whether every key of o is one of object's: the common case, tested
+ * before the path of an error message is formatted (start-up formats no
+ * path for the ~1800 samples of the database). */
+static int keys_known(const cJSON *o, const char *object)
+{
+	const char *const *keys = known_keys(object)->keys;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, o) {
+		int known = 0;
+		for (size_t k = 0; keys[k] && !known; k++)
+			known = it->string[0] == keys[k][0] && strcmp(it->string, keys[k]) == 0;
+		if (!known)
+			return 0;
+	}
+	return 1;
 }
 
 static const char *get_str(struct loadctx *c, const cJSON *o, const char *key, const char *path, int required)
@@ -598,7 +618,7 @@ static size_t read_capnames(struct signature *s)
 static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, size_t idx)
 {
 	char path[64];
-	snprintf(path, sizeof path, "signatures[%zu]", idx);
+	json_path(path, sizeof path, "signatures", "", (long)idx);
 	if (!cJSON_IsObject(o)) {
 		lerr(c, path, "must be an object");
 		return;
@@ -629,15 +649,14 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	size_t k = 0;
 	const cJSON *it;
 	cJSON_ArrayForEach(it, samples) {
-		if (cJSON_IsObject(it)) {
-			snprintf(sub, sizeof sub, "%s.samples[%zu]", path, k);
+		if (cJSON_IsObject(it) && !keys_known(it, "sample")) {
+			json_path(sub, sizeof sub, path, ".samples", (long)k);
 			check_keys(c, it, sub, "sample");
 		}
 		k++;
 	}
 	struct strvec lits = {0};
-	snprintf(sub, sizeof sub, "%s", path);
-	get_strvec(c, o, "literals", sub, &lits);
+	get_strvec(c, o, "literals", path, &lits);
 	for (size_t i = 0; i < lits.n; i++)
 		if (!lits.v[i][0]) {
 			snprintf(sub, sizeof sub, "%s.literals[%zu]", path, i);
@@ -716,7 +735,7 @@ static int parse_role(const char *s, enum role *out)
 static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, size_t idx)
 {
 	char path[64], sub[128];
-	snprintf(path, sizeof path, "diagnoses[%zu]", idx);
+	json_path(path, sizeof path, "diagnoses", "", (long)idx);
 	if (!cJSON_IsObject(o)) {
 		lerr(c, path, "must be an object");
 		return;
@@ -749,6 +768,12 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		lerr(c, sub, "must be true or false");
 	}
 	d.derived = cJSON_IsTrue(der);
+	const cJSON *gen = json_get(o, "generic");
+	if (gen && !cJSON_IsBool(gen)) {
+		snprintf(sub, sizeof sub, "%s.generic", path);
+		lerr(c, sub, "must be true or false");
+	}
+	d.generic = cJSON_IsTrue(gen);
 	d.confidence = 0.8;
 	const cJSON *conf = cJSON_GetObjectItemCaseSensitive(o, "confidence");
 	if (conf) {
@@ -778,7 +803,7 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		}
 	}
 	const cJSON *when = cJSON_GetObjectItemCaseSensitive(o, "when");
-	snprintf(sub, sizeof sub, "%s.when", path);
+	json_path(sub, sizeof sub, path, ".when", -1);
 	if (!cJSON_IsObject(when)) {
 		lerr(c, path, "\"when\" must be an object");
 	} else {
@@ -805,6 +830,19 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 			lerr(c, sub2, "must be true or false, beside a \"nccl\" range");
 		}
 		d.nccl_implied = cJSON_IsTrue(imp);
+	}
+	const cJSON *bl = json_get(o, "blames");
+	if (bl) {
+		snprintf(sub, sizeof sub, "%s.blames", path);
+		if (!cJSON_IsObject(bl)) {
+			lerr(c, sub, "must be an object (\"env\": variables, \"any\": evidence ids)");
+		} else {
+			check_keys(c, bl, sub, "blames");
+			get_strvec(c, bl, "env", sub, &d.blames_env);
+			get_strvec(c, bl, "any", sub, &d.blames_any);
+			if (d.blames_env.n == 0 && d.blames_any.n == 0)
+				lerr(c, sub, "needs a variable in \"env\" or an id in \"any\"");
+		}
 	}
 	if (c->errors != before) {
 		diag_free(&d);
@@ -879,7 +917,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 		i = 0;
 		cJSON_ArrayForEach(it, der) {
 			char path[48];
-			snprintf(path, sizeof path, "derived[%zu]", i++);
+			json_path(path, sizeof path, "derived", "", (long)i++);
 			if (cJSON_IsObject(it))
 				check_keys(&c, it, path, "derived");
 		}
@@ -1218,6 +1256,12 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 					     d->index, lname[k], j, lists[k]->v[j]);
 					errors++;
 				}
+			}
+		for (size_t j = 0; j < d->blames_any.n; j++)
+			if (!sigdb_sig(db, d->blames_any.v[j]) && !evidence_id_known(db, d->blames_any.v[j])) {
+				ferr(db, m, d->file, "diagnoses[%zu].blames.any[%zu]: no signature or fact rule \"%s\"", d->index, j,
+				     d->blames_any.v[j]);
+				errors++;
 			}
 		for (size_t j = 0; j < d->cascade_of.n; j++)
 			if (!sigdb_diag(db, d->cascade_of.v[j])) {

@@ -84,6 +84,13 @@ struct diagdef {
 	int derived;              /* "derived": true - a category derived from NCCL's or
 	                             torch's structure, not a specific signature: ranked
 	                             after every specific diagnosis (docs/derived.md) */
+	int generic;              /* "generic": true - its message is a generic result (a CUDA
+	                             error string, ncclSystemError, 'unknown error') that names no
+	                             component: the WARN's source file or the return chain's
+	                             deepest frame may say more (rules_derived.c, cascade.c) */
+	struct strvec blames_env, blames_any; /* "blames": the user action it blames is visible
+	                             when one of these variables is set (facts.env) or one
+	                             of these ids is evidence; else it is a lead (correlate.c) */
 	cJSON *json;
 };
 

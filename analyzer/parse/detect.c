@@ -67,6 +67,39 @@ static int env_like_lines(const char *h, size_t n, int *total)
 	return envl;
 }
 
+/* A kernel log (dmesg "[  12.345678] ...", journalctl -k / syslog "...
+ * kernel: ..."): most of its first lines are such lines.  It is text, read
+ * as a log (bundle.c feeds its lines to the kernel-message parser), never a
+ * report: its messages quote anything ("nvidia-", "==>", "NVRM version:"). */
+static int kernel_log(const char *h, size_t n)
+{
+	int lines = 0, kern = 0;
+	size_t i = 0;
+	while (i < n && lines < 50) {
+		const char *nl = memchr(h + i, '\n', n - i);
+		size_t e = nl ? (size_t)(nl - h) : n;
+		const char *s = h + i;
+		size_t len = e - i;
+		if (len) {
+			lines++;
+			size_t k = 0;
+			if (s[0] == '[') {
+				k = 1;
+				while (k < len && s[k] == ' ')
+					k++;
+				size_t d = k;
+				while (k < len && ((s[k] >= '0' && s[k] <= '9') || s[k] == '.'))
+					k++;
+				kern += k > d && k < len && s[k] == ']';
+			} else if (memmem(s, len < 80 ? len : 80, " kernel: ", 9)) {
+				kern++;
+			}
+		}
+		i = e + 1;
+	}
+	return lines >= 3 && kern * 10 >= lines * 8;
+}
+
 enum doc_kind detect_kind(const char *h, size_t n, int complete)
 {
 	(void)complete;
@@ -115,9 +148,14 @@ enum doc_kind detect_kind(const char *h, size_t n, int complete)
 	if (bad * 10 > look - nulruns)
 		return DOC_BINARY;
 
+	int own = detect_collected(h, n);
+	if (own >= 0)
+		return (enum doc_kind)own;
 	if (has(h, n, " NCCL INFO ") || has(h, n, " NCCL WARN ") || has(h, n, " NCCL WARN\n") ||
 	    has(h, n, "NCCL CALL "))
 		return DOC_NCCL_LOG;
+	if (kernel_log(h, n))
+		return DOC_TEXT;
 	int sys = detect_sysreport(h, n);
 	if (sys >= 0)
 		return (enum doc_kind)sys;

@@ -26,6 +26,9 @@ enum doc_kind {
 	DOC_LSPCI,         /* lspci -vvv */
 	DOC_INTERFACES,    /* ip addr, ip -br addr, ifconfig */
 	DOC_HOST_CONFIG,   /* ulimit -a, df /dev/shm, mount, lsmod, libnccl listings, ompi_info */
+	DOC_P2P_BANDWIDTH, /* cuda-samples p2pBandwidthLatencyTest */
+	DOC_COLLECT_MANIFEST, /* nccl-triage collect / run: manifest*.jsonl (parse_collect.c) */
+	DOC_TRIAGE_REPORT, /* the report run kept in its bundle: not read again */
 	DOC_FLIGHT_RECORDER, /* a PyTorch flight-recorder dump, pickle or JSON (parse/flight.h) */
 	DOC_KIND_COUNT
 };
@@ -41,6 +44,10 @@ int doc_kind_is_log(enum doc_kind k);
  * registry of system-report kinds, sysreport.c. */
 int detect_sysreport(const char *head, size_t len);
 const char *sysreport_kind_name(enum doc_kind k);
+/* nccl-triage's own files in a bundle (a collect manifest, a report run
+ * kept): recognised by their first bytes before anything else, a DOC_*
+ * value or -1 (parse_collect.c). */
+int detect_collected(const char *head, size_t len);
 /* Whether the lines of a system report of this kind are also scanned by
  * signatures, as a log's are (its kind's lines_scanned, sysreport.c):
  * listings that quote what signatures know (ulimit -a's memlock line). */

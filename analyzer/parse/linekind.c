@@ -3,6 +3,7 @@
 
 #include <string.h>
 #include "parse/linekw.h"
+#include "parse/peel.h"
 
 /* The bytes of a dotted identifier ("torch.distributed.DistBackendError") */
 #define LK_R(a, b) [a] = 1, [a + 1] = 1, [a + 2] = 1, [a + 3] = 1, [a + 4] = 1, [a + 5] = 1, [a + 6] = 1, [a + 7] = 1
@@ -16,13 +17,6 @@ static const unsigned char IDENT[256] = {
 static int letter(char c)
 {
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-}
-
-/* "[W Utils.hpp:108] ...", "[I1130 14:17:06.71 ...]" */
-static int torch_record(const char *p, size_t n)
-{
-	return n >= 4 && p[0] == '[' && (p[1] == 'W' || p[1] == 'I' || p[1] == 'E' || p[1] == 'F') &&
-	       (p[2] == ' ' || (p[2] >= '0' && p[2] <= '9'));
 }
 
 static void classify(const struct logline *ll, uint64_t kw, struct linekind *out)
@@ -52,11 +46,14 @@ static void classify(const struct logline *ll, uint64_t kw, struct linekind *out
 	while (i < qn && IDENT[(unsigned char)q[i]])
 		i++;
 	int alone = i == qn && memchr(q, '.', qn) != NULL; /* "a.b.RendezvousTimeoutError" alone */
-	k.exception = (unsigned char)(i > 5 && ((i < qn && q[i] == ':') || alone) &&
-	              ((i >= 5 && memcmp(q + i - 5, "Error", 5) == 0) || (i >= 9 && memcmp(q + i - 9, "Exception", 9) == 0)));
+	int typed = i > 5 && (memcmp(q + i - 5, "Error", 5) == 0 || (i >= 9 && memcmp(q + i - 9, "Exception", 9) == 0));
+	/* a wrapper's type with the type it wraps: "ray.exceptions.RayTaskError(OutOfMemoryError): " */
+	const char *paren = typed && i + 2 < qn && q[i] == '(' ? memchr(q + i, ')', qn - i) : NULL;
+	int wraps = paren && (size_t)(paren - q) + 1 < qn && paren[1] == ':';
+	k.exception = (unsigned char)(typed && ((i < qn && q[i] == ':') || alone || wraps));
 	if (!k.exception)
 		k.indent = 0;
-	k.torch_record = (unsigned char)torch_record(p, n);
+	k.torch_record = ll->logger_kind == PL_C10; /* peel took its header off the message */
 	/* the first byte that is not a blank (the nccl-tests parser skips
 	 * these, and reads at most its line buffer's 1023 bytes) */
 	size_t lim = n < 1023 ? n : 1023;

@@ -7,7 +7,8 @@
  *   LK_TRACEBACK  a Python traceback's header, frame ('  File "..."') or
  *                 exception line ("module.NameError: text")
  *   LK_TORCH      PyTorch's own logging ("[W Utils.hpp:108] ...", "[E1130
- *                 14:17:06 ProcessGroupNCCL.cpp:...]") and the watchdog's
+ *                 14:17:06 ProcessGroupNCCL.cpp:...]": its header peeled,
+ *                 ll->logger_kind) and the watchdog's
  *                 ProcessGroupNCCL lines (keywords of linekw.h)
  *   LK_TABLE      a line that starts, after blanks, with '#' or a digit: the
  *                 header and rows of a result table (nccl-tests), also
@@ -27,13 +28,15 @@
  * struct logline).  Beside the kind, the facts more than one consumer
  * tested on its own:
  *   exception     a Python exception line: an identifier run ([A-Za-z0-9_.])
- *                 that ends in "Error" or "Exception" followed by ':' or by
- *                 nothing (then it holds a '.'), at the start of the message
- *                 or after up to 16 blanks before a letter (a paste indented
- *                 as a whole; indent says how many)
+ *                 that ends in "Error" or "Exception" followed by ':', by a
+ *                 wrapped type and ':' ("RayTaskError(OutOfMemoryError): "),
+ *                 or by nothing (then it holds a '.'), at the start of the
+ *                 message or after up to 16 blanks before a letter (a paste
+ *                 indented as a whole; indent says how many)
  *   table_row     the first byte after blanks (' ', tab, CR, NUL, in the
  *                 first 1023 bytes) is '#' or a digit, whatever the kind
- *   torch_record  "[W ...", "[I1130 ..." (W, I, E, F then a space or digit)
+ *   torch_record  PyTorch's c10 logger header ("[W ...", "[I1130 ...]"),
+ *                 which peel.c takes off the message (ll->logger_kind PL_C10)
  * The three are set for plain lines and NCCL lines without a pid (ranks.c
  * reads those as plain ones); 0 for the other NCCL lines. */
 

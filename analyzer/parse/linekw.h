@@ -45,6 +45,9 @@ enum linekw {
 	                         backtrace, a c10d collective in a Python traceback (ranks.c) */
 	KW_SPAWN_EXIT,        /* torch.multiprocessing.spawn: "process 3 terminated with signal SIGKILL" */
 	KW_PROGRESS,          /* a datasets map progress bar ("... [30:11<38:27, 1578.58 examples/s]") */
+	KW_CRASH,             /* a crash handler's or a stack dump's banner (crash.h), besides the four above */
+	KW_LIB_ERROR,         /* "<lib> error: ... at file:line", an old nccl-tests "NCCL failure file:line",
+	                         a health check's failure (bundle.c: failure lines) */
 	KW_COUNT
 };
 
@@ -53,11 +56,32 @@ enum linekw {
  * on the benign list (patterns/benign.json), so that the rank timelines do
  * not take it for an error. */
 #define KW_BENIGN_BIT ((uint64_t)1 << 62)
-/* acmatch values with this bit are keywords (the low bits are the enum) */
+/* acmatch values with this bit are keywords (the low 8 bits are the enum) */
 #define LINEKW_FLAG 0x80000000u
 
-/* Add every keyword literal to ac, with the value LINEKW_FLAG | k. */
+/* Add every keyword literal to ac, with the value LINEKW_FLAG | k, and
+ * every floor keyword, with FLOORKW_FLAG | index. */
 void linekw_add(struct acmatch *ac);
+
+/* The floor (docs/derived.md, "The floor"): a keyword tier that names a
+ * category when nothing specific does.  Each keyword names one category;
+ * tier 1 is a phrase that states its cause, counted on any line: the
+ * prefilter pass finds those (ll->floor: bit i for keyword i); tier 2 counts
+ * only on a failure line (an NCCL WARN, a line with a failure word) that is
+ * a failure line or matched a signature: floorkw_failure_line, until the
+ * bundle has a pick (the first one wins, so few lines are searched). */
+#define FLOORKW_FLAG 0x40000000u /* with the floor keyword's index in bits 8-13 */
+struct floorkw {
+	const char *text;
+	const char *category;
+	int tier;
+};
+size_t floorkw_count(void);
+const struct floorkw *floorkw_get(size_t i);
+/* The floor's tier-1 mask of a message, by searching (slow path, tests). */
+uint64_t floorkw_scan(const char *s, size_t n);
+/* The first tier-2 keyword in a failure line, or -1. */
+int floorkw_failure_line(const char *s, size_t n);
 /* The mask for a message, by searching for each literal (slow path). */
 uint64_t linekw_scan(const char *s, size_t n);
 

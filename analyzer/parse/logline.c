@@ -4,6 +4,7 @@
 
 #include <string.h>
 #include "parse/linekw.h"
+#include "parse/peel.h"
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -28,191 +29,6 @@ static int has_prefix(const char *s, size_t n, const char *lit)
 {
 	size_t l = strlen(lit);
 	return n >= l && memcmp(s, lit, l) == 0;
-}
-
-/* "2024-05-01T12:00:00.123456Z " or "2024-05-01T12:00:00+02:00 " (container
- * runtimes and log collectors put this in front of everything). */
-static size_t iso_timestamp(const char *s, size_t n)
-{
-	if (n < 20 || !is_digit(s[0]) || s[4] != '-' || s[7] != '-' || s[10] != 'T')
-		return 0;
-	size_t i = 11;
-	while (i < n && (is_digit(s[i]) || s[i] == ':' || s[i] == '.' || s[i] == 'Z' ||
-	                 s[i] == '+' || s[i] == '-'))
-		i++;
-	if (i < n && s[i] == ' ')
-		return i + 1;
-	return 0;
-}
-
-/* "2025-02-18 12:54 " / "2025-02-18 12:54:07 " / "2025-02-18 12:54:07,123 ": a
- * collector's date and time with a space, minutes or seconds (the bracketed
- * form is NCCL's own and is left to nccl_prefix). */
-static size_t date_space_time(const char *s, size_t n)
-{
-	if (n < 18 || !is_digit(s[0]) || s[4] != '-' || s[7] != '-' || s[10] != ' ' || !is_digit(s[11]) ||
-	    !is_digit(s[12]) || s[13] != ':' || !is_digit(s[14]) || !is_digit(s[15]))
-		return 0;
-	size_t i = 16;
-	while (i < n && (is_digit(s[i]) || s[i] == ':' || s[i] == '.' || s[i] == ','))
-		i++;
-	if (i < n && s[i] == ' ')
-		return i + 1;
-	return 0;
-}
-
-/* An ANSI colour sequence at s: the escape byte itself, or written out
- * the way a pasted log shows it ("^[[0m" from cat -v / less, "\x1b[0m",
- * "\033[0m", "\u001b[0m", "\e[0m" from JSON or source), or what is left
- * when the escape byte was lost in a copy ("[1;36m").  Returns its length. */
-static size_t ansi_seq(const char *s, size_t n)
-{
-	size_t i;
-	if (n >= 3 && s[0] == 0x1b && s[1] == '[')
-		i = 2;
-	else if (n >= 4 && s[0] == '^' && s[1] == '[' && s[2] == '[')
-		i = 3;
-	else if (n >= 6 && s[0] == '\\' && s[1] == 'x' && s[2] == '1' && (s[3] == 'b' || s[3] == 'B') && s[4] == '[')
-		i = 5;
-	else if (n >= 6 && s[0] == '\\' && s[1] == '0' && s[2] == '3' && s[3] == '3' && s[4] == '[')
-		i = 5;
-	else if (n >= 4 && s[0] == '\\' && s[1] == 'e' && s[2] == '[')
-		i = 3;
-	else if (n >= 6 && s[0] == '#' && s[1] == '0' && s[2] == '3' && s[3] == '3' && s[4] == '[')
-		i = 5; /* rsyslog writes control characters as #ooo */
-	else if (n >= 8 && s[0] == '\\' && s[1] == 'u' && memcmp(s + 2, "001b[", 5) == 0)
-		i = 7;
-	else if (n >= 4 && s[0] == '[' && is_digit(s[1])) {
-		/* the escape byte lost: only a full SGR "[1;36m" */
-		i = 1;
-		while (i < n && i < 12 && (is_digit(s[i]) || s[i] == ';'))
-			i++;
-		return i < n && s[i] == 'm' ? i + 1 : 0;
-	} else
-		return 0;
-	size_t j = i;
-	while (j < n && j - i < 16 && (is_digit(s[j]) || s[j] == ';'))
-		j++;
-	if (j < n && ((s[j] >= 'A' && s[j] <= 'Z') || (s[j] >= 'a' && s[j] <= 'z')))
-		return j + 1;
-	return 0;
-}
-
-/* journald / syslog "short" output: "Aug 12 01:22:51 host ident[pid]: " or
- * "May 15 08:57:36 red kernel: " (also with microseconds, journalctl -o
- * short-precise).  Returns the bytes up to the message. */
-static size_t journald_prefix(const char *s, size_t n)
-{
-	static const char MONTHS[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-	if (n < 20 || s[3] != ' ' || !(s[4] == ' ' || is_digit(s[4])) || !is_digit(s[5]) || s[6] != ' ' ||
-	    !is_digit(s[7]) || s[9] != ':' || s[12] != ':')
-		return 0;
-	int month = 0;
-	for (int k = 0; k < 12 && !month; k++)
-		month = memcmp(s, MONTHS + 3 * k, 3) == 0;
-	if (!month)
-		return 0;
-	size_t i = 15;
-	while (i < n && (is_digit(s[i]) || s[i] == '.'))
-		i++;
-	if (i >= n || s[i] != ' ')
-		return 0;
-	i++;
-	size_t h = i;
-	while (i < n && s[i] != ' ' && i - h < 256)
-		i++; /* host */
-	if (i == h || i >= n)
-		return 0;
-	i++;
-	size_t id = i;
-	while (i < n && s[i] != ' ' && s[i] != ':' && s[i] != '[' && i - id < 128)
-		i++; /* ident */
-	if (i == id || i >= n)
-		return 0;
-	if (s[i] == '[') {
-		i++;
-		while (i < n && is_digit(s[i]))
-			i++;
-		if (i >= n || s[i] != ']')
-			return 0;
-		i++;
-	}
-	if (i + 1 >= n || s[i] != ':' || s[i + 1] != ' ')
-		return 0;
-	return i + 2;
-}
-
-/* Ray and vLLM worker prefixes: "(pid=909608) ", "(RayWorkerWrapper pid=263,
- * ip=10.0.16.95) ", "(VllmWorkerProcess pid=243206) ", "(Worker_TP0
- * pid=4192747) ". */
-static size_t ray_prefix(const char *s, size_t n)
-{
-	if (n < 8 || s[0] != '(')
-		return 0;
-	const char *close = memchr(s, ')', n < 96 ? n : 96);
-	if (!close)
-		return 0;
-	size_t c = (size_t)(close - s);
-	const char *pid = memmem(s, c, "pid=", 4);
-	if (!pid || (pid != s + 1 && pid[-1] != ' ') || !is_digit(pid[4]))
-		return 0;
-	for (size_t i = 1; i < (size_t)(pid - s); i++)
-		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') || is_digit(s[i]) || s[i] == '_' ||
-		      s[i] == ' ' || s[i] == '-' || s[i] == '.'))
-			return 0;
-	size_t i = c + 1;
-	while (i < n && s[i] == ' ')
-		i++;
-	return i;
-}
-
-/* Launcher prefixes: "[rank3]:", "[rank3] ", "[default0]:", "[1,0]<stderr>:",
- * "3: " (srun -l).  Returns bytes consumed, sets *rank. */
-static size_t launcher_prefix(const char *s, size_t n, int *rank)
-{
-	if (n >= 3 && s[0] == '[') {
-		size_t i = 1;
-		while (i < n && i < 24 && ((s[i] >= 'a' && s[i] <= 'z') || s[i] == '_'))
-			i++;
-		size_t name_end = i;
-		long r = digits(s, n, &i);
-		if (r >= 0 && i < n && s[i] == ']' && name_end > 1) {
-			i++;
-			if (i < n && s[i] == ':')
-				i++;
-			else if (!(i < n && s[i] == ' '))
-				return 0;
-			while (i < n && s[i] == ' ')
-				i++;
-			*rank = (int)r;
-			return i;
-		}
-		/* mpirun --tag-output: [jobid,rank]<stdout>: */
-		i = 1;
-		if (digits(s, n, &i) >= 0 && i < n && s[i] == ',') {
-			i++;
-			long rr = digits(s, n, &i);
-			if (rr >= 0 && i < n && s[i] == ']' && i + 1 < n && s[i + 1] == '<') {
-				const char *gt = memchr(s + i, '>', n - i);
-				if (gt && (size_t)(gt - s) + 1 < n && gt[1] == ':') {
-					*rank = (int)rr;
-					size_t k = (size_t)(gt - s) + 2;
-					while (k < n && s[k] == ' ')
-						k++;
-					return k;
-				}
-			}
-		}
-		return 0;
-	}
-	/* srun -l: "12: " */
-	size_t i = 0;
-	long r = digits(s, n, &i);
-	if (r >= 0 && i <= 5 && i + 1 < n && s[i] == ':' && s[i + 1] == ' ') {
-		*rank = (int)r;
-		return i + 2;
-	}
-	return 0;
 }
 
 /* The bytes that end a host name: ':', or whitespace (then it is not one). */
@@ -533,27 +349,18 @@ static int nccl_prefix(const char *s, size_t n, struct logline *out)
 	return 1;
 }
 
-/* The bytes a wrapper can start with (the loop in logline_parse): most lines
- * start with a host name or a message and skip the loop on one lookup. */
-#define WS_DIGITS ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1
-#define WS_MONTHS ['A'] = 1, ['D'] = 1, ['F'] = 1, ['J'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['S'] = 1
-static const unsigned char WRAP_START[256] = {[0x1b] = 1, ['^'] = 1, ['\\'] = 1, ['#'] = 1, ['['] = 1, ['('] = 1,
-                                              WS_DIGITS, WS_MONTHS};
+static void *(*volatile logline_zero)(void *, int, size_t) = memset;
 
 void logline_parse(const char *line, size_t len, struct logline *out)
 {
-	/* every field by name, not memset: a memset of the struct (rep stos,
-	 * which a zero-filled copy also becomes) was half of this function's
-	 * time.  A new field of struct logline is set here too. */
-	out->level = LINE_PLAIN;
-	out->msg = out->ts = out->host = out->file = out->func = (struct span){NULL, 0};
-	out->pid = out->tid = -1;
+	/* libc's memset (vector stores), not the inlined one: for a struct of
+	 * this size GCC inlines "rep stos", whose start-up was half of this
+	 * function's time; a call through a volatile pointer keeps it a call */
+	logline_zero(out, 0, sizeof *out);
+	out->pid = out->tid = out->wpid = -1;
 	out->dev = out->rank = -1;
 	out->srcline = -1;
-	out->kw = 0;
-	out->kw_known = 0;
-	out->lk = (struct linekind){0, 0, 0, 0, 0};
-	out->lk_known = 0;
+	out->level = LINE_PLAIN;
 
 	const char *s = line;
 	size_t n = len;
@@ -562,54 +369,34 @@ void logline_parse(const char *line, size_t len, struct logline *out)
 		n--;
 	if (n >= 2 && s[n - 1] == 'M' && s[n - 2] == '^')
 		n -= 2;
-	size_t k = iso_timestamp(s, n);
-	if (k) {
-		out->ts.p = s;
-		out->ts.n = k - 1;
-		s += k;
-		n -= k;
+	/* A line that starts with a letter is, on the hot path, NCCL's own
+	 * "host:pid:tid ..." (no outer prefix can be one): its prefix first,
+	 * the outer prefixes only when it is not one. */
+	unsigned char c0 = n ? (unsigned char)s[0] : 0;
+	int tried = n > 8 && ((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z'));
+	if (tried && nccl_prefix(s, n, out))
+		return;
+	/* the outer prefixes, any stack of them (peel.h) */
+	struct peel pe;
+	size_t k = peel_prefixes(s, n, &pe);
+	s += k;
+	n -= k + pe.tail;
+	if (pe.ts) {
+		out->ts.p = pe.ts;
+		out->ts.n = pe.tsn;
 	}
-	/* wrappers, in any order and stacked: colour codes, a collector's
-	 * date, journald's "Aug 12 01:22:51 host ident[pid]: ", Ray's
-	 * "(RayWorkerWrapper pid=263, ip=...) ", launcher prefixes
-	 * ("[rank0]:[rank0]: ...", "[1,0]<stdout>:", "3: ") */
-	for (int guard = 0; guard < 8 && n > 0 && WRAP_START[(unsigned char)s[0]]; guard++) {
-		unsigned char c0 = (unsigned char)s[0];
-		size_t c = 0;
-		int r = -1;
-		if (c0 == 0x1b || c0 == '^' || c0 == '\\' || c0 == '#' || (c0 == '[' && n > 2 && is_digit(s[1]))) {
-			c = ansi_seq(s, n);
-			while (c && c < n && s[c] == ' ')
-				c++;
-		}
-		if (!c && is_digit(c0) && !out->ts.n) {
-			c = date_space_time(s, n);
-			if (c) {
-				out->ts.p = s;
-				out->ts.n = c - 1;
-			}
-		}
-		if (!c && c0 >= 'A' && c0 <= 'S' && !out->ts.n) {
-			c = journald_prefix(s, n);
-			if (c) {
-				out->ts.p = s;
-				out->ts.n = 15;
-			}
-		}
-		if (!c && c0 == '(')
-			c = ray_prefix(s, n);
-		if (!c && (c0 == '[' || is_digit(c0))) {
-			c = launcher_prefix(s, n, &r);
-			if (c)
-				out->rank = r;
-		}
-		if (!c)
-			break;
-		s += c;
-		n -= c;
+	out->rank = pe.rank;
+	out->wpid = pe.pid;
+	if (pe.host) {
+		out->whost.p = pe.host;
+		out->whost.n = pe.hostn;
 	}
+	out->logger = pe.severity;
+	out->logger_kind = (unsigned char)pe.logger;
+	out->head = pe.head;
+	out->families = pe.families;
 	struct span ts_keep = out->ts;
-	if (n > 8 && nccl_prefix(s, n, out)) {
+	if (n > 8 && !(tried && k == 0) && nccl_prefix(s, n, out)) {
 		if (out->ts.n == 0)
 			out->ts = ts_keep;
 		return;
@@ -658,5 +445,8 @@ const char *line_level_name(enum line_level l)
 
 uint64_t logline_keywords(const struct logline *ll)
 {
-	return ll->kw_known ? ll->kw : linekw_scan(ll->msg.p, ll->msg.n);
+	if (ll->kw_known)
+		return ll->kw;
+	const char *p = ll->head && ll->head < ll->msg.p ? ll->head : ll->msg.p;
+	return linekw_scan(p, (size_t)(ll->msg.p + ll->msg.n - p));
 }

@@ -1,27 +1,26 @@
 /* logline.h - split one log line into its prefixes and its message.
  *
- * Handles, in any combination and stacked: an ISO-8601 / RFC 3339
- * collector timestamp (docker, kubectl --timestamps) or "YYYY-MM-DD HH:MM ",
- * journald's short format ("Aug 12 01:22:51 host ident[pid]: "), ANSI
- * colour codes as bytes or written out ("^[[0m", "\x1b[0m", "\033[",
- * "\u001b[", "#033[", "[1;36m" with the escape lost), Ray/vLLM worker
- * prefixes ("(RayWorkerWrapper pid=263, ip=...) ", "(pid=909608) "),
- * launcher prefixes ([rank3]:, [default0]:, [1,0]<stderr>:, "3: " from
- * srun -l, a numeric "[1] " rank), a pasted line number, a trailing "^M";
- * and NCCL's own prefix in every variant NCCL 2.10-2.30 prints:
+ * First the outer prefixes, any stack of them (peel.h: collector and
+ * journald timestamps, ANSI codes, launcher tags, Ray/vLLM worker tags,
+ * docker compose, logger headers of glog, c10, Python logging, vLLM,
+ * SGLang, DeepSpeed, markdown quoting, a viewer's line number), and a
+ * trailing CR or "^M"; then NCCL's own prefix in every variant NCCL
+ * 2.10-2.30 prints:
  *   [ts] host:pid:tid [dev] NCCL INFO msg
  *   [ts] host:pid:tid [dev] file:line (func) NCCL WARN msg
  *   host:pid:tid [dev] 12.345 func:line NCCL TRACE msg
  *   host:pid:tid NCCL CALL msg
  * and as pasted: the host redacted to nothing (":41367:41367 [1] ..."), no
  * host:pid:tid at all ("[3] include/shm.h:28 NCCL WARN ...", "init.cc:1582
- * NCCL WARN ...", "[0] NCCL INFO ..."; host empty, pid and tid -1).
+ * NCCL WARN ...", "[0] NCCL INFO ..."; host empty, pid and tid -1); a
+ * line number pasted in front of it ("451 host:..."); spaces in front
+ * (a paste indented as a whole).
  * The older releases' forms too: .cu names (2.3-2.4), NCCL 2.0-2.2's lines
  * without the "NCCL" token ("host:pid:tid [dev] INFO msg", "host:pid:tid
  * [dev] file.cu:line WARN msg", "misc/ibvwrap.cu:60 WARN msg") and a space
  * after the colon ("ibvwrap.c: 106 NCCL WARN msg").
  * A line without an NCCL prefix is LINE_PLAIN; its message is the line
- * without launcher prefixes.  All pointers point into the caller's line. */
+ * without the outer prefixes.  All pointers point into the caller's line. */
 #ifndef NT_LOGLINE_H
 #define NT_LOGLINE_H
 
@@ -57,9 +56,20 @@ struct logline {
 	struct span file;    /* WARN/TRACE file:line */
 	int srcline;
 	struct span func;    /* 2.30 "(function)" on WARN */
+	/* what the outer prefixes said (peel.h) */
+	long wpid;           /* a wrapper's process id: Ray "(pid=N)", journald "ident[pid]", PMIx
+	                        "[1,0][host:pid]", Ray's C++ logger; -1 when none */
+	struct span whost;   /* a wrapper's host or address (Ray ip=, journald, PMIx, pdsh); n == 0 when none */
+	char logger;         /* a logger header's severity letter (D I W E F C); 0 when none */
+	unsigned char logger_kind; /* enum peel_logger: PL_C10 (PyTorch's "[W1130 ... file.cpp:N] "), ... */
+	const char *head;    /* the first logger header: keywords and literals are looked for from here
+	                        to the message's end (a logger's name such as torchrun's
+	                        "torch/distributed/run.py:851] " still counts); NULL when none */
+	unsigned families;   /* the outer prefix families peeled (1u << enum peel_family) */
 	/* keywords (linekw.h) present in msg: filled by matcher_scan(); zero and
 	 * kw_known == 0 after logline_parse (use logline_keywords()) */
 	uint64_t kw;
+	uint64_t floor;      /* the floor's keywords present (linekw.h: bit i for keyword i), with kw */
 	int kw_known;
 	struct linekind lk;  /* linekind_classify(), after the scan; lk_known == 0 before */
 	int lk_known;

@@ -590,5 +590,5 @@ static int nvsmi_l_lines(const struct sys_head *h)
 }
 
 const struct sysreport_kind SYS_NVSMI_Q = {DOC_NVSMI_Q, "nvidia_smi_q", nvsmi_q_marker, NULL, sys_parse_nvsmi_q, 0};
-const struct sysreport_kind SYS_NVSMI = {DOC_NVSMI, "nvidia_smi", nvsmi_marker, NULL, sys_parse_nvsmi, 0};
+const struct sysreport_kind SYS_NVSMI = {DOC_NVSMI, "nvidia_smi", nvsmi_marker, NULL, sys_parse_nvsmi, 1};
 const struct sysreport_kind SYS_NVSMI_L = {DOC_NVSMI_L, "nvidia_smi_list", NULL, nvsmi_l_lines, sys_parse_nvsmi_l, 0};

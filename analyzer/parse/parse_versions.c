@@ -524,7 +524,7 @@ static int pip_lines(const struct sys_head *h)
 
 const struct sysreport_kind SYS_COLLECT_ENV = {DOC_COLLECT_ENV, "collect_env", collect_env_marker, collect_env_lines,
                                                sys_parse_versions, 0};
-const struct sysreport_kind SYS_NVCC = {DOC_NVCC, "nvcc_version", nvcc_marker, NULL, sys_parse_versions, 0};
+const struct sysreport_kind SYS_NVCC = {DOC_NVCC, "nvcc_version", nvcc_marker, NULL, sys_parse_versions, 1};
 const struct sysreport_kind SYS_DRIVER_VERSION = {DOC_DRIVER_VERSION, "driver_version", driver_marker, NULL,
                                                   sys_parse_versions, 0};
 const struct sysreport_kind SYS_PIP_LIST = {DOC_PIP_LIST, "package_list", NULL, pip_lines, sys_parse_versions, 0};

@@ -1,6 +1,7 @@
 /* ranks.c - see ranks.h.  Hand-written scanning (memmem, digits): this sees
  * every line of every log. */
 #include "parse/ranks.h"
+#include "parse/peel.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -252,6 +253,7 @@ void ranks_free(struct ranks *r)
 		proc_free(&r->v[i]);
 	free(r->v);
 	hindex_free(&r->pix);
+	hindex_free(&r->wix);
 	for (size_t i = 0; i < r->ncomms; i++) {
 		struct rank_comm *c = &r->comms[i];
 		for (size_t k = 0; k < c->n; k++) {
@@ -323,6 +325,21 @@ static int proc_hash_at(const void *ctx, size_t i, uint64_t *h)
 	return 1;
 }
 
+static uint64_t wpid_hash(long pid)
+{
+	uint64_t h = hash_bytes(HASH_SEED ^ 0x3d, &pid, sizeof pid);
+	return h ^ (h >> 29);
+}
+
+static int wpid_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	const struct ranks *r = ctx;
+	if (!r->v[i].host)
+		return 0;
+	*h = wpid_hash(r->v[i].pid);
+	return 1;
+}
+
 /* host:pid's entry, created when new; hashed, since every NCCL line asks. */
 static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn, long pid)
 {
@@ -351,8 +368,32 @@ static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn,
 		hindex_grow(&r->pix, r->n, proc_hash_at, r);
 	else
 		hindex_put(&r->pix, h, r->n - 1);
+	if (hindex_crowded(&r->wix, r->n))
+		hindex_grow(&r->wix, r->n, wpid_hash_at, r);
+	else
+		hindex_put(&r->wix, wpid_hash(pid), r->n - 1);
 	r->last_proc = r->n;
 	return p;
+}
+
+/* The one NCCL process with this pid (any host), or NULL (none, or
+ * several); hashed by pid alone, since every line a wrapper tagged asks. */
+static struct rank_proc *proc_by_pid(struct ranks *r, long pid)
+{
+	struct rank_proc *hit = NULL;
+	if (!r->wix.nslot)
+		return NULL;
+	uint64_t h = wpid_hash(pid);
+	for (size_t s = hindex_first(&r->wix, h); r->wix.slot[s]; s = hindex_next(&r->wix, s)) {
+		struct rank_proc *q = &r->v[r->wix.slot[s] - 1];
+		r->work++;
+		if (q->host && q->pid == pid) {
+			if (hit)
+				return NULL;
+			hit = q;
+		}
+	}
+	return hit;
 }
 
 static uint64_t torch_hash(int rank)
@@ -851,6 +892,10 @@ static int note_block(struct ranks *r, struct rank_doc *d, const struct span *m0
 		d->cur.root_cause = d->blk_root;
 		return 1;
 	}
+	/* the block's own words that carry nothing to read: its title ("train.py
+	 * FAILED", torch's ChildFailedError.format_msg), "<NO_OTHER_FAILURES>" */
+	if ((m.n > 7 && memcmp(m.p + m.n - 7, " FAILED", 7) == 0) || starts(&m, "<NO_OTHER_FAILURES>"))
+		return 1;
 	if (!d->have_entry)
 		return 0;
 	const char *colon = memchr(m.p, ':', m.n);
@@ -886,6 +931,9 @@ static int note_block(struct ranks *r, struct rank_doc *d, const struct span *m0
 		where_set(&d->cur.where, path, lineno, m0->p, m0->n, order, -1);
 	} else if (kl == 4 && memcmp(m.p, "time", 4) == 0) {
 		d->cur.where.ts = ranks_parse_ts(v, val.n);
+	} else if ((kl == 10 && memcmp(m.p, "error_file", 10) == 0) ||
+	           (kl == 9 && memcmp(m.p, "traceback", 9) == 0 && starts(&val, "To enable traceback"))) {
+		/* fields with nothing to read (the traceback field may hold one: judged as any line) */
 	} else {
 		return 0;
 	}
@@ -1587,9 +1635,14 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 		if (ok1 && ok2 && o > m->p && o[-1] == '[' && waiter < 10000000 && root < 10000000)
 			uid_note(r, (int)waiter, (int)root, path, lineno, m, ts);
 	}
-	if (ll->rank >= 0) {
-		doc_prefix_rank(d, ll->rank);
-		struct rank_proc *p = proc_torch(r, ll->rank);
+	/* a wrapper named the process ("(pid=909597) RuntimeError: ...", Ray's
+	 * worker tag; journald's ident[pid]): the NCCL process of that pid, when
+	 * exactly one is known (NCCL's own lines of it came first) */
+	struct rank_proc *wp = ll->rank < 0 && ll->wpid >= 0 ? proc_by_pid(r, ll->wpid) : NULL;
+	if (ll->rank >= 0 || wp) {
+		if (ll->rank >= 0)
+			doc_prefix_rank(d, ll->rank);
+		struct rank_proc *p = wp ? wp : proc_torch(r, ll->rank);
 		if (!p) {
 			r->untracked++;
 			return;
@@ -1642,17 +1695,17 @@ double ranks_line_ts(const struct logline *ll)
 	return ts;
 }
 
-void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq)
+int ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq)
 {
-	ranks_note_at(r, ll, path, lineno, seq, ranks_line_ts(ll));
+	return ranks_note_at(r, ll, path, lineno, seq, ranks_line_ts(ll));
 }
 
-void ranks_note_at(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq,
-                   double ts)
+int ranks_note_at(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq,
+                  double ts)
 {
 	(void)seq;
 	if (r->finished)
-		return;
+		return 0;
 	r->order++;
 	if (!r->doc || (r->doc_key != path && strcmp(r->doc->path, path) != 0)) {
 		doc_close(r);
@@ -1672,6 +1725,7 @@ void ranks_note_at(struct ranks *r, const struct logline *ll, const char *path, 
 		d->last_is_coll = 1;
 	else if (ll->msg.n)
 		d->last_is_coll = 0;
+	return d->line_launcher;
 }
 
 /* ---- finishing ---- */
@@ -1976,6 +2030,7 @@ void ranks_finish(struct ranks *r)
 	 * the finished timelines get indexes of their own (after the ranks
 	 * are known) */
 	hindex_free(&r->tix);
+	hindex_free(&r->wix);
 	hindex_free(&r->mix);
 	hindex_free(&r->pix);
 	rank_from_local(r);

@@ -197,6 +197,7 @@ struct ranks {
 	unsigned doc_serial;  /* numbers the documents: 1, 2, ... */
 	struct hindex pix;    /* host:pid -> position in v, while lines are noted; again after ranks_finish */
 	struct hindex tix;    /* rank -> position in v of a process known only by rank, while lines are noted */
+	struct hindex wix;    /* pid -> position in v of an NCCL process (host:pid), while lines are noted */
 	struct hindex rix;    /* rank -> the first position in v with that rank, after ranks_finish */
 	struct hindex cix;    /* commId -> position in comms */
 	struct hindex mix;    /* communicator members -> position in mref (ranks.c) */
@@ -211,11 +212,13 @@ struct ranks {
 struct ranks *ranks_new(void);
 void ranks_free(struct ranks *r);
 /* Record one log line (any level). seq is the bundle's evidence counter. */
-void ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq);
+/* Returns 1 when the line was a launcher's record (torchrun's own lines and
+ * its ChildFailedError block, an exit record of another launcher). */
+int ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq);
 /* The same with the line's time computed already: ts = ranks_line_ts(ll)
- * (bundle.c does it on the thread that reads). */
-void ranks_note_at(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq,
-                   double ts);
+ * (bundle.c takes it in apply_batch). */
+int ranks_note_at(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq,
+                  double ts);
 /* Close the current document, merge, compute global ranks and the first
  * failure.  Idempotent; call before querying. */
 void ranks_finish(struct ranks *r);

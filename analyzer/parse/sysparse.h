@@ -180,6 +180,7 @@ int sys_lines_mostly(sys_line_parser f, const char *head, size_t len);
 /* Per-kind parsers: each returns the number of facts added. */
 int sys_parse_topo(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
 int sys_parse_p2p(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
+int sys_parse_p2pbw(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
 int sys_parse_topoxml(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
 int sys_parse_nvsmi(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
 int sys_parse_nvsmi_q(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);

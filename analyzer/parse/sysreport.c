@@ -17,7 +17,7 @@
 
 extern const struct sysreport_kind SYS_TOPO_XML, SYS_NVSMI_Q, SYS_COLLECT_ENV, SYS_TOPO_P2P, SYS_TOPO_MATRIX,
 	SYS_NVSMI, SYS_NVCC, SYS_DRIVER_VERSION, SYS_LSPCI, SYS_IB_STATUS, SYS_INTERFACES, SYS_HOST_CONFIG, SYS_NVSMI_L,
-	SYS_MEM_CSV, SYS_PIP_LIST, SYS_ENV_DUMP;
+	SYS_MEM_CSV, SYS_PIP_LIST, SYS_ENV_DUMP, SYS_P2P_BANDWIDTH, SYS_COLLECT_MANIFEST, SYS_TRIAGE_REPORT;
 
 /* In detection order: the more specific first (topo -p2p before topo -m,
  * both have "GPU0" rows).  lspci, the RDMA port listings, the interface
@@ -26,7 +26,8 @@ extern const struct sysreport_kind SYS_TOPO_XML, SYS_NVSMI_Q, SYS_COLLECT_ENV, S
  * few lines of one stays a log; their tests are markers, after the
  * banners of the others and before the memory CSV's column names. */
 static const struct sysreport_kind *const KINDS[] = {
-	&SYS_TOPO_XML, &SYS_NVSMI_Q, &SYS_COLLECT_ENV, &SYS_TOPO_P2P, &SYS_TOPO_MATRIX, &SYS_NVSMI, &SYS_NVCC,
+	&SYS_COLLECT_MANIFEST, &SYS_TRIAGE_REPORT, /* nccl-triage's own files: their first bytes */
+	&SYS_TOPO_XML, &SYS_P2P_BANDWIDTH, &SYS_NVSMI_Q, &SYS_COLLECT_ENV, &SYS_TOPO_P2P, &SYS_TOPO_MATRIX, &SYS_NVSMI, &SYS_NVCC,
 	&SYS_DRIVER_VERSION, &SYS_LSPCI, &SYS_IB_STATUS, &SYS_INTERFACES, &SYS_HOST_CONFIG, &SYS_NVSMI_L,
 	&SYS_MEM_CSV, &SYS_PIP_LIST, &SYS_ENV_DUMP, NULL,
 };

@@ -729,7 +729,41 @@ static void learn_json(struct redactor *r, const cJSON *it, const char *key)
 
 static void replace_tokens(char **p, const struct strvec *from, const struct strvec *to);
 
-enum { F_NO_IP4 = 1 };
+enum { F_NO_IP4 = 1, F_FORM = 2 };
+
+/* F_FORM (redact_line: files that parsers read again): a pseudonym in the
+ * form of what it replaces, so that a redacted nvidia-smi or ip listing is
+ * still one: addresses of the documentation ranges (192.0.2.N,
+ * 198.51.100.N, 203.0.113.N; 2001:db8::N), a locally administered MAC
+ * 02:00:00:00:NN:NN, a bus id DDDD:NN:00.0 of the original's domain width,
+ * a UUID GPU-00000000-0000-0000-0000-00000000000N.  N is the pseudonym's
+ * number, so the two forms name the same thing. */
+static void put_pseudo(struct buf *out, enum kind k, const char *pseudo, const char *orig, size_t n, int flags)
+{
+	unsigned long v = strtoul(pseudo + strlen(PREFIX[k]), NULL, 10);
+	if (!(flags & F_FORM) || v == 0) {
+		buf_adds(out, pseudo);
+		return;
+	}
+	if (k == K_IP4 && v <= 3 * 254) {
+		static const char *const nets[] = {"192.0.2.", "198.51.100.", "203.0.113."};
+		buf_printf(out, "%s%lu", nets[(v - 1) / 254], (v - 1) % 254 + 1);
+	} else if (k == K_IP6) {
+		buf_printf(out, "2001:db8::%lx", v);
+	} else if (k == K_MAC && v <= 0xffff) {
+		buf_printf(out, "02:00:00:00:%02lx:%02lx", v >> 8, v & 0xff);
+	} else if (k == K_BUS && v <= 0xff) {
+		const char *colon = memchr(orig, ':', n);
+		int dom = colon ? (int)(colon - orig) : 4;
+		buf_printf(out, "%0*d:%02lx:00.0", dom > 0 && dom <= 8 ? dom : 4, 0, v);
+	} else if (k == K_UUID) {
+		if (n > 4 && orig[3] == '-')
+			buf_add(out, orig, 4); /* GPU- / MIG- */
+		buf_printf(out, "00000000-0000-0000-0000-%012lx", v);
+	} else {
+		buf_adds(out, pseudo);
+	}
+}
 
 /* A word run: replace the longest learned names among its parts (split
  * at '.', '-', '_'), extending a host match over a trailing domain. */
@@ -749,7 +783,7 @@ static void rewrite_run(struct redactor *r, const char *s, size_t n, struct buf 
 		if (keep)
 			buf_add(out, s + i, l);
 		else
-			buf_adds(out, intern(r, K_IP4, s + i, l));
+			put_pseudo(out, K_IP4, intern(r, K_IP4, s + i, l), s + i, l, flags);
 		rewrite_run(r, s + i + l, n - i - l, out, flags);
 		return;
 	}
@@ -849,17 +883,17 @@ static void rewrite(struct redactor *r, const char *s, struct buf *out, int flag
 			int keep = 0;
 			char key[40];
 			if ((n = match_gpu_uuid(s + i))) {
-				buf_adds(out, intern(r, K_UUID, s + i, n));
+				put_pseudo(out, K_UUID, intern(r, K_UUID, s + i, n), s + i, n, flags);
 				i += n;
 				continue;
 			}
 			if ((n = match_pci(s + i, key, sizeof key))) {
-				buf_adds(out, intern(r, K_BUS, key, strlen(key)));
+				put_pseudo(out, K_BUS, intern(r, K_BUS, key, strlen(key)), s + i, n, flags);
 				i += n;
 				continue;
 			}
 			if ((n = match_mac(s + i))) {
-				buf_adds(out, intern(r, K_MAC, s + i, n));
+				put_pseudo(out, K_MAC, intern(r, K_MAC, s + i, n), s + i, n, flags);
 				i += n;
 				continue;
 			}
@@ -868,7 +902,7 @@ static void rewrite(struct redactor *r, const char *s, struct buf *out, int flag
 					if (keep)
 						buf_add(out, s + i, n);
 					else
-						buf_adds(out, intern(r, K_IP6, s + i, n));
+						put_pseudo(out, K_IP6, intern(r, K_IP6, s + i, n), s + i, n, flags);
 					i += n;
 					continue;
 				}
@@ -877,7 +911,7 @@ static void rewrite(struct redactor *r, const char *s, struct buf *out, int flag
 				if (keep)
 					buf_add(out, s + i, n);
 				else
-					buf_adds(out, intern(r, K_IP4, s + i, n));
+					put_pseudo(out, K_IP4, intern(r, K_IP4, s + i, n), s + i, n, flags);
 				i += n;
 				continue;
 			}
@@ -1106,6 +1140,78 @@ void redact_json(struct redactor *r, cJSON *item)
 	json_diag_caps(r, item);
 	json_walk(r, item, NULL, 0);
 	pthread_mutex_unlock(&r->mu);
+}
+
+void redact_learn_name(struct redactor *r, const char *s, int user)
+{
+	if (!s || !*s)
+		return;
+	pthread_mutex_lock(&r->mu);
+	if (user)
+		learn_user(r, s, strlen(s));
+	else
+		learn_host(r, s, strlen(s));
+	pthread_mutex_unlock(&r->mu);
+}
+
+void redact_learn_line(struct redactor *r, const char *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&r->mu);
+	learn_text(r, s);
+	/* NAME=value of a host or user variable (env dumps) */
+	const char *eq = strchr(s, '=');
+	if (eq && eq > s && eq - s < 64) {
+		char key[64];
+		memcpy(key, s, (size_t)(eq - s));
+		key[eq - s] = 0;
+		const char *v = eq + 1;
+		size_t n = strcspn(v, " \t\r\n\"'");
+		if (key_is(key, HOST_KEYS))
+			learn_host(r, v, n);
+		else if (key_is(key, USER_KEYS))
+			learn_user(r, v, n);
+	}
+	pthread_mutex_unlock(&r->mu);
+}
+
+char *redact_line(struct redactor *r, const char *s)
+{
+	if (!s)
+		return NULL;
+	pthread_mutex_lock(&r->mu);
+	char *x = NULL;
+	/* "    Serial Number                         : 1654922009876" */
+	const char *colon = strstr(s, " : ");
+	if (colon) {
+		const char *k = s;
+		while (*k == ' ' || *k == '\t')
+			k++;
+		char key[64];
+		size_t kl = (size_t)(colon - k);
+		while (kl && k[kl - 1] == ' ')
+			kl--;
+		const char *v = colon + 3;
+		size_t vl = strcspn(v, "\r\n");
+		while (vl && v[vl - 1] == ' ')
+			vl--;
+		if (kl && kl < sizeof key && vl) {
+			memcpy(key, k, kl);
+			key[kl] = 0;
+			char *val = xstrndup(v, vl);
+			const char *rep = NULL;
+			if (serial_field(key) && strcmp(val, "N/A"))
+				rep = intern(r, K_SERIAL, val, vl);
+			if (rep)
+				x = xasprintf("%.*s%s%s", (int)(v - s), s, rep, v + vl);
+			free(val);
+		}
+	}
+	if (!x)
+		x = redact_locked(r, s, F_FORM);
+	pthread_mutex_unlock(&r->mu);
+	return x;
 }
 
 /* Replace whole-token occurrences of from[i] by to[i] in *p. */

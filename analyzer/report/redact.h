@@ -38,6 +38,19 @@ void redact_json(struct redactor *r, cJSON *item);
  * addresses numbered).  Caller frees. */
 char *redact_string(struct redactor *r, const char *s);
 
+/* Raw text, line by line (`collect --redact` rewrites the bundle's own
+ * files before they leave the machine): learn from every line first, then
+ * rewrite every line.  redact_learn_line learns as redact_json learns
+ * from text, and from NAME=value lines whose NAME holds a host or user
+ * (HOSTNAME=, MASTER_ADDR=, USER=...); redact_learn_name learns a name
+ * known otherwise (user 0: a host, 1: a user).  redact_line rewrites with
+ * what was learned, learning nothing more; the value of a "Key : value"
+ * line whose key names a serial number or a UUID (nvidia-smi -q) is
+ * replaced as those fields of the JSON are.  Caller frees. */
+void redact_learn_line(struct redactor *r, const char *s);
+void redact_learn_name(struct redactor *r, const char *s, int user);
+char *redact_line(struct redactor *r, const char *s);
+
 
 
 #endif

@@ -87,6 +87,9 @@ int report_ev_in_explanation(const cJSON *d, const cJSON *e);
 
 /* Renderers of the document (doc as report_json makes it). */
 void report_text(FILE *out, const cJSON *doc, const struct report_opts *o);
+/* The first three lines of a bundle's text report: its name and verdict,
+ * the cause and the fix (`run` prints them to stderr). */
+void report_text_summary(FILE *out, const cJSON *bundle, const struct report_opts *o);
 void report_md(FILE *out, const cJSON *doc, const struct report_opts *o);
 
 #endif

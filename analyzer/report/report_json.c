@@ -1,5 +1,6 @@
 /* report_json.c - the JSON contract (see docs/json.md and DESIGN). */
 #include "report/report.h"
+#include "parse/linekw.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -438,6 +439,19 @@ cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max)
 		cJSON_AddItemToArray(fl, f);
 	}
 	cJSON_AddNumberToObject(o, "unexplained_total", (double)b->failure_count);
+	/* the keyword tier's pick, for every bundle, whether or not it became a
+	 * diagnosis (docs/json.md "floor"): null when no line holds a keyword */
+	const struct floorkw *fk = b->floor.kw >= 0 ? floorkw_get((size_t)b->floor.kw) : NULL;
+	if (fk) {
+		cJSON *fo = cJSON_AddObjectToObject(o, "floor");
+		cJSON_AddStringToObject(fo, "category", fk->category);
+		cJSON_AddStringToObject(fo, "keyword", fk->text);
+		char *ev = xasprintf("%s:%llu", b->floor.path, (unsigned long long)b->floor.line);
+		cJSON_AddStringToObject(fo, "evidence", ev);
+		free(ev);
+	} else {
+		cJSON_AddNullToObject(o, "floor");
+	}
 	/* every string that reaches JSON, SARIF, JUnit or HTML is valid UTF-8,
 	 * whatever module put it in (the last line of defence: modules sanitise
 	 * what they take from the input themselves) */

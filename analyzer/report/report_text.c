@@ -260,6 +260,14 @@ static void summary_lines(FILE *out, const cJSON *b, const char *verdict, const 
 	}
 }
 
+void report_text_summary(FILE *out, const cJSON *b, const struct report_opts *o)
+{
+	const char *verdict = str(b, "verdict");
+	fprintf(out, "%s%s%s: %s%s%s\n", col(o, C_BOLD), str(b, "name"), col(o, C_RESET),
+	        col(o, verdict_colour(verdict)), verdict, col(o, C_RESET));
+	summary_lines(out, b, verdict, o);
+}
+
 static void report_text_bundle(FILE *out, const cJSON *b, const struct report_opts *o)
 {
 	int maxev = o->max_evidence > 0 ? o->max_evidence : 3;

@@ -10,6 +10,8 @@ const struct rule_provider *const RULE_PROVIDERS[] = {
 	&RULES_HOST,
 	&RULES_INFER,
 	&RULES_DERIVED,
+	&RULES_COLLECT,
+	&RULES_FLOOR,
 	NULL,
 };
 

@@ -36,6 +36,9 @@ struct rule_ctx {
 	int saw_nccl;                        /* any NCCL-prefixed line at all */
 	const struct chain_clue *clues;      /* NCCL return-chain frames, first per process */
 	size_t nclues;
+	const struct crash_clue *crashes;    /* native crashes and stack dumps (parse/crash.h) */
+	size_t ncrashes;
+	const struct floor_pick *floor;      /* the keyword tier's pick (rules_floor.c) */
 	const struct flight *flight;         /* flight-recorder dumps, finished (flight_finish); NULL none */
 	int logs_cut;                        /* a log document was cut (inputs[].complete false): a
 	                                        rank's output that stops may just have lost the rest */
@@ -53,7 +56,11 @@ struct rule_provider {
 /* NULL-terminated list of providers. */
 extern const struct rule_provider *const RULE_PROVIDERS[];
 extern const struct rule_provider RULES_ENV, RULES_SYS, RULES_RANKS, RULES_HOST, RULES_INFER, RULES_DERIVED,
-	RULES_FLIGHT;
+	RULES_FLIGHT, RULES_COLLECT, RULES_FLOOR;
+/* The floor's evidence (rules_floor.c), for the engine once the diagnoses
+ * show that nothing named a category; its id for a category. */
+void rules_floor_emit(struct rule_ctx *c);
+const char *rules_floor_id(const char *category, char *buf, size_t n);
 
 /* Give every provider's table to the loader: before sigdb_finalize. */
 void rules_register(struct sigdb *db);

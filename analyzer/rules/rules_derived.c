@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse/crash.h"
 #include "match/derive.h"
 #include "match/patids.h"
 #include "parse/ranks.h"
@@ -45,17 +46,24 @@ static const char *evid(const char *cat, char *buf, size_t n)
 	return buf;
 }
 
+/* refines: the id of the generic diagnosis this finding says more than, or NULL */
 static void emit(struct rule_ctx *rc, const struct derive_row *row, const char *path, uint64_t line,
-                 const char *raw, size_t rawlength, const char *from, int rank, const char *host, long pid)
+                 const char *raw, size_t rawlength, const char *from, int rank, const char *host, long pid,
+                 const char *refines)
 {
 	char id[48];
-	struct capture caps[4] = {
+	char *matched = refines ? xasprintf("A signature matched this failure only as a generic result (%s), which names "
+	                                    "no component", refines) : NULL;
+	struct capture caps[6] = {
 		{(char *)"from", (char *)from},
 		{(char *)"why", row->why},
 		{(char *)"row", row->id},
 		{(char *)"category", row->category},
+		{(char *)"refines", (char *)refines},
+		{(char *)"matched", matched},
 	};
-	struct evidence *e = rule_emit(rc, evid(row->category, id, sizeof id), path, line, raw, caps, 4);
+	struct evidence *e = rule_emit(rc, evid(row->category, id, sizeof id), path, line, raw, caps, refines ? 6 : 4);
+	free(matched);
 	if (!e)
 		return;
 	/* the evidence is the failure line itself, verbatim at path:line (the
@@ -71,12 +79,147 @@ static void emit(struct rule_ctx *rc, const struct derive_row *row, const char *
 		e->host = xstrdup(host);
 }
 
+/* OTHER and CUDA_ERROR_OTHER name no component: a result code such as
+ * ncclSystemError or a CUDA error string says that something failed, not
+ * where (docs/derived.md, "A generic result never hides a specific clue"). */
+static int generic_category(const char *cat)
+{
+	return strcmp(cat, "OTHER") == 0 || strcmp(cat, "CUDA_ERROR_OTHER") == 0;
+}
+
+/* The generic diagnosis (patterns: "generic": true) that evidence id feeds, or NULL. */
+static const struct diagdef *generic_diag(const struct sigdb *db, const char *id)
+{
+	for (size_t d = 0; d < db->ndiags; d++) {
+		const struct diagdef *g = &db->diags[d];
+		if (g->generic && g->severity == SEV_ERROR && strvec_contains(&g->when_any, id))
+			return g;
+	}
+	return NULL;
+}
+
+/* A generic diagnosis that some evidence so far feeds (the first), or NULL. */
+static const struct diagdef *generic_present(const struct rule_ctx *rc)
+{
+	for (size_t i = 0; i < rc->ev->n; i++) {
+		const struct diagdef *g = generic_diag(rc->db, rc->ev->v[i].id);
+		if (g)
+			return g;
+	}
+	return NULL;
+}
+
+/* A signature matched an NCCL WARN whose message is a generic result
+ * ("Cuda failure 1 'invalid argument'"): the WARN's source file names the
+ * component (transport/nvls.cc: NVLink SHARP, the Fabric Manager's).  The
+ * file rows of derived.json, read on the file alone, give its category;
+ * the finding names the generic diagnosis it refines (cascade.c ranks it
+ * first).  Returns how many it emitted. */
+static size_t refine_by_source(struct rule_ctx *rc)
+{
+	size_t found = 0, n = rc->ev->n; /* what rule_emit adds is not looked at */
+	for (size_t i = 0; i < n; i++) {
+		const struct evidence *e = &rc->ev->v[i];
+		if (!e->src || !*e->src || e->derived)
+			continue;
+		const struct diagdef *g = generic_diag(rc->db, e->id);
+		if (!g)
+			continue;
+		struct derive_input in;
+		memset(&in, 0, sizeof in);
+		in.code = -1;
+		in.src = e->src;
+		in.msg = "";
+		const struct derive_row *row = derive_match(rc->db, &in);
+		if (!row || row->from != DERIVE_NCCL_FILE || generic_category(row->category) ||
+		    strcmp(row->category, g->category) == 0)
+			continue;
+		/* copies: rule_emit may move the evidence array */
+		char *path = xstrdup(e->path), *text = xstrdup(e->text), *host = e->host ? xstrdup(e->host) : NULL;
+		size_t length = e->length;
+		uint64_t line = e->line;
+		int rank = e->rank;
+		long pid = e->pid;
+		char *from = xasprintf("the source file of the NCCL WARN, %s", e->src);
+		emit(rc, row, path, line, text, length, from, rank, host, pid, g->id);
+		free(from);
+		free(path);
+		free(text);
+		free(host);
+		found++;
+		e = NULL;
+	}
+	return found;
+}
+
+/* Native crashes and stack dumps (parse/crash.h): the signal and the
+ * innermost frames that name NCCL, c10d or CUDA.  The evidence is the
+ * banner line; the frame it was derived from is named in "from". */
+static void run_crashes(struct rule_ctx *rc)
+{
+	for (size_t i = 0; i < rc->ncrashes; i++) {
+		const struct crash_clue *k = &rc->crashes[i];
+		struct derive_input in;
+		memset(&in, 0, sizeof in);
+		in.code = -1;
+		in.crash = 1;
+		in.signal = crash_signal_name(k->sig);
+		in.frames = k->frames;
+		const struct derive_row *row = derive_match(rc->db, &in);
+		if (!row)
+			continue;
+		char sigdesc[48];
+		if (in.signal)
+			snprintf(sigdesc, sizeof sigdesc, "the signal (%s)", in.signal);
+		else
+			snprintf(sigdesc, sizeof sigdesc, "a stack dump");
+		char *from = k->frame
+		             ? xasprintf("%s and the innermost NCCL, c10d or CUDA frame (%s:%llu: %.80s)", sigdesc,
+		                         k->path, (unsigned long long)k->frame_line, k->frame)
+		             : xasprintf("%s of a crash report with no NCCL, c10d or CUDA frame", sigdesc);
+		emit(rc, row, k->path, k->line, k->raw, k->rawlength, from, k->rank, k->host, k->pid, NULL);
+		free(from);
+	}
+}
+
+/* A return chain whose deepest frame is NCCL's bootstrap or socket code
+ * (bootstrap.cc, misc/socket.cc returning ncclSystemError or
+ * ncclRemoteError) in a process that never printed Init COMPLETE: NCCL does
+ * not recover from a failed bootstrap, so the chain is the failure itself,
+ * not a probe that a healthy init gets past (those never pass through the
+ * bootstrap). */
+static int bootstrap_chain_in_init(const struct rule_ctx *rc)
+{
+	const struct ranks *r = rc->ranks;
+	if (!r)
+		return 0;
+	for (size_t i = 0; i < rc->nclues; i++) {
+		const struct chain_clue *c = &rc->clues[i];
+		int boot = str_starts(c->src, "bootstrap.") ||
+		           ((str_starts(c->src, "misc/socket.") || str_starts(c->src, "os/linux.")) &&
+		            (c->code == 2 || c->code == 6));
+		if (!boot || !c->host)
+			continue;
+		for (size_t k = 0; k < r->n; k++) {
+			const struct rank_proc *p = &r->v[k];
+			if (p->pid == c->pid && p->host && strcmp(p->host, c->host) == 0) {
+				if (!p->saw_init_complete && !p->saw_coll)
+					return 1;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
 static void run(struct rule_ctx *rc)
 {
 	const struct sigdb *db = rc->db;
 	if (!db || !db->nderived)
 		return;
-	int found = 0;
+	run_crashes(rc); /* a crash's frames say more than its banner: always */
+	size_t found = 0; /* findings of a category that names a component */
+	const struct derive_row *generic_row = NULL; /* the first generic one (OTHER, CUDA_ERROR_OTHER) */
 	for (size_t i = 0; i < rc->nfailures; i++) {
 		const struct failure_line *f = &rc->failures[i];
 		struct derive_input in;
@@ -107,18 +250,28 @@ static void run(struct rule_ctx *rc)
 		else
 			from = xstrdup("the ncclResult in the message");
 		emit(rc, row, f->path, f->line, f->raw ? f->raw : f->text, f->raw ? f->rawlength : f->length, from, f->rank,
-		     f->host, f->pid);
+		     f->host, f->pid, NULL);
 		free(from);
-		found++;
+		if (!generic_category(row->category))
+			found++;
+		else if (!generic_row)
+			generic_row = row;
 	}
+	found += refine_by_source(rc);
 	if (found)
 		return;
-	/* chains alone are no failure (a healthy init can print one for a probe
-	 * it recovers from): only with failure evidence elsewhere */
-	int failed = rc->failure_count > 0;
+	/* Only generic results so far (or none): the deepest frame of NCCL's
+	 * return chain may name the component.  Chains alone are no failure (a
+	 * healthy init can print one for a probe it recovers from): only with
+	 * failure evidence elsewhere, or a generic diagnosis to refine. */
+	const struct diagdef *g = generic_present(rc);
+	char gid[48];
+	const char *refines = g ? g->id : generic_row ? evid(generic_row->category, gid, sizeof gid) : NULL;
+	int failed = rc->failure_count > 0 || g;
 	const struct ranks *r = rc->ranks;
 	for (size_t i = 0; r && i < r->n && !failed; i++)
 		failed = r->v[i].has_exit && r->v[i].exitcode != 0;
+	failed |= bootstrap_chain_in_init(rc);
 	if (r && (r->saw_child_failed || r->launcher_signalled || r->job_exit > 0))
 		failed = 1;
 	if (!failed)
@@ -136,10 +289,13 @@ static void run(struct rule_ctx *rc)
 		const struct derive_row *row = derive_match(db, &in);
 		if (!row)
 			continue;
+		int says_more = !generic_category(row->category);
+		if (refines && !says_more)
+			continue; /* a generic result in other words: nothing to add */
 		char *from = row->from == DERIVE_NCCL_FILE
 		             ? xasprintf("the deepest frame of NCCL's return chain, %s (returned %d)", c->src, c->code)
 		             : xasprintf("the ncclResult %d returned in NCCL's return chain", c->code);
-		emit(rc, row, c->path, c->line, c->raw, c->rawlength, from, c->rank, c->host, c->pid);
+		emit(rc, row, c->path, c->line, c->raw, c->rawlength, from, c->rank, c->host, c->pid, refines);
 		free(from);
 	}
 }

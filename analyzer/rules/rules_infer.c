@@ -39,6 +39,13 @@ static const struct rule_def DEFS[] = {
 	{"infer.graph_file_set", "NCCL_GRAPH_FILE is set: NCCL's channel graph comes from a file made for one machine"},
 	{"infer.transport_shm", "NCCL used shared memory between GPUs that NVLink links, and why"},
 	{"infer.transport_socket", "NCCL used TCP sockets between hosts that have InfiniBand/RoCE, and why"},
+	{"infer.timeout_rank_missing", "every rank from 0 to the highest one reported a collective timeout except one, which printed no timeout and no error: it was elsewhere"},
+	{"infer.init_invalid_usage", "communicator init (ncclCommInitRank) returned invalid usage: in NCCL's init that is a duplicate GPU"},
+	{"infer.busbw_under_nvlink", "nccl-tests on one host measured a bus bandwidth far under what the NVLink links of its GPUs carry"},
+	{"infer.busbw_under_nic", "nccl-tests across hosts measured a bus bandwidth far under what the Active RDMA ports of a host carry"},
+	{"infer.ifname_one_host_only", "NCCL_SOCKET_IFNAME matched an interface on some hosts and none on another: the hosts name their interfaces differently"},
+	{"infer.p2p_slower_than_copy", "p2pBandwidthLatencyTest: P2P writes between two GPUs are slower than copies staged through the host"},
+	{"infer.store_host_lost", "the rendezvous store's connection broke after the job was running: the process that hosted the store ended first"},
 };
 
 /* Evidence so far feeds a diagnosis of severity error: something failed. */
@@ -249,11 +256,335 @@ static void rule_transport(struct rule_ctx *rc)
 	free(stmt);
 }
 
+/* The job was past its rendezvous: a process got past NCCL init or into a
+ * collective, a watchdog watched one, or a traceback stops inside one. */
+static int past_rendezvous(const struct ranks *r)
+{
+	if (r->saw_watchdog || r->coll_call.path)
+		return 1;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		if (p->saw_init_complete || p->saw_coll || p->saw_connected)
+			return 1;
+	}
+	return 0;
+}
+
+/* The TCPStore lives in one process: rank 0's (init_process_group with
+ * env:// or tcp://) or torchrun's agent on the master node.  Its clients
+ * lose the connection when that process ends; once the job was running
+ * (past_rendezvous) that is no rendezvous problem but the end of the store's
+ * host: the rank that hosted it, rank 0 when it is not itself among the
+ * ranks that lost the connection (then it is the agent). */
+static void rule_store_lost(struct rule_ctx *rc)
+{
+	static const char *const lost[] = {SIG_RDZV_STORE_CONNECTION_CLOSED, SIG_C10D_STORE_SOCKET_FAILED, NULL};
+	const struct ranks *r = rc->ranks;
+	if (!r || !past_rendezvous(r))
+		return;
+	const struct evidence *first = NULL;
+	int rank0_lost = 0;
+	for (size_t i = 0; i < rc->ev->n; i++)
+		for (size_t k = 0; lost[k]; k++)
+			if (strcmp(rc->ev->v[i].id, lost[k]) == 0) {
+				if (!first)
+					first = &rc->ev->v[i];
+				rank0_lost |= rc->ev->v[i].rank == 0;
+			}
+	if (!first)
+		return;
+	const char *host = rank0_lost ? "torchrun's agent on the master node (rank 0 lost the connection too)"
+	                              : "rank 0's process (or torchrun's agent on the master node)";
+	char *path = xstrdup(first->path), *text = xstrdup(first->text);
+	uint64_t line = first->line;
+	struct capture c[2] = {{"store_host", (char *)host}, {"line", text}};
+	char *stmt = xasprintf("the job was past its rendezvous (a process got past NCCL init or into a collective) "
+	                       "when the connection to the rendezvous store broke: %s; the store lives in %s",
+	                       text, host);
+	struct evidence *e = rule_emit(rc, "infer.store_host_lost", path, line, stmt, c, 2);
+	if (e)
+		e->rank = rank0_lost ? -1 : 0;
+	free(stmt);
+	free(path);
+	free(text);
+}
+
+/* Watchdog timeouts name their own ranks ("[Rank 3] Watchdog caught ...").
+ * When every rank from 0 to the highest one reported a timeout but one, and
+ * that one shows no error of its own, it did not wait in the collective: it
+ * was elsewhere (evaluating, saving a checkpoint, a data-dependent branch),
+ * and the others timed out waiting for it. */
+static void rule_timeout_missing(struct rule_ctx *rc)
+{
+	enum { MAXR = 1024 };
+	unsigned char seen[MAXR];
+	memset(seen, 0, sizeof seen);
+	int hi = -1, n = 0;
+	const struct evidence *first = NULL;
+	for (size_t i = 0; i < rc->ev->n; i++) {
+		const struct evidence *e = &rc->ev->v[i];
+		if (strcmp(e->id, SIG_COLL_WATCHDOG_TIMEOUT) != 0 || e->rank < 0 || e->rank >= MAXR)
+			continue;
+		if (!first)
+			first = e;
+		n += !seen[e->rank];
+		seen[e->rank] = 1;
+		if (e->rank > hi)
+			hi = e->rank;
+	}
+	if (n < 2 || n != hi)
+		return; /* not exactly one rank of 0..hi missing */
+	int miss = 0;
+	while (miss <= hi && seen[miss])
+		miss++;
+	const struct ranks *r = rc->ranks;
+	for (size_t i = 0; r && i < r->n; i++)
+		if (r->v[i].rank == miss && (r->v[i].first_error.path || (r->v[i].has_exit && r->v[i].exitcode != 0)))
+			return; /* it failed: its own finding says why */
+	char *ms = xasprintf("%d", miss), *hs = xasprintf("%d", hi);
+	struct capture c[2] = {{"rank", ms}, {"highest", hs}};
+	char *stmt = xasprintf("ranks 0 to %d reported a watchdog timeout in the same wait, except rank %d, which printed "
+	                       "no timeout and no error (first timeout: %s)", hi, miss, first->text);
+	char *path = xstrdup(first->path);
+	uint64_t line = first->line;
+	struct evidence *e = rule_emit(rc, "infer.timeout_rank_missing", path, line, stmt, c, 2);
+	if (e)
+		e->rank = miss;
+	free(stmt);
+	free(path);
+	free(ms);
+	free(hs);
+}
+
+/* The call before the error and the result code together: in NCCL's
+ * init (src/init.cc, 2.7-2.30) ncclCommInitRank returns ncclInvalidUsage
+ * for "Duplicate GPU detected" (two ranks on one device); its other
+ * invalid-usage exits are a topology or graph file of the wrong version and
+ * NIC settings, each with a WARN of its own.  So a generic "invalid usage"
+ * from communicator init, with no WARN that says otherwise, points at the
+ * device assignment. */
+static void rule_init_invalid_usage(struct rule_ctx *rc)
+{
+	if (!evlist_has(rc->ev, SIG_VLLM_PYNCCL_COMM_INIT_CALL) || evlist_has(rc->ev, SIG_DEVICE_DUPLICATE_GPU))
+		return;
+	const struct failure_line *f = NULL;
+	for (size_t i = 0; i < rc->nfailures && !f; i++)
+		if (strstr(rc->failures[i].text, "invalid usage"))
+			f = &rc->failures[i];
+	if (!f)
+		return;
+	for (size_t i = 0; i < rc->nfailures; i++)
+		if (rc->failures[i].src)
+			return; /* NCCL's own WARN is there: it says which */
+	struct capture c[1] = {{"error", f->text}};
+	char *stmt = xasprintf("the failing call is communicator init (ncclCommInitRank) and it returned invalid usage: %s",
+	                       f->text);
+	struct evidence *e = rule_emit(rc, "infer.init_invalid_usage", f->path, f->line, stmt, c, 1);
+	if (e)
+		e->rank = f->rank;
+	free(stmt);
+}
+
+/* The fewest NVLinks between any two GPUs of the topology matrix ("NV18":
+ * 18), 0 when a pair has none or there is no matrix. */
+static int min_nvlinks(const cJSON *facts, int *gpus)
+{
+	const cJSON *topo = json_get(facts, "topology"), *l;
+	double n = 0;
+	json_num(topo, "gpu_count", &n);
+	*gpus = (int)n;
+	int min = 0, pairs = 0;
+	cJSON_ArrayForEach(l, json_get(topo, "links")) {
+		const char *c = json_str(l, "class"), *t = json_str(l, "type");
+		double a = -1, b = -1;
+		json_num(l, "a", &a);
+		json_num(l, "b", &b);
+		if (a < 0 || b < 0 || a == b)
+			continue;
+		if (!c || strcmp(c, "nvlink") != 0 || !t || strncmp(t, "NV", 2) != 0)
+			return 0; /* a pair without NVLink */
+		int k = atoi(t + 2);
+		if (k <= 0)
+			return 0;
+		if (!min || k < min)
+			min = k;
+		pairs++;
+	}
+	return *gpus >= 2 && pairs >= *gpus * (*gpus - 1) / 2 ? min : 0;
+}
+
+/* Measured bandwidth judged against what the topology and the transport
+ * allow.  The largest message of an all-reduce-like nccl-tests run (64 MiB
+ * or more: past the latency-bound sizes) moves at about the per-direction
+ * rate of the narrowest path: NVLink 3 and 4 carry 25 GB/s per link and
+ * direction (an NV12 pair 300 GB/s, NV18 450 GB/s), a host's RDMA ports
+ * their Gb/s over 8.  Under 30% of that, the run did not use that path
+ * (P2P off or SHM, GPUDirect RDMA off, a NIC not used) or the path is
+ * degraded.  Information for a performance question, a warning: the verdict
+ * does not change. */
+static void rule_bandwidth(struct rule_ctx *rc)
+{
+	const cJSON *run;
+	cJSON_ArrayForEach(run, json_get(json_get(rc->facts, "nccl_tests"), "runs")) {
+		const cJSON *mb = json_get(run, "max_busbw");
+		double v = 0, size = 0;
+		if (!json_num(mb, "value", &v) || !json_num(mb, "size", &size) || size < 64.0 * 1024 * 1024 || v <= 0)
+			continue;
+		const char *prog = json_str(run, "program");
+		if (prog && !strstr(prog, "all_reduce") && !strstr(prog, "all_gather") && !strstr(prog, "reduce_scatter"))
+			continue;
+		const char *host = NULL;
+		int hosts = 0, ndev = 0;
+		const cJSON *d;
+		cJSON_ArrayForEach(d, json_get(run, "devices")) {
+			const char *h = json_str(d, "host");
+			ndev++;
+			if (h && (!host || strcmp(h, host) != 0)) {
+				hosts++; /* host changes: 1 when every device is on one host, >= 2 otherwise */
+				host = h;
+			}
+		}
+		char stmt[600];
+		const char *id = NULL;
+		int gpus = 0, k = min_nvlinks(rc->facts, &gpus);
+		if (hosts == 1 && ndev >= 2 && k && v < 0.3 * k * 25) {
+			id = "infer.busbw_under_nvlink";
+			snprintf(stmt, sizeof stmt, "nccl-tests measured %.1f GB/s bus bandwidth at %.0f MiB on one host, while "
+			         "every GPU pair of its topology has NVLink (NV%d at the narrowest: about %d GB/s per direction): "
+			         "%.0f%% of it", v, size / (1024 * 1024), k, k * 25, 100 * v / (k * 25));
+		} else if (hosts >= 2) {
+			double gbps = 0;
+			const cJSON *p;
+			cJSON_ArrayForEach(p, json_get(json_get(rc->facts, "ib"), "ports")) {
+				const char *st = json_str(p, "state");
+				double r = 0;
+				if (st && strncmp(st, "Active", 6) == 0 && json_num(p, "rate_gbps", &r))
+					gbps += r;
+			}
+			if (gbps > 0 && v < 0.3 * gbps / 8) {
+				id = "infer.busbw_under_nic";
+				snprintf(stmt, sizeof stmt, "nccl-tests measured %.1f GB/s bus bandwidth at %.0f MiB across %d hosts, "
+				         "while a host's Active RDMA ports carry %.0f Gb/s (about %.0f GB/s): %.0f%% of it", v,
+				         size / (1024 * 1024), hosts, gbps, gbps / 8, 100 * v / (gbps / 8));
+			}
+		}
+		if (!id)
+			continue;
+		char vs[32];
+		snprintf(vs, sizeof vs, "%.1f", v);
+		struct capture c[2] = {{"measured", vs}, {"what", stmt}};
+		double line = 0;
+		json_num(json_get(mb, "source") ? json_get(mb, "source") : json_get(run, "source"), "line", &line);
+		const char *path = json_str(json_get(run, "source"), "path");
+		rule_emit(rc, id, path ? path : rc->name, line > 0 ? (uint64_t)line : 0, stmt, c, 2);
+		return;
+	}
+}
+
+/* One interface name exported to hosts whose interfaces differ: with
+ * NCCL_SOCKET_IFNAME set, some host's NCCL found an interface for its
+ * bootstrap (facts.nodes.<host>.bootstrap) while another host's found none
+ * (socket.no_interface_found).  The variable is right on the first and
+ * wrong on the second. */
+static void rule_ifname_hosts(struct rule_ctx *rc)
+{
+	const char *v = env_val(rc->facts, "NCCL_SOCKET_IFNAME");
+	if (!v || !*v)
+		return;
+	const struct evidence *none = NULL;
+	for (size_t i = 0; i < rc->ev->n && !none; i++)
+		if (strcmp(rc->ev->v[i].id, SIG_SOCKET_NO_INTERFACE_FOUND) == 0 && rc->ev->v[i].host)
+			none = &rc->ev->v[i];
+	if (!none)
+		return;
+	const cJSON *nodes = json_get(rc->facts, "nodes"), *n;
+	const char *okhost = NULL, *okif = NULL;
+	cJSON_ArrayForEach(n, nodes) {
+		const char *b = json_str(json_get(n, "bootstrap"), "value");
+		if (b && n->string && strcmp(n->string, none->host) != 0) {
+			okhost = n->string;
+			okif = b;
+			break;
+		}
+	}
+	if (!okhost)
+		return;
+	struct capture c[4] = {{"ifname", (char *)v}, {"host_ok", (char *)okhost}, {"iface_ok", (char *)okif},
+	                       {"host_none", none->host}};
+	char *stmt = xasprintf("NCCL_SOCKET_IFNAME=%s: on %s NCCL found %s, on %s it found no socket interface", v, okhost,
+	                       okif, none->host);
+	char *path = xstrdup(none->path), *host = xstrdup(none->host);
+	uint64_t line = none->line;
+	struct evidence *e = rule_emit(rc, "infer.ifname_one_host_only", path, line, stmt, c, 4);
+	if (e && !e->host)
+		e->host = host, host = NULL;
+	free(host);
+	free(path);
+	free(stmt);
+}
+
+/* Measured peer-to-peer bandwidth against the copy through the host
+ * (facts.p2p_bandwidth, cuda-samples' p2pBandwidthLatencyTest): P2P is the
+ * faster path whenever it works (PCIe P2P at least matches the staged
+ * copy, NVLink far exceeds it); P2P writes at under half the staged rate
+ * mean the peer path is broken (ACS or the IOMMU sending the writes through
+ * the root complex, a board without working P2P), which is also what hangs
+ * or slows NCCL's P2P transport. */
+static void rule_p2p_bandwidth(struct rule_ctx *rc)
+{
+	static const char *const kinds[][3] = {{"unidirectional", "unidirectional_disabled", "unidirectional_enabled"},
+	                                       {"bidirectional", "bidirectional_disabled", "bidirectional_enabled"}};
+	const cJSON *bw = json_get(rc->facts, "p2p_bandwidth");
+	for (size_t k = 0; bw && k < 2; k++) {
+		const cJSON *off = json_get(json_get(bw, kinds[k][1]), "rows"), *on = json_get(json_get(bw, kinds[k][2]), "rows");
+		int n = cJSON_GetArraySize(off);
+		if (n < 2 || n != cJSON_GetArraySize(on))
+			continue;
+		int bi = -1, bj = -1;
+		double best = 1, von = 0, voff = 0;
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++) {
+				const cJSON *a = cJSON_GetArrayItem(cJSON_GetArrayItem(off, i), j);
+				const cJSON *b = cJSON_GetArrayItem(cJSON_GetArrayItem(on, i), j);
+				if (i == j || !cJSON_IsNumber(a) || !cJSON_IsNumber(b) || a->valuedouble <= 0)
+					continue;
+				double r = b->valuedouble / a->valuedouble;
+				if (r < best) {
+					best = r;
+					bi = i, bj = j;
+					von = b->valuedouble, voff = a->valuedouble;
+				}
+			}
+		if (bi < 0 || best >= 0.5)
+			continue;
+		char pair[32], what[200];
+		snprintf(pair, sizeof pair, "%d -> %d", bi, bj);
+		snprintf(what, sizeof what, "%s P2P writes %.2f GB/s against %.2f GB/s with P2P disabled (%.0f%%)", kinds[k][0],
+		         von, voff, 100 * best);
+		struct capture c[2] = {{"pair", pair}, {"measured", what}};
+		char *stmt = xasprintf("p2pBandwidthLatencyTest: between GPU %s, %s: peer-to-peer is slower than the copy "
+		                       "through the host", pair, what);
+		const cJSON *src = json_get(json_get(bw, kinds[k][2]), "source");
+		double line = 0;
+		json_num(src, "line", &line);
+		const char *path = json_str(src, "path");
+		rule_emit(rc, "infer.p2p_slower_than_copy", path ? path : rc->name, line > 0 ? (uint64_t)line : 0, stmt, c, 2);
+		free(stmt);
+		return;
+	}
+}
+
 static void run(struct rule_ctx *rc)
 {
 	rule_init_stall(rc);
 	rule_graph_file(rc);
 	rule_transport(rc);
+	rule_store_lost(rc);
+	rule_timeout_missing(rc);
+	rule_init_invalid_usage(rc);
+	rule_bandwidth(rc);
+	rule_ifname_hosts(rc);
+	rule_p2p_bandwidth(rc);
 }
 
 const struct rule_provider RULES_INFER = {

@@ -140,6 +140,10 @@ void verify_run_free(struct verify_run *r);
  * linker's own search (LD_LIBRARY_PATH, ld.so.cache, system paths).  When
  * --nccl-lib is given only it is tried. */
 void verify_nccl_candidates(const char *nccl_lib, struct strvec *out);
+/* The site-packages (and dist-packages) folders of this host's Python
+ * environments, most likely first: VIRTUAL_ENV, CONDA_PREFIX, the python3
+ * of each PATH entry, ~/.local, /usr/local, /usr, /opt/conda, /opt/NAME/.venv. */
+void verify_python_sites(struct strvec *out);
 void verify_cuda_candidates(const char *cuda_lib, struct strvec *out);
 
 /* Probe the host in a child process (bounded by timeout_s).  Always fills p;

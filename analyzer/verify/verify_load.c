@@ -198,13 +198,31 @@ void verify_nccl_candidates(const char *nccl_lib, struct strvec *out)
 		return;
 	}
 	push_unique(out, "libnccl.so.2"); /* LD_LIBRARY_PATH, ld.so.cache, /lib, /usr/lib */
+	struct strvec sites = {0};
+	verify_python_sites(&sites);
+	for (size_t i = 0; i < sites.n; i++) {
+		char *p = xasprintf("%s/nvidia/nccl/lib/libnccl.so.2", sites.v[i]);
+		struct stat st;
+		if (stat(p, &st) == 0)
+			push_unique(out, p);
+		free(p);
+	}
+	strvec_free(&sites);
+}
+
+void verify_python_sites(struct strvec *out)
+{
 	struct strvec pre = {0};
 	python_prefixes(&pre);
 	for (size_t i = 0; i < pre.n; i++) {
 		const char *sub[] = {"lib/python3*/site-packages", "lib/python3*/dist-packages", "lib/python3/dist-packages"};
 		for (size_t j = 0; j < sizeof sub / sizeof *sub; j++) {
-			char *pat = xasprintf("%s/%s/nvidia/nccl/lib/libnccl.so.2", pre.v[i], sub[j]);
-			push_glob(out, pat);
+			char *pat = xasprintf("%s/%s", pre.v[i], sub[j]);
+			glob_t g;
+			if (glob(pat, GLOB_ONLYDIR, NULL, &g) == 0)
+				for (size_t k = 0; k < g.gl_pathc; k++)
+					push_unique(out, g.gl_pathv[k]);
+			globfree(&g);
 			free(pat);
 		}
 	}

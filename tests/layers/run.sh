@@ -1,14 +1,14 @@
 #!/bin/sh
 # tests/layers/run.sh - the layers of analyzer/ (docs/architecture.md), lowest
 # first:
-#     base < input < parse < match < rules < engine < report < verify < cli
+#     base < input < parse < match < rules < engine < report < verify < collect < cli
 # Every source file lives in analyzer/LAYER/; the folder is its layer.  A file
 # may include headers of its own layer and of the layers below it, never of a
 # layer above, and names them with their folder ("match/sigdb.h"), so that the
 # include line itself shows the dependency.  The library (libnccltriage.a) is
 # every layer but cli/ (Makefile).  Ends with "N passed, N failed".
 cd "$(dirname "$0")/../.." || exit 2
-LAYERS="base input parse match rules engine report verify cli"
+LAYERS="base input parse match rules engine report verify collect cli"
 
 rank_of() { # layer name -> 1..9, 0 when not a layer
 	i=0

@@ -148,6 +148,15 @@ static void test_tstamp(void)
 	CHECK(tstamp_parse("2026-11-30 14:16:25", 19, &t) && tstamp_order(&t) < g);
 	CHECK(tstamp_parse("I1201 00:00:01.0", 16, &t) && tstamp_order(&t) > g);
 	/* not timestamps */
+	/* the year-less forms of the outer prefixes (peel.h) are on the same scale */
+	CHECK(tstamp_parse("E108 20:04:34.467642512", 23, &t) && t.month == 1 && t.day == 8);
+	CHECK(tstamp_parse("Aug 12 01:22:51", 15, &t) && t.month == 8 && t.day == 12 && t.year == 0);
+	CHECK(tstamp_parse("Dec  1 00:00:01.5", 17, &t) && t.month == 12 && t.day == 1 && tstamp_order(&t) > g);
+	CHECK(tstamp_parse("11-30 14:16:26", 14, &t) && tstamp_order(&t) > g - 1 && t.year == 0);
+	CHECK(tstamp_parse("11/30/2026 14:16:25", 19, &t) && tstamp_epoch(&t) == e);
+	CHECK(!tstamp_parse("Foo 12 01:22:51", 15, &t));
+	CHECK(!tstamp_parse("Aug 32 01:22:51", 15, &t));
+	CHECK(!tstamp_parse("13-01 00:00:00", 14, &t));
 	CHECK(!tstamp_parse("2026-13-30 14:16:25", 19, &t));
 	CHECK(!tstamp_parse("2026-11-30 24:00:00", 19, &t));
 	CHECK(!tstamp_parse("2026-11-30 14:61:00", 19, &t));

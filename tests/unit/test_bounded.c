@@ -97,6 +97,30 @@ static void test_torch_ranks(void)
 	ranks_free(r);
 }
 
+/* A wrapper's pid ("(pid=N) ...": Ray's worker tag) names the one NCCL
+ * process of that pid: through a pid index, not a scan of every process
+ * per line (4096 processes x 100000 tagged lines: 4e8 comparisons). */
+static void test_wrapper_pids(void)
+{
+	enum { N = 100000 };
+	struct ranks *r = ranks_new();
+	feed_lines(r, "host%d:%d:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>", RANKS_MAX_PROCS);
+	CHECK_INT(r->n, RANKS_MAX_PROCS);
+	uint64_t w0 = r->work;
+	char line[128];
+	for (int i = 0; i < N; i++) {
+		int len = snprintf(line, sizeof line, "(RayWorker pid=%d) step %d", i % RANKS_MAX_PROCS, i);
+		struct logline ll;
+		logline_parse(line, (size_t)len, &ll);
+		ranks_note(r, &ll, "run.log", (uint64_t)i + 1, 0);
+	}
+	CHECK(r->work - w0 < 4ull * N);
+	CHECK_INT(r->n, RANKS_MAX_PROCS); /* each line went to its NCCL process */
+	CHECK_INT(r->untracked, 0);
+	CHECK(r->v[7].own_lines > 0 && r->v[7].pid == 7);
+	ranks_free(r);
+}
+
 /* Item 11: launcher exit records of one process past the cap are merged
  * into its record (the message said "more than 4096 processes"), those of
  * other processes counted as such. */
@@ -580,6 +604,7 @@ int main(void)
 	msgs_free(&m);
 	test_comms();
 	test_torch_ranks();
+	test_wrapper_pids();
 	test_exit_records();
 	test_nranks();
 	test_env();

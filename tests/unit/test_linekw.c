@@ -19,8 +19,8 @@
 #include "testlib.h"
 
 static struct matcher *mt;
-static size_t lines, mismatches, parse_mismatches;
-static uint64_t seen;
+static size_t lines, mismatches, parse_mismatches, floor_mismatches;
+static uint64_t seen, floor_seen;
 
 static int same_span(struct span a, const char *la, struct span b, const char *lb)
 {
@@ -56,8 +56,17 @@ static void check_text(const char *path, const char *p, size_t n)
 		struct logline ll;
 		logline_parse(p, len, &ll);
 		matcher_scan(mt, &ll);
-		uint64_t slow = linekw_scan(ll.msg.p, ll.msg.n);
+		const char *k0 = ll.head ? ll.head : ll.msg.p; /* from the logger header on (logline.h) */
+		uint64_t slow = linekw_scan(k0, (size_t)(ll.msg.p + ll.msg.n - k0));
 		check_parse(path, p, len, &ll);
+		/* the floor's tier-1 keywords ride on the same pass (linekw.h) */
+		if (ll.floor != floorkw_scan(k0, (size_t)(ll.msg.p + ll.msg.n - k0))) {
+			if (floor_mismatches++ < 5)
+				fprintf(stderr, "%s: floor keywords %llx, slow search %llx: %.*s\n", path,
+				        (unsigned long long)ll.floor, (unsigned long long)floorkw_scan(k0, (size_t)(ll.msg.p + ll.msg.n - k0)),
+				        (int)(len > 200 ? 200 : len), p);
+		}
+		floor_seen |= ll.floor;
 		if (!ll.kw_known || ll.kw != slow) {
 			if (mismatches++ < 5)
 				fprintf(stderr, "%s: keywords %llx, slow search %llx: %.*s\n", path,
@@ -121,6 +130,8 @@ int main(void)
 	CHECK(lines > 10000);
 	CHECK(mismatches == 0);
 	CHECK(parse_mismatches == 0);
+	CHECK(floor_mismatches == 0);
+	CHECK(floor_seen != 0); /* the captures hold floor keywords (out of memory, Watchdog caught, ...) */
 	/* the sample exercises most keywords */
 	int bits = 0;
 	for (int k = 0; k < KW_COUNT; k++)

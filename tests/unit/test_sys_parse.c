@@ -355,6 +355,35 @@ static void test_bad_input(void)
 	msgs_free(&m);
 }
 
+/* cuda-samples p2pBandwidthLatencyTest (parse_p2pbw.c): the real output of
+ * tests/learn/p2p-mlengineering-1-a6000.log (stas00/ml-engineering#1), and
+ * cut or hostile matrices. */
+static void test_p2p_bandwidth(void)
+{
+	struct msgs m = {0};
+	cJSON *f = cJSON_CreateObject();
+	CHECK(load(f, &m, "tests/learn/p2p-mlengineering-1-a6000.log", DOC_P2P_BANDWIDTH) == 6);
+	CHECK_INT(cJSON_GetArraySize(get(f, "p2p_bandwidth.unidirectional_disabled.rows")), 3);
+	CHECK(fabs(gn(f, "p2p_bandwidth.unidirectional_disabled.rows.0.1") - 13.15) < 1e-9);
+	CHECK(fabs(gn(f, "p2p_bandwidth.unidirectional_enabled.rows.0.2") - 1.58) < 1e-9);
+	CHECK_INT(gn(f, "p2p_bandwidth.unidirectional_enabled.source.line"), 26);
+	CHECK(get(f, "p2p_bandwidth.bidirectional_enabled") == NULL);
+	cJSON_Delete(f);
+	/* a row cut short, a row of another width, a matrix of 65 columns, garbage: no row taken from them */
+	f = cJSON_CreateObject();
+	const char *bad = "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n   D\\D     0      1\n"
+	                  "     0 673.49   2.60\n     1   2.12\n     1   2.12 3.0 4.0\n"
+	                  "Bidirectional P2P=Disabled Bandwidth Matrix (GB/s)\n   D\\D 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 "
+	                  "21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 "
+	                  "56 57 58 59 60 61 62 63 64\n     0 1 1\n\xff\x1b[4m\0\n";
+	CHECK_INT(sysreport_parse(DOC_P2P_BANDWIDTH, bad, strlen(bad), "bad.txt", f, &m), 1);
+	CHECK_INT(cJSON_GetArraySize(get(f, "p2p_bandwidth.unidirectional_enabled.rows")), 1);
+	CHECK_INT(cJSON_GetArraySize(get(f, "p2p_bandwidth.bidirectional_disabled.rows")), 0);
+	sysreport_parse(DOC_P2P_BANDWIDTH, "", 0, "empty", f, &m);
+	cJSON_Delete(f);
+	msgs_free(&m);
+}
+
 int main(void)
 {
 	test_h200();
@@ -362,5 +391,6 @@ int main(void)
 	test_versions_public();
 	test_oom_and_env();
 	test_bad_input();
+	test_p2p_bandwidth();
 	TEST_MAIN_END();
 }

@@ -1,0 +1,301 @@
+/* runjob.c - see runjob.h. */
+#include "collect/runjob.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "collect/proc.h"
+#include "collect/sink.h"
+
+#define READ_CHUNK (256u << 10)
+#define PIPE_SIZE (1 << 20)
+#define TTY_RING (1u << 20)
+#define LOG_RING (8u << 20)
+/* After the job's process ended, how long processes it left may keep its
+ * pipes open before run stops reading them. */
+#define TAIL_GRACE_S 2.0
+/* A wake that read less than NAP_BELOW naps NAP_MS before the next poll: a
+ * job writing 10 MB/s in lines fills half of a 1 MiB pipe in 50 ms, so the
+ * nap never holds it up, and one read takes ~250 KB instead of a line (each
+ * wake of this loop and of the sinks costs more than the copying:
+ * bench/overhead.sh). */
+#define NAP_BELOW (PIPE_SIZE / 2)
+#define NAP_MS 25
+
+static int sig_w = -1;
+
+static void on_signal(int sig)
+{
+	int e = errno;
+	unsigned char c = (unsigned char)sig;
+	ssize_t w = write(sig_w, &c, 1);
+	(void)w;
+	errno = e;
+}
+
+static const int FORWARDED[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
+#define NSIG_HANDLED (sizeof FORWARDED / sizeof *FORWARDED)
+
+static int same_file(int a, int b)
+{
+	struct stat x, y;
+	if (fstat(a, &x) < 0 || fstat(b, &y) < 0)
+		return 0;
+	return x.st_dev == y.st_dev && x.st_ino == y.st_ino && x.st_rdev == y.st_rdev;
+}
+
+struct loop {
+	const struct run_spec *s;
+	struct run_result *r;
+	pid_t pid;
+	int fd[2];            /* stdout, stderr pipes (fd[1] -1 when merged) */
+	struct sink *to[2];   /* the terminal sink of each */
+	struct sink *log;
+	int sig_r;
+	double t0, kill_at, reaped_at;
+	int term_sent, reaped;
+	char *buf;
+};
+
+/* Read what fd k has (at most 4 chunks), hand it to its sinks.  Bytes read. */
+static size_t pump(struct loop *L, int k)
+{
+	size_t got = 0;
+	for (int i = 0; i < 4 && L->fd[k] >= 0; i++) {
+		ssize_t n = read(L->fd[k], L->buf, READ_CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n <= 0) {
+			close(L->fd[k]);
+			L->fd[k] = -1;
+			break;
+		}
+		if (k == 0)
+			L->r->out_bytes += (uint64_t)n;
+		else
+			L->r->err_bytes += (uint64_t)n;
+		sink_push(L->to[k], L->buf, (size_t)n);
+		if (L->log)
+			sink_push(L->log, L->buf, (size_t)n);
+		got += (size_t)n;
+		if ((size_t)n < READ_CHUNK)
+			break;
+	}
+	return got;
+}
+
+static void reap(struct loop *L, double now)
+{
+	int st;
+	pid_t w = waitpid(L->pid, &st, WNOHANG);
+	if (w != L->pid)
+		return;
+	L->reaped = 1;
+	L->reaped_at = now;
+	L->r->ms = (now - L->t0) * 1000;
+	if (WIFEXITED(st)) {
+		L->r->exited = 1;
+		L->r->exit_code = WEXITSTATUS(st);
+		L->r->status = L->r->exit_code;
+	} else if (WIFSIGNALED(st)) {
+		L->r->signaled = 1;
+		L->r->term_sig = WTERMSIG(st);
+		L->r->status = 128 + L->r->term_sig;
+	}
+}
+
+static void signals(struct loop *L, double now)
+{
+	unsigned char c[64];
+	ssize_t n;
+	while ((n = read(L->sig_r, c, sizeof c)) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			if (c[i] == SIGCHLD)
+				continue; /* reap() below */
+			if (!L->reaped) {
+				kill(-L->pid, c[i]);
+				L->r->forwarded = c[i];
+			}
+		}
+	if (!L->reaped)
+		reap(L, now);
+}
+
+/* --timeout and the SIGKILL after it. */
+static void timers(struct loop *L, double now)
+{
+	if (L->reaped)
+		return;
+	if (L->s->timeout_s > 0 && !L->term_sent && now - L->t0 >= L->s->timeout_s) {
+		kill(-L->pid, SIGTERM);
+		L->term_sent = 1;
+		L->r->timed_out = 1;
+		L->kill_at = now + L->s->kill_after_s;
+	} else if (L->term_sent && now >= L->kill_at && !L->r->killed) {
+		kill(-L->pid, SIGKILL);
+		L->r->killed = 1;
+	}
+}
+
+/* Milliseconds until the next timer, -1 when none. */
+static int next_wake(const struct loop *L, double now)
+{
+	double at = -1;
+	if (!L->reaped && L->s->timeout_s > 0 && !L->term_sent)
+		at = L->t0 + L->s->timeout_s;
+	if (!L->reaped && L->term_sent && !L->r->killed)
+		at = L->kill_at;
+	if (L->reaped)
+		at = L->reaped_at + TAIL_GRACE_S;
+	if (at < 0)
+		return -1;
+	double ms = (at - now) * 1000 + 1;
+	return ms < 0 ? 0 : ms > 60000 ? 60000 : (int)ms;
+}
+
+static void loop_run(struct loop *L)
+{
+	struct timespec nap = {0, NAP_MS * 1000 * 1000};
+	for (;;) {
+		if (L->reaped && L->fd[0] < 0 && L->fd[1] < 0)
+			break;
+		double now = proc_now();
+		if (L->reaped && now - L->reaped_at >= TAIL_GRACE_S) {
+			L->r->tail_open = 1;
+			break;
+		}
+		struct pollfd pf[3];
+		int np = 0;
+		pf[np++] = (struct pollfd){L->sig_r, POLLIN, 0};
+		for (int k = 0; k < 2; k++)
+			if (L->fd[k] >= 0)
+				pf[np++] = (struct pollfd){L->fd[k], POLLIN, 0};
+		if (poll(pf, (nfds_t)np, next_wake(L, now)) < 0 && errno != EINTR)
+			break;
+		now = proc_now();
+		signals(L, now);
+		size_t got = 0;
+		for (int k = 0; k < 2; k++)
+			if (L->fd[k] >= 0)
+				got += pump(L, k);
+		timers(L, now);
+		/* a job that writes many small pieces would wake this loop for
+		 * each: while it writes and is far from filling a pipe, nap, so
+		 * that one read takes many pieces (NAP_BELOW) */
+		if (got > 0 && got < NAP_BELOW && !L->reaped)
+			nanosleep(&nap, NULL);
+	}
+	for (int k = 0; k < 2; k++)
+		if (L->fd[k] >= 0) {
+			close(L->fd[k]);
+			L->fd[k] = -1;
+		}
+	if (!L->reaped) {
+		/* the loop failed: wait for the job itself */
+		int st;
+		while (waitpid(L->pid, &st, 0) < 0 && errno == EINTR)
+			;
+		L->r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+}
+
+static int make_pipe(int p[2])
+{
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	fcntl(p[0], F_SETPIPE_SZ, PIPE_SIZE); /* best effort: 64 KiB otherwise */
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+static void finish_sink(struct sink *s, double wait_s, uint64_t *lost, int *err, uint64_t *gaps)
+{
+	sink_finish(s, wait_s);
+	*lost = s->lost;
+	*err = s->err;
+	*gaps = s->gaps;
+	sink_free(s);
+}
+
+int run_job(const struct run_spec *s, struct run_result *r)
+{
+	memset(r, 0, sizeof *r);
+	struct loop L;
+	memset(&L, 0, sizeof L);
+	L.s = s;
+	L.r = r;
+	L.fd[0] = L.fd[1] = -1;
+	int sp[2], po[2] = {-1, -1}, pe[2] = {-1, -1};
+	r->merged = same_file(1, 2);
+	if (pipe2(sp, O_CLOEXEC | O_NONBLOCK) < 0 || make_pipe(po) < 0 || (!r->merged && make_pipe(pe) < 0)) {
+		r->exec_errno = errno;
+		return -1;
+	}
+	sig_w = sp[1];
+	L.sig_r = sp[0];
+	struct sigaction sa, old[NSIG_HANDLED];
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NSIG_HANDLED; i++)
+		sigaction(FORWARDED[i], &sa, &old[i]);
+	L.t0 = proc_now();
+	int e = 0;
+	L.pid = proc_spawn(s->argv, s->envp, 0, po[1], r->merged ? po[1] : pe[1], NULL, &e);
+	close(po[1]);
+	if (pe[1] >= 0)
+		close(pe[1]);
+	L.fd[0] = po[0];
+	L.fd[1] = pe[0];
+	int rc = 0;
+	if (L.pid < 0) {
+		r->exec_errno = e;
+		r->status = e == ENOENT ? 127 : 126;
+		for (int k = 0; k < 2; k++)
+			if (L.fd[k] >= 0)
+				close(L.fd[k]);
+	} else {
+		r->started = 1;
+		struct sink out, err, log;
+		sink_start(&out, 1, TTY_RING, "the terminal (stdout) was too slow; the bundle's log has them");
+		if (!r->merged)
+			sink_start(&err, 2, TTY_RING, "the terminal (stderr) was too slow; the bundle's log has them");
+		if (s->log_fd >= 0)
+			sink_start(&log, s->log_fd, LOG_RING, "the disk was too slow");
+		L.to[0] = &out;
+		L.to[1] = r->merged ? &out : &err;
+		L.log = s->log_fd >= 0 ? &log : NULL;
+		L.buf = xmalloc(READ_CHUNK);
+		loop_run(&L);
+		free(L.buf);
+		finish_sink(&out, 5, &r->out_lost, &r->out_errno, &r->out_gaps);
+		if (!r->merged)
+			finish_sink(&err, 5, &r->err_lost, &r->err_errno, &r->err_gaps);
+		if (L.log)
+			finish_sink(&log, 30, &r->log_lost, &r->log_errno, &r->log_gaps);
+	}
+	for (size_t i = 0; i < NSIG_HANDLED; i++)
+		sigaction(FORWARDED[i], &old[i], NULL);
+	sig_w = -1;
+	close(sp[0]);
+	close(sp[1]);
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		r->cpu_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+		            (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+		r->max_rss_kib = ru.ru_maxrss;
+	}
+	return rc;
+}

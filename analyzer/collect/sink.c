@@ -1,0 +1,168 @@
+/* sink.c - see sink.h. */
+#include "collect/sink.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/util.h"
+
+/* Copy n bytes into the ring at its tail (the caller checked the room). */
+static void ring_put(struct sink *s, const char *p, size_t n)
+{
+	size_t tail = (s->head + s->len) % s->cap;
+	size_t first = s->cap - tail < n ? s->cap - tail : n;
+	memcpy(s->ring + tail, p, first);
+	memcpy(s->ring, p + first, n - first);
+	s->len += n;
+}
+
+/* The note that stands where output was dropped; its length, 0 when it
+ * does not fit in out. */
+static size_t gap_note(const struct sink *s, char *out, size_t n)
+{
+	int k = snprintf(out, n, "\n[nccl-triage run: %llu bytes of the job's output lost here: %s]\n",
+	                 (unsigned long long)s->gap, s->slow);
+	return k > 0 && (size_t)k < n ? (size_t)k : 0;
+}
+
+void sink_push(struct sink *s, const char *p, size_t n)
+{
+	if (!n)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->pushed += n;
+	if (s->dead || !s->started) {
+		s->lost += n;
+		pthread_mutex_unlock(&s->mu);
+		return;
+	}
+	char note[160];
+	size_t nl = s->gap ? gap_note(s, note, sizeof note) : 0;
+	if (s->cap - s->len < n + nl) {
+		s->gap += n;
+		s->lost += n;
+	} else {
+		if (nl) {
+			ring_put(s, note, nl);
+			s->gaps++;
+			s->gap = 0;
+		}
+		ring_put(s, p, n);
+		pthread_cond_signal(&s->cv);
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void *sink_main(void *arg)
+{
+	struct sink *s = arg;
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		while (!s->len && !s->closing)
+			pthread_cond_wait(&s->cv, &s->mu);
+		if (!s->len && s->gap) {
+			/* output dropped at the very end: the note closes the copy */
+			char note[160];
+			size_t nl = gap_note(s, note, sizeof note);
+			s->gap = 0;
+			s->gaps++;
+			pthread_mutex_unlock(&s->mu);
+			ssize_t w = nl ? write(s->fd, note, nl) : 0;
+			(void)w;
+			pthread_mutex_lock(&s->mu);
+			continue;
+		}
+		if (!s->len)
+			break; /* closing and drained */
+		size_t n = s->cap - s->head < s->len ? s->cap - s->head : s->len;
+		const char *p = s->ring + s->head;
+		pthread_mutex_unlock(&s->mu);
+		ssize_t w;
+		do
+			w = write(s->fd, p, n);
+		while (w < 0 && errno == EINTR);
+		pthread_mutex_lock(&s->mu);
+		if (w <= 0) {
+			/* the end of this sink: everything it holds is lost */
+			s->err = w < 0 ? errno : EIO;
+			s->dead = 1;
+			s->lost += s->len; /* notes included: a small overcount, said so in docs */
+			s->len = 0;
+			break;
+		}
+		s->written += (uint64_t)w;
+		s->head = (s->head + (size_t)w) % s->cap;
+		s->len -= (size_t)w;
+	}
+	s->done = 1;
+	pthread_cond_broadcast(&s->drained);
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+int sink_start(struct sink *s, int fd, size_t cap, const char *slow)
+{
+	memset(s, 0, sizeof *s);
+	s->fd = fd;
+	s->slow = slow;
+	s->cap = cap;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	pthread_cond_init(&s->drained, NULL);
+	s->ring = xmalloc(cap);
+	if (pthread_create(&s->th, NULL, sink_main, s) != 0)
+		return -1;
+	s->started = 1;
+	return 0;
+}
+
+void sink_finish(struct sink *s, double wait_s)
+{
+	pthread_mutex_lock(&s->mu);
+	if (!s->started) {
+		pthread_mutex_unlock(&s->mu);
+		return;
+	}
+	s->closing = 1;
+	pthread_cond_signal(&s->cv);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += (time_t)wait_s;
+	until.tv_nsec += (long)((wait_s - (double)(long)wait_s) * 1e9);
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (!s->done)
+		if (pthread_cond_timedwait(&s->drained, &s->mu, &until) == ETIMEDOUT)
+			break;
+	int done = s->done;
+	if (!done) {
+		/* stuck in a write: the rest is lost; the thread is left to itself */
+		s->lost += s->len;
+		s->len = 0;
+		s->dead = 1;
+		s->err = ETIMEDOUT;
+	}
+	pthread_mutex_unlock(&s->mu);
+	if (done)
+		pthread_join(s->th, NULL);
+	else
+		pthread_detach(s->th);
+	s->started = done ? 0 : 2;
+}
+
+void sink_free(struct sink *s)
+{
+	if (s->started == 2)
+		return; /* its thread may still touch it */
+	free(s->ring);
+	s->ring = NULL;
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	pthread_cond_destroy(&s->drained);
+}

@@ -1,0 +1,50 @@
+/* sink.h - one destination of `run`'s copy of a job's output (the
+ * terminal's stdout or stderr, the bundle's log), written by a thread of
+ * its own from a bounded ring, so that a slow terminal or disk never
+ * blocks the loop that reads the job's pipes, and so never the job.
+ *
+ * sink_push copies into the ring and returns at once.  When the ring is
+ * full the bytes are dropped and counted, and a one-line note saying how
+ * many were lost there is put in their place as soon as there is room (the
+ * order of what is written is always the order of the output).  A write
+ * error (a closed terminal: EPIPE, EIO; a full disk: ENOSPC, EFBIG) ends
+ * the sink: what follows is counted as lost, so a log file is always a
+ * prefix of the output, plus notes.  The ring is memory reserved once (the
+ * bound of run's memory), never grown. */
+#ifndef NT_SINK_H
+#define NT_SINK_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sink {
+	int fd;
+	const char *slow;       /* how a drop is explained: "the terminal was too slow" */
+	char *ring;
+	size_t cap, head, len;
+	uint64_t pushed;        /* bytes of output handed in */
+	uint64_t written;       /* bytes of output written (notes not counted) */
+	uint64_t lost;          /* bytes of output never written */
+	uint64_t gap;           /* dropped since the last note */
+	uint64_t gaps;          /* notes written */
+	int err;                /* errno of the write that ended the sink, 0 */
+	int dead, closing, done, started;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv, drained;
+};
+
+/* Start a sink writing to fd through a ring of cap bytes.  0, or -1 when
+ * the thread cannot start (the sink then writes nothing and counts all as
+ * lost). */
+int sink_start(struct sink *s, int fd, size_t cap, const char *slow);
+void sink_push(struct sink *s, const char *p, size_t n);
+/* Let the sink write what it holds, waiting at most wait_s seconds (a
+ * terminal stopped with ^S must not keep run from ending); what is left
+ * then counts as lost.  The sink is finished either way; sink_free frees
+ * it unless its thread is still stuck in a write (then it is left). */
+void sink_finish(struct sink *s, double wait_s);
+void sink_free(struct sink *s);
+
+#endif

@@ -1,0 +1,358 @@
+#!/bin/sh
+# tests/collect/run.sh BIN - `nccl-triage collect` and `nccl-triage run` with
+# real processes on this machine (no GPU: most tools missing; fake tools on
+# PATH for a denial, a timeout, the locale), and the real bundles made on a
+# 1 x H200 host (fixtures/collect/h200, README there).  Ends with
+# "N passed, N failed".
+BIN=${1:-./nccl-triage}
+case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
+ROOT=$(pwd)
+pass=0
+fail=0
+T=$(mktemp -d)
+MNT=""
+cleanup() {
+	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { # DESC CMD...: passes when CMD succeeds
+	d=$1; shift
+	if "$@"; then ok; else bad "$d"; fi
+}
+HOST=$(hostname | cut -d. -f1)
+ulimit -c 0
+# py SCRIPT ARGS...: a check in Python (standard library), exit status 0 = pass
+py() { python3 - "$@"; }
+
+# ---------- collect on this machine ----------
+cd "$T" || exit 2
+mkdir home cwd
+HOME_BEFORE=$(find "$T/home" | wc -l)
+(cd cwd && HOME="$T/home" NCCL_IB_HCA=mlx5_0 TORCH_SECRET_KEY=abc123 UNRELATED_VAR=zz "$BIN" collect -d out >../c.out 2>../c.err)
+rc=$?
+check "collect -d exit 0 (got $rc)" [ $rc -eq 0 ]
+check "collect -d: a summary line" grep -q "nccl-triage collect: wrote out: .* commands" c.err
+check "nothing written outside the output (cwd)" [ "$(ls cwd)" = out ]
+check "nothing written outside the output (HOME)" [ "$(find "$T/home" | wc -l)" -eq "$HOME_BEFORE" ]
+check "manifest's first line" grep -q '^{"nccl_triage_collect":1,' cwd/out/manifest.jsonl
+check "env.txt: what matters" grep -q '^NCCL_IB_HCA=mlx5_0$' cwd/out/env.txt
+check "env.txt: secrets masked" grep -q '^TORCH_SECRET_KEY=\*\*\*$' cwd/out/env.txt
+if grep -q UNRELATED_VAR cwd/out/env.txt; then bad "env.txt: an unrelated variable"; else ok; fi
+"$BIN" analyze --format json cwd/out >c.json 2>c.aerr
+# every file lands in the parser its manifest line names; every command has
+# a status; the manifest's facts (what failed) are in the report
+check "collect -d: kinds, statuses and facts" py cwd/out c.json <<'EOF'
+import json, os, sys
+d, rep = sys.argv[1], json.load(open(sys.argv[2]))
+b = rep["bundles"][0]
+kinds = {i["path"]: i["kind"] for i in b["inputs"]}
+lines = [json.loads(l) for l in open(os.path.join(d, "manifest.jsonl"))]
+head, cmds = lines[0], lines[1:]
+assert head["tool"].startswith("nccl-triage ") and head["host"] and head["time"].endswith("Z"), head
+bad = 0
+for c in cmds:
+    for k in ("file", "kind", "command", "status", "exit", "ms", "bytes", "kept", "cut"):
+        assert k in c, (k, c)
+    assert c["status"] in ("ok", "partial", "failed", "missing", "denied", "timeout", "skipped", "absent"), c
+    f = c["file"]
+    if os.path.exists(os.path.join(d, f)):
+        if kinds.get(f) != c["kind"]:
+            print("kind of %s: %s, manifest says %s" % (f, kinds.get(f), c["kind"])); bad += 1
+    elif c["status"] in ("ok", "partial") and c["kept"] > 0:
+        print("%s: ok with output but no file" % f); bad += 1
+assert kinds["manifest.jsonl"] == "collect_manifest", kinds
+col = b["facts"]["collected"][0]
+assert len(col["commands"]) == len(cmds), (len(col["commands"]), len(cmds))
+missing = [c["file"] for c in cmds if c["status"] not in ("ok", "partial")]
+if missing:
+    assert "collect.reports_missing" in [x["id"] for x in b["diagnoses"]], b["diagnoses"]
+    assert col["files_missing"], col
+sys.exit(1 if bad else 0)
+EOF
+
+# fakes: a denial (not executable), a timeout, "Operation not permitted", the locale
+mkdir fake
+printf '#!/bin/sh\necho hi\n' >fake/ibstat # mode 0644: not executable, even for root
+printf '#!/bin/sh\nexec sleep 30\n' >fake/nvidia-smi
+printf '#!/bin/sh\necho "lspci: Unable to read the standard configuration space header: Operation not permitted" >&2\nexit 1\n' >fake/lspci
+printf '#!/bin/sh\necho "LC_ALL=$LC_ALL LANG=$LANG LC_MESSAGES=${LC_MESSAGES:-unset}"\n' >fake/uname
+printf '#!/bin/sh\necho "lo               UNKNOWN        127.0.0.1/8 ::1/128"\necho "eth0             UP             10.11.12.13/24 fe80::5054:ff:fe12:3456/64"\n' >fake/ip
+chmod 755 fake/nvidia-smi fake/lspci fake/uname fake/ip
+t0=$(date +%s)
+PATH="$T/fake:$PATH" LC_ALL=de_DE.UTF-8 LC_MESSAGES=fr_FR "$BIN" collect --timeout 1 -d fk >fk.out 2>fk.err
+rc=$?
+t1=$(date +%s)
+check "collect with fakes: exit 0 (got $rc)" [ $rc -eq 0 ]
+check "collect with fakes: the timeouts run in parallel ($((t1 - t0)) s)" [ $((t1 - t0)) -lt 12 ]
+check "collect with fakes: statuses" py fk/manifest.jsonl <<'EOF'
+import json, sys
+st = {}
+for l in list(open(sys.argv[1]))[1:]:
+    c = json.loads(l); st[c["command"]] = c
+assert st["ibstat"]["status"] == "denied", st["ibstat"]
+assert "Permission denied" in st["ibstat"]["error"], st["ibstat"]
+assert st["nvidia-smi"]["status"] == "timeout" and st["nvidia-smi"]["ms"] < 3000, st["nvidia-smi"]
+assert st["lspci -vvv"]["status"] == "denied" and st["lspci -vvv"]["exit"] == 1, st["lspci -vvv"]
+assert st["show_gids"]["status"] == "missing", st["show_gids"]
+assert st["uname -a"]["status"] == "ok", st["uname -a"]
+EOF
+check "clean locale in the commands" grep -q '^LC_ALL=C LANG=C LC_MESSAGES=unset$' fk/sys/uname.txt
+# total budget: the slow commands are stopped, the rest not started
+PATH="$T/fake:$PATH" "$BIN" collect --timeout 20 --budget 1 -d bu >/dev/null 2>bu.err
+check "collect --budget: exit 0" [ $? -eq 0 ]
+check "collect --budget: stopped and skipped" py bu/manifest.jsonl <<'EOF'
+import json, sys
+cmds = [json.loads(l) for l in list(open(sys.argv[1]))[1:]]
+sk = [c for c in cmds if c["status"] == "skipped"]
+assert any("stopped" in c["error"] for c in sk) and any("not run" in c["error"] for c in sk), sk
+assert all(c["ms"] < 3000 for c in cmds), [c["ms"] for c in cmds]
+EOF
+
+# a .tar.gz: a real ustar that GNU tar and analyze both read; --redact
+PATH="$T/fake:$PATH" "$BIN" collect --timeout 1 --redact -o r.tgz >/dev/null 2>r.err
+check "collect -o --redact: exit 0" [ $? -eq 0 ]
+check "GNU tar lists it" sh -c 'tar -tzf r.tgz >r.list'
+check "members under the host's pseudonym" grep -q '^host-1/manifest.jsonl$' r.list
+mkdir rx && tar -xzf r.tgz -C rx
+check "every header is POSIX ustar" py r.tgz <<'EOF'
+import gzip, sys
+data = gzip.open(sys.argv[1]).read()
+off, n = 0, 0
+while off + 512 <= len(data):
+    h = data[off:off + 512]
+    if h == b"\0" * 512:
+        break
+    assert h[257:263] == b"ustar\0" and h[263:265] == b"00", h[257:265]
+    s = sum(h[:148]) + 8 * 32 + sum(h[156:])
+    assert int(h[148:154], 8) == s, "checksum"
+    size = int(h[124:135], 8)
+    off += 512 + (size + 511) // 512 * 512
+    n += 1
+assert n > 3, n
+EOF
+if grep -rqw -- "$HOST" rx; then bad "--redact: the host name $HOST is still in the bundle"; else ok; fi
+if grep -rq "10.11.12.13" rx; then bad "--redact: an address is still in the bundle"; else ok; fi
+check "--redact: addresses in the documentation range" grep -q "192.0.2.1/24" rx/host-1/sys/ip-br-addr.txt
+"$BIN" analyze --format json r.tgz >r.json 2>/dev/null
+check "analyze reads every member, parsers still read the redacted files" py r.json r.list <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))["bundles"][0]
+files = [l.strip() for l in open(sys.argv[2]) if l.strip() and not l.strip().endswith("/")]
+assert sorted(i["path"] for i in b["inputs"]) == sorted(files), (b["inputs"], files)
+itf = [i for i in b["facts"].get("interfaces", []) if i["name"] == "eth0"]
+assert itf and itf[0]["ipv4"] == ["192.0.2.1/24"], itf
+EOF
+# usage errors
+"$BIN" collect -o a.tgz -d b >/dev/null 2>&1
+check "collect -o with -d: exit 2" [ $? -eq 2 ]
+"$BIN" collect extra >/dev/null 2>&1
+check "collect with an operand: exit 2" [ $? -eq 2 ]
+"$BIN" collect -o /nonexistent/dir/x.tgz >/dev/null 2>u.err
+check "collect to a folder that does not exist: exit 2" [ $? -eq 2 ]
+check "collect: the message names the file" grep -q "/nonexistent/dir/x.tgz" u.err
+
+# ---------- run ----------
+B="$T/b"
+"$BIN" run --bundle "$B" -- sh -c 'echo to-stdout; echo to-stderr >&2; exit 3' >r1.out 2>r1.err
+rc=$?
+H="$B/$HOST"
+check "run: CMD's exit status (got $rc)" [ $rc -eq 3 ]
+check "run: the job's stdout on stdout" grep -qx to-stdout r1.out
+check "run: the job's stderr on stderr" grep -qx to-stderr r1.err
+check "run: the log has both" sh -c "grep -qx to-stdout '$H/job.log' && grep -qx to-stderr '$H/job.log'"
+check "run: the result record" grep -qx 'exit=3 ms=[0-9]*' "$H/result.txt"
+check "run: the summary on stderr" sh -c "grep -q '^Cause: ' r1.err && grep -q 'nccl-triage run: bundle: $H' r1.err"
+check "run: the full report kept" grep -q '^# nccl-triage .* report of this bundle' "$H/report.txt"
+check "run: collected on failure" test -f "$H/manifest.jsonl" -a -d "$H/sys"
+check "run: the record" py "$H/manifest.jsonl" <<'EOF'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+r = lines[-1]["run"]
+assert r["status"] == 3 and r["exit"] == 3 and r["signal"] is None and not r["timed_out"], r
+assert r["log_lost"] == 0 and r["log_bytes"] == r["stdout_bytes"] + r["stderr_bytes"], r
+assert r["set"]["NCCL_DEBUG"] == "INFO" and r["set"]["TORCH_NCCL_DUMP_ON_TIMEOUT"] == "1", r["set"]
+assert any(k.endswith("DUMP_TEMP_FILE") and "/fr/nccl_trace_rank_" in v for k, v in r["set"].items()), r["set"]
+assert r["collect"] == "yes", r
+assert len(lines) > 10, len(lines)
+EOF
+"$BIN" analyze --format json "$B" >r1.json 2>/dev/null
+check "analyze of the run bundle: the report is skipped, the exit record read" py r1.json <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))["bundles"][0]
+k = {i["path"].split("/", 1)[1]: i["kind"] for i in b["inputs"]}
+assert k["report.txt"] == "triage_report" and k["manifest.jsonl"] == "collect_manifest", k
+assert b["verdict"] == "unknown_failure", b["verdict"]
+assert b["diagnoses"][0]["id"] == "ranks.job_exit_nonzero", b["diagnoses"][0]["id"]
+EOF
+# the user's own setting wins
+NCCL_DEBUG=WARN "$BIN" run --no-collect --bundle "$T/own" -- sh -c 'echo "NCCL_DEBUG=$NCCL_DEBUG PYTHONUNBUFFERED=$PYTHONUNBUFFERED"' >own.out 2>/dev/null
+check "run: the user's NCCL_DEBUG kept, the others set" grep -qx "NCCL_DEBUG=WARN PYTHONUNBUFFERED=1" own.out
+# success: one line, no collection
+"$BIN" run --bundle "$B" -- true >ok.out 2>ok.err
+check "run: success exit 0" [ $? -eq 0 ]
+check "run: success prints one line" [ "$(wc -l <ok.err)" -eq 1 ]
+check "run: a second run in the bundle gets its own log" test -f "$H/job.2.log" -a -f "$H/manifest.2.jsonl"
+check "run: success collects nothing" sh -c "! grep -q '\"collect\"' '$H/manifest.2.jsonl'"
+# one bundle per host, per rank under a launcher; the first to fail collects
+SLURM_PROCID=7 "$BIN" run --bundle "$B" -- false >/dev/null 2>r7.err
+check "run per rank: exit 1" [ $? -eq 1 ]
+check "run per rank: its own log" test -f "$H/job-rank7.log" -a -f "$H/report-rank7.txt"
+check "run per rank: sys/ collected once" grep -q 'not here: sys/ exists' "$H/manifest-rank7.jsonl"
+# not found
+"$BIN" run --no-collect --bundle "$B" -- no-such-command-xyz >/dev/null 2>nf.err; rc=$?
+check "run: command not found: 127 (got $rc)" [ $rc -eq 127 ]
+check "run: command not found: said" grep -q "no-such-command-xyz: command not found" nf.err
+"$BIN" run >/dev/null 2>&1
+check "run without a command: exit 2" [ $? -eq 2 ]
+# CMD's options are its own, after its name
+"$BIN" run --no-collect --bundle "$B" -- sh -c 'exit 0' --timeout >/dev/null 2>&1
+check "run: options after CMD are CMD's" [ $? -eq 0 ]
+
+# each signal: 128+N
+# (Linux's numbers)
+for sn in HUP:1 INT:2 QUIT:3 ILL:4 TRAP:5 ABRT:6 BUS:7 FPE:8 KILL:9 USR1:10 SEGV:11 USR2:12 PIPE:13 ALRM:14 TERM:15; do
+	s=${sn%:*}
+	n=${sn#*:}
+	"$BIN" run --no-collect --bundle "$T/sig" -- sh -c "kill -$s \$\$" >/dev/null 2>sig.err
+	rc=$?
+	check "run: killed by SIG$s: exit $((128 + n)) (got $rc)" [ $rc -eq $((128 + n)) ]
+done
+check "run: the signal in the summary" grep -q "was killed by signal 15" sig.err
+
+# SIGINT, SIGTERM, SIGHUP forwarded to the job's process group
+for s in INT TERM HUP; do
+	"$BIN" run --no-collect --bundle "$T/fw" -- sh -c "trap 'echo got-$s; exit 42' $s; sleep 30 & wait" >fw.out 2>fw.err &
+	pid=$!
+	sleep 1
+	kill -$s $pid
+	wait $pid
+	rc=$?
+	check "run: SIG$s forwarded (exit $rc, want 42)" [ $rc -eq 42 ]
+	check "run: the job saw SIG$s" grep -qx "got-$s" fw.out
+done
+
+# --timeout: a job that never ends; one that ignores SIGTERM
+t0=$(date +%s)
+"$BIN" run --no-collect --timeout 1 --bundle "$T/to" -- sleep 100 >/dev/null 2>to.err
+rc=$?
+t1=$(date +%s)
+check "run --timeout: SIGTERM, exit 143 (got $rc)" [ $rc -eq 143 ]
+check "run --timeout: on time ($((t1 - t0)) s)" [ $((t1 - t0)) -lt 6 ]
+check "run --timeout: said" grep -q "was stopped by --timeout" to.err
+check "run --timeout: the result says stopped from outside" grep -qx 'exit=124 ms=[0-9]*' "$T/to/$HOST/result.txt"
+"$BIN" run --no-collect --timeout 1 --kill-after 1 --bundle "$T/ig" -- sh -c 'trap "" TERM; sleep 100' >/dev/null 2>ig.err
+rc=$?
+check "run --timeout on a job that ignores SIGTERM: SIGKILL, 137 (got $rc)" [ $rc -eq 137 ]
+check "run: killed recorded" grep -q '"killed":true' "$T/ig/$HOST/manifest.jsonl"
+
+# order: one pipe when stdout and stderr are one file; the log is the terminal's copy
+"$BIN" run --no-collect --bundle "$T/ord" -- sh -c 'i=0; while [ $i -lt 3000 ]; do echo "out $i"; echo "err $i" >&2; i=$((i+1)); done' >ord.txt 2>&1
+check "run: merged output, exact order" sh -c "grep -v '^nccl-triage run:' ord.txt | cmp -s - '$T/ord/$HOST/job.log'"
+check "run: merged output, every line" [ "$(wc -l <"$T/ord/$HOST/job.log")" -eq 6000 ]
+
+# a closed terminal: the job goes on, the log has everything
+{ "$BIN" run --no-collect --bundle "$T/cl" -- sh -c 'i=0; while [ $i -lt 50000 ]; do echo "line $i"; i=$((i+1)); done; echo END' 2>cl.err; echo $? >cl.rc; } | head -n 1 >/dev/null
+check "run, terminal closed: exit 0" [ "$(cat cl.rc)" -eq 0 ]
+check "run, terminal closed: the log is whole" sh -c "tail -n 1 '$T/cl/$HOST/job.log' | grep -qx END && [ \$(wc -l <'$T/cl/$HOST/job.log') -eq 50001 ]"
+check "run, terminal closed: recorded" grep -q '"terminal_error":"Broken pipe"' "$T/cl/$HOST/manifest.jsonl"
+
+# a slow terminal: the job is not held up, the terminal gets a note
+{ "$BIN" run --no-collect --bundle "$T/sl" -- head -c 8000000 /dev/zero 2>sl.err; echo $? >sl.rc; } | { sleep 3; cat >sl.got; }
+check "run, slow terminal: the job was not blocked" py "$T/sl/$HOST/manifest.jsonl" <<'EOF'
+import json, sys
+r = json.loads(list(open(sys.argv[1]))[-1])["run"]
+assert r["ms"] < 2500 and r["log_bytes"] == 8000000 and r["terminal_lost"] > 0, r
+EOF
+check "run, slow terminal: the note" grep -aq "bytes of the job's output lost here: the terminal (stdout) was too slow" sl.got
+
+# 1 GB through the pipe with bounded memory; a file size limit on the log
+( ulimit -f 2048; "$BIN" run --no-collect --bundle "$T/gb" -- head -c 1073741824 /dev/zero >/dev/null 2>gb.err; echo $? >gb.rc )
+check "run, 1 GB: exit 0" [ "$(cat gb.rc)" -eq 0 ]
+check "run, 1 GB: bounded memory, loss recorded" py "$T/gb/$HOST/manifest.jsonl" <<'EOF'
+import json, sys
+r = json.loads(list(open(sys.argv[1]))[-1])["run"]
+assert r["stdout_bytes"] == 1 << 30, r
+assert r["log_bytes"] == 1 << 20 and r["log_lost"] == (1 << 30) - (1 << 20), r
+assert r["log_error"] == "File too large", r
+assert r["max_rss_kib"] < 64 * 1024, r["max_rss_kib"]
+EOF
+check "run, 1 GB: the loss said on stderr" grep -q "is incomplete: 1072693248 bytes lost (File too large)" gb.err
+
+# a full disk: a small tmpfs when this user may mount one
+mkdir small
+if mount -t tmpfs -o size=512k tmpfs small 2>/dev/null; then
+	MNT="$T/small"
+	"$BIN" run --always --bundle small -- head -c 4000000 /dev/zero >/dev/null 2>fd.err
+	rc=$?
+	check "run, full disk: the job's status (got $rc)" [ $rc -eq 0 ]
+	check "run, full disk: recorded in the reserved manifest" py "small/$HOST/manifest.jsonl" <<'EOF'
+import json, sys
+r = json.loads(list(open(sys.argv[1]))[-1])["run"]
+assert r["log_error"] == "No space left on device" and r["log_lost"] > 0, r
+assert r["stdout_bytes"] == 4000000, r
+EOF
+	"$BIN" analyze small >fd.txt 2>/dev/null
+	check "run, full disk: the report says the log is incomplete" grep -q "The bundle's copy of the job's output is incomplete" fd.txt
+	umount small && MNT=""
+else
+	echo "note: no tmpfs (not allowed to mount): the full disk is the file size limit above"
+fi
+
+# ---------- the bundles made on a GPU host (fixtures/collect) ----------
+F="$ROOT/fixtures/collect/h200"
+for d in collect-dir collect-redacted.tar.gz run-ifname/vm run-dup/vm run-ok/vm; do
+	"$BIN" analyze --format json "$F/$d" >fx.json 2>fx.err
+	rc=$?
+	check "fixture $d: analysed (exit $rc)" [ $rc -le 1 ]
+	check "fixture $d: every file in the parser its manifest names" py fx.json <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))["bundles"][0]
+kinds = {}
+for i in b["inputs"]:
+    p = i["path"]
+    kinds[p.split("/", 1)[1] if p.startswith("host-1/") else p] = i["kind"]
+bad = 0
+for m in b["facts"]["collected"]:
+    for c in m.get("commands", []):
+        if c["file"] in kinds and kinds[c["file"]] != c["kind"]:
+            print(c["file"], kinds[c["file"]], "want", c["kind"]); bad += 1
+assert "manifest.jsonl" in kinds
+sys.exit(bad)
+EOF
+done
+# the diagnoses, on stderr at the time and now; the exit statuses of the job with and without run
+check "fixture: bad NCCL_SOCKET_IFNAME diagnosed on stderr" grep -q '^Cause: .*\[SOCKET_NETWORK\]' "$F/run-ifname.stderr"
+check "fixture: two ranks on one GPU diagnosed on stderr" grep -q '^Cause: .*\[DEVICE_ASSIGNMENT\]' "$F/run-dup.out"
+check "fixture: the job's own exit status" sh -c "grep -qx 'plain ifname rc=1' '$F/rc.txt' && grep -qx 'run ifname rc=1' '$F/rc.txt' && grep -qx 'plain dup rc=1' '$F/rc.txt' && grep -qx 'run dup rc=1' '$F/rc.txt' && grep -qx 'run ok rc=0' '$F/rc.txt'"
+check "fixture: success is one line" [ "$(wc -l <"$F/run-ok.stderr")" -eq 1 ]
+for pair in "run-ifname/vm SOCKET_NETWORK" "run-dup/vm DEVICE_ASSIGNMENT"; do
+	set -- $pair
+	"$BIN" analyze --format json "$F/$1" >fx.json 2>/dev/null
+	check "fixture $1: $2 today" py fx.json "$2" <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))["bundles"][0]
+assert b["verdict"] == "diagnosed" and b["diagnoses"][0]["category"] == sys.argv[2], b["diagnoses"][0]
+EOF
+done
+"$BIN" analyze --format json "$F/run-ok/vm" >fx.json 2>/dev/null
+check "fixture run-ok: healthy" grep -q '"verdict":[[:space:]]*"healthy"' fx.json
+# the redacted archive from the GPU host: none of the originals, the facts still read
+check "fixture: the redacted archive hides the GPU's identity and keeps its facts" py "$F/collect-dir" "$F/collect-redacted.tar.gz" "$BIN" <<'EOF'
+import json, re, subprocess, sys, tarfile
+raw = open(sys.argv[1] + "/sys/nvidia-smi-q.txt").read()
+ids = re.findall(r"GPU-[0-9a-f]{8}-[0-9a-f-]{27}", raw) + re.findall(r"Serial Number\s+:\s+(\d{6,})", raw)
+assert ids, "no identifiers in the raw listing"
+t = tarfile.open(sys.argv[2])
+text = "".join(t.extractfile(m).read().decode("utf-8", "replace") for m in t.getmembers() if m.isfile())
+for i in ids:
+    assert i not in text, i
+out = subprocess.run([sys.argv[3], "analyze", "--format", "json", sys.argv[2]], capture_output=True, text=True).stdout
+g = json.loads(out)["bundles"][0]["facts"]["gpus"][0]
+assert g["bus_id"] and g["uuid"].startswith("GPU-00000000-") and g["memory_total_mib"] == 143771, g
+EOF
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
