@@ -1321,6 +1321,26 @@ static int old_comm_line(const struct span *m)
 	return (size_t)(end - q) == 11 && memcmp(q, " - COMPLETE", 11) == 0 ? 2 : 0;
 }
 
+/* NCCL 2.3.5-2.6.4's "rank 0 nranks 8": ncclCommInitRank was called
+ * (src/init.cu, before the CUDA runtime and the bootstrap); the comm line
+ * comes later, once init runs.  1 when m is that line. */
+static int old_rank_line(const struct span *m)
+{
+	if (m->n > 40 || !starts(m, "rank "))
+		return 0;
+	const char *q = m->p + 5, *end = m->p + m->n;
+	const char *d = q;
+	while (q < end && is_digit(*q))
+		q++;
+	if (q == d || (size_t)(end - q) < 9 || memcmp(q, " nranks ", 8) != 0)
+		return 0;
+	q += 8;
+	d = q;
+	while (q < end && is_digit(*q))
+		q++;
+	return q > d && q == end;
+}
+
 /* A connection line of the old releases: "Ring 00 : 0[0] -> 1[1] via
  * P2P/IPC" (2.3-2.6) or "0 -> 1 via P2P/IPC" (2.0-2.2); "Channel NN"
  * since 2.7. */
@@ -1381,6 +1401,12 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 			else
 				p->saw_init_complete = 1;
 			note_init(r, p, m, oc == 2, path, lineno, r->order, ts);
+		} else if (m->n > 5 && m->p[0] == 'r' && old_rank_line(m)) {
+			char line[48] = " "; /* note_init reads " rank N" */
+			memcpy(line + 1, m->p, m->n);
+			struct span sp = {line, m->n + 1};
+			p->saw_init_start = 1;
+			note_init(r, p, &sp, 0, path, lineno, r->order, ts);
 		} else if (tail && (find(m, "Abort START") || find(m, "Abort COMPLETE"))) {
 			p->saw_abort = 1;
 			char *ptr = word_after(m, "comm ");

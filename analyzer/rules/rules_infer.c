@@ -36,6 +36,7 @@
 static const struct rule_def DEFS[] = {
 	{"infer.init_stall_pcie", "every NCCL process is on one PCIe host (topology or GPU names) with two or more GPUs, none got past init, nothing failed: init stalls"},
 	{"infer.init_stall_one_host", "every NCCL process is on one host with two or more GPUs (the machine unknown), none got past init, nothing failed"},
+	{"infer.init_hang_on_bridge", "a rank is stuck in init after NCCL chose a bridge or link-local interface, and the ranks are not shown to be on one host"},
 	{"infer.graph_file_set", "NCCL_GRAPH_FILE is set: NCCL's channel graph comes from a file made for one machine"},
 	{"infer.transport_shm", "NCCL used shared memory between GPUs that NVLink links, and why"},
 	{"infer.transport_socket", "NCCL used TCP sockets between hosts that have InfiniBand/RoCE, and why"},
@@ -130,12 +131,21 @@ static void rule_init_stall(struct rule_ctx *rc)
 		if (!last || p->last.order > last->last.order)
 			last = p;
 	}
+	int nranks = gpus; /* the largest communicator's size */
+	int devices = 0;    /* GPUs driven by the processes seen (nccl-tests: one process, many) */
 	const cJSON *run;
 	cJSON_ArrayForEach(run, json_get(json_get(rc->facts, "nccl_tests"), "runs")) {
 		double dc = 0;
-		if (json_num(run, "device_count", &dc) && dc > gpus)
-			gpus = (int)dc;
+		if (json_num(run, "device_count", &dc) && dc > devices)
+			devices = (int)dc;
 	}
+	if (devices > gpus)
+		gpus = devices;
+	/* fewer processes than ranks, and no one process driving them all: the
+	 * other ranks' output is not here, so "every rank on one host" is not
+	 * known (they may run on hosts whose logs are missing) */
+	if ((int)procs < nranks && devices < nranks)
+		return;
 	if ((int)procs > gpus)
 		gpus = (int)procs;
 	if (!host || gpus < 2 || !last || error_evidence(rc))
@@ -574,9 +584,42 @@ static void rule_p2p_bandwidth(struct rule_ctx *rc)
 	}
 }
 
+/* A rank stuck in init (ranks.stuck_in_init) after NCCL chose a bridge or
+ * link-local address for its sockets (socket.bridge_interface_chosen), in a
+ * bundle that does not show every rank on one host (rule_init_stall found
+ * nothing): peers on other hosts cannot reach that address.  Runs after
+ * rule_init_stall and after the rank rules (rules.c's order). */
+static void rule_init_hang_on_bridge(struct rule_ctx *rc)
+{
+	const struct evidence *stuck = NULL, *bridge = NULL;
+	for (size_t i = 0; i < rc->ev->n; i++) {
+		const struct evidence *e = &rc->ev->v[i];
+		if (!stuck && strcmp(e->id, "ranks.stuck_in_init") == 0)
+			stuck = e;
+		else if (!bridge && strcmp(e->id, "socket.bridge_interface_chosen") == 0)
+			bridge = e;
+		else if (strcmp(e->id, "infer.init_stall_pcie") == 0 || strcmp(e->id, "infer.init_stall_one_host") == 0)
+			return; /* every rank on one host: the interface is harmless there */
+	}
+	if (!stuck || !bridge)
+		return;
+	const char *ifname = evidence_cap(bridge, "ifname"), *addr = evidence_cap(bridge, "addr");
+	struct capture c[2] = {{"ifname", (char *)(ifname ? ifname : "")}, {"addr", (char *)(addr ? addr : "")}};
+	char *stmt = xasprintf("a rank reached Init START and never Init COMPLETE (%s:%llu) after NCCL chose %s (%s) for its "
+	                       "sockets (%s:%llu); the bundle does not show every rank on one host",
+	                       stuck->path ? stuck->path : rc->name, (unsigned long long)stuck->line, c[0].value, c[1].value,
+	                       bridge->path ? bridge->path : rc->name, (unsigned long long)bridge->line);
+	char *path = xstrdup(bridge->path ? bridge->path : rc->name); /* rule_emit may move the evidence array */
+	uint64_t line = bridge->line;
+	rule_emit(rc, "infer.init_hang_on_bridge", path, line, stmt, c, 2);
+	free(path);
+	free(stmt);
+}
+
 static void run(struct rule_ctx *rc)
 {
 	rule_init_stall(rc);
+	rule_init_hang_on_bridge(rc);
 	rule_graph_file(rc);
 	rule_transport(rc);
 	rule_store_lost(rc);

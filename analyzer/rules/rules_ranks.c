@@ -387,6 +387,17 @@ static void rule_one_hostname(struct rule_ctx *rc, const struct ranks *r)
 	}
 }
 
+/* The bundle shows one process only (no other process, no launcher) and it
+ * is the one member seen: the log of one process cannot show that the
+ * others never joined (their logs are simply not here); ranks.stuck_in_init
+ * says what it does show.  With a launcher or another process in view (a
+ * real skipped init: fixtures/captures/h200-2gpu-more/init_skip_rank1) the
+ * absence is evidence. */
+static int one_process_pasted(const struct ranks *r, size_t nseen)
+{
+	return nseen == 1 && r->n == 1 && !r->saw_launcher; /* no trace of any other process */
+}
+
 static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck)
 {
 	int world = world_size(r);
@@ -436,7 +447,7 @@ static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck
 			if (!u || have[k] != have[u - 1])
 				have[u++] = have[k];
 		nh = u;
-		if (nh == 0 || nh >= (size_t)cm->nranks) {
+		if (nh == 0 || nh >= (size_t)cm->nranks || one_process_pasted(r, nh)) {
 			free(have);
 			continue;
 		}

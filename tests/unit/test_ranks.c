@@ -374,10 +374,28 @@ static void test_old_releases(void)
 	struct bundle *b = run_text("old.log", one);
 	CHECK(!evlist_has(&b->ev, "ranks.missing_from_comm"));
 	bundle_free(b);
+	/* the output of one process alone cannot show that the other never
+	 * joined (rules_ranks.c one_process_pasted) ... */
 	b = run_text("old.log", "gpu-bql-144-103:18553:18612 [0] INFO comm 0x7fa42c00a3b0 rank 0 nranks 2\n"
+	                        "gpu-bql-144-103:18553:18611 [0] init.cu:194 WARN Cuda failure 'out of memory'\n");
+	CHECK(!evlist_has(&b->ev, "ranks.missing_from_comm"));
+	bundle_free(b);
+	/* ... a second process in view that never reached init can
+	 * (NCCL 2.3's interface line, nccl#207) */
+	b = run_text("old.log", "gpu-bql-144-103:18553:18612 [0] INFO comm 0x7fa42c00a3b0 rank 0 nranks 2\n"
+	                        "gpu-bql-144-103:18554:18554 [1] NCCL INFO NET : Using interface ib0:12.12.12.102<0>\n"
 	                        "gpu-bql-144-103:18553:18611 [0] init.cu:194 WARN Cuda failure 'out of memory'\n");
 	CHECK(evlist_has(&b->ev, "ranks.missing_from_comm"));
 	bundle_free(b);
+	/* NCCL 2.3.5-2.6.4's "rank N nranks M" (ncclCommInitRank called) is
+	 * that rank's Init START (nccl#207: ranks 0 and 2 printed only it) */
+	struct ranks *r3 = ranks_new();
+	feed(r3, "old.log", "gpu2:46654:46654 [0] NCCL INFO rank 0 nranks 8\n"
+	                    "gpu2:46655:47153 [1] NCCL INFO comm 0x7f132405ad20 rank 1 nranks 8\n");
+	ranks_finish(r3);
+	const struct rank_proc *q0 = ranks_by_rank(r3, 0);
+	CHECK(q0 && strcmp(rank_proc_milestone(q0), "init_start") == 0);
+	ranks_free(r3);
 }
 
 /* Consistency across ranks and hosts (rules_ranks.c): the same bus id, worlds

@@ -162,6 +162,30 @@ static void test_bootstrap_chain(void)
 	bundle_free(b);
 }
 
+/* A rank stuck in init after NCCL chose a link-local address, with the
+ * other ranks not in view (rules_infer.c rule_init_hang_on_bridge):
+ * tests/learn/socket-horovod-110-br0-linklocal.log (horovod/horovod#110,
+ * learn), NCCL 2.3.5's "rank 0 nranks 4".  Without the interface line it is
+ * no socket finding. */
+static void test_init_hang_on_bridge(void)
+{
+	const char *head = "lf-solar-gpu13-pm:473785:473811 [0] NCCL INFO NET : Using interface br0:10.9.22.45<0>\n";
+	const char *bridge = "lf-solar-gpu13-pm:473785:473811 [0] NCCL INFO NET : Using interface bond0:fe80::ae1f:6bff:fe20:f588%bond0<0>\n";
+	const char *tail = "NCCL version 2.3.5+cuda9.0\n"
+	                   "lf-solar-gpu13-pm:473785:473811 [0] NCCL INFO rank 0 nranks 4\n";
+	char *all = xasprintf("%s%s%s", head, bridge, tail);
+	struct bundle *b = run_text("run.log", all);
+	CHECK(top_is(b, "SOCKET_NETWORK"));
+	CHECK(diag(b, "infer.init_hang_on_bridge") != NULL);
+	bundle_free(b);
+	free(all);
+	all = xasprintf("%s%s", head, tail);
+	b = run_text("run.log", all);
+	CHECK(diag(b, "infer.init_hang_on_bridge") == NULL);
+	bundle_free(b);
+	free(all);
+}
+
 /* A diagnosis that blames a user action checks that the action is visible.
  * tests/learn/bug-nccl-1125-xml-busid-usb-nic.log (NVIDIA/nccl#1125): NCCL
  * detected the topology itself (a USB NIC, then the busid WARN); nothing
@@ -420,6 +444,7 @@ int main(void)
 	test_source_file();
 	test_return_chain();
 	test_bootstrap_chain();
+	test_init_hang_on_bridge();
 	test_blamed_action();
 	test_store_host();
 	test_self_rank();

@@ -1,7 +1,7 @@
-/* test_sys_parse.c - system-report parsers on the real fixtures under
- * fixtures/sys/ (captures from the 2 x H200 host and pastes from public
- * issue threads): detection, GPU counts, link types, NICs, affinity, P2P
- * statuses, versions, memory peaks, OOM numbers, env, bad input. */
+/* test_sys_parse.c - system-report parsers beyond what tests/cases shows
+ * (there, one real report in and its facts out, through the CLI): the
+ * merge of several reports, the scan of a log's text, the torch OOM line,
+ * env dumps, cut and hostile input. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,13 +32,11 @@ static char *slurp(const char *path, size_t *len)
 }
 
 /* parse one fixture with the kind detect_sysreport gives */
-static int load(cJSON *facts, struct msgs *m, const char *path, int want_kind)
+static int load(cJSON *facts, struct msgs *m, const char *path)
 {
 	size_t len;
 	char *t = slurp(path, &len);
 	int k = detect_sysreport(t, len);
-	if (want_kind >= 0)
-		CHECK_INT(k, want_kind);
 	int n = k >= 0 ? sysreport_parse((enum doc_kind)k, t, len, path, facts, m) : 0;
 	free(t);
 	return n;
@@ -80,146 +78,43 @@ static const char *link_type(const cJSON *facts, int a, int b)
 	return NULL;
 }
 
+/* The 2 x H200 host's 15 reports in one facts object.  What each report
+ * gives alone is a case of tests/cases (topo/, nvsmi/, versions/, memory/);
+ * here only what the merge decides: one entry per GPU whatever the number
+ * of reports naming it, each GPU's fields gathered from several reports,
+ * and no version conflict where every report agrees. */
 static void test_h200(void)
 {
 	cJSON *f = cJSON_CreateObject();
 	struct msgs m = {0};
-	const char *d = "fixtures/sys/h200-2gpu/";
+	static const char *const files[] = {"topo-m.txt", "topo-p2p-r.txt", "topo-p2p-p.txt", "nvidia-smi.txt",
+	                                    "nvidia-smi-L.txt", "nvidia-smi-q.txt", "nvcc-version.txt", "collect_env.txt",
+	                                    "pip-list.txt", "pip-freeze.txt", "proc-driver-version.txt", "torch-version.txt",
+	                                    "nccl-topo.xml", "memtrace-oom_unshard.csv", "nvidia-smi-l1.txt"};
 	char p[256];
-#define L(name, kind) (snprintf(p, sizeof p, "%s%s", d, name), load(f, &m, p, kind))
-	CHECK(L("topo-m.txt", DOC_TOPO_MATRIX) > 0);
-	CHECK(L("topo-p2p-r.txt", DOC_TOPO_P2P) > 0);
-	CHECK(L("topo-p2p-p.txt", DOC_TOPO_P2P) > 0);
-	CHECK(L("nvidia-smi.txt", DOC_NVSMI) > 0);
-	CHECK(L("nvidia-smi-L.txt", DOC_NVSMI_L) > 0);
-	CHECK(L("nvidia-smi-q.txt", DOC_NVSMI_Q) > 0);
-	CHECK(L("nvcc-version.txt", DOC_NVCC) > 0);
-	CHECK(L("collect_env.txt", DOC_COLLECT_ENV) > 0);
-	CHECK(L("pip-list.txt", DOC_PIP_LIST) > 0);
-	CHECK(L("pip-freeze.txt", DOC_PIP_LIST) > 0);
-	CHECK(L("proc-driver-version.txt", DOC_DRIVER_VERSION) > 0);
-	CHECK(L("torch-version.txt", DOC_COLLECT_ENV) > 0);
-	CHECK(L("nccl-topo.xml", DOC_TOPO_XML) > 0);
-	CHECK(L("memtrace-oom_unshard.csv", DOC_MEM_CSV) > 0);
-	CHECK(L("nvidia-smi-l1.txt", DOC_NVSMI) > 0);
-#undef L
-	CHECK_INT(gn(f, "topology.gpu_count"), 2);
-	CHECK_STR(link_type(f, 0, 1), "NV18");
-	CHECK_STR(gs(f, "topology.links.0.class"), "nvlink");
-	CHECK_STR(gs(f, "topology.links.0.source.path"), "fixtures/sys/h200-2gpu/topo-m.txt");
-	CHECK_INT(gn(f, "topology.links.0.source.line"), 2);
-	CHECK_STR(gs(f, "topology.affinity.1.cpu"), "0-31");
-	CHECK_STR(gs(f, "topology.affinity.1.gpu_numa_id"), "N/A");
-	CHECK_STR(gs(f, "topology.legend"), "current");
-	CHECK_STR(gs(f, "topology.p2p.read.cap_from"), "document name");
-	CHECK_INT(gn(f, "topology.p2p.read.not_ok"), 0);
-	CHECK_INT(gn(f, "topology.p2p.pcie.not_ok"), 2);
-	CHECK_STR(gs(f, "topology.p2p.pcie.pairs.0.status"), "NS");
-	CHECK_STR(gs(f, "versions.driver.value"), "580.159.04");
-	CHECK_STR(gs(f, "versions.cuda.value"), "13.0");
-	CHECK_STR(gs(f, "versions.nvcc.value"), "13.0.88");
-	CHECK_STR(gs(f, "versions.torch.value"), "2.11.0+cu130");
-	CHECK_STR(gs(f, "versions.torch_cuda.value"), "13.0");
-	CHECK_STR(gs(f, "versions.nccl_pip.value"), "2.28.9");
-	CHECK_STR(gs(f, "versions.nccl_torch.value"), "2.28.9");
-	CHECK_STR(gs(f, "versions.python.value"), "3.12.3");
-	CHECK_STR(gs(f, "versions.cuda_runtime.value"), "13.0.96");
-	CHECK_STR(gs(f, "versions.packages.nvidia-nccl-cu13.version"), "2.28.9");
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		snprintf(p, sizeof p, "fixtures/sys/h200-2gpu/%s", files[i]);
+		CHECK(load(f, &m, p) > 0);
+	}
 	CHECK(get(f, "versions.conflicts") == NULL); /* every report agrees */
 	CHECK_INT(cJSON_GetArraySize(get(f, "gpus")), 2);
-	CHECK_STR(gs(f, "gpus.0.name"), "NVIDIA H200");
-	CHECK_STR(gs(f, "gpus.1.bus_id"), "0000:00:07.0");
-	CHECK_INT(gn(f, "gpus.0.memory_total_mib"), 143771);
-	CHECK_STR(gs(f, "gpus.0.uuid"), "GPU-0cbaf63b-5102-0ac0-54f4-22b3052a0958");
-	CHECK_STR(gs(f, "gpus.0.persistence"), "on");
-	CHECK_INT(gn(f, "gpus.0.sm"), 90);
-	CHECK_INT(gn(f, "gpus.0.ecc.volatile_uncorrectable.value"), 0);
-	CHECK_INT(gn(f, "gpus.1.ecc.remapped_rows_uncorrectable.source.line"), 425);
-	CHECK_STR(gs(f, "topology.xml.nets.0.name"), "eth0");
-	/* memory: the CSV trace of the OOM run and the nvidia-smi -l dashboards */
-	const cJSON *s;
-	int csv = 0, dash = 0;
-	cJSON_ArrayForEach(s, get(f, "memory.series")) {
-		const char *path = gs(s, "path");
-		if (strstr(path, "memtrace") && gn(s, "gpu") == 0) {
-			csv++;
-			CHECK_INT(gn(s, "peak_mib"), 142611);
-			CHECK_INT(gn(s, "total_mib"), 143771);
-			CHECK_INT(gn(s, "headroom_mib"), 1160);
-			CHECK_INT(gn(s, "sample_count"), 60);
-			CHECK_INT(gn(s, "peak_source.line"), 104);
-			CHECK_STR(gs(s, "peak_ts"), "2026/11/30 14:17:06.251");
-		}
-		if (strstr(path, "nvidia-smi-l1") && gn(s, "gpu") == 1) {
-			dash++;
-			CHECK_INT(gn(s, "peak_mib"), 141109);
-			CHECK_INT(gn(s, "sample_count"), 5);
-		}
-	}
-	CHECK_INT(csv, 1);
-	CHECK_INT(dash, 1);
-	/* the process table: truncated values stay text */
-	int truncated = 0;
-	cJSON_ArrayForEach(s, get(f, "memory.processes")) {
-		if (gn(s, "pid") == 4158) {
-			CHECK(get(s, "used_mib") == NULL);
-			CHECK(gs(s, "used_text") && strstr(gs(s, "used_text"), "..."));
-			truncated++;
-		}
-		if (gn(s, "pid") == 2648)
-			CHECK_INT(gn(s, "used_mib"), 710);
-	}
-	CHECK_INT(truncated, 2);
+	CHECK_STR(gs(f, "gpus.0.name"), "NVIDIA H200");                               /* nvidia-smi, -L, -q */
+	CHECK_STR(gs(f, "gpus.0.uuid"), "GPU-0cbaf63b-5102-0ac0-54f4-22b3052a0958"); /* -L, -q */
+	CHECK_STR(gs(f, "gpus.1.bus_id"), "0000:00:07.0");                            /* -q, nccl-topo.xml */
+	CHECK_INT(gn(f, "gpus.0.sm"), 90);                                           /* nccl-topo.xml */
 	msgs_free(&m);
 	cJSON_Delete(f);
 }
 
-static void test_public_topologies(void)
+/* A shell session with `topo -m` and then `topo -p2p p`: the scan of a
+ * log's text finds both matrices, the p2p one with its cap from the
+ * command.  `analyze` detects the file as one topo_matrix document and
+ * ignores the second matrix with a warning, so this stays out of
+ * tests/cases until the two agree. */
+static void test_topo_session(void)
 {
 	struct msgs m = {0};
 	cJSON *f = cJSON_CreateObject();
-	load(f, &m, "fixtures/sys/public/topo-m-5gpu-spaces-sys-phb-node.txt", DOC_TOPO_MATRIX);
-	CHECK_INT(gn(f, "topology.gpu_count"), 5);
-	CHECK_INT(cJSON_GetArraySize(get(f, "topology.links")), 10);
-	CHECK_STR(link_type(f, 0, 1), "SYS");
-	CHECK_STR(link_type(f, 1, 2), "PHB");
-	CHECK_STR(link_type(f, 1, 3), "NODE");
-	CHECK_STR(link_type(f, 3, 4), "PHB");
-	CHECK_STR(gs(f, "topology.affinity.0.cpu"), "8-15,24-31");
-	CHECK_STR(gs(f, "topology.affinity.0.numa"), "1");
-	CHECK(get(f, "topology.skipped") == NULL);
-	cJSON_Delete(f);
-
-	f = cJSON_CreateObject();
-	load(f, &m, "fixtures/sys/public/topo-m-8xh100-nics-truncated.txt", DOC_TOPO_MATRIX);
-	CHECK_INT(gn(f, "topology.gpu_count"), 8);
-	CHECK_INT(gn(f, "topology.nic_count"), 9);
-	CHECK_INT(cJSON_GetArraySize(get(f, "topology.links")), 28);
-	CHECK_STR(link_type(f, 6, 7), "NV18");
-	CHECK_INT(cJSON_GetArraySize(get(f, "topology.nic_links")), 72);
-	CHECK_STR(gs(f, "topology.nic_links.8.type"), "PIX"); /* GPU0-NIC8 */
-	CHECK_STR(gs(f, "topology.affinity.4.cpu"), "80-159");
-	cJSON_Delete(f);
-
-	f = cJSON_CreateObject();
-	load(f, &m, "fixtures/sys/public/topo-m-16gpu-mlx5-columns-truncated.txt", DOC_TOPO_MATRIX);
-	CHECK_INT(gn(f, "topology.gpu_count"), 16);
-	CHECK_INT(gn(f, "topology.nic_count"), 10);
-	CHECK_STR(gs(f, "topology.nics.0.device"), "mlx5_0");
-	CHECK_STR(link_type(f, 0, 15), "NV6");
-	/* GPU4's row is cut inside the affinity column: its cells are whole, the value is kept as printed */
-	CHECK_STR(link_type(f, 4, 5), "NV6");
-	cJSON_Delete(f);
-
-	f = cJSON_CreateObject();
-	load(f, &m, "fixtures/sys/public/topo-m-2xl4-sys-nolegend.txt", DOC_TOPO_MATRIX);
-	CHECK_STR(link_type(f, 0, 1), "SYS");
-	CHECK_STR(gs(f, "topology.affinity.1.numa"), "2");
-	CHECK_STR(gs(f, "topology.legend"), "absent");
-	cJSON_Delete(f);
-
-	f = cJSON_CreateObject();
-	load(f, &m, "fixtures/sys/public/topo-m-and-p2p-p-5gpu-node-session.txt", -1);
 	size_t len;
 	char *t = slurp("fixtures/sys/public/topo-m-and-p2p-p-5gpu-node-session.txt", &len);
 	CHECK(sysreport_scan_text(t, len, "session.txt", f, &m) > 0);
@@ -228,46 +123,6 @@ static void test_public_topologies(void)
 	CHECK_STR(link_type(f, 3, 4), "PHB");
 	CHECK_STR(gs(f, "topology.p2p.pcie.cap_from"), "command");
 	CHECK_INT(gn(f, "topology.p2p.pcie.not_ok"), 0);
-	cJSON_Delete(f);
-
-	f = cJSON_CreateObject();
-	load(f, &m, "fixtures/sys/public/topo-p2p-2x5090-gns.txt", DOC_TOPO_P2P);
-	CHECK_STR(gs(f, "topology.p2p.unknown.pairs.0.status"), "GNS");
-	CHECK_INT(gn(f, "topology.p2p.unknown.not_ok"), 2);
-	cJSON_Delete(f);
-	msgs_free(&m);
-}
-
-static void test_versions_public(void)
-{
-	struct msgs m = {0};
-	cJSON *f = cJSON_CreateObject();
-	load(f, &m, "fixtures/sys/public/nvcc-11.3.txt", DOC_NVCC);
-	CHECK_STR(gs(f, "versions.nvcc.value"), "11.3.109");
-	cJSON_Delete(f);
-
-	f = cJSON_CreateObject();
-	load(f, &m, "fixtures/sys/public/ds_report-env.txt", DOC_COLLECT_ENV);
-	CHECK_STR(gs(f, "versions.torch.value"), "2.3.0+cu121");
-	CHECK_STR(gs(f, "versions.torch_cuda.value"), "12.1");
-	CHECK_STR(gs(f, "versions.nvcc.value"), "12.0");
-	CHECK_STR(gs(f, "versions.packages.deepspeed.version"), "0.15.5");
-	cJSON_Delete(f);
-
-	f = cJSON_CreateObject();
-	load(f, &m, "fixtures/sys/public/llamafactory-cli-env.txt", DOC_COLLECT_ENV);
-	CHECK_STR(gs(f, "versions.torch.value"), "2.4.0+cu121");
-	CHECK_STR(gs(f, "versions.python.value"), "3.12.7");
-	CHECK_STR(gs(f, "versions.vllm.value"), "0.6.1");
-	CHECK_STR(gs(f, "versions.packages.llamafactory.version"), "0.9.2.dev0");
-	CHECK_STR(gs(f, "gpus.0.name"), "NVIDIA A100-PCIE-40GB");
-	cJSON_Delete(f);
-
-	f = cJSON_CreateObject();
-	size_t len;
-	char *t = slurp("fixtures/sys/public/nvidia-smi-470-header-line.txt", &len);
-	sysreport_scan_text(t, len, "hdr.txt", f, &m);
-	free(t);
 	cJSON_Delete(f);
 	msgs_free(&m);
 }
@@ -355,22 +210,13 @@ static void test_bad_input(void)
 	msgs_free(&m);
 }
 
-/* cuda-samples p2pBandwidthLatencyTest (parse_p2pbw.c): the real output of
- * tests/learn/p2p-mlengineering-1-a6000.log (stas00/ml-engineering#1), and
- * cut or hostile matrices. */
+/* cuda-samples p2pBandwidthLatencyTest (parse_p2pbw.c): cut or hostile
+ * matrices (the real output is tests/cases/p2pbw). */
 static void test_p2p_bandwidth(void)
 {
 	struct msgs m = {0};
 	cJSON *f = cJSON_CreateObject();
-	CHECK(load(f, &m, "tests/learn/p2p-mlengineering-1-a6000.log", DOC_P2P_BANDWIDTH) == 6);
-	CHECK_INT(cJSON_GetArraySize(get(f, "p2p_bandwidth.unidirectional_disabled.rows")), 3);
-	CHECK(fabs(gn(f, "p2p_bandwidth.unidirectional_disabled.rows.0.1") - 13.15) < 1e-9);
-	CHECK(fabs(gn(f, "p2p_bandwidth.unidirectional_enabled.rows.0.2") - 1.58) < 1e-9);
-	CHECK_INT(gn(f, "p2p_bandwidth.unidirectional_enabled.source.line"), 26);
-	CHECK(get(f, "p2p_bandwidth.bidirectional_enabled") == NULL);
-	cJSON_Delete(f);
 	/* a row cut short, a row of another width, a matrix of 65 columns, garbage: no row taken from them */
-	f = cJSON_CreateObject();
 	const char *bad = "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n   D\\D     0      1\n"
 	                  "     0 673.49   2.60\n     1   2.12\n     1   2.12 3.0 4.0\n"
 	                  "Bidirectional P2P=Disabled Bandwidth Matrix (GB/s)\n   D\\D 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 "
@@ -387,8 +233,7 @@ static void test_p2p_bandwidth(void)
 int main(void)
 {
 	test_h200();
-	test_public_topologies();
-	test_versions_public();
+	test_topo_session();
 	test_oom_and_env();
 	test_bad_input();
 	test_p2p_bandwidth();
