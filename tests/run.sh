@@ -4,6 +4,7 @@
 # one such line for the whole run.  Exit status 1 when anything failed.
 # NT_SUITES="threads batch" runs only those tests/NAME/run.sh parts (the
 # ThreadSanitizer build runs the multi-threaded ones).
+unset RUNNER_TEMP # the github format counts a job's annotations there (cli/formats.c)
 B=${1:-build}
 BIN=${2:-./nccl-triage}
 case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac

@@ -30,6 +30,19 @@ int json_num(const cJSON *o, const char *key, double *out)
 	return 1;
 }
 
+const char *json_strz(const cJSON *o, const char *key)
+{
+	const char *s = json_str(o, key);
+	return s ? s : "";
+}
+
+double json_numz(const cJSON *o, const char *key)
+{
+	double v = 0;
+	json_num(o, key, &v);
+	return v;
+}
+
 int json_size(const cJSON *a)
 {
 	return (cJSON_IsArray(a) || cJSON_IsObject(a)) ? cJSON_GetArraySize(a) : 0;

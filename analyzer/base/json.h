@@ -16,6 +16,9 @@ const char *json_str(const cJSON *o, const char *key);
 int json_num(const cJSON *o, const char *key, double *out);
 /* Number of items of an array or object; 0 for anything else and NULL. */
 int json_size(const cJSON *a);
+/* json_str, "" when absent; json_num's value, 0 when absent (renderers). */
+const char *json_strz(const cJSON *o, const char *key);
+double json_numz(const cJSON *o, const char *key);
 
 /* The 1-based line of JSON text where the value at path is named: the
  * line of the key of an object member, of the first byte of an array

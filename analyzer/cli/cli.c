@@ -24,7 +24,10 @@ const struct cli_opt CLI_OPTS[] = {
 	{"summary-only", 0, NULL, CMD_BATCH | CMD_MERGE, OPT_SUMMARY_ONLY, "print only the summary, not each bundle"},
 	{"progress", 0, "WHEN", CMD_BATCH, OPT_PROGRESS, "progress bar on standard error: auto (default: on a terminal), always, never"},
 	{"redact", 0, NULL, READ, OPT_REDACT,
-	 "replace host names, IP/MAC addresses, user names in paths, GPU UUIDs, bus IDs and serials with stable pseudonyms (host-1, ip-1, ...) in every format"},
+	 "replace host names, IP/MAC addresses, user names in paths, GPU UUIDs, bus IDs and serials with stable pseudonyms (host-1, ip-1, ...) in every format, "
+	 "and bundle and document names with neutral ones (bundle-1, doc-2.log)"},
+	{"keep-names", 0, NULL, READ, OPT_KEEP_NAMES,
+	 "with --redact, keep bundle and document names (hosts learned elsewhere are still replaced inside them)"},
 	{"follow-symlinks", 0, NULL, READ, OPT_FOLLOW_SYMLINKS,
 	 "in folders, also follow symbolic links that lead outside the folder (default: skipped, named in warnings)"},
 	{"name", 0, "NAME", CMD_ANALYZE, OPT_NAME, "bundle name to report (default: the operand)"},

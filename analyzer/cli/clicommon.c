@@ -160,6 +160,7 @@ int parse_common(int argc, char **argv, int first, unsigned cmd, const char *cmd
 		case OPT_SUMMARY_ONLY: c->summary_only = 1; break;
 		case OPT_PROGRESS: c->progress = arg; break;
 		case OPT_REDACT: c->redact = 1; break;
+		case OPT_KEEP_NAMES: c->keep_names = 1; break;
 		case OPT_QUIET_INFO: c->quiet_info = 1; break;
 		case OPT_UNEXPLAINED: c->unexplained = 1; break;
 		case OPT_FAIL_ON:

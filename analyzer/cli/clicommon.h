@@ -25,6 +25,7 @@ struct common {
 	int regex, rules, summary_only, jobs;
 	const char *progress;
 	int redact;         /* --redact (redact.h) */
+	int keep_names;     /* --keep-names: --redact keeps bundle and document names */
 	const char *fail_on; /* --fail-on error|warning|never; NULL: by verdict (report_fails) */
 	int quiet_info;     /* --quiet-info: no info findings in CI formats */
 	int unexplained;    /* --unexplained: analyze prints the unexplained failure-word lines */

@@ -13,6 +13,7 @@
 #include "cli/formats.h"
 #include "base/json.h"
 #include "report/redact.h"
+#include "report/redact_names.h"
 #include "report/report.h"
 #include "match/sigdb.h"
 
@@ -104,6 +105,11 @@ int cmd_analyze(struct common *c, struct strvec *ops)
 	/* --redact: after the diagnosis, before anything is shown */
 	if (c->redact) {
 		struct redactor *red = redactor_new();
+		unsigned nb = 0;
+		cJSON *rb;
+		cJSON_ArrayForEach(rb, json_get(doc, "bundles"))
+			if (!c->keep_names)
+				redact_names(rb, ++nb);
 		redact_json(red, json_get(doc, "bundles"));
 		cJSON_AddBoolToObject(doc, "redacted", 1);
 		redactor_free(red);

@@ -33,6 +33,7 @@
 #include "cli/progress.h"
 #include "report/report.h"
 #include "report/redact.h"
+#include "report/redact_names.h"
 #include "report/report_formats.h"
 #include "match/sigdb.h"
 #include "report/summary.h"
@@ -76,6 +77,8 @@ struct batch {
 	size_t nfail;           /* bundles that fail --fail-on (atomic) */
 	int summary_only;
 	struct redactor *red;   /* --redact: shared by the workers (it locks itself) */
+	int keep_names;         /* --keep-names; else bundle-N, doc-K (redact_names) */
+	unsigned named;         /* bundles renamed so far, in bundle order */
 	struct item *items;
 	size_t nitems;
 
@@ -369,41 +372,10 @@ static char *text_row(const cJSON *obj)
 	return xasprintf("%-15s %-52s %s\n", verdict, what, name);
 }
 
-/* What the HTML batch report's table needs of a bundle (kept small: a
- * batch may have ten thousand of them): name, verdict, the first
- * diagnoses with their first evidence line, the first unexplained line. */
+/* One row of the HTML batch table (report_html_row), as a line. */
 static char *html_row(const cJSON *obj)
 {
-	cJSON *row = cJSON_CreateObject();
-	static const char *const KEYS[] = {"name", "verdict"};
-	for (size_t i = 0; i < 2; i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, KEYS[i]);
-		if (v)
-			cJSON_AddItemToObject(row, KEYS[i], cJSON_Duplicate(v, 1));
-	}
-	cJSON *ds = cJSON_AddArrayToObject(row, "diagnoses");
-	const cJSON *d;
-	int k = 0;
-	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(obj, "diagnoses")) {
-		if (k++ == 3)
-			break;
-		cJSON *x = cJSON_CreateObject();
-		static const char *const DK[] = {"id", "title", "category", "severity", "role"};
-		for (size_t i = 0; i < 5; i++) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, DK[i]);
-			if (v)
-				cJSON_AddItemToObject(x, DK[i], cJSON_Duplicate(v, 1));
-		}
-		const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "evidence"), 0);
-		cJSON *ev = cJSON_AddArrayToObject(x, "evidence");
-		if (e0)
-			cJSON_AddItemToArray(ev, cJSON_Duplicate(e0, 1));
-		cJSON_AddItemToArray(ds, x);
-	}
-	cJSON *un = cJSON_AddArrayToObject(row, "unexplained");
-	const cJSON *u0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "unexplained"), 0);
-	if (u0)
-		cJSON_AddItemToArray(un, cJSON_Duplicate(u0, 1));
+	cJSON *row = report_html_row(obj);
 	char *s = cJSON_PrintUnformatted(row);
 	cJSON_Delete(row);
 	char *line = xasprintf("%s\n", s);
@@ -418,6 +390,8 @@ static char *finish_obj(struct batch *bt, cJSON *obj, struct summary *sum)
 	if (bt->red) {
 		/* in bundle order, on one thread: pseudonyms are numbered the same
 		 * whatever -j and whichever bundle finished first */
+		if (!bt->keep_names)
+			redact_names(obj, ++bt->named);
 		redact_json(bt->red, obj);
 	}
 	summary_add_bundle(sum, obj);
@@ -575,6 +549,7 @@ int cmd_batch(struct common *c, struct strvec *ops)
 	bt.summary_only = c->summary_only;
 	if (c->redact)
 		bt.red = redactor_new();
+	bt.keep_names = c->keep_names;
 	int bad_lists = 0;
 	expand(ops, show_progress, &bt.items, &bt.nitems, c->quiet, &bad_lists, c->lim.follow_symlinks);
 	if (bad_lists)

@@ -71,7 +71,7 @@ int cmd_check_db(struct common *c, struct strvec *ops)
 	 * database; only a database with the built-in patterns must have them */
 	int refs_missing = -1;
 	if (!c->no_builtin) {
-		refs_missing = patids_check(&db, &m);
+		refs_missing = sigdb_check_patids(&db, &m);
 		errors += refs_missing;
 	}
 	for (size_t i = 0; i < m.list.n; i++)

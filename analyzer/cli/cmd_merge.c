@@ -8,7 +8,13 @@
  * all the bundles prints, however they were split.  A file with only a
  * summary line (`batch --summary-only --format jsonl`) contributes that
  * summary.  A shard that was cut short (no summary line) still counts its
- * bundle lines, with a warning. */
+ * bundle lines, with a warning.
+ *
+ * The formats are batch's (formats.c): text, json and jsonl print the
+ * merged summary (jsonl after the bundle lines); html keeps one small row
+ * per bundle (report_html_row) for batch's page; md, junit, sarif and
+ * github keep a copy of every bundle object, as batch does, and render them
+ * as one report document with analyze's renderer of that format. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +27,8 @@
 #include "cli/commands.h"
 #include "cli/formats.h"
 #include "base/json.h"
+#include "report/report.h"
+#include "report/report_formats.h"
 #include "report/summary.h"
 
 #ifndef NT_VERSION
@@ -89,8 +97,13 @@ static int blank(const char *s)
 	return 1;
 }
 
-/* Merge one file into total.  Returns the number of errors. */
-static int merge_file(const char *path, struct summary *total, FILE *echo, int quiet)
+/* What merge keeps of each bundle line besides its counts: nothing, the
+ * HTML row, or the whole object (the document formats). */
+enum keep { KEEP_NONE, KEEP_ROW, KEEP_OBJECT };
+
+/* Merge one file into total; the bundles kept go to kept (KEEP_ROW,
+ * KEEP_OBJECT).  Returns the number of errors. */
+static int merge_file(const char *path, struct summary *total, FILE *echo, int quiet, enum keep keep, cJSON *kept)
 {
 	const char *disp = strcmp(path, "-") == 0 ? "stdin" : path;
 	struct reader *r = xcalloc(1, sizeof *r);
@@ -147,6 +160,8 @@ static int merge_file(const char *path, struct summary *total, FILE *echo, int q
 				summary_set_db(fsum, ver->valuestring, cJSON_IsNumber(ns) ? ns->valuedouble : 0);
 		} else if (summary_add_bundle(fsum, o) == 0) {
 			nbundles++;
+			if (keep != KEEP_NONE)
+				cJSON_AddItemToArray(kept, keep == KEEP_ROW ? report_html_row(o) : cJSON_Duplicate(o, 1));
 			if (echo) {
 				fwrite(line.data, 1, line.len, echo);
 				fputc('\n', echo);
@@ -207,6 +222,22 @@ static void print_summary_json(FILE *out, const cJSON *sj)
 	free(s);
 }
 
+/* The report document of the bundles kept, with the db of the shards'
+ * summaries (batch's FMT_DOC has the database itself). */
+static cJSON *merged_doc(const cJSON *sj, cJSON *bundles)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddNumberToObject(doc, "schema_version", 1);
+	cJSON *tool = cJSON_AddObjectToObject(doc, "tool");
+	cJSON_AddStringToObject(tool, "name", "nccl-triage");
+	cJSON_AddStringToObject(tool, "version", NT_VERSION);
+	const cJSON *db = cJSON_GetObjectItemCaseSensitive(sj, "db");
+	if (db)
+		cJSON_AddItemToObject(doc, "db", cJSON_Duplicate(db, 1));
+	cJSON_AddItemToObject(doc, "bundles", bundles);
+	return doc;
+}
+
 int cmd_merge(struct common *c, struct strvec *ops)
 {
 	const struct format *f = format_pick(c->format, CMD_MERGE, "merge");
@@ -217,19 +248,35 @@ int cmd_merge(struct common *c, struct strvec *ops)
 		fprintf(stderr, "nccl-triage merge: no input\nhint: nccl-triage merge shard-*.jsonl  (the outputs of 'batch --format jsonl')\n");
 		return EXIT_TROUBLE;
 	}
+	int summary_fmt = !strcmp(fmt, "text") || !strcmp(fmt, "json") || !strcmp(fmt, "jsonl");
+	if (!summary_fmt && !f->render) {
+		fprintf(stderr, "nccl-triage merge: format '%s' has no renderer\n", fmt);
+		return EXIT_TROUBLE;
+	}
 	FILE *out = open_output_safe(c->output, format_cisafe(f));
 	if (!out)
 		return EXIT_TROUBLE;
 	int jsonl = strcmp(fmt, "jsonl") == 0;
+	enum keep keep = summary_fmt ? KEEP_NONE : !strcmp(fmt, "html") ? KEEP_ROW : KEEP_OBJECT;
+	cJSON *kept = keep == KEEP_NONE ? NULL : cJSON_CreateArray();
 	struct summary *total = summary_new();
 	int errors = 0;
 	for (size_t i = 0; i < ops->n; i++)
-		errors += merge_file(ops->v[i], total, jsonl && !c->summary_only ? out : NULL, c->quiet);
+		errors += merge_file(ops->v[i], total, jsonl && !c->summary_only ? out : NULL, c->quiet, keep, kept);
 	cJSON *sj = summary_json(total);
 	if (strcmp(fmt, "text") == 0)
 		summary_text(out, total, want_color(c, out));
-	else
+	else if (summary_fmt)
 		print_summary_json(out, sj);
+	else if (keep == KEEP_ROW) {
+		report_html_batch(out, sj, kept);
+		cJSON_Delete(kept);
+	} else {
+		cJSON *doc = merged_doc(sj, kept);
+		struct report_opts ro = {want_color(c, out), c->evidence, term_width(out)};
+		f->render(out, doc, &ro);
+		cJSON_Delete(doc);
+	}
 	cJSON_Delete(sj);
 	int status = summary_failed(total) ? EXIT_FOUND : EXIT_HEALTHY;
 	if (errors || summary_bundles(total) == 0)

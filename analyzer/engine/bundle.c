@@ -583,7 +583,7 @@ static void crash_keep(struct bundle *b, struct docstate *ds, const struct crash
 		in.crash = 1;
 		in.signal = sig;
 		in.frames = c->textn ? c->text : NULL;
-		if (!derive_match(b->db, &in))
+		if (!derive_match(&b->db->derived, &in))
 			audit_add(b, ds->path, c->line, ds->crash_raw, strlen(ds->crash_raw));
 	}
 	if (!ds->crash_raw || b->ncrashes >= CRASHES_KEPT || (!c->sig && !c->frame_line))
@@ -891,7 +891,7 @@ static void audit_line(struct bundle *b, struct docstate *ds, const struct logli
 		return;
 	if (what) {
 		struct derive_input in;
-		if (derive_input_from_line(ll, &in) && derive_match(b->db, &in))
+		if (derive_input_from_line(ll, &in) && derive_match(&b->db->derived, &in))
 			return; /* a derived row gives it a category */
 	}
 	audit_add(b, ds->path, lineno, s, n);

@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <cjson/cJSON.h>
 
 #include "base/json.h"
 #include "parse/crash.h"
+#include "match/category.h"
 #include "match/patids.h"
-#include "match/sigdb.h"
 #include "base/util.h"
 
 static const char *const FROM_NAMES[] = {"nccl_file", "nccl_result", "exception", "message", "crash"};
@@ -74,20 +76,20 @@ static void row_free(struct derive_row *r)
 	pcre2_code_free(r->frame_re);
 }
 
-void derive_truncate(struct sigdb *db, size_t n)
+void derive_truncate(struct derive_rows *rows, size_t n)
 {
-	while (db->nderived > n)
-		row_free(&db->derived[--db->nderived]);
+	while (rows->n > n)
+		row_free(&rows->v[--rows->n]);
 }
 
-void derive_free_rows(struct sigdb *db)
+void derive_free_rows(struct derive_rows *rows)
 {
-	derive_truncate(db, 0);
-	free(db->derived);
-	db->derived = NULL;
+	derive_truncate(rows, 0);
+	free(rows->v);
+	rows->v = NULL;
 }
 
-int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char *text, size_t len,
+int derive_load(struct derive_rows *rows, const char *file, const cJSON *arr, const char *text, size_t len,
                 struct msgs *m)
 {
 	struct dload dl = {file, text, len, m};
@@ -193,9 +195,9 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char
 			json_path(sub, sizeof sub, path, ".frame", -1);
 			r.frame_re = compile(frre, &dl, sub, &errors);
 		}
-		for (size_t k = 0; id && errors == before && k < db->nderived; k++)
-			if (strcmp(db->derived[k].id, id) == 0) {
-				derr(&dl, path, ".id", "duplicate id \"%s\" (first in %s)", id, db->derived[k].file);
+		for (size_t k = 0; id && errors == before && k < rows->n; k++)
+			if (strcmp(rows->v[k].id, id) == 0) {
+				derr(&dl, path, ".id", "duplicate id \"%s\" (first in %s)", id, rows->v[k].file);
 				errors++;
 			}
 		if (errors != before) {
@@ -209,8 +211,8 @@ int derive_load(struct sigdb *db, const char *file, const cJSON *arr, const char
 		r.category = xstrdup(cat);
 		r.why = xstrdup(why);
 		r.json = o;
-		db->derived = xrealloc(db->derived, (db->nderived + 1) * sizeof *db->derived);
-		db->derived[db->nderived++] = r;
+		rows->v = xrealloc(rows->v, (rows->n + 1) * sizeof *rows->v);
+		rows->v[rows->n++] = r;
 		idx++;
 	}
 	return errors;
@@ -264,7 +266,7 @@ static size_t exception_type(const char *p, size_t n)
 	return exception_type_at(p, n, &off);
 }
 
-const struct derive_row *derive_match(const struct sigdb *db, const struct derive_input *in0)
+const struct derive_row *derive_match(const struct derive_rows *rows, const struct derive_input *in0)
 {
 	/* the indent of a paste that is indented as a whole */
 	struct derive_input cp = *in0;
@@ -277,9 +279,9 @@ const struct derive_row *derive_match(const struct sigdb *db, const struct deriv
 	/* a component's own line structure ("[TensorRT-LLM][ERROR] CUDA runtime
 	 * error in ...") says more than the words of an ncclResult in it
 	 * ("invalid argument" is also a CUDA error string): message rows first */
-	for (size_t i = 0; i < 2 * db->nderived; i++) {
-		const struct derive_row *r = &db->derived[i % db->nderived];
-		if ((r->from == DERIVE_MESSAGE) != (i < db->nderived))
+	for (size_t i = 0; i < 2 * rows->n; i++) {
+		const struct derive_row *r = &rows->v[i % rows->n];
+		if ((r->from == DERIVE_MESSAGE) != (i < rows->n))
 			continue;
 		switch (r->from) {
 		case DERIVE_NCCL_FILE:
@@ -440,11 +442,11 @@ int derive_input_from_block(const char *text, struct derive_input *in, char *sig
 	return 1;
 }
 
-int derive_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
+int derive_selftest(const struct derive_rows *rows, struct msgs *m, size_t *ok)
 {
 	int fails = 0;
-	for (size_t i = 0; i < db->nderived; i++) {
-		const struct derive_row *r = &db->derived[i];
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct derive_row *r = &rows->v[i];
 		for (int neg = 0; neg < 2; neg++) {
 			const cJSON *arr = json_get(r->json, neg ? "negative_samples" : "samples");
 			size_t k = 0;
@@ -462,10 +464,10 @@ int derive_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 				char sigbuf[16], framesbuf[CRASH_FRAMES_TEXT];
 				if (r->from == DERIVE_CRASH) /* a block: the banner and its frames */
 					got = derive_input_from_block(it->valuestring, &in, sigbuf, sizeof sigbuf, framesbuf,
-					                              sizeof framesbuf) ? derive_match(db, &in) : NULL;
+					                              sizeof framesbuf) ? derive_match(rows, &in) : NULL;
 				else {
 					logline_parse(it->valuestring, strlen(it->valuestring), &ll);
-					got = derive_input_from_line(&ll, &in) ? derive_match(db, &in) : NULL;
+					got = derive_input_from_line(&ll, &in) ? derive_match(rows, &in) : NULL;
 				}
 				if (!neg && got != r) {
 					msgs_add(m, "%s: derived[%zu].samples[%zu]: \"%s\" derives %s%s%s", r->file, r->index, k,

@@ -27,7 +27,6 @@
 #include <stdint.h>
 #include "parse/logline.h"
 
-struct sigdb;
 struct msgs;
 struct cJSON;
 
@@ -49,6 +48,13 @@ struct derive_row {
 	const struct cJSON *json; /* borrowed from the database */
 };
 
+/* The rows of every loaded file, in load order; owned here (derive_free_rows),
+ * held by the database (sigdb.h), which knows nothing of a row. */
+struct derive_rows {
+	struct derive_row *v;
+	size_t n;
+};
+
 /* What a failure line gives the derivation. */
 struct derive_input {
 	const char *src;       /* NCCL source file of a WARN or return-chain frame, or NULL */
@@ -61,17 +67,17 @@ struct derive_input {
 	const char *frames;    /* its frames that name NCCL, c10d or CUDA, '\n' between them, or NULL */
 };
 
-/* Load one file's "derived" array (a JSON array) into db.  Errors go to m as
+/* Load one file's "derived" array (a JSON array) into rows.  Errors go to m as
  * "file:line: derived[i].key: problem" (the line in text, the file's JSON
  * text; "file: ..." when text is NULL); returns the number of errors.  The
  * keys of a row are checked by the loader (sigdb.c, KNOWN_KEYS). */
-int derive_load(struct sigdb *db, const char *file, const struct cJSON *arr, const char *text, size_t len,
+int derive_load(struct derive_rows *rows, const char *file, const struct cJSON *arr, const char *text, size_t len,
                 struct msgs *m);
-void derive_free_rows(struct sigdb *db);
+void derive_free_rows(struct derive_rows *rows);
 /* Drop the rows from index n on (a file that failed to load). */
-void derive_truncate(struct sigdb *db, size_t n);
+void derive_truncate(struct derive_rows *rows, size_t n);
 /* The first row for this input, or NULL. */
-const struct derive_row *derive_match(const struct sigdb *db, const struct derive_input *in);
+const struct derive_row *derive_match(const struct derive_rows *rows, const struct derive_input *in);
 /* Fill in from one parsed log line (a WARN's file, an exception line, a
  * return-chain frame); 0 when the line offers nothing to derive from. */
 int derive_input_from_line(const struct logline *ll, struct derive_input *in);
@@ -85,7 +91,7 @@ int derive_input_from_block(const char *text, struct derive_input *in, char *sig
                             size_t framesn);
 /* check-db: every row's samples derive to that row, its negative samples
  * to another row or none.  Returns failures; counts passes in *ok. */
-int derive_selftest(const struct sigdb *db, struct msgs *m, size_t *ok);
+int derive_selftest(const struct derive_rows *rows, struct msgs *m, size_t *ok);
 const char *derive_from_name(enum derive_from f);
 
 #endif

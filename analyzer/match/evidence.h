@@ -5,16 +5,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "base/caplist.h"
 #include "base/hash.h"
+#include "base/util.h"
 
 #define EVIDENCE_TEXT_MAX 500     /* bytes of a line, and of a capture, that evidence keeps */
 #define EVIDENCE_CONTEXT 2        /* lines kept before and after a matched line */
 #define EVIDENCE_CONTEXT_TEXT 240
 
-struct capture {
-	char *name, *value;   /* value: sanitised; a signature's capture of a log line is cut to
-	                         EVIDENCE_TEXT_MAX bytes (then it ends with "…", bundle.c) */
-};
+/* struct capture (base/caplist.h): a value is sanitised; a signature's
+ * capture of a log line is cut to EVIDENCE_TEXT_MAX bytes (then it ends
+ * with "…", bundle.c). */
 
 struct evidence {
 	char *id;          /* signature id or fact-rule id */

@@ -1,11 +1,6 @@
 /* patids.c - see patids.h. */
 #include "match/patids.h"
 
-#include <string.h>
-
-#include "match/derive.h"
-#include "match/sigdb.h"
-
 const struct patid PATIDS[] = {
 	{SIG_IB_NO_DEVICE, PATID_SIGNATURE, "rules_env.c, rules_host.c"},
 	{SIG_IB_USING_DEVICES, PATID_SIGNATURE, "rules_env.c, rules_host.c"},
@@ -76,46 +71,3 @@ const struct patid PATIDS[] = {
 	{CAT_OTHER, PATID_CATEGORY, "hypotheses.c"},
 };
 const size_t NPATIDS = sizeof PATIDS / sizeof PATIDS[0];
-
-static int family_present(const struct sigdb *db, const char *prefix)
-{
-	size_t n = strlen(prefix);
-	for (size_t i = 0; i < db->nsigs; i++)
-		if (strncmp(db->sigs[i].id, prefix, n) == 0)
-			return 1;
-	for (size_t i = 0; i < db->ndiags; i++)
-		if (strncmp(db->diags[i].id, prefix, n) == 0)
-			return 1;
-	for (size_t t = 0; t < db->nrules; t++)
-		for (size_t i = 0; i < db->rules[t].n; i++)
-			if (strncmp(db->rules[t].v[i].id, prefix, n) == 0)
-				return 1;
-	return 0;
-}
-
-int patids_check(const struct sigdb *db, struct msgs *m)
-{
-	static const char *const WHAT[] = {"signature", "diagnosis", "fact rule", "id family", "category", "derived row"};
-	int missing = 0;
-	for (size_t i = 0; i < NPATIDS; i++) {
-		const struct patid *p = &PATIDS[i];
-		int ok = 0;
-		switch (p->kind) {
-		case PATID_SIGNATURE: ok = sigdb_sig(db, p->id) != NULL; break;
-		case PATID_DIAGNOSIS: ok = sigdb_diag(db, p->id) != NULL; break;
-		case PATID_RULE: ok = sigdb_rule(db, p->id) != NULL; break;
-		case PATID_FAMILY: ok = family_present(db, p->id); break;
-		case PATID_CATEGORY: ok = category_valid(p->id); break;
-		case PATID_DERIVED_ROW:
-			for (size_t k = 0; k < db->nderived && !ok; k++)
-				ok = strcmp(db->derived[k].id, p->id) == 0;
-			break;
-		}
-		if (!ok) {
-			msgs_add(m, "analyzer/patids.h: the %s \"%s\" (named in %s) is not in the database",
-			         WHAT[p->kind], p->id, p->used_in);
-			missing++;
-		}
-	}
-	return missing;
-}

@@ -1,7 +1,7 @@
 /* patids.h - every id of the signature database (patterns/) and of the
  * fact rules that C code names, in one place: code uses these macros,
  * never a string of its own, and PATIDS (patids.c) lists them all, so that
- * check-db verifies the C-to-database direction too (patids_check); the
+ * check-db verifies the C-to-database direction too (sigdb_check_patids); the
  * database-to-C direction (an id in "when" that no signature or rule has)
  * is checked by the loader. */
 #ifndef NT_PATIDS_H
@@ -9,8 +9,6 @@
 
 #include <stddef.h>
 #include "base/util.h"
-
-struct sigdb;
 
 /* signatures (patterns/ib.json, patterns/cuda.json) */
 #define SIG_IB_NO_DEVICE             "ib.no_device"
@@ -118,9 +116,5 @@ struct patid {
 
 extern const struct patid PATIDS[];
 extern const size_t NPATIDS;
-
-/* Check every id of PATIDS against db (loaded, rules registered,
- * finalized); one message per id that is missing.  Returns their number. */
-int patids_check(const struct sigdb *db, struct msgs *m);
 
 #endif

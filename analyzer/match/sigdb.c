@@ -2,8 +2,9 @@
  * problem with the file and JSON path; a file with errors contributes
  * nothing, so a broken user file never half-loads. */
 #include "match/sigdb.h"
+#include "match/category.h"
 #include "match/ncclsites.h"
-#include "match/derive.h"
+#include "match/patids.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,21 +20,6 @@
 #include "parse/linekw.h"
 #include "parse/logline.h"
 #include "base/version.h"
-
-const char *const CATEGORIES[] = {
-	"P2P_BROKEN", "IB_RDMA", "SOCKET_NETWORK", "SHM_EXHAUSTED", "GPU_OOM",
-	"VERSION_MISMATCH", "COLLECTIVE_TIMEOUT", "RENDEZVOUS", "DEVICE_ASSIGNMENT",
-	"FABRIC_MANAGER", "MEMLOCK_LIMITS", "NCCL_BUG_UPGRADE", "ENV_MISCONFIG",
-	"RANK_FAILURE", "CUDA_ERROR_OTHER", "OTHER", NULL,
-};
-
-int category_valid(const char *c)
-{
-	for (size_t i = 0; CATEGORIES[i]; i++)
-		if (strcmp(CATEGORIES[i], c) == 0)
-			return 1;
-	return 0;
-}
 
 const char *severity_name(enum severity s)
 {
@@ -106,7 +92,7 @@ void sigdb_free(struct sigdb *db)
 	for (int i = 0; i < 5; i++)
 		free(db->always[i]);
 	free(db->rules);
-	derive_free_rows(db);
+	derive_free_rows(&db->derived);
 	ncclsites_free(db->sites);
 	hindex_free(&db->sig_ix);
 	hindex_free(&db->diag_ix);
@@ -905,7 +891,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 		json_arena_free(arena);
 		return c.errors;
 	}
-	size_t s0 = db->nsigs, d0 = db->ndiags, r0 = db->nderived;
+	size_t s0 = db->nsigs, d0 = db->ndiags, r0 = db->derived.n;
 	size_t i = 0;
 	const cJSON *it;
 	cJSON_ArrayForEach(it, sigs) load_signature(db, &c, it, i++);
@@ -921,7 +907,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 			if (cJSON_IsObject(it))
 				check_keys(&c, it, path, "derived");
 		}
-		c.errors += derive_load(db, name, der, c.text, c.len, m);
+		c.errors += derive_load(&db->derived, name, der, c.text, c.len, m);
 	}
 	if (c.errors) {
 		/* all or nothing per file */
@@ -931,7 +917,7 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 			diag_free(&db->diags[k]);
 		db->nsigs = s0;
 		db->ndiags = d0;
-		derive_truncate(db, r0);
+		derive_truncate(&db->derived, r0);
 		json_arena_free(arena);
 		return c.errors;
 	}
@@ -1594,11 +1580,54 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 		}
 	}
 	fails += benign_crosscheck(db, m, ok, md, mc);
-	fails += derive_selftest(db, m, ok);
+	fails += derive_selftest(&db->derived, m, ok);
 	pcre2_match_data_free(md);
 	pcre2_match_context_free(mc);
 	pcre2_match_context_free(fast);
 	if (js)
 		pcre2_jit_stack_free(js);
 	return fails;
+}
+
+static int family_present(const struct sigdb *db, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	for (size_t i = 0; i < db->nsigs; i++)
+		if (strncmp(db->sigs[i].id, prefix, n) == 0)
+			return 1;
+	for (size_t i = 0; i < db->ndiags; i++)
+		if (strncmp(db->diags[i].id, prefix, n) == 0)
+			return 1;
+	for (size_t t = 0; t < db->nrules; t++)
+		for (size_t i = 0; i < db->rules[t].n; i++)
+			if (strncmp(db->rules[t].v[i].id, prefix, n) == 0)
+				return 1;
+	return 0;
+}
+
+int sigdb_check_patids(const struct sigdb *db, struct msgs *m)
+{
+	static const char *const WHAT[] = {"signature", "diagnosis", "fact rule", "id family", "category", "derived row"};
+	int missing = 0;
+	for (size_t i = 0; i < NPATIDS; i++) {
+		const struct patid *p = &PATIDS[i];
+		int ok = 0;
+		switch (p->kind) {
+		case PATID_SIGNATURE: ok = sigdb_sig(db, p->id) != NULL; break;
+		case PATID_DIAGNOSIS: ok = sigdb_diag(db, p->id) != NULL; break;
+		case PATID_RULE: ok = sigdb_rule(db, p->id) != NULL; break;
+		case PATID_FAMILY: ok = family_present(db, p->id); break;
+		case PATID_CATEGORY: ok = category_valid(p->id); break;
+		case PATID_DERIVED_ROW:
+			for (size_t k = 0; k < db->derived.n && !ok; k++)
+				ok = strcmp(db->derived.v[k].id, p->id) == 0;
+			break;
+		}
+		if (!ok) {
+			msgs_add(m, "analyzer/patids.h: the %s \"%s\" (named in %s) is not in the database",
+			         WHAT[p->kind], p->id, p->used_in);
+			missing++;
+		}
+	}
+	return missing;
 }

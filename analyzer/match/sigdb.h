@@ -27,6 +27,7 @@
 #include "base/acmatch.h"
 #include "base/hash.h"
 #include "base/json.h"
+#include "match/derive.h"
 
 enum sig_on { ON_WARN, ON_INFO, ON_NCCL, ON_PLAIN, ON_ANY };
 enum severity { SEV_ERROR, SEV_WARNING, SEV_INFO };
@@ -107,8 +108,6 @@ struct rule_table {
 	size_t n;
 };
 
-struct derive_row;
-
 struct sigdb {
 	struct signature *sigs;
 	size_t nsigs, sigs_cap;
@@ -127,9 +126,9 @@ struct sigdb {
 	size_t nalways[5];
 	size_t max_capture_groups; /* an upper bound when lazy: every '(' of the regexes */
 	int lazy;                 /* regexes compiled on first use (sigdb_set_lazy) */
-	/* the derived categories (derive.h): rows of the files' "derived" arrays */
-	struct derive_row *derived;
-	size_t nderived;
+	/* the derived categories: rows of the files' "derived" arrays, loaded,
+	 * owned and self-tested by derive.c */
+	struct derive_rows derived;
 	uint32_t match_limit, depth_limit;
 	struct rule_table *rules;  /* the fact rules' ids, borrowed tables (sigdb_add_rules) */
 	struct ncclsites *sites;   /* nccl_sites.tsv beside the patterns: read on first use (sigdb_sites) */
@@ -141,11 +140,9 @@ struct sigdb {
 	size_t sig_ix_n, diag_ix_n;
 };
 
-extern const char *const CATEGORIES[];
 /* The launchers a fix step may be conditioned on ("launcher" of a fix
  * object), NULL-terminated. */
 extern const char *const LAUNCHERS[];
-int category_valid(const char *c);
 
 void sigdb_init(struct sigdb *db);
 /* Before loading: compile each regex on its first use instead of at load
@@ -170,6 +167,10 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m);
 const char *const *sigdb_known_keys(const char *object);
 /* Run every sample and negative sample.  Returns failures; counts in *ok. */
 int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok);
+/* Check every id C code names (PATIDS, patids.h) against db (loaded, rules
+ * registered, finalized); one message per id that is missing.  Returns
+ * their number. */
+int sigdb_check_patids(const struct sigdb *db, struct msgs *m);
 
 /* The JIT compile of s's regex, once (see the top of this file); the slow
  * path of sigdb_code(). */

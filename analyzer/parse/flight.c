@@ -595,3 +595,16 @@ void flight_add_doc(struct flight *f, const char *path, const char *data, size_t
 	if (a->bytes > (64u << 20))
 		pyval_arena_free(a); /* a large dump's memory is not kept */
 }
+
+/* The one caller of the other flight modules' steps, so that each calls
+ * only those below it (store <- findings <- report section). */
+void flight_finish(struct flight *f, const struct ranks *rk)
+{
+	if (!f || f->finished || flight_ndumps(f) == 0)
+		return;
+	f->finished = 1;
+	fr_analyse(f);
+	fr_items(f);
+	fr_log_compare(f, rk);
+	flight_build_json(f);
+}

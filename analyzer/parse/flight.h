@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cjson/cJSON.h>
+#include "base/caplist.h"
 #include "base/util.h"
 
 struct ranks;
@@ -71,10 +72,7 @@ struct flight_item {
 	uint64_t line;          /* 0: the whole dump */
 	int *ranks;             /* the ranks it names (culprits) */
 	size_t nranks;
-	/* captures for the diagnosis: name/value pairs, owned */
-	char *cap_name[8];
-	char *cap_val[8];
-	size_t ncaps;
+	struct caplist caps;    /* captures for the diagnosis, owned */
 };
 
 /* The findings, most important first; valid until flight_free. */

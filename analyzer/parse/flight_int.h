@@ -1,7 +1,9 @@
 /* flight_int.h - the state shared by the flight-recorder modules:
- * flight.c (a dump document to calls), flight_match.c (the cross-rank
- * store and flight_finish), flight_json.c (the report section).  All
- * memory is owned by struct flight. */
+ * flight.c (a dump document to calls, and flight_finish, which runs the
+ * steps below in order), flight_match.c (the cross-rank store and its
+ * analysis), flight_log.c (the findings), flight_json.c (the report
+ * section); each calls only the ones after it in flight_finish's order.
+ * All memory is owned by struct flight. */
 #ifndef NT_FLIGHT_INT_H
 #define NT_FLIGHT_INT_H
 
@@ -178,6 +180,8 @@ struct fr_log {
 };
 
 const struct fr_rank *fr_rank_by(const struct flight *f, int rank);
+/* the stops, mismatches and send/recv pairs across the dumps (flight_match.c) */
+void fr_analyse(struct flight *f);
 /* the stop the findings lead with: a collective one with ranks behind, the earliest (flight_log.c) */
 const struct fr_stop *fr_main_stop(const struct flight *f);
 void fr_items(struct flight *f);

@@ -38,16 +38,6 @@ static struct flight_item *item(struct flight *f, enum flight_finding kind, cons
 	return it;
 }
 
-static void cap(struct flight_item *it, const char *name, char *val)
-{
-	if (it->ncaps >= 8) {
-		free(val);
-		return;
-	}
-	it->cap_name[it->ncaps] = xstrdup(name);
-	it->cap_val[it->ncaps++] = val;
-}
-
 static char *list(const int *v, size_t n)
 {
 	struct buf b;
@@ -193,12 +183,12 @@ static void stop_item(struct flight *f, const struct fr_stop *s)
 		f->headline = xasprintf("hang: every rank waits in %s #%lld%s%s%s", op, (long long)s->seq,
 		                        s->all_scheduled ? " (never started)" : "", *sw ? " at " : "", sw);
 	}
-	cap(it, "op", xstrdup(op));
-	cap(it, "seq", xasprintf("%lld", (long long)s->seq));
-	cap(it, "pg", xstrdup(pd));
-	cap(it, "where", xstrdup(*sw ? sw : "(no stack in the dumps)"));
-	cap(it, "waiting", xstrdup(wl));
-	cap(it, "missing", xstrdup(ml));
+	caplist_take(&it->caps, "op", xstrdup(op));
+	caplist_take(&it->caps, "seq", xasprintf("%lld", (long long)s->seq));
+	caplist_take(&it->caps, "pg", xstrdup(pd));
+	caplist_take(&it->caps, "where", xstrdup(*sw ? sw : "(no stack in the dumps)"));
+	caplist_take(&it->caps, "waiting", xstrdup(wl));
+	caplist_take(&it->caps, "missing", xstrdup(ml));
 	free(pd);
 	free(wl);
 	free(bl);
@@ -221,10 +211,10 @@ static void p2p_item(struct flight *f, const struct fr_stop *s)
 		     : q         ? "never posted the matching operation"
 		                 : "left no dump (it may be the rank that died)",
 		     q ? "; its last entry: " : "", q ? qt : "");
-	cap(it, "op", xstrdup(op));
-	cap(it, "seq", xasprintf("%lld", (long long)s->seq));
-	cap(it, "pg", pd);
-	cap(it, "waiting", xasprintf("%d", s->waiting[0]));
+	caplist_take(&it->caps, "op", xstrdup(op));
+	caplist_take(&it->caps, "seq", xasprintf("%lld", (long long)s->seq));
+	caplist_take(&it->caps, "pg", pd);
+	caplist_take(&it->caps, "waiting", xasprintf("%d", s->waiting[0]));
 	free(ct);
 	free(qt);
 	if (!f->headline)
@@ -242,10 +232,10 @@ void fr_items(struct flight *f)
 		desync++;
 		struct flight_item *it = item(f, FF_DESYNC, m->nranks ? dump_of(f, m->ranks[0]) : "", m->ranks, m->nranks,
 		                              "%s", m->detail);
-		cap(it, "detail", xstrdup(m->detail));
-		cap(it, "kind", xstrdup(m->kind));
-		cap(it, "pg", pgdesc(f, m->pg));
-		cap(it, "seq", xasprintf("%lld", (long long)m->seq));
+		caplist_take(&it->caps, "detail", xstrdup(m->detail));
+		caplist_take(&it->caps, "kind", xstrdup(m->kind));
+		caplist_take(&it->caps, "pg", pgdesc(f, m->pg));
+		caplist_take(&it->caps, "seq", xasprintf("%lld", (long long)m->seq));
 		if (desync == 1) {
 			free(f->headline);
 			f->headline = xasprintf("desync: %s", m->detail);
@@ -281,7 +271,7 @@ void fr_items(struct flight *f)
 		                              "no flight-recorder dump from rank%s %s of the %zu ranks the process groups "
 		                              "name: a rank without a dump may be the one that died, or its file was not "
 		                              "collected", nmiss == 1 ? "" : "s", ml, nmiss + f->nranks);
-		cap(it, "missing", ml);
+		caplist_take(&it->caps, "missing", ml);
 	}
 	free(miss);
 	if (!f->nstops && !desync && f->nranks)

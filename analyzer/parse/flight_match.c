@@ -121,10 +121,7 @@ void flight_free(struct flight *f)
 		free(it->text);
 		free(it->path);
 		free(it->ranks);
-		for (size_t k = 0; k < it->ncaps; k++) {
-			free(it->cap_name[k]);
-			free(it->cap_val[k]);
-		}
+		caplist_free(&it->caps);
 	}
 	free(f->items);
 	free(f->headline);
@@ -826,11 +823,8 @@ static int cmp_mis(const void *a, const void *b)
 	return strcmp(x->kind, y->kind);
 }
 
-void flight_finish(struct flight *f, const struct ranks *rk)
+void fr_analyse(struct flight *f)
 {
-	if (!f || f->finished || flight_ndumps(f) == 0)
-		return;
-	f->finished = 1;
 	if (f->nranks > 1)
 		xqsort(f->ranks, f->nranks, sizeof *f->ranks, cmp_rank);
 	for (size_t g = 0; g < f->npgs; g++) {
@@ -849,7 +843,4 @@ void flight_finish(struct flight *f, const struct ranks *rk)
 			seen = f->mis[k].pg == f->mis[i].pg && f->mis[k].first;
 		f->mis[i].first = !seen && strcmp(f->mis[i].kind, "state") != 0;
 	}
-	fr_items(f);
-	fr_log_compare(f, rk);
-	flight_build_json(f);
 }

@@ -51,6 +51,9 @@ static const struct {
 	{"Cuda failure ", KW_NCCLTESTS},
 	{"NVRM: Xid", KW_KMSG},
 	{"NVRM: loading", KW_KMSG},
+	/* the driver's lines that name a GPU ("GPU at PCI:...", "GPU Board
+	 * Serial Number"): facts.kernel.nvrm[] */
+	{"NVRM: GPU", KW_KMSG},
 	{"Killed process ", KW_KMSG},
 	{"Kill process ", KW_KMSG},
 	{"oom-kill:constraint", KW_KMSG},

@@ -28,7 +28,6 @@ static const char *const MODULES[] = {
 struct hcp {
 	cJSON *facts;
 	const char *path;
-	int used;
 	int df_units;     /* 0 none, 1 human (-h), 1024 (1K-blocks) */
 	int df_cols;      /* columns of the df header */
 	int lsmod;        /* an lsmod header was seen */
@@ -363,37 +362,27 @@ static int ompi_line(struct hcp *p, const char *s, uint64_t lineno)
 	return 0;
 }
 
+static int host_line(void *ctx, const char *raw, char *s, uint64_t lineno)
+{
+	struct hcp *p = ctx;
+	(void)raw;
+	if (memlock_line(p, s, lineno) || df_line(p, s, lineno) || mount_line(p, s, lineno) ||
+	    lsmod_line(p, s, lineno) || lib_line(p, s, lineno) || ompi_line(p, s, lineno))
+		return 1;
+	/* the other lines of `ulimit -a` */
+	return strstr(s, "(blocks, -") || strstr(s, "(kbytes, -") || strstr(s, "(seconds, -") ||
+	       strstr(s, "(bytes, -") || strstr(s, "(-i) ") || strstr(s, "(-u) ") || strstr(s, "(-n) ") ||
+	       strstr(s, "(-e) ") || strstr(s, "(-r) ") || strstr(s, "(-x) ") || strstr(s, "(-R) ") ||
+	       (strstr(s, "(512 bytes, -p)"));
+}
+
 static int host_parse(const char *text, size_t len, const char *path, cJSON *facts, int *nonblank)
 {
 	struct hcp p;
 	memset(&p, 0, sizeof p);
 	p.facts = facts;
 	p.path = path ? path : "";
-	struct sys_lines it;
-	char *line;
-	int total = 0;
-	sys_lines_init(&it, text, len);
-	while ((line = sys_lines_next(&it, NULL))) {
-		char *s = sys_trim(line);
-		if (!*s)
-			continue;
-		total++;
-		if (memlock_line(&p, s, it.lineno) || df_line(&p, s, it.lineno) || mount_line(&p, s, it.lineno) ||
-		    lsmod_line(&p, s, it.lineno) || lib_line(&p, s, it.lineno) || ompi_line(&p, s, it.lineno)) {
-			p.used++;
-			continue;
-		}
-		/* the other lines of `ulimit -a` */
-		if (strstr(s, "(blocks, -") || strstr(s, "(kbytes, -") || strstr(s, "(seconds, -") ||
-		    strstr(s, "(bytes, -") || strstr(s, "(-i) ") || strstr(s, "(-u) ") || strstr(s, "(-n) ") ||
-		    strstr(s, "(-e) ") || strstr(s, "(-r) ") || strstr(s, "(-x) ") || strstr(s, "(-R) ") ||
-		    (strstr(s, "(512 bytes, -p)")))
-			p.used++;
-	}
-	sys_lines_free(&it);
-	if (nonblank)
-		*nonblank = total;
-	return p.used;
+	return sys_lines_feed(text, len, host_line, &p, nonblank);
 }
 
 int sys_parse_host(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m)

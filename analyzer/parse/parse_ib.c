@@ -28,7 +28,6 @@
 struct ibp {
 	cJSON *facts;
 	const char *path;
-	int used;            /* lines that belong to one of the formats */
 	char hca[64];        /* current HCA (ibstat, ibstatus, ibv_devinfo) */
 	int port;            /* current port, 0 none */
 	cJSON *cur;          /* current port entry */
@@ -236,111 +235,91 @@ static void lower_key(char *k)
 		*c = (char)tolower((unsigned char)*c);
 }
 
+static int ib_line(void *ctx, const char *raw, char *s, uint64_t lineno)
+{
+	struct ibp *p = ctx;
+	(void)raw;
+	char name[64];
+	int port;
+	/* ibstat: "CA 'mlx5_0'" */
+	if (sscanf(s, "CA '%63[^']'", name) == 1 && valid_name(name)) {
+		snprintf(p->hca, sizeof p->hca, "%s", name);
+		p->port = 0;
+		p->cur = NULL;
+		return 1;
+	}
+	/* ibstatus: "Infiniband device 'mlx5_0' port 1 status:" */
+	if (sscanf(s, "Infiniband device '%63[^']' port %d status:", name, &port) == 2 && valid_name(name)) {
+		snprintf(p->hca, sizeof p->hca, "%s", name);
+		p->port = port;
+		p->cur = port > 0 && port < 256 ? port_entry(p, name, port, lineno) : NULL;
+		return 1;
+	}
+	/* ibv_devinfo: "hca_id:	mlx5_0" */
+	if (sscanf(s, "hca_id: %63s", name) == 1 && valid_name(name)) {
+		snprintf(p->hca, sizeof p->hca, "%s", name);
+		p->port = 0;
+		p->cur = NULL;
+		return 1;
+	}
+	/* ibstat "Port 1:", ibv_devinfo "port:	1" */
+	if (p->hca[0] && (sscanf(s, "Port %d:", &port) == 1 || sscanf(s, "port: %d", &port) == 1) && port > 0 &&
+	    port < 256) {
+		p->port = port;
+		p->cur = port_entry(p, p->hca, port, lineno);
+		return 1;
+	}
+	if (strstr(s, "==>") && strstr(s, " port ")) {
+		char *c = xstrdup(s);
+		int ok = ibdev2netdev_line(p, c, lineno);
+		free(c);
+		return ok;
+	}
+	if (!strncmp(s, "DEV", 3) && strstr(s, "PORT") && strstr(s, "INDEX") && strstr(s, "GID")) {
+		p->in_gids = 1;
+		return 1;
+	}
+	if (p->in_gids && (!strncmp(s, "---", 3)))
+		return 1;
+	if (p->in_gids) {
+		char *c = xstrdup(s);
+		int ok = gid_row(p, c, lineno);
+		free(c);
+		if (ok || !strncmp(s, "n_gids_found", 12))
+			return 1;
+		p->in_gids = 0;
+	}
+	/* "Key: value" inside an HCA block */
+	if (p->hca[0]) {
+		const char *colon = strchr(s, ':');
+		if (colon && colon > s && colon - s < 40) {
+			char key[48];
+			size_t kl = (size_t)(colon - s);
+			memcpy(key, s, kl);
+			key[kl] = 0;
+			sys_trim(key);
+			lower_key(key);
+			const char *val = colon + 1;
+			while (*val == ' ' || *val == '\t')
+				val++;
+			put_kv(p, key, val, lineno);
+			return 1;
+		}
+	}
+	/* a line of none of the formats ends the block it was in */
+	p->hca[0] = 0;
+	p->port = 0;
+	p->cur = NULL;
+	return 0;
+}
+
 static int ib_parse(const char *text, size_t len, const char *path, cJSON *facts, int *nonblank)
 {
 	struct ibp p;
 	memset(&p, 0, sizeof p);
 	p.facts = facts;
 	p.path = path ? path : "";
-	struct sys_lines it;
-	char *line;
-	int total = 0;
-	sys_lines_init(&it, text, len);
-	while ((line = sys_lines_next(&it, NULL))) {
-		char *s = sys_trim(line);
-		if (!*s)
-			continue;
-		total++;
-		char name[64];
-		int port;
-		/* ibstat: "CA 'mlx5_0'" */
-		if (sscanf(s, "CA '%63[^']'", name) == 1 && valid_name(name)) {
-			snprintf(p.hca, sizeof p.hca, "%s", name);
-			p.port = 0;
-			p.cur = NULL;
-			p.used++;
-			continue;
-		}
-		/* ibstatus: "Infiniband device 'mlx5_0' port 1 status:" */
-		if (sscanf(s, "Infiniband device '%63[^']' port %d status:", name, &port) == 2 && valid_name(name)) {
-			snprintf(p.hca, sizeof p.hca, "%s", name);
-			p.port = port;
-			p.cur = port > 0 && port < 256 ? port_entry(&p, name, port, it.lineno) : NULL;
-			p.used++;
-			continue;
-		}
-		/* ibv_devinfo: "hca_id:	mlx5_0" */
-		if (sscanf(s, "hca_id: %63s", name) == 1 && valid_name(name)) {
-			snprintf(p.hca, sizeof p.hca, "%s", name);
-			p.port = 0;
-			p.cur = NULL;
-			p.used++;
-			continue;
-		}
-		/* ibstat "Port 1:", ibv_devinfo "port:	1" */
-		if (p.hca[0] && (sscanf(s, "Port %d:", &port) == 1 || sscanf(s, "port: %d", &port) == 1) && port > 0 &&
-		    port < 256) {
-			p.port = port;
-			p.cur = port_entry(&p, p.hca, port, it.lineno);
-			p.used++;
-			continue;
-		}
-		if (strstr(s, "==>") && strstr(s, " port ")) {
-			char *c = xstrdup(s);
-			p.used += ibdev2netdev_line(&p, c, it.lineno);
-			free(c);
-			continue;
-		}
-		if (!strncmp(s, "DEV", 3) && strstr(s, "PORT") && strstr(s, "INDEX") && strstr(s, "GID")) {
-			p.in_gids = 1;
-			p.used++;
-			continue;
-		}
-		if (p.in_gids && (!strncmp(s, "---", 3))) {
-			p.used++;
-			continue;
-		}
-		if (p.in_gids) {
-			char *c = xstrdup(s);
-			int ok = gid_row(&p, c, it.lineno);
-			free(c);
-			if (ok) {
-				p.used++;
-				continue;
-			}
-			if (!strncmp(s, "n_gids_found", 12)) {
-				p.used++;
-				continue;
-			}
-			p.in_gids = 0;
-		}
-		/* "Key: value" inside an HCA block */
-		if (p.hca[0]) {
-			const char *colon = strchr(s, ':');
-			if (colon && colon > s && colon - s < 40) {
-				char key[48];
-				size_t kl = (size_t)(colon - s);
-				memcpy(key, s, kl);
-				key[kl] = 0;
-				sys_trim(key);
-				lower_key(key);
-				const char *val = colon + 1;
-				while (*val == ' ' || *val == '\t')
-					val++;
-				put_kv(&p, key, val, it.lineno);
-				p.used++;
-				continue;
-			}
-		}
-		/* a line of none of the formats ends the block it was in */
-		p.hca[0] = 0;
-		p.port = 0;
-		p.cur = NULL;
-	}
-	sys_lines_free(&it);
-	if (nonblank)
-		*nonblank = total;
-	return p.used;
+	return sys_lines_feed(text, len, ib_line, &p, nonblank);
 }
 
 int sys_parse_ib(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m)

@@ -29,7 +29,6 @@
 struct pcp {
 	cJSON *facts;
 	const char *path;
-	int used;
 	cJSON *cur;
 };
 
@@ -182,26 +181,18 @@ static int lspci_line(struct pcp *p, const char *raw, const char *s, uint64_t li
 	return raw[0] == ' ' || raw[0] == '\t';
 }
 
+static int lspci_feed(void *ctx, const char *raw, char *s, uint64_t lineno)
+{
+	return lspci_line(ctx, raw, s, lineno);
+}
+
 static int lspci_parse(const char *text, size_t len, const char *path, cJSON *facts, int *nonblank)
 {
 	struct pcp p;
 	memset(&p, 0, sizeof p);
 	p.facts = facts;
 	p.path = path ? path : "";
-	struct sys_lines it;
-	char *line;
-	int total = 0;
-	sys_lines_init(&it, text, len);
-	while ((line = sys_lines_next(&it, NULL))) {
-		char *s = line;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s)
-			continue;
-		total++;
-		p.used += lspci_line(&p, line, s, it.lineno);
-	}
-	sys_lines_free(&it);
+	int used = sys_lines_feed(text, len, lspci_feed, &p, nonblank);
 	/* the bridges above each GPU: same domain, GPU bus within [secondary, subordinate] */
 	cJSON *devs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(facts, "pci"), "devices");
 	cJSON *g;
@@ -233,9 +224,7 @@ static int lspci_parse(const char *text, size_t len, const char *path, cJSON *fa
 		else
 			cJSON_Delete(above);
 	}
-	if (nonblank)
-		*nonblank = total;
-	return p.used;
+	return used;
 }
 
 int sys_parse_lspci(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m)

@@ -21,7 +21,6 @@
 struct nip {
 	cJSON *facts;
 	const char *path;
-	int used;
 	cJSON *cur;          /* interface whose detail lines follow */
 	int procnet;         /* a /proc/net/dev header was seen */
 };
@@ -227,27 +226,19 @@ static int netif_line(struct nip *p, char *s, uint64_t lineno)
 	return ok;
 }
 
+static int netif_feed(void *ctx, const char *raw, char *s, uint64_t lineno)
+{
+	(void)raw;
+	return netif_line(ctx, s, lineno);
+}
+
 static int netif_parse(const char *text, size_t len, const char *path, cJSON *facts, int *nonblank)
 {
 	struct nip p;
 	memset(&p, 0, sizeof p);
 	p.facts = facts;
 	p.path = path ? path : "";
-	struct sys_lines it;
-	char *line;
-	int total = 0;
-	sys_lines_init(&it, text, len);
-	while ((line = sys_lines_next(&it, NULL))) {
-		char *s = sys_trim(line);
-		if (!*s)
-			continue;
-		total++;
-		p.used += netif_line(&p, s, it.lineno);
-	}
-	sys_lines_free(&it);
-	if (nonblank)
-		*nonblank = total;
-	return p.used;
+	return sys_lines_feed(text, len, netif_feed, &p, nonblank);
 }
 
 int sys_parse_netif(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m)

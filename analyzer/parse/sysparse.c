@@ -385,6 +385,25 @@ int sys_has(const char *head, size_t len, const char *needle)
 	return memmem(head, len, needle, strlen(needle)) != NULL;
 }
 
+int sys_lines_feed(const char *text, size_t len, sys_line_fn fn, void *ctx, int *nonblank)
+{
+	struct sys_lines it;
+	char *line;
+	int used = 0, total = 0;
+	sys_lines_init(&it, text, len);
+	while ((line = sys_lines_next(&it, NULL))) {
+		char *s = sys_trim(line);
+		if (!*s)
+			continue;
+		total++;
+		used += fn(ctx, line, s, it.lineno);
+	}
+	sys_lines_free(&it);
+	if (nonblank)
+		*nonblank = total;
+	return used;
+}
+
 int sys_lines_report(sys_line_parser f, const char *text, size_t len, const char *path, cJSON *facts,
                      struct msgs *m, const char *none)
 {

@@ -173,6 +173,14 @@ int sys_has(const char *head, size_t len, const char *needle);
  * sys_lines_mostly is the detection: at least 2 lines used and 70% of the
  * non-blank ones (the facts go to a scratch object, freed here). */
 typedef int (*sys_line_parser)(const char *text, size_t len, const char *path, cJSON *facts, int *nonblank);
+/* The loop of such a parser: every line of text (sys_lines: bounded,
+ * control bytes cleaned) with its blanks trimmed at both ends (s, in the
+ * line's own buffer: raw is the line as it stood, but for its trailing
+ * blanks); a blank line is skipped, the others are counted in *nonblank
+ * (when not NULL) and handed to fn.  Returns the sum of fn's results: the
+ * lines it used. */
+typedef int (*sys_line_fn)(void *ctx, const char *raw, char *s, uint64_t lineno);
+int sys_lines_feed(const char *text, size_t len, sys_line_fn fn, void *ctx, int *nonblank);
 int sys_lines_report(sys_line_parser f, const char *text, size_t len, const char *path, cJSON *facts,
                      struct msgs *m, const char *none);
 int sys_lines_mostly(sys_line_parser f, const char *head, size_t len);

@@ -9,6 +9,7 @@
 #include "base/util.h"
 
 #include "parse/logline.h"
+#include "match/category.h"
 #include "match/match.h"
 #include "base/version.h"
 

@@ -857,19 +857,34 @@ static int after_bus_marker(const char *s, size_t i)
 
 /* A package version of a pip requirement at s[i] ("nvidia-cublas-cu12==12.4.5.8",
  * at the start of a line or after a blank or a quote): four numbers that
- * are not an address.  Any other "==" (master==10.1.2.3) is no excuse. */
+ * are not an address.  The name is a distribution's as pip prints it, in
+ * lower case (the NVIDIA wheels with four-number versions are), and not a
+ * word that names an address: MASTER_ADDR==10.1.2.3, master==10.1.2.3 are
+ * addresses wherever they stand. */
 static int pip_version_at(const char *s, size_t i)
 {
+	static const char *const ADDR_WORDS[] = {"addr", "address", "host", "hostname", "ip", "master", "server",
+	                                         "endpoint", "node", "peer"};
 	if (i < 3 || s[i - 1] != '=' || s[i - 2] != '=')
 		return 0;
 	size_t j = i - 2;
-	int letter = 0;
+	int letter = 0, upper = 0;
 	while (j > 0 && is_run((unsigned char)s[j - 1])) {
 		letter |= isalpha((unsigned char)s[j - 1]);
+		upper |= isupper((unsigned char)s[j - 1]);
 		j--;
 	}
-	return letter && j < i - 2 && (j == 0 || s[j - 1] == ' ' || s[j - 1] == '\t' || s[j - 1] == '\n' ||
-	                               s[j - 1] == '"' || s[j - 1] == '\'');
+	if (!letter || upper || j == i - 2 ||
+	    !(j == 0 || s[j - 1] == ' ' || s[j - 1] == '\t' || s[j - 1] == '\n' || s[j - 1] == '"' || s[j - 1] == '\''))
+		return 0;
+	size_t n = i - 2 - j;
+	for (size_t k = 0; k < sizeof ADDR_WORDS / sizeof *ADDR_WORDS; k++) {
+		size_t l = strlen(ADDR_WORDS[k]);
+		if (n >= l && strncmp(s + i - 2 - l, ADDR_WORDS[k], l) == 0 &&
+		    (n == l || !isalnum((unsigned char)s[i - 3 - l])))
+			return 0;
+	}
+	return 1;
 }
 
 static void rewrite(struct redactor *r, const char *s, struct buf *out, int flags)

@@ -16,7 +16,16 @@
 void report_html(FILE *out, const cJSON *doc);
 void report_junit(FILE *out, const cJSON *doc);
 void report_sarif(FILE *out, const cJSON *doc);
-void report_github(FILE *out, const cJSON *doc);
+/* GitHub shows at most GH_STEP_CAP annotations of each kind (error,
+ * warning, notice) per step and GH_JOB_CAP per job, and drops the rest
+ * without a word.  job_left: how many this job may still show (formats.c
+ * counts those nccl-triage wrote in the job's earlier steps).  Writes no
+ * more than that, each kind at most GH_STEP_CAP, and says in one last
+ * notice what was left out (a plain log line when the job has none left).
+ * Returns the number of annotations written. */
+#define GH_STEP_CAP 10
+#define GH_JOB_CAP 50
+size_t report_github(FILE *out, const cJSON *doc, size_t job_left);
 
 /* batch: summary is the batch summary object (keys used when present:
  * "bundles" (count), "verdicts" {name: n}, "categories" {CATEGORY: n},
@@ -26,6 +35,11 @@ void report_github(FILE *out, const cJSON *doc);
  * objects as in the analyze document (or the per-bundle JSONL records), or
  * NULL.  Missing counts are computed from bundles. */
 void report_html_batch(FILE *out, const cJSON *summary, const cJSON *bundles);
+/* What report_html_batch's table needs of one bundle object (kept small:
+ * a batch may have ten thousand of them): name, verdict, the first three
+ * diagnoses with their first evidence line, the first unexplained line.
+ * batch and merge keep these rows.  Caller owns the row. */
+cJSON *report_html_row(const cJSON *bundle);
 
 /* Where a piece of evidence lives for a CI consumer: the document path
  * joined to the bundle operand ("logs" + "run.log" -> "logs/run.log"; a

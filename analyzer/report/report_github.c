@@ -5,8 +5,9 @@
  * a bundle whose failure no signature explains, and a ::notice per bundle
  * without findings.  Values are escaped as the runner expects: in the
  * message %, CR, LF; in properties also ':' and ','.  At most 10
- * annotations of each kind (GitHub's cap per step), the rest summarised in
- * one notice.  Borrows the JSON. */
+ * annotations of each kind (GitHub's cap per step) and no more than the job
+ * has left of its 50 (GitHub's cap per job), the rest summarised in one
+ * notice.  Borrows the JSON. */
 #include "report/report_formats.h"
 
 #include <stdlib.h>
@@ -63,10 +64,8 @@ static void head(struct buf *f, const char *cmd, const char *bundle, const cJSON
 	buf_adds(f, "::");
 }
 
-/* GitHub shows at most 10 annotations of each kind (error, warning,
- * notice) per step; the rest are dropped without a word.  Beyond the cap
- * they are counted and summarised in one notice. */
-#define GH_CAP 10
+/* The caps (GH_STEP_CAP, GH_JOB_CAP: report_formats.h): beyond them the
+ * findings are counted and summarised in one notice. */
 enum { K_ERROR, K_WARNING, K_NOTICE };
 
 struct ann {
@@ -90,7 +89,7 @@ static void ann_push(struct anns *a, const char *cmd, struct buf *line)
 	a->n++;
 }
 
-void report_github(FILE *out, const cJSON *doc)
+size_t report_github(FILE *out, const cJSON *doc, size_t job_left)
 {
 	const cJSON *b, *d;
 	struct anns a = {0};
@@ -154,16 +153,19 @@ void report_github(FILE *out, const cJSON *doc)
 			ann_push(&a, "notice", &f);
 		}
 	}
-	size_t count[3] = {0}, shown[3] = {0}, over[3] = {0};
+	size_t count[3] = {0}, shown[3] = {0}, over[3] = {0}, nshown = 0;
 	for (size_t i = 0; i < a.n; i++)
 		count[a.v[i].kind]++;
-	int overflow = count[K_ERROR] > GH_CAP || count[K_WARNING] > GH_CAP || count[K_NOTICE] > GH_CAP;
-	/* the summary notice takes the last notice place */
-	size_t cap[3] = {GH_CAP, GH_CAP, overflow ? GH_CAP - 1 : GH_CAP};
+	int per_step = count[K_ERROR] > GH_STEP_CAP || count[K_WARNING] > GH_STEP_CAP || count[K_NOTICE] > GH_STEP_CAP;
+	int overflow = per_step || a.n > job_left;
+	/* the summary notice takes the last notice place, and one of the job's */
+	size_t cap[3] = {GH_STEP_CAP, GH_STEP_CAP, overflow ? GH_STEP_CAP - 1 : GH_STEP_CAP};
+	size_t room = overflow && job_left ? job_left - 1 : job_left;
 	for (size_t i = 0; i < a.n; i++) {
 		int k = a.v[i].kind;
-		if (shown[k] < cap[k]) {
+		if (shown[k] < cap[k] && nshown < room) {
 			shown[k]++;
+			nshown++;
 			fputs(a.v[i].line, out);
 			fputc('\n', out);
 		} else
@@ -171,9 +173,20 @@ void report_github(FILE *out, const cJSON *doc)
 		free(a.v[i].line);
 	}
 	free(a.v);
-	if (overflow)
+	if (!overflow)
+		return nshown;
+	size_t rest = over[0] + over[1] + over[2];
+	char why[200];
+	snprintf(why, sizeof why, "GitHub shows at most %d annotations of each kind per step and %d per job%s", GH_STEP_CAP,
+	         GH_JOB_CAP, job_left < GH_JOB_CAP ? " (earlier steps of this job used some)" : "");
+	if (job_left) {
 		fprintf(out, "::notice title=nccl-triage%%3A more findings::%zu more findings not annotated (%zu errors, %zu "
-		             "warnings, %zu notices): GitHub shows at most %d annotations of each kind per step; the job "
-		             "summary or the full report lists them all\n",
-		        over[0] + over[1] + over[2], over[0], over[1], over[2], GH_CAP);
+		             "warnings, %zu notices): %s; the job summary or the full report lists them all\n",
+		        rest, over[0], over[1], over[2], why);
+		nshown++;
+	} else /* no annotation left: a plain line of the log */
+		fprintf(out, "nccl-triage: %zu finding%s not annotated (%zu errors, %zu warnings, %zu notices): %s, and this job "
+		             "has shown its %d; the job summary or the full report lists them all\n",
+		        rest, rest == 1 ? "" : "s", over[0], over[1], over[2], why, GH_JOB_CAP);
+	return nshown;
 }

@@ -185,6 +185,17 @@ static const char CSS[] =
 	".bad{color:var(--red)}.scroll{overflow-x:auto;max-width:100%}svg.chart{max-width:none;height:auto;display:block}\n"
 	"a.anchor{color:var(--mute);text-decoration:none;font-weight:400;margin-right:.2em}a.anchor:hover{color:var(--blu)}\n"
 	":target{outline:2px solid var(--blu);outline-offset:2px}\n"
+	/* the rank timeline on a narrow screen: each process's stages downward (timeline_narrow), not the wide SVG */
+	".tl-narrow{display:none;list-style:none;padding:0;margin:.5em 0}"
+	".tl-narrow>li{border:1px solid var(--line);border-radius:6px;padding:6px 10px;margin:6px 0}"
+	".tl-st{list-style:none;margin:.3em 0 .2em .45em;padding:0 0 0 1.1em;border-left:2px solid var(--line);font-size:.9em}"
+	".tl-st li{position:relative}.tl-st li::before{content:\"\";position:absolute;left:calc(-1.1em - 6px);top:.45em;"
+	"width:10px;height:10px;border-radius:50%}"
+	".tl-st li.on::before{background:var(--grn)}.tl-st li.off{color:var(--mute)}"
+	".tl-st li.off::before{background:var(--bg);border:1.5px solid #9aa3ad}"
+	".tl-out{margin:.2em 0 0;font-size:.9em}.tl-out.first{color:var(--red);font-weight:600}.tl-out.echo{color:#8a4a00}"
+	".tl-out.ok{color:var(--grn)}\n"
+	"@media (max-width:760px){.tl-wide{display:none}.tl-narrow{display:block}}\n"
 	"@media (max-width:600px){body{padding:10px;font-size:14px}.hero{padding:10px 12px}.card{padding:10px}"
 	".ev pre,.ev .dtext{padding:4px 6px}.ln{min-width:3em}}\n"
 	/* dark scheme */
@@ -193,7 +204,7 @@ static const char CSS[] =
 	"a{color:var(--blu)}.hero.diagnosed{border-color:#5c2a27;border-left-color:#e0564c}.hero.unknown_failure{border-color:#5a3f1f;border-left-color:#ffb74d}"
 	".hero.healthy{border-color:#24492d;border-left-color:#7fd18b}.fix{background:#15301c;border-color:#2e6b3c}.fix b{color:#7fd18b}"
 	".hit{background:#3a3310}.card.root{border-left-color:#e0564c}.card.warning{border-left-color:#ffb74d}"
-	".scroll svg{background:#fff;border-radius:6px}.v-no_evidence,.s-info{background:#5f6b76}}\n"
+	".scroll svg{background:#fff;border-radius:6px}.v-no_evidence,.s-info{background:#5f6b76}.tl-out.echo{color:#ffb74d}}\n"
 	".toc a{margin-right:1em}\n"
 	"footer{margin-top:2em;color:var(--mute);font-size:.85em;border-top:1px solid var(--line);padding-top:.5em}\n"
 	"@media print{body{max-width:none;padding:0;font-size:11pt}details::details-content{content-visibility:visible;display:block}"
@@ -918,16 +929,27 @@ static void host_short(const cJSON *ranks, const char *host, char *out, size_t n
 	         len > MAX - 1 ? "…" : "");
 }
 
-/* The outcome of one lane: a failure (first or echo) or "no error seen". */
-static void timeline_outcome(FILE *f, const struct tl *t, const cJSON *r, double y, double rk, double pid,
-                             const char *host)
+/* The outcome of one lane: a failure (first or echo) or "no error seen";
+ * drawn at the end of its SVG lane, and written under its stages in the
+ * narrow (vertical) timeline. */
+struct outcome {
+	int failed;            /* the first failure or an echo */
+	int is_first;
+	int clean_exit;        /* exited with status 0, no error of its own */
+	int died;              /* a non-zero exit status */
+	const char *why;       /* the tooltip's text: the first error or why the lane failed */
+	const char *what;      /* the message shown */
+	char exitmsg[64];      /* " [exit 1 SIGKILL]" when died */
+};
+
+static void outcome_of(const struct tl *t, const cJSON *r, double rk, double pid, const char *host, struct outcome *oc)
 {
 	const cJSON *diags = t->diags, *top = t->top, *d;
-	const double outx = t->outx;
 	const int any_failed_first = t->any_failed_first;
 	const double first_rank = t->first_rank, first_pid = t->first_pid;
 	const char *first_host = t->first_host;
 	const char *err = json_str(r, "first_error");
+	memset(oc, 0, sizeof *oc);
 	/* named by an error finding (an information note such as "no IB device"
 	 * on every rank is no failure of that rank) */
 	int in_diag = 0;
@@ -952,56 +974,80 @@ static void timeline_outcome(FILE *f, const struct tl *t, const cJSON *r, double
 	double code = 0;
 	int has_code = json_num(ex, "code", &code);
 	int died = has_code && code != 0;
-	/* exited with status 0, no error of its own: drawn clean even when a finding names it */
 	int clean_exit = has_code && code == 0 && !err && !aborted && !json_str(ex, "signal_name");
 	if (clean_exit && !is_first)
 		in_diag = 0;
-	char exitmsg[64] = "";
 	if (died) {
 		const char *sn = json_str(ex, "signal_name");
-		snprintf(exitmsg, sizeof exitmsg, " [exit %.0f%s%s]", code, sn ? " " : "", sn ? sn : "");
+		snprintf(oc->exitmsg, sizeof oc->exitmsg, " [exit %.0f%s%s]", code, sn ? " " : "", sn ? sn : "");
 	}
-	if (is_first || err || in_diag || aborted || died) {
+	oc->is_first = is_first;
+	oc->clean_exit = clean_exit;
+	oc->died = died;
+	oc->failed = is_first || err || in_diag || aborted || died;
+	if (!oc->failed)
+		return;
+	oc->why = err ? err : aborted ? "communicator aborted" : "named in a diagnosis";
+	const char *what = err;
+	/* the glog / NCCL prefix of the first error is noise here */
+	if (what && what[0] == '[') {
+		const char *q = strstr(what, "] ");
+		if (q && q - what < 60)
+			what = q + 2;
+		if (!strncmp(what, "[Rank ", 6) && (q = strstr(what, "] ")))
+			what = q + 2;
+	}
+	if (!what && is_first && json_str(top, "title"))
+		what = json_str(top, "title");
+	if (!what)
+		what = aborted ? "communicator aborted" : died ? "process exited" : "named in a diagnosis";
+	oc->what = what;
+}
+
+static void timeline_outcome(FILE *f, const struct tl *t, const cJSON *r, double y, double rk, double pid,
+                             const char *host)
+{
+	const double outx = t->outx;
+	struct outcome oc;
+	outcome_of(t, r, rk, pid, host, &oc);
+	if (oc.failed) {
+		const int is_first = oc.is_first;
 		const char *col = is_first ? "#b3261e" : "#c25e00";
 		fprintf(f, "<g><circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" fill=\"%s\"/>"
 		           "<path d=\"M%.1f %.1fl8 8M%.1f %.1fl-8 8\" stroke=\"#fff\" stroke-width=\"2\"/>",
 		        outx, y, col, outx - 4, y - 4, outx + 4, y - 4);
 		fputs("<title>", f);
 		esc(f, is_first ? "first failure: " : "echo: ");
-		esc(f, err ? err : aborted ? "communicator aborted" : "named in a diagnosis");
+		esc(f, oc.why);
 		fputs("</title></g>", f);
 		char msg[200];
-		const char *what = err;
-		/* the glog / NCCL prefix of the first error is noise here */
-		if (what && what[0] == '[') {
-			const char *q = strstr(what, "] ");
-			if (q && q - what < 60)
-				what = q + 2;
-			if (!strncmp(what, "[Rank ", 6) && (q = strstr(what, "] ")))
-				what = q + 2;
-		}
-		if (!what && is_first && json_str(top, "title"))
-			what = json_str(top, "title");
-		if (!what)
-			what = aborted ? "communicator aborted" : died ? "process exited" : "named in a diagnosis";
-		snprintf(msg, sizeof msg, "%s%s", is_first ? "first failure: " : "echo: ", what);
-		if (died) {
+		snprintf(msg, sizeof msg, "%s%s", is_first ? "first failure: " : "echo: ", oc.what);
+		if (oc.died) {
 			/* keep the exit status visible: cut the message to make room */
-			size_t room = 40 > strlen(exitmsg) ? 40 - strlen(exitmsg) : 0;
+			size_t room = 40 > strlen(oc.exitmsg) ? 40 - strlen(oc.exitmsg) : 0;
 			if (strlen(msg) > room) {
 				size_t k = room;
 				while (k > 0 && ((unsigned char)msg[k] & 0xC0) == 0x80)
 					k--;
 				snprintf(msg + k, sizeof msg - k, "…");
 			}
-			snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s", exitmsg);
+			snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s", oc.exitmsg);
 		}
 		svg_text(f, outx + 14, y + 4, is_first ? "font-size=\"11\" fill=\"#b3261e\" font-weight=\"600\"" : "font-size=\"11\" fill=\"#8a4a00\"",
 		         msg, 46);
 	} else {
 		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"#1e7b34\"/>", outx, y);
-		svg_text(f, outx + 14, y + 4, "font-size=\"11\" fill=\"#1e7b34\"", clean_exit ? "exited cleanly (status 0)" : "no error seen", 40);
+		svg_text(f, outx + 14, y + 4, "font-size=\"11\" fill=\"#1e7b34\"", oc.clean_exit ? "exited cleanly (status 0)" : "no error seen", 40);
 	}
+}
+
+/* A lane's name: "rank 3", or "pid 1425" for a process of no known rank. */
+static void lane_label(double rk, double pid, char *label, size_t n)
+{
+	if (rk >= 0)
+		snprintf(label, n, "rank %.0f", rk);
+	else
+		snprintf(label, n, "pid %.0f", pid);
 }
 
 /* One lane: the rank's label, the stages it reached, its outcome. */
@@ -1014,10 +1060,7 @@ static void timeline_lane(FILE *f, const struct tl *t, const cJSON *r, int lane)
 	json_num(r, "pid", &pid);
 	const char *host = json_str(r, "host");
 	char label[96];
-	if (rk >= 0)
-		snprintf(label, sizeof label, "rank %.0f", rk);
-	else
-		snprintf(label, sizeof label, "pid %.0f", pid);
+	lane_label(rk, pid, label, sizeof label);
 	if (lane % 2)
 		fprintf(f, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f7f9fa\"/>", y - laneh / 2, width, laneh);
 	svg_text(f, 6, y + 4, "font-size=\"12\" font-weight=\"600\"", label, 30);
@@ -1051,6 +1094,57 @@ static void timeline_lane(FILE *f, const struct tl *t, const cJSON *r, int lane)
 			        x, y, STAGE_LABELS[i]);
 	}
 	timeline_outcome(f, t, r, y, rk, pid, host);
+}
+
+/* The same lanes for a narrow screen, where the SVG would scroll sideways
+ * (the CSS shows one or the other): a list of the processes, each with its
+ * stages downward and its outcome under them, the message whole. */
+static void timeline_narrow(FILE *f, const struct tl *t)
+{
+	const cJSON *r;
+	int lane = 0;
+	fputs("<ol class=\"tl-narrow\">\n", f);
+	cJSON_ArrayForEach(r, t->ranks) {
+		if (lane++ >= t->lanes)
+			break;
+		double rk = -1, pid = -1;
+		json_num(r, "rank", &rk);
+		json_num(r, "pid", &pid);
+		const char *host = json_str(r, "host");
+		char label[96];
+		lane_label(rk, pid, label, sizeof label);
+		fputs("<li><b>", f);
+		esc(f, label);
+		fputs("</b>", f);
+		if (host) {
+			char hs[64];
+			host_short(t->ranks, host, hs, sizeof hs);
+			fputs(" <span class=\"muted\" title=\"", f);
+			esc(f, host);
+			fprintf(f, ":%.0f\">", pid);
+			esc(f, hs);
+			fprintf(f, ":%.0f</span>", pid);
+		}
+		int have[NSTAGES];
+		reached(r, have);
+		fputs("<ol class=\"tl-st\">", f);
+		for (int i = 0; i < NSTAGES; i++)
+			fprintf(f, "<li class=\"%s\">%s%s</li>", have[i] ? "on" : "off", STAGE_LABELS[i],
+			        have[i] ? "" : ": not reached");
+		fputs("</ol>", f);
+		struct outcome oc;
+		outcome_of(t, r, rk, pid, host, &oc);
+		if (oc.failed) {
+			fprintf(f, "<p class=\"tl-out %s\">%s", oc.is_first ? "first" : "echo",
+			        oc.is_first ? "&#10005; first failure: " : "&#10005; echo: ");
+			esc(f, oc.what);
+			esc(f, oc.exitmsg);
+		} else {
+			fprintf(f, "<p class=\"tl-out ok\">&#9679; %s", oc.clean_exit ? "exited cleanly (status 0)" : "no error seen");
+		}
+		fputs("</p></li>\n", f);
+	}
+	fputs("</ol>\n", f);
 }
 
 /* the same as a table, for copying and for screen readers */
@@ -1126,14 +1220,14 @@ static void timeline_section(FILE *f, const cJSON *b)
 	cJSON_ArrayForEach(r, ranks)
 		t.any_failed_first |= cJSON_IsTrue(json_get(r, "failed_first"));
 	t.outx = t.left + NSTAGES * t.colw + 10;
-	t.width = t.outx + 300; /* 1050 px: fits the page at 1:1 (text stays 11 px); narrower screens scroll it */
+	t.width = t.outx + 300; /* 1050 px: fits the page at 1:1 (text stays 11 px); under 760 px the narrow list replaces it */
 	t.height = t.top_y + t.lanes * t.laneh + 40;
 	fputs("<h2>Rank timeline</h2>\n<p class=\"sub\">One lane per NCCL process: how far it got through NCCL "
 	      "start-up, and where it failed. <span style=\"color:#b3261e\">&#9679;</span> the first failure, "
 	      "<span style=\"color:#c25e00\">&#9679;</span> echoes on other ranks, "
 	      "<span style=\"color:#1e7b34\">&#9679;</span> milestones reached, hollow: not reached.</p>\n",
 	      f);
-	fputs("<div class=\"scroll\">", f);
+	fputs("<div class=\"scroll tl-wide\">", f);
 	fprintf(f, "<svg role=\"img\" aria-label=\"rank timeline\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 	           "xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\">\n",
 	        t.width, t.height, t.width, t.height);
@@ -1151,6 +1245,7 @@ static void timeline_section(FILE *f, const cJSON *b)
 		timeline_lane(f, &t, r, lane++);
 	}
 	fputs("</svg></div>\n", f);
+	timeline_narrow(f, &t);
 	if (n > t.lanes)
 		fprintf(f, "<p class=\"sub\">… %d more processes not drawn.</p>\n", n - t.lanes);
 	timeline_table(f, ranks);
@@ -2396,4 +2491,40 @@ void report_html_batch(FILE *f, const cJSON *summary, const cJSON *bundles)
 	batch_fingerprints(f, summary);
 	batch_bundles(f, bundles);
 	page_end(f, summary);
+}
+
+/* report_formats.h */
+cJSON *report_html_row(const cJSON *obj)
+{
+	cJSON *row = cJSON_CreateObject();
+	static const char *const KEYS[] = {"name", "verdict"};
+	for (size_t i = 0; i < 2; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, KEYS[i]);
+		if (v)
+			cJSON_AddItemToObject(row, KEYS[i], cJSON_Duplicate(v, 1));
+	}
+	cJSON *ds = cJSON_AddArrayToObject(row, "diagnoses");
+	const cJSON *d;
+	int k = 0;
+	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(obj, "diagnoses")) {
+		if (k++ == 3)
+			break;
+		cJSON *x = cJSON_CreateObject();
+		static const char *const DK[] = {"id", "title", "category", "severity", "role"};
+		for (size_t i = 0; i < 5; i++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, DK[i]);
+			if (v)
+				cJSON_AddItemToObject(x, DK[i], cJSON_Duplicate(v, 1));
+		}
+		const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "evidence"), 0);
+		cJSON *ev = cJSON_AddArrayToObject(x, "evidence");
+		if (e0)
+			cJSON_AddItemToArray(ev, cJSON_Duplicate(e0, 1));
+		cJSON_AddItemToArray(ds, x);
+	}
+	cJSON *un = cJSON_AddArrayToObject(row, "unexplained");
+	const cJSON *u0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(obj, "unexplained"), 0);
+	if (u0)
+		cJSON_AddItemToArray(un, cJSON_Duplicate(u0, 1));
+	return row;
 }

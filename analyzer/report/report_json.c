@@ -282,6 +282,29 @@ static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d, 
 		cJSON_AddItemToArray(fix, cJSON_CreateString(s));
 		free(s);
 	}
+	/* every step as the database states it (fixed_text), whichever launcher
+	 * ran this job: what SARIF's rule help says, the same in every run */
+	cJSON *ffix = cJSON_AddArrayToObject(o, "fixed_fix");
+	for (size_t i = 0; i < d->def->fix.n; i++) {
+		const char *only = i < d->def->fix_launchers.n ? d->def->fix_launchers.v[i] : "";
+		char *s = fixed_text(d->def->fix.v[i]);
+		if (!strcmp(s, "\xe2\x80\xa6")) { /* a step that is only a value of the run ({host_fix}) */
+			free(s);
+			continue;
+		}
+		if (*only) {
+			struct buf w;
+			buf_init(&w);
+			buf_printf(&w, "%s (for ", s);
+			for (const char *p = only; *p; p++)
+				buf_adds(&w, *p == ',' ? ", " : (char[]){*p, 0});
+			buf_adds(&w, " jobs)");
+			free(s);
+			s = buf_steal(&w);
+		}
+		cJSON_AddItemToArray(ffix, cJSON_CreateString(s));
+		free(s);
+	}
 	cJSON *ranks = cJSON_AddArrayToObject(o, "ranks");
 	for (size_t i = 0; i < d->nranks; i++)
 		cJSON_AddItemToArray(ranks, cJSON_CreateNumber(d->ranks[i]));

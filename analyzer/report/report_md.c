@@ -15,6 +15,7 @@
 #include "engine/nextsteps.h" /* ranks */
 #include "report/ranktable.h" /* ranks */
 #include "report/frtable.h"   /* flight recorder */
+#include "report/report_list.h"
 #include "base/util.h"
 
 /* Text that comes from the logs or the inputs (warnings, derived
@@ -92,26 +93,13 @@ static void fenced(FILE *out, char *const *lines, size_t n)
 	fputc('\n', out);
 }
 
-static const char *str(const cJSON *o, const char *k)
-{
-	const char *s = json_str(o, k);
-	return s ? s : "";
-}
-
-static double number(const cJSON *o, const char *k)
-{
-	double v = 0;
-	json_num(o, k, &v);
-	return v;
-}
-
 /* The first paragraph: the most likely root cause, or what the verdict means. */
 static void md_lead(FILE *out, const cJSON *diags, const char *verdict, const char *reason)
 {
 	const cJSON *top = cJSON_GetArrayItem(diags, 0);
-	if (top && !strcmp(str(top, "severity"), "error")) {
-		fprintf(out, "**Most likely root cause: `%s`** — ", str(top, "category"));
-		md_own(out, str(top, "title"));
+	if (top && !strcmp(json_strz(top, "severity"), "error")) {
+		fprintf(out, "**Most likely root cause: `%s`** — ", json_strz(top, "category"));
+		md_own(out, json_strz(top, "title"));
 		fprintf(out, "\n\n");
 	} else if (!strcmp(verdict, "unknown_failure")) {
 		fprintf(out, "The logs show a failure that no known signature explains; the lines are listed below.\n\n");
@@ -125,16 +113,16 @@ static void md_lead(FILE *out, const cJSON *diags, const char *verdict, const ch
 
 static void md_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev)
 {
-	const char *sev = str(d, "severity"), *role = str(d, "role");
+	const char *sev = json_strz(d, "severity"), *role = json_strz(d, "role");
 	const cJSON *it;
-	fprintf(out, "### %zu. %s: ", shown, str(d, "category"));
-	md_own(out, str(d, "title"));
+	fprintf(out, "### %zu. %s: ", shown, json_strz(d, "category"));
+	md_own(out, json_strz(d, "title"));
 	fprintf(out, "\n\n*%s, %s%s", sev, role, cJSON_IsTrue(json_get(d, "derived")) ? " (derived, no specific signature)" : "");
 	if (json_str(d, "echo_of"))
 		fprintf(out, " of `%s`", json_str(d, "echo_of"));
 	if (json_str(d, "supports"))
 		fprintf(out, ", supports `%s`", json_str(d, "supports"));
-	fprintf(out, ", confidence %.2f (%s)", number(d, "confidence"), confidence_word(number(d, "confidence")));
+	fprintf(out, ", confidence %.2f (%s)", json_numz(d, "confidence"), confidence_word(json_numz(d, "confidence")));
 	const cJSON *ranks = json_get(d, "ranks");
 	if (json_size(ranks)) {
 		fprintf(out, ", rank%s ", json_size(ranks) > 1 ? "s" : "");
@@ -142,24 +130,16 @@ static void md_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev)
 		cJSON_ArrayForEach(it, ranks)
 			fprintf(out, "%s%d", k++ ? ", " : "", (int)it->valuedouble);
 	}
-	fprintf(out, " — `%s`*\n\n", str(d, "id"));
-	md_own(out, str(d, "explanation"));
+	fprintf(out, " — `%s`*\n\n", json_strz(d, "id"));
+	md_own(out, json_strz(d, "explanation"));
 	fprintf(out, "\n\n");
 	const cJSON *fix = json_get(d, "fix");
-	if (strcmp(role, "cascade") && !json_str(d, "supports") && json_size(fix)) {
-		fprintf(out, "**Fix**\n\n");
-		int k = 0;
-		cJSON_ArrayForEach(it, fix) {
-			fprintf(out, "%d. ", ++k);
-			md_own(out, cJSON_IsString(it) ? it->valuestring : "");
-			fprintf(out, "\n");
-		}
-		fprintf(out, "\n");
-	}
+	if (strcmp(role, "cascade") && !json_str(d, "supports"))
+		report_list(out, &(struct report_list){.head = "**Fix**\n\n", .put = md_own, .tail = "\n"}, fix);
 	const cJSON *ev = json_get(d, "evidence"), *e;
 	if (json_size(ev)) {
 		/* folded (GitHub and GitLab render <details>): the finding above, its evidence on demand */
-		double total = number(d, "evidence_total");
+		double total = json_numz(d, "evidence_total");
 		int n = json_size(ev) < maxev ? json_size(ev) : maxev, k = 0;
 		fprintf(out, "<details><summary>Evidence (%.0f line%s)</summary>\n\n", total > n ? total : n,
 		        (total > n ? total : n) == 1 ? "" : "s");
@@ -178,7 +158,7 @@ static void md_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev)
 			if (report_ev_in_explanation(d, e))
 				fprintf(out, "(the sentence above)");
 			else
-				md_inline(out, str(e, "text"));
+				md_inline(out, json_strz(e, "text"));
 			fprintf(out, "%s\n", note);
 			free(from);
 			free(note);
@@ -194,7 +174,7 @@ static void md_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev)
 			if (report_ev_derived(e))
 				continue;
 			char *note = report_ev_cut_note(e);
-			lines[nl++] = xasprintf("%s:%llu: %s%s", str(e, "path"), (unsigned long long)number(e, "line"), str(e, "text"), note);
+			lines[nl++] = xasprintf("%s:%llu: %s%s", json_strz(e, "path"), (unsigned long long)json_numz(e, "line"), json_strz(e, "text"), note);
 			free(note);
 		}
 		if (nl)
@@ -208,22 +188,19 @@ static void md_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev)
 	}
 }
 
+static void md_info(FILE *out, const cJSON *d, const void *ctx)
+{
+	(void)ctx;
+	fprintf(out, "%s: ", json_strz(d, "category"));
+	md_own(out, json_strz(d, "title"));
+	fprintf(out, " (`%s`)", json_strz(d, "id"));
+}
+
 /* diagnoses of severity info, one line each */
 static void md_infos(FILE *out, const cJSON *diags)
 {
-	const cJSON *d;
-	int infos = 0;
-	cJSON_ArrayForEach(d, diags) {
-		if (strcmp(str(d, "severity"), "info"))
-			continue;
-		if (!infos++)
-			fprintf(out, "**Also noted** (information, not failures)\n\n");
-		fprintf(out, "- %s: ", str(d, "category"));
-		md_own(out, str(d, "title"));
-		fprintf(out, " (`%s`)\n", str(d, "id"));
-	}
-	if (infos)
-		fprintf(out, "\n");
+	report_list(out, &(struct report_list){.head = "**Also noted** (information, not failures)\n\n", .marker = "- ",
+	                                       .item = md_info, .keep = report_is_info, .tail = "\n"}, diags);
 }
 
 static void md_unexplained(FILE *out, const cJSON *b, const char *verdict)
@@ -238,7 +215,7 @@ static void md_unexplained(FILE *out, const cJSON *b, const char *verdict)
 			if (n == 10)
 				break;
 			char *note = report_ev_cut_note(it);
-			lines[n++] = xasprintf("%s:%llu: %s%s", str(it, "path"), (unsigned long long)number(it, "line"), str(it, "text"), note);
+			lines[n++] = xasprintf("%s:%llu: %s%s", json_strz(it, "path"), (unsigned long long)json_numz(it, "line"), json_strz(it, "text"), note);
 			free(note);
 		}
 		fenced(out, lines, n);
@@ -255,38 +232,30 @@ static void md_inputs_warnings(FILE *out, const cJSON *b)
 	fprintf(out, "<details><summary>Inputs (%d)</summary>\n\n", json_size(inputs));
 	cJSON_ArrayForEach(it, inputs) {
 		fprintf(out, "- `");
-		for (const char *p = str(it, "path"); *p; p++)
+		for (const char *p = json_strz(it, "path"); *p; p++)
 			fputc(*p == '`' ? '\'' : *p, out);
-		fprintf(out, "` — %s, %llu lines\n", str(it, "kind"), (unsigned long long)number(it, "lines"));
+		fprintf(out, "` — %s, %llu lines\n", json_strz(it, "kind"), (unsigned long long)json_numz(it, "lines"));
 	}
 	fprintf(out, "\n</details>\n");
 	size_t nw, dropped;
 	report_warnings(b, &nw, &dropped);
-	if (nw) {
-		fprintf(out, "\n**Warnings** (input skipped or cut)\n\n");
-		int i = 0;
-		cJSON_ArrayForEach(it, json_get(b, "warnings")) {
-			if (i++ == 20)
-				break;
-			fprintf(out, "- ");
-			md_inline(out, cJSON_IsString(it) ? it->valuestring : "");
-			fprintf(out, "\n");
-		}
-	}
+	if (nw)
+		report_list(out, &(struct report_list){.head = "\n**Warnings** (input skipped or cut)\n\n", .marker = "- ",
+		                                       .put = md_inline, .cap = 20}, json_get(b, "warnings"));
 }
 
 static void report_md_bundle(FILE *out, const cJSON *b, const struct report_opts *o)
 {
 	int maxev = o->max_evidence > 0 ? o->max_evidence : 5;
-	const char *verdict = str(b, "verdict");
+	const char *verdict = json_strz(b, "verdict");
 	const cJSON *diags = json_get(b, "diagnoses"), *d;
 	fprintf(out, "## nccl-triage: ");
-	md_inline(out, str(b, "name"));
+	md_inline(out, json_strz(b, "name"));
 	fprintf(out, " — **%s**\n\n", verdict);
 	md_lead(out, diags, verdict, json_str(b, "verdict_reason"));
 	size_t shown = 0;
 	cJSON_ArrayForEach(d, diags)
-		if (strcmp(str(d, "severity"), "info"))
+		if (strcmp(json_strz(d, "severity"), "info"))
 			md_diagnosis(out, d, ++shown, maxev);
 	md_infos(out, diags);
 	hypotheses_text(out, json_get(b, "hypotheses"), 1);

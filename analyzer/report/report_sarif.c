@@ -122,7 +122,8 @@ static int add_rule(cJSON *rules, const cJSON *d)
 	struct buf h;
 	buf_init(&h);
 	const cJSON *x;
-	cJSON_ArrayForEach(x, json_get(d, "fix"))
+	/* the database's steps: the result's "fix" holds this run's values */
+	cJSON_ArrayForEach(x, json_get(d, "fixed_fix"))
 		if (cJSON_IsString(x))
 			buf_printf(&h, "%s- %s", h.len ? "\n" : "", x->valuestring);
 	if (h.len)

@@ -14,6 +14,7 @@
 #include "engine/nextsteps.h" /* ranks */
 #include "report/ranktable.h" /* ranks */
 #include "report/frtable.h"   /* flight recorder */
+#include "report/report_list.h"
 
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
@@ -44,19 +45,6 @@ static const char *sev_colour(const char *s)
 	return !strcmp(s, "error") ? C_RED : !strcmp(s, "warning") ? C_YELLOW : C_CYAN;
 }
 
-static const char *str(const cJSON *o, const char *k)
-{
-	const char *s = json_str(o, k);
-	return s ? s : "";
-}
-
-static double number(const cJSON *o, const char *k)
-{
-	double v = 0;
-	json_num(o, k, &v);
-	return v;
-}
-
 /* Lines that quote a log (evidence, unexplained lines) start with CUT when
  * the report goes to a terminal: the wrapping pass cuts them to the width
  * with a visible "…" instead of wrapping them; BLOCK_BEGIN / BLOCK_END lines
@@ -76,7 +64,7 @@ static const char *cut_mark(const struct report_opts *o)
 static void print_clipped(FILE *out, const cJSON *e)
 {
 	char *note = report_ev_cut_note(e);
-	fprintf(out, "%s%s\n", str(e, "text"), note);
+	fprintf(out, "%s%s\n", json_strz(e, "text"), note);
 	free(note);
 }
 
@@ -93,20 +81,20 @@ static void print_ranks(FILE *out, const cJSON *d)
 
 static void text_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev, const struct report_opts *o)
 {
-	const char *sev = str(d, "severity"), *role = str(d, "role");
+	const char *sev = json_strz(d, "severity"), *role = json_strz(d, "role");
 	const cJSON *it;
 	fprintf(out, "\n%s%zu. [%s%s%s%s] %s%s — %s\n", col(o, C_BOLD), shown, col(o, sev_colour(sev)), sev,
-	        col(o, C_RESET), col(o, C_BOLD), str(d, "category"), col(o, C_RESET), str(d, "title"));
+	        col(o, C_RESET), col(o, C_BOLD), json_strz(d, "category"), col(o, C_RESET), json_strz(d, "title"));
 	fprintf(out, "   %s%s%s", col(o, C_DIM), role,
 	        cJSON_IsTrue(json_get(d, "derived")) ? " (derived, no specific signature)" : "");
 	if (json_str(d, "echo_of"))
 		fprintf(out, " of %s", json_str(d, "echo_of"));
 	if (json_str(d, "supports"))
 		fprintf(out, ", supports %s", json_str(d, "supports"));
-	fprintf(out, ", confidence %.2f (%s)", number(d, "confidence"), confidence_word(number(d, "confidence")));
+	fprintf(out, ", confidence %.2f (%s)", json_numz(d, "confidence"), confidence_word(json_numz(d, "confidence")));
 	print_ranks(out, d);
-	fprintf(out, ", id %s%s\n", str(d, "id"), col(o, C_RESET));
-	fprintf(out, "   %s\n", str(d, "explanation"));
+	fprintf(out, ", id %s%s\n", json_strz(d, "id"), col(o, C_RESET));
+	fprintf(out, "   %s\n", json_strz(d, "explanation"));
 	const cJSON *ev = json_get(d, "evidence"), *e;
 	if (json_size(ev)) {
 		fprintf(out, "   Evidence:\n");
@@ -114,7 +102,7 @@ static void text_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev, c
 		cJSON_ArrayForEach(e, ev) {
 			if (k++ == maxev)
 				break;
-			double line = number(e, "line");
+			double line = json_numz(e, "line");
 			if (report_ev_derived(e)) {
 				/* a sentence the tool composed, not a log line */
 				char *from = report_ev_from(e);
@@ -127,24 +115,20 @@ static void text_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev, c
 					continue;
 				}
 			} else if (line)
-				fprintf(out, "%s     %s%s:%llu%s  ", cut_mark(o), col(o, C_CYAN), str(e, "path"), (unsigned long long)line,
+				fprintf(out, "%s     %s%s:%llu%s  ", cut_mark(o), col(o, C_CYAN), json_strz(e, "path"), (unsigned long long)line,
 				        col(o, C_RESET));
 			else
-				fprintf(out, "%s     %s%s%s  ", cut_mark(o), col(o, C_CYAN), str(e, "path"), col(o, C_RESET));
+				fprintf(out, "%s     %s%s%s  ", cut_mark(o), col(o, C_CYAN), json_strz(e, "path"), col(o, C_RESET));
 			print_clipped(out, e);
 		}
-		double total = number(d, "evidence_total");
+		double total = json_numz(d, "evidence_total");
 		if (total > maxev)
 			fprintf(out, "     %s(%zu more)%s\n", col(o, C_DIM), (size_t)total - (size_t)maxev, col(o, C_RESET));
 	}
 	int acts = strcmp(role, "cascade") && !json_str(d, "supports");
 	const cJSON *fix = json_get(d, "fix"), *env = json_get(json_get(d, "verify"), "env");
-	if (acts && json_size(fix)) {
-		fprintf(out, "   Fix:\n");
-		int k = 0;
-		cJSON_ArrayForEach(it, fix)
-			fprintf(out, "     %d. %s\n", ++k, cJSON_IsString(it) ? it->valuestring : "");
-	}
+	if (acts)
+		report_list(out, &(struct report_list){.head = "   Fix:\n", .indent = "     "}, fix);
 	if (acts && json_size(env) > 0) {
 		fprintf(out, "   Confirm: nccl-triage verify");
 		cJSON_ArrayForEach(it, env) {
@@ -157,20 +141,21 @@ static void text_diagnosis(FILE *out, const cJSON *d, size_t shown, int maxev, c
 	}
 }
 
+static void text_info(FILE *out, const cJSON *d, const void *ctx)
+{
+	const struct report_opts *o = ctx;
+	fprintf(out, "%s: %s %s(%s", json_strz(d, "category"), json_strz(d, "title"), col(o, C_DIM), json_strz(d, "id"));
+	print_ranks(out, d);
+	fprintf(out, ")%s", col(o, C_RESET));
+}
+
 /* diagnoses of severity info, one line each */
 static void text_infos(FILE *out, const cJSON *diags, const struct report_opts *o)
 {
-	const cJSON *d;
-	int infos = 0;
-	cJSON_ArrayForEach(d, diags) {
-		if (strcmp(str(d, "severity"), "info"))
-			continue;
-		if (!infos++)
-			fprintf(out, "\n%sAlso noted%s (information, not failures):\n", col(o, C_BOLD), col(o, C_RESET));
-		fprintf(out, "   - %s: %s %s(%s", str(d, "category"), str(d, "title"), col(o, C_DIM), str(d, "id"));
-		print_ranks(out, d);
-		fprintf(out, ")%s\n", col(o, C_RESET));
-	}
+	char head[96];
+	snprintf(head, sizeof head, "\n%sAlso noted%s (information, not failures):\n", col(o, C_BOLD), col(o, C_RESET));
+	report_list(out, &(struct report_list){.head = head, .indent = "   ", .marker = "- ", .item = text_info,
+	                                       .keep = report_is_info, .ctx = o}, diags);
 }
 
 static void text_unexplained(FILE *out, const cJSON *b, const char *verdict, const struct report_opts *o)
@@ -184,11 +169,11 @@ static void text_unexplained(FILE *out, const cJSON *b, const char *verdict, con
 		cJSON_ArrayForEach(it, un) {
 			if (i++ == 10)
 				break;
-			fprintf(out, "%s     %s%s:%llu%s  [%s] ", cut_mark(o), col(o, C_CYAN), str(it, "path"),
-			        (unsigned long long)number(it, "line"), col(o, C_RESET), str(it, "kind"));
+			fprintf(out, "%s     %s%s:%llu%s  [%s] ", cut_mark(o), col(o, C_CYAN), json_strz(it, "path"),
+			        (unsigned long long)json_numz(it, "line"), col(o, C_RESET), json_strz(it, "kind"));
 			print_clipped(out, it);
 		}
-		double total = number(b, "unexplained_total");
+		double total = json_numz(b, "unexplained_total");
 		if (total > 10)
 			fprintf(out, "     (%llu more)\n", (unsigned long long)total - 10);
 	}
@@ -196,18 +181,14 @@ static void text_unexplained(FILE *out, const cJSON *b, const char *verdict, con
 
 static void text_warnings(FILE *out, const cJSON *b, const struct report_opts *o)
 {
-	const cJSON *it;
-	int i;
 	size_t nw, dropped;
 	report_warnings(b, &nw, &dropped);
 	if (nw) {
-		fprintf(out, "\n%sWarnings%s (input that was skipped or cut):\n", col(o, C_YELLOW), col(o, C_RESET));
-		i = 0;
-		cJSON_ArrayForEach(it, json_get(b, "warnings")) {
-			if (i++ == 20)
-				break;
-			fprintf(out, "   %s\n", cJSON_IsString(it) ? it->valuestring : "");
-		}
+		char head[96];
+		snprintf(head, sizeof head, "\n%sWarnings%s (input that was skipped or cut):\n", col(o, C_YELLOW),
+		         col(o, C_RESET));
+		report_list(out, &(struct report_list){.head = head, .indent = "   ", .marker = "", .cap = 20},
+		            json_get(b, "warnings"));
 		size_t more = nw > 20 ? nw - 20 : 0;
 		more += dropped;
 		if (more)
@@ -233,9 +214,9 @@ static int culprit_rank(const cJSON *b, const cJSON *top)
 static void summary_lines(FILE *out, const cJSON *b, const char *verdict, const struct report_opts *o)
 {
 	const cJSON *top = cJSON_GetArrayItem(json_get(b, "diagnoses"), 0);
-	const char *sev = str(top, "severity");
+	const char *sev = json_strz(top, "severity");
 	if (top && strcmp(sev, "info")) {
-		fprintf(out, "%sCause:%s %s [%s]", col(o, C_BOLD), col(o, C_RESET), str(top, "title"), str(top, "category"));
+		fprintf(out, "%sCause:%s %s [%s]", col(o, C_BOLD), col(o, C_RESET), json_strz(top, "title"), json_strz(top, "category"));
 		int r = culprit_rank(b, top);
 		if (r >= 0)
 			fprintf(out, "; rank %d failed first", r);
@@ -247,7 +228,7 @@ static void summary_lines(FILE *out, const cJSON *b, const char *verdict, const 
 		const cJSON *u0 = cJSON_GetArrayItem(json_get(b, "unexplained"), 0);
 		fprintf(out, "%sCause:%s unknown: the job failed and no signature explains it", col(o, C_BOLD), col(o, C_RESET));
 		if (u0)
-			fprintf(out, " (first: %s:%.0f)", str(u0, "path"), number(u0, "line"));
+			fprintf(out, " (first: %s:%.0f)", json_strz(u0, "path"), json_numz(u0, "line"));
 		fprintf(out, "\n%sFix:%s   none known: read the unexplained lines below; attach this report to the ticket\n",
 		        col(o, C_BOLD), col(o, C_RESET));
 	} else if (!strcmp(verdict, "healthy")) {
@@ -262,8 +243,8 @@ static void summary_lines(FILE *out, const cJSON *b, const char *verdict, const 
 
 void report_text_summary(FILE *out, const cJSON *b, const struct report_opts *o)
 {
-	const char *verdict = str(b, "verdict");
-	fprintf(out, "%s%s%s: %s%s%s\n", col(o, C_BOLD), str(b, "name"), col(o, C_RESET),
+	const char *verdict = json_strz(b, "verdict");
+	fprintf(out, "%s%s%s: %s%s%s\n", col(o, C_BOLD), json_strz(b, "name"), col(o, C_RESET),
 	        col(o, verdict_colour(verdict)), verdict, col(o, C_RESET));
 	summary_lines(out, b, verdict, o);
 }
@@ -271,10 +252,10 @@ void report_text_summary(FILE *out, const cJSON *b, const struct report_opts *o)
 static void report_text_bundle(FILE *out, const cJSON *b, const struct report_opts *o)
 {
 	int maxev = o->max_evidence > 0 ? o->max_evidence : 3;
-	const char *verdict = str(b, "verdict");
+	const char *verdict = json_strz(b, "verdict");
 	const cJSON *inputs = json_get(b, "inputs"), *diags = json_get(b, "diagnoses"), *it;
 	int ndocs = json_size(inputs);
-	fprintf(out, "%s%s%s: %s%s%s\n", col(o, C_BOLD), str(b, "name"), col(o, C_RESET),
+	fprintf(out, "%s%s%s: %s%s%s\n", col(o, C_BOLD), json_strz(b, "name"), col(o, C_RESET),
 	        col(o, verdict_colour(verdict)), verdict, col(o, C_RESET));
 	summary_lines(out, b, verdict, o);
 	fprintf(out, "%s  %d document%s:", col(o, C_DIM), ndocs, ndocs == 1 ? "" : "s");
@@ -282,7 +263,7 @@ static void report_text_bundle(FILE *out, const cJSON *b, const struct report_op
 	cJSON_ArrayForEach(it, inputs) {
 		if (i == 8)
 			break;
-		fprintf(out, "%s %s (%s)", i++ ? "," : "", str(it, "path"), str(it, "kind"));
+		fprintf(out, "%s %s (%s)", i++ ? "," : "", json_strz(it, "path"), json_strz(it, "kind"));
 	}
 	if (ndocs > 8)
 		fprintf(out, ", ... %d more", ndocs - 8);
@@ -294,7 +275,7 @@ static void report_text_bundle(FILE *out, const cJSON *b, const struct report_op
 	size_t shown = 0;
 	const cJSON *d;
 	cJSON_ArrayForEach(d, diags)
-		if (strcmp(str(d, "severity"), "info"))
+		if (strcmp(json_strz(d, "severity"), "info"))
 			text_diagnosis(out, d, ++shown, maxev, o);
 	text_infos(out, diags, o);
 	hypotheses_text(out, json_get(b, "hypotheses"), 0);

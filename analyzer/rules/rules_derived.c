@@ -130,7 +130,7 @@ static size_t refine_by_source(struct rule_ctx *rc)
 		in.code = -1;
 		in.src = e->src;
 		in.msg = "";
-		const struct derive_row *row = derive_match(rc->db, &in);
+		const struct derive_row *row = derive_match(&rc->db->derived, &in);
 		if (!row || row->from != DERIVE_NCCL_FILE || generic_category(row->category) ||
 		    strcmp(row->category, g->category) == 0)
 			continue;
@@ -165,7 +165,7 @@ static void run_crashes(struct rule_ctx *rc)
 		in.crash = 1;
 		in.signal = crash_signal_name(k->sig);
 		in.frames = k->frames;
-		const struct derive_row *row = derive_match(rc->db, &in);
+		const struct derive_row *row = derive_match(&rc->db->derived, &in);
 		if (!row)
 			continue;
 		char sigdesc[48];
@@ -215,7 +215,7 @@ static int bootstrap_chain_in_init(const struct rule_ctx *rc)
 static void run(struct rule_ctx *rc)
 {
 	const struct sigdb *db = rc->db;
-	if (!db || !db->nderived)
+	if (!db || !db->derived.n)
 		return;
 	run_crashes(rc); /* a crash's frames say more than its banner: always */
 	size_t found = 0; /* findings of a category that names a component */
@@ -231,7 +231,7 @@ static void run(struct rule_ctx *rc)
 		in.exception = strcmp(f->what, "exception") == 0;
 		if (f->src == NULL && strcmp(f->what, "nccl_warn") == 0)
 			in.src = ""; /* a WARN whose prefix named no file: only its message can say */
-		const struct derive_row *row = derive_match(db, &in);
+		const struct derive_row *row = derive_match(&db->derived, &in);
 		if (!row)
 			continue;
 		char *from;
@@ -286,7 +286,7 @@ static void run(struct rule_ctx *rc)
 		in.code = c->code;
 		in.msg = c->raw;
 		in.msgn = strlen(c->raw);
-		const struct derive_row *row = derive_match(db, &in);
+		const struct derive_row *row = derive_match(&db->derived, &in);
 		if (!row)
 			continue;
 		int says_more = !generic_category(row->category);

@@ -43,32 +43,20 @@ static void run(struct rule_ctx *rc)
 	size_t n;
 	const struct flight_item *it = flight_items(rc->flight, &n);
 	for (size_t i = 0; i < n; i++) {
-		struct capture caps[10];
-		size_t nc = 0;
-		for (size_t k = 0; k < it[i].ncaps && nc < 10; k++) {
-			caps[nc].name = it[i].cap_name[k];
-			caps[nc].value = it[i].cap_val[k];
-			nc++;
-		}
-		char *rl = NULL;
-		if (it[i].nranks) { /* {rank}: the first culprit, for fix steps */
-			rl = malloc(16);
-			if (rl) {
-				snprintf(rl, 16, "%d", it[i].ranks[0]);
-				caps[nc].name = (char *)"rank";
-				caps[nc].value = rl;
-				nc++;
-			}
-		}
+		struct caplist caps = {0};
+		for (size_t k = 0; k < it[i].caps.n; k++)
+			caplist_add(&caps, it[i].caps.v[k].name, "%s", it[i].caps.v[k].value);
+		if (it[i].nranks) /* {rank}: the first culprit, for fix steps */
+			caplist_add(&caps, "rank", "%d", it[i].ranks[0]);
 		const char *path = it[i].path && *it[i].path ? it[i].path : rc->name;
 		/* one piece of evidence per rank named, so that {ranks} lists them */
 		size_t nr = it[i].nranks ? it[i].nranks : 1;
 		for (size_t r = 0; r < nr && r < 64; r++) {
-			struct evidence *e = rule_emit(rc, id_of(it[i].kind), path, it[i].line, it[i].text, caps, nc);
+			struct evidence *e = rule_emit(rc, id_of(it[i].kind), path, it[i].line, it[i].text, caps.v, caps.n);
 			if (e && it[i].nranks)
 				e->rank = it[i].ranks[r];
 		}
-		free(rl);
+		caplist_free(&caps);
 	}
 }
 

@@ -61,47 +61,24 @@ static const char *where(const cJSON *src, char *buf, size_t n)
 	return buf;
 }
 
-struct caps {
-	struct capture v[16];
-	size_t n;
-};
-
-static void cap(struct caps *c, const char *name, const char *fmt, ...) NT_PRINTF(3, 4);
-static void cap(struct caps *c, const char *name, const char *fmt, ...)
-{
-	if (c->n >= 15)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	c->v[c->n].name = xstrdup(name);
-	c->v[c->n].value = xvasprintf(fmt, ap);
-	va_end(ap);
-	c->n++;
-}
-
 /* Record a finding at src; the statement is also the capture {statement}. */
-static struct evidence *emit(struct rule_ctx *rc, const char *id, const cJSON *src, int rank, struct caps *c,
+static struct evidence *emit(struct rule_ctx *rc, const char *id, const cJSON *src, int rank, struct caplist *c,
                              const char *fmt, ...) NT_PRINTF(6, 7);
-static struct evidence *emit(struct rule_ctx *rc, const char *id, const cJSON *src, int rank, struct caps *c,
+static struct evidence *emit(struct rule_ctx *rc, const char *id, const cJSON *src, int rank, struct caplist *c,
                              const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	char *st = xvasprintf(fmt, ap);
 	va_end(ap);
-	struct caps none = {0};
+	struct caplist none = {0};
 	if (!c)
 		c = &none;
-	c->v[c->n].name = (char *)"statement";
-	c->v[c->n].value = st;
-	struct evidence *e = rule_emit(rc, id, src_path(src), src_line(src), st, c->v, c->n + 1);
+	caplist_add(c, "statement", "%s", st);
+	struct evidence *e = rule_emit(rc, id, src_path(src), src_line(src), st, c->v, c->n);
 	if (e && rank >= 0)
 		e->rank = rank;
-	for (size_t i = 0; i < c->n; i++) {
-		free(c->v[i].name);
-		free(c->v[i].value);
-	}
-	c->n = 0;
+	caplist_free(c);
 	free(st);
 	return e;
 }
@@ -252,13 +229,13 @@ static void rule_nccl_tests(struct rule_ctx *rc)
 			const cJSON *fw = json_get(r, "first_wrong");
 			json_num(fw, "size", &size);
 			const cJSON *at = fw ? json_get(fw, "source") : oob ? json_get(oob, "source") : json_get(r, "source");
-			struct caps c = {0};
-			cap(&c, "program", "%s", prog ? prog : "nccl-tests");
-			cap(&c, "wrong", "%.0f", wrong);
+			struct caplist c = {0};
+			caplist_add(&c, "program", "%s", prog ? prog : "nccl-tests");
+			caplist_add(&c, "wrong", "%.0f", wrong);
 			if (rw > 0)
-				cap(&c, "wrong_size", "%.0f", size);
+				caplist_add(&c, "wrong_size", "%.0f", size);
 			if (lib)
-				cap(&c, "nccl_library", "%s", lib);
+				caplist_add(&c, "nccl_library", "%s", lib);
 			struct buf hosts;
 			buf_init(&hosts);
 			const cJSON *d;
@@ -271,7 +248,7 @@ static void rule_nccl_tests(struct rule_ctx *rc)
 				}
 			}
 			if (nh)
-				cap(&c, "hosts", "%s", hosts.data);
+				caplist_add(&c, "hosts", "%s", hosts.data);
 			struct buf w;
 			buf_init(&w);
 			if (rw > 0)
@@ -289,9 +266,9 @@ static void rule_nccl_tests(struct rule_ctx *rc)
 		}
 		const char *hdr = json_str(r, "nccl_headers");
 		if (hdr && lib && strcmp(hdr, lib)) {
-			struct caps c = {0};
-			cap(&c, "headers", "%s", hdr);
-			cap(&c, "library", "%s", lib);
+			struct caplist c = {0};
+			caplist_add(&c, "headers", "%s", hdr);
+			caplist_add(&c, "library", "%s", lib);
 			emit(rc, "host.nccl_tests_library_differs", json_get(r, "source"), -1, &c,
 			     "%s was compiled against NCCL %s (nccl-headers) but ran with NCCL %s (nccl-library) [%s]: "
 			     "LD_LIBRARY_PATH or the system picked another libnccl than the one it was built with",
@@ -352,10 +329,10 @@ static int nodes_differ(struct rule_ctx *rc, const char *key, const char *id, co
 	for (int k = 1; k < distinct; k++)
 		if (counts[k] < counts[mink])
 			mink = k;
-	struct caps c = {0};
-	cap(&c, "hosts", "%s", l.data);
-	cap(&c, "values", "%d", distinct);
-	cap(&c, "minority", "%s", vals[mink]);
+	struct caplist c = {0};
+	caplist_add(&c, "hosts", "%s", l.data);
+	caplist_add(&c, "values", "%d", distinct);
+	caplist_add(&c, "minority", "%s", vals[mink]);
 	const cJSON *at = NULL;
 	cJSON_ArrayForEach(n, nodes) {
 		const char *v = json_str(json_get(n, key), "value");
@@ -409,9 +386,9 @@ static void rule_nodes(struct rule_ctx *rc)
 		}
 	}
 	if (non && noff) {
-		struct caps c = {0};
-		cap(&c, "enabled_on", "%s", on.data);
-		cap(&c, "disabled_on", "%s", off.data);
+		struct caplist c = {0};
+		caplist_add(&c, "enabled_on", "%s", on.data);
+		caplist_add(&c, "disabled_on", "%s", off.data);
 		emit(rc, "host.nodes_gdr_differs", offsrc, -1, &c,
 		     "GPU Direct RDMA is disabled for every HCA on %d host(s) (%s) and enabled on %d other(s) (%s), from "
 		     "their 'NET/IB : GPU Direct RDMA ...' lines: those hosts stage RDMA through host memory",
@@ -481,24 +458,24 @@ static void rule_ifname(struct rule_ctx *rc)
 		json_num(esrc, "line", &el);
 		char ew[300];
 		snprintf(ew, sizeof ew, "%s:%.0f", es ? es : "environment", el);
-		struct caps c = {0};
-		cap(&c, "socket_ifname", "%s", v);
-		cap(&c, "interfaces", "%s", all.data ? all.data : "");
+		struct caplist c = {0};
+		caplist_add(&c, "socket_ifname", "%s", v);
+		caplist_add(&c, "interfaces", "%s", all.data ? all.data : "");
 		if (!match_up && !match_down && !l.exclude) {
-			cap(&c, "host_fix", "set NCCL_SOCKET_IFNAME to an interface the hosts share and that is up here");
+			caplist_add(&c, "host_fix", "set NCCL_SOCKET_IFNAME to an interface the hosts share and that is up here");
 			emit(rc, "host.socket_ifname_absent", esrc ? esrc : first, -1, &c,
 			     "NCCL_SOCKET_IFNAME=%s [%s] matches none of the interfaces listed in %s (%s) [%s] (derived: NCCL's "
 			     "prefix matching applied to the listing): NCCL finds no socket interface (\"Bootstrap : no socket "
 			     "interface found\") on a host that looks like this one",
 			     v, ew, doc, all.data ? all.data : "", where(first, b, sizeof b));
 		} else if (!match_up && match_down) {
-			cap(&c, "host_fix", "bring the interface up or point NCCL_SOCKET_IFNAME at one that is up");
+			caplist_add(&c, "host_fix", "bring the interface up or point NCCL_SOCKET_IFNAME at one that is up");
 			emit(rc, "host.socket_ifname_absent", esrc ? esrc : first, -1, &c,
 			     "NCCL_SOCKET_IFNAME=%s [%s] matches only interfaces that are down in %s (%s) [%s] (derived: NCCL's "
 			     "prefix matching applied to the listing)", v, ew, doc,
 			     down.data, where(first, b, sizeof b));
 		} else if (l.exclude && !match_up) {
-			cap(&c, "host_fix", "exclude less (NCCL_SOCKET_IFNAME=^docker,lo) or name the interface to use");
+			caplist_add(&c, "host_fix", "exclude less (NCCL_SOCKET_IFNAME=^docker,lo) or name the interface to use");
 			emit(rc, "host.socket_ifname_absent", esrc ? esrc : first, -1, &c,
 			     "NCCL_SOCKET_IFNAME=%s [%s] excludes every interface that is up in %s (%s) [%s] (derived: NCCL's "
 			     "prefix matching applied to the listing)", v, ew, doc,
@@ -516,7 +493,7 @@ static void rule_ifname(struct rule_ctx *rc)
 					only_lo = 0;
 			}
 			if (only_lo) {
-				cap(&c, "host_fix", "name the interface the hosts share (NCCL_SOCKET_IFNAME=eth0) instead of excluding");
+				caplist_add(&c, "host_fix", "name the interface the hosts share (NCCL_SOCKET_IFNAME=eth0) instead of excluding");
 				emit(rc, "host.socket_ifname_absent", esrc ? esrc : first, -1, &c,
 				     "NCCL_SOCKET_IFNAME=%s [%s] leaves only the loopback interface lo of %s (%s) [%s] (derived: "
 				     "NCCL's prefix matching applied to the listing): NCCL bootstraps over 127.0.0.1, which works "
@@ -544,9 +521,9 @@ static void rule_limits(struct rule_ctx *rc)
 		const char *opts = json_str(shm, "mount_options");
 		const char *fs = json_str(shm, "filesystem");
 		int docker = (fs && !strcmp(fs, "shm")) || (opts && strstr(opts, "size=65536k"));
-		struct caps c = {0};
-		cap(&c, "shm_size", "%s", json_str(shm, "size_text") ? json_str(shm, "size_text") : "?");
-		cap(&c, "host_fix", "docker run --shm-size=1g (or --ipc=host); in Kubernetes mount an emptyDir with "
+		struct caplist c = {0};
+		caplist_add(&c, "shm_size", "%s", json_str(shm, "size_text") ? json_str(shm, "size_text") : "?");
+		caplist_add(&c, "host_fix", "docker run --shm-size=1g (or --ipc=host); in Kubernetes mount an emptyDir with "
 		    "medium: Memory at /dev/shm");
 		emit(rc, "host.shm_small", json_get(shm, "source"), -1, &c,
 		     "/dev/shm is %s (%.0f MiB) [%s]%s: NCCL creates its shared-memory segments there (tens of MB each) "
@@ -557,10 +534,10 @@ static void rule_limits(struct rule_ctx *rc)
 	}
 	const cJSON *ml = json_get(json_get(rc->facts, "limits"), "memlock");
 	if (ml && cJSON_IsFalse(json_get(ml, "unlimited")) && ib_in_use(rc, why, sizeof why)) {
-		struct caps c = {0};
-		cap(&c, "memlock_limit", "%s", json_str(ml, "text") ? json_str(ml, "text") : "?");
-		cap(&c, "why_ib", "%s", why);
-		cap(&c, "host_fix", "ulimit -l unlimited (limits.conf memlock, systemd LimitMEMLOCK=infinity, docker "
+		struct caplist c = {0};
+		caplist_add(&c, "memlock_limit", "%s", json_str(ml, "text") ? json_str(ml, "text") : "?");
+		caplist_add(&c, "why_ib", "%s", why);
+		caplist_add(&c, "host_fix", "ulimit -l unlimited (limits.conf memlock, systemd LimitMEMLOCK=infinity, docker "
 		    "--ulimit memlock=-1, Slurm PropagateResourceLimits)");
 		emit(rc, "host.memlock_small_with_ib", json_get(ml, "source"), -1, &c,
 		     "the locked-memory limit is %s [%s], not unlimited, and %s (derived: the two reports together): RDMA "
@@ -572,9 +549,9 @@ static void rule_limits(struct rule_ctx *rc)
 	int new_pm = json_get(loaded, "nvidia_peermem") != NULL, old_pm = json_get(loaded, "nv_peer_mem") != NULL;
 	const char *listing = json_str(km, "listing");
 	if (listing && !strcmp(listing, "full") && !new_pm && !old_pm && ib_in_use(rc, why, sizeof why)) {
-		struct caps c = {0};
-		cap(&c, "why_ib", "%s", why);
-		cap(&c, "host_fix", "modprobe nvidia-peermem (from the NVIDIA driver), or use the DMA-BUF path "
+		struct caplist c = {0};
+		caplist_add(&c, "why_ib", "%s", why);
+		caplist_add(&c, "host_fix", "modprobe nvidia-peermem (from the NVIDIA driver), or use the DMA-BUF path "
 		    "(recent kernel, driver and NCCL)");
 		emit(rc, "host.peermem_not_loaded", json_get(km, "source"), -1, &c,
 		     "the module listing [%s] has neither nvidia_peermem nor nv_peer_mem, and %s (derived: the two reports "
@@ -591,9 +568,9 @@ static void rule_limits(struct rule_ctx *rc)
 			if (!gdr_off && cJSON_IsFalse(json_get(g, "enabled")))
 				gdr_off = json_get(g, "source");
 	if (new_pm && !old_pm && code > 0 && code <= 22203 && gdr_off) {
-		struct caps c = {0};
-		cap(&c, "nccl_seen", "%s", ver);
-		cap(&c, "host_fix", "upgrade NCCL to 2.23.4 or later (which also looks for nvidia_peermem)");
+		struct caplist c = {0};
+		caplist_add(&c, "nccl_seen", "%s", ver);
+		caplist_add(&c, "host_fix", "upgrade NCCL to 2.23.4 or later (which also looks for nvidia_peermem)");
 		char b2[300];
 		emit(rc, "host.peermem_name_old_nccl", json_get(json_get(loaded, "nvidia_peermem"), "source"), -1, &c,
 		     "nvidia_peermem is loaded [%s] but not nv_peer_mem, NCCL %s reports GPU Direct RDMA disabled [%s] "
@@ -667,16 +644,16 @@ static void rule_pci(struct rule_ctx *rc)
 	const char *hang = NULL;
 	int hung = hang_seen(rc, &hang);
 	if (n) {
-		struct caps c = {0};
-		cap(&c, "gpus", "%s", l.data);
-		cap(&c, "host_fix", "disable ACS on the PCIe switches/root ports (BIOS, or setpci -s BDF ECAP_ACS+6.w=0000 "
+		struct caplist c = {0};
+		caplist_add(&c, "gpus", "%s", l.data);
+		caplist_add(&c, "host_fix", "disable ACS on the PCIe switches/root ports (BIOS, or setpci -s BDF ECAP_ACS+6.w=0000 "
 		    "at boot), or NCCL_P2P_DISABLE=1 as a workaround");
 		emit(rc, "host.acs_redirect_above_gpu", first, -1, &c, "%d GPU(s) sit below a bridge with ACS redirect enabled "
 		     "(derived from the bus ranges of the bridges in lspci -vvv): %s; %s", n, l.data, stmt_tail);
 		if (hung) {
-			struct caps c2 = {0};
-			cap(&c2, "gpus", "%s", l.data);
-			cap(&c2, "hang", "%s", hang);
+			struct caplist c2 = {0};
+			caplist_add(&c2, "gpus", "%s", l.data);
+			caplist_add(&c2, "hang", "%s", hang);
 			emit(rc, "host.acs_with_hang", first, -1, &c2, "the job hung or timed out (%s) on a host whose GPUs sit "
 			     "below bridges with ACS redirect enabled: %s (derived: the hang and the lspci report together)", hang, l.data);
 		}
@@ -687,16 +664,16 @@ static void rule_pci(struct rule_ctx *rc)
 		json_num(al, "redirect", &red);
 		json_num(al, "count", &cnt);
 		if (red > 0 && !cJSON_GetArraySize(devs)) {
-			struct caps c = {0};
-			cap(&c, "gpus", "%.0f of %.0f ACSCtl lines", red, cnt);
+			struct caplist c = {0};
+			caplist_add(&c, "gpus", "%.0f of %.0f ACSCtl lines", red, cnt);
 			emit(rc, "host.acs_redirect_above_gpu", json_get(al, "first_enabled"), -1, &c,
 			     "%.0f of %.0f ACSCtl lines have request/completion redirect enabled [%s] (a filtered listing: "
 			     "which devices they sit above is not shown); if they are above GPUs, %s",
 			     red, cnt, where(json_get(al, "first_enabled"), b, sizeof b), stmt_tail);
 			if (hung) {
-				struct caps c2 = {0};
-				cap(&c2, "gpus", "%.0f ACSCtl lines with redirect", red);
-				cap(&c2, "hang", "%s", hang);
+				struct caplist c2 = {0};
+				caplist_add(&c2, "gpus", "%.0f ACSCtl lines with redirect", red);
+				caplist_add(&c2, "hang", "%s", hang);
 				emit(rc, "host.acs_with_hang", json_get(al, "first_enabled"), -1, &c2,
 				     "the job hung or timed out (%s) on a host where %.0f bridges have ACS redirect enabled", hang, red);
 			}
@@ -723,8 +700,8 @@ static void rule_pci(struct rule_ctx *rc)
 		nn++;
 	}
 	if (nn) {
-		struct caps c = {0};
-		cap(&c, "links", "%s", w.data);
+		struct caplist c = {0};
+		caplist_add(&c, "links", "%s", w.data);
 		emit(rc, "host.pci_link_narrow", wfirst, -1, &c,
 		     "%d PCIe link(s) trained narrower than the device supports (LnkSta width < LnkCap width): %s; bandwidth "
 		     "through them is cut accordingly (a speed below the capability alone is normal for an idle GPU)",
@@ -779,17 +756,17 @@ static void rule_ib(struct rule_ctx *rc)
 	char inuse[600];
 	if (ndown && ib_in_use(rc, inuse, sizeof inuse)) {
 		/* only where the job uses RDMA: unused ports are normal on many servers */
-		struct caps c = {0};
-		cap(&c, "ports", "%s", down.data);
-		cap(&c, "active", "%d", nactive);
+		struct caplist c = {0};
+		caplist_add(&c, "ports", "%s", down.data);
+		caplist_add(&c, "active", "%d", nactive);
 		emit(rc, "host.ib_ports_down", first, -1, &c, "%d RDMA port(s) are not Active: %s (%d Active), and %s",
 		     ndown, down.data, nactive, inuse);
 	}
 	if (nsel) {
-		struct caps c = {0};
-		cap(&c, "ib_hca", "%s", hca);
-		cap(&c, "ports", "%s", sel.data);
-		cap(&c, "host_fix", "select only Active ports in NCCL_IB_HCA (=mlx5_0:1 for an exact name), or fix the link");
+		struct caplist c = {0};
+		caplist_add(&c, "ib_hca", "%s", hca);
+		caplist_add(&c, "ports", "%s", sel.data);
+		caplist_add(&c, "host_fix", "select only Active ports in NCCL_IB_HCA (=mlx5_0:1 for an exact name), or fix the link");
 		emit(rc, "host.ib_hca_down_selected", selfirst, -1, &c,
 		     "NCCL_IB_HCA=%s selects port(s) that are not Active: %s (derived: NCCL's prefix matching applied to "
 		     "the port listing)", hca, sel.data);
@@ -814,9 +791,9 @@ static void rule_ib(struct rule_ctx *rc)
 				buf_printf(&names, "%s%s:%.0f", names.len ? ", " : "", name, port);
 		}
 		if (!any && lfirst) {
-			struct caps c = {0};
-			cap(&c, "ib_hca", "%s", hca);
-			cap(&c, "host_fix", "set NCCL_IB_HCA to devices of this listing (%s), or unset it", names.data);
+			struct caplist c = {0};
+			caplist_add(&c, "ib_hca", "%s", hca);
+			caplist_add(&c, "host_fix", "set NCCL_IB_HCA to devices of this listing (%s), or unset it", names.data);
 			emit(rc, "host.ib_hca_absent", hsrc ? hsrc : lfirst, -1, &c,
 			     "NCCL_IB_HCA=%s selects none of the RDMA ports listed (%s) [%s] (derived: NCCL's prefix "
 			     "matching applied to the listing): NCCL finds no IB device and falls back to sockets, or fails "
@@ -895,10 +872,10 @@ static void rule_ib(struct rule_ctx *rc)
 		int linklocal = gid && (!strncmp(gid, "fe80", 4));
 		int v1 = type && strstr(type, "v1");
 		if (!at || linklocal || v1) {
-			struct caps c = {0};
-			cap(&c, "gid_hca", "%s:%.0f", name, port);
-			cap(&c, "gid_index", "%d", want);
-			cap(&c, "host_fix", "%s", rec);
+			struct caplist c = {0};
+			caplist_add(&c, "gid_hca", "%s:%.0f", name, port);
+			caplist_add(&c, "gid_index", "%d", want);
+			caplist_add(&c, "host_fix", "%s", rec);
 			char gw[300];
 			if (at)
 				snprintf(gw, sizeof gw, "is %s%s%s [%s]", gid ? gid : "?", type ? ", " : "", type ? type : "",
@@ -959,13 +936,13 @@ static void rule_kernel(struct rule_ctx *rc)
 			if (!same_host(oh, ph))
 				continue;
 			int killed = p->has_exit && p->exitcode == -9;
-			struct caps c = {0};
-			cap(&c, "pid", "%.0f", pid);
-			cap(&c, "process", "%s", json_str(o, "process") ? json_str(o, "process") : "?");
+			struct caplist c = {0};
+			caplist_add(&c, "pid", "%.0f", pid);
+			caplist_add(&c, "process", "%s", json_str(o, "process") ? json_str(o, "process") : "?");
 			if (p->rank >= 0)
-				cap(&c, "victim_rank", "%d", p->rank);
+				caplist_add(&c, "victim_rank", "%d", p->rank);
 			if (oh)
-				cap(&c, "host", "%s", oh);
+				caplist_add(&c, "host", "%s", oh);
 			double rss;
 			char rs[64] = "";
 			if (json_num(o, "anon_rss_kb", &rss))
@@ -1013,13 +990,13 @@ static void rule_kernel(struct rule_ctx *rc)
 			if (!(bus && (xpid <= 0 || pid)) && !pid)
 				continue;
 			const char *mean = json_str(x, "meaning");
-			struct caps c = {0};
-			cap(&c, "xid_code", "%.0f", xid);
-			cap(&c, "bus_id", "%s", bdf);
+			struct caplist c = {0};
+			caplist_add(&c, "xid_code", "%.0f", xid);
+			caplist_add(&c, "bus_id", "%s", bdf);
 			if (mean)
-				cap(&c, "meaning", "%s", mean);
+				caplist_add(&c, "meaning", "%s", mean);
 			if (p->rank >= 0)
-				cap(&c, "xid_rank", "%d", p->rank);
+				caplist_add(&c, "xid_rank", "%d", p->rank);
 			char how[96];
 			snprintf(how, sizeof how, "%s%s%s", bus ? "the bus ids" : "", bus && pid ? " and " : "",
 			         pid ? "the pids" : "");
@@ -1064,13 +1041,13 @@ static void rule_libs(struct rule_ctx *rc)
 		shown++;
 	}
 	if (nv >= 2) {
-		struct caps c = {0};
-		cap(&c, "libs", "%s", w.data);
+		struct caplist c = {0};
+		caplist_add(&c, "libs", "%s", w.data);
 		char r[400] = "";
 		if (resolved)
 			snprintf(r, sizeof r, "; ldd resolves libnccl.so.2 to %s [%s]", json_str(resolved, "path"),
 			         where(json_get(resolved, "source"), b, sizeof b));
-		cap(&c, "host_fix", "make the job load the NCCL you mean: check LD_LIBRARY_PATH / LD_PRELOAD and the "
+		caplist_add(&c, "host_fix", "make the job load the NCCL you mean: check LD_LIBRARY_PATH / LD_PRELOAD and the "
 		    "NCCL_DEBUG=INFO banner of every rank, and remove or rename the other libnccl.so.2");
 		emit(rc, "host.libnccl_several", first, -1, &c,
 		     "libnccl.so files of %d NCCL versions are installed: %s%s; which one a process loads depends on "

@@ -41,31 +41,6 @@ static const struct rule_def DEFS[] = {
 
 /* ---- helpers ---- */
 
-struct capset {
-	struct capture c[8];
-	char *own[8];
-	size_t n;
-};
-
-static void cap(struct capset *cs, const char *name, char *value_owned)
-{
-	if (cs->n >= 8) {
-		free(value_owned);
-		return;
-	}
-	cs->c[cs->n].name = (char *)name;
-	cs->c[cs->n].value = value_owned;
-	cs->own[cs->n] = value_owned;
-	cs->n++;
-}
-
-static void caps_free(struct capset *cs)
-{
-	for (size_t i = 0; i < cs->n; i++)
-		free(cs->own[i]);
-	cs->n = 0;
-}
-
 static char *int_str(long v)
 {
 	return xasprintf("%ld", v);
@@ -81,12 +56,12 @@ static char *who(const struct rank_proc *p)
 }
 
 static struct evidence *emit(struct rule_ctx *rc, const char *id, const struct rank_where *w, int rank,
-                             const struct rank_proc *p, struct capset *cs, const char *fmt, ...) NT_PRINTF(7, 8);
+                             const struct rank_proc *p, struct caplist *cs, const char *fmt, ...) NT_PRINTF(7, 8);
 
 /* The evidence (borrowed, NULL past the per-id cap): a sentence of the
  * rule (kind "derived") unless the caller says it is the line itself. */
 static struct evidence *emit(struct rule_ctx *rc, const char *id, const struct rank_where *w, int rank,
-                             const struct rank_proc *p, struct capset *cs, const char *fmt, ...)
+                             const struct rank_proc *p, struct caplist *cs, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -95,11 +70,11 @@ static struct evidence *emit(struct rule_ctx *rc, const char *id, const struct r
 	/* the process's pid, for fix steps that name it ({pid|<pid>}) */
 	int has_pid = 0;
 	for (size_t i = 0; i < cs->n; i++)
-		has_pid |= strcmp(cs->c[i].name, "pid") == 0;
+		has_pid |= strcmp(cs->v[i].name, "pid") == 0;
 	if (p && p->pid >= 0 && !has_pid)
-		cap(cs, "pid", int_str(p->pid));
+		caplist_take(cs, "pid", int_str(p->pid));
 	struct evidence *e = rule_emit(rc, id, w && w->path ? w->path : rc->name, w ? w->line : 0, stmt,
-	                                          cs->n ? cs->c : NULL, cs->n);
+	                                          cs->n ? cs->v : NULL, cs->n);
 	if (e) {
 		e->rank = rank;
 		if (p && p->host && !e->host)
@@ -108,7 +83,7 @@ static struct evidence *emit(struct rule_ctx *rc, const char *id, const struct r
 			e->pid = p->pid;
 	}
 	free(stmt);
-	caps_free(cs);
+	caplist_free(cs);
 	return e;
 }
 
@@ -306,13 +281,13 @@ static void rule_same_bus(struct rule_ctx *rc, const struct ranks *r)
 				for (int side = 0; side < 2; side++) {
 					const struct rank_member *mb = side ? &cm->m[k] : &cm->m[a];
 					const struct rank_proc *me = side ? q : p, *other = side ? p : q;
-					struct capset cs = {0};
+					struct caplist cs = {0};
 					char ob[96];
-					cap(&cs, "rank", rank_label(me));
-					cap(&cs, "other", xstrdup(rl(other, ob, sizeof ob)));
-					cap(&cs, "busid", xstrdup(me->bus_id));
-					cap(&cs, "host", xstrdup(me->host));
-					cap(&cs, "comm", xstrdup(cm->id));
+					caplist_take(&cs, "rank", rank_label(me));
+					caplist_take(&cs, "other", xstrdup(rl(other, ob, sizeof ob)));
+					caplist_take(&cs, "busid", xstrdup(me->bus_id));
+					caplist_take(&cs, "host", xstrdup(me->host));
+					caplist_take(&cs, "comm", xstrdup(cm->id));
 					char rb[96];
 					emit(rc, "ranks.same_bus_id", &mb->start_where, me->rank, me, &cs,
 					     "ranks %d and %d of communicator %s (global %s and %s) both report busId %s on host %s "
@@ -352,8 +327,8 @@ static void rule_worlds_of_one(struct rule_ctx *rc, const struct ranks *r)
 	}
 	if (distinct < 2 || !w)
 		return;
-	struct capset cs = {0};
-	cap(&cs, "count", int_str((long)distinct));
+	struct caplist cs = {0};
+	caplist_take(&cs, "count", int_str((long)distinct));
 	emit(rc, "ranks.worlds_of_one", w, -1, NULL, &cs,
 	     "%zu processes each initialised NCCL communicators of one rank (\"rank 0 nranks 1\"): every process is rank 0 "
 	     "of its own world", distinct);
@@ -374,11 +349,11 @@ static void rule_one_hostname(struct rule_ctx *rc, const struct ranks *r)
 			if (!q->host || !q->launcher_host || strcmp(q->host, p->host) != 0 ||
 			    strcmp(q->launcher_host, p->launcher_host) == 0)
 				continue;
-			struct capset cs = {0};
+			struct caplist cs = {0};
 			char pb[96], qb[96];
-			cap(&cs, "host", xstrdup(p->host));
-			cap(&cs, "hosts", xasprintf("%s, %s", p->launcher_host, q->launcher_host));
-			cap(&cs, "rank", rank_label(p));
+			caplist_take(&cs, "host", xstrdup(p->host));
+			caplist_take(&cs, "hosts", xasprintf("%s, %s", p->launcher_host, q->launcher_host));
+			caplist_take(&cs, "rank", rank_label(p));
 			emit(rc, "ranks.one_hostname", &p->exit_where, p->rank, p, &cs,
 			     "the launcher ran rank %s on %s and rank %s on %s, yet NCCL's lines of both carry the hostname %s",
 			     rl(p, pb, sizeof pb), p->launcher_host, rl(q, qb, sizeof qb), q->launcher_host, p->host);
@@ -412,11 +387,11 @@ static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck
 				continue; /* a communicator of one waits for nobody */
 			const struct rank_proc *p = &r->v[mb->proc];
 			*any_stuck = 1;
-			struct capset cs = {0};
-			cap(&cs, "rank", rank_label(p));
-			cap(&cs, "comm", xstrdup(cm->id));
-			cap(&cs, "nranks", int_str(cm->nranks));
-			cap(&cs, "last", xstrdup(last_text(p)));
+			struct caplist cs = {0};
+			caplist_take(&cs, "rank", rank_label(p));
+			caplist_take(&cs, "comm", xstrdup(cm->id));
+			caplist_take(&cs, "nranks", int_str(cm->nranks));
+			caplist_take(&cs, "last", xstrdup(last_text(p)));
 			char *w = who(p);
 			char rb[96];
 			emit(rc, "ranks.stuck_in_init", &mb->start_where, p->rank, p, &cs,
@@ -467,14 +442,14 @@ static void rule_init(struct rule_ctx *rc, const struct ranks *r, int *any_stuck
 			const struct rank_proc *mp = global ? ranks_by_rank(r, miss[i]) : NULL;
 			if (unreachable && !mp)
 				continue; /* no line from it, and the others could not connect to a peer */
-			struct capset cs = {0};
-			cap(&cs, "missing", xstrdup(ml));
-			cap(&cs, "seen", xstrdup(hl));
-			cap(&cs, "nranks", int_str(cm->nranks));
-			cap(&cs, "comm", xstrdup(cm->id));
-			cap(&cs, "rank", int_str(miss[i]));
+			struct caplist cs = {0};
+			caplist_take(&cs, "missing", xstrdup(ml));
+			caplist_take(&cs, "seen", xstrdup(hl));
+			caplist_take(&cs, "nranks", int_str(cm->nranks));
+			caplist_take(&cs, "comm", xstrdup(cm->id));
+			caplist_take(&cs, "rank", int_str(miss[i]));
 			if (mp && mp->last.text)
-				cap(&cs, "missing_last", xstrdup(mp->last.text));
+				caplist_take(&cs, "missing_last", xstrdup(mp->last.text));
 			emit(rc, "ranks.missing_from_comm", where, global ? miss[i] : -1, mp, &cs,
 			     "communicator %s expects %d ranks; only rank%s %s reached Init START; rank %d never did%s%s",
 			     cm->id, cm->nranks, nh == 1 ? "" : "s", hl, miss[i],
@@ -544,15 +519,15 @@ static void rule_uid_wait(struct rule_ctx *rc, const struct ranks *r)
 		xqsort(wait, nw, sizeof *wait, cmp_int);
 		char *wl = int_list(wait, nw);
 		const struct rank_proc *mp = ranks_by_rank(r, w->root);
-		struct capset cs = {0};
-		cap(&cs, "missing", int_str(w->root));
-		cap(&cs, "seen", xstrdup(wl));
+		struct caplist cs = {0};
+		caplist_take(&cs, "missing", int_str(w->root));
+		caplist_take(&cs, "seen", xstrdup(wl));
 		int kn = w->root + 1 > known ? w->root + 1 : known;
-		cap(&cs, "nranks", int_str(world > kn ? world : kn));
-		cap(&cs, "comm", xstrdup("(ncclUniqueId exchange through the c10d store)"));
-		cap(&cs, "rank", int_str(w->root));
+		caplist_take(&cs, "nranks", int_str(world > kn ? world : kn));
+		caplist_take(&cs, "comm", xstrdup("(ncclUniqueId exchange through the c10d store)"));
+		caplist_take(&cs, "rank", int_str(w->root));
 		if (mp && mp->last.text)
-			cap(&cs, "missing_last", xstrdup(mp->last.text));
+			caplist_take(&cs, "missing_last", xstrdup(mp->last.text));
 		emit(rc, "ranks.missing_from_comm", &w->where, w->root, mp, &cs,
 		     "rank%s %s waited for the ncclUniqueId that rank %d publishes in the c10d store and never got it: rank %d never reached NCCL init%s%s%s",
 		     nw == 1 ? "" : "s", wl, w->root, w->root, mp && mp->last.text ? " (its last line: " : "",
@@ -574,12 +549,12 @@ static void rule_silent(struct rule_ctx *rc, const struct ranks *r)
 		for (size_t k = 0; k < r->n && !q; k++)
 			if (k != i && r->v[k].remote_err)
 				q = &r->v[k];
-		struct capset cs = {0};
-		cap(&cs, "rank", rank_label(p));
-		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
-		cap(&cs, "last", xstrdup(last_text(p)));
-		cap(&cs, "other", q ? rank_label(q) : xstrdup("?"));
-		cap(&cs, "remote", xstrdup(q && q->remote_where.text ? q->remote_where.text : "?"));
+		struct caplist cs = {0};
+		caplist_take(&cs, "rank", rank_label(p));
+		caplist_take(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
+		caplist_take(&cs, "last", xstrdup(last_text(p)));
+		caplist_take(&cs, "other", q ? rank_label(q) : xstrdup("?"));
+		caplist_take(&cs, "remote", xstrdup(q && q->remote_where.text ? q->remote_where.text : "?"));
 		char *w = who(p);
 		char rb[96], qb[96];
 		emit(rc, "ranks.died_silently", &p->last, p->rank, p, &cs,
@@ -599,10 +574,10 @@ static void rule_hang(struct rule_ctx *rc, const struct ranks *r, int any_stuck)
 			return;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
-		struct capset cs = {0};
-		cap(&cs, "rank", rank_label(p));
-		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
-		cap(&cs, "last", xstrdup(last_text(p)));
+		struct caplist cs = {0};
+		caplist_take(&cs, "rank", rank_label(p));
+		caplist_take(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
+		caplist_take(&cs, "last", xstrdup(last_text(p)));
 		char rb[96];
 		emit(rc, "ranks.hang_stopped_outside", &p->last, p->rank, p, &cs,
 		     "rank %s reached %s and printed no error; its last line: %s", rl(p, rb, sizeof rb), rank_proc_milestone(p),
@@ -708,12 +683,12 @@ static void rule_never_reached(struct rule_ctx *rc, const struct ranks *r)
 				return;
 			break;
 		}
-	struct capset cs = {0};
-	cap(&cs, "what", xstrdup(what ? what : "a failure"));
+	struct caplist cs = {0};
+	caplist_take(&cs, "what", xstrdup(what ? what : "a failure"));
 	if (r->coll_call.path) {
-		cap(&cs, "op", xstrdup(r->coll_call_op));
-		cap(&cs, "call", xstrdup(r->coll_call.text ? r->coll_call.text : ""));
-		cap(&cs, "where", xasprintf("%s:%llu", r->coll_call.path, (unsigned long long)r->coll_call.line));
+		caplist_take(&cs, "op", xstrdup(r->coll_call_op));
+		caplist_take(&cs, "call", xstrdup(r->coll_call.text ? r->coll_call.text : ""));
+		caplist_take(&cs, "where", xasprintf("%s:%llu", r->coll_call.path, (unsigned long long)r->coll_call.line));
 		emit(rc, "ranks.failed_in_collective", &r->coll_call, r->coll_call_rank, NULL, &cs,
 		     "no process printed any NCCL line, and the failing traceback stops inside the collective %s (%s:%llu: %s): "
 		     "the process group existed, so the rendezvous was over",
@@ -741,11 +716,11 @@ static void rule_busy_timeout(struct rule_ctx *rc, const struct ranks *r)
 		if (r->v[i].rank >= 0 && r->v[i].first_error.path)
 			waiter = r->v[i].rank;
 	int slow = r->coll_call_main_first || waiter > 0 ? 0 : -1;
-	struct capset cs = {0};
-	cap(&cs, "elapsed", xasprintf("%ld:%02ld", r->progress_elapsed / 60, r->progress_elapsed % 60));
-	cap(&cs, "progress", xstrdup(r->progress_where.text ? r->progress_where.text : ""));
-	cap(&cs, "rank", slow >= 0 ? int_str(slow) : xstrdup("(the process printing the progress bar)"));
-	cap(&cs, "op", xstrdup(r->coll_call_op ? r->coll_call_op : "a collective or store wait"));
+	struct caplist cs = {0};
+	caplist_take(&cs, "elapsed", xasprintf("%ld:%02ld", r->progress_elapsed / 60, r->progress_elapsed % 60));
+	caplist_take(&cs, "progress", xstrdup(r->progress_where.text ? r->progress_where.text : ""));
+	caplist_take(&cs, "rank", slow >= 0 ? int_str(slow) : xstrdup("(the process printing the progress bar)"));
+	caplist_take(&cs, "op", xstrdup(r->coll_call_op ? r->coll_call_op : "a collective or store wait"));
 	emit(rc, "ranks.timeout_while_busy", &r->progress_where, slow, NULL, &cs,
 	     "a progress bar had run for %ld:%02ld (the default timeout is 30:00) when the job failed%s%s: %s",
 	     r->progress_elapsed / 60, r->progress_elapsed % 60, r->coll_call_op ? " in " : "",
@@ -758,9 +733,9 @@ static void rule_exits(struct rule_ctx *rc, const struct ranks *r)
 		const struct rank_proc *p = &r->v[i];
 		int sig = p->has_exit && p->exitcode < 0 ? -p->exitcode : 0;
 		if (sig == 15 || (p->sigterm_sent && (!p->has_exit || p->exitcode == -15 || p->exitcode == 0))) {
-			struct capset cs = {0};
+			struct caplist cs = {0};
 			char *lbl = rank_label(p);
-			cap(&cs, "rank", xstrdup(lbl));
+			caplist_take(&cs, "rank", xstrdup(lbl));
 			emit(rc, "ranks.sigterm_by_launcher", &p->exit_where, p->rank, p, &cs,
 			     "rank %s was stopped by the launcher with SIGTERM", lbl);
 			free(lbl);
@@ -777,15 +752,15 @@ static void rule_exits(struct rule_ctx *rc, const struct ranks *r)
 		/* SIGABRT after an error of its own is the teardown of that error */
 		if (sig == 6 && p->first_error.path)
 			continue;
-		struct capset cs = {0};
+		struct caplist cs = {0};
 		char *lbl = rank_label(p);
-		cap(&cs, "rank", xstrdup(lbl));
-		cap(&cs, "signal", int_str(sig));
-		cap(&cs, "signame", xstrdup(sn));
-		cap(&cs, "pid", int_str(p->pid));
+		caplist_take(&cs, "rank", xstrdup(lbl));
+		caplist_take(&cs, "signal", int_str(sig));
+		caplist_take(&cs, "signame", xstrdup(sn));
+		caplist_take(&cs, "pid", int_str(p->pid));
 		if (p->launcher_host || p->host)
-			cap(&cs, "host", xstrdup(p->launcher_host ? p->launcher_host : p->host));
-		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
+			caplist_take(&cs, "host", xstrdup(p->launcher_host ? p->launcher_host : p->host));
+		caplist_take(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
 		/* SIGBUS: a shared-memory mapping that could not be backed (/dev/shm) */
 		const char *id = sig == 9 ? "ranks.sigkill_oom_killer" : sig == 7 ? "ranks.killed_by_sigbus" : "ranks.killed_by_signal";
 		emit(rc, id, &p->exit_where, p->rank, p, &cs,
@@ -822,11 +797,11 @@ static void rule_exited(struct rule_ctx *rc, const struct ranks *r)
 			const struct rank_where *w = k == 0 ? &p->exit_where : &p->first_error;
 			if (!w->path || (k == 1 && !own))
 				continue;
-			struct capset cs = {0};
-			cap(&cs, "rank", xstrdup(lbl));
-			cap(&cs, "code", int_str(p->exitcode));
-			cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
-			cap(&cs, "own_error", xstrdup(own ? own : "no error line of its own in these logs"));
+			struct caplist cs = {0};
+			caplist_take(&cs, "rank", xstrdup(lbl));
+			caplist_take(&cs, "code", int_str(p->exitcode));
+			caplist_take(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
+			caplist_take(&cs, "own_error", xstrdup(own ? own : "no error line of its own in these logs"));
 			if (k == 0)
 				emit(rc, "ranks.exited_with_error", w, p->rank, p, &cs,
 				     "rank %s exited with status %d after reaching %s%s%s", lbl, p->exitcode,
@@ -835,7 +810,7 @@ static void rule_exited(struct rule_ctx *rc, const struct ranks *r)
 			else if (!line_is_evidence(rc, w))
 				emit(rc, "ranks.exited_with_error", w, p->rank, p, &cs, "%s", own);
 			else
-				caps_free(&cs); /* a signature shows that line verbatim; the sentence above quotes it */
+				caplist_free(&cs); /* a signature shows that line verbatim; the sentence above quotes it */
 		}
 		free(lbl);
 	}
@@ -848,7 +823,7 @@ static void rule_launcher_only(struct rule_ctx *rc, const struct ranks *r)
 	if (!r->launcher_quiet || r->launcher_followed || r->n || r->nccl_lines || rc->failure_count || rc->saw_nccl ||
 	    r->saw_child_failed || r->job_exit == 0 || !r->launcher_last.path)
 		return;
-	struct capset cs = {0};
+	struct caplist cs = {0};
 	char *end;
 	if (r->job_exit > 128 && r->job_exit < 128 + 65)
 		end = xasprintf("the job's exit record says %d: killed by %s from outside", r->job_exit,
@@ -861,8 +836,8 @@ static void rule_launcher_only(struct rule_ctx *rc, const struct ranks *r)
 		end = xstrdup("the launcher was stopped from outside");
 	else
 		end = xstrdup("no exit record");
-	cap(&cs, "end", xstrdup(end));
-	cap(&cs, "last", xstrdup(r->launcher_last.text ? r->launcher_last.text : ""));
+	caplist_take(&cs, "end", xstrdup(end));
+	caplist_take(&cs, "last", xstrdup(r->launcher_last.text ? r->launcher_last.text : ""));
 	emit(rc, "ranks.launcher_only", &r->launcher_last, -1, NULL, &cs,
 	     "the launcher printed its banner and nothing followed (no worker line, no NCCL line); %s", end);
 	free(end);
@@ -879,10 +854,10 @@ static void rule_job_exit(struct rule_ctx *rc, const struct ranks *r)
 			return;
 	if (rc->failure_count || (r->launcher_quiet && !r->launcher_followed && !r->n))
 		return;
-	struct capset cs = {0};
-	cap(&cs, "code", int_str(r->job_exit));
+	struct caplist cs = {0};
+	caplist_take(&cs, "code", int_str(r->job_exit));
 	int sig = r->job_exit > 128 && r->job_exit < 128 + 65 ? r->job_exit - 128 : 0;
-	cap(&cs, "how", sig ? xasprintf("killed by %s", ranks_signal_name(sig) ? ranks_signal_name(sig) : "a signal")
+	caplist_take(&cs, "how", sig ? xasprintf("killed by %s", ranks_signal_name(sig) ? ranks_signal_name(sig) : "a signal")
 	                    : xstrdup("a non-zero status"));
 	emit(rc, "ranks.job_exit_nonzero", &r->job_exit_where, -1, NULL, &cs,
 	     "the job's exit record is %d (%s) and no line of the log says why", r->job_exit,
@@ -937,13 +912,13 @@ static void rule_behind_pg(struct rule_ctx *rc, const struct ranks *r, int pg)
 		long e = enqueued(p, pg);
 		if (e < -1 || p->rank < 0 || e >= maxe)
 			continue;
-		struct capset cs = {0};
-		cap(&cs, "rank", rank_label(p));
-		cap(&cs, "seq", int_str(e));
-		cap(&cs, "ahead_seq", int_str(maxe));
-		cap(&cs, "ahead", xstrdup(al));
-		cap(&cs, "op", xstrdup(op ? op : "collective"));
-		cap(&cs, "pg", pg >= 0 ? int_str(pg) : xstrdup("default"));
+		struct caplist cs = {0};
+		caplist_take(&cs, "rank", rank_label(p));
+		caplist_take(&cs, "seq", int_str(e));
+		caplist_take(&cs, "ahead_seq", int_str(maxe));
+		caplist_take(&cs, "ahead", xstrdup(al));
+		caplist_take(&cs, "op", xstrdup(op ? op : "collective"));
+		caplist_take(&cs, "pg", pg >= 0 ? int_str(pg) : xstrdup("default"));
 		const struct rank_where *w = p->enq_where.path ? &p->enq_where : p->wd_where.path ? &p->wd_where : &p->last;
 		emit(rc, "ranks.watchdog_seqnum_behind", w, p->rank, p, &cs,
 		     "rank %d enqueued collectives only up to SeqNum %ld while rank%s %s reached SeqNum %ld (%s)",
@@ -985,13 +960,13 @@ static void rule_behind_silent(struct rule_ctx *rc, const struct ranks *r)
 			continue; /* it failed by itself: another finding says so */
 		if (w->nranks > 0 && p->rank >= w->nranks)
 			continue;
-		struct capset cs = {0};
+		struct caplist cs = {0};
 		char rb[96];
-		cap(&cs, "rank", rank_label(p));
-		cap(&cs, "ahead", xstrdup(wl));
-		cap(&cs, "op", xstrdup(w->wd_op ? w->wd_op : "a collective"));
-		cap(&cs, "ahead_seq", w->wd_seq >= 0 ? int_str(w->wd_seq) : xstrdup("?"));
-		cap(&cs, "last", xstrdup(last_text(p)));
+		caplist_take(&cs, "rank", rank_label(p));
+		caplist_take(&cs, "ahead", xstrdup(wl));
+		caplist_take(&cs, "op", xstrdup(w->wd_op ? w->wd_op : "a collective"));
+		caplist_take(&cs, "ahead_seq", w->wd_seq >= 0 ? int_str(w->wd_seq) : xstrdup("?"));
+		caplist_take(&cs, "last", xstrdup(last_text(p)));
 		emit(rc, "ranks.behind_no_timeout", &p->last, p->rank, p, &cs,
 		     "rank%s %s timed out waiting in %s (SeqNum %ld) while rank %s printed no timeout and no error; its last line: %s",
 		     nw == 1 ? "" : "s", wl, w->wd_op ? w->wd_op : "a collective", w->wd_seq, rl(p, rb, sizeof rb),
@@ -1042,18 +1017,18 @@ static void rule_watchdog(struct rule_ctx *rc, const struct ranks *r)
 			                p->wd_numel != q->wd_numel;
 			if (!op_diff && !size_diff && !pg_diff)
 				continue;
-			struct capset cs = {0};
-			cap(&cs, "rank", rank_label(p));
-			cap(&cs, "seq", int_str(p->wd_seq));
-			cap(&cs, "op", xstrdup(p->wd_op));
-			cap(&cs, "other_rank", int_str(q->rank));
-			cap(&cs, "other_op", xstrdup(q->wd_op));
+			struct caplist cs = {0};
+			caplist_take(&cs, "rank", rank_label(p));
+			caplist_take(&cs, "seq", int_str(p->wd_seq));
+			caplist_take(&cs, "op", xstrdup(p->wd_op));
+			caplist_take(&cs, "other_rank", int_str(q->rank));
+			caplist_take(&cs, "other_op", xstrdup(q->wd_op));
 			if (pg_diff)
-				cap(&cs, "detail", xasprintf("rank %d waits in process group %s (SeqNum %ld, %s) while rank %d waits in process group %s (SeqNum %ld, %s)",
+				caplist_take(&cs, "detail", xasprintf("rank %d waits in process group %s (SeqNum %ld, %s) while rank %d waits in process group %s (SeqNum %ld, %s)",
 				                             p->rank, p->wd_pg_name ? p->wd_pg_name : "?", p->wd_seq, p->wd_op, q->rank,
 				                             q->wd_pg_name ? q->wd_pg_name : "?", q->wd_seq, q->wd_op));
 			else
-				cap(&cs, "detail", xasprintf("rank %d: %s NumelIn=%ld; rank %d: %s NumelIn=%ld", p->rank, p->wd_op,
+				caplist_take(&cs, "detail", xasprintf("rank %d: %s NumelIn=%ld; rank %d: %s NumelIn=%ld", p->rank, p->wd_op,
 				                             p->wd_numel, q->rank, q->wd_op, q->wd_numel));
 			emit(rc, "ranks.collective_mismatch", &p->wd_where, p->rank, p, &cs,
 			     "rank %d timed out in %s SeqNum %ld (NumelIn=%ld%s%s) while rank %d timed out in %s SeqNum %ld (NumelIn=%ld%s%s)",
@@ -1075,10 +1050,10 @@ static void rule_midway(struct rule_ctx *rc, const struct ranks *r, int any_stuc
 		const struct rank_proc *p = &r->v[i];
 		if (!rank_proc_open_ended(p) || p->went_silent || !p->last.path)
 			continue;
-		struct capset cs = {0};
-		cap(&cs, "rank", rank_label(p));
-		cap(&cs, "last", xstrdup(last_text(p)));
-		cap(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
+		struct caplist cs = {0};
+		caplist_take(&cs, "rank", rank_label(p));
+		caplist_take(&cs, "last", xstrdup(last_text(p)));
+		caplist_take(&cs, "milestone", xstrdup(rank_proc_milestone(p)));
 		char *w = who(p);
 		char rb[96];
 		emit(rc, "ranks.log_ends_midway", &p->last, p->rank, p, &cs,

@@ -86,6 +86,8 @@ static void run(struct rule_ctx *rc)
 				lc.oom_path = e->path;
 				lc.oom_line = e->line;
 			}
+			if (lc.nooms < SYS_OOM_LINES)
+				lc.ooms[lc.nooms++] = (struct sys_oom_line){e->text, e->path, e->line};
 		}
 	}
 	if (!lc.oom_in_log) {

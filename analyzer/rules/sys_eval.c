@@ -131,36 +131,9 @@ struct emitter {
 	void *ctx;
 };
 
-struct caps {
-	struct capture v[12];
-	size_t n;
-};
-
-static void cap_add(struct caps *c, const char *name, const char *fmt, ...) NT_PRINTF(3, 4);
-static void cap_add(struct caps *c, const char *name, const char *fmt, ...)
-{
-	if (c->n >= 12)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	c->v[c->n].name = xstrdup(name);
-	c->v[c->n].value = xvasprintf(fmt, ap);
-	va_end(ap);
-	c->n++;
-}
-
-static void cap_free(struct caps *c)
-{
-	for (size_t i = 0; i < c->n; i++) {
-		free(c->v[i].name);
-		free(c->v[i].value);
-	}
-	c->n = 0;
-}
-
-static void emit(struct emitter *e, const char *id, const cJSON *src, struct caps *c, const char *fmt, ...)
+static void emit(struct emitter *e, const char *id, const cJSON *src, struct caplist *c, const char *fmt, ...)
 	NT_PRINTF(5, 6);
-static void emit(struct emitter *e, const char *id, const cJSON *src, struct caps *c, const char *fmt, ...)
+static void emit(struct emitter *e, const char *id, const cJSON *src, struct caplist *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -172,7 +145,7 @@ static void emit(struct emitter *e, const char *id, const cJSON *src, struct cap
 	e->fn(e->ctx, id, path ? path : "", (uint64_t)line, st, c ? c->v : NULL, c ? c->n : 0);
 	free(st);
 	if (c)
-		cap_free(c);
+		caplist_free(c);
 }
 
 static const char *src_str(const cJSON *src, char *buf, size_t n)
@@ -505,17 +478,17 @@ static void rule_p2p_through_cpu(const cJSON *topo, const struct topoctx *tc, st
 	if (n > 12)
 		buf_printf(&pairs, " and %d more", n - 12);
 	if (n > 0) {
-		struct caps c = {0};
+		struct caplist c = {0};
 		char sb[600];
-		cap_add(&c, "pairs", "%s", pairs.data);
-		cap_add(&c, "groups", "%s", tc->gt.data);
+		caplist_add(&c, "pairs", "%s", pairs.data);
+		caplist_add(&c, "groups", "%s", tc->gt.data);
 		if (tc->rec.len)
-			cap_add(&c, "recommend", "%s", tc->rec.data);
+			caplist_add(&c, "recommend", "%s", tc->rec.data);
 		else if (direct)
-			cap_add(&c, "recommend", "NCCL_P2P_LEVEL=PXB (P2P only where GPUs share a PCIe switch; SHM across the host bridge)");
+			caplist_add(&c, "recommend", "NCCL_P2P_LEVEL=PXB (P2P only where GPUs share a PCIe switch; SHM across the host bridge)");
 		else
-			cap_add(&c, "recommend", "%s", tc->disabled ? "P2P is already tc->disabled (NCCL_P2P_DISABLE=1)" : tc->bw);
-		cap_add(&c, "count", "%d of %d", n, total);
+			caplist_add(&c, "recommend", "%s", tc->disabled ? "P2P is already disabled (NCCL_P2P_DISABLE=1)" : tc->bw);
+		caplist_add(&c, "count", "%d of %d", n, total);
 		emit(e, "topo.p2p_through_cpu", first, &c,
 		     "%d of %d GPU pairs cross a PCIe host bridge or the CPU interconnect (PHB/NODE/SYS): %s "
 		     "[topology %s]; P2P-capable groups: %s",
@@ -567,13 +540,13 @@ static void rule_p2p_matrix(const cJSON *topo, const struct topoctx *t, struct e
 			for (int k = 0; mean[k].s; k++)
 				if (!strcmp(status, mean[k].s))
 					meaning = mean[k].m;
-			struct caps c = {0};
+			struct caplist c = {0};
 			char sb[600];
-			cap_add(&c, "pairs", "%s", pairs.data);
-			cap_add(&c, "cap", "%s", cap);
-			cap_add(&c, "status", "%s (%s)", status, meaning);
-			cap_add(&c, "groups", "%s", t->gt.data);
-			cap_add(&c, "recommend", "%s", t->rec.len ? t->rec.data : t->disabled ? "P2P is already t->disabled (NCCL_P2P_DISABLE=1)" : t->bw);
+			caplist_add(&c, "pairs", "%s", pairs.data);
+			caplist_add(&c, "cap", "%s", cap);
+			caplist_add(&c, "status", "%s (%s)", status, meaning);
+			caplist_add(&c, "groups", "%s", t->gt.data);
+			caplist_add(&c, "recommend", "%s", t->rec.len ? t->rec.data : t->disabled ? "P2P is already disabled (NCCL_P2P_DISABLE=1)" : t->bw);
 			emit(e, "topo.p2p_matrix_not_supported", first, &c,
 			     "nvidia-smi topo -p2p %s reports %d GPU pair(s) without P2P: %s (%s = %s) [%s]; "
 			     "P2P-capable groups: %s",
@@ -600,10 +573,10 @@ static void rule_consumer_gpus(const cJSON *facts, const struct topoctx *t, stru
 		}
 	}
 	if (n >= 2 && !t->disabled) {
-		struct caps c = {0};
+		struct caplist c = {0};
 		char sb[600];
-		cap_add(&c, "gpu_model", "%s", model);
-		cap_add(&c, "recommend", "%s", t->bw);
+		caplist_add(&c, "gpu_model", "%s", model);
+		caplist_add(&c, "recommend", "%s", t->bw);
 		emit(e, "topo.consumer_gpu_p2p", src, &c,
 		     "%d x %s [%s]: GeForce RTX 40xx/50xx boards have no working PCIe peer-to-peer; NCCL "
 		     "either falls back or, where the driver still reports P2P, can hang after setting up "
@@ -633,9 +606,9 @@ static void rule_hang_after_p2p(const cJSON *facts, const struct sys_logctx *lc,
 	if (!lc || !lc->p2p_last_text || !p2p_problem)
 		return;
 	(void)facts;
-	struct caps c = {0};
+	struct caplist c = {0};
 	cJSON *src = sys_source(lc->p2p_path, lc->p2p_line);
-	cap_add(&c, "last_line", "%s", lc->p2p_last_text);
+	caplist_add(&c, "last_line", "%s", lc->p2p_last_text);
 	emit(e, "topo.hang_after_p2p_setup", src, &c,
 	     "%d rank(s) stopped right after setting up P2P channels (last line: \"%s\") on GPUs whose P2P "
 	     "path is unusable", lc->p2p_ranks > 0 ? lc->p2p_ranks : 1, lc->p2p_last_text);
@@ -682,25 +655,25 @@ static void rule_driver_cuda(const struct vctx *v, struct emitter *e)
 	const char *runwhat = v->tcuda ? "PyTorch's CUDA build" : "the CUDA runtime package";
 	int rc = cuda_code(run);
 	if (rc > 0 && v->dmax > 0 && rc > v->dmax) {
-		struct caps c = {0};
+		struct caplist c = {0};
 		const char *need = driver_min_for(rc);
 		const char *fam = family_min(rc / 10);
 		int minor_ok = rc / 10 == v->dmax / 10 && (!v->drv || !fam || version_cmp_str(v->drv, fam) >= 0);
 		if (minor_ok) {
-			cap_add(&c, "runtime", "%s", run);
-			cap_add(&c, "driver_cuda", "%d.%d", v->dmax / 10, v->dmax % 10);
-			cap_add(&c, "recommend", "upgrade the driver to >= %s for full CUDA %s support", need ? need : "?", run);
+			caplist_add(&c, "runtime", "%s", run);
+			caplist_add(&c, "driver_cuda", "%d.%d", v->dmax / 10, v->dmax % 10);
+			caplist_add(&c, "recommend", "upgrade the driver to >= %s for full CUDA %s support", need ? need : "?", run);
 			emit(e, "versions.minor_version_compat", srun, &c,
 			     "%s is CUDA %s [%s] and the driver supports CUDA %d.%d [%s]: it runs under CUDA minor-version "
 			     "compatibility (same major, driver >= %s), but features that need a newer driver (PTX JIT of newer "
 			     "code) fail", runwhat, run, src_str(srun, sb, sizeof sb), v->dmax / 10, v->dmax % 10,
 			     src_str(v->sdc, sb2, sizeof sb2), fam ? fam : "?");
 		} else {
-			cap_add(&c, "runtime", "%s", run);
-			cap_add(&c, "driver_cuda", "%d.%d", v->dmax / 10, v->dmax % 10);
+			caplist_add(&c, "runtime", "%s", run);
+			caplist_add(&c, "driver_cuda", "%d.%d", v->dmax / 10, v->dmax % 10);
 			if (v->drv)
-				cap_add(&c, "driver", "%s", v->drv);
-			cap_add(&c, "recommend", "install a driver >= %s (CUDA %s; minor-version compatibility needs >= %s), "
+				caplist_add(&c, "driver", "%s", v->drv);
+			caplist_add(&c, "recommend", "install a driver >= %s (CUDA %s; minor-version compatibility needs >= %s), "
 			        "or a PyTorch wheel built for CUDA <= %d.%d", need ? need : "?", run, fam ? fam : "?",
 			        v->dmax / 10, v->dmax % 10);
 			emit(e, "versions.driver_too_old_for_cuda", srun, &c,
@@ -718,9 +691,9 @@ static void rule_nvcc(const struct vctx *v, struct emitter *e)
 	char sb[600], sb2[600];
 	int nc = cuda_code(v->nvcc), tc = cuda_code(v->tcuda);
 	if (nc > 0 && tc > 0 && nc != tc) {
-		struct caps c = {0};
-		cap_add(&c, "nvcc", "%s", v->nvcc);
-		cap_add(&c, "torch_cuda", "%s", v->tcuda);
+		struct caplist c = {0};
+		caplist_add(&c, "nvcc", "%s", v->nvcc);
+		caplist_add(&c, "torch_cuda", "%s", v->tcuda);
 		emit(e, "versions.nvcc_differs_from_torch", v->snv, &c,
 		     "nvcc is CUDA %s [%s] while PyTorch %s was built with CUDA %s [%s]: this matters only when "
 		     "compiling CUDA extensions (flash-attn, apex, DeepSpeed ops); the PyTorch wheel runs on the CUDA "
@@ -743,10 +716,10 @@ static void rule_arch(const cJSON *facts, const struct vctx *v, struct emitter *
 		int need = sm_min_cuda((int)sm);
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(g, "source");
 		if (tc > 0 && need > 0 && tc < need) {
-			struct caps c = {0};
-			cap_add(&c, "arch", "sm_%d", (int)sm);
-			cap_add(&c, "torch_cuda", "%s", v->tcuda);
-			cap_add(&c, "recommend", "install a PyTorch wheel built for CUDA >= %d.%d (e.g. the cu%d index)",
+			struct caplist c = {0};
+			caplist_add(&c, "arch", "sm_%d", (int)sm);
+			caplist_add(&c, "torch_cuda", "%s", v->tcuda);
+			caplist_add(&c, "recommend", "install a PyTorch wheel built for CUDA >= %d.%d (e.g. the cu%d index)",
 			        need / 10, need % 10, need);
 			emit(e, "versions.arch_not_in_build", v->stc, &c,
 			     "%s is sm_%d [%s], which needs CUDA >= %d.%d, but PyTorch was built with CUDA %s [%s]: "
@@ -756,10 +729,10 @@ static void rule_arch(const cJSON *facts, const struct vctx *v, struct emitter *
 			break;
 		}
 		if (tc >= 130 && sm > 0 && sm < 75) {
-			struct caps c = {0};
-			cap_add(&c, "arch", "sm_%d", (int)sm);
-			cap_add(&c, "torch_cuda", "%s", v->tcuda);
-			cap_add(&c, "recommend", "use a PyTorch wheel built for CUDA 12.x (the last with sm_%d)", (int)sm);
+			struct caplist c = {0};
+			caplist_add(&c, "arch", "sm_%d", (int)sm);
+			caplist_add(&c, "torch_cuda", "%s", v->tcuda);
+			caplist_add(&c, "recommend", "use a PyTorch wheel built for CUDA 12.x (the last with sm_%d)", (int)sm);
 			emit(e, "versions.arch_not_in_build", v->stc, &c,
 			     "%s is sm_%d [%s]; CUDA 13 dropped architectures before sm_75, and PyTorch here is "
 			     "built with CUDA %s [%s]",
@@ -854,11 +827,11 @@ if (!first && (src)) first = (src); } while (0)
 			first = cJSON_GetObjectItemCaseSensitive(p, "source");
 	}
 	if (distinct > 1 || npk > 1) {
-		struct caps c = {0};
-		cap_add(&c, "versions", "%s", w.data ? w.data : "");
+		struct caplist c = {0};
+		caplist_add(&c, "versions", "%s", w.data ? w.data : "");
 		if (npk > 1)
-			cap_add(&c, "packages", "%s", pk.data);
-		cap_add(&c, "recommend", "make every rank load one libnccl: uninstall the extra nvidia-nccl-* wheel, "
+			caplist_add(&c, "packages", "%s", pk.data);
+		caplist_add(&c, "recommend", "make every rank load one libnccl: uninstall the extra nvidia-nccl-* wheel, "
 		        "check LD_LIBRARY_PATH/LD_PRELOAD for a system libnccl, and use the same image on every node");
 		cJSON *fallback = NULL;
 		if (!first)
@@ -920,9 +893,9 @@ static void rule_mixed_wheels(const cJSON *facts, struct emitter *e)
 				if (!first)
 					first = src[k];
 			}
-		struct caps c = {0};
-		cap_add(&c, "wheels", "%s", all.data);
-		cap_add(&c, "recommend", "keep one CUDA major: reinstall torch from one index (e.g. "
+		struct caplist c = {0};
+		caplist_add(&c, "wheels", "%s", all.data);
+		caplist_add(&c, "recommend", "keep one CUDA major: reinstall torch from one index (e.g. "
 		        "--index-url https://download.pytorch.org/whl/cu1XY) and remove the other nvidia-*-cuNN wheels");
 		emit(e, "versions.mixed_cuda_wheels", first, &c,
 		     "wheels for more than one CUDA major version are installed side by side: %s", all.data);
@@ -942,10 +915,10 @@ static void rule_versions_differ(const cJSON *facts, struct emitter *e)
 		if (!k || (strcmp(k, "driver") && strcmp(k, "torch") && strcmp(k, "nccl_pip") && strcmp(k, "nccl_torch") &&
 		           strcmp(k, "torch_cuda") && strcmp(k, "cuda")))
 			continue;
-		struct caps c = {0};
-		cap_add(&c, "key", "%s", k);
-		cap_add(&c, "first", "%s", json_str(cf, "first"));
-		cap_add(&c, "second", "%s", json_str(cf, "value"));
+		struct caplist c = {0};
+		caplist_add(&c, "key", "%s", k);
+		caplist_add(&c, "first", "%s", json_str(cf, "first"));
+		caplist_add(&c, "second", "%s", json_str(cf, "value"));
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(cf, "source");
 		emit(e, "versions.differ_between_reports", src, &c,
 		     "%s differs between the reports of this bundle: %s, and %s [%s] (different nodes or images?)",
@@ -980,7 +953,7 @@ static void rule_oom_events(const cJSON *mem, struct emitter *e)
 		double g = -1;
 		json_num(ev, "gpu", &g);
 		if (json_num(ev, "tried_mib", &tried) && json_num(ev, "capacity_mib", &cap)) {
-			struct caps c = {0};
+			struct caplist c = {0};
 			struct buf a;
 			buf_init(&a);
 			if (json_num(ev, "process_in_use_mib", &use))
@@ -993,9 +966,9 @@ static void rule_oom_events(const cJSON *mem, struct emitter *e)
 				buf_printf(&a, "%.2f GiB requested of %.2f GiB capacity", mib_to_gib(tried), mib_to_gib(cap));
 			if (json_num(ev, "free_mib", &fr))
 				buf_printf(&a, " (only %.2f MiB free)", fr);
-			cap_add(&c, "arith", "%s", a.data);
+			caplist_add(&c, "arith", "%s", a.data);
 			if (g >= 0)
-				cap_add(&c, "gpu", "%d", (int)g);
+				caplist_add(&c, "gpu", "%d", (int)g);
 			emit(e, "memory.oom_event", src, &c, "PyTorch ran out of memory on GPU %d: %s [%s]", (int)g, a.data,
 			     src_str(src, sb, sizeof sb));
 			buf_free(&a);
@@ -1005,14 +978,47 @@ static void rule_oom_events(const cJSON *mem, struct emitter *e)
 		    (json_num(ev, "held_elsewhere_mib", &other) && other >= 1024)) {
 			if (!json_num(ev, "other_processes_mib", &oth))
 				oth = other;
-			struct caps c = {0};
-			cap_add(&c, "arith", "%.2f GiB capacity - %.2f MiB free - this process's in-use = %.2f GiB held by other processes",
+			struct caplist c = {0};
+			caplist_add(&c, "arith", "%.2f GiB capacity - %.2f MiB free - this process's in-use = %.2f GiB held by other processes",
 			        json_num(ev, "capacity_mib", &cap) ? mib_to_gib(cap) : 0,
 			        json_num(ev, "free_mib", &fr) ? fr : 0, mib_to_gib(oth));
-			cap_add(&c, "recommend", "free the GPU (nvidia-smi shows the processes; kill stale ones) or lower this job's share");
+			caplist_add(&c, "recommend", "free the GPU (nvidia-smi shows the processes; kill stale ones) or lower this job's share");
 			emit(e, "memory.other_process_holds_memory", src, &c,
 			     "%.2f GiB of GPU %d is held by other processes at the moment of the OOM [%s]", mib_to_gib(oth),
 			     (int)g, src_str(src, sb, sizeof sb));
+		}
+	}
+}
+
+/* The log's CUDA memory failure of GPU g: the line of an OOM event of that
+ * GPU (facts.memory.oom_events, "GPU 1 has a total capacity ..."), as the
+ * log has it when it is among lc's lines, else the event's text; else the
+ * log's first memory failure (no line says which GPU it was). */
+static void oom_line_of(const cJSON *mem, const struct sys_logctx *lc, int g, const char **text, const char **path,
+                        uint64_t *line)
+{
+	*text = lc->oom_text;
+	*path = lc->oom_path;
+	*line = lc->oom_line;
+	const cJSON *ev;
+	cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(mem, "oom_events")) {
+		double eg, el = 0;
+		const cJSON *src = cJSON_GetObjectItemCaseSensitive(ev, "source");
+		const char *ep = json_str(src, "path");
+		if (!json_num(ev, "gpu", &eg) || (int)eg != g || !ep || !json_num(src, "line", &el))
+			continue;
+		for (size_t i = 0; i < lc->nooms; i++)
+			if (lc->ooms[i].path && !strcmp(lc->ooms[i].path, ep) && lc->ooms[i].line == (uint64_t)el) {
+				*text = lc->ooms[i].text;
+				*path = lc->ooms[i].path;
+				*line = lc->ooms[i].line;
+				return;
+			}
+		if (json_str(ev, "text")) {
+			*text = json_str(ev, "text");
+			*path = ep;
+			*line = (uint64_t)el;
+			return;
 		}
 	}
 }
@@ -1035,17 +1041,20 @@ static void rule_at_capacity(const cJSON *mem, const struct sys_logctx *lc, stru
 		at_cap++;
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(s, "peak_source");
 		const char *pts = json_str(s, "peak_ts");
-		struct caps c = {0};
-		cap_add(&c, "arith", "peak %.0f MiB of %.0f MiB = %.1f%% (headroom %.0f MiB)", pk, tot, frac * 100, tot - pk);
-		cap_add(&c, "gpu", "%d", (int)g);
+		struct caplist c = {0};
+		caplist_add(&c, "arith", "peak %.0f MiB of %.0f MiB = %.1f%% (headroom %.0f MiB)", pk, tot, frac * 100, tot - pk);
+		caplist_add(&c, "gpu", "%d", (int)g);
 		if (lc && lc->oom_in_log) {
 			char sb2[600];
-			cJSON *lsrc = sys_source(lc->oom_path, lc->oom_line);
+			const char *ot, *op;
+			uint64_t ol;
+			oom_line_of(mem, lc, (int)g, &ot, &op, &ol);
+			cJSON *lsrc = sys_source(op, ol);
 			/* quoted log text is cut visibly ("…"), never in silence */
-			const char *ot = lc->oom_text ? lc->oom_text : "";
+			ot = ot ? ot : "";
 			char *q200 = str_sanitize_cut(ot, strlen(ot), 200), *q160 = str_sanitize_cut(ot, strlen(ot), 160);
-			cap_add(&c, "log", "%s", q200);
-			cap_add(&c, "recommend", "shard the model over more GPUs or use GPUs with more memory, lower the batch "
+			caplist_add(&c, "log", "%s", q200);
+			caplist_add(&c, "recommend", "shard the model over more GPUs or use GPUs with more memory, lower the batch "
 			        "size or sequence length, or free the memory other processes hold; see `nccl-triage mem`");
 			emit(e, "memory.oom_at_capacity", src, &c,
 			     "GPU %d reached %.0f of %.0f MiB (%.1f%%, %.0f MiB headroom%s%s) [%s], and the log reports a CUDA "
@@ -1079,10 +1088,10 @@ static void rule_baseline(const cJSON *mem, struct emitter *e)
 		if (!json_num(s, "total_mib", &tot))
 			tot = 0;
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(s, "baseline_source");
-		struct caps c = {0};
-		cap_add(&c, "arith", "%.0f MiB in use at the first sample%s", base, tot > 0 ? "" : "");
-		cap_add(&c, "gpu", "%d", (int)g);
-		cap_add(&c, "recommend", "check `nvidia-smi` for processes left on the GPU before starting the job");
+		struct caplist c = {0};
+		caplist_add(&c, "arith", "%.0f MiB in use at the first sample%s", base, tot > 0 ? "" : "");
+		caplist_add(&c, "gpu", "%d", (int)g);
+		caplist_add(&c, "recommend", "check `nvidia-smi` for processes left on the GPU before starting the job");
 		emit(e, "memory.other_process_holds_memory", src, &c,
 		     "GPU %d already had %.0f MiB%s in use when the trace started [%s]: memory held before this job ran "
 		     "(another job, a stale process, or the job itself if the trace began late)",
@@ -1120,10 +1129,10 @@ static void rule_shared_gpu(const cJSON *mem, struct emitter *e)
 		done[(int)g] = 1;
 		if (n >= 2) {
 			const cJSON *src = cJSON_GetObjectItemCaseSensitive(p, "source");
-			struct caps c = {0};
-			cap_add(&c, "processes", "%s", l.data);
-			cap_add(&c, "gpu", "%d", (int)g);
-			cap_add(&c, "recommend", "one job per GPU: stop the other process (or give it other GPUs with CUDA_VISIBLE_DEVICES)");
+			struct caplist c = {0};
+			caplist_add(&c, "processes", "%s", l.data);
+			caplist_add(&c, "gpu", "%d", (int)g);
+			caplist_add(&c, "recommend", "one job per GPU: stop the other process (or give it other GPUs with CUDA_VISIBLE_DEVICES)");
 			emit(e, "memory.other_process_holds_memory", src, &c, "%d processes share GPU %d: %s [%s]", n,
 			     (int)g, l.data, src_str(src, sb, sizeof sb));
 		}
@@ -1168,9 +1177,9 @@ static void rule_ecc(const cJSON *facts, struct emitter *e)
 				src = cJSON_GetObjectItemCaseSensitive(o, "source");
 			if (v <= 0)
 				continue;
-			struct caps c = {0};
-			cap_add(&c, "gpu", "%d", (int)idx);
-			cap_add(&c, "count", "%.0f", v);
+			struct caplist c = {0};
+			caplist_add(&c, "gpu", "%d", (int)idx);
+			caplist_add(&c, "count", "%.0f", v);
 			const char *id = i < 4 ? "ecc.uncorrectable" : "ecc.history";
 			emit(e, id, src, &c, "GPU %d (%s) shows %s: %.0f [%s]", (int)idx,
 			     json_str(g, "bus_id") ? json_str(g, "bus_id") : "?", k[i].what, v, src_str(src, sb, sizeof sb));

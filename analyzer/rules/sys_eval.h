@@ -17,10 +17,18 @@ struct sys_logctx {
 	const char *p2p_path;
 	uint64_t p2p_line;
 	int p2p_ranks;
-	/* a CUDA memory failure in the log (OOM, unhandled cuda error) */
+	/* a CUDA memory failure in the log (OOM, unhandled cuda error): the
+	 * first, and the first SYS_OOM_LINES of them (each GPU's own line is
+	 * found among them by the place facts.memory.oom_events give) */
 	int oom_in_log;
 	const char *oom_text, *oom_path;
 	uint64_t oom_line;
+#define SYS_OOM_LINES 16
+	struct sys_oom_line {
+		const char *text, *path;
+		uint64_t line;
+	} ooms[SYS_OOM_LINES];
+	size_t nooms;
 	/* where the log showed NCCL's version / cudaDriverVersion */
 	const char *nccl_path, *driver_path;
 	uint64_t nccl_line, driver_line;

@@ -5,6 +5,7 @@
 # archives listed with their errors while the rest is analysed, merge of
 # shards equal to one run, every JSONL line valid JSON with the analyze
 # contract's bundle keys.  Ends with "N passed, N failed".
+unset RUNNER_TEMP # the github format counts a job's annotations there (cli/formats.c)
 BIN=${1:-./nccl-triage}
 case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
 DB="--no-builtin -p tests/db-min"
@@ -140,6 +141,18 @@ awk 'NR % 2 == 1' "$T/all" > "$T/odd"; awk 'NR % 2 == 0' "$T/all" > "$T/even"
 check "merge of summary-only + gzipped shards == one run" cmp -s "$T/one.json" "$T/merged2.json"
 "$BIN" merge --format jsonl "$T"/shard*.jsonl > "$T/merged.jsonl"
 check "merge --format jsonl: all bundle lines + one summary" [ "$(wc -l < "$T/merged.jsonl")" -eq $((NB + 1)) ]
+# every format batch offers, from the same table: merge of the shards in
+# order renders what one batch over the same list renders, byte for byte
+for f in $("$BIN" batch --help | sed -n 's/.*output format: //p' | sed 's/ (default)//; s/,//g'); do
+	check "merge --help offers batch's format $f" sh -c "'$BIN' merge --help | grep 'output format:' | grep -qw '$f'"
+done
+for f in md html junit sarif github; do
+	"$BIN" batch $DB -q --format $f "@$T/all" > "$T/one.$f"
+	"$BIN" merge --format $f "$T"/shard*.jsonl > "$T/merged.$f"
+	check "merge of 3 shards == one run ($f)" sh -c "[ -s '$T/one.$f' ] && cmp -s '$T/one.$f' '$T/merged.$f'"
+done
+"$BIN" merge --format xml "$T/shard1.jsonl" > /dev/null 2> "$T/xml.err"; rc=$?
+check "merge: a format batch does not offer is refused, exit 2 (got $rc)" sh -c "[ $rc -eq 2 ] && grep -q \"unknown format 'xml' (text, json, jsonl, md, html, junit, sarif, github)\" '$T/xml.err'"
 # a shard cut short (no summary line) still counts, with a warning
 head -n 3 "$T/shard1.jsonl" > "$T/cut.jsonl"
 "$BIN" merge --format json "$T/cut.jsonl" > /dev/null 2> "$T/cut.err"

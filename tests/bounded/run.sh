@@ -16,6 +16,7 @@
 #   10 hard links read once
 #   11 an NCCL WARN without file:line; exit records of one process
 # Ends with "N passed, N failed".
+unset RUNNER_TEMP # the github format counts a job's annotations there (cli/formats.c)
 BIN=${1:-./nccl-triage}
 case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
 PASS=0

@@ -11,8 +11,14 @@
 # -j1 and -j2 (and batch -j1 -j2 -j4, and --summary-only).  For a change that must not change
 # what the tool says (issue 24): run it before merging.  Not part of
 # make check (it builds another tree); ends with "N passed, N failed".
+# FORMATS=all also compares every other format of analyze (text, md, html,
+# junit, sarif, github), text in colour, and json/text/html under --redact,
+# of each fixture and report (with -j1): for a restructuring of the
+# renderers or the report document (issue 25).
 #   sh tests/identity/against.sh $(git merge-base HEAD main)
 #   sh tests/identity/against.sh /tmp/old/nccl-triage ./nccl-triage
+#   FORMATS=all sh tests/identity/against.sh $(git merge-base HEAD main)
+# (a binary copied out of its tree finds the database with NCCL_TRIAGE_DATADIR=$PWD)
 set -u
 cd "$(dirname "$0")/../.."
 REF=${1:?usage: against.sh REV|BINARY [BINARY]}
@@ -46,12 +52,27 @@ cmp_run() {
 		diff "$T/1.err" "$T/2.err" | head -4
 	fi
 }
+# every_format NAME OPERAND: FORMATS=all's other reports of one operand
+every_format() {
+	[ "${FORMATS:-json}" = all ] || return 0
+	for f in text md html junit sarif github; do
+		cmp_run "$1 --format $f" analyze -j1 --format "$f" --color never "$2"
+	done
+	cmp_run "$1 --format text --color always" analyze -j1 --format text --color always "$2"
+	for f in json text html; do
+		cmp_run "$1 --redact --format $f" analyze -j1 --redact --format "$f" --color never "$2"
+	done
+}
 for j in 1 2; do
 	for d in fixtures/captures/*/scenarios/*/ fixtures/captures/h200-2gpu-more/*/; do
-		[ -d "$d" ] && cmp_run "$d -j$j" analyze -j$j --format json "$d"
+		[ -d "$d" ] || continue
+		cmp_run "$d -j$j" analyze -j$j --format json "$d"
+		[ $j = 1 ] && every_format "$d" "$d"
 	done
 	for f in fixtures/demo/*.tar.gz fixtures/bad-input/* fixtures/sys/*/* tests/learn/*.log tests/corpus/*.log tests/heldout/*.log; do
-		[ -f "$f" ] && cmp_run "$f -j$j" analyze -j$j --format json "$f"
+		[ -f "$f" ] || continue
+		cmp_run "$f -j$j" analyze -j$j --format json "$f"
+		[ $j = 1 ] && every_format "$f" "$f"
 	done
 done
 cmp_run "learn, one report of all" analyze --format json tests/learn

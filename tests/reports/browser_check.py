@@ -6,8 +6,10 @@ Talks the DevTools protocol over --remote-debugging-pipe (stdlib only).
 Writes a full-page PNG screenshot and a PDF print of each page into OUTDIR,
 and screenshots at 390 px and in the dark scheme (PAGE-390.png, PAGE-dark.png,
 PAGE-390-dark.png).  At 390 px (a phone) and at 1400 px, light and dark: the
-page has no horizontal scroll, no chart label is under 11 px and every text
-element has WCAG AA contrast (4.5:1) against its background.
+page has no horizontal scroll, the rank timeline shown (the SVG, or on a
+narrow screen the vertical list that replaces it) does not scroll sideways
+in its box either, no chart label is under 11 px and every text element has
+WCAG AA contrast (4.5:1) against its background.
 
 usage: browser_check.py CHROMIUM OUTDIR PAGE.html[:must-contain,...] ...
 Prints one "ok"/"FAIL" line per page and ends with "N passed, N failed".
@@ -196,7 +198,19 @@ PHONE_JS = r"""
     const r = el.getBoundingClientRect();
     if (r.right > W + 1 && !(el.parentElement && el.parentElement.closest('.scroll,table,pre')) && r.width > 0) wide.push(el.tagName.toLowerCase() + '.' + el.className + ' ' + Math.round(r.right));
   }
-  return JSON.stringify({sw: Math.max(doc.scrollWidth, document.body.scrollWidth), W, small: small.slice(0, 5), nsmall: small.length,
+  // the rank timeline is read without sideways scrolling: the one shown (the
+  // SVG, or the narrow list that replaces it) fits its box and the page
+  let tl = [], ntl = 0, vtl = 0;
+  for (const el of document.querySelectorAll('svg[aria-label="rank timeline"], .tl-narrow')) {
+    ntl++;
+    if (!el.getClientRects().length || getComputedStyle(el).display === 'none') continue;
+    vtl++;
+    const box = el.closest('.scroll') || el, r = el.getBoundingClientRect();
+    if (box.scrollWidth > box.clientWidth + 1 || r.right > W + 1)
+      tl.push(el.tagName.toLowerCase() + '.' + el.getAttribute('class') + ' ' + Math.round(r.width) + ' px in a box of ' + box.clientWidth);
+  }
+  if (ntl && !vtl) tl.push('no timeline is shown');
+  return JSON.stringify({sw: Math.max(doc.scrollWidth, document.body.scrollWidth), W, small: small.slice(0, 5), nsmall: small.length, tl,
                          low: low.slice(0, 8), nlow: low.length, ntext: n, wide: wide.slice(0, 5),
                          bg: getComputedStyle(document.body).backgroundColor});
 })()
@@ -216,6 +230,8 @@ def narrow_and_contrast(br, sid, base):
             where = "%s %dpx" % (scheme, width)
             if r["sw"] > width + 1:
                 problems.append("%s: the page is %d px wide (horizontal scroll): %s" % (where, r["sw"], r["wide"]))
+            if r["tl"]:
+                problems.append("%s: the rank timeline is not readable without sideways scrolling: %s" % (where, r["tl"]))
             if r["nsmall"]:
                 problems.append("%s: %d chart labels under 11 px: %s" % (where, r["nsmall"], r["small"]))
             if r["nlow"]:

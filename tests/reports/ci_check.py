@@ -118,10 +118,12 @@ def check_junit(path, report):
     return probs
 
 
-def check_github(path, report):
-    """Syntax, and GitHub's cap of 10 annotations of each kind per step: one
+def check_github(path, report, job_left=50):
+    """Syntax, and GitHub's caps: 10 annotations of each kind per step and
+    50 per job (job_left: what the job had left before this step).  One
     annotation per diagnosis (and unknown failure, and bundle without
-    findings) up to the cap, the rest counted in one summary notice."""
+    findings) up to the caps, the rest counted in one summary notice, or in
+    a plain line when the job has no annotation left."""
     probs = []
     rx = re.compile(r"^::(error|warning|notice)( ((file|line|endLine|col|endColumn|title)=[^,:]*)(,(file|line|endLine|col|endColumn|title)=[^,:]*)*)?::.*$")
     lines = open(path, encoding="utf-8").read().splitlines()
@@ -138,7 +140,11 @@ def check_github(path, report):
             want["notice"] += 1
     got = {"error": 0, "warning": 0, "notice": 0}
     summary = None
+    plain = None
     for ln in lines:
+        if ln.startswith("nccl-triage: ") and " not annotated " in ln and plain is None:
+            plain = ln
+            continue
         if not rx.match(ln):
             probs.append("bad command line: %r" % ln[:160])
             continue
@@ -149,18 +155,29 @@ def check_github(path, report):
             summary = ln
             continue
         got[ln[2:].split(" ")[0].split(":")[0]] += 1
-    over = any(v > 10 for v in want.values())
+    over = any(v > 10 for v in want.values()) or sum(want.values()) > job_left
+    caps = {k: (9 if (over and k == "notice") else 10) for k in got}
+    room = job_left - 1 if over and job_left else job_left
+    under_kind = sum(min(want[k], caps[k]) for k in got)
     for k in got:
-        cap = 9 if (over and k == "notice") else 10
-        if got[k] != min(want[k], cap):
-            probs.append("%d %s annotations, expected %d (of %d)" % (got[k], k, min(want[k], cap), want[k]))
         if got[k] > 10:
             probs.append("more than 10 %s annotations" % k)
-    if over:
-        rest = sum(want.values()) - sum(got.values())
-        if not summary or ("::%d more findings" % rest) not in summary:
-            probs.append("no summary notice of the %d findings past the cap: %r" % (rest, summary))
-    elif summary:
+        if job_left >= 30 and got[k] != min(want[k], caps[k]):
+            probs.append("%d %s annotations, expected %d (of %d)" % (got[k], k, min(want[k], caps[k]), want[k]))
+    if sum(got.values()) != min(under_kind, room):
+        probs.append("%d annotations, expected %d (the job had %d left)" % (sum(got.values()), min(under_kind, room), job_left))
+    if sum(got.values()) + (1 if summary else 0) > job_left:
+        probs.append("%d annotations where the job had %d left" % (sum(got.values()) + (1 if summary else 0), job_left))
+    rest = sum(want.values()) - sum(got.values())
+    if over and job_left:
+        if not summary or ("::%d more findings" % rest) not in summary or plain:
+            probs.append("no summary notice of the %d findings past the caps: %r" % (rest, summary))
+        if job_left < 50 and summary and "earlier steps of this job" not in summary:
+            probs.append("the notice does not say the job's earlier steps used annotations: %r" % summary)
+    elif over:
+        if summary or not plain or not plain.startswith("nccl-triage: %d finding" % rest):
+            probs.append("no plain line of the %d findings when the job has no annotation left: %r" % (rest, plain))
+    elif summary or plain:
         probs.append("a summary notice without overflow")
     return probs
 
@@ -173,7 +190,7 @@ def main():
     elif kind == "junit":
         probs = check_junit(path, report)
     elif kind == "github":
-        probs = check_github(path, report)
+        probs = check_github(path, report, int(sys.argv[3]) if len(sys.argv) > 4 else 50)
     else:
         print("unknown kind " + kind)
         return 2

@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(fmt, "sarif"))
 		report_sarif(stdout, doc);
 	else if (!strcmp(fmt, "github"))
-		report_github(stdout, doc);
+		report_github(stdout, doc, GH_JOB_CAP);
 	else if (!strcmp(fmt, "md") || !strcmp(fmt, "text")) {
 		/* render md|text DOC [WIDTH] */
 		struct report_opts ro = {0, 0, argc > 3 ? atoi(argv[3]) : 0};

@@ -18,6 +18,7 @@
 #            (skipped with a message when chromium is not installed:
 #            tests/reports/deps.sh installs it)
 # Ends with "N passed, N failed[, N skipped]".
+unset RUNNER_TEMP # the github format counts a job's annotations there (cli/formats.c)
 BIN=${1:-./nccl-triage}
 case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
 B=${NT_BUILD:-build}
@@ -210,6 +211,21 @@ sub "batch junit: GitLab/Jenkins shape" $PY $HERE/ci_check.py junit "$T/o/batch.
 "$BIN" batch -q $DB --format json -o "$T/o/many.json" $SC fixtures/captures/h200-2gpu-more 2>/dev/null
 sub "github: caps of 10 per kind and a summary notice (many bundles)" $PY $HERE/ci_check.py github "$T/o/many.github" "$T/o/many.json"
 check "github: the summary notice is there" grep -q '^::notice title=nccl-triage%3A more findings::' "$T/o/many.github"
+# and 50 per job: three steps of one job share them through $RUNNER_TEMP
+mkdir -p "$T/rt"
+for i in 1 2 3; do
+	RUNNER_TEMP="$T/rt" "$BIN" batch -q $DB --format github -o "$T/o/step$i.github" $SC fixtures/captures/h200-2gpu-more 2>/dev/null
+	cp "$T/rt/nccl-triage-annotations" "$T/o/count$i" 2>/dev/null
+done
+check "github: the job's count after each step (30, 50, 50)" sh -c "[ \"\$(cat '$T/o/count1' '$T/o/count2' '$T/o/count3' | tr '\\n' ' ')\" = '30 50 50 ' ]"
+sub "github: step 1 of a job, 50 left" $PY $HERE/ci_check.py github "$T/o/step1.github" 50 "$T/o/many.json"
+sub "github: step 2 of a job, 20 left" $PY $HERE/ci_check.py github "$T/o/step2.github" 20 "$T/o/many.json"
+sub "github: step 3 of a job, none left: a plain line" $PY $HERE/ci_check.py github "$T/o/step3.github" 0 "$T/o/many.json"
+check "github: no annotation once the job has shown 50" sh -c "! grep -q '^::' '$T/o/step3.github'"
+check "github: step 1 of a job is the lone run's report" cmp -s "$T/o/step1.github" "$T/o/many.github"
+echo 7x > "$T/rt/nccl-triage-annotations"
+RUNNER_TEMP="$T/rt" "$BIN" analyze -q $DB --format github "$SC/oom_unshard" > "$T/o/badcount.github" 2> "$T/o/badcount.err"
+check "github: a count file that is no count is named, and no annotation written" sh -c "grep -q 'nccl-triage-annotations: not a count of annotations' '$T/o/badcount.err' && ! grep -q '^::' '$T/o/badcount.github' && grep -q '^nccl-triage: .* not annotated' '$T/o/badcount.github'"
 check "github: GITHUB_STEP_SUMMARY gets the Markdown report, appended" sh -c "echo previous > '$T/sum.md'; GITHUB_STEP_SUMMARY='$T/sum.md' '$BIN' analyze -q $DB --format github '$SC/oom_unshard' > /dev/null; [ \$(head -1 '$T/sum.md') = previous ] && grep -q '^## nccl-triage: ' '$T/sum.md' && grep -q 'Most likely root cause' '$T/sum.md'"
 check "github: no GITHUB_STEP_SUMMARY, no file written" sh -c "cd '$T' && env -u GITHUB_STEP_SUMMARY '$BIN' analyze -q $DB --format github '$OLDPWD/$SC/oom_unshard' > /dev/null; [ ! -e '$T/GITHUB_STEP_SUMMARY' ]"
 # references are public sources, never this repository's paths
@@ -222,9 +238,9 @@ d=json.load(open(sys.argv[1]))
 bad=[r for b in d[\"bundles\"] for x in b[\"diagnoses\"] for r in x.get(\"references\",[]) if r.startswith((\"fixtures/\",\"tests/\",\"nccl-reference.md\"))]
 sys.exit(1 if bad else 0)' '$T/o/all.json'"
 # fix steps that apply to the case: a torchrun job gets no vLLM advice; a bare OOM line (no launcher known) keeps it
-check "fix: torchrun job (launchers: torchrun) has no vLLM step" sh -c "grep -q '\"torchrun\"' '$T/o/oom_unshard.json' && ! grep -q 'For vLLM' '$T/o/oom_unshard.json' && ! grep -q 'For vLLM' '$T/o/oom_unshard.md'"
+check "fix: torchrun job (launchers: torchrun) has no vLLM step" sh -c "grep -q '\"torchrun\"' '$T/o/oom_unshard.json' && $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(any(\"For vLLM\" in f for b in d[\"bundles\"] for x in b[\"diagnoses\"] for f in x[\"fix\"]))' '$T/o/oom_unshard.json' && ! grep -q 'For vLLM' '$T/o/oom_unshard.md'"
 grep -m1 'torch.OutOfMemoryError' "$SC/oom_unshard/run.log" | sed 's/^\[rank0\]: //' > "$T/bare-oom.log"
-check "fix: no launcher known keeps the vLLM step" sh -c "'$BIN' analyze -q $DB --format json '$T/bare-oom.log' | grep -q 'For vLLM lower --gpu-memory-utilization'"
+check "fix: no launcher known keeps the vLLM step" sh -c "'$BIN' analyze -q $DB --format json '$T/bare-oom.log' | $PY -c 'import json,sys; d=json.load(sys.stdin); sys.exit(not any(f.startswith(\"For vLLM lower --gpu-memory-utilization\") for b in d[\"bundles\"] for x in b[\"diagnoses\"] for f in x[\"fix\"]))'"
 # the same evidence is not shown twice in one diagnosis
 check "text: a derived sentence that is the explanation is not repeated" sh -c "grep -q '(the sentence above)' '$T/o/oom_unshard.text' && [ \$(grep -c 'GPU 0 reached 142611 of 143771 MiB' '$T/o/oom_unshard.text') -eq 1 ]"
 sub "html: no line shown twice in one diagnosis" $PY $HERE/html_check.py dup "$T/o/collective_timeout.html" "$T/o/duplicate_gpu.html" "$T/o/all.html"
@@ -338,7 +354,17 @@ check "analyze --format json (not redacted)" an json "$T/o/plain.json" "$RB"
 sub "redact: no original token in any format" $PY $HERE/redact_check.py scan "$RB" "$T"/o/red.*
 sub "redact: diagnosis unchanged" $PY $HERE/redact_check.py same "$T/o/plain.json" "$T/o/red.json"
 check "redact: the plain report does show the tokens (the scan is not vacuous)" sh -c "! $PY $HERE/redact_check.py scan '$RB' '$T/o/plain.json' >/dev/null"
-check "redact: stable pseudonyms (host-1, same in json and html)" sh -c "grep -q 'host-1' '$T/o/red.json' && grep -q 'host-1' '$T/o/red.html' && grep -q 'ranks/nccl.host-[0-9]*.301[45].log' '$T/o/red.json'"
+check "redact: stable pseudonyms (host-1, same in json and html)" sh -c "grep -q 'host-1' '$T/o/red.json' && grep -q 'host-1' '$T/o/red.html'"
+check "redact: neutral bundle and document names (bundle-1, doc-K.log)" sh -c "grep -q '\"name\":[[:space:]]*\"bundle-1\"' '$T/o/red.json' && grep -q '\"path\":[[:space:]]*\"doc-[0-9]*\.log\"' '$T/o/red.json' && ! grep -q 'ranks/nccl\.' '$T/o/red.json' && ! grep -q 'redact-bundle' '$T/o/red.json'"
+check "analyze --redact --keep-names --format json" an json "$T/o/red-keep.json" --redact --keep-names "$RB"
+check "redact --keep-names: names kept, learned hosts replaced inside them" grep -q 'ranks/nccl.host-[0-9]*.301[45].log' "$T/o/red-keep.json"
+# the issue's example (issue 25): a bundle and a document named after hosts nothing else names
+mkdir -p "$T/names/gpu-node-99-ticket"
+sed -e 's/^vm:/trainhost44:/; s/\] vm:/] trainhost44:/' "$SC/duplicate_gpu/run.log" > "$T/names/gpu-node-99-ticket/trainhost44-rank0.log"
+for f in json html junit sarif github text md; do
+	check "redact names: --format $f" sh -c "'$BIN' analyze -q $DB --redact --format $f -o '$T/o/names.$f' '$T/names/gpu-node-99-ticket'; [ \$? -le 1 ] && ! grep -q 'gpu-node-99\|trainhost44' '$T/o/names.$f' && grep -q 'bundle-1\|doc-1\.log' '$T/o/names.$f'"
+done
+check "redact names: --keep-names keeps them" sh -c "'$BIN' analyze -q $DB --redact --keep-names --format json '$T/names/gpu-node-99-ticket' | grep -q 'gpu-node-99-ticket'"
 check "redact: the report says it is redacted" sh -c "grep -q '\"redacted\":[[:space:]]*true' '$T/o/red.json' && grep -q 'replaced by pseudonyms' '$T/o/red.html'"
 # facts too: GPU UUIDs, serials and bus ids from the real nvidia-smi -q, through redact_json
 check "redact (facts): fixture with gpus from nvidia-smi -q" sh -c "$PY $HERE/facts_from_captures.py '$T/o/plain.json' --gpus $CAP/sys/nvidia-smi-q.txt --topo $CAP/sys/topo-m.txt > '$T/pf.json' && '$R' redact '$T/pf.json' > '$T/o/rf.json'"
@@ -370,6 +396,12 @@ check "redact-string: GPU UUID" exp 6 "(UUID: gpu-uuid-1)"
 check "redact-string: user in a path" exp 8 "/home/user-1/llm/train.py"
 check "redact-string: a version is not an address" exp 9 "nvidia-cublas-cu12==12.4.5.8"
 check "redact-string: FQDN in [host]:port" exp 10 "connect to [host-2]:29500"
+# an address inside a line (issue 25): after "==" behind a blank, where the pip rule kept it
+printf 'RuntimeError: Connection refused by host; MASTER_ADDR==10.20.30.40\n' > "$T/addr-in-line.log"
+for f in json html; do
+	check "redact: analyze --redact --format $f, an address inside a line" an $f "$T/o/addr.$f" --redact "$T/addr-in-line.log"
+	check "redact: the address after '==' inside a line is replaced ($f)" sh -c "! grep -q '10\\.20\\.30\\.40' '$T/o/addr.$f' && grep -q 'MASTER_ADDR==ip-1' '$T/o/addr.$f'"
+done
 
 # ---- browser ----
 CHROME=$(command -v chromium || command -v chromium-browser || true)
@@ -398,7 +430,7 @@ $SHOTS/topo5.html:GPU topology"
 	echo "$pages" > "$T/pages"
 	# shellcheck disable=SC2046
 	(IFS='
-'; sub "browser: pages render offline, clean console; at 390 px and 1400 px, light and dark: no horizontal scroll, chart text >= 11 px, contrast >= 4.5:1" timeout 1500 $PY $HERE/browser_check.py "$CHROME" "$SHOTS" $(cat "$T/pages"); echo "$pass $fail" > "$T/pf")
+'; sub "browser: pages render offline, clean console; at 390 px and 1400 px, light and dark: no horizontal scroll, the timeline shown fits, chart text >= 11 px, contrast >= 4.5:1" timeout 1500 $PY $HERE/browser_check.py "$CHROME" "$SHOTS" $(cat "$T/pages"); echo "$pass $fail" > "$T/pf")
 	read -r pass fail < "$T/pf"
 	# the checker must catch what it is there to catch
 	cat > "$T/bad.html" <<'EOF'
@@ -408,6 +440,15 @@ $SHOTS/topo5.html:GPU topology"
 <img src="http://192.0.2.1/x.png"><script>console.error("control")</script></body></html>
 EOF
 	check "browser: a page with a network request and a console error is caught" sh -c "! timeout 600 $PY $HERE/browser_check.py '$CHROME' '$T/shots-bad' '$T/bad.html' >/dev/null 2>&1"
+	# a timeline drawn only as the wide SVG (before issue 25) scrolls inside its box at 390 px
+	cat > "$T/bad-tl.html" <<'EOF'
+<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>control</title><style>body{margin:0 auto;max-width:1100px;padding:10px;overflow-wrap:anywhere}.scroll{overflow-x:auto;max-width:100%}svg.chart{max-width:none;display:block}</style></head>
+<body><h2>Rank timeline</h2><p>This control page must fail the browser check at 390 px: its rank timeline is only the wide drawing.</p>
+<p>padding text so that the blank-page rule does not decide it ........................................................................................................................................................................</p>
+<div class="scroll"><svg role="img" aria-label="rank timeline" width="1050" height="60" viewBox="0 0 1050 60" class="chart" xmlns="http://www.w3.org/2000/svg"><text x="6" y="30" font-size="12">rank 0</text><text x="900" y="30" font-size="12">first failure</text></svg></div></body></html>
+EOF
+	check "browser: a rank timeline that scrolls sideways at 390 px is caught" sh -c "timeout 600 $PY $HERE/browser_check.py '$CHROME' '$T/shots-bad' '$T/bad-tl.html' 2>&1 | grep -q 'light 390px: the rank timeline is not readable without sideways scrolling'"
 	echo "screenshots and PDFs: $SHOTS/"
 fi
 

@@ -4,9 +4,10 @@
   stable_check.py A.json A.junit A.sarif B.json B.junit B.sarif
       A and B are two runs over different bundles analysed at the same path
       (as a CI job sees its log folder), with diagnoses in common whose
-      titles differ (run values): the JUnit test case names and the SARIF
-      rule ids and rule texts of those diagnoses must be the same in both,
-      and carry none of the run's values.  Fails when nothing differs (the
+      titles, explanations or fix steps differ (run values): the JUnit test
+      case names and the SARIF rule ids and rule texts (descriptions and
+      help) of those diagnoses must be the same in both, and carry none of
+      the run's values.  Fails when nothing differs (the
       check would be vacuous).
 Prints the problems, then "N passed, N failed"."""
 import json
@@ -23,7 +24,8 @@ def junit_names(path):
 
 def sarif_rules(path):
     run = json.load(open(path))["runs"][0]
-    return {r["id"]: (r["shortDescription"]["text"], r.get("fullDescription", {}).get("text"))
+    return {r["id"]: (r["shortDescription"]["text"], r.get("fullDescription", {}).get("text"),
+                      r.get("help", {}).get("text"))
             for r in run["tool"]["driver"]["rules"]}
 
 
@@ -37,7 +39,8 @@ def main():
     ja, jb = junit_names(a_junit), junit_names(b_junit)
     sa, sb = sarif_rules(a_sarif), sarif_rules(b_sarif)
     probs = []
-    differing = [i for i in da if i in db and (da[i]["title"] != db[i]["title"] or da[i]["explanation"] != db[i]["explanation"])]
+    differing = [i for i in da if i in db and (da[i]["title"] != db[i]["title"] or da[i]["explanation"] != db[i]["explanation"]
+                                               or da[i].get("fix") != db[i].get("fix"))]
     if not differing:
         probs.append("no common diagnosis with different titles: vacuous")
     junit_seen = 0
@@ -47,6 +50,12 @@ def main():
         for run_value in (da[i]["title"], db[i]["title"]):
             if sa.get(i) and run_value != da[i].get("fixed_title") and sa[i][0] == run_value:
                 probs.append("sarif rule %s is titled with a run's values: %r" % (i, run_value))
+        # the rule's help is the database's fix steps, not a run's: no step
+        # that one run has and the other not (it holds a run's values)
+        for step in sorted(set(da[i].get("fix", [])) ^ set(db[i].get("fix", []))):
+            for rules in (sa, sb):
+                if rules.get(i) and rules[i][2] and "- " + step in rules[i][2].split("\n"):
+                    probs.append("sarif rule %s's help carries a run's fix step: %r" % (i, step))
         if i in ja and i in jb:
             junit_seen += 1
             if ja[i] != jb[i]:

@@ -31,7 +31,7 @@ int main(void)
 	rules_register(&db);
 	CHECK_INT(sigdb_load_dir(&db, "patterns", &m), 0);
 	CHECK_INT(sigdb_finalize(&db, &m), 0);
-	CHECK_INT(patids_check(&db, &m), 0);
+	CHECK_INT(sigdb_check_patids(&db, &m), 0);
 	CHECK_INT(m.list.n, 0);
 	sigdb_free(&db);
 
@@ -48,7 +48,7 @@ int main(void)
 	}
 	/* rules are registered from C and oom./memory. are families of them or
 	 * of patterns/ only; categories are C's own list */
-	int missing = patids_check(&db, &m);
+	int missing = sigdb_check_patids(&db, &m);
 	CHECK(missing >= (int)(sigs + diags));
 	CHECK(has_msg(&m, "the signature \"" SIG_IB_NO_DEVICE "\" (named in rules_env.c, rules_host.c) is not in the database"));
 	CHECK(has_msg(&m, "the diagnosis \"" DIAG_RANKS_NEVER_REACHED_NCCL "\" (named in cascade.c) is not in the database"));
@@ -61,7 +61,7 @@ int main(void)
 	sigdb_init(&db);
 	CHECK_INT(sigdb_load_dir(&db, "tests/db-min", &m), 0);
 	CHECK_INT(sigdb_finalize(&db, &m), 0);
-	CHECK(patids_check(&db, &m) >= (int)(sigs + diags + rules));
+	CHECK(sigdb_check_patids(&db, &m) >= (int)(sigs + diags + rules));
 	CHECK(has_msg(&m, "the fact rule \"" RULE_RANKS_STUCK_IN_INIT "\" (named in nextsteps.c, rules_host.c)"));
 	sigdb_free(&db);
 	msgs_free(&m);

@@ -359,7 +359,7 @@ static void line_result(const char *line, struct result *r)
 	nc = matcher_scan(mt, &ll);
 	matcher_match_list(mt, &ll, matcher_candidates(mt), nc, "test", on_match, r, NULL);
 	struct derive_input in;
-	const struct derive_row *row = derive_input_from_line(&ll, &in) ? derive_match(&db, &in) : NULL;
+	const struct derive_row *row = derive_input_from_line(&ll, &in) ? derive_match(&db.derived, &in) : NULL;
 	if (row) {
 		add(r, " derived:", 9);
 		add(r, row->id, strlen(row->id));

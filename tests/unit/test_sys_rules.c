@@ -259,6 +259,39 @@ static void test_memory(void)
 	CHECK(find(&g, "memory.other_process_holds_memory") < 0); /* 7.9 MiB elsewhere is rounding, not a process */
 	cJSON_Delete(f);
 
+	/* each GPU at capacity quotes its own rank's OOM line (the demo ticket's
+	 * torchrun.log:102 and :107), not the first of the log */
+	f = cJSON_CreateObject();
+	load(f, "fixtures/sys/h200-2gpu/memtrace-oom_unshard.csv");
+	const char *l0 = "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a "
+	                 "total capacity of 139.80 GiB of which 545.06 MiB is free.";
+	const char *l1 = "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 1 has a "
+	                 "total capacity of 139.80 GiB of which 545.06 MiB is free.";
+	sysreport_torch_oom(l0, strlen(l0), f, "torchrun.log", 102);
+	sysreport_torch_oom(l1, strlen(l1), f, "torchrun.log", 107);
+	memset(&lc, 0, sizeof lc);
+	lc.oom_in_log = 1;
+	lc.oom_text = l0;
+	lc.oom_path = "torchrun.log";
+	lc.oom_line = 102;
+	lc.ooms[0] = (struct sys_oom_line){l0, "torchrun.log", 102};
+	lc.ooms[1] = (struct sys_oom_line){l1, "torchrun.log", 107};
+	lc.nooms = 2;
+	memset(&g, 0, sizeof g);
+	sys_rules_eval(f, &lc, collect, &g);
+	int seen = 0;
+	for (int k = 0; k < g.n; k++) {
+		if (strcmp(g.ids[k], "memory.oom_at_capacity"))
+			continue;
+		int gpu1 = strstr(g.text[k], "GPU 1 reached") != NULL;
+		CHECK(strstr(g.text[k], gpu1 ? "\"[rank1]: " : "\"[rank0]: ") != NULL);
+		CHECK(strstr(g.text[k], gpu1 ? "torchrun.log:107" : "torchrun.log:102") != NULL);
+		CHECK(strstr(g.text[k], gpu1 ? "GPU 0 has" : "GPU 1 has") == NULL);
+		seen |= 1 << gpu1;
+	}
+	CHECK_INT(seen, 3);
+	cJSON_Delete(f);
+
 	/* the nvidia-smi -l capture: another process on both GPUs */
 	f = cJSON_CreateObject();
 	load(f, "fixtures/sys/h200-2gpu/nvidia-smi-l1.txt");

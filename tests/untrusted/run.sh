@@ -18,6 +18,7 @@
 #      a file that grows while read, memory per document
 #   15.4 damaged tar and gzip: read as archives, every cut named and counted
 # Ends with "N passed, N failed".
+unset RUNNER_TEMP # the github format counts a job's annotations there (cli/formats.c)
 BIN=${1:-./nccl-triage}
 case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
 ROOT=$(pwd)
