@@ -21,6 +21,16 @@ void cisafe_feed(struct cisafe *g, const char *in, size_t n, struct buf *out)
 	int lead = g->kind == CISAFE_TEXT || g->kind == CISAFE_XML; /* line-leading "::" can occur */
 	size_t run = 0; /* bytes of in[i - run, i) copied as they are, not yet added */
 	for (size_t i = 0; i < n; i++) {
+		if (!lead && !g->colon && !g->hashes) {
+			/* JSON: only "##[" is rewritten; the bytes up to the next '#'
+			 * go as they are (bol is not read without line-leading "::") */
+			const char *h = memchr(in + i, '#', n - i);
+			size_t stop = h ? (size_t)(h - in) : n;
+			run += stop - i;
+			i = stop;
+			if (i == n)
+				break;
+		}
 		char c = in[i];
 		if (g->colon) {
 			g->colon = 0;

@@ -88,6 +88,8 @@ const char *mem_find_rare(const void *hay, size_t n, const char *lit, size_t len
 /* CPUs this process may run on (affinity mask), at least 1. */
 int online_cpus(void);
 int str_starts(const char *s, const char *prefix);
+/* The length of the run of printable ASCII (0x20..0x7e) at s, 8 bytes a step. */
+size_t str_plain_run(const char *s, size_t n);
 int str_ends(const char *s, const char *suffix);
 /* Copy of s[0..n) with control bytes other than tab, C1 controls
  * (U+0080..U+009F) and bidi overrides (U+202A..U+202E, U+2066..U+2069)

@@ -420,7 +420,8 @@ static char *finish_obj(struct batch *bt, cJSON *obj, struct summary *sum)
 static void *run_bundle(struct batch *bt, const struct item *it, struct summary *sum)
 {
 	struct msgs inerr = {0};
-	struct analysis_opts ao = {bt->db, &bt->lim, 1, 0};
+	/* --summary-only (without --redact) shows no evidence: no context lines */
+	struct analysis_opts ao = {bt->db, &bt->lim, 1, 0, bt->summary_only && !bt->red};
 	int pre = precheck(it, &inerr), readable = 0;
 	struct bundle *b = analysis_run(it->name, pre ? NULL : it->path, &ao, &inerr, &readable);
 	if (pre) {
@@ -431,7 +432,9 @@ static void *run_bundle(struct batch *bt, const struct item *it, struct summary 
 		msgs_add(&b->warnings, "%s", inerr.list.v[0]);
 	}
 
-	cJSON *obj = report_bundle_json(b, 0);
+	/* --summary-only prints no bundle: its object only feeds the summary
+	 * (with --redact the whole object, whose strings number the pseudonyms) */
+	cJSON *obj = bt->summary_only && !bt->red ? report_bundle_summary_json(b) : report_bundle_json(b, 0);
 	cJSON_AddBoolToObject(obj, "readable", readable);
 	cJSON *ie = cJSON_AddArrayToObject(obj, "input_errors");
 	for (size_t i = 0; i < inerr.list.n; i++)

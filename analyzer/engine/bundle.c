@@ -63,6 +63,7 @@ struct docstate {
 	 * still waiting for the lines after it (indexes into b->ev.v) */
 	char prev[EVIDENCE_CONTEXT][EVIDENCE_CONTEXT_TEXT + 4]; /* + 4: a longer line shows as cut */
 	size_t prevlen[EVIDENCE_CONTEXT];
+	char *prevsan[EVIDENCE_CONTEXT]; /* owned: prev[] sanitised (context_copy), once asked; or NULL */
 	unsigned nprev, prevpos;
 	size_t waiting[8];
 	unsigned nwaiting;
@@ -647,17 +648,20 @@ static char *context_copy(const char *s, size_t n)
 	return str_sanitize_cut(s, n, EVIDENCE_CONTEXT_TEXT); /* a cut line ends with "…" */
 }
 
-/* The current line is "after" context for evidence found just before it. */
-static void context_after(struct bundle *b, struct docstate *ds, const char *s, size_t n)
+/* The current line is "after" context for evidence found just before it:
+ * sanitised once for all of them; returns that copy (for context_push). */
+static char *context_after(struct bundle *b, struct docstate *ds, const char *s, size_t n)
 {
 	unsigned keep = 0;
+	char *t = context_copy(s, n);
 	for (unsigned i = 0; i < ds->nwaiting; i++) {
 		struct evidence *e = &b->ev.v[ds->waiting[i]];
-		e->after[e->nafter++] = context_copy(s, n);
+		e->after[e->nafter++] = xstrdup(t);
 		if (e->nafter < EVIDENCE_CONTEXT)
 			ds->waiting[keep++] = ds->waiting[i];
 	}
 	ds->nwaiting = keep;
+	return t;
 }
 
 /* Evidence [first, b->ev.n) came from the current line: give it the lines
@@ -668,7 +672,9 @@ static void context_before(struct bundle *b, struct docstate *ds, size_t first)
 		struct evidence *e = &b->ev.v[k];
 		for (unsigned j = 0; j < ds->nprev; j++) {
 			unsigned slot = (ds->prevpos + EVIDENCE_CONTEXT - ds->nprev + j) % EVIDENCE_CONTEXT;
-			e->before[e->nbefore++] = context_copy(ds->prev[slot], ds->prevlen[slot]);
+			if (!ds->prevsan[slot]) /* sanitised once, whatever the evidence around it */
+				ds->prevsan[slot] = context_copy(ds->prev[slot], ds->prevlen[slot]);
+			e->before[e->nbefore++] = xstrdup(ds->prevsan[slot]);
 		}
 		if (ds->nwaiting == sizeof ds->waiting / sizeof *ds->waiting) {
 			memmove(ds->waiting, ds->waiting + 1, (ds->nwaiting - 1) * sizeof *ds->waiting);
@@ -678,11 +684,15 @@ static void context_before(struct bundle *b, struct docstate *ds, size_t first)
 	}
 }
 
-static void context_push(struct docstate *ds, const char *s, size_t n)
+/* The line joins the ring of previous lines; san: its context_copy when
+ * made already (taken), or NULL. */
+static void context_push(struct docstate *ds, const char *s, size_t n, char *san)
 {
 	size_t l = n < EVIDENCE_CONTEXT_TEXT + 4 ? n : EVIDENCE_CONTEXT_TEXT + 4;
 	memcpy(ds->prev[ds->prevpos], s, l);
 	ds->prevlen[ds->prevpos] = l;
+	free(ds->prevsan[ds->prevpos]);
+	ds->prevsan[ds->prevpos] = san;
 	ds->prevpos = (ds->prevpos + 1) % EVIDENCE_CONTEXT;
 	if (ds->nprev < EVIDENCE_CONTEXT)
 		ds->nprev++;
@@ -718,7 +728,10 @@ static void offmap_init(struct offmap *om, const char *raw, const struct evidenc
 	om->src = e->cut ? str_cut_at(raw, e->length, EVIDENCE_TEXT_MAX) : e->length;
 	om->kept = strlen(e->text) - (e->cut ? 3 : 0);
 	size_t lim = om->src < om->kept ? om->src : om->kept, i = 0;
-	while (i < lim && (unsigned char)raw[i] >= 0x20 && (unsigned char)raw[i] < 0x7f && raw[i] == e->text[i])
+	size_t plain = str_plain_run(raw, lim); /* then the first byte that differs */
+	while (i + 8 <= plain && memcmp(raw + i, e->text + i, 8) == 0)
+		i += 8;
+	while (i < plain && raw[i] == e->text[i])
 		i++;
 	om->same = i;
 	*work += i;
@@ -810,9 +823,10 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 }
 
 /* ---- lines ----
- * Each line is counted and prepared (logline_parse, the prefilter scan) on
- * the thread that feeds the bundle, then applied (below) in line order:
- * in place, or on the pipeline's thread (bundle_set_threads). */
+ * Each line is counted and prepared (prepare_line: logline_parse, the
+ * prefilter scan, the benign test and the candidates' regexes) on the
+ * thread that feeds the bundle, then applied (below) in line order: in
+ * place, or on the pipeline's thread (bundle_set_threads). */
 
 /* Everything a line changes in the bundle, given its parse and the
  * candidate signatures of the prefilter. */
@@ -835,18 +849,17 @@ static int benign_tb_line(struct docstate *ds, const struct logline *ll)
 }
 
 static void apply_benign(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
-                         const char *s, size_t n)
+                         const char *s, size_t n, double ts)
 {
 	b->benign_lines++;
 	struct logline cp = *ll;
 	cp.kw = logline_keywords(ll) | KW_BENIGN_BIT;
 	cp.kw_known = 1;
-	ranks_note(b->ranks, &cp, ds->path, lineno, b->ev.next_seq); /* milestones, last line; not an error */
+	ranks_note_at(b->ranks, &cp, ds->path, lineno, b->ev.next_seq, ts); /* milestones, last line; not an error */
 	if (ll->level != LINE_PLAIN && !b->saw_nccl)
 		b->saw_nccl = 1;
-	if (ds->nwaiting)
-		context_after(b, ds, s, n);
-	context_push(ds, s, n);
+	if (!b->no_context)
+		context_push(ds, s, n, ds->nwaiting ? context_after(b, ds, s, n) : NULL);
 }
 
 /* The audit (analyze --unexplained): a failure-word line that no signature,
@@ -884,25 +897,38 @@ static void audit_line(struct bundle *b, struct docstate *ds, const struct logli
 	audit_add(b, ds->path, lineno, s, n);
 }
 
-static void apply_line(struct bundle *b, struct docstate *ds, const struct logline *ll, uint64_t lineno,
-                       const char *s, size_t n, const size_t *cand, size_t ncand)
+/* Whether the line is benign: it continues a benign traceback, or a benign
+ * entry matches it.  On the reading thread (prepare_line): the traceback
+ * state is the document's, the regexes the matcher's. */
+static int line_benign(struct bundle *b, struct docstate *ds, const struct logline *ll, const size_t *cand,
+                       size_t ncand)
 {
+	if (ds->benign_tb && benign_tb_line(ds, ll))
+		return 1;
+	const struct signature *bn = ncand ? matcher_benign(b->matcher, ll, cand, ncand) : NULL;
+	if (!bn)
+		return 0;
+	if (bn->benign_block) {
+		ds->benign_tb = 1;
+		ds->benign_tb_rank = ll->rank;
+	}
+	return 1;
+}
+
+static void apply_line(struct bundle *b, const struct line_batch *bt, const struct prepared_line *pl)
+{
+	struct docstate *ds = pl->doc;
+	const struct logline *ll = &pl->ll;
+	uint64_t lineno = pl->lineno;
+	const char *s = pl->raw;
+	size_t n = pl->rawlen;
 	const char *path = ds->path;
 	const struct span *m = &ll->msg;
-	if (ds->benign_tb && benign_tb_line(ds, ll)) {
-		apply_benign(b, ds, ll, lineno, s, n);
+	if (pl->benign) {
+		apply_benign(b, ds, ll, lineno, s, n, pl->ts);
 		return;
 	}
-	const struct signature *bn = ncand ? matcher_benign(b->matcher, ll, cand, ncand) : NULL;
-	if (bn) {
-		if (bn->benign_block) {
-			ds->benign_tb = 1;
-			ds->benign_tb_rank = ll->rank;
-		}
-		apply_benign(b, ds, ll, lineno, s, n);
-		return;
-	}
-	int launcher = ranks_note(b->ranks, ll, path, lineno, b->ev.next_seq); /* ranks: every line (torch [rankN], torchrun blocks) */
+	int launcher = ranks_note_at(b->ranks, ll, path, lineno, b->ev.next_seq, pl->ts); /* ranks: every line (torch [rankN], torchrun blocks) */
 	if (ll->floor && (ll->level == LINE_PLAIN || ll->level == LINE_WARN)) /* NCCL's INFO is no failure report */
 		floor_note(b, ds, ll, lineno, s, n, -1);
 	if (ll->level != LINE_PLAIN) {
@@ -942,14 +968,23 @@ static void apply_line(struct bundle *b, struct docstate *ds, const struct logli
 	    (!memcmp(m->p, "NET/", 4) || !memcmp(m->p, "NCCL ver", 8) || !memcmp(m->p, "cudaDriv", 8) ||
 	     !memcmp(m->p, "Using ne", 8) || !memcmp(m->p, "Bootstra", 8)))
 		sysreport_node_info(b->facts, ll->host.p, ll->host.n, m->p, m->n, path, lineno);
-	if (ds->nwaiting)
-		context_after(b, ds, s, n);
+	char *san = ds->nwaiting ? context_after(b, ds, s, n) : NULL;
+	/* the matches the reading thread found, in database order, after its
+	 * messages (budget spent, a regex that does not compile) */
+	for (size_t i = 0; i < pl->nmsg; i++)
+		msgs_add(&b->warnings, "%s", bt->msg[pl->msg + i]);
 	struct line_ctx c = {b, path, lineno, s, n};
 	size_t first = b->ev.n;
-	size_t hits = matcher_match_list(b->matcher, ll, cand, ncand, path, on_match, &c, &b->warnings);
-	if (b->ev.n > first)
-		context_before(b, ds, first);
-	context_push(ds, s, n);
+	for (size_t i = 0; i < pl->nhit; i++) {
+		const struct line_hit *h = &bt->hit[pl->hit + i];
+		on_match(&c, &b->db->sigs[h->sig], ll, bt->ov + h->ov, h->rc);
+	}
+	size_t hits = pl->nhit;
+	if (!b->no_context) { /* without it nothing ever waits: san stays NULL */
+		if (b->ev.n > first)
+			context_before(b, ds, first);
+		context_push(ds, s, n, san);
+	}
 	const char *what = NULL;
 	if (hits == 0) {
 		what = failure_kind(ll);
@@ -976,13 +1011,16 @@ static void apply_batch(void *ctx, struct line_batch *bt)
 {
 	struct bundle *b = ctx;
 	for (size_t i = 0; i < bt->n; i++) {
-		const struct prepared_line *pl = &bt->v[i];
+		struct prepared_line *pl = &bt->v[i];
 		if (pl->end_doc) {
 			doc_finish(b, pl->doc);
 			continue;
 		}
-		const size_t *cand = pl->ncand ? bt->cand + pl->cand : NULL; /* bt->cand is NULL until a line has one */
-		apply_line(b, pl->doc, &pl->ll, pl->lineno, pl->raw, pl->rawlen, cand, pl->ncand);
+		/* the line's kind and its time: here, as the reading thread has the
+		 * larger share of the work (nothing it does reads them) */
+		linekind_classify(&pl->ll);
+		pl->ts = ranks_line_ts(&pl->ll);
+		apply_line(b, bt, pl);
 #ifdef NT_SPAN_CHECK
 		free((void *)pl->raw);
 #endif
@@ -1003,6 +1041,54 @@ static const char *span_copy(const char *s, size_t n)
 }
 #endif
 
+/* matcher_match_list's callback on the reading thread: the match goes
+ * into the line's record. */
+struct found_ctx {
+	const struct sigdb *db;
+	struct line_batch *bt;
+	struct prepared_line *pl;
+};
+
+static void found_hit(void *ctx, const struct signature *s, const struct logline *ll, const PCRE2_SIZE *ov,
+                      int rc)
+{
+	(void)ll;
+	struct found_ctx *f = ctx;
+	line_batch_add_hit(f->bt, f->pl, (uint32_t)(s - f->db->sigs), ov, rc);
+}
+
+/* Everything about the line that depends on the line and on the reading
+ * thread's state only (the document's benign-traceback state, the
+ * matcher's budgets): the parse, the prefilter, the benign test and the
+ * regexes of the candidates.  apply_batch classifies it (linekind: after
+ * the scan, it reads the keywords), takes its time, and apply_line does
+ * the rest, in line order (on the pipeline's thread, or in place). */
+static void prepare_line(struct bundle *b, struct docstate *ds, struct line_batch *bt, struct prepared_line *pl,
+                         uint64_t lineno, const char *s, size_t n)
+{
+	struct logline *ll = &pl->ll;
+	logline_parse(s, n, ll);
+	size_t nc = matcher_scan(b->matcher, ll); /* the prefilter; it also finds the keywords (ll.kw) */
+	pl->raw = s;
+	pl->rawlen = n;
+	pl->lineno = lineno;
+	pl->doc = ds;
+	pl->end_doc = 0;
+	pl->hit = pl->nhit = pl->msg = pl->nmsg = 0;
+	const size_t *cand = matcher_candidates(b->matcher);
+	pl->benign = line_benign(b, ds, ll, cand, nc);
+	if (pl->benign || nc == 0)
+		return;
+	struct found_ctx f = {b->db, bt, pl};
+	struct msgs m = {0};
+	matcher_match_list(b->matcher, ll, cand, nc, ds->path, found_hit, &f, &m);
+	for (size_t i = 0; i < m.list.n; i++) {
+		line_batch_add_msg(bt, pl, m.list.v[i]);
+		m.list.v[i] = NULL;
+	}
+	msgs_free(&m);
+}
+
 /* Copy the line into the batch being filled and prepare it there. */
 static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, const char *s, size_t n)
 {
@@ -1018,15 +1104,7 @@ static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, c
 	dst = span_copy(dst, n); /* freed by apply_batch */
 #endif
 	struct prepared_line *pl = line_batch_add(b->fill);
-	logline_parse(dst, n, &pl->ll);
-	size_t nc = matcher_scan(b->scanner, &pl->ll);
-	linekind_classify(&pl->ll); /* after the scan: it reads the keywords */
-	line_batch_add_cands(b->fill, pl, matcher_candidates(b->scanner), nc);
-	pl->raw = dst;
-	pl->rawlen = n;
-	pl->lineno = lineno;
-	pl->doc = ds;
-	pl->end_doc = 0;
+	prepare_line(b, ds, b->fill, pl, lineno, dst, n);
 }
 
 /* The end of a document, after its lines (doc_finish on the pipeline's thread). */
@@ -1064,7 +1142,6 @@ static void lines_start(struct bundle *b)
 		b->threads = 1;
 		return;
 	}
-	b->scanner = matcher_new(b->db);
 	b->fill = pipeline_batch(b->pipe);
 }
 
@@ -1073,13 +1150,21 @@ static void lines_stop(struct bundle *b)
 	pipeline_stop(b->pipe); /* drains first */
 	b->pipe = NULL;
 	b->fill = NULL;
-	matcher_free(b->scanner);
-	b->scanner = NULL;
+	if (b->solo) {
+		line_batch_free(b->solo);
+		free(b->solo);
+		b->solo = NULL;
+	}
 }
 
 void bundle_set_threads(struct bundle *b, int threads)
 {
 	b->threads = threads;
+}
+
+void bundle_keep_context(struct bundle *b, int keep)
+{
+	b->no_context = !keep;
 }
 
 void bundle_set_audit(struct bundle *b, int on)
@@ -1102,17 +1187,15 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 		queue_line(b, ds, doc->lines, s, n);
 		return;
 	}
-	struct logline ll;
+	/* in place: a batch of one line, applied at once */
+	if (!b->solo)
+		b->solo = xcalloc(1, sizeof *b->solo);
 #ifdef NT_SPAN_CHECK
-	s = span_copy(s, n);
+	s = span_copy(s, n); /* freed by apply_batch */
 #endif
-	logline_parse(s, n, &ll);
-	size_t nc = matcher_scan(b->matcher, &ll); /* the prefilter; it also finds the keywords (ll.kw) */
-	linekind_classify(&ll);
-	apply_line(b, ds, &ll, doc->lines, s, n, matcher_candidates(b->matcher), nc);
-#ifdef NT_SPAN_CHECK
-	free((void *)s);
-#endif
+	prepare_line(b, ds, b->solo, line_batch_add(b->solo), doc->lines, s, n);
+	apply_batch(b, b->solo);
+	line_batch_reset(b->solo);
 }
 
 /* Split bytes into lines; carries an unfinished line in ds->partial. */
@@ -1317,6 +1400,8 @@ static void doc_finish(struct bundle *b, struct docstate *ds)
 	crash_doc_end(b, ds);
 	buf_free(&ds->sys);
 	buf_free(&ds->scan);
+	for (unsigned i = 0; i < EVIDENCE_CONTEXT; i++)
+		free(ds->prevsan[i]);
 	free(ds);
 }
 

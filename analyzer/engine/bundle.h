@@ -41,7 +41,8 @@ struct diagnosis;
 struct bundle {
 	char *name;
 	const struct sigdb *db;     /* borrowed */
-	struct matcher *matcher;    /* owned: per-bundle scratch for matching */
+	struct matcher *matcher;    /* owned: the prefilter and regexes, on the thread that reads
+	                               (their budgets and limits: the bundle's) */
 	struct limits lim;
 
 	struct input_doc *docs;
@@ -89,9 +90,10 @@ struct bundle {
 	void *cur;
 	/* lines applied on a second thread (bundle_set_threads; bundle.c) */
 	int threads;
+	int no_context;             /* 1: no lines kept around evidence (bundle_keep_context) */
 	struct pipeline *pipe;      /* owned; NULL when lines are applied in place */
-	struct matcher *scanner;    /* owned: the reading thread's prefilter scratch */
 	struct line_batch *fill;    /* the batch being filled (in pipe) */
+	struct line_batch *solo;    /* owned: the one-line batch of lines applied in place */
 	size_t ndeferred;           /* document ends queued in the pipeline since the last drain */
 	size_t deferred_bytes;      /* and the buffers they hold */
 };
@@ -115,6 +117,10 @@ void bundle_free(struct bundle *b);
 void bundle_set_threads(struct bundle *b, int threads);
 /* Collect the unexplained failure-word lines (analyze --unexplained); before any input. */
 void bundle_set_audit(struct bundle *b, int on);
+/* keep 0: evidence gets no context lines (before, after), for a caller
+ * that shows none (batch --summary-only); nothing else changes.  Before
+ * any input. */
+void bundle_keep_context(struct bundle *b, int keep);
 struct doc_sink bundle_sink(struct bundle *b);
 /* Feed a whole operand (path or '-'); its input errors also go to
  * input_errors when not NULL (batch reports them per bundle). */

@@ -293,6 +293,10 @@ static void collect_evidence(const struct bundle *b, struct diagnosis *dg)
 			dg->ranks[dg->nranks++] = e->rank;
 	}
 	free(named);
+	/* room for every item was taken above; a bundle's diagnoses each keep
+	 * only their own (bounded memory per bundle: batch workers) */
+	dg->ev = xrealloc(dg->ev, (dg->nev + 1) * sizeof *dg->ev);
+	dg->ranks = xrealloc(dg->ranks, (dg->nranks + 1) * sizeof *dg->ranks);
 	for (size_t i = 0; i < d->when_any.n; i++)
 		dg->ev_total += evlist_count(&b->ev, d->when_any.v[i]);
 	for (size_t i = 0; i < d->when_all.n; i++)

@@ -43,30 +43,58 @@ struct prepared_line *line_batch_add(struct line_batch *bt)
 	return &bt->v[bt->n++]; /* the caller sets every field */
 }
 
-void line_batch_add_cands(struct line_batch *bt, struct prepared_line *pl, const size_t *cand, size_t n)
+void line_batch_add_hit(struct line_batch *bt, struct prepared_line *pl, uint32_t sig, const size_t *ov, int rc)
 {
-	if (bt->ncand + n > bt->capcand) {
-		while (bt->ncand + n > bt->capcand)
-			bt->capcand = bt->capcand ? bt->capcand * 2 : 1024;
-		bt->cand = xrealloc(bt->cand, bt->capcand * sizeof *bt->cand);
+	size_t nov = 2 * (size_t)(rc > 0 ? rc : 0);
+	if (bt->nhit == bt->caphit) {
+		bt->caphit = bt->caphit ? bt->caphit * 2 : 256;
+		bt->hit = xrealloc(bt->hit, bt->caphit * sizeof *bt->hit);
 	}
-	if (n)
-		memcpy(bt->cand + bt->ncand, cand, n * sizeof *cand);
-	pl->cand = bt->ncand;
-	pl->ncand = n;
-	bt->ncand += n;
+	if (bt->nov + nov > bt->capov) {
+		while (bt->nov + nov > bt->capov)
+			bt->capov = bt->capov ? bt->capov * 2 : 1024;
+		bt->ov = xrealloc(bt->ov, bt->capov * sizeof *bt->ov);
+	}
+	if (pl->nhit == 0)
+		pl->hit = bt->nhit;
+	struct line_hit *h = &bt->hit[bt->nhit++];
+	h->sig = sig;
+	h->rc = rc;
+	h->ov = bt->nov;
+	if (nov)
+		memcpy(bt->ov + bt->nov, ov, nov * sizeof *ov);
+	bt->nov += nov;
+	pl->nhit++;
 }
 
-static void batch_reset(struct line_batch *bt)
+void line_batch_add_msg(struct line_batch *bt, struct prepared_line *pl, char *msg)
 {
-	bt->len = bt->n = bt->ncand = 0;
+	if (bt->nmsg == bt->capmsg) {
+		bt->capmsg = bt->capmsg ? bt->capmsg * 2 : 16;
+		bt->msg = xrealloc(bt->msg, bt->capmsg * sizeof *bt->msg);
+	}
+	if (pl->nmsg == 0)
+		pl->msg = bt->nmsg;
+	bt->msg[bt->nmsg++] = msg;
+	pl->nmsg++;
 }
 
-static void batch_free(struct line_batch *bt)
+void line_batch_reset(struct line_batch *bt)
 {
+	for (size_t i = 0; i < bt->nmsg; i++)
+		free(bt->msg[i]);
+	bt->len = bt->n = bt->nhit = bt->nov = bt->nmsg = 0;
+}
+
+void line_batch_free(struct line_batch *bt)
+{
+	line_batch_reset(bt);
 	free(bt->text);
 	free(bt->v);
-	free(bt->cand);
+	free(bt->hit);
+	free(bt->ov);
+	free(bt->msg);
+	memset(bt, 0, sizeof *bt);
 }
 
 struct pipeline {
@@ -94,7 +122,7 @@ static void *consumer_main(void *arg)
 		struct line_batch *bt = &p->ring[p->head % NBATCH];
 		pthread_mutex_unlock(&p->mu);
 		p->consume(p->ctx, bt);
-		batch_reset(bt);
+		line_batch_reset(bt);
 		pthread_mutex_lock(&p->mu);
 		p->head++;
 		pthread_cond_broadcast(&p->changed);
@@ -159,7 +187,7 @@ void pipeline_stop(struct pipeline *p)
 	pthread_mutex_unlock(&p->mu);
 	pthread_join(p->thread, NULL);
 	for (int i = 0; i < NBATCH; i++)
-		batch_free(&p->ring[i]);
+		line_batch_free(&p->ring[i]);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->changed);
 	free(p);

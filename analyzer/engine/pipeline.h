@@ -1,11 +1,16 @@
 /* pipeline.h - two-stage line pipeline for one bundle.
  *
  * The reading thread (the caller: input, decompression, line splitting,
- * logline_parse, the prefilter scan) fills line batches and submits them;
- * one consumer thread applies them in submission order (rank timelines,
- * PCRE2 on the candidates, evidence, facts).  Order is preserved, so the
+ * logline_parse, the prefilter scan, the regexes) fills line batches and
+ * submits them; one consumer thread applies them in submission order (rank
+ * timelines, evidence, facts).  Order is preserved, so the
  * result is byte-identical to doing both stages on one thread; the caller
  * calls pipeline_drain() before it touches anything the consumer writes.
+ *
+ * The reading thread also runs the regexes of each line's candidate
+ * signatures (they read the line and the matcher's own state only, which
+ * that thread owns): the consumer gets the matches (signature, PCRE2's
+ * ovector) and the matcher's messages in the record, and only applies them.
  *
  * A batch owns copies of its lines' bytes: the logline spans point into
  * batch->text, which is never reallocated while the batch holds lines. */
@@ -16,12 +21,24 @@
 #include <stdint.h>
 #include "parse/logline.h"
 
+/* A signature that matched a line: its index in the database, PCRE2's
+ * return code (the groups set) and its ovector, 2 * rc offsets at
+ * batch->ov[ov]. */
+struct line_hit {
+	uint32_t sig;
+	int rc;
+	size_t ov;
+};
+
 struct prepared_line {
 	struct logline ll;    /* parsed and scanned (ll.kw); spans into the batch's text */
 	const char *raw;      /* the whole line, in the batch's text */
 	size_t rawlen;
 	uint64_t lineno;
-	size_t cand, ncand;   /* candidate signatures: batch->cand[cand .. cand + ncand) */
+	double ts;            /* the line's time (ranks_line_ts), -1 when none */
+	int benign;           /* the line is benign (a benign entry, or a benign traceback's line) */
+	size_t hit, nhit;     /* its matches: batch->hit[hit .. hit + nhit), in database order */
+	size_t msg, nmsg;     /* the matcher's messages about it: batch->msg[msg .. msg + nmsg) */
 	void *doc;            /* the caller's per-document state */
 	int end_doc;          /* not a line: the end of document doc (the other fields unset) */
 };
@@ -33,8 +50,12 @@ struct line_batch {
 	size_t len, cap;
 	struct prepared_line *v;
 	size_t n, capv;
-	size_t *cand;
-	size_t ncand, capcand;
+	struct line_hit *hit;
+	size_t nhit, caphit;
+	size_t *ov;           /* PCRE2_SIZE offsets (size_t) of the hits */
+	size_t nov, capov;
+	char **msg;           /* owned; freed when the batch is reused */
+	size_t nmsg, capmsg;
 };
 
 /* Room for a line of n bytes at the end of batch->text: returns where to
@@ -44,7 +65,13 @@ struct line_batch {
 char *line_batch_room(struct line_batch *bt, size_t n);
 /* A new record for the line just copied (uninitialised: set every field). */
 struct prepared_line *line_batch_add(struct line_batch *bt);
-void line_batch_add_cands(struct line_batch *bt, struct prepared_line *pl, const size_t *cand, size_t n);
+/* A match of the line being prepared (pl): ov[0 .. 2 * rc) is copied. */
+void line_batch_add_hit(struct line_batch *bt, struct prepared_line *pl, uint32_t sig, const size_t *ov, int rc);
+/* A message about the line being prepared; the batch takes msg (malloc'ed). */
+void line_batch_add_msg(struct line_batch *bt, struct prepared_line *pl, char *msg);
+/* Empty the batch for reuse (frees its messages). */
+void line_batch_reset(struct line_batch *bt);
+void line_batch_free(struct line_batch *bt);
 
 typedef void (*batch_consumer)(void *ctx, struct line_batch *bt);
 

@@ -16,8 +16,9 @@
  *                 the lines with one of its keywords
  *   LK_OTHER      the rest (launcher output, program output, ...)
  * The classification reads the level and the keyword mask of the prefilter
- * pass (matcher_scan), so it runs after it: in bundle.c, on the thread that
- * reads, beside the scan.  linekind_get() classifies a line that was not. */
+ * pass (matcher_scan), so it runs after it: in bundle.c, first thing on
+ * the thread that applies the line (the reading thread has the larger
+ * share).  linekind_get() classifies a line that was not. */
 #ifndef NT_LINEKIND_H
 #define NT_LINEKIND_H
 

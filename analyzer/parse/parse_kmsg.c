@@ -137,10 +137,16 @@ static void line_time(const char *s, char *ts, size_t tn)
 	}
 }
 
+/* The array of key, and whether it holds cap entries.  Once full, a line
+ * was dropped and counted under kernel.dropped.key (count_dropped; these
+ * arrays only grow): that one lookup says so, not a walk of cap entries at
+ * every further line (a replicated dmesg paste) */
 static cJSON *entry(cJSON *facts, const char *key, int cap, int *full)
 {
-	cJSON *arr = sys_arr(sys_obj(facts, "kernel"), key);
-	*full = cJSON_GetArraySize(arr) >= cap;
+	cJSON *kn = sys_obj(facts, "kernel");
+	cJSON *arr = sys_arr(kn, key);
+	*full = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(kn, "dropped"), key) != NULL ||
+	        cJSON_GetArraySize(arr) >= cap;
 	return arr;
 }
 
@@ -249,8 +255,14 @@ static cJSON *oom_entry(cJSON *facts, long pid, const char *path, uint64_t linen
 	 * the pid first ("pid" is an entry's first key): most entries stop there */
 	cJSON_ArrayForEach(o, arr) {
 		double p, l;
-		if (!json_num(o, "pid", &p) || (long)p != pid)
+		const cJSON *pk = o->child; /* the key that json_num(o, "pid") finds, without a call */
+		const char *kn = pk ? pk->string : NULL;
+		if (kn && kn[0] == 'p' && kn[1] == 'i' && kn[2] == 'd' && !kn[3]) {
+			if (!cJSON_IsNumber(pk) || (long)pk->valuedouble != pid)
+				continue;
+		} else if (!json_num(o, "pid", &p) || (long)p != pid) {
 			continue;
+		}
 		/* "source" is an entry's last key (common() adds it last and then
 		 * replaces it in place): one comparison, not a walk of the keys */
 		const cJSON *last = o->child ? o->child->prev : NULL;

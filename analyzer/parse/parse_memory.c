@@ -471,6 +471,8 @@ int sys_parse_mem_csv(const char *text, size_t len, const char *path, cJSON *fac
 
 /* ---------- PyTorch OOM ---------- */
 
+#define OOM_EVENTS_MAX 256 /* memory.oom_events kept per bundle */
+
 /* value in MiB of the size that ends right before p (e.g. "4.00 GiB" before
  * " is free"), searching backwards over at most 40 bytes */
 static double size_before(const char *start, const char *p)
@@ -508,6 +510,11 @@ int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *
 		return 0;
 	const char *o = find(line, len, "CUDA out of memory");
 	if (!o)
+		return 0;
+	/* the 256 events kept already: nothing more is taken (below), so
+	 * nothing is parsed (a replicated paste: every further OOM line) */
+	const cJSON *kept = json_get(json_get(facts, "memory"), "oom_events");
+	if (cJSON_IsObject(json_get(facts, "memory")) && cJSON_IsArray(kept) && cJSON_GetArraySize(kept) >= OOM_EVENTS_MAX)
 		return 0;
 	const char *end = line + len;
 	size_t rest = (size_t)(end - o);
@@ -620,7 +627,7 @@ int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *
 	free(txt);
 	cJSON_AddItemToObject(ev, "source", sys_source(path, lineno));
 	cJSON *arr = sys_arr(sys_obj(facts, "memory"), "oom_events");
-	if (cJSON_GetArraySize(arr) >= 256) {
+	if (cJSON_GetArraySize(arr) >= OOM_EVENTS_MAX) {
 		cJSON_Delete(ev);
 		return 0;
 	}

@@ -1610,8 +1610,6 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 {
 	struct rank_doc *d = r->doc;
 	const struct span *m = &ll->msg;
-	if (ts < 0)
-		ts = ranks_parse_ts(m->p, m->n);
 	if (note_block(r, d, m, kw, path, lineno, r->order)) {
 		d->line_launcher = 1;
 		return;
@@ -1709,7 +1707,27 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 	where_set_raw(r, &d->last_plain, lineno, m->p, m->n, r->order, ts);
 }
 
+/* An NCCL line with host:pid:tid (note_nccl); the others are read as plain ones (note_plain) */
+static int nccl_line(const struct logline *ll)
+{
+	return ll->level != LINE_PLAIN && ll->pid >= 0; /* the host may be redacted to nothing */
+}
+
+double ranks_line_ts(const struct logline *ll)
+{
+	double ts = ll->ts.n ? ranks_parse_ts(ll->ts.p, ll->ts.n) : -1;
+	if (ts < 0 && !nccl_line(ll))
+		ts = ranks_parse_ts(ll->msg.p, ll->msg.n); /* a plain line: a time at the start of its text */
+	return ts;
+}
+
 int ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq)
+{
+	return ranks_note_at(r, ll, path, lineno, seq, ranks_line_ts(ll));
+}
+
+int ranks_note_at(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq,
+                  double ts)
 {
 	(void)seq;
 	if (r->finished)
@@ -1720,11 +1738,10 @@ int ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint
 		doc_open(r, path);
 	}
 	r->doc_key = path;
-	double ts = ll->ts.n ? ranks_parse_ts(ll->ts.p, ll->ts.n) : -1;
 	uint64_t kw = logline_keywords(ll);
 	struct rank_doc *d = r->doc;
 	d->line_launcher = 0;
-	if (ll->level != LINE_PLAIN && ll->pid >= 0) /* the host may be redacted to nothing */
+	if (nccl_line(ll))
 		note_nccl(r, ll, kw, path, lineno, ts);
 	else
 		note_plain(r, ll, kw, path, lineno, ts);

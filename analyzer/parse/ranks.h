@@ -215,6 +215,10 @@ void ranks_free(struct ranks *r);
 /* Returns 1 when the line was a launcher's record (torchrun's own lines and
  * its ChildFailedError block, an exit record of another launcher). */
 int ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq);
+/* The same with the line's time computed already: ts = ranks_line_ts(ll)
+ * (bundle.c takes it in apply_batch). */
+int ranks_note_at(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq,
+                  double ts);
 /* Close the current document, merge, compute global ranks and the first
  * failure.  Idempotent; call before querying. */
 void ranks_finish(struct ranks *r);
@@ -238,6 +242,10 @@ const char *rank_proc_milestone(const struct rank_proc *p);
 const char *ranks_signal_name(int sig);
 /* Parse a timestamp found at the start of s (see above); -1 when none. */
 double ranks_parse_ts(const char *s, size_t n);
+/* The time of a log line as the timelines read it: its prefix's timestamp,
+ * else (a line read as plain) one at the start of its message; -1 none.
+ * Depends on the line only. */
+double ranks_line_ts(const struct logline *ll);
 /* JSON array for the report (one object per process, sorted by rank). */
 cJSON *ranks_to_json(const struct ranks *r);
 /* JSON array of communicators: [{"comm_id", "nranks", "ranks_seen", "missing", "complete"}]. */

@@ -38,6 +38,13 @@ cJSON *report_tool_json(void);
 cJSON *report_header_json(const struct sigdb *db);
 /* One bundle's object as in "bundles" (batch's JSONL, verify). Caller owns. */
 cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max);
+/* The part of that object a batch summary and --fail-on read (summary.c:
+ * summary_add_bundle; report_fails): name, verdict, inputs, the diagnoses'
+ * id, category, severity, role and their evidence's captures, the
+ * unexplained lines' kinds, the flight-recorder dumps; built by the same
+ * code, without the rest (batch --summary-only: the whole object of an
+ * error-dense bundle is megabytes).  Caller owns. */
+cJSON *report_bundle_summary_json(const struct bundle *b);
 /* The warnings of a bundle's object: *n real ones (without the closing
  * "N more warnings not shown"), *dropped the ones beyond the cap. */
 void report_warnings(const cJSON *bundle, size_t *n, size_t *dropped);

@@ -81,6 +81,17 @@ static int span_ok(size_t start, size_t end)
 	return end > start && end != SIZE_MAX;
 }
 
+/* "captures": each name once, its first value */
+static void captures_json(cJSON *o, const struct evidence *e)
+{
+	if (!e->ncaps)
+		return;
+	cJSON *c = cJSON_AddObjectToObject(o, "captures");
+	for (size_t i = 0; i < e->ncaps; i++)
+		if (!cJSON_GetObjectItemCaseSensitive(c, e->caps[i].name))
+			cJSON_AddStringToObject(c, e->caps[i].name, e->caps[i].value);
+}
+
 static cJSON *evidence_json(const struct bundle *b, const struct evidence *e)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -112,12 +123,7 @@ static cJSON *evidence_json(const struct bundle *b, const struct evidence *e)
 		for (unsigned i = 0; i < e->nafter; i++)
 			cJSON_AddItemToArray(af, cJSON_CreateString(e->after[i]));
 	}
-	if (e->ncaps) {
-		cJSON *c = cJSON_AddObjectToObject(o, "captures");
-		for (size_t i = 0; i < e->ncaps; i++)
-			if (!cJSON_GetObjectItemCaseSensitive(c, e->caps[i].name))
-				cJSON_AddStringToObject(c, e->caps[i].name, e->caps[i].value);
-	}
+	captures_json(o, e);
 	/* where the signature matched in text (PCRE2's offsets): what HTML
 	 * highlights, never a search for the captured value */
 	if (!e->derived && span_ok(e->match.start, e->match.end)) {
@@ -236,7 +242,9 @@ static int reference_public(const char *r)
 	return 1;
 }
 
-static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d, size_t evmax)
+/* What a diagnosis's object starts with (all that a summary reads of it,
+ * with its evidence's captures) */
+static cJSON *diagnosis_head_json(const struct diagnosis *d)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "id", d->def->id);
@@ -245,6 +253,12 @@ static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d, 
 		cJSON_AddBoolToObject(o, "derived", 1); /* docs/derived.md */
 	cJSON_AddStringToObject(o, "severity", severity_name(d->def->severity));
 	cJSON_AddStringToObject(o, "role", role_name(d->role));
+	return o;
+}
+
+static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d, size_t evmax)
+{
+	cJSON *o = diagnosis_head_json(d);
 	if (d->echo_of)
 		cJSON_AddStringToObject(o, "echo_of", d->echo_of);
 	if (d->supports)
@@ -346,14 +360,8 @@ void report_json_fix_utf8(cJSON *it)
 	}
 }
 
-cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max)
+static void inputs_json(cJSON *o, const struct bundle *b)
 {
-	size_t evmax = evidence_max ? evidence_max : REPORT_EVIDENCE_MAX;
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "name", b->name);
-	cJSON_AddStringToObject(o, "verdict", verdict_name(b->verdict));
-	if (b->verdict_reason)
-		cJSON_AddStringToObject(o, "verdict_reason", b->verdict_reason);
 	cJSON *inputs = cJSON_AddArrayToObject(o, "inputs");
 	for (size_t i = 0; i < b->ndocs; i++) {
 		cJSON *d = cJSON_CreateObject();
@@ -365,6 +373,48 @@ cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max)
 			cJSON_AddBoolToObject(d, "complete", 0);
 		cJSON_AddItemToArray(inputs, d);
 	}
+}
+
+cJSON *report_bundle_summary_json(const struct bundle *b)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", b->name);
+	cJSON_AddStringToObject(o, "verdict", verdict_name(b->verdict));
+	inputs_json(o, b);
+	cJSON *fr = flight_json(b->flight);
+	if (fr)
+		cJSON_AddItemToObject(o, "flight_recorder", fr);
+	cJSON *diags = cJSON_AddArrayToObject(o, "diagnoses");
+	for (size_t i = 0; i < b->ndiags; i++) {
+		const struct diagnosis *d = &b->diags[i];
+		cJSON *dj = diagnosis_head_json(d);
+		cJSON *ev = cJSON_AddArrayToObject(dj, "evidence");
+		for (size_t k = 0; k < d->nev && k < REPORT_EVIDENCE_MAX; k++) {
+			cJSON *e = cJSON_CreateObject();
+			captures_json(e, &b->ev.v[d->ev[k]]);
+			cJSON_AddItemToArray(ev, e);
+		}
+		cJSON_AddItemToArray(diags, dj);
+	}
+	cJSON *fl = cJSON_AddArrayToObject(o, "unexplained");
+	for (size_t i = 0; i < b->nfailures; i++) {
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "kind", b->failures[i].what);
+		cJSON_AddItemToArray(fl, f);
+	}
+	report_json_fix_utf8(o->child); /* as report_bundle_json: the same strings */
+	return o;
+}
+
+cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max)
+{
+	size_t evmax = evidence_max ? evidence_max : REPORT_EVIDENCE_MAX;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", b->name);
+	cJSON_AddStringToObject(o, "verdict", verdict_name(b->verdict));
+	if (b->verdict_reason)
+		cJSON_AddStringToObject(o, "verdict_reason", b->verdict_reason);
+	inputs_json(o, b);
 	/* places where the input could not be read to its end (damaged or cut
 	 * archives and files, read errors, caps): the verdict rests on part of
 	 * the bundle only; absent when every byte was read */

@@ -1207,10 +1207,10 @@ static void fabric_one(const cJSON *fb, int idx, const char *bus, struct emitter
 		snprintf(who, sizeof who, "GPU %d (%s)", idx, bus ? bus : "?");
 	else
 		snprintf(who, sizeof who, "a GPU (the excerpt names none)");
-	struct caps c = {0};
-	cap_add(&c, "gpu", "%s", who);
-	cap_add(&c, "state", "%s", st);
-	cap_add(&c, "status", "%s", status ? status : "N/A");
+	struct caplist c = {0};
+	caplist_add(&c, "gpu", "%s", who);
+	caplist_add(&c, "state", "%s", st);
+	caplist_add(&c, "status", "%s", status ? status : "N/A");
 	emit(e, "fabric.gpu_not_registered", src, &c, "%s reports fabric state '%s', status '%s' [%s]: %s", who, st,
 	     status ? status : "N/A", src_str(src, sb, sizeof sb),
 	     waiting ? "the NVLink fabric has not registered it (Fabric Manager not running, still training the "
@@ -1246,10 +1246,10 @@ static void rule_nvlink(const cJSON *facts, struct emitter *e)
 		json_num(nv, "links", &links);
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(nv, "source");
 		const char *which = json_str(nv, "inactive_links");
-		struct caps c = {0};
-		cap_add(&c, "gpu", "%d", (int)idx);
-		cap_add(&c, "inactive_links", "%s", which ? which : "?");
-		cap_add(&c, "links", "%.0f of %.0f", ina, links);
+		struct caplist c = {0};
+		caplist_add(&c, "gpu", "%d", (int)idx);
+		caplist_add(&c, "inactive_links", "%s", which ? which : "?");
+		caplist_add(&c, "links", "%.0f of %.0f", ina, links);
 		emit(e, "nvlink.links_inactive", src, &c, "GPU %d (%s) shows %.0f of its %.0f NVLinks inactive (link %s) [%s]",
 		     (int)idx, json_str(g, "bus_id") ? json_str(g, "bus_id") : "?", ina, links, which ? which : "?",
 		     src_str(src, sb, sizeof sb));

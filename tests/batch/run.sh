@@ -121,6 +121,18 @@ check "merge of 3 shards == one run (json)" cmp -s "$T/one.json" "$T/merged.json
 check "merge order does not matter" cmp -s "$T/one.json" "$T/merged-rev.json"
 "$BIN" merge "$T"/shard*.jsonl > "$T/merged.txt"
 check "merge of 3 shards == one run (text)" cmp -s "$T/one.txt" "$T/merged.txt"
+# --summary-only builds a lighter object per bundle (report_bundle_summary_json):
+# its summary and exit status are those of the whole objects, with the full
+# database over the public tickets (diagnoses, captures, unexplained kinds)
+if command -v jq >/dev/null 2>&1; then
+	for fo in "" "--fail-on warning"; do
+		r1=0; "$BIN" batch -q $fo --summary-only --format json tests/learn > "$T/so.json" || r1=$?
+		r2=0; "$BIN" batch -q $fo --format json tests/learn > "$T/full.json" || r2=$?
+		jq -c .summary "$T/so.json" > "$T/so.sum"; jq -c .summary "$T/full.json" > "$T/full.sum"
+		check "summary-only == the whole reports' summary, tests/learn ${fo:-(default)}" sh -c \
+			"[ $r1 = $r2 ] && [ -s '$T/so.sum' ] && grep -q fingerprints '$T/so.sum' && cmp -s '$T/so.sum' '$T/full.sum'"
+	done
+fi
 # round robin split, summary-only shards, one gzipped
 awk 'NR % 2 == 1' "$T/all" > "$T/odd"; awk 'NR % 2 == 0' "$T/all" > "$T/even"
 "$BIN" batch $DB -q --summary-only --format jsonl "@$T/odd" > "$T/odd.jsonl"

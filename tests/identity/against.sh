@@ -8,7 +8,7 @@
 # system reports), every public report of tests/learn, tests/corpus and
 # tests/heldout, and a slice of both bench corpora (bench/make-corpus.sh:
 # 32 MiB in 8 files each, one file and batch over the gzip'ed jobs), with
-# -j1 and -j2 (and batch -j1 -j2 -j4).  For a change that must not change
+# -j1 and -j2 (and batch -j1 -j2 -j4, and --summary-only).  For a change that must not change
 # what the tool says (issue 24): run it before merging.  Not part of
 # make check (it builds another tree); ends with "N passed, N failed".
 # FORMATS=all also compares every other format of analyze (text, md, html,
@@ -82,6 +82,10 @@ for c in captures tickets; do
 	C=$T/corpus/$c
 	for j in 1 2; do cmp_run "bench $c all.log -j$j" analyze -j$j --format json "$C/all.log"; done
 	for j in 1 2 4; do cmp_run "bench $c batch -j$j" batch -j$j --format jsonl "$C/gz"; done
+	# --summary-only keeps no context lines (nothing shows them): the same summary
+	for f in text json sarif; do
+		cmp_run "bench $c batch --summary-only --format $f" batch -j2 --summary-only --fail-on warning --format "$f" "$C/gz"
+	done
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

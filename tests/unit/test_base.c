@@ -1,7 +1,8 @@
 /* Unit tests for the base layer: JSON getters (json.h), versions
  * (version.h), timestamps (tstamp.h), the hash and hash index (hash.h),
- * topology link classes (linkclass.h), tar headers (tarhdr.h) and reading
- * a file into a buffer, copying a line, writing a whole buffer (util.h). */
+ * topology link classes (linkclass.h), tar headers (tarhdr.h), reading
+ * a file into a buffer, copying a line, writing a whole buffer and
+ * str_sanitize's fast path (util.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,8 +386,100 @@ static void test_tarhdr(void)
 	CHECK(tar_oct_field((const unsigned char *)"17 x\0\0\0\0", 8, &v) == -1);
 }
 
+/* str_sanitize as it was written before its 8-bytes-a-step scan: byte by
+ * byte, the same classes (printable ASCII and tab kept, other ASCII '?',
+ * invalid UTF-8 U+FFFD, C1 controls and bidi overrides '?'), then masked */
+static size_t ref_utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+	size_t l = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+	if (!l || l > n)
+		return 0;
+	for (size_t k = 1; k < l; k++)
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0) || (c == 0xf0 && p[1] < 0x90) ||
+	    (c == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return l;
+}
+
+static char *ref_sanitize(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = malloc(3 * n + 1);
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		unsigned c = p[i];
+		if ((c >= 0x20 && c < 0x7f) || c == '\t') {
+			out[o++] = (char)c;
+			i++;
+		} else if (c < 0x80) {
+			out[o++] = '?';
+			i++;
+		} else {
+			size_t l = ref_utf8_len(p + i, n - i);
+			if (!l) {
+				memcpy(out + o, "\xef\xbf\xbd", 3);
+				o += 3;
+				i++;
+			} else if ((l == 2 && c == 0xc2 && p[i + 1] < 0xa0) ||
+			           (l == 3 && c == 0xe2 && ((p[i + 1] == 0x80 && p[i + 2] >= 0xaa && p[i + 2] <= 0xae) ||
+			                                    (p[i + 1] == 0x81 && p[i + 2] >= 0xa6 && p[i + 2] <= 0xa9)))) {
+				out[o++] = '?';
+				i += l;
+			} else {
+				memcpy(out + o, p + i, l);
+				o += l;
+				i += l;
+			}
+		}
+	}
+	str_mask_secrets(out, o);
+	return out;
+}
+
+static void test_sanitize(void)
+{
+	/* pieces that exercise each class, put together at every alignment
+	 * against the 8-byte steps */
+	static const char *const piece[] = {"a", "NCCL INFO ", "\t", "\x01", "\x7f", "\x1f", "~", " ", "\xc3\xa9",
+	                                    "\xe2\x94\x80", "\xc2\x85", "\xe2\x80\xae", "\xff", "\xe2\x94",
+	                                    "\xf0\x9f\x98\x80", "TOKEN=abc", "hf_abcdefghijklmnopqrstuvwxyz0123456",
+	                                    "x:1", "password: hunter2", "\x80", "0123456789abcdef"};
+	const size_t np = sizeof piece / sizeof *piece;
+	unsigned seed = 12345;
+	size_t same = 0, runs = 0;
+	for (int t = 0; t < 20000; t++) {
+		char line[256];
+		size_t n = 0;
+		int k = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 12;
+		for (int j = 0; j < k; j++) {
+			const char *pc = piece[((seed = seed * 1103515245u + 12345u) >> 16) % np];
+			size_t l = strlen(pc);
+			if (n + l >= sizeof line)
+				break;
+			memcpy(line + n, pc, l);
+			n += l;
+		}
+		char *a = str_sanitize(line, n), *b = ref_sanitize(line, n);
+		same += strcmp(a, b) == 0;
+		runs++;
+		free(a);
+		free(b);
+	}
+	CHECK(same == runs);
+	char *e = str_sanitize("", 0);
+	CHECK_STR(e, "");
+	free(e);
+	e = str_sanitize("abcdefgh\x01ijklmnop", 17);
+	CHECK_STR(e, "abcdefgh?ijklmnop");
+	free(e);
+}
+
 int main(void)
 {
+	test_sanitize();
 	test_json();
 	test_buf_read_file();
 	test_str_line_copy();

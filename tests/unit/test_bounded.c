@@ -447,6 +447,7 @@ static void test_cisafe(void)
 		{CISAFE_TEXT, "##[error]x\n  ::error::y\nok::z", "##\xe2\x80\x8b[error]x\n  :\xe2\x80\x8b:error::y\nok::z"},
 		{CISAFE_CMD, "::error file=a##[b]::c ##[stop-commands]t", "::error file=a##\xe2\x80\x8b[b]::c ##\xe2\x80\x8b[stop-commands]t"},
 		{CISAFE_JSON, "\"##[error]\"", "\"##\\u005b" "error]\""},
+		{CISAFE_JSON, "a #[b] ##x ###[c] ## [d] ##[e", "a #[b] ##x ###\\u005b" "c] ## [d] ##\\u005b" "e"},
 		{CISAFE_XML, "<p>##[x]</p>\n::warning::w", "<p>##&#91;x]</p>\n&#58;:warning::w"},
 		{CISAFE_TEXT, "#[ok] # #[ ok:\r::w", "#[ok] # #[ ok:\r:\xe2\x80\x8b:w"},
 	};

@@ -61,6 +61,32 @@ int main(void)
 	CHECK_STR(b->docs[0].path, "run.log");
 	CHECK_INT(b->docs[0].kind, DOC_NCCL_LOG);
 	CHECK_INT(b->docs[0].lines, 4);
+	/* the evidence's context lines: one before (the blank line is one), one after */
+	{
+		const struct evidence *e = &b->ev.v[b->diags[0].ev[0]];
+		CHECK_INT(e->nbefore, 2);
+		CHECK_INT(e->nafter, 1);
+		CHECK_STR(e->after[0], "vm:1159:1159 [0] NCCL INFO init.cc:126 -> 5");
+	}
+	bundle_free(b);
+
+	/* bundle_keep_context(b, 0): the same diagnosis and evidence, no context lines */
+	b = bundle_new("t", &db, NULL);
+	bundle_keep_context(b, 0);
+	{
+		static const char t[] =
+			"vm:1159:1159 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to nonexist0\n"
+			"\n"
+			"[2026-11-30 14:16:13] vm:1159:1159 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found\n"
+			"vm:1159:1159 [0] NCCL INFO init.cc:126 -> 5\n";
+		bundle_add_memory(b, "run.log", t, sizeof t - 1);
+	}
+	analysis_finish(b);
+	CHECK_INT(b->verdict, VERDICT_DIAGNOSED);
+	CHECK_STR(b->diags[0].title, "No usable socket interface (NCCL_SOCKET_IFNAME=nonexist0)");
+	CHECK_INT(b->ev.v[b->diags[0].ev[0]].line, 3);
+	CHECK_INT(b->ev.v[b->diags[0].ev[0]].nbefore, 0);
+	CHECK_INT(b->ev.v[b->diags[0].ev[0]].nafter, 0);
 	bundle_free(b);
 
 	/* a healthy init: banner, driver, Init COMPLETE; facts; nothing failing */

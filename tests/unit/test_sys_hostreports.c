@@ -166,6 +166,32 @@ static void test_kmsg(void)
 	CHECK_STR(gs(f, "kernel.oom_kills.0.host"), "cpu-6-2");
 	CHECK_INT(sysreport_kmsg_line(f, sl, 20, "syslog", 8), 0);
 	cJSON_Delete(f);
+
+	/* the caps: a dmesg paste many times over keeps the first 512 Xids and
+	 * 256 kills and counts the rest (once full, kernel.dropped says so
+	 * without a walk of the array at every line) */
+	f = cJSON_CreateObject();
+	{
+		static const char mig[] = "NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: CE User Channel (0x9). RST: No, D-RST: No";
+		for (int i = 0; i < 600; i++)
+			sysreport_kmsg_line(f, mig, sizeof mig - 1, "many.txt", (uint64_t)i + 1);
+		size_t len;
+		char *t = slurp(PUB "dmesg-T-oom-autovod-7.txt", &len);
+		struct buf b;
+		buf_init(&b);
+		for (int i = 0; i < 300; i++)
+			buf_add(&b, t, len);
+		sys_parse_kmsg(b.data, b.len, "oom-many.txt", f, NULL);
+		buf_free(&b);
+		free(t);
+	}
+	CHECK_INT(cJSON_GetArraySize(get(f, "kernel.xids")), 512);
+	CHECK_INT(gn(f, "kernel.dropped.xids"), 88);
+	CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(get(f, "kernel.xid_by_gpu"), "0000:01:00.0")), 1);
+	CHECK_INT(cJSON_GetArraySize(get(f, "kernel.oom_kills")), 256); /* one kill a copy: its two lines merged */
+	CHECK_INT(gn(f, "kernel.oom_kills.255.pid"), 7899);
+	CHECK_INT(gn(f, "kernel.dropped.oom_kills"), 2 * 44); /* both lines of each kill past the cap */
+	cJSON_Delete(f);
 }
 
 static void test_nodes(void)

@@ -142,6 +142,12 @@ static void test_oom_and_env(void)
 	CHECK_INT(gn(f, "memory.oom_events.0.rank"), 0);
 	CHECK_INT(gn(f, "memory.oom_events.0.source.line"), 102);
 	CHECK(sysreport_torch_oom("no oom here", 11, f, "x", 1) == 0);
+	/* 256 events kept; a line past them is not taken */
+	for (int i = 1; i < 256; i++)
+		CHECK(sysreport_torch_oom(line, strlen(line), f, "run.log", 102 + (uint64_t)i) == 1);
+	CHECK(sysreport_torch_oom(line, strlen(line), f, "run.log", 400) == 0);
+	CHECK_INT(cJSON_GetArraySize(get(f, "memory.oom_events")), 256);
+	CHECK_INT(gn(f, "memory.oom_events.255.source.line"), 357);
 	cJSON_Delete(f);
 
 	f = cJSON_CreateObject();
