@@ -19,33 +19,9 @@
 #include "rules/rules.h"
 #include "match/sigdb.h"
 #include "testlib.h"
+#include "testdb.h"
 
 static struct sigdb db;
-
-static struct bundle *run_text(const char *name, const char *text)
-{
-	struct bundle *b = bundle_new("t", &db, NULL);
-	bundle_add_memory(b, name, text, strlen(text));
-	analysis_finish(b);
-	return b;
-}
-
-static const struct diagnosis *diag(const struct bundle *b, const char *id)
-{
-	for (size_t i = 0; i < b->ndiags; i++)
-		if (strcmp(b->diags[i].def->id, id) == 0)
-			return &b->diags[i];
-	return NULL;
-}
-
-/* The first diagnosis of severity error or warning (the report's top). */
-static const struct diagnosis *top(const struct bundle *b)
-{
-	for (size_t i = 0; i < b->ndiags; i++)
-		if (b->diags[i].def->severity == SEV_ERROR || b->diags[i].def->severity == SEV_WARNING)
-			return &b->diags[i];
-	return NULL;
-}
 
 static int has_rank(const struct diagnosis *d, int r)
 {
@@ -70,41 +46,41 @@ static const char CHATGLM[] =
 
 static void test_busy_timeout(void)
 {
-	struct bundle *b = run_text("run.log", CHATGLM);
-	const struct diagnosis *t = top(b), *f = diag(b, "ranks.failed_in_collective");
+	struct bundle *b = tdb_run_text(&db, "run.log", CHATGLM);
+	const struct diagnosis *t = tdb_top(b), *f = tdb_diag(b, "ranks.failed_in_collective");
 	CHECK(t && strcmp(t->def->id, "ranks.timeout_while_busy") == 0);
 	CHECK(has_rank(t, 0)); /* the main process was busy: main_process_first */
 	CHECK(f && f->role == ROLE_CASCADE);
-	CHECK(diag(b, "ranks.never_reached_nccl") == NULL); /* the traceback is inside a collective */
+	CHECK(tdb_diag(b, "ranks.never_reached_nccl") == NULL); /* the traceback is inside a collective */
 	bundle_free(b);
 
 	/* the same traceback 5 minutes into the step: no timeout inferred, but
 	 * still inside a collective, so not "never reached NCCL" either */
 	char *early = xstrdup(CHATGLM);
 	memcpy(strstr(early, "[30:11<"), "[05:11<", 7);
-	b = run_text("run.log", early);
-	CHECK(diag(b, "ranks.timeout_while_busy") == NULL);
-	t = top(b);
+	b = tdb_run_text(&db, "run.log", early);
+	CHECK(tdb_diag(b, "ranks.timeout_while_busy") == NULL);
+	t = tdb_top(b);
 	CHECK(t && strcmp(t->def->id, "ranks.failed_in_collective") == 0 && t->def->derived);
-	CHECK(diag(b, "ranks.never_reached_nccl") == NULL);
+	CHECK(tdb_diag(b, "ranks.never_reached_nccl") == NULL);
 	bundle_free(b);
 	free(early);
 
 	/* an explicit failure of the program that names no rendezvous word
 	 * (tests/learn oom-lmmr1-43, corpus-a: vLLM's cumem allocator in a Ray
 	 * actor): "no NCCL line, so rendezvous" has nothing to stand on */
-	b = run_text("run.log", "(ActorModelRayActor pid=348952) RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62\n");
-	CHECK(diag(b, "ranks.never_reached_nccl") == NULL);
-	t = top(b);
+	b = tdb_run_text(&db, "run.log", "(ActorModelRayActor pid=348952) RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62\n");
+	CHECK(tdb_diag(b, "ranks.never_reached_nccl") == NULL);
+	t = tdb_top(b);
 	CHECK(!t || strcmp(t->def->category, "RENDEZVOUS") != 0);
 	bundle_free(b);
 	/* no collective in the traceback and no progress bar: the fallback */
-	b = run_text("run.log", "Traceback (most recent call last):\n"
+	b = tdb_run_text(&db, "run.log", "Traceback (most recent call last):\n"
 	                        "  File \"train.py\", line 94, in <module>\n"
 	                        "    main()\n"
 	                        "RuntimeError: Address already in use\n");
-	CHECK(diag(b, "ranks.never_reached_nccl") != NULL);
-	CHECK(diag(b, "ranks.failed_in_collective") == NULL);
+	CHECK(tdb_diag(b, "ranks.never_reached_nccl") != NULL);
+	CHECK(tdb_diag(b, "ranks.failed_in_collective") == NULL);
 	bundle_free(b);
 }
 
@@ -112,7 +88,7 @@ static void test_busy_timeout(void)
  * torchrun's Root Cause block; its traceback stops at the first broadcast. */
 static void test_collective_in_block(void)
 {
-	struct bundle *b = run_text("run.log",
+	struct bundle *b = tdb_run_text(&db, "run.log",
 		"Root Cause (first observed failure):\n"
 		"[0]:\n"
 		"  time      : 2026-01-13_09:20:58\n"
@@ -123,8 +99,8 @@ static void test_collective_in_block(void)
 		"  traceback : Traceback (most recent call last):\n"
 		"    File \"/app/torchtitan/torchtitan/distributed/utils.py\", line 140, in set_determinism\n"
 		"      torch.distributed.broadcast(seed_tensor, src=0)\n");
-	CHECK(diag(b, "ranks.never_reached_nccl") == NULL);
-	const struct diagnosis *t = top(b);
+	CHECK(tdb_diag(b, "ranks.never_reached_nccl") == NULL);
+	const struct diagnosis *t = tdb_top(b);
 	CHECK(t && strcmp(t->def->category, "RENDEZVOUS") != 0);
 	/* a Kubernetes pod: /dev/shm is small there, shared memory is one of the hypotheses */
 	cJSON *h = hypotheses_json(b);
@@ -156,18 +132,18 @@ static const char UCX_CRASH[] =
 
 static void test_native_frames(void)
 {
-	struct bundle *b = run_text("run.log", UCX_CRASH);
-	CHECK(diag(b, "ranks.never_reached_nccl") == NULL);
+	struct bundle *b = tdb_run_text(&db, "run.log", UCX_CRASH);
+	CHECK(tdb_diag(b, "ranks.never_reached_nccl") == NULL);
 	bundle_free(b);
 	char *other = xstrdup(UCX_CRASH);
 	for (char *p = other; (p = strstr(p, "libnccl")) != NULL;)
 		memcpy(p, "libfoox", 7);
-	b = run_text("run.log", other);
+	b = tdb_run_text(&db, "run.log", other);
 	/* without NCCL frames the crash is its own explanation (issue 26: a crash
 	 * block is failure evidence, derived.crash.signal_only), as
 	 * rule_never_reached says of an explicit segfault: no "never reached NCCL" */
-	CHECK(diag(b, "ranks.never_reached_nccl") == NULL);
-	CHECK(diag(b, "derived.rank_failure") != NULL);
+	CHECK(tdb_diag(b, "ranks.never_reached_nccl") == NULL);
+	CHECK(tdb_diag(b, "derived.rank_failure") != NULL);
 	bundle_free(b);
 	free(other);
 }
@@ -196,8 +172,8 @@ static const char CHILD_FAILED[] =
 
 static void test_launcher_record(void)
 {
-	struct bundle *b = run_text("run.log", CHILD_FAILED);
-	const struct diagnosis *t = top(b);
+	struct bundle *b = tdb_run_text(&db, "run.log", CHILD_FAILED);
+	const struct diagnosis *t = tdb_top(b);
 	CHECK(t && strcmp(t->def->id, "ranks.exited_with_error") == 0); /* nothing else: the record leads */
 	bundle_free(b);
 
@@ -211,9 +187,9 @@ static void test_launcher_record(void)
 		buf_init(&s);
 		buf_adds(&s, own[k]);
 		buf_adds(&s, CHILD_FAILED);
-		b = run_text("run.log", s.data);
-		t = top(b);
-		const struct diagnosis *rec = diag(b, "ranks.exited_with_error");
+		b = tdb_run_text(&db, "run.log", s.data);
+		t = tdb_top(b);
+		const struct diagnosis *rec = tdb_diag(b, "ranks.exited_with_error");
 		CHECK(t && strcmp(t->def->category, "IB_RDMA") == 0 && (k == 0) == !t->def->derived);
 		CHECK(rec && rec->role == ROLE_CASCADE && rec->echo_of && strcmp(rec->echo_of, t->def->id) == 0);
 		bundle_free(b);
@@ -228,15 +204,15 @@ static void test_single_process_peer(void)
 	static const char REMOTE[] =
 		"torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, remote process exited or there was a network error, NCCL version 2.21.5\n"
 		"ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\n";
-	struct bundle *b = run_text("run.log", REMOTE);
-	const struct diagnosis *t = top(b);
+	struct bundle *b = tdb_run_text(&db, "run.log", REMOTE);
+	const struct diagnosis *t = tdb_top(b);
 	CHECK(t && strcmp(t->def->category, "RANK_FAILURE") == 0 && t->role != ROLE_CONTEXT);
 	bundle_free(b);
 	struct buf s;
 	buf_init(&s);
 	buf_adds(&s, "vm:1159:1159 [0] NCCL INFO comm 0x55d5c3a0 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 18000 commId 0x6e61e4ffdc1a4b4f - Init START\n");
 	buf_adds(&s, REMOTE);
-	b = run_text("run.log", s.data);
+	b = tdb_run_text(&db, "run.log", s.data);
 	int peers = 0;
 	for (size_t i = 0; i < b->ndiags; i++)
 		if (strncmp(b->diags[i].def->id, "rank.peer", 9) == 0) {
@@ -254,7 +230,7 @@ static void test_single_process_peer(void)
  * tells it apart; a certain diagnosis has no alternatives. */
 static void test_hypotheses(void)
 {
-	struct bundle *b = run_text("run.log",
+	struct bundle *b = tdb_run_text(&db, "run.log",
 		"torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, remote process exited or there was a network error, NCCL version 2.21.5\n"
 		"ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\n"
 		"Last error:\n"
@@ -262,8 +238,8 @@ static void test_hypotheses(void)
 	cJSON *h = hypotheses_json(b);
 	CHECK_INT(json_size(h), 3);
 	const cJSON *h0 = cJSON_GetArrayItem(h, 0), *h1 = cJSON_GetArrayItem(h, 1), *h2 = cJSON_GetArrayItem(h, 2);
-	CHECK(json_str(h0, "category") && strcmp(json_str(h0, "category"), top(b)->def->category) == 0);
-	CHECK(json_str(h0, "diagnosis") && strcmp(json_str(h0, "diagnosis"), top(b)->def->id) == 0);
+	CHECK(json_str(h0, "category") && strcmp(json_str(h0, "category"), tdb_top(b)->def->category) == 0);
+	CHECK(json_str(h0, "diagnosis") && strcmp(json_str(h0, "diagnosis"), tdb_top(b)->def->id) == 0);
 	CHECK(json_str(h1, "category") && strcmp(json_str(h1, "category"), "SOCKET_NETWORK") == 0); /* no IB shown */
 	CHECK(json_str(h2, "category") && strcmp(json_str(h2, "category"), "IB_RDMA") == 0);
 	double c0 = 0, c1 = 0, c2 = 0;
@@ -284,7 +260,7 @@ static void test_hypotheses(void)
 	bundle_free(b);
 
 	/* the same excerpt where NCCL shows IB in use: IB comes first */
-	b = run_text("run.log",
+	b = tdb_run_text(&db, "run.log",
 		"node1:4242:4300 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>\n"
 		"torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, remote process exited or there was a network error, NCCL version 2.21.5\n");
 	h = hypotheses_json(b);
@@ -293,7 +269,7 @@ static void test_hypotheses(void)
 	bundle_free(b);
 
 	/* certain: the port is in use; one hypothesis, no section in the text */
-	b = run_text("run.log",
+	b = tdb_run_text(&db, "run.log",
 		"torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29635, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use\n");
 	h = hypotheses_json(b);
 	CHECK_INT(json_size(h), 1);
@@ -307,26 +283,11 @@ static void test_hypotheses(void)
 	bundle_free(b);
 
 	/* nothing failed: no hypotheses */
-	b = run_text("run.log", "vm:1159:1159 [0] NCCL INFO comm 0x55d5c3a0 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 18000 commId 0x6e61e4ffdc1a4b4f - Init COMPLETE\n");
+	b = tdb_run_text(&db, "run.log", "vm:1159:1159 [0] NCCL INFO comm 0x55d5c3a0 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 18000 commId 0x6e61e4ffdc1a4b4f - Init COMPLETE\n");
 	h = hypotheses_json(b);
 	CHECK_INT(json_size(h), 0);
 	cJSON_Delete(h);
 	bundle_free(b);
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct buf b;
-	buf_init(&b);
-	char tmp[4096];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
-		buf_add(&b, tmp, n);
-	fclose(f);
-	return buf_steal(&b);
 }
 
 /* rules_infer.c: init stops on one host with several GPUs and nothing
@@ -335,12 +296,12 @@ static char *slurp(const char *path)
  * second host, or with an error, the suspect is not P2P. */
 static void test_init_stall(void)
 {
-	char *log = slurp("tests/learn/p2p-nccl-257-iommu.log");
+	char *log = tdb_slurp("tests/learn/p2p-nccl-257-iommu.log");
 	CHECK(log != NULL);
 	if (!log)
 		return;
-	struct bundle *b = run_text("run.log", log);
-	const struct diagnosis *t = top(b);
+	struct bundle *b = tdb_run_text(&db, "run.log", log);
+	const struct diagnosis *t = tdb_top(b);
 	CHECK(t && strcmp(t->def->id, "infer.init_stall_pcie_host") == 0 && t->def->severity == SEV_WARNING);
 	CHECK(b->verdict == VERDICT_NO_EVIDENCE); /* a suspect, not a failure found */
 	cJSON *bj = report_bundle_json(b, 0);
@@ -350,14 +311,14 @@ static void test_init_stall(void)
 	bundle_free(b);
 
 	/* the same with an NVLink topology of the host: not P2P over PCIe */
-	char *topo = slurp("fixtures/sys/h200-2gpu/topo-m.txt");
+	char *topo = tdb_slurp("fixtures/sys/h200-2gpu/topo-m.txt");
 	CHECK(topo != NULL);
 	b = bundle_new("t", &db, NULL);
 	bundle_add_memory(b, "run.log", log, strlen(log));
 	if (topo)
 		bundle_add_memory(b, "topo-m.txt", topo, strlen(topo));
 	analysis_finish(b);
-	CHECK(diag(b, "infer.init_stall_pcie_host") == NULL && diag(b, "infer.init_stall_host") == NULL);
+	CHECK(tdb_diag(b, "infer.init_stall_pcie_host") == NULL && tdb_diag(b, "infer.init_stall_host") == NULL);
 	bundle_free(b);
 	free(topo);
 
@@ -366,8 +327,8 @@ static void test_init_stall(void)
 	buf_init(&s);
 	buf_adds(&s, log);
 	buf_adds(&s, "jupyter-other:15900:15900 [0] NCCL INFO Bootstrap : Using [0]eth0:10.2.3.33<0>\n");
-	b = run_text("run.log", s.data);
-	CHECK(diag(b, "infer.init_stall_pcie_host") == NULL);
+	b = tdb_run_text(&db, "run.log", s.data);
+	CHECK(tdb_diag(b, "infer.init_stall_pcie_host") == NULL);
 	bundle_free(b);
 	buf_free(&s);
 
@@ -375,8 +336,8 @@ static void test_init_stall(void)
 	buf_init(&s);
 	buf_adds(&s, log);
 	buf_adds(&s, "jupyter-vmarkovtsev:15833:15833 [0] init.cc:904 NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 2000\n");
-	b = run_text("run.log", s.data);
-	CHECK(diag(b, "infer.init_stall_pcie_host") == NULL);
+	b = tdb_run_text(&db, "run.log", s.data);
+	CHECK(tdb_diag(b, "infer.init_stall_pcie_host") == NULL);
 	bundle_free(b);
 	buf_free(&s);
 	free(log);
@@ -386,18 +347,18 @@ static void test_init_stall(void)
  * set it in production); NCCL_TOPO_FILE alone is not this finding. */
 static void test_graph_file(void)
 {
-	struct bundle *b = run_text("run.log", "Spotllm:73025:73112 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to /opt/microsoft/ncv4/graph.xml\n");
-	const struct diagnosis *t = top(b);
+	struct bundle *b = tdb_run_text(&db, "run.log", "Spotllm:73025:73112 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to /opt/microsoft/ncv4/graph.xml\n");
+	const struct diagnosis *t = tdb_top(b);
 	CHECK(t && strcmp(t->def->id, "infer.graph_file_set") == 0 && strcmp(t->def->category, "ENV_MISCONFIG") == 0);
 	CHECK(t && strstr(t->explanation, "set by the machine image"));
 	bundle_free(b);
-	b = run_text("run.log", "Spotllm:73025:73112 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to /home/me/graph.xml\n");
-	t = top(b);
+	b = tdb_run_text(&db, "run.log", "Spotllm:73025:73112 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to /home/me/graph.xml\n");
+	t = tdb_top(b);
 	CHECK(t && strcmp(t->def->id, "infer.graph_file_set") == 0 && !strstr(t->explanation, "machine image"));
 	bundle_free(b);
-	b = run_text("run.log", "::16674:17023 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /opt/microsoft/ncv4/topo.xml\n"
+	b = tdb_run_text(&db, "run.log", "::16674:17023 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /opt/microsoft/ncv4/topo.xml\n"
 	                        "Spotllm:73025:73112 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /opt/microsoft/ncv4/topo.xml\n");
-	CHECK(diag(b, "infer.graph_file_set") == NULL);
+	CHECK(tdb_diag(b, "infer.graph_file_set") == NULL);
 	bundle_free(b);
 }
 
@@ -405,7 +366,7 @@ static struct bundle *run_docs(const char *const *paths, const char *const *name
 {
 	struct bundle *b = bundle_new("t", &db, NULL);
 	for (size_t i = 0; i < n; i++) {
-		char *t = slurp(paths[i]);
+		char *t = tdb_slurp(paths[i]);
 		CHECK(t != NULL);
 		if (t)
 			bundle_add_memory(b, names[i], t, strlen(t));
@@ -426,22 +387,22 @@ static void test_transport(void)
 	                     "fixtures/sys/h200-2gpu/topo-m.txt"};
 	const char *shmn[] = {"run.log", "env.txt", "topo-m.txt"};
 	struct bundle *b = run_docs(shm, shmn, 3);
-	const struct diagnosis *d = diag(b, "infer.transport_shm");
+	const struct diagnosis *d = tdb_diag(b, "infer.transport_shm");
 	CHECK(d && d->def->severity == SEV_INFO && strstr(d->explanation, "NCCL_P2P_DISABLE=1"));
 	CHECK(b->verdict == VERDICT_HEALTHY); /* information, never a failure */
 	bundle_free(b);
 	b = run_docs(shm, shmn, 2); /* no topology: nothing says NVLink is there */
-	CHECK(diag(b, "infer.transport_shm") == NULL);
+	CHECK(tdb_diag(b, "infer.transport_shm") == NULL);
 	bundle_free(b);
 
 	const char *sock[] = {"tests/learn/healthy-nccl-226-64ranks.log", "fixtures/sys/public/ibstat-8xcx7-1591-truncated.txt"};
 	const char *sockn[] = {"run.log", "ibstat.txt"};
 	b = run_docs(sock, sockn, 2);
-	d = diag(b, "infer.transport_socket");
+	d = tdb_diag(b, "infer.transport_socket");
 	CHECK(d && strstr(d->explanation, "NET/Socket"));
 	bundle_free(b);
 	b = run_docs(sock, sockn, 1);
-	CHECK(diag(b, "infer.transport_socket") == NULL);
+	CHECK(tdb_diag(b, "infer.transport_socket") == NULL);
 	bundle_free(b);
 }
 
@@ -460,7 +421,7 @@ static int steps_have(const struct bundle *b, const char *what)
  * commands carry the values of the evidence (the port). */
 static void test_next_steps(void)
 {
-	struct bundle *b = run_text("run.log",
+	struct bundle *b = tdb_run_text(&db, "run.log",
 		"torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29635, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use\n");
 	struct strvec sv = {0};
 	next_steps(b, &sv);
@@ -475,7 +436,7 @@ static void test_next_steps(void)
 
 	/* a remote error: not certain; network and ordering matter, the
 	 * topology and the versions do not */
-	b = run_text("run.log",
+	b = tdb_run_text(&db, "run.log",
 		"torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, remote process exited or there was a network error, NCCL version 2.21.5\n");
 	CHECK(steps_have(b, "NCCL_DEBUG=INFO"));
 	CHECK(!steps_have(b, "No topology"));
@@ -484,8 +445,8 @@ static void test_next_steps(void)
 
 
 	/* nothing diagnosed at all (an excerpt of NCCL's start): every gap may matter */
-	b = run_text("run.log", "jupyter-vmarkovtsev:15833:15833 [0] NCCL INFO NET/Socket : Using [0]eth0:10.2.3.32<0>\n");
-	CHECK(top(b) == NULL);
+	b = tdb_run_text(&db, "run.log", "jupyter-vmarkovtsev:15833:15833 [0] NCCL INFO NET/Socket : Using [0]eth0:10.2.3.32<0>\n");
+	CHECK(tdb_top(b) == NULL);
 	CHECK(steps_have(b, "No topology"));
 	CHECK(steps_have(b, "No versions"));
 	bundle_free(b);

@@ -18,39 +18,9 @@
 #include "rules/rules.h"
 #include "match/sigdb.h"
 #include "testlib.h"
+#include "testdb.h"
 
 static struct sigdb db;
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct buf b;
-	buf_init(&b);
-	char tmp[4096];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
-		buf_add(&b, tmp, n);
-	fclose(f);
-	return buf_steal(&b);
-}
-
-static struct bundle *run_text(const char *name, const char *text)
-{
-	struct bundle *b = bundle_new("t", &db, NULL);
-	bundle_add_memory(b, name, text, strlen(text));
-	analysis_finish(b);
-	return b;
-}
-
-static const struct diagnosis *diag(const struct bundle *b, const char *id)
-{
-	for (size_t i = 0; i < b->ndiags; i++)
-		if (strcmp(b->diags[i].def->id, id) == 0)
-			return &b->diags[i];
-	return NULL;
-}
 
 static void feed(struct ranks *r, const char *path, const char *text)
 {
@@ -245,7 +215,7 @@ static int ranks_match(const struct diagnosis *d, const char *want)
 /* fixtures/ranks/expected.tsv over the real captures. */
 static void test_captures(void)
 {
-	char *tsv = slurp("fixtures/ranks/expected.tsv");
+	char *tsv = tdb_slurp("fixtures/ranks/expected.tsv");
 	CHECK(tsv != NULL);
 	if (!tsv)
 		return;
@@ -288,7 +258,7 @@ static void test_captures(void)
 				if (!eq)
 					continue;
 				*eq = 0;
-				const struct diagnosis *d = diag(b, e);
+				const struct diagnosis *d = tdb_diag(b, e);
 				int ok = d && d->role == ROLE_CASCADE && d->echo_of && strcmp(d->echo_of, eq + 1) == 0;
 				if (!ok)
 					fprintf(stderr, "  %s: %s should be an echo of %s (got %s)\n", f[0], e, eq + 1,
@@ -305,10 +275,10 @@ static void test_captures(void)
 /* Never reached NCCL; next steps ask for NCCL_DEBUG; the rank table. */
 static void test_reports(void)
 {
-	struct bundle *b = run_text("run.log",
+	struct bundle *b = tdb_run_text(&db, "run.log",
 		"W1130 15:05:19.113000 2766 torch/distributed/run.py:851] *****************************************\n"
 		"torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29635, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use\n");
-	CHECK(diag(b, "ranks.never_reached_nccl") != NULL);
+	CHECK(tdb_diag(b, "ranks.never_reached_nccl") != NULL);
 	cJSON *ns = next_steps_json(b);
 	const cJSON *s0 = cJSON_GetArrayItem(ns, 0);
 	CHECK(cJSON_IsString(s0) && strstr(s0->valuestring, "NCCL_DEBUG=INFO") &&
@@ -371,18 +341,18 @@ static void test_old_releases(void)
 	 * not called missing; with an error of another kind it is */
 	const char *one = "gpu-bql-144-103:18553:18612 [0] INFO comm 0x7fa42c00a3b0 rank 0 nranks 2\n"
 	                  "gpu-bql-144-103:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : Connection timed out\n";
-	struct bundle *b = run_text("old.log", one);
+	struct bundle *b = tdb_run_text(&db, "old.log", one);
 	CHECK(!evlist_has(&b->ev, "ranks.missing_from_comm"));
 	bundle_free(b);
 	/* the output of one process alone cannot show that the other never
 	 * joined (rules_ranks.c one_process_pasted) ... */
-	b = run_text("old.log", "gpu-bql-144-103:18553:18612 [0] INFO comm 0x7fa42c00a3b0 rank 0 nranks 2\n"
+	b = tdb_run_text(&db, "old.log", "gpu-bql-144-103:18553:18612 [0] INFO comm 0x7fa42c00a3b0 rank 0 nranks 2\n"
 	                        "gpu-bql-144-103:18553:18611 [0] init.cu:194 WARN Cuda failure 'out of memory'\n");
 	CHECK(!evlist_has(&b->ev, "ranks.missing_from_comm"));
 	bundle_free(b);
 	/* ... a second process in view that never reached init can
 	 * (NCCL 2.3's interface line, nccl#207) */
-	b = run_text("old.log", "gpu-bql-144-103:18553:18612 [0] INFO comm 0x7fa42c00a3b0 rank 0 nranks 2\n"
+	b = tdb_run_text(&db, "old.log", "gpu-bql-144-103:18553:18612 [0] INFO comm 0x7fa42c00a3b0 rank 0 nranks 2\n"
 	                        "gpu-bql-144-103:18554:18554 [1] NCCL INFO NET : Using interface ib0:12.12.12.102<0>\n"
 	                        "gpu-bql-144-103:18553:18611 [0] init.cu:194 WARN Cuda failure 'out of memory'\n");
 	CHECK(evlist_has(&b->ev, "ranks.missing_from_comm"));
@@ -405,7 +375,7 @@ static void test_old_releases(void)
  * without its clue. */
 static void test_consistency(void)
 {
-	char *dup = slurp("fixtures/captures/h200-2gpu/scenarios/duplicate_gpu/run.log");
+	char *dup = tdb_slurp("fixtures/captures/h200-2gpu/scenarios/duplicate_gpu/run.log");
 	CHECK(dup != NULL);
 	if (!dup)
 		return;
@@ -419,15 +389,15 @@ static void test_consistency(void)
 			buf_add(&nowarn, l, n);
 		l += n;
 	}
-	struct bundle *b = run_text("run.log", nowarn.data);
-	const struct diagnosis *d = diag(b, "ranks.same_bus_id");
+	struct bundle *b = tdb_run_text(&db, "run.log", nowarn.data);
+	const struct diagnosis *d = tdb_diag(b, "ranks.same_bus_id");
 	CHECK(d && b->diags == d && d->nranks == 2);
-	const struct diagnosis *st = diag(b, "ranks.stuck_in_init");
+	const struct diagnosis *st = tdb_diag(b, "ranks.stuck_in_init");
 	CHECK(!st || (st->role == ROLE_CASCADE && st->echo_of && strcmp(st->echo_of, "ranks.same_bus_id") == 0));
 	bundle_free(b);
 	/* with them: NCCL's message leads, the rule corroborates */
-	b = run_text("run.log", dup);
-	d = diag(b, "ranks.same_bus_id");
+	b = tdb_run_text(&db, "run.log", dup);
+	d = tdb_diag(b, "ranks.same_bus_id");
 	CHECK(d && d->role == ROLE_CONTEXT && d->supports && strcmp(d->supports, "t.dup") == 0);
 	bundle_free(b);
 	/* different bus ids: nothing */
@@ -436,8 +406,8 @@ static void test_consistency(void)
 	CHECK(q != NULL);
 	if (q)
 		memcpy(strstr(q, "busId 60") + 6, "70", 2);
-	b = run_text("run.log", other);
-	CHECK(diag(b, "ranks.same_bus_id") == NULL);
+	b = tdb_run_text(&db, "run.log", other);
+	CHECK(tdb_diag(b, "ranks.same_bus_id") == NULL);
 	bundle_free(b);
 	free(other);
 
@@ -455,12 +425,12 @@ static void test_consistency(void)
 		}
 		l += n;
 	}
-	b = run_text("run.log", two.data);
-	d = diag(b, "ranks.one_hostname");
+	b = tdb_run_text(&db, "run.log", two.data);
+	d = tdb_diag(b, "ranks.one_hostname");
 	CHECK(d != NULL && d->def->severity == SEV_ERROR);
 	bundle_free(b);
-	b = run_text("run.log", nowarn.data); /* both "localhost": one host */
-	CHECK(diag(b, "ranks.one_hostname") == NULL);
+	b = tdb_run_text(&db, "run.log", nowarn.data); /* both "localhost": one host */
+	CHECK(tdb_diag(b, "ranks.one_hostname") == NULL);
 	bundle_free(b);
 	buf_free(&two);
 	buf_free(&nowarn);
@@ -470,12 +440,12 @@ static void test_consistency(void)
 	static const char ONE[] =
 		"instance-8g-96c-2:525781:525957 [0] NCCL INFO comm 0x55f90cbfd740 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 30 commId 0x795b968dc454cfee - Init START\n"
 		"instance-8g-96c-2:525782:525958 [1] NCCL INFO comm 0x55f90cbfd740 rank 0 nranks 1 cudaDev 1 nvmlDev 1 busId 40 commId 0x795b968dc454cfef - Init START\n";
-	b = run_text("run.log", ONE);
-	d = diag(b, "ranks.worlds_of_one");
+	b = tdb_run_text(&db, "run.log", ONE);
+	d = tdb_diag(b, "ranks.worlds_of_one");
 	CHECK(d && d->def->severity == SEV_WARNING);
 	bundle_free(b);
-	b = run_text("run.log", "instance-8g-96c-2:525781:525957 [0] NCCL INFO comm 0x55f90cbfd740 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 30 commId 0x795b968dc454cfee - Init START\n");
-	CHECK(diag(b, "ranks.worlds_of_one") == NULL); /* one process alone is a one-GPU run */
+	b = tdb_run_text(&db, "run.log", "instance-8g-96c-2:525781:525957 [0] NCCL INFO comm 0x55f90cbfd740 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 30 commId 0x795b968dc454cfee - Init START\n");
+	CHECK(tdb_diag(b, "ranks.worlds_of_one") == NULL); /* one process alone is a one-GPU run */
 	bundle_free(b);
 }
 
@@ -485,22 +455,22 @@ static void test_consistency(void)
  * report of corpus-b). */
 static void test_spawn_exits(void)
 {
-	struct bundle *b = run_text("run.log", "Traceback (most recent call last):\n"
+	struct bundle *b = tdb_run_text(&db, "run.log", "Traceback (most recent call last):\n"
 	                                       "Exception: process 3 terminated with signal SIGKILL\n");
-	const struct diagnosis *d = diag(b, "ranks.sigkill_oom_killer");
+	const struct diagnosis *d = tdb_diag(b, "ranks.sigkill_oom_killer");
 	CHECK(d && d->nranks == 1 && d->ranks[0] == 3 && b->diags == d);
-	CHECK(diag(b, "ranks.never_reached_nccl") == NULL); /* a death explains it */
+	CHECK(tdb_diag(b, "ranks.never_reached_nccl") == NULL); /* a death explains it */
 	bundle_free(b);
-	b = run_text("run.log", "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGBUS\n");
-	d = diag(b, "ranks.killed_by_sigbus");
+	b = tdb_run_text(&db, "run.log", "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGBUS\n");
+	d = tdb_diag(b, "ranks.killed_by_sigbus");
 	CHECK(d && d->nranks == 1 && d->ranks[0] == 0 && strcmp(d->def->category, "SHM_EXHAUSTED") == 0);
 	bundle_free(b);
-	b = run_text("run.log", "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with exit code 1\n");
-	d = diag(b, "ranks.exited_with_error");
+	b = tdb_run_text(&db, "run.log", "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with exit code 1\n");
+	d = tdb_diag(b, "ranks.exited_with_error");
 	CHECK(d && d->nranks == 1 && d->ranks[0] == 1);
 	bundle_free(b);
-	b = run_text("run.log", "Exception: process 3 terminated with signal SIGFOO\n");
-	CHECK(diag(b, "ranks.sigkill_oom_killer") == NULL && diag(b, "ranks.killed_by_signal") == NULL);
+	b = tdb_run_text(&db, "run.log", "Exception: process 3 terminated with signal SIGFOO\n");
+	CHECK(tdb_diag(b, "ranks.sigkill_oom_killer") == NULL && tdb_diag(b, "ranks.killed_by_signal") == NULL);
 	bundle_free(b);
 }
 
@@ -513,8 +483,8 @@ static void test_rank_from_local(void)
 		"WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 812915 closing signal SIGTERM\n"
 		"WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 812916 closing signal SIGTERM\n"
 		"ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 3 (pid: 812917) of binary: /data/chenhao/anaconda3/envs/ColossalAI-Chat/bin/python\n";
-	struct bundle *b = run_text("run.log", AGENT);
-	const struct diagnosis *d = diag(b, "ranks.sigkill_oom_killer");
+	struct bundle *b = tdb_run_text(&db, "run.log", AGENT);
+	const struct diagnosis *d = tdb_diag(b, "ranks.sigkill_oom_killer");
 	CHECK(d && d->nranks == 1 && d->ranks[0] == 3);
 	const struct rank_proc *p = ranks_by_rank(b->ranks, 3);
 	CHECK(p && p->rank_from_local && p->pid == 812917);
@@ -525,8 +495,8 @@ static void test_rank_from_local(void)
 	buf_adds(&s, "node-a:812917:812917 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
 	             "node-b:912917:912917 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n");
 	buf_adds(&s, AGENT);
-	b = run_text("run.log", s.data);
-	d = diag(b, "ranks.sigkill_oom_killer");
+	b = tdb_run_text(&db, "run.log", s.data);
+	d = tdb_diag(b, "ranks.sigkill_oom_killer");
 	CHECK(d && d->nranks == 0);
 	bundle_free(b);
 	buf_free(&s);
@@ -538,13 +508,13 @@ int main(void)
 	sigdb_init(&db);
 	rules_register(&db);
 	CHECK_INT(sigdb_load_dir(&db, "tests/db-min", &m), 0);
-	char *rj = slurp("patterns/ranks.json");
+	char *rj = tdb_slurp("patterns/ranks.json");
 	CHECK(rj != NULL);
 	if (rj)
 		CHECK_INT(sigdb_load_text(&db, "patterns/ranks.json", rj, strlen(rj), &m), 0);
 	free(rj);
 	/* the inferences that patterns/ranks.json's echoes name (infer.init_hang_one_host) */
-	rj = slurp("patterns/infer.json");
+	rj = tdb_slurp("patterns/infer.json");
 	CHECK(rj != NULL);
 	if (rj)
 		CHECK_INT(sigdb_load_text(&db, "patterns/infer.json", rj, strlen(rj), &m), 0);

@@ -18,52 +18,13 @@
 #include "match/sigdb.h"
 #include "base/util.h"
 #include "testlib.h"
+#include "testdb.h"
 
 static struct sigdb db;
 
-static char *slurp_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct buf b;
-	buf_init(&b);
-	char tmp[4096];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
-		buf_add(&b, tmp, n);
-	fclose(f);
-	return buf_steal(&b);
-}
-
-static struct bundle *run_text(const char *name, const char *text)
-{
-	struct bundle *b = bundle_new("t", &db, NULL);
-	bundle_add_memory(b, name, text, strlen(text));
-	analysis_finish(b);
-	return b;
-}
-
-static const struct diagnosis *diag(const struct bundle *b, const char *id)
-{
-	for (size_t i = 0; i < b->ndiags; i++)
-		if (strcmp(b->diags[i].def->id, id) == 0)
-			return &b->diags[i];
-	return NULL;
-}
-
-/* The first diagnosis of severity error or warning (the report's top). */
-static const struct diagnosis *top(const struct bundle *b)
-{
-	for (size_t i = 0; i < b->ndiags; i++)
-		if (b->diags[i].def->severity == SEV_ERROR || b->diags[i].def->severity == SEV_WARNING)
-			return &b->diags[i];
-	return NULL;
-}
-
 static int top_is(const struct bundle *b, const char *category)
 {
-	const struct diagnosis *t = top(b);
+	const struct diagnosis *t = tdb_top(b);
 	int ok = t && strcmp(t->def->category, category) == 0;
 	if (!ok)
 		fprintf(stderr, "  top is %s (%s), want %s\n", t ? t->def->id : "(none)", t ? t->def->category : "-", category);
@@ -76,13 +37,13 @@ static void test_source_file(void)
 {
 	const char *line = "[2025-05-10 23:09:41] bm-h100-02:630335:630409 [2] transport/nvls.cc:254 NCCL WARN Cuda failure 1 "
 	                   "'invalid argument'\n";
-	struct bundle *b = run_text("run.log", line);
+	struct bundle *b = tdb_run_text(&db, "run.log", line);
 	CHECK(top_is(b, "FABRIC_MANAGER"));
-	const struct diagnosis *g = diag(b, "cuda.nccl_cuda_call_failed");
+	const struct diagnosis *g = tdb_diag(b, "cuda.nccl_cuda_call_failed");
 	CHECK(g && g->role == ROLE_CASCADE && g->refined_by && strcmp(g->refined_by, "derived.fabric_manager") == 0);
 	CHECK(b->verdict == VERDICT_DIAGNOSED);
 	CHECK(b->verdict_reason && strstr(b->verdict_reason, "transport/nvls.cc"));
-	const struct diagnosis *t = top(b);
+	const struct diagnosis *t = tdb_top(b);
 	CHECK(t && strstr(t->explanation, "only as a generic result") != NULL); /* not "no specific signature matched" */
 	bundle_free(b);
 
@@ -90,15 +51,15 @@ static void test_source_file(void)
 	char *plain = xstrdup(line), *at = strstr(plain, "transport/nvls.cc");
 	memmove(at, at + strlen("transport/"), strlen(at + strlen("transport/")) + 1);
 	memcpy(at, "init", 4); /* "init.cc:254" */
-	b = run_text("run.log", plain);
+	b = tdb_run_text(&db, "run.log", plain);
 	CHECK(top_is(b, "CUDA_ERROR_OTHER"));
-	CHECK(diag(b, "derived.fabric_manager") == NULL);
+	CHECK(tdb_diag(b, "derived.fabric_manager") == NULL);
 	bundle_free(b);
 	free(plain);
 
 	/* a specific string is not generic: out of memory stays GPU_OOM
 	 * (NCCL's CUDACHECK wording, src/include/checks.h) */
-	b = run_text("run.log", "node1:4242:4242 [0] transport/nvls.cc:254 NCCL WARN Cuda failure 2 'out of memory'\n");
+	b = tdb_run_text(&db, "run.log", "node1:4242:4242 [0] transport/nvls.cc:254 NCCL WARN Cuda failure 2 'out of memory'\n");
 	CHECK(top_is(b, "GPU_OOM"));
 	bundle_free(b);
 }
@@ -113,22 +74,22 @@ static void test_return_chain(void)
 	const char *err = "RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:272, unhandled system error\n";
 	const char *frame = "pytorchjob-summarization-nvidia-debug-bp6y-ravi-agrawa-worker-0:116:236 [3] NCCL INFO misc/socket.cc:561 -> 2\n";
 	char *both = xasprintf("%s%s", frame, err);
-	struct bundle *b = run_text("run.log", both);
+	struct bundle *b = tdb_run_text(&db, "run.log", both);
 	CHECK(top_is(b, "SOCKET_NETWORK"));
-	const struct diagnosis *t = top(b);
+	const struct diagnosis *t = tdb_top(b);
 	CHECK(t && t->def->derived && strstr(t->explanation, "return chain") != NULL);
-	CHECK(diag(b, "derived.other") == NULL); /* the generic reading became its echo (dropped) */
+	CHECK(tdb_diag(b, "derived.other") == NULL); /* the generic reading became its echo (dropped) */
 	bundle_free(b);
 	free(both);
 
 	/* without the frame: the generic reading */
-	b = run_text("run.log", err);
+	b = tdb_run_text(&db, "run.log", err);
 	CHECK(top_is(b, "OTHER"));
 	bundle_free(b);
 
 	/* a frame that names no component (init.cc) adds nothing */
 	both = xasprintf("pytorchjob-summarization-nvidia-debug-bp6y-ravi-agrawa-worker-0:116:236 [3] NCCL INFO init.cc:561 -> 2\n%s", err);
-	b = run_text("run.log", both);
+	b = tdb_run_text(&db, "run.log", both);
 	CHECK(top_is(b, "OTHER"));
 	bundle_free(b);
 	free(both);
@@ -146,19 +107,19 @@ static void test_bootstrap_chain(void)
 	                    "dso-s1-r1-a100-03:2330:2658 [2] NCCL INFO misc/socket.cc:567 -> 2\n"
 	                    "dso-s1-r1-a100-03:2330:2658 [2] NCCL INFO misc/socket.cc:618 -> 2\n"
 	                    "dso-s1-r1-a100-03:2330:2658 [2] NCCL INFO bootstrap.cc:270 -> 2\n";
-	struct bundle *b = run_text("run.log", chain);
+	struct bundle *b = tdb_run_text(&db, "run.log", chain);
 	CHECK(top_is(b, "SOCKET_NETWORK"));
 	bundle_free(b);
 
 	char *done = xasprintf("%sdso-s1-r1-a100-03:2330:2658 [2] NCCL INFO ncclCommInitRank comm 0x5615c0cb6a40 rank 2 "
 	                       "nranks 8 cudaDev 2 busId 47000 - Init COMPLETE\n", chain);
-	b = run_text("run.log", done);
+	b = tdb_run_text(&db, "run.log", done);
 	CHECK(!top_is(b, "SOCKET_NETWORK"));
 	bundle_free(b);
 	free(done);
 
-	b = run_text("run.log", "dso-s1-r1-a100-03:2330:2658 [2] NCCL INFO graph/xml.cc:567 -> 2\n");
-	CHECK(diag(b, "derived.other") == NULL && !top_is(b, "SOCKET_NETWORK"));
+	b = tdb_run_text(&db, "run.log", "dso-s1-r1-a100-03:2330:2658 [2] NCCL INFO graph/xml.cc:567 -> 2\n");
+	CHECK(tdb_diag(b, "derived.other") == NULL && !top_is(b, "SOCKET_NETWORK"));
 	bundle_free(b);
 }
 
@@ -174,14 +135,14 @@ static void test_init_hang_on_bridge(void)
 	const char *tail = "NCCL version 2.3.5+cuda9.0\n"
 	                   "lf-solar-gpu13-pm:473785:473811 [0] NCCL INFO rank 0 nranks 4\n";
 	char *all = xasprintf("%s%s%s", head, bridge, tail);
-	struct bundle *b = run_text("run.log", all);
+	struct bundle *b = tdb_run_text(&db, "run.log", all);
 	CHECK(top_is(b, "SOCKET_NETWORK"));
-	CHECK(diag(b, "infer.init_hang_on_bridge") != NULL);
+	CHECK(tdb_diag(b, "infer.init_hang_on_bridge") != NULL);
 	bundle_free(b);
 	free(all);
 	all = xasprintf("%s%s", head, tail);
-	b = run_text("run.log", all);
-	CHECK(diag(b, "infer.init_hang_on_bridge") == NULL);
+	b = tdb_run_text(&db, "run.log", all);
+	CHECK(tdb_diag(b, "infer.init_hang_on_bridge") == NULL);
 	bundle_free(b);
 	free(all);
 }
@@ -198,9 +159,9 @@ static void test_blamed_action(void)
 	                  "Attaching to first CPU\n";
 	const char *warn = "clima:810632:810657 [0] graph/xml.h:85 NCCL WARN Attribute busid of node nic not found\n";
 	char *both = xasprintf("%s%s", usb, warn);
-	struct bundle *b = run_text("run.log", both);
+	struct bundle *b = tdb_run_text(&db, "run.log", both);
 	CHECK(top_is(b, "NCCL_BUG_UPGRADE"));
-	const struct diagnosis *t = diag(b, "env.topo_file_invalid");
+	const struct diagnosis *t = tdb_diag(b, "env.topo_file_invalid");
 	CHECK(t && t->unseen_action && t->role == ROLE_CONTEXT && strstr(t->explanation, "lead, not the answer"));
 	CHECK(b->verdict == VERDICT_DIAGNOSED && strstr(b->verdict_reason, "bug.nic_not_pci_busid_2_20"));
 	bundle_free(b);
@@ -212,16 +173,16 @@ static void test_blamed_action(void)
 	 * topology file is the answer again */
 	both = xasprintf("clima:810632:810657 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /opt/microsoft/ncv4/topo.xml\n%s",
 	                 warn);
-	b = run_text("run.log", both);
-	t = diag(b, "env.topo_file_invalid");
+	b = tdb_run_text(&db, "run.log", both);
+	t = tdb_diag(b, "env.topo_file_invalid");
 	CHECK(t && !t->unseen_action && t->role == ROLE_ROOT);
 	CHECK(top_is(b, "ENV_MISCONFIG"));
 	bundle_free(b);
 	free(both);
 
 	/* without the line before it (no non-PCI NIC) the defect does not hold */
-	b = run_text("run.log", warn);
-	CHECK(diag(b, "bug.nic_not_pci_busid_2_20") == NULL);
+	b = tdb_run_text(&db, "run.log", warn);
+	CHECK(tdb_diag(b, "bug.nic_not_pci_busid_2_20") == NULL);
 	bundle_free(b);
 }
 
@@ -238,15 +199,15 @@ static void test_store_host(void)
 	                   "addr=[localhost]:35986, remote=[localhost]:45489): Failed to recv, got 0 bytes. Connection was likely "
 	                   "closed. Did the remote server shutdown or crash?\n";
 	char *both = xasprintf("%s%s", init, lost);
-	struct bundle *b = run_text("run.log", both);
+	struct bundle *b = tdb_run_text(&db, "run.log", both);
 	CHECK(top_is(b, "RANK_FAILURE"));
-	const struct diagnosis *t = top(b);
+	const struct diagnosis *t = tdb_top(b);
 	CHECK(t && strcmp(t->def->id, "infer.store_host_died") == 0 && t->nranks == 1 && t->ranks[0] == 0);
 	bundle_free(b);
 	free(both);
 	/* before the rendezvous was over (no process past init): the store is the rendezvous's */
-	b = run_text("run.log", lost);
-	CHECK(diag(b, "infer.store_host_died") == NULL);
+	b = tdb_run_text(&db, "run.log", lost);
+	CHECK(tdb_diag(b, "infer.store_host_died") == NULL);
 	CHECK(top_is(b, "RENDEZVOUS"));
 	bundle_free(b);
 }
@@ -261,14 +222,14 @@ static void test_store_host(void)
  * and the milliseconds; the test keeps one duration). */
 static void test_self_rank(void)
 {
-	struct bundle *b = run_text("run.log", "[E ProcessGroupNCCL.cpp:916] [Rank 1] NCCL watchdog thread terminated with "
+	struct bundle *b = tdb_run_text(&db, "run.log", "[E ProcessGroupNCCL.cpp:916] [Rank 1] NCCL watchdog thread terminated with "
 	                                       "exception: CUDA error: uncorrectable ECC error encountered\n");
-	const struct diagnosis *t = top(b);
+	const struct diagnosis *t = tdb_top(b);
 	CHECK(t && t->nranks == 1 && t->ranks[0] == 1);
 	bundle_free(b);
 	/* "Rank 1" not in a c10d bracket is no rank of the line */
-	b = run_text("run.log", "RuntimeError: CUDA error: uncorrectable ECC error encountered on Rank 1]\n");
-	t = top(b);
+	b = tdb_run_text(&db, "run.log", "RuntimeError: CUDA error: uncorrectable ECC error encountered on Rank 1]\n");
+	t = tdb_top(b);
 	CHECK(t && t->nranks == 0);
 	bundle_free(b);
 
@@ -276,14 +237,14 @@ static void test_self_rank(void)
 	                "WorkNCCL(SeqNum=4178, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1803391 milliseconds before timing out.\n";
 	char *l3 = xasprintf(w, 3), *l1 = xasprintf(w, 1), *l2 = xasprintf(w, 2), *l0 = xasprintf(w, 0);
 	char *three = xasprintf("Evaluating the results...\n%s%s%s", l3, l1, l2);
-	b = run_text("run.log", three);
-	t = top(b);
+	b = tdb_run_text(&db, "run.log", three);
+	t = tdb_top(b);
 	CHECK(t && strcmp(t->def->id, "infer.timeout_rank_elsewhere") == 0 && t->nranks == 1 && t->ranks[0] == 0);
 	bundle_free(b);
 	/* every rank timed out: nobody was elsewhere */
 	char *four = xasprintf("%s%s", three, l0);
-	b = run_text("run.log", four);
-	CHECK(diag(b, "infer.timeout_rank_elsewhere") == NULL);
+	b = tdb_run_text(&db, "run.log", four);
+	CHECK(tdb_diag(b, "infer.timeout_rank_elsewhere") == NULL);
 	CHECK(top_is(b, "COLLECTIVE_TIMEOUT"));
 	bundle_free(b);
 	free(l0), free(l1), free(l2), free(l3), free(three), free(four);
@@ -299,13 +260,13 @@ static void test_init_invalid_usage(void)
 	                   "    raise RuntimeError(f\"NCCL error: {error_str}\")\n"
 	                   "RuntimeError: NCCL error: invalid usage (run with NCCL_DEBUG=WARN for details)\n";
 	char *both = xasprintf("%s%s", call, rest);
-	struct bundle *b = run_text("run.log", both);
+	struct bundle *b = tdb_run_text(&db, "run.log", both);
 	CHECK(top_is(b, "DEVICE_ASSIGNMENT"));
 	bundle_free(b);
 	free(both);
 	/* without the call line: the generic reading */
-	b = run_text("run.log", rest);
-	CHECK(diag(b, "infer.init_invalid_usage_dup_gpu") == NULL);
+	b = tdb_run_text(&db, "run.log", rest);
+	CHECK(tdb_diag(b, "infer.init_invalid_usage_dup_gpu") == NULL);
 	CHECK(top_is(b, "OTHER"));
 	bundle_free(b);
 }
@@ -332,12 +293,12 @@ static void test_host_ram(void)
 {
 	const char *wd = "    Watchdog caught collective operation timeout\n";
 	char *hi = xasprintf("[INFO] [utils.py:791:see_memory_usage] CPU Virtual Memory:  used = 241.90 GB, percent = 97.3%%\n%s", wd);
-	struct bundle *b = run_text("run.log", hi);
+	struct bundle *b = tdb_run_text(&db, "run.log", hi);
 	CHECK(hyp_tells(b, "RANK_FAILURE", "killed process"));
 	bundle_free(b);
 	free(hi);
 	char *lo = xasprintf("[INFO] [utils.py:791:see_memory_usage] CPU Virtual Memory:  used = 15.56 GB, percent = 12.4%%\n%s", wd);
-	b = run_text("run.log", lo);
+	b = tdb_run_text(&db, "run.log", lo);
 	CHECK(!hyp_tells(b, "RANK_FAILURE", "killed process"));
 	bundle_free(b);
 	free(lo);
@@ -355,7 +316,7 @@ static void test_host_ram(void)
  * (gardenlinux/gardenlinux#4556: a run with P2P disabled). */
 static void test_bandwidth(void)
 {
-	char *topo = slurp_file("fixtures/captures/h200-2gpu/sys/topo-m.txt");
+	char *topo = tdb_slurp("fixtures/captures/h200-2gpu/sys/topo-m.txt");
 	const char *nt =
 		"# nThread 1 nGpus 1 minBytes 32 maxBytes 8589934592 step: 2(factor) warmup iters: 5       iters: 20 validation: 1 single_test: 0 test_buffer_kind: 2\n"
 		"#\n"
@@ -377,12 +338,12 @@ static void test_bandwidth(void)
 	bundle_add_memory(b, "topo-m.txt", topo ? topo : "", topo ? strlen(topo) : 0);
 	bundle_add_memory(b, "nccl-tests.log", nt, strlen(nt));
 	analysis_finish(b);
-	CHECK(diag(b, "infer.busbw_far_under_nvlink") != NULL);
+	CHECK(tdb_diag(b, "infer.busbw_far_under_nvlink") != NULL);
 	CHECK(b->verdict == VERDICT_HEALTHY); /* a warning for a performance question: the run completed */
 	bundle_free(b);
 	/* without the topology nothing says what the path allows */
-	b = run_text("nccl-tests.log", nt);
-	CHECK(diag(b, "infer.busbw_far_under_nvlink") == NULL);
+	b = tdb_run_text(&db, "nccl-tests.log", nt);
+	CHECK(tdb_diag(b, "infer.busbw_far_under_nvlink") == NULL);
 	bundle_free(b);
 	free(topo);
 }
@@ -398,14 +359,14 @@ static void test_ifname_hosts(void)
 	                 "gpu01:138879:138879 [0] NCCL INFO Bootstrap : Using enp225s0f1:10.10.10.2<0>\n";
 	const char *none = "[2026-11-30 14:16:13] vm:1159:1159 [0] bootstrap.cc:114 NCCL WARN Bootstrap : no socket interface found\n";
 	char *both = xasprintf("%s%s", ok, none);
-	struct bundle *b = run_text("run.log", both);
-	const struct diagnosis *t = top(b);
+	struct bundle *b = tdb_run_text(&db, "run.log", both);
+	const struct diagnosis *t = tdb_top(b);
 	CHECK(t && strcmp(t->def->id, "infer.ifname_differs_across_hosts") == 0);
 	bundle_free(b);
 	free(both);
 	/* one host only: the plain "no interface" reading */
-	b = run_text("run.log", none);
-	CHECK(diag(b, "infer.ifname_differs_across_hosts") == NULL);
+	b = tdb_run_text(&db, "run.log", none);
+	CHECK(tdb_diag(b, "infer.ifname_differs_across_hosts") == NULL);
 	CHECK(top_is(b, "SOCKET_NETWORK"));
 	bundle_free(b);
 }
@@ -415,18 +376,18 @@ static void test_ifname_hosts(void)
  * (stas00/ml-engineering#1). */
 static void test_p2p_bandwidth(void)
 {
-	char *t = slurp_file("tests/learn/p2p-mlengineering-1-a6000.log");
+	char *t = tdb_slurp("tests/learn/p2p-mlengineering-1-a6000.log");
 	CHECK(t != NULL);
-	struct bundle *b = run_text("p2p.txt", t ? t : "");
-	const struct diagnosis *d = top(b);
+	struct bundle *b = tdb_run_text(&db, "p2p.txt", t ? t : "");
+	const struct diagnosis *d = tdb_top(b);
 	CHECK(d && strcmp(d->def->id, "infer.p2p_path_broken") == 0);
 	bundle_free(b);
 	/* the P2P=Enabled matrix taken out: nothing to compare */
 	char *cut = t ? strstr(t, "Unidirectional P2P=Enabled") : NULL;
 	if (cut)
 		*cut = 0;
-	b = run_text("p2p.txt", t ? t : "");
-	CHECK(diag(b, "infer.p2p_path_broken") == NULL);
+	b = tdb_run_text(&db, "p2p.txt", t ? t : "");
+	CHECK(tdb_diag(b, "infer.p2p_path_broken") == NULL);
 	bundle_free(b);
 	free(t);
 }

@@ -15,39 +15,9 @@
 #include "rules/rules.h"
 #include "match/sigdb.h"
 #include "testlib.h"
+#include "testdb.h"
 
 static struct sigdb db;
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct buf b;
-	buf_init(&b);
-	char tmp[4096];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
-		buf_add(&b, tmp, n);
-	fclose(f);
-	return buf_steal(&b);
-}
-
-static struct bundle *run_text(const char *name, const char *text)
-{
-	struct bundle *b = bundle_new("t", &db, NULL);
-	bundle_add_memory(b, name, text, strlen(text));
-	analysis_finish(b);
-	return b;
-}
-
-static const struct diagnosis *diag(const struct bundle *b, const char *id)
-{
-	for (size_t i = 0; i < b->ndiags; i++)
-		if (strcmp(b->diags[i].def->id, id) == 0)
-			return &b->diags[i];
-	return NULL;
-}
 
 static const char *top_id(const struct bundle *b)
 {
@@ -82,7 +52,7 @@ int main(void)
 	CHECK_INT(sigdb_load_dir(&db, "tests/db-min", &m), 0);
 	const char *files[] = {"patterns/ranks.json", "patterns/infer.json", "patterns/benign.json"};
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-		char *t = slurp(files[i]);
+		char *t = tdb_slurp(files[i]);
 		CHECK(t != NULL);
 		CHECK_INT(sigdb_load_text(&db, files[i], t ? t : "{}", t ? strlen(t) : 2, &m), 0);
 		free(t);
@@ -94,7 +64,7 @@ int main(void)
 	CHECK_INT(sigdb_selftest(&db, &m, &ok), 0);
 
 	/* 1. a launcher banner with nothing after it: not healthy, the job never formed */
-	struct bundle *b = run_text("run.log", BANNER);
+	struct bundle *b = tdb_run_text(&db, "run.log", BANNER);
 	CHECK_INT(b->verdict, VERDICT_DIAGNOSED);
 	CHECK_STR(top_id(b), "ranks.launcher_only");
 	CHECK_STR(b->diags[0].def->category, "RENDEZVOUS");
@@ -116,21 +86,21 @@ int main(void)
 	bundle_add_memory(b, "result.txt", "exit=0 ms=8799\n", 15);
 	analysis_finish(b);
 	CHECK(b->verdict == VERDICT_HEALTHY);
-	CHECK(diag(b, "ranks.launcher_only") == NULL);
+	CHECK(tdb_diag(b, "ranks.launcher_only") == NULL);
 	bundle_free(b);
 
 	/* 2. a successful run with a harmless warning at shutdown: healthy.
 	 * fixtures/captures/h200-2gpu-more/ok_unset/run.log (torch 2.11, no
 	 * NCCL_DEBUG) followed by torch 2.11's exit warning from another capture
 	 * of the same host and version (oom_unshard): joined for this test. */
-	char *okunset = slurp("fixtures/captures/h200-2gpu-more/ok_unset/run.log");
+	char *okunset = tdb_slurp("fixtures/captures/h200-2gpu-more/ok_unset/run.log");
 	CHECK(okunset != NULL);
 	if (okunset) {
 		struct buf t;
 		buf_init(&t);
 		buf_adds(&t, okunset);
 		buf_adds(&t, DESTROY_WARN);
-		b = run_text("run.log", t.data);
+		b = tdb_run_text(&db, "run.log", t.data);
 		CHECK_INT(b->verdict, VERDICT_HEALTHY);
 		CHECK_INT(b->failure_count, 0);
 		CHECK_INT(b->benign_lines, 1);
@@ -139,7 +109,7 @@ int main(void)
 		free(okunset);
 	}
 	/* the warning alone is no sign of a run */
-	b = run_text("run.log", DESTROY_WARN);
+	b = tdb_run_text(&db, "run.log", DESTROY_WARN);
 	CHECK_INT(b->verdict, VERDICT_NO_EVIDENCE);
 	bundle_free(b);
 
@@ -167,9 +137,9 @@ int main(void)
 		"  error_file: <N/A>\n"
 		"  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
 		"============================================================\n";
-	b = run_text("run.log", exit1);
+	b = tdb_run_text(&db, "run.log", exit1);
 	CHECK(b->verdict == VERDICT_UNKNOWN_FAILURE || b->verdict == VERDICT_DIAGNOSED);
-	const struct diagnosis *d = diag(b, "ranks.exited_with_error");
+	const struct diagnosis *d = tdb_diag(b, "ranks.exited_with_error");
 	CHECK(d != NULL);
 	if (d) {
 		CHECK_STR(d->def->category, "RANK_FAILURE");
@@ -183,33 +153,33 @@ int main(void)
 	/* 4. Slurm and Open MPI exit reports are launcher records too
 	 *    https://github.com/OptimalScale/LMFlow/issues/471 has srun's form;
 	 *    the lines below are quoted in public repositories (code index) */
-	b = run_text("slurm.log",
+	b = tdb_run_text(&db, "slurm.log",
 		"srun: error: sn30-r1-h1: task 0: Exited with exit code 1\n"
 		"srun: Terminating job step 30399.0\n"
 		"slurmstepd: error: *** STEP 30399.0 ON sn30-r1-h1 CANCELLED AT 2024-04-03T09:40:00 ***\n");
 	CHECK(b->verdict != VERDICT_HEALTHY && b->verdict != VERDICT_NO_EVIDENCE);
-	CHECK(diag(b, "ranks.exited_with_error") != NULL);
+	CHECK(tdb_diag(b, "ranks.exited_with_error") != NULL);
 	CHECK(b->ranks->launcher_signalled);
 	bundle_free(b);
-	b = run_text("mpi.log",
+	b = tdb_run_text(&db, "mpi.log",
 		"mpirun noticed that process rank 14 with PID 4257 on node compute-0-2.local exited on signal 11 (Segmentation fault).\n");
-	d = diag(b, "ranks.killed_by_signal");
+	d = tdb_diag(b, "ranks.killed_by_signal");
 	CHECK(d != NULL && d->nranks == 1 && d->ranks[0] == 14);
 	bundle_free(b);
-	b = run_text("slurm2.log", "srun: error: node30: tasks 0-1: Exited with exit code 1\n");
-	d = diag(b, "ranks.exited_with_error");
+	b = tdb_run_text(&db, "slurm2.log", "srun: error: node30: tasks 0-1: Exited with exit code 1\n");
+	d = tdb_diag(b, "ranks.exited_with_error");
 	CHECK(d != NULL && d->nranks == 2);
 	bundle_free(b);
 	/* the plain launches' per-rank record: rank 1 SIGKILLed, rank 0 stopped by timeout(1) */
-	b = run_text("result.txt", "exit=rank0:124 rank1:137 ms=50406\n");
-	d = diag(b, "ranks.sigkill_oom_killer");
+	b = tdb_run_text(&db, "result.txt", "exit=rank0:124 rank1:137 ms=50406\n");
+	d = tdb_diag(b, "ranks.sigkill_oom_killer");
 	CHECK(d != NULL && d->nranks == 1 && d->ranks[0] == 1);
 	CHECK(d && strstr(d->title, "OOM killer, the scheduler or an operator") != NULL);
 	bundle_free(b);
 
 	/* 5. "Exception ignored in:" and its traceback are benign (a destructor
 	 *    at interpreter exit); https://github.com/OptimalScale/LMFlow/issues/471 */
-	b = run_text("ds.log",
+	b = tdb_run_text(&db, "ds.log",
 		"Exception ignored in: <function DeepSpeedCPUAdam.__del__ at 0x7fce946893a0>\n"
 		"Traceback (most recent call last):\n"
 		"  File \"/root/anaconda3/envs/lmflow3/lib/python3.9/site-packages/deepspeed/ops/adam/cpu_adam.py\", line 102, in __del__\n"
@@ -225,7 +195,7 @@ int main(void)
 	CHECK(b->verdict != VERDICT_UNKNOWN_FAILURE && b->verdict != VERDICT_DIAGNOSED);
 	bundle_free(b);
 	/* the block ends at its exception line: a traceback after it counts */
-	b = run_text("ds2.log",
+	b = tdb_run_text(&db, "ds2.log",
 		"Exception ignored in: <function DeepSpeedCPUAdam.__del__ at 0x7fce946893a0>\n"
 		"Traceback (most recent call last):\n"
 		"  File \"/root/anaconda3/envs/lmflow3/lib/python3.9/site-packages/deepspeed/ops/adam/cpu_adam.py\", line 102, in __del__\n"
@@ -238,10 +208,10 @@ int main(void)
 	bundle_free(b);
 
 	/* 6. system reports only: no run, findings listed */
-	char *topo = slurp("fixtures/captures/h200-2gpu/sys/topo-m.txt");
+	char *topo = tdb_slurp("fixtures/captures/h200-2gpu/sys/topo-m.txt");
 	CHECK(topo != NULL);
 	if (topo) {
-		b = run_text("topo-m.txt", topo);
+		b = tdb_run_text(&db, "topo-m.txt", topo);
 		CHECK_INT(b->verdict, VERDICT_NO_EVIDENCE);
 		CHECK(reason_has(b, "system reports only"));
 		bundle_free(b);
@@ -249,10 +219,10 @@ int main(void)
 	}
 
 	/* 7. a healthy capture is healthy, and says why without claiming more */
-	char *ok1 = slurp("fixtures/captures/h200-2gpu-more/ok_timestamps/run.log");
+	char *ok1 = tdb_slurp("fixtures/captures/h200-2gpu-more/ok_timestamps/run.log");
 	CHECK(ok1 != NULL);
 	if (ok1) {
-		b = run_text("run.log", ok1);
+		b = tdb_run_text(&db, "run.log", ok1);
 		CHECK_INT(b->verdict, VERDICT_HEALTHY);
 		CHECK(reason_has(b, "got past init"));
 		bundle_free(b);
@@ -263,14 +233,14 @@ int main(void)
 			char *nl = strchr(cut, '\n');
 			if (nl)
 				nl[1] = 0;
-			b = run_text("run.log", ok1);
+			b = tdb_run_text(&db, "run.log", ok1);
 			CHECK(b->verdict != VERDICT_HEALTHY);
 			bundle_free(b);
 		}
 		free(ok1);
 	}
 	/* an excerpt of init, the first lines only (nothing completed, nothing failed) */
-	b = run_text("run.log",
+	b = tdb_run_text(&db, "run.log",
 		"vm:1329:1329 [0] NCCL INFO Bootstrap: Using eth0:192.0.2.2<0>\n"
 		"vm:1329:1329 [0] NCCL INFO cudaDriverVersion 13000\n");
 	CHECK_INT(b->verdict, VERDICT_NO_EVIDENCE);
@@ -280,10 +250,10 @@ int main(void)
 	/* a log that ends with a collective call and nothing after it: not healthy.
 	 * fixtures/captures/h200-2gpu-more/env_subsys_coll/run.log (NCCL_DEBUG_SUBSYS=COLL)
 	 * cut after its last "AllReduce: opCount" line; whole, it is healthy */
-	char *coll = slurp("fixtures/captures/h200-2gpu-more/env_subsys_coll/run.log");
+	char *coll = tdb_slurp("fixtures/captures/h200-2gpu-more/env_subsys_coll/run.log");
 	CHECK(coll != NULL);
 	if (coll) {
-		b = run_text("run.log", coll);
+		b = tdb_run_text(&db, "run.log", coll);
 		CHECK_INT(b->verdict, VERDICT_HEALTHY);
 		bundle_free(b);
 		char *last = NULL, *q = coll;
@@ -292,7 +262,7 @@ int main(void)
 		CHECK(last != NULL);
 		if (last && strchr(last, '\n')) {
 			strchr(last, '\n')[1] = 0;
-			b = run_text("run.log", coll);
+			b = tdb_run_text(&db, "run.log", coll);
 			CHECK_INT(b->verdict, VERDICT_NO_EVIDENCE);
 			CHECK(reason_has(b, "stops inside a collective"));
 			bundle_free(b);
@@ -303,18 +273,18 @@ int main(void)
 	/* 8. in a timeout, the rank that is behind, not the one that waited:
 	 * lines 148, 149 and 157 of fixtures/captures/h200-2gpu-more/torch_async_eh_off_timeout/run.log
 	 * (rank 1 saving a checkpoint, rank 0's watchdog, rank 1 only seeing the dump signal) */
-	b = run_text("run.log",
+	b = tdb_run_text(&db, "run.log",
 		"[rank1]  saving checkpoint\n"
 		"[rank0]:[E1130 15:04:54.835190787 ProcessGroupNCCL.cpp:689] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, Timeout(ms)=15000) ran for 15040 milliseconds before timing out.\n"
 		"[rank1]:[E1130 15:04:59.262869997 ProcessGroupNCCL.cpp:1849] [PG ID 0 PG GUID 0(default_pg) Rank 1] Observed flight recorder dump signal from another rank via TCPStore.\n");
-	d = diag(b, "ranks.behind_no_timeout");
+	d = tdb_diag(b, "ranks.behind_no_timeout");
 	CHECK(d != NULL && d->nranks == 1 && d->ranks[0] == 1);
 	CHECK_STR(top_id(b), "ranks.behind_no_timeout");
 	CHECK(d && strstr(d->title, "Rank 1 is behind") != NULL);
 	bundle_free(b);
 
 	/* 9. rank labels never say -1 */
-	b = run_text("result.txt", "exit=137 ms=150004\n");
+	b = tdb_run_text(&db, "result.txt", "exit=137 ms=150004\n");
 	for (size_t i = 0; i < b->ndiags; i++) {
 		CHECK(strstr(b->diags[i].title, "-1") == NULL);
 		CHECK(strstr(b->diags[i].explanation, "rank -1") == NULL);
@@ -333,20 +303,20 @@ int main(void)
 	"     2097152        524288     float     sum      -1   338.61    6.19    6.19       0   351.38    5.97    5.97       0\n"
 #define NT_WRONG_ROW \
 	"     1048576        262144     float     sum      -1   477.32    2.20    2.20      96   492.81    2.13    2.13      32\n"
-	b = run_text("nt.log", NT_HEAD "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 84.8558\n");
+	b = tdb_run_text(&db, "nt.log", NT_HEAD "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 84.8558\n");
 	CHECK_INT(b->verdict, VERDICT_HEALTHY);
 	CHECK(reason_has(b, "nccl-tests ran"));
 	bundle_free(b);
-	b = run_text("nt.log", NT_HEAD NT_WRONG_ROW "# Out of bounds values : 4 FAILED\n# Avg bus bandwidth    : 4.79995 \n");
+	b = tdb_run_text(&db, "nt.log", NT_HEAD NT_WRONG_ROW "# Out of bounds values : 4 FAILED\n# Avg bus bandwidth    : 4.79995 \n");
 	CHECK_INT(b->verdict, VERDICT_UNKNOWN_FAILURE);
 	CHECK(reason_has(b, "wrong values"));
 	bundle_free(b);
 	/* the footer alone says FAILED (a row cut away): still a failure */
-	b = run_text("nt.log", NT_HEAD "# Out of bounds values : 4 FAILED\n# Avg bus bandwidth    : 4.79995 \n");
+	b = tdb_run_text(&db, "nt.log", NT_HEAD "# Out of bounds values : 4 FAILED\n# Avg bus bandwidth    : 4.79995 \n");
 	CHECK_INT(b->verdict, VERDICT_UNKNOWN_FAILURE);
 	bundle_free(b);
 	/* wrong values beside NCCL's Init COMPLETE: never healthy */
-	b = run_text("nt.log", "vm:1503:1503 [0] NCCL INFO ncclCommInitRankConfig comm 0xe1a7770 rank 0 nranks 2 cudaDev 0 "
+	b = tdb_run_text(&db, "nt.log", "vm:1503:1503 [0] NCCL INFO ncclCommInitRankConfig comm 0xe1a7770 rank 0 nranks 2 cudaDev 0 "
 	                       "nvmlDev 0 busId 60 commId 0xe7e70582ccba9c1b - Init COMPLETE\n"
 	                       NT_HEAD NT_WRONG_ROW "# Out of bounds values : 4 FAILED\n# Avg bus bandwidth    : 4.79995 \n");
 	CHECK(b->verdict != VERDICT_HEALTHY);
