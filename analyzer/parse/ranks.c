@@ -2203,13 +2203,13 @@ int ranks_cmp_first_error(const struct rank_proc *a, const struct rank_proc *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-int ranks_lookup(const struct ranks *r, const char *host, long pid)
+const struct rank_proc *ranks_proc_at(const struct ranks *r, const char *host, long pid)
 {
 	if (!r->finished || !host) {
 		for (size_t i = 0; i < r->n; i++)
 			if (r->v[i].pid == pid && r->v[i].host && host && strcmp(r->v[i].host, host) == 0)
-				return r->v[i].rank;
-		return -1;
+				return &r->v[i];
+		return NULL;
 	}
 	size_t hn = strlen(host);
 	uint64_t h = proc_hash(host, hn, pid);
@@ -2217,9 +2217,15 @@ int ranks_lookup(const struct ranks *r, const char *host, long pid)
 		for (size_t s = hindex_first(&r->pix, h); r->pix.slot[s]; s = hindex_next(&r->pix, s)) {
 			const struct rank_proc *q = &r->v[r->pix.slot[s] - 1];
 			if (q->pid == pid && strcmp(q->host, host) == 0)
-				return q->rank;
+				return q;
 		}
-	return -1;
+	return NULL;
+}
+
+int ranks_lookup(const struct ranks *r, const char *host, long pid)
+{
+	const struct rank_proc *p = ranks_proc_at(r, host, pid);
+	return p ? p->rank : -1;
 }
 
 const struct rank_proc *ranks_first_failure(const struct ranks *r)

@@ -222,6 +222,8 @@ int ranks_note_at(struct ranks *r, const struct logline *ll, const char *path, u
 /* Close the current document, merge, compute global ranks and the first
  * failure.  Idempotent; call before querying. */
 void ranks_finish(struct ranks *r);
+/* The NCCL process host:pid (hashed once ranks_finish ran), or NULL. */
+const struct rank_proc *ranks_proc_at(const struct ranks *r, const char *host, long pid);
 /* Global rank of host:pid, or -1. */
 int ranks_lookup(const struct ranks *r, const char *host, long pid);
 /* The process that failed first, or NULL. */

@@ -198,16 +198,9 @@ static int bootstrap_chain_in_init(const struct rule_ctx *rc)
 		int boot = str_starts(c->src, "bootstrap.") ||
 		           ((str_starts(c->src, "misc/socket.") || str_starts(c->src, "os/linux.")) &&
 		            (c->code == 2 || c->code == 6));
-		if (!boot || !c->host)
-			continue;
-		for (size_t k = 0; k < r->n; k++) {
-			const struct rank_proc *p = &r->v[k];
-			if (p->pid == c->pid && p->host && strcmp(p->host, c->host) == 0) {
-				if (!p->saw_init_complete && !p->saw_coll)
-					return 1;
-				break;
-			}
-		}
+		const struct rank_proc *p = boot ? ranks_proc_at(r, c->host, c->pid) : NULL;
+		if (p && !p->saw_init_complete && !p->saw_coll)
+			return 1;
 	}
 	return 0;
 }

@@ -591,15 +591,17 @@ static void rule_p2p_bandwidth(struct rule_ctx *rc)
  * rule_init_stall and after the rank rules (rules.c's order). */
 static void rule_init_hang_on_bridge(struct rule_ctx *rc)
 {
+	const struct evlist *ev = rc->ev;
+	if (!evlist_has(ev, "ranks.stuck_in_init") || !evlist_has(ev, "socket.bridge_interface_chosen") ||
+	    evlist_has(ev, "infer.init_stall_pcie") || evlist_has(ev, "infer.init_stall_one_host"))
+		return; /* every rank on one host (init_stall): the interface is harmless there */
 	const struct evidence *stuck = NULL, *bridge = NULL;
-	for (size_t i = 0; i < rc->ev->n; i++) {
-		const struct evidence *e = &rc->ev->v[i];
+	for (size_t i = 0; i < ev->n && !(stuck && bridge); i++) {
+		const struct evidence *e = &ev->v[i];
 		if (!stuck && strcmp(e->id, "ranks.stuck_in_init") == 0)
 			stuck = e;
 		else if (!bridge && strcmp(e->id, "socket.bridge_interface_chosen") == 0)
 			bridge = e;
-		else if (strcmp(e->id, "infer.init_stall_pcie") == 0 || strcmp(e->id, "infer.init_stall_one_host") == 0)
-			return; /* every rank on one host: the interface is harmless there */
 	}
 	if (!stuck || !bridge)
 		return;
