@@ -948,8 +948,10 @@ static void apply_line(struct bundle *b, const struct line_batch *bt, const stru
 	if (ll->level == LINE_INFO ? (m->n > 13 && memcmp(m->p, "NCCL version ", 13) == 0)
 	                           : (ll->kw & KW_BIT(KW_NCCL_VERSION)) != 0)
 		fact_nccl_version(b, m);
-	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_CUDA_OOM)))
-		sysreport_torch_oom(m->p, m->n, b->facts, path, lineno);
+	/* past the cap it keeps nothing: not called (it would count the kept
+	 * events, a walk of cold entries, at every further OOM line) */
+	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_CUDA_OOM)) && b->torch_oom_kept < SYS_OOM_EVENTS_MAX)
+		b->torch_oom_kept += (size_t)sysreport_torch_oom(m->p, m->n, b->facts, path, lineno);
 	/* system facts carried by log lines: nccl-tests output (its table rows
 	 * carry no keyword: once a run started, '#' lines and rows go in too),
 	 * kernel messages, what each host's NCCL says about itself */

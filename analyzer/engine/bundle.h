@@ -66,6 +66,7 @@ struct bundle {
 	int saw_nccl;               /* any NCCL line at all */
 	struct env_index envix;     /* facts.env by name, while input is read (sysparse.h) */
 	uint64_t env_dropped;       /* "set by environment" lines past SYS_ENV_MAX variables */
+	size_t torch_oom_kept;      /* OOM lines sysreport_torch_oom kept: at SYS_OOM_EVENTS_MAX it is not called */
 	uint64_t offset_work;       /* raw bytes read to place matches in evidence text (tests bound it) */
 	struct warn_site *wsites;   /* NCCL WARN lines' file:line and message start, the first
 	                               BUNDLE_WSITES distinct ones (the version fingerprint, correlate.c) */

@@ -23,6 +23,7 @@
 #define KM_LINE 2048
 #define KM_MAX_XIDS 512
 #define KM_MAX_OOM 256
+#define OOM_RECENT 4 /* oom_entry: the entries a line within 3 lines of its kill can match */
 #define KM_MAX_SEGV 256
 #define KM_MAX_NVRM 64
 
@@ -251,9 +252,15 @@ static cJSON *oom_entry(cJSON *facts, long pid, const char *path, uint64_t linen
 	cJSON *arr = sys_arr(sys_obj(facts, "kernel"), "oom_kills");
 	cJSON *o;
 	*isnew = 0;
-	/* the same kill reported by two lines (constraint, then Killed process);
-	 * the pid first ("pid" is an entry's first key): most entries stop there */
-	cJSON_ArrayForEach(o, arr) {
+	/* the same kill reported by two lines (constraint, then Killed process)
+	 * within 3 lines: only the last OOM_RECENT entries can be it.  Each line
+	 * adds at most one entry, so an entry touched within the last 3 lines
+	 * has at most 3 entries after it: walking back from the end over
+	 * OOM_RECENT finds what a walk of the whole array found, without a walk
+	 * of up to KM_MAX_OOM cold entries per line (a replicated dmesg paste).
+	 * The pid first ("pid" is an entry's first key): most entries stop there. */
+	o = arr->child ? arr->child->prev : NULL; /* cJSON: the first child's prev is the last */
+	for (int k = 0; o && k < OOM_RECENT; k++, o = o == arr->child ? NULL : o->prev) {
 		double p, l;
 		const cJSON *pk = o->child; /* the key that json_num(o, "pid") finds, without a call */
 		const char *kn = pk ? pk->string : NULL;

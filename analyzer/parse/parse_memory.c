@@ -15,6 +15,7 @@
 
 #include "base/scan.h"
 #include "parse/sysparse.h"
+#include "parse/sysreport.h"
 
 /* ---------- series ---------- */
 
@@ -471,7 +472,7 @@ int sys_parse_mem_csv(const char *text, size_t len, const char *path, cJSON *fac
 
 /* ---------- PyTorch OOM ---------- */
 
-#define OOM_EVENTS_MAX 256 /* memory.oom_events kept per bundle */
+#define OOM_EVENTS_MAX SYS_OOM_EVENTS_MAX /* memory.oom_events kept per bundle (sysreport.h) */
 
 /* value in MiB of the size that ends right before p (e.g. "4.00 GiB" before
  * " is free"), searching backwards over at most 40 bytes */

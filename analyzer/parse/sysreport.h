@@ -24,7 +24,10 @@ int sysreport_parse(enum doc_kind kind, const char *text, size_t len,
 int sysreport_scan_text(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
 
 /* A PyTorch OOM message line ("CUDA out of memory. Tried to allocate ...")
- * into facts.memory.oom_events (parse_memory.c).  Returns 1 when parsed. */
+ * into facts.memory.oom_events (parse_memory.c).  Returns 1 when parsed and
+ * kept; nothing is kept past SYS_OOM_EVENTS_MAX events (a caller that has
+ * counted that many returns of 1 need not call it again). */
+#define SYS_OOM_EVENTS_MAX 256
 int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *path, uint64_t lineno);
 
 /* Facts that log lines carry, fed line by line by the log side (bundle.c).

@@ -303,7 +303,7 @@ fi
 
 # ---------- the bundles made on a GPU host (fixtures/collect) ----------
 F="$ROOT/fixtures/collect/h200"
-for d in collect-dir collect-redacted.tar.gz run-ifname/vm run-dup/vm run-ok/vm; do
+for d in collect-dir collect-redacted.tar.gz run-ifname/vm run-dup/vm run-ok/vm run-stuck/vm; do
 	"$BIN" analyze --format json "$F/$d" >fx.json 2>fx.err
 	rc=$?
 	check "fixture $d: analysed (exit $rc)" [ $rc -le 1 ]
@@ -327,6 +327,8 @@ done
 check "fixture: bad NCCL_SOCKET_IFNAME diagnosed on stderr" grep -q '^Cause: .*\[SOCKET_NETWORK\]' "$F/run-ifname.stderr"
 check "fixture: two ranks on one GPU diagnosed on stderr" grep -q '^Cause: .*\[DEVICE_ASSIGNMENT\]' "$F/run-dup.out"
 check "fixture: the job's own exit status" sh -c "grep -qx 'plain ifname rc=1' '$F/rc.txt' && grep -qx 'run ifname rc=1' '$F/rc.txt' && grep -qx 'plain dup rc=1' '$F/rc.txt' && grep -qx 'run dup rc=1' '$F/rc.txt' && grep -qx 'run ok rc=0' '$F/rc.txt'"
+check "fixture: a collective stuck behind a spinning kernel, stopped by timeout(1): diagnosed on stderr" grep -q '^Cause: .*\[COLLECTIVE_TIMEOUT\]' "$F/run-stuck.stderr"
+check "fixture: the stuck job's status through run (torchrun exits 1 on SIGTERM)" grep -q 'stuck exited with status 1 after' "$F/run-stuck.stderr"
 check "fixture: success is one line" [ "$(wc -l <"$F/run-ok.stderr")" -eq 1 ]
 for pair in "run-ifname/vm SOCKET_NETWORK" "run-dup/vm DEVICE_ASSIGNMENT"; do
 	set -- $pair
