@@ -63,7 +63,7 @@ struct docstate {
 	 * still waiting for the lines after it (indexes into b->ev.v) */
 	char prev[EVIDENCE_CONTEXT][EVIDENCE_CONTEXT_TEXT + 4]; /* + 4: a longer line shows as cut */
 	size_t prevlen[EVIDENCE_CONTEXT];
-	char *prevsan[EVIDENCE_CONTEXT]; /* owned: prev[] sanitised (context_copy), once asked; or NULL */
+	char *prevsan[EVIDENCE_CONTEXT]; /* prev[] sanitised (context_copy, b->ev's), once asked; or NULL */
 	unsigned nprev, prevpos;
 	size_t waiting[8];
 	unsigned nwaiting;
@@ -643,9 +643,14 @@ static void crash_doc_end(struct bundle *b, struct docstate *ds)
 
 /* ---- context lines around evidence ---- */
 
-static char *context_copy(const char *s, size_t n)
+/* A context line, kept by the evidence list (every copy made is some
+ * evidence's: one copy per line, shared by the evidence around it). */
+static char *context_copy(struct bundle *b, const char *s, size_t n)
 {
-	return str_sanitize_cut(s, n, EVIDENCE_CONTEXT_TEXT); /* a cut line ends with "…" */
+	char *t = str_sanitize_cut(s, n, EVIDENCE_CONTEXT_TEXT); /* a cut line ends with "…" */
+	char *k = evlist_keep(&b->ev, t);
+	free(t);
+	return k;
 }
 
 /* The current line is "after" context for evidence found just before it:
@@ -653,10 +658,10 @@ static char *context_copy(const char *s, size_t n)
 static char *context_after(struct bundle *b, struct docstate *ds, const char *s, size_t n)
 {
 	unsigned keep = 0;
-	char *t = context_copy(s, n);
+	char *t = context_copy(b, s, n);
 	for (unsigned i = 0; i < ds->nwaiting; i++) {
 		struct evidence *e = &b->ev.v[ds->waiting[i]];
-		e->after[e->nafter++] = xstrdup(t);
+		e->after[e->nafter++] = t;
 		if (e->nafter < EVIDENCE_CONTEXT)
 			ds->waiting[keep++] = ds->waiting[i];
 	}
@@ -673,8 +678,8 @@ static void context_before(struct bundle *b, struct docstate *ds, size_t first)
 		for (unsigned j = 0; j < ds->nprev; j++) {
 			unsigned slot = (ds->prevpos + EVIDENCE_CONTEXT - ds->nprev + j) % EVIDENCE_CONTEXT;
 			if (!ds->prevsan[slot]) /* sanitised once, whatever the evidence around it */
-				ds->prevsan[slot] = context_copy(ds->prev[slot], ds->prevlen[slot]);
-			e->before[e->nbefore++] = xstrdup(ds->prevsan[slot]);
+				ds->prevsan[slot] = context_copy(b, ds->prev[slot], ds->prevlen[slot]);
+			e->before[e->nbefore++] = ds->prevsan[slot];
 		}
 		if (ds->nwaiting == sizeof ds->waiting / sizeof *ds->waiting) {
 			memmove(ds->waiting, ds->waiting + 1, (ds->nwaiting - 1) * sizeof *ds->waiting);
@@ -685,13 +690,12 @@ static void context_before(struct bundle *b, struct docstate *ds, size_t first)
 }
 
 /* The line joins the ring of previous lines; san: its context_copy when
- * made already (taken), or NULL. */
+ * made already, or NULL. */
 static void context_push(struct docstate *ds, const char *s, size_t n, char *san)
 {
 	size_t l = n < EVIDENCE_CONTEXT_TEXT + 4 ? n : EVIDENCE_CONTEXT_TEXT + 4;
 	memcpy(ds->prev[ds->prevpos], s, l);
 	ds->prevlen[ds->prevpos] = l;
-	free(ds->prevsan[ds->prevpos]);
 	ds->prevsan[ds->prevpos] = san;
 	ds->prevpos = (ds->prevpos + 1) % EVIDENCE_CONTEXT;
 	if (ds->nprev < EVIDENCE_CONTEXT)
@@ -801,7 +805,7 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 		e->match.start = text_offset(&om, base + ov[0]);
 		e->match.end = text_offset(&om, base + ov[1]);
 		if (nc) {
-			e->cspan = xcalloc(nc, sizeof *e->cspan);
+			e->cspan = evlist_zalloc(&c->b->ev, nc * sizeof *e->cspan);
 			size_t k = 0;
 			for (int g = 1; g < ngroups && (size_t)g < s->ncapnames && k < nc; g++) {
 				if (!s->capnames[g] || ov[2 * g] == PCRE2_UNSET)
@@ -1402,8 +1406,6 @@ static void doc_finish(struct bundle *b, struct docstate *ds)
 	crash_doc_end(b, ds);
 	buf_free(&ds->sys);
 	buf_free(&ds->scan);
-	for (unsigned i = 0; i < EVIDENCE_CONTEXT; i++)
-		free(ds->prevsan[i]);
 	free(ds);
 }
 

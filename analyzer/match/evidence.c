@@ -11,24 +11,12 @@ void evlist_init(struct evlist *l)
 	l->per_id_cap = 200;
 }
 
+/* the rest is the list's (l->strs, l->counts) */
 static void evidence_free(struct evidence *e)
 {
-	free(e->id);
-	free(e->path);
-	free(e->text);
 	free(e->host);
 	free(e->src);
 	free(e->ts);
-	for (size_t i = 0; i < e->ncaps; i++) {
-		free(e->caps[i].name);
-		free(e->caps[i].value);
-	}
-	free(e->caps);
-	free(e->cspan);
-	for (unsigned i = 0; i < e->nbefore; i++)
-		free(e->before[i]);
-	for (unsigned i = 0; i < e->nafter; i++)
-		free(e->after[i]);
 }
 
 void evlist_free(struct evlist *l)
@@ -40,6 +28,7 @@ void evlist_free(struct evlist *l)
 		free(l->counts[i].id);
 	free(l->counts);
 	hindex_free(&l->cix);
+	arena_free(&l->strs);
 	memset(l, 0, sizeof *l);
 }
 
@@ -94,6 +83,24 @@ int evlist_full(const struct evlist *l, const char *id)
 	return c && *c >= l->per_id_cap;
 }
 
+char *evlist_keep(struct evlist *l, const char *s)
+{
+	return arena_strndup(&l->strs, s, strlen(s));
+}
+
+void *evlist_zalloc(struct evlist *l, size_t n)
+{
+	return memset(arena_alloc(&l->strs, n), 0, n);
+}
+
+/* s (malloc'ed, freed here) copied into the list */
+static char *keep_free(struct evlist *l, char *s)
+{
+	char *k = evlist_keep(l, s);
+	free(s);
+	return k;
+}
+
 struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
                             uint64_t line, const char *text, size_t textlen,
                             const struct capture *caps, size_t ncaps)
@@ -109,21 +116,25 @@ struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
 	}
 	struct evidence *e = &l->v[l->n++];
 	memset(e, 0, sizeof *e);
-	e->id = xstrdup(id);
-	e->path = xstrdup(path ? path : "");
+	e->id_slot = (size_t)((const char *)cnt - (const char *)&l->counts[0].count) / sizeof *l->counts;
+	e->id = l->counts[e->id_slot].id;
+	if (!path)
+		path = "";
+	if (!l->last_path || strcmp(l->last_path, path) != 0)
+		l->last_path = arena_strndup(&l->strs, path, strlen(path));
+	e->path = (char *)l->last_path;
 	e->line = line;
-	e->text = str_sanitize_cut(text ? text : "", text ? textlen : 0, EVIDENCE_TEXT_MAX);
+	e->text = keep_free(l, str_sanitize_cut(text ? text : "", text ? textlen : 0, EVIDENCE_TEXT_MAX));
 	e->length = text ? textlen : 0;
 	e->cut = text && textlen > EVIDENCE_TEXT_MAX;
 	e->rank = -1;
 	e->pid = -1;
 	e->seq = seq;
-	e->id_slot = (size_t)((const char *)cnt - (const char *)&l->counts[0].count) / sizeof *l->counts;
 	if (ncaps) {
-		e->caps = xcalloc(ncaps, sizeof *e->caps);
+		e->caps = arena_alloc(&l->strs, ncaps * sizeof *e->caps);
 		for (size_t i = 0; i < ncaps; i++) {
-			e->caps[i].name = xstrdup(caps[i].name);
-			e->caps[i].value = str_sanitize(caps[i].value, strlen(caps[i].value));
+			e->caps[i].name = arena_strndup(&l->strs, caps[i].name, strlen(caps[i].name));
+			e->caps[i].value = keep_free(l, str_sanitize(caps[i].value, strlen(caps[i].value)));
 		}
 		e->ncaps = ncaps;
 	}

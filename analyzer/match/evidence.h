@@ -1,10 +1,13 @@
 /* evidence.h - one observation that supports a diagnosis: a log line matched
- * by a signature, or a fact rule that fired.  Evidence owns all its strings. */
+ * by a signature, or a fact rule that fired.  Its list owns its id, path,
+ * text, captures, spans and context lines (one arena: thousands of small
+ * strings a bundle, freed together); the evidence owns host, src and ts. */
 #ifndef NT_EVIDENCE_H
 #define NT_EVIDENCE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "base/arena.h"
 #include "base/caplist.h"
 #include "base/hash.h"
 #include "base/util.h"
@@ -40,7 +43,8 @@ struct evidence {
 	uint64_t seq;      /* order of arrival in the bundle: lower = earlier */
 	size_t id_slot;    /* the id's position in the list's counts (evlist_slot) */
 	/* the lines around a log line (sanitised, cut to EVIDENCE_CONTEXT_TEXT
-	 * bytes), filled in by bundle.c; none for rule evidence */
+	 * bytes), filled in by bundle.c from evlist_keep; none for rule
+	 * evidence.  A line is shared by the evidence around it. */
 	char *before[EVIDENCE_CONTEXT]; /* a cut one ends with "…" */
 	char *after[EVIDENCE_CONTEXT];
 	unsigned nbefore, nafter;
@@ -56,6 +60,8 @@ struct evlist {
 	struct { char *id; size_t count; } *counts;
 	size_t ncounts, capcounts;
 	struct hindex cix;  /* counts[] by id (every match asks: no scan of the ids) */
+	struct arena strs;  /* the kept evidence's strings and arrays (evidence.h's first comment) */
+	const char *last_path; /* in strs: the path of the evidence added last (the same document's are shared) */
 };
 
 /* Unexplained failure evidence (tracebacks, NCCL WARNs, non-zero exits) that
@@ -122,7 +128,7 @@ struct floor_pick {
 
 void evlist_init(struct evlist *l);
 void evlist_free(struct evlist *l);
-/* Add evidence; copies every string.  caps may be NULL.  Returns the stored
+/* Add evidence; copies every string (into the list).  caps may be NULL.  Returns the stored
  * item (borrowed; valid until the next add), or NULL when the per-id cap was
  * reached (the occurrence is still counted). */
 struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
@@ -140,6 +146,10 @@ int evlist_count_capped(struct evlist *l, size_t slot);
  * or -1 when no evidence of id was added. */
 long evlist_slot(const struct evlist *l, const char *id);
 int evlist_has(const struct evlist *l, const char *id);
+/* A copy of s that lives as long as the list (a context line), or n zeroed
+ * bytes (an evidence's cspan). */
+char *evlist_keep(struct evlist *l, const char *s);
+void *evlist_zalloc(struct evlist *l, size_t n);
 const char *evidence_cap(const struct evidence *e, const char *name);
 
 #endif
