@@ -21,16 +21,23 @@
 #define PIPE_SIZE (1 << 20)
 #define TTY_RING (1u << 20)
 #define LOG_RING (8u << 20)
+/* the least room at the log ring's tail worth reading into */
+#define DIRECT_MIN (64u << 10)
 /* After the job's process ended, how long processes it left may keep its
  * pipes open before run stops reading them. */
 #define TAIL_GRACE_S 2.0
-/* A wake that read less than NAP_BELOW naps NAP_MS before the next poll: a
- * job writing 10 MB/s in lines fills half of a 1 MiB pipe in 50 ms, so the
- * nap never holds it up, and one read takes ~250 KB instead of a line (each
- * wake of this loop and of the sinks costs more than the copying:
- * bench/overhead.sh). */
-#define NAP_BELOW (PIPE_SIZE / 2)
-#define NAP_MS 25
+/* A wake that read less than half a pipe (the size the kernel gave it)
+ * naps before the next poll, so that one read takes many of the job's
+ * writes instead of one line: the wakes of this loop and of the sinks cost
+ * more than the copying (bench/overhead.sh; naps of 25 ms cost a fifth more
+ * CPU than 50).  The nap never holds the job up: at the rate the job wrote
+ * since the pipes were last read empty, it lasts no longer than half a pipe
+ * takes to fill, less NAP_SLACK_MS for a late wake, and none is shorter
+ * than 1 ms (with 1 MiB pipes a 10 MB/s job gets the full NAP_MS; with
+ * the 64 KiB a kernel may impose, naps shrink to what the rate allows).
+ * NAP_MS bounds the delay of a line to the terminal: NAP_MS plus the write. */
+#define NAP_MS 50
+#define NAP_SLACK_MS 5
 
 static int sig_w = -1;
 
@@ -65,14 +72,23 @@ struct loop {
 	double t0, kill_at, reaped_at;
 	int term_sent, reaped;
 	char *buf;
+	size_t nap_below;     /* half the smaller pipe */
 };
 
-/* Read what fd k has (at most 4 chunks), hand it to its sinks.  Bytes read. */
+/* Read what fd k has (at most 4 reads), hand it to its sinks.  Bytes read.
+ * A read goes straight into the log's ring when it has the room (one copy
+ * fewer: bench/overhead.sh), else into buf and is pushed. */
 static size_t pump(struct loop *L, int k)
 {
 	size_t got = 0;
 	for (int i = 0; i < 4 && L->fd[k] >= 0; i++) {
-		ssize_t n = read(L->fd[k], L->buf, READ_CHUNK);
+		size_t room = READ_CHUNK;
+		char *p = L->log ? sink_reserve(L->log, DIRECT_MIN, &room) : NULL;
+		if (room > READ_CHUNK)
+			room = READ_CHUNK;
+		ssize_t n = read(L->fd[k], p ? p : L->buf, room);
+		if (p)
+			sink_commit(L->log, n > 0 ? (size_t)n : 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
@@ -86,11 +102,12 @@ static size_t pump(struct loop *L, int k)
 			L->r->out_bytes += (uint64_t)n;
 		else
 			L->r->err_bytes += (uint64_t)n;
-		sink_push(L->to[k], L->buf, (size_t)n);
-		if (L->log)
+		/* p stays readable after the commit: only this thread writes the ring */
+		sink_push(L->to[k], p ? p : L->buf, (size_t)n);
+		if (L->log && !p)
 			sink_push(L->log, L->buf, (size_t)n);
 		got += (size_t)n;
-		if ((size_t)n < READ_CHUNK)
+		if ((size_t)n < room)
 			break;
 	}
 	return got;
@@ -116,20 +133,26 @@ static void reap(struct loop *L, double now)
 	}
 }
 
+/* The signals caught since the last wake: forwarded, and a SIGCHLD reaps.
+ * waitpid only then (or once the pipes are closed, should a SIGCHLD have
+ * been lost to a full signal pipe), not at every wake. */
 static void signals(struct loop *L, double now)
 {
 	unsigned char c[64];
 	ssize_t n;
+	int child = L->fd[0] < 0 && L->fd[1] < 0;
 	while ((n = read(L->sig_r, c, sizeof c)) > 0)
 		for (ssize_t i = 0; i < n; i++) {
-			if (c[i] == SIGCHLD)
-				continue; /* reap() below */
+			if (c[i] == SIGCHLD) {
+				child = 1;
+				continue;
+			}
 			if (!L->reaped) {
 				kill(-L->pid, c[i]);
 				L->r->forwarded = c[i];
 			}
 		}
-	if (!L->reaped)
+	if (!L->reaped && child)
 		reap(L, now);
 }
 
@@ -159,6 +182,8 @@ static int next_wake(const struct loop *L, double now)
 		at = L->kill_at;
 	if (L->reaped)
 		at = L->reaped_at + TAIL_GRACE_S;
+	if (!L->reaped && L->fd[0] < 0 && L->fd[1] < 0)
+		return 100; /* only the job's end is awaited: a lost SIGCHLD costs 100 ms */
 	if (at < 0)
 		return -1;
 	double ms = (at - now) * 1000 + 1;
@@ -167,7 +192,7 @@ static int next_wake(const struct loop *L, double now)
 
 static void loop_run(struct loop *L)
 {
-	struct timespec nap = {0, NAP_MS * 1000 * 1000};
+	double emptied = proc_now(); /* when the pipes were last read empty */
 	for (;;) {
 		if (L->reaped && L->fd[0] < 0 && L->fd[1] < 0)
 			break;
@@ -193,9 +218,18 @@ static void loop_run(struct loop *L)
 		timers(L, now);
 		/* a job that writes many small pieces would wake this loop for
 		 * each: while it writes and is far from filling a pipe, nap, so
-		 * that one read takes many pieces (NAP_BELOW) */
-		if (got > 0 && got < NAP_BELOW && !L->reaped)
-			nanosleep(&nap, NULL);
+		 * that one read takes many pieces; at the rate of the last wait,
+		 * no longer than it takes to fill half a pipe */
+		double t = proc_now(), ms = (t - emptied) * 1000;
+		emptied = t;
+		if (got > 0 && got < L->nap_below && !L->reaped) {
+			ms = ms * (double)L->nap_below / (double)got - NAP_SLACK_MS;
+			if (ms > NAP_MS)
+				ms = NAP_MS;
+			struct timespec nap = {0, (long)(ms * 1e6)};
+			if (ms >= 1)
+				nanosleep(&nap, NULL);
+		}
 	}
 	for (int k = 0; k < 2; k++)
 		if (L->fd[k] >= 0) {
@@ -211,11 +245,17 @@ static void loop_run(struct loop *L)
 	}
 }
 
-static int make_pipe(int p[2])
+/* A pipe for the job, 1 MiB when the kernel allows (fs.pipe-max-size);
+ * *half becomes half its size when that is smaller. */
+static int make_pipe(int p[2], size_t *half)
 {
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
 	fcntl(p[0], F_SETPIPE_SZ, PIPE_SIZE); /* best effort: 64 KiB otherwise */
+	int sz = fcntl(p[0], F_GETPIPE_SZ);
+	size_t h = sz > 0 ? (size_t)sz / 2 : 4096;
+	if (h < *half)
+		*half = h;
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	return 0;
 }
@@ -237,9 +277,11 @@ int run_job(const struct run_spec *s, struct run_result *r)
 	L.s = s;
 	L.r = r;
 	L.fd[0] = L.fd[1] = -1;
+	L.nap_below = PIPE_SIZE / 2;
 	int sp[2], po[2] = {-1, -1}, pe[2] = {-1, -1};
 	r->merged = same_file(1, 2);
-	if (pipe2(sp, O_CLOEXEC | O_NONBLOCK) < 0 || make_pipe(po) < 0 || (!r->merged && make_pipe(pe) < 0)) {
+	if (pipe2(sp, O_CLOEXEC | O_NONBLOCK) < 0 || make_pipe(po, &L.nap_below) < 0 ||
+	    (!r->merged && make_pipe(pe, &L.nap_below) < 0)) {
 		r->exec_errno = errno;
 		return -1;
 	}

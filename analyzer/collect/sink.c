@@ -57,6 +57,38 @@ void sink_push(struct sink *s, const char *p, size_t n)
 	pthread_mutex_unlock(&s->mu);
 }
 
+char *sink_reserve(struct sink *s, size_t min, size_t *room)
+{
+	char *p = NULL;
+	pthread_mutex_lock(&s->mu);
+	if (s->started && !s->dead && !s->gap) {
+		size_t tail = (s->head + s->len) % s->cap;
+		/* the free room from the tail on: to the ring's end, or to the head */
+		size_t n = s->len == s->cap ? 0 : tail >= s->head ? s->cap - tail : s->head - tail;
+		if (n >= min) {
+			p = s->ring + tail;
+			*room = n;
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+	return p;
+}
+
+void sink_commit(struct sink *s, size_t n)
+{
+	if (!n)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->pushed += n;
+	if (s->dead) {
+		s->lost += n; /* it ended meanwhile */
+	} else {
+		s->len += n;
+		pthread_cond_signal(&s->cv);
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
 static void *sink_main(void *arg)
 {
 	struct sink *s = arg;

@@ -40,6 +40,13 @@ struct sink {
  * lost). */
 int sink_start(struct sink *s, int fd, size_t cap, const char *slow);
 void sink_push(struct sink *s, const char *p, size_t n);
+/* The reader's way to save a copy: the free room at the ring's tail, one
+ * piece, when it is at least min bytes and no note is due (else NULL: read
+ * elsewhere and sink_push).  Only the pushing thread writes there; the sink's
+ * thread never reads it before sink_commit(s, n) hands in the n bytes read
+ * into it (n may be 0).  Nothing else may be pushed in between. */
+char *sink_reserve(struct sink *s, size_t min, size_t *room);
+void sink_commit(struct sink *s, size_t n);
 /* Let the sink write what it holds, waiting at most wait_s seconds (a
  * terminal stopped with ^S must not keep run from ending); what is left
  * then counts as lost.  The sink is finished either way; sink_free frees

@@ -228,6 +228,63 @@ static void test_sink(void)
 	close(p[1]);
 }
 
+/* A pipe whose reader is away: filled until a write would block. */
+static size_t fill_pipe(int p[2])
+{
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	char fill[4096];
+	memset(fill, 'f', sizeof fill);
+	size_t n = 0;
+	ssize_t w;
+	while ((w = write(p[1], fill, sizeof fill)) > 0)
+		n += (size_t)w;
+	fcntl(p[1], F_SETFL, 0);
+	return n;
+}
+
+/* sink_reserve/sink_commit: bytes read straight into the ring keep their
+ * place in the order; no room to lend while a note is due or too little. */
+static void test_sink_reserve(void)
+{
+	int p[2];
+	CHECK_INT(pipe(p), 0);
+	size_t prefill = fill_pipe(p);
+	struct sink s;
+	sink_start(&s, p[1], 256, "T");
+	char a[200], b[100];
+	memset(a, 'a', sizeof a);
+	memset(b, 'b', sizeof b);
+	sink_push(&s, a, sizeof a);
+	size_t room = 0;
+	CHECK(sink_reserve(&s, 100, &room) == NULL); /* 56 bytes free */
+	char *q = sink_reserve(&s, 50, &room);
+	CHECK(q != NULL && room == 56);
+	if (q) {
+		memset(q, 'd', 50);
+		sink_commit(&s, 50);
+	}
+	sink_push(&s, b, sizeof b); /* no room: lost, a note is due */
+	CHECK(sink_reserve(&s, 1, &room) == NULL);
+	char *got = malloc(prefill + 4096);
+	size_t n = 0;
+	ssize_t r;
+	while (n < prefill + 250 && (r = read(p[0], got + n, prefill + 4096 - n)) > 0)
+		n += (size_t)r;
+	sink_finish(&s, 5);
+	CHECK_INT(s.pushed, 350);
+	CHECK_INT(s.lost, 100);
+	sink_free(&s);
+	close(p[1]);
+	while ((r = read(p[0], got + n, prefill + 4096 - n)) > 0)
+		n += (size_t)r;
+	close(p[0]);
+	got[n] = 0;
+	CHECK(n > prefill + 250 && memcmp(got + prefill, a, sizeof a) == 0 &&
+	      strspn(got + prefill + sizeof a, "d") == 50);
+	CHECK_STR(got + prefill + 250, "\n[nccl-triage run: 100 bytes of the job's output lost here: T]\n");
+	free(got);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -237,5 +294,6 @@ int main(void)
 	test_detect();
 	test_manifest_parse();
 	test_sink();
+	test_sink_reserve();
 	TEST_MAIN_END();
 }
