@@ -29,7 +29,8 @@ struct report_opts {
 #define REPORT_EVIDENCE_MAX 20
 
 /* The whole analyze document: {"schema_version":1, "tool":..., "db":..., "bundles":[...]}.
- * Caller owns the result. */
+ * Caller owns the result.  Each bundle's facts tree moves into the document
+ * (b->facts is NULL after it): the bundles are only to be freed then. */
 cJSON *report_json(struct bundle *const *bundles, size_t n, const struct sigdb *db, size_t evidence_max);
 /* {"schema_version", "tool"}: the start of every JSON document the tool
  * writes (analyze's head, verify's report).  Caller owns. */

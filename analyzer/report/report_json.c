@@ -406,7 +406,9 @@ cJSON *report_bundle_summary_json(const struct bundle *b)
 	return o;
 }
 
-cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max)
+/* The bundle's object, with facts (the bundle's tree or a copy: the
+ * object owns it) as its "facts". */
+static cJSON *bundle_json(const struct bundle *b, size_t evidence_max, cJSON *facts)
 {
 	size_t evmax = evidence_max ? evidence_max : REPORT_EVIDENCE_MAX;
 	cJSON *o = cJSON_CreateObject();
@@ -429,7 +431,7 @@ cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max)
 		cJSON_AddItemToArray(w, cJSON_CreateString(tmp));
 		cJSON_AddNumberToObject(o, "warnings_dropped", (double)b->warnings.dropped);
 	}
-	cJSON_AddItemToObject(o, "facts", cJSON_Duplicate(b->facts, 1));
+	cJSON_AddItemToObject(o, "facts", facts);
 	/* the launchers the bundle shows (fix steps for another launcher are left out) */
 	unsigned lm = bundle_launchers(b);
 	if (lm) {
@@ -482,6 +484,11 @@ cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max)
 	return o;
 }
 
+cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max)
+{
+	return bundle_json(b, evidence_max, cJSON_Duplicate(b->facts, 1));
+}
+
 cJSON *report_tool_json(void)
 {
 	cJSON *root = cJSON_CreateObject();
@@ -506,8 +513,12 @@ cJSON *report_json(struct bundle *const *bundles, size_t n, const struct sigdb *
 {
 	cJSON *root = report_header_json(db);
 	cJSON *arr = cJSON_AddArrayToObject(root, "bundles");
-	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(arr, report_bundle_json(bundles[i], evidence_max));
+	for (size_t i = 0; i < n; i++) {
+		/* the facts move: no second tree of them (an error-dense bundle's
+		 * are ~70000 cJSON blocks, 3-4 MB at the peak of analyze) */
+		cJSON_AddItemToArray(arr, bundle_json(bundles[i], evidence_max, bundles[i]->facts));
+		bundles[i]->facts = NULL;
+	}
 	return root;
 }
 
