@@ -95,6 +95,7 @@ struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct
 	b->name = str_sanitize(name, strlen(name));
 	b->db = db;
 	b->matcher = matcher_new(db);
+	b->rmatcher = b->matcher; /* its own with the pipeline (lines_start) */
 	if (lim)
 		b->lim = *lim;
 	else
@@ -117,7 +118,10 @@ void bundle_free(struct bundle *b)
 		return;
 	lines_stop(b);
 	free(b->name);
+	if (b->rmatcher != b->matcher)
+		matcher_free(b->rmatcher);
 	matcher_free(b->matcher);
+	free(b->tried);
 	for (size_t i = 0; i < b->ndocs; i++)
 		free(b->docs[i].path);
 	free(b->docs);
@@ -828,9 +832,9 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 
 /* ---- lines ----
  * Each line is counted and prepared (prepare_line: logline_parse, the
- * prefilter scan, the benign test and the candidates' regexes) on the
- * thread that feeds the bundle, then applied (below) in line order: in
- * place, or on the pipeline's thread (bundle_set_threads). */
+ * prefilter scan, the benign test) on the thread that feeds the bundle,
+ * then matched (the candidates' regexes) and applied (below) in line
+ * order: in place, or on the pipeline's thread (bundle_set_threads). */
 
 /* Everything a line changes in the bundle, given its parse and the
  * candidate signatures of the prefilter. */
@@ -1013,6 +1017,52 @@ static void apply_line(struct bundle *b, const struct line_batch *bt, const stru
 		audit_line(b, ds, ll, lineno, s, n, hits || launcher || cev != CRASH_EV_NONE, what);
 }
 
+/* matcher_match_list's callback: the match goes into the line's record. */
+struct found_ctx {
+	const struct sigdb *db;
+	struct line_batch *bt;
+	struct prepared_line *pl;
+};
+
+static void found_hit(void *ctx, const struct signature *s, const struct logline *ll, const PCRE2_SIZE *ov,
+                      int rc)
+{
+	(void)ll;
+	struct found_ctx *f = ctx;
+	line_batch_add_hit(f->bt, f->pl, (uint32_t)(s - f->db->sigs), ov, rc);
+}
+
+/* The candidates' regexes, where lines are applied, in line order (the
+ * budgets of slow matches count in that order); the matches and the
+ * matcher's messages go into the line's record, in database order. */
+static void match_line(struct bundle *b, struct line_batch *bt, struct prepared_line *pl)
+{
+	if (pl->benign || pl->ncand == 0)
+		return;
+	struct found_ctx f = {b->db, bt, pl};
+	struct msgs m = {0};
+	const struct docstate *ds = pl->doc;
+	const struct match_tried *tried = NULL;
+	if (bt->try_ahead) { /* the reading thread tried them (prepare_line) */
+		if (pl->ncand > b->ntried) {
+			b->ntried = pl->ncand;
+			b->tried = xrealloc(b->tried, b->ntried * sizeof *b->tried);
+		}
+		for (size_t i = 0; i < pl->ncand; i++) {
+			size_t k = pl->cand + i;
+			b->tried[i].rc = bt->trc[k];
+			b->tried[i].ov = bt->trc[k] > 0 ? bt->tov + bt->tovo[k] : NULL;
+		}
+		tried = b->tried;
+	}
+	matcher_match_tried(b->rmatcher, &pl->ll, bt->cand + pl->cand, pl->ncand, tried, ds->path, found_hit, &f, &m);
+	for (size_t i = 0; i < m.list.n; i++) {
+		line_batch_add_msg(bt, pl, m.list.v[i]);
+		m.list.v[i] = NULL;
+	}
+	msgs_free(&m);
+}
+
 static void apply_batch(void *ctx, struct line_batch *bt)
 {
 	struct bundle *b = ctx;
@@ -1026,6 +1076,7 @@ static void apply_batch(void *ctx, struct line_batch *bt)
 		 * larger share of the work (nothing it does reads them) */
 		linekind_classify(&pl->ll);
 		pl->ts = ranks_line_ts(&pl->ll);
+		match_line(b, bt, pl);
 		apply_line(b, bt, pl);
 #ifdef NT_SPAN_CHECK
 		free((void *)pl->raw);
@@ -1047,28 +1098,13 @@ static const char *span_copy(const char *s, size_t n)
 }
 #endif
 
-/* matcher_match_list's callback on the reading thread: the match goes
- * into the line's record. */
-struct found_ctx {
-	const struct sigdb *db;
-	struct line_batch *bt;
-	struct prepared_line *pl;
-};
-
-static void found_hit(void *ctx, const struct signature *s, const struct logline *ll, const PCRE2_SIZE *ov,
-                      int rc)
-{
-	(void)ll;
-	struct found_ctx *f = ctx;
-	line_batch_add_hit(f->bt, f->pl, (uint32_t)(s - f->db->sigs), ov, rc);
-}
-
 /* Everything about the line that depends on the line and on the reading
- * thread's state only (the document's benign-traceback state, the
- * matcher's budgets): the parse, the prefilter, the benign test and the
- * regexes of the candidates.  apply_batch classifies it (linekind: after
- * the scan, it reads the keywords), takes its time, and apply_line does
- * the rest, in line order (on the pipeline's thread, or in place). */
+ * thread's state only (the document's benign-traceback state): the parse,
+ * the prefilter and the benign test; the candidates are recorded.
+ * apply_batch classifies it (linekind: after the scan, it reads the
+ * keywords), takes its time, runs the candidates' regexes (match_line) and
+ * apply_line does the rest, in line order (on the pipeline's thread, or in
+ * place). */
 static void prepare_line(struct bundle *b, struct docstate *ds, struct line_batch *bt, struct prepared_line *pl,
                          uint64_t lineno, const char *s, size_t n)
 {
@@ -1080,19 +1116,17 @@ static void prepare_line(struct bundle *b, struct docstate *ds, struct line_batc
 	pl->lineno = lineno;
 	pl->doc = ds;
 	pl->end_doc = 0;
-	pl->hit = pl->nhit = pl->msg = pl->nmsg = 0;
+	pl->cand = pl->ncand = pl->hit = pl->nhit = pl->msg = pl->nmsg = 0;
 	const size_t *cand = matcher_candidates(b->matcher);
 	pl->benign = line_benign(b, ds, ll, cand, nc);
-	if (pl->benign || nc == 0)
+	if (pl->benign)
 		return;
-	struct found_ctx f = {b->db, bt, pl};
-	struct msgs m = {0};
-	matcher_match_list(b->matcher, ll, cand, nc, ds->path, found_hit, &f, &m);
-	for (size_t i = 0; i < m.list.n; i++) {
-		line_batch_add_msg(bt, pl, m.list.v[i]);
-		m.list.v[i] = NULL;
+	line_batch_add_cands(bt, pl, cand, nc); /* their regexes: match_line */
+	for (size_t i = 0; bt->try_ahead && i < nc; i++) { /* the consumer is behind: its fast matches here */
+		const PCRE2_SIZE *ov;
+		int rc = matcher_try(b->matcher, ll, cand[i], &ov);
+		line_batch_set_tried(bt, pl->cand + i, rc, ov);
 	}
-	msgs_free(&m);
 }
 
 /* Copy the line into the batch being filled and prepare it there. */
@@ -1143,8 +1177,14 @@ static void lines_drain(struct bundle *b)
  * cannot be made) lines are applied in place. */
 static void lines_start(struct bundle *b)
 {
+	/* the consumer's matcher, before its thread can read it; once, at the
+	 * first line (the budgets are the whole bundle's) */
+	b->rmatcher = matcher_new(b->db);
+	matcher_set_budget(b->rmatcher, b->lim.match_budget);
 	b->pipe = pipeline_start(apply_batch, b);
 	if (!b->pipe) {
+		matcher_free(b->rmatcher);
+		b->rmatcher = b->matcher;
 		b->threads = 1;
 		return;
 	}
@@ -1530,6 +1570,8 @@ static void ranks_cap_warning(struct bundle *b)
 void bundle_end_input(struct bundle *b)
 {
 	lines_stop(b);
+	if (b->rmatcher != b->matcher)
+		matcher_take_limits(b->matcher, b->rmatcher); /* one report, in database order */
 	matcher_report_limits(b->matcher, b->name, &b->warnings);
 	ranks_finish(b->ranks); /* ranks: merge timelines before ranks_lookup */
 	flight_finish(b->flight, b->ranks); /* the dumps across ranks, and against the timelines */

@@ -20,6 +20,7 @@
 
 struct sigdb;
 struct matcher;
+struct match_tried;
 struct ranks;
 struct flight;
 
@@ -41,8 +42,13 @@ struct diagnosis;
 struct bundle {
 	char *name;
 	const struct sigdb *db;     /* borrowed */
-	struct matcher *matcher;    /* owned: the prefilter and regexes, on the thread that reads
-	                               (their budgets and limits: the bundle's) */
+	struct matcher *matcher;    /* owned: the prefilter and the benign entries' regexes, on the
+	                               thread that reads (their limits: the bundle's) */
+	struct matcher *rmatcher;   /* the candidates' regexes, in line order where lines are applied
+	                               (their budgets and limits): matcher itself, or with the
+	                               pipeline the consumer's own (owned) */
+	struct match_tried *tried;  /* owned: match_line's scratch, ntried entries */
+	size_t ntried;
 	struct limits lim;
 
 	struct input_doc *docs;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/util.h"
+#include "match/match.h"
 
 #define NBATCH 8
 #define BATCH_TEXT (256u << 10)
@@ -41,6 +42,40 @@ struct prepared_line *line_batch_add(struct line_batch *bt)
 		bt->v = xrealloc(bt->v, bt->capv * sizeof *bt->v);
 	}
 	return &bt->v[bt->n++]; /* the caller sets every field */
+}
+
+void line_batch_add_cands(struct line_batch *bt, struct prepared_line *pl, const size_t *c, size_t n)
+{
+	if (bt->ncand + n > bt->capcand) {
+		while (bt->ncand + n > bt->capcand)
+			bt->capcand = bt->capcand ? bt->capcand * 2 : 1024;
+		bt->cand = xrealloc(bt->cand, bt->capcand * sizeof *bt->cand);
+		bt->trc = xrealloc(bt->trc, bt->capcand * sizeof *bt->trc);
+		bt->tovo = xrealloc(bt->tovo, bt->capcand * sizeof *bt->tovo);
+	}
+	pl->cand = bt->ncand;
+	pl->ncand = n;
+	if (n)
+		memcpy(bt->cand + bt->ncand, c, n * sizeof *c);
+	for (size_t i = 0; i < n; i++)
+		bt->trc[bt->ncand + i] = MATCHER_NOT_TRIED;
+	bt->ncand += n;
+}
+
+void line_batch_set_tried(struct line_batch *bt, size_t k, int rc, const size_t *ov)
+{
+	bt->trc[k] = rc;
+	if (rc <= 0)
+		return;
+	size_t nov = 2 * (size_t)rc;
+	if (bt->ntov + nov > bt->captov) {
+		while (bt->ntov + nov > bt->captov)
+			bt->captov = bt->captov ? bt->captov * 2 : 1024;
+		bt->tov = xrealloc(bt->tov, bt->captov * sizeof *bt->tov);
+	}
+	memcpy(bt->tov + bt->ntov, ov, nov * sizeof *ov);
+	bt->tovo[k] = bt->ntov;
+	bt->ntov += nov;
 }
 
 void line_batch_add_hit(struct line_batch *bt, struct prepared_line *pl, uint32_t sig, const size_t *ov, int rc)
@@ -83,7 +118,7 @@ void line_batch_reset(struct line_batch *bt)
 {
 	for (size_t i = 0; i < bt->nmsg; i++)
 		free(bt->msg[i]);
-	bt->len = bt->n = bt->nhit = bt->nov = bt->nmsg = 0;
+	bt->len = bt->n = bt->ncand = bt->ntov = bt->nhit = bt->nov = bt->nmsg = 0;
 }
 
 void line_batch_free(struct line_batch *bt)
@@ -91,6 +126,10 @@ void line_batch_free(struct line_batch *bt)
 	line_batch_reset(bt);
 	free(bt->text);
 	free(bt->v);
+	free(bt->cand);
+	free(bt->trc);
+	free(bt->tovo);
+	free(bt->tov);
 	free(bt->hit);
 	free(bt->ov);
 	free(bt->msg);
@@ -106,6 +145,7 @@ struct pipeline {
 	 * ring[tail % NBATCH] is the one being filled (when tail - head < NBATCH) */
 	uint64_t head, tail;
 	int stop;
+	int try_ahead;               /* NT_TRY_AHEAD: 1 every batch, 0 none, -1 when the consumer is behind */
 	batch_consumer consume;
 	void *ctx;
 };
@@ -136,6 +176,10 @@ struct pipeline *pipeline_start(batch_consumer consume, void *ctx)
 	struct pipeline *p = xcalloc(1, sizeof *p);
 	p->consume = consume;
 	p->ctx = ctx;
+	/* for tests (tests/threads): the reading thread tries every batch, or
+	 * none, so that both paths are compared with -j1 whatever the timing */
+	const char *t = getenv("NT_TRY_AHEAD");
+	p->try_ahead = t && !strcmp(t, "all") ? 1 : t && !strcmp(t, "none") ? 0 : -1;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->changed, NULL);
 	if (pthread_create(&p->thread, NULL, consumer_main, p) != 0) {
@@ -153,6 +197,10 @@ struct line_batch *pipeline_batch(struct pipeline *p)
 	while (p->tail - p->head >= NBATCH)
 		pthread_cond_wait(&p->changed, &p->mu);
 	struct line_batch *bt = &p->ring[p->tail % NBATCH];
+	/* the consumer is behind: all but one batch wait for it (a level the
+	 * feedback holds near; lower ones left the reading thread the larger
+	 * share on both bench corpora) */
+	bt->try_ahead = p->try_ahead >= 0 ? p->try_ahead : p->tail - p->head >= NBATCH - 1;
 	pthread_mutex_unlock(&p->mu);
 	return bt;
 }

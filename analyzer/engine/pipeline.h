@@ -7,10 +7,16 @@
  * result is byte-identical to doing both stages on one thread; the caller
  * calls pipeline_drain() before it touches anything the consumer writes.
  *
- * The reading thread also runs the regexes of each line's candidate
- * signatures (they read the line and the matcher's own state only, which
- * that thread owns): the consumer gets the matches (signature, PCRE2's
- * ovector) and the matcher's messages in the record, and only applies them.
+ * The reading thread finds each line's candidate signatures (the
+ * prefilter) and records them.  Their regexes (about a quarter of the
+ * work) go to whichever thread has the smaller share: when the consumer is
+ * behind (half the ring waits) the reading thread runs their fast first
+ * matches for the batch it fills (matcher_try: a pure function of the
+ * line and the regex) and records the results; the consumer decides, in
+ * line order, everything with state (a signature's budget of slow matches,
+ * the limits), runs what was not tried, and puts the matches (signature,
+ * PCRE2's ovector) and the matcher's messages in the record before it
+ * applies them.  Which thread ran a fast match never changes the result.
  *
  * A batch owns copies of its lines' bytes: the logline spans point into
  * batch->text, which is never reallocated while the batch holds lines. */
@@ -37,6 +43,7 @@ struct prepared_line {
 	uint64_t lineno;
 	double ts;            /* the line's time (ranks_line_ts), -1 when none */
 	int benign;           /* the line is benign (a benign entry, or a benign traceback's line) */
+	size_t cand, ncand;   /* its candidate signatures: batch->cand[cand .. cand + ncand), in database order */
 	size_t hit, nhit;     /* its matches: batch->hit[hit .. hit + nhit), in database order */
 	size_t msg, nmsg;     /* the matcher's messages about it: batch->msg[msg .. msg + nmsg) */
 	void *doc;            /* the caller's per-document state */
@@ -50,6 +57,14 @@ struct line_batch {
 	size_t len, cap;
 	struct prepared_line *v;
 	size_t n, capv;
+	size_t *cand;         /* the lines' candidate signatures (indices in the database) */
+	int *trc;             /* per candidate: matcher_try's code, MATCHER_NOT_TRIED when not tried */
+	size_t *tovo;         /* per candidate that matched when tried: its ovector at batch->tov[tovo] */
+	size_t ncand, capcand;
+	size_t *tov;          /* the tried matches' ovectors (PCRE2_SIZE offsets) */
+	size_t ntov, captov;
+	int try_ahead;        /* the reading thread tries the candidates of this batch's lines
+	                         (set by pipeline_batch: the consumer was behind) */
 	struct line_hit *hit;
 	size_t nhit, caphit;
 	size_t *ov;           /* PCRE2_SIZE offsets (size_t) of the hits */
@@ -65,9 +80,14 @@ struct line_batch {
 char *line_batch_room(struct line_batch *bt, size_t n);
 /* A new record for the line just copied (uninitialised: set every field). */
 struct prepared_line *line_batch_add(struct line_batch *bt);
-/* A match of the line being prepared (pl): ov[0 .. 2 * rc) is copied. */
+/* The candidate signatures of the line being prepared (pl): c[0 .. n) is copied. */
+void line_batch_add_cands(struct line_batch *bt, struct prepared_line *pl, const size_t *c, size_t n);
+/* The result of trying the candidate at batch->cand[k] (matcher_try):
+ * rc, and ov[0 .. 2 * rc) copied when rc > 0. */
+void line_batch_set_tried(struct line_batch *bt, size_t k, int rc, const size_t *ov);
+/* A match of the line (pl): ov[0 .. 2 * rc) is copied. */
 void line_batch_add_hit(struct line_batch *bt, struct prepared_line *pl, uint32_t sig, const size_t *ov, int rc);
-/* A message about the line being prepared; the batch takes msg (malloc'ed). */
+/* A message about the line (pl); the batch takes msg (malloc'ed). */
 void line_batch_add_msg(struct line_batch *bt, struct prepared_line *pl, char *msg);
 /* Empty the batch for reuse (frees its messages). */
 void line_batch_reset(struct line_batch *bt);

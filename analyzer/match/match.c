@@ -104,6 +104,21 @@ void matcher_report_limits(const struct matcher *mt, const char *bundle, struct 
 			         (unsigned long long)mt->limited[i], mt->limited_where[i] ? "this document" : "this bundle");
 }
 
+void matcher_take_limits(struct matcher *dst, struct matcher *src)
+{
+	for (size_t i = 0; src->limited && i < src->db->nsigs; i++) {
+		if (!src->limited[i])
+			continue;
+		limit_hit(dst, i, NULL); /* allocates dst's tables; where: below */
+		dst->limited[i] += src->limited[i] - 1;
+		if (!dst->limited_where[i]) {
+			dst->limited_where[i] = src->limited_where[i];
+			src->limited_where[i] = NULL;
+		}
+		src->limited[i] = 0;
+	}
+}
+
 uint64_t matcher_limited(const struct matcher *mt, size_t si)
 {
 	return mt->limited ? mt->limited[si] : 0;
@@ -185,8 +200,27 @@ static void uncompiled(struct matcher *mt, size_t si, const char *where, struct 
 		         where, s->id, s->file);
 }
 
+int matcher_try(struct matcher *mt, const struct logline *ll, size_t si, const PCRE2_SIZE **ov)
+{
+	const struct signature *s = &mt->db->sigs[si];
+	const pcre2_code *code = s->benign ? NULL : sigdb_code(s);
+	*ov = NULL;
+	if (!code)
+		return MATCHER_NOT_TRIED; /* matcher_match_tried decides, in order */
+	int rc = pcre2_match(code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc_fast);
+	if (rc > 0)
+		*ov = pcre2_get_ovector_pointer(mt->md);
+	return rc;
+}
+
 size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const size_t *cand, size_t ncand,
                           const char *where, match_cb cb, void *ctx, struct msgs *m)
+{
+	return matcher_match_tried(mt, ll, cand, ncand, NULL, where, cb, ctx, m);
+}
+
+size_t matcher_match_tried(struct matcher *mt, const struct logline *ll, const size_t *cand, size_t ncand,
+                           const struct match_tried *tried, const char *where, match_cb cb, void *ctx, struct msgs *m)
 {
 	const struct sigdb *db = mt->db;
 	size_t hits = 0;
@@ -206,7 +240,9 @@ size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const si
 			uncompiled(mt, si, where, m);
 			continue;
 		}
-		int rc = pcre2_match(code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc_fast);
+		int have = tried && tried[i].rc != MATCHER_NOT_TRIED;
+		int rc = have ? tried[i].rc : pcre2_match(code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc_fast);
+		const PCRE2_SIZE *ov = have ? tried[i].ov : pcre2_get_ovector_pointer(mt->md);
 		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT) {
 			if (++mt->slow[si] > mt->budget) {
 				mt->disabled[si] = 1;
@@ -217,10 +253,11 @@ size_t matcher_match_list(struct matcher *mt, const struct logline *ll, const si
 				continue;
 			}
 			rc = pcre2_match(code, (PCRE2_SPTR)ll->msg.p, ll->msg.n, 0, 0, mt->md, mt->mc);
+			ov = pcre2_get_ovector_pointer(mt->md);
 		}
 		if (rc > 0) {
 			hits++;
-			cb(ctx, s, ll, pcre2_get_ovector_pointer(mt->md), rc);
+			cb(ctx, s, ll, ov, rc);
 		} else if (limit_rc(rc)) {
 			limit_hit(mt, si, where); /* this line only: one padded line must not switch it off */
 		}

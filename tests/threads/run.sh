@@ -1,6 +1,8 @@
 #!/bin/sh
 # tests/threads/run.sh BINARY - analyze with a second thread (-j2: lines are
-# read, parsed and scanned on one thread, applied on another) must give
+# read, parsed and scanned on one thread, matched and applied on another;
+# the fast regexes tried ahead on the first when the second is behind, or
+# with NT_TRY_AHEAD=all on every batch, none on none) must give
 # byte-identical reports to one thread (-j1), whatever the input: every real
 # capture and pasted report in fixtures/ and tests/, damaged inputs, and
 # inputs built to cross the pipeline's edges (many batches, a line larger
@@ -24,6 +26,17 @@ same() {
 			diff "$T/1.out" "$T/2.out" | head -5; diff "$T/1.err" "$T/2.err" | head -5
 			return
 		fi
+		# the reading thread may run the fast regexes ahead of the consumer
+		# (pipeline.h): when it does for every batch, and when for none
+		[ "$fmt" = json ] || continue
+		for ta in all none; do
+			r2=0; NT_TRY_AHEAD=$ta "$BIN" analyze -j2 --format $fmt "$@" > "$T/2.out" 2> "$T/2.err" || r2=$?
+			if [ "$r1" != "$r2" ] || ! cmp -s "$T/1.out" "$T/2.out" || ! cmp -s "$T/1.err" "$T/2.err"; then
+				fail=$((fail + 1)); echo "FAIL: $name ($fmt, tried ahead: $ta): -j1 exit $r1, -j2 exit $r2"
+				diff "$T/1.out" "$T/2.out" | head -5; diff "$T/1.err" "$T/2.err" | head -5
+				return
+			fi
+		done
 	done
 	pass=$((pass + 1))
 }

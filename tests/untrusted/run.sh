@@ -286,6 +286,9 @@ check "6 a slow regex under the match limit: skipped after its budget, with a wa
 	grep -q 'signature "u.slow" .* spent its budget of 20 slow matches' "$T/slow.err"
 "$BIN" analyze $DB -p "$U/slow" --match-budget 20 -j2 --format json "$T/slow.log" >"$T/slow2.json" 2>/dev/null
 check "6 the budget is counted, not timed: -j1 = -j2" sh -c "'$BIN' analyze $DB -p '$U/slow' --match-budget 20 -j1 --format json '$T/slow.log' 2>/dev/null | cmp -s - '$T/slow2.json'"
+NT_TRY_AHEAD=all "$BIN" analyze $DB -p "$U/slow" --match-budget 20 -j2 --format json "$T/slow.log" >"$T/slow3.json" 2>"$T/slow3.err"
+check "6 ... and the same when the reading thread tries every line's regexes ahead (the budget is the consumer's, in order)" \
+	sh -c "cmp -s '$T/slow2.json' '$T/slow3.json' && cmp -s '$T/slow.err' '$T/slow3.err'"
 
 # ---------------------------------------------------------------------------
 # 7. batch -o FILE: replaced only when complete
