@@ -50,6 +50,11 @@ void *arena_alloc(struct arena *a, size_t n)
 	return take(a, n ? n : 1, alignof(max_align_t));
 }
 
+char *arena_chars(struct arena *a, size_t n)
+{
+	return take(a, n ? n : 1, 1);
+}
+
 char *arena_strndup(struct arena *a, const char *s, size_t n)
 {
 	char *p = take(a, n + 1, 1);

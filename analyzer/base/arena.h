@@ -18,6 +18,8 @@ struct arena {
 
 /* n bytes aligned for any type. */
 void *arena_alloc(struct arena *a, size_t n);
+/* n bytes for characters (unaligned, not initialised). */
+char *arena_chars(struct arena *a, size_t n);
 /* A copy of s[0..n) with a NUL after it (unaligned). */
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 /* Frees every chunk: every pointer the arena handed out; a is empty again. */

@@ -420,7 +420,8 @@ static char *finish_obj(struct batch *bt, cJSON *obj, struct summary *sum)
 static void *run_bundle(struct batch *bt, const struct item *it, struct summary *sum)
 {
 	struct msgs inerr = {0};
-	/* --summary-only (without --redact) shows no evidence: no context lines */
+	/* --summary-only (without --redact) shows no evidence text: no context
+	 * lines, no spans (report_bundle_summary_json reads only captures) */
 	struct analysis_opts ao = {bt->db, &bt->lim, 1, 0, bt->summary_only && !bt->red};
 	int pre = precheck(it, &inerr), readable = 0;
 	struct bundle *b = analysis_run(it->name, pre ? NULL : it->path, &ao, &inerr, &readable);

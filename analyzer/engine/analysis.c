@@ -80,8 +80,8 @@ static struct bundle *start(const char *name, const struct analysis_opts *o)
 	if (o->threads > 1)
 		bundle_set_threads(b, 2);
 	bundle_set_audit(b, o->audit);
-	if (o->no_context)
-		bundle_keep_context(b, 0);
+	if (o->summary_only)
+		bundle_summary_only(b, 1);
 	return b;
 }
 

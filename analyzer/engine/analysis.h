@@ -20,7 +20,7 @@ struct analysis_opts {
 	const struct limits *lim;   /* NULL: the defaults */
 	int threads;                /* 2: the pipeline of bundle_set_threads; else 1 */
 	int audit;                  /* collect the unexplained failure-word lines (bundle_set_audit) */
-	int no_context;             /* 1: evidence without context lines (bundle_keep_context) */
+	int summary_only;           /* 1: evidence without context lines or spans (bundle_summary_only) */
 };
 /* One operand (a file, a folder, an archive, "-" for stdin) read as one
  * bundle named name, analysed to the end.  Input problems become the

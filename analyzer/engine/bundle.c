@@ -775,7 +775,8 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 	long *slot = &c->b->sig_slot[si];
 	if (*slot >= 0 && evlist_count_capped(&c->b->ev, (size_t)*slot))
 		return;
-	if (evlist_full(&c->b->ev, s->id)) {
+	/* a known slot below its cap (just tested) is not full: no lookup */
+	if (*slot < 0 && evlist_full(&c->b->ev, s->id)) {
 		evlist_add(&c->b->ev, s->id, c->path, c->line, NULL, 0, NULL, 0); /* counted, not kept */
 		*slot = evlist_slot(&c->b->ev, s->id);
 		return;
@@ -793,7 +794,9 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 		caps[nc].value = vals[nc];
 		nc++;
 	}
-	struct evidence *e = evlist_add(&c->b->ev, s->id, c->path, c->line, c->raw, c->rawlen, nc ? caps : NULL, nc);
+	struct evidence *e = *slot >= 0 ? evlist_add_at(&c->b->ev, (size_t)*slot, c->path, c->line, c->raw, c->rawlen,
+	                                                nc ? caps : NULL, nc)
+	                                : evlist_add(&c->b->ev, s->id, c->path, c->line, c->raw, c->rawlen, nc ? caps : NULL, nc);
 	for (size_t i = 0; i < nc; i++)
 		free(vals[i]);
 	if (!e)
@@ -801,8 +804,9 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 	*slot = (long)e->id_slot;
 	/* where the match and its captures are in e->text: PCRE2's offsets
 	 * into the message, moved to the raw line and measured in the
-	 * sanitised text (an invalid byte before them changes the count) */
-	if (ll->msg.p >= c->raw && ll->msg.p <= c->raw + c->rawlen) {
+	 * sanitised text (an invalid byte before them changes the count);
+	 * only the full report shows them (bundle_summary_only) */
+	if (!c->b->summary_only && ll->msg.p >= c->raw && ll->msg.p <= c->raw + c->rawlen) {
 		size_t base = (size_t)(ll->msg.p - c->raw);
 		struct offmap om;
 		offmap_init(&om, c->raw, e, &c->b->offset_work);
@@ -866,7 +870,7 @@ static void apply_benign(struct bundle *b, struct docstate *ds, const struct log
 	ranks_note_at(b->ranks, &cp, ds->path, lineno, b->ev.next_seq, ts); /* milestones, last line; not an error */
 	if (ll->level != LINE_PLAIN && !b->saw_nccl)
 		b->saw_nccl = 1;
-	if (!b->no_context)
+	if (!b->summary_only)
 		context_push(ds, s, n, ds->nwaiting ? context_after(b, ds, s, n) : NULL);
 }
 
@@ -990,7 +994,7 @@ static void apply_line(struct bundle *b, const struct line_batch *bt, const stru
 		on_match(&c, &b->db->sigs[h->sig], ll, bt->ov + h->ov, h->rc);
 	}
 	size_t hits = pl->nhit;
-	if (!b->no_context) { /* without it nothing ever waits: san stays NULL */
+	if (!b->summary_only) { /* without it nothing ever waits: san stays NULL */
 		if (b->ev.n > first)
 			context_before(b, ds, first);
 		context_push(ds, s, n, san);
@@ -1208,9 +1212,9 @@ void bundle_set_threads(struct bundle *b, int threads)
 	b->threads = threads;
 }
 
-void bundle_keep_context(struct bundle *b, int keep)
+void bundle_summary_only(struct bundle *b, int on)
 {
-	b->no_context = !keep;
+	b->summary_only = on != 0;
 }
 
 void bundle_set_audit(struct bundle *b, int on)

@@ -97,7 +97,7 @@ struct bundle {
 	void *cur;
 	/* lines applied on a second thread (bundle_set_threads; bundle.c) */
 	int threads;
-	int no_context;             /* 1: no lines kept around evidence (bundle_keep_context) */
+	int summary_only;           /* 1: no context lines, no match spans (bundle_summary_only) */
 	struct pipeline *pipe;      /* owned; NULL when lines are applied in place */
 	struct line_batch *fill;    /* the batch being filled (in pipe) */
 	struct line_batch *solo;    /* owned: the one-line batch of lines applied in place */
@@ -124,10 +124,11 @@ void bundle_free(struct bundle *b);
 void bundle_set_threads(struct bundle *b, int threads);
 /* Collect the unexplained failure-word lines (analyze --unexplained); before any input. */
 void bundle_set_audit(struct bundle *b, int on);
-/* keep 0: evidence gets no context lines (before, after), for a caller
- * that shows none (batch --summary-only); nothing else changes.  Before
- * any input. */
-void bundle_keep_context(struct bundle *b, int keep);
+/* on 1: evidence gets no context lines (before, after) and no match spans
+ * (match, cspan stay 0), for a caller whose output reads neither (batch
+ * --summary-only: report_bundle_summary_json); nothing else changes (no
+ * step of the analysis reads them).  Before any input. */
+void bundle_summary_only(struct bundle *b, int on);
 struct doc_sink bundle_sink(struct bundle *b);
 /* Feed a whole operand (path or '-'); its input errors also go to
  * input_errors when not NULL (batch reports them per bundle). */

@@ -263,40 +263,88 @@ static int cmp_int(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void collect_evidence(const struct bundle *b, struct diagnosis *dg)
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The evidence items of each id (its place in the evidence counts), in
+ * arrival order: built once per correlate() instead of a walk of all the
+ * evidence for each diagnosis that holds.  Owned by correlate(). */
+struct ev_index {
+	size_t *start; /* ncounts + 1: slot s's items are item[start[s] .. start[s + 1]) */
+	size_t *item;  /* indices into b->ev.v */
+};
+
+static void ev_index_build(const struct bundle *b, struct ev_index *x)
+{
+	size_t ns = b->ev.ncounts;
+	x->start = xcalloc(ns + 2, sizeof *x->start);
+	x->item = xmalloc((b->ev.n + 1) * sizeof *x->item);
+	for (size_t i = 0; i < b->ev.n; i++)
+		x->start[b->ev.v[i].id_slot + 1]++;
+	for (size_t s = 0; s < ns; s++)
+		x->start[s + 1] += x->start[s];
+	size_t *fill = xmalloc((ns + 1) * sizeof *fill);
+	memcpy(fill, x->start, (ns + 1) * sizeof *fill);
+	for (size_t i = 0; i < b->ev.n; i++)
+		x->item[fill[b->ev.v[i].id_slot]++] = i;
+	free(fill);
+}
+
+static void ev_index_free(struct ev_index *x)
+{
+	free(x->start);
+	free(x->item);
+}
+
+/* slot s of the ids a diagnosis names, once each */
+static size_t add_slot(long *v, size_t n, long s)
+{
+	if (s < 0)
+		return n;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == s)
+			return n;
+	v[n] = s;
+	return n + 1;
+}
+
+static void collect_evidence(const struct bundle *b, const struct ev_index *x, struct diagnosis *dg)
 {
 	const struct diagdef *d = dg->def;
-	dg->ev = xmalloc((b->ev.n + 1) * sizeof *dg->ev);
-	dg->ranks = xmalloc((b->ev.n + 1) * sizeof *dg->ranks);
 	dg->first_seq = UINT64_MAX;
-	/* the ids it names, by their place in the evidence counts: one test
-	 * an item instead of a search of both lists */
-	unsigned char *named = xcalloc(b->ev.ncounts + 1, 1);
-	for (size_t i = 0; i < d->when_any.n; i++) {
-		long s = evlist_slot(&b->ev, d->when_any.v[i]);
-		if (s >= 0)
-			named[s] = 1;
-	}
-	for (size_t i = 0; i < d->when_all.n; i++) {
-		long s = evlist_slot(&b->ev, d->when_all.v[i]);
-		if (s >= 0)
-			named[s] = 1;
-	}
-	for (size_t i = 0; i < b->ev.n; i++) {
-		const struct evidence *e = &b->ev.v[i];
-		if (!named[e->id_slot])
-			continue;
-		dg->ev[dg->nev++] = i; /* ev is in arrival order already */
+	/* the ids it names, by their place in the evidence counts */
+	long *slots = xmalloc((d->when_any.n + d->when_all.n + 1) * sizeof *slots);
+	size_t ns = 0, total = 0;
+	for (size_t i = 0; i < d->when_any.n; i++)
+		ns = add_slot(slots, ns, evlist_slot(&b->ev, d->when_any.v[i]));
+	for (size_t i = 0; i < d->when_all.n; i++)
+		ns = add_slot(slots, ns, evlist_slot(&b->ev, d->when_all.v[i]));
+	for (size_t k = 0; k < ns; k++)
+		total += x->start[slots[k] + 1] - x->start[slots[k]];
+	/* a bundle's diagnoses each keep only their own items (bounded memory
+	 * per bundle: batch workers) */
+	dg->ev = xmalloc((total + 1) * sizeof *dg->ev);
+	dg->ranks = xmalloc((total + 1) * sizeof *dg->ranks);
+	size_t *idx = xmalloc((total + 1) * sizeof *idx);
+	size_t m = 0;
+	for (size_t k = 0; k < ns; k++)
+		for (size_t j = x->start[slots[k]]; j < x->start[slots[k] + 1]; j++)
+			idx[m++] = x->item[j];
+	free(slots);
+	if (ns > 1)
+		xqsort(idx, m, sizeof *idx, cmp_size); /* arrival order, as one walk of the evidence gives */
+	for (size_t k = 0; k < m; k++) {
+		const struct evidence *e = &b->ev.v[idx[k]];
+		dg->ev[dg->nev++] = idx[k];
 		if (e->seq < dg->first_seq)
 			dg->first_seq = e->seq;
 		if (e->rank >= 0)
 			dg->ranks[dg->nranks++] = e->rank;
 	}
-	free(named);
-	/* room for every item was taken above; a bundle's diagnoses each keep
-	 * only their own (bounded memory per bundle: batch workers) */
-	dg->ev = xrealloc(dg->ev, (dg->nev + 1) * sizeof *dg->ev);
-	dg->ranks = xrealloc(dg->ranks, (dg->nranks + 1) * sizeof *dg->ranks);
+	free(idx);
 	for (size_t i = 0; i < d->when_any.n; i++)
 		dg->ev_total += evlist_count(&b->ev, d->when_any.v[i]);
 	for (size_t i = 0; i < d->when_all.n; i++)
@@ -413,6 +461,8 @@ void correlate(struct bundle *b)
 	size_t n = 0;
 	struct vinfo vi;
 	vinfo_init(b, &vi);
+	struct ev_index x;
+	ev_index_build(b, &x);
 	for (size_t i = 0; i < db->ndiags; i++) {
 		const struct diagdef *d = &db->diags[i];
 		if (!when_holds(b, &vi, d))
@@ -421,8 +471,9 @@ void correlate(struct bundle *b)
 		dg->def = d;
 		dg->role = d->role;
 		dg->confidence = d->confidence;
-		collect_evidence(b, dg);
+		collect_evidence(b, &x, dg);
 	}
+	ev_index_free(&x);
 	/* echoes: a diagnosis whose cascade_of names another present one */
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < v[i].def->cascade_of.n && !v[i].echo_of; k++)

@@ -101,11 +101,54 @@ static char *keep_free(struct evlist *l, char *s)
 	return k;
 }
 
+/* The length of the run of printable ASCII and tabs at s (util.c's
+ * printable_run: what str_sanitize copies as it is). */
+static size_t plain_tabs_run(const char *s, size_t n)
+{
+	size_t j = str_plain_run(s, n);
+	while (j < n && s[j] == '\t')
+		j += 1 + str_plain_run(s + j + 1, n - j - 1);
+	return j;
+}
+
+/* str_sanitize_cut(s, n, max) kept in the list: the same bytes.  Nearly
+ * every line is printable ASCII: copied straight into the arena and its
+ * secrets masked there (str_sanitize does that to a malloc'ed copy), with
+ * no temporary copy; anything else takes str_sanitize_cut's path. */
+static char *keep_sanitized(struct evlist *l, const char *s, size_t n, size_t max)
+{
+	size_t cut = n <= max ? n : str_cut_at(s, n, max);
+	if (plain_tabs_run(s, cut) != cut)
+		return keep_free(l, str_sanitize_cut(s, n, max));
+	char *t = arena_chars(&l->strs, cut + (n > max ? 4 : 1));
+	memcpy(t, s, cut);
+	size_t k = str_mask_secrets(t, cut); /* never longer; terminates it */
+	if (n > max)
+		memcpy(t + k, "\xe2\x80\xa6", 4); /* "…" and the NUL, as str_sanitize_cut */
+	return t;
+}
+
+static struct evidence *add(struct evlist *l, size_t *cnt, const char *path, uint64_t line, const char *text,
+                            size_t textlen, const struct capture *caps, size_t ncaps);
+
 struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
                             uint64_t line, const char *text, size_t textlen,
                             const struct capture *caps, size_t ncaps)
 {
-	size_t *cnt = count_slot(l, id, 1);
+	return add(l, count_slot(l, id, 1), path, line, text, textlen, caps, ncaps);
+}
+
+struct evidence *evlist_add_at(struct evlist *l, size_t slot, const char *path,
+                               uint64_t line, const char *text, size_t textlen,
+                               const struct capture *caps, size_t ncaps)
+{
+	return add(l, &l->counts[slot].count, path, line, text, textlen, caps, ncaps);
+}
+
+/* cnt: the id's count (in l->counts) */
+static struct evidence *add(struct evlist *l, size_t *cnt, const char *path, uint64_t line, const char *text,
+                            size_t textlen, const struct capture *caps, size_t ncaps)
+{
 	(*cnt)++;
 	uint64_t seq = l->next_seq++;
 	if (*cnt > l->per_id_cap)
@@ -124,7 +167,7 @@ struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
 		l->last_path = arena_strndup(&l->strs, path, strlen(path));
 	e->path = (char *)l->last_path;
 	e->line = line;
-	e->text = keep_free(l, str_sanitize_cut(text ? text : "", text ? textlen : 0, EVIDENCE_TEXT_MAX));
+	e->text = keep_sanitized(l, text ? text : "", text ? textlen : 0, EVIDENCE_TEXT_MAX);
 	e->length = text ? textlen : 0;
 	e->cut = text && textlen > EVIDENCE_TEXT_MAX;
 	e->rank = -1;
@@ -134,7 +177,7 @@ struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
 		e->caps = arena_alloc(&l->strs, ncaps * sizeof *e->caps);
 		for (size_t i = 0; i < ncaps; i++) {
 			e->caps[i].name = arena_strndup(&l->strs, caps[i].name, strlen(caps[i].name));
-			e->caps[i].value = keep_free(l, str_sanitize(caps[i].value, strlen(caps[i].value)));
+			e->caps[i].value = keep_sanitized(l, caps[i].value, strlen(caps[i].value), SIZE_MAX);
 		}
 		e->ncaps = ncaps;
 	}

@@ -557,13 +557,23 @@ void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len
 {
 	if (!nt || !line)
 		return;
+	/* runs full and none open: every line kind below would start a run
+	 * (start_run: NULL, nothing written) or needs one (device, header and
+	 * result lines, "concluded"); a table row only counts into nt's
+	 * counters, which nothing reads once no run can start (finish_run and
+	 * start_run are their only readers).  So nothing to do: return before
+	 * the copy and the searches. */
+	if (nt->runs_full && !nt->run)
+		return;
 	char buf[NT_LINE];
 	size_t k = len < sizeof buf - 1 ? len : sizeof buf - 1;
 	memcpy(buf, line, k);
 	buf[k] = 0;
-	for (size_t i = 0; i < k; i++)
-		if (buf[i] == '\r' || buf[i] == 0 || buf[i] == '\n')
-			buf[i] = ' ';
+	/* CR, NUL and LF become blanks (rare: memchr finds them) */
+	static const char odd[3] = {'\r', 0, '\n'};
+	for (int c = 0; c < 3; c++)
+		for (char *p = buf; (p = memchr(p, odd[c], (size_t)(buf + k - p))) != NULL; p++)
+			*p = ' ';
 	char *s = (char *)skip_ws(buf);
 	const char *at;
 	if ((at = strstr(s, "Test NCCL failure ")))

@@ -98,11 +98,37 @@ static const struct diagdef *generic_diag(const struct sigdb *db, const char *id
 	return NULL;
 }
 
+/* generic_diag per evidence id, by the id's place in the evidence counts
+ * (id_slot): looked up once per id, not once per item (a bundle has up to
+ * 200 items an id, and each lookup walks every diagnosis).  Owned by run(). */
+struct generic_memo {
+	const struct diagdef **g;
+	unsigned char *known;
+	size_t n;
+};
+
+static const struct diagdef *generic_of(struct generic_memo *m, const struct rule_ctx *rc, const struct evidence *e)
+{
+	size_t s = e->id_slot;
+	if (s >= m->n) { /* rule_emit adds ids: grow to the counts as they are now */
+		size_t n = rc->ev->ncounts > s ? rc->ev->ncounts : s + 1;
+		m->g = xrealloc(m->g, n * sizeof *m->g);
+		m->known = xrealloc(m->known, n);
+		memset(m->known + m->n, 0, n - m->n);
+		m->n = n;
+	}
+	if (!m->known[s]) {
+		m->g[s] = generic_diag(rc->db, e->id);
+		m->known[s] = 1;
+	}
+	return m->g[s];
+}
+
 /* A generic diagnosis that some evidence so far feeds (the first), or NULL. */
-static const struct diagdef *generic_present(const struct rule_ctx *rc)
+static const struct diagdef *generic_present(const struct rule_ctx *rc, struct generic_memo *m)
 {
 	for (size_t i = 0; i < rc->ev->n; i++) {
-		const struct diagdef *g = generic_diag(rc->db, rc->ev->v[i].id);
+		const struct diagdef *g = generic_of(m, rc, &rc->ev->v[i]);
 		if (g)
 			return g;
 	}
@@ -115,14 +141,14 @@ static const struct diagdef *generic_present(const struct rule_ctx *rc)
  * file rows of derived.json, read on the file alone, give its category;
  * the finding names the generic diagnosis it refines (cascade.c ranks it
  * first).  Returns how many it emitted. */
-static size_t refine_by_source(struct rule_ctx *rc)
+static size_t refine_by_source(struct rule_ctx *rc, struct generic_memo *m)
 {
 	size_t found = 0, n = rc->ev->n; /* what rule_emit adds is not looked at */
 	for (size_t i = 0; i < n; i++) {
 		const struct evidence *e = &rc->ev->v[i];
 		if (!e->src || !*e->src || e->derived)
 			continue;
-		const struct diagdef *g = generic_diag(rc->db, e->id);
+		const struct diagdef *g = generic_of(m, rc, e);
 		if (!g)
 			continue;
 		struct derive_input in;
@@ -250,14 +276,20 @@ static void run(struct rule_ctx *rc)
 		else if (!generic_row)
 			generic_row = row;
 	}
-	found += refine_by_source(rc);
-	if (found)
+	struct generic_memo memo = {0};
+	found += refine_by_source(rc, &memo);
+	if (found) {
+		free(memo.g);
+		free(memo.known);
 		return;
+	}
 	/* Only generic results so far (or none): the deepest frame of NCCL's
 	 * return chain may name the component.  Chains alone are no failure (a
 	 * healthy init can print one for a probe it recovers from): only with
 	 * failure evidence elsewhere, or a generic diagnosis to refine. */
-	const struct diagdef *g = generic_present(rc);
+	const struct diagdef *g = generic_present(rc, &memo);
+	free(memo.g);
+	free(memo.known);
 	char gid[48];
 	const char *refines = g ? g->id : generic_row ? evid(generic_row->category, gid, sizeof gid) : NULL;
 	int failed = rc->failure_count > 0 || g;

@@ -1008,6 +1008,9 @@ static void rule_kernel(struct rule_ctx *rc)
 	/* Xids on the GPU a rank used */
 	const cJSON *x;
 	int nx = 0;
+	/* hosts among the ranks: a bus id repeats across hosts (the same for
+	 * every Xid: counted once, when there is one) */
+	int hosts = -1;
 	cJSON_ArrayForEach(x, json_get(k, "xids")) {
 		const char *bdf = json_str(x, "bus_id");
 		double xid;
@@ -1018,15 +1021,16 @@ static void rule_kernel(struct rule_ctx *rc)
 		const char *xh = json_str(x, "host");
 		double xpid = -1;
 		json_num(x, "pid", &xpid);
-		/* hosts among the ranks: a bus id repeats across hosts */
-		int hosts = 0;
-		const char *h0 = NULL;
-		for (size_t j = 0; j < rc->ranks->n; j++)
-			if (rc->ranks->v[j].host && (!h0 || strcmp(h0, rc->ranks->v[j].host))) {
-				if (!h0)
-					h0 = rc->ranks->v[j].host;
-				hosts++;
-			}
+		if (hosts < 0) {
+			const char *h0 = NULL;
+			hosts = 0;
+			for (size_t j = 0; j < rc->ranks->n; j++)
+				if (rc->ranks->v[j].host && (!h0 || strcmp(h0, rc->ranks->v[j].host))) {
+					if (!h0)
+						h0 = rc->ranks->v[j].host;
+					hosts++;
+				}
+		}
 		for (size_t i = 0; i < rc->ranks->n; i++) {
 			const struct rank_proc *p = &rc->ranks->v[i];
 			if (!same_host(xh, p->host))

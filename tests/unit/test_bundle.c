@@ -10,6 +10,8 @@
 #include "parse/ranks.h"
 #include "rules/rules.h"
 #include "match/sigdb.h"
+#include "match/evidence.h"
+#include "base/util.h"
 #include "testlib.h"
 
 static struct sigdb db;
@@ -37,8 +39,44 @@ static int has_warning(const struct bundle *b, const char *needle)
 	return 0;
 }
 
+/* evlist_add keeps a line's text and its captures as str_sanitize_cut and
+ * str_sanitize make them (its printable-ASCII path copies straight into the
+ * list's arena): the same bytes, secrets masked, cut with "…" */
+static void test_evidence_text(void)
+{
+	static char longa[700], longu[700], longt[700];
+	memset(longa, 'a', sizeof longa - 1);
+	memset(longu, 'b', sizeof longu - 1);
+	memcpy(longu + 498, "\xc3\xa9", 2); /* a 2-byte sequence across the cut (500) */
+	memset(longt, 'c', sizeof longt - 1);
+	memcpy(longt, "HF_TOKEN=abcdef\tx", 17);
+	const char *texts[] = {
+		"", "plain text", "a\ttab\tor two", "HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz0123456789 rest",
+		"export WANDB_API_KEY=0123456789abcdef; next", "\"password\": \"hunter2\"", "key AKIAABCDEFGHIJKLMNOP end",
+		"ctl\x01byte", "caf\xc3\xa9 and \xff bad", "NCCL_SOCKET_IFNAME=eth0 host:1234:5678 x==y", longa, longu, longt,
+	};
+	struct evlist l;
+	evlist_init(&l);
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+		size_t n = strlen(texts[i]);
+		struct capture cap = {(char *)"v", (char *)texts[i]};
+		struct evidence *e = evlist_add(&l, "t.id", "run.log", i + 1, texts[i], n, &cap, 1);
+		char *want = str_sanitize_cut(texts[i], n, EVIDENCE_TEXT_MAX);
+		char *wantc = str_sanitize(texts[i], n);
+		CHECK(e != NULL);
+		if (e) {
+			CHECK_STR(e->text, want);
+			CHECK_STR(e->caps[0].value, wantc);
+		}
+		free(want);
+		free(wantc);
+	}
+	evlist_free(&l);
+}
+
 int main(void)
 {
+	test_evidence_text();
 	struct msgs m = {0};
 	sigdb_init(&db);
 	rules_register(&db);
@@ -67,12 +105,16 @@ int main(void)
 		CHECK_INT(e->nbefore, 2);
 		CHECK_INT(e->nafter, 1);
 		CHECK_STR(e->after[0], "vm:1159:1159 [0] NCCL INFO init.cc:126 -> 5");
+		/* and where the signature matched in its text (the report's "spans") */
+		CHECK_INT(e->match.end > e->match.start, 1);
+		CHECK_INT(e->match.end <= strlen(e->text), 1);
 	}
 	bundle_free(b);
 
-	/* bundle_keep_context(b, 0): the same diagnosis and evidence, no context lines */
+	/* bundle_summary_only(b, 1): the same diagnosis and evidence, no context
+	 * lines and no spans */
 	b = bundle_new("t", &db, NULL);
-	bundle_keep_context(b, 0);
+	bundle_summary_only(b, 1);
 	{
 		static const char t[] =
 			"vm:1159:1159 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to nonexist0\n"
@@ -87,6 +129,9 @@ int main(void)
 	CHECK_INT(b->ev.v[b->diags[0].ev[0]].line, 3);
 	CHECK_INT(b->ev.v[b->diags[0].ev[0]].nbefore, 0);
 	CHECK_INT(b->ev.v[b->diags[0].ev[0]].nafter, 0);
+	CHECK_INT(b->ev.v[b->diags[0].ev[0]].match.start, 0);
+	CHECK_INT(b->ev.v[b->diags[0].ev[0]].match.end, 0);
+	CHECK_INT(b->ev.v[b->diags[0].ev[0]].cspan == NULL, 1);
 	bundle_free(b);
 
 	/* a healthy init: banner, driver, Init COMPLETE; facts; nothing failing */
