@@ -511,6 +511,11 @@ static size_t printable_run(const unsigned char *p, size_t n)
 	return j;
 }
 
+int str_sanitize_keeps(const char *s, size_t n)
+{
+	return printable_run((const unsigned char *)s, n) == n && !mask_needed(s, n);
+}
+
 char *str_sanitize(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;

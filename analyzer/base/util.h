@@ -96,6 +96,10 @@ int str_ends(const char *s, const char *suffix);
  * replaced by '?' and invalid UTF-8 sequences replaced by U+FFFD, so it is
  * safe in JSON and on a terminal.  Caller frees. */
 char *str_sanitize(const char *s, size_t n);
+/* 1 when s[0..n) is printable ASCII and tabs with nothing to mask: then
+ * str_sanitize(s, n) is s[0..n) itself, and a caller may copy s instead
+ * (0 says nothing: valid UTF-8 is kept too). */
+int str_sanitize_keeps(const char *s, size_t n);
 /* str_sanitize of s[0..n) cut to at most max bytes of input: when n > max
  * the cut falls on a UTF-8 boundary and the result ends with "…" (U+2026),
  * so a cut is never silent (docs/json.md: "cut", "length"). */

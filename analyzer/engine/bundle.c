@@ -782,20 +782,34 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 		return;
 	}
 	struct capture caps[16];
-	char *vals[16];
-	size_t nc = 0;
+	char *vals[16];           /* owned (str_sanitize_cut), or NULL: the value is in kept */
+	char kept[16 * (EVIDENCE_TEXT_MAX + 1)];
+	size_t nc = 0, nkept = 0;
+	uint32_t clean = 0; /* the values that str_sanitize leaves as they are (evlist_add_at) */
 	for (int g = 1; g < ngroups && (size_t)g < s->ncapnames && nc < 16; g++) {
 		if (!s->capnames[g] || ov[2 * g] == PCRE2_UNSET)
 			continue;
 		/* cut like the line: a capture of a 64 KiB line fills titles and
 		 * explanations, 200 times a signature */
-		vals[nc] = str_sanitize_cut(ll->msg.p + ov[2 * g], ov[2 * g + 1] - ov[2 * g], EVIDENCE_TEXT_MAX);
+		const char *v = ll->msg.p + ov[2 * g];
+		size_t vn = ov[2 * g + 1] - ov[2 * g];
+		if (vn <= EVIDENCE_TEXT_MAX && str_sanitize_keeps(v, vn)) {
+			/* nearly every value: sanitised, it is itself (so sanitising it
+			 * again, as evlist_add does, changes nothing): copied as it is */
+			vals[nc] = NULL;
+			caps[nc].value = memcpy(kept + nkept, v, vn);
+			kept[nkept + vn] = 0;
+			nkept += vn + 1;
+			clean |= (uint32_t)1 << nc;
+		} else {
+			vals[nc] = str_sanitize_cut(v, vn, EVIDENCE_TEXT_MAX);
+			caps[nc].value = vals[nc];
+		}
 		caps[nc].name = s->capnames[g];
-		caps[nc].value = vals[nc];
 		nc++;
 	}
 	struct evidence *e = *slot >= 0 ? evlist_add_at(&c->b->ev, (size_t)*slot, c->path, c->line, c->raw, c->rawlen,
-	                                                nc ? caps : NULL, nc)
+	                                                nc ? caps : NULL, nc, clean)
 	                                : evlist_add(&c->b->ev, s->id, c->path, c->line, c->raw, c->rawlen, nc ? caps : NULL, nc);
 	for (size_t i = 0; i < nc; i++)
 		free(vals[i]);

@@ -129,25 +129,25 @@ static char *keep_sanitized(struct evlist *l, const char *s, size_t n, size_t ma
 }
 
 static struct evidence *add(struct evlist *l, size_t *cnt, const char *path, uint64_t line, const char *text,
-                            size_t textlen, const struct capture *caps, size_t ncaps);
+                            size_t textlen, const struct capture *caps, size_t ncaps, uint32_t clean);
 
 struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
                             uint64_t line, const char *text, size_t textlen,
                             const struct capture *caps, size_t ncaps)
 {
-	return add(l, count_slot(l, id, 1), path, line, text, textlen, caps, ncaps);
+	return add(l, count_slot(l, id, 1), path, line, text, textlen, caps, ncaps, 0);
 }
 
 struct evidence *evlist_add_at(struct evlist *l, size_t slot, const char *path,
                                uint64_t line, const char *text, size_t textlen,
-                               const struct capture *caps, size_t ncaps)
+                               const struct capture *caps, size_t ncaps, uint32_t clean)
 {
-	return add(l, &l->counts[slot].count, path, line, text, textlen, caps, ncaps);
+	return add(l, &l->counts[slot].count, path, line, text, textlen, caps, ncaps, clean);
 }
 
-/* cnt: the id's count (in l->counts) */
+/* cnt: the id's count (in l->counts); clean: as evlist_add_at */
 static struct evidence *add(struct evlist *l, size_t *cnt, const char *path, uint64_t line, const char *text,
-                            size_t textlen, const struct capture *caps, size_t ncaps)
+                            size_t textlen, const struct capture *caps, size_t ncaps, uint32_t clean)
 {
 	(*cnt)++;
 	uint64_t seq = l->next_seq++;
@@ -177,7 +177,9 @@ static struct evidence *add(struct evlist *l, size_t *cnt, const char *path, uin
 		e->caps = arena_alloc(&l->strs, ncaps * sizeof *e->caps);
 		for (size_t i = 0; i < ncaps; i++) {
 			e->caps[i].name = arena_strndup(&l->strs, caps[i].name, strlen(caps[i].name));
-			e->caps[i].value = keep_sanitized(l, caps[i].value, strlen(caps[i].value), SIZE_MAX);
+			size_t vn = strlen(caps[i].value);
+			e->caps[i].value = i < 32 && (clean >> i & 1) ? arena_strndup(&l->strs, caps[i].value, vn)
+			                                             : keep_sanitized(l, caps[i].value, vn, SIZE_MAX);
 		}
 		e->ncaps = ncaps;
 	}

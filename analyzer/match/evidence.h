@@ -135,10 +135,12 @@ struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
                             uint64_t line, const char *text, size_t textlen,
                             const struct capture *caps, size_t ncaps);
 /* evlist_add of the id at slot (its evlist_slot(), known to the caller:
- * no lookup of the id). */
+ * no lookup of the id).  Bit i of clean (i < 32): caps[i].value is its own
+ * str_sanitize (the caller checked: sanitised, it came out unchanged), so
+ * it is copied as it is. */
 struct evidence *evlist_add_at(struct evlist *l, size_t slot, const char *path,
                                uint64_t line, const char *text, size_t textlen,
-                               const struct capture *caps, size_t ncaps);
+                               const struct capture *caps, size_t ncaps, uint32_t clean);
 size_t evlist_count(const struct evlist *l, const char *id);
 /* Whether evlist_add of id would only count it (the per-id cap is reached):
  * a caller with captures to copy asks first. */

@@ -576,11 +576,14 @@ void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len
 			*p = ' ';
 	char *s = (char *)skip_ws(buf);
 	const char *at;
-	if ((at = strstr(s, "Test NCCL failure ")))
+	/* the first three hold "Test ": one search rules them all out (most
+	 * lines here are NCCL's own "Cuda failure '...'" WARN messages) */
+	int test = strstr(s, "Test ") != NULL;
+	if (test && (at = strstr(s, "Test NCCL failure ")))
 		failure_line(nt, s, at, "nccl", lineno);
-	else if ((at = strstr(s, "Test CUDA failure ")))
+	else if (test && (at = strstr(s, "Test CUDA failure ")))
 		failure_line(nt, s, at, "cuda", lineno);
-	else if ((at = strstr(s, ": Test failure ")) && starts(s, ".."))
+	else if (test && (at = strstr(s, ": Test failure ")) && starts(s, ".."))
 		failure_line(nt, s, at + 2, "test", lineno);
 	else if ((at = v1_failure(s)))
 		failure_line(nt, s, at, s[0] == 'N' ? "nccl" : "cuda", lineno);

@@ -80,8 +80,10 @@ static void run(struct rule_ctx *rc)
 		if (!e->id || !strncmp(e->id, FAMILY_MEMORY, strlen(FAMILY_MEMORY)))
 			continue;
 		if (!strncmp(e->id, FAMILY_OOM, strlen(FAMILY_OOM)) || !strcmp(e->id, SIG_CUDA_NCCL_UNHANDLED_CUDA) ||
-		    contains(e->text, "out of memory") || contains(e->text, "unhandled cuda error") ||
-		    contains(e->text, "ncclUnhandledCudaError")) {
+		    contains(e->text, "out of memory") ||
+		    /* both hold "nhandled": one search rules both out on nearly every line */
+		    (contains(e->text, "nhandled") &&
+		     (contains(e->text, "unhandled cuda error") || contains(e->text, "ncclUnhandledCudaError")))) {
 			if (!lc.oom_in_log) {
 				lc.oom_in_log = 1;
 				lc.oom_text = e->text;

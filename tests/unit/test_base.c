@@ -449,7 +449,7 @@ static void test_sanitize(void)
 	                                    "x:1", "password: hunter2", "\x80", "0123456789abcdef"};
 	const size_t np = sizeof piece / sizeof *piece;
 	unsigned seed = 12345;
-	size_t same = 0, runs = 0;
+	size_t same = 0, runs = 0, kept = 0, kept_same = 0;
 	for (int t = 0; t < 20000; t++) {
 		char line[256];
 		size_t n = 0;
@@ -465,10 +465,19 @@ static void test_sanitize(void)
 		char *a = str_sanitize(line, n), *b = ref_sanitize(line, n);
 		same += strcmp(a, b) == 0;
 		runs++;
+		/* str_sanitize_keeps: then the result is the input itself */
+		if (str_sanitize_keeps(line, n)) {
+			kept++;
+			kept_same += strlen(a) == n && memcmp(a, line, n) == 0;
+		}
 		free(a);
 		free(b);
 	}
 	CHECK(same == runs);
+	CHECK(kept > 0 && kept_same == kept);
+	CHECK(str_sanitize_keeps("a\tb c", 5));
+	CHECK(!str_sanitize_keeps("HF_TOKEN=abc", 12));
+	CHECK(!str_sanitize_keeps("ctl\x01", 4));
 	char *e = str_sanitize("", 0);
 	CHECK_STR(e, "");
 	free(e);
