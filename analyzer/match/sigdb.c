@@ -859,13 +859,16 @@ static void line_col(const char *text, size_t off, size_t *line, size_t *col)
 	}
 }
 
-int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m)
+/* One file's text; keep: hold a copy of it for sigdb_finalize's messages
+ * (sigdb_load_text), else (a file of sigdb_load_dir) ferr reads the file
+ * again for the few messages that need its lines. */
+static int load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m, int keep)
 {
 	struct loadctx c = {name, m, 0, text, len};
 	db->text_hash = hash_words(db->text_hash, text, len);
 	const char *end = NULL;
 	struct json_arena *arena = NULL;
-	cJSON *doc = json_parse_arena(&arena, text, len, &end);
+	cJSON *doc = json_parse_arena_fast(&arena, text, len, &end);
 	if (!doc) {
 		size_t off = end && end >= text ? (size_t)(end - text) : 0;
 		const char *ep = cJSON_GetErrorPtr();
@@ -926,8 +929,14 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 	db->arenas[db->ndocs] = arena;
 	db->docs[db->ndocs++] = doc;
 	strvec_push(&db->files, name);
-	strvec_push_owned(&db->texts, xstrndup(text, len)); /* for sigdb_finalize's lines */
+	/* for sigdb_finalize's lines; NULL: read the file again (ferr) */
+	strvec_push_owned(&db->texts, keep ? xstrndup(text, len) : NULL);
 	return 0;
+}
+
+int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m)
+{
+	return load_text(db, name, text, len, m, 1);
 }
 
 static int cmp_cstr(const void *a, const void *b)
@@ -967,7 +976,7 @@ int sigdb_load_dir(struct sigdb *db, const char *dir, struct msgs *m)
 			msgs_add(m, "%s: read error", path);
 			errors++;
 		} else {
-			errors += sigdb_load_text(db, path, b.data ? b.data : "", b.len, m);
+			errors += load_text(db, path, b.data ? b.data : "", b.len, m, 0);
 		}
 		buf_free(&b);
 		free(path);
@@ -1173,9 +1182,22 @@ static void ferr(const struct sigdb *db, struct msgs *m, const char *file, const
 	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
 	const char *text = NULL;
-	for (size_t i = 0; i < db->files.n && i < db->texts.n && !text; i++)
-		if (strcmp(db->files.v[i], file) == 0)
+	struct buf again;
+	buf_init(&again);
+	for (size_t i = 0; i < db->files.n && i < db->texts.n; i++)
+		if (strcmp(db->files.v[i], file) == 0) {
 			text = db->texts.v[i];
+			if (!text) {
+				/* a file of sigdb_load_dir: its text was not kept (the
+				 * file is its path); read as sigdb_load_dir read it */
+				FILE *f = fopen(file, "rb");
+				if (f && buf_read_file(&again, f, 64u << 20) == 0)
+					text = again.data ? again.data : "";
+				if (f)
+					fclose(f);
+			}
+			break;
+		}
 	struct loadctx c = {file, m, 0, text, text ? strlen(text) : 0};
 	char *colon = strstr(s, ": ");
 	if (colon) {
@@ -1185,6 +1207,7 @@ static void ferr(const struct sigdb *db, struct msgs *m, const char *file, const
 		msgs_add(m, "%s: %s", file, s);
 	}
 	free(s);
+	buf_free(&again);
 }
 
 /* Whether some id of ix is there twice. */

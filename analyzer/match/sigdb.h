@@ -117,7 +117,8 @@ struct sigdb {
 	struct json_arena **arenas;
 	size_t ndocs;
 	struct strvec files;
-	struct strvec texts;      /* the files' texts, until sigdb_finalize (lines of messages) */
+	struct strvec texts;      /* the texts of sigdb_load_text's files, until sigdb_finalize (lines of
+	                             messages); NULL for a file of sigdb_load_dir: read again when needed */
 	char version[40];         /* "N.M-<hash>" from the files' contents */
 	uint64_t text_hash;       /* hash_words over every pattern file's text, in load order */
 	/* matching acceleration, built by sigdb_finalize() */
