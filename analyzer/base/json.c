@@ -14,7 +14,15 @@
 
 cJSON *json_get(const cJSON *o, const char *key)
 {
-	return o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+	/* cJSON_GetObjectItemCaseSensitive's walk (it stops at the first
+	 * element without a name: an array's), the first bytes compared
+	 * before strcmp: the loader looks keys up ~20000 times a start-up */
+	if (!o || !key)
+		return NULL;
+	for (cJSON *c = o->child; c && c->string; c = c->next)
+		if (c->string[0] == key[0] && strcmp(c->string, key) == 0)
+			return c;
+	return NULL;
 }
 
 const char *json_str(const cJSON *o, const char *key)
@@ -302,14 +310,29 @@ struct fastp {
 	unsigned char point; /* the locale's decimal point, as cJSON's parse_number uses */
 };
 
-static cJSON *fast_node(struct fastp *p)
+/* arena_get's common case inline: room in the newest chunk (no bound) */
+static inline void *fast_alloc(struct fastp *p, size_t n, size_t al)
 {
-	cJSON *n = arena_get(p->a, sizeof *n, _Alignof(cJSON));
-	memset(n, 0, sizeof *n);
+	struct arena_chunk *c = p->a->head;
+	if (c) {
+		size_t at = (c->used + al - 1) & ~(al - 1);
+		if (at <= c->size && c->size - at >= n) {
+			c->used = at + n;
+			p->a->total += n;
+			return (char *)c->data + at;
+		}
+	}
+	return arena_get(p->a, n, al);
+}
+
+static inline cJSON *fast_node(struct fastp *p)
+{
+	cJSON *n = fast_alloc(p, sizeof *n, _Alignof(cJSON));
+	*n = (cJSON){0};
 	return n;
 }
 
-static void fast_ws(struct fastp *p)
+static inline void fast_ws(struct fastp *p)
 {
 	/* cJSON steps back one byte when white space runs to the end: that
 	 * only moves where a failure is reported, and failures are cJSON's */
@@ -395,28 +418,33 @@ static int fast_string(struct fastp *p, cJSON *it, int key)
 	unsigned char *o;
 	if (!bs) {
 		/* no escape: the bytes as they are */
-		o = arena_get(p->a, (size_t)(q - start) + 1, 1);
+		o = fast_alloc(p, (size_t)(q - start) + 1, 1);
 		memcpy(o, start, (size_t)(q - start));
 		o[q - start] = 0;
 	} else {
-		/* the end as cJSON finds it: the first '"' no backslash escapes */
-		q = bs;
-		while (q < end && *q != '"') {
-			if (*q == '\\') {
-				if (q + 1 >= end)
-					return 0;
-				q++;
-			}
-			q++;
+		/* the end as cJSON finds it (each backslash takes the byte after
+		 * it): the first '"' after an even run of backslashes */
+		for (;;) {
+			size_t run = 0;
+			while (q - run > start && q[-1 - (ptrdiff_t)run] == '\\')
+				run++;
+			if (!(run & 1))
+				break;
+			q = memchr(q + 1, '"', (size_t)(end - q - 1));
+			if (!q)
+				return 0; /* unterminated (or a backslash last) */
 		}
-		if (q >= end)
-			return 0;
-		o = arena_get(p->a, (size_t)(q - start) + 1, 1); /* at most the input's length */
+		o = fast_alloc(p, (size_t)(q - start) + 1, 1); /* at most the input's length */
 		unsigned char *w = o;
 		const unsigned char *r = start;
 		while (r < q) {
 			if (*r != '\\') {
-				*w++ = *r++;
+				/* the bytes up to the next escape at once */
+				const unsigned char *nb = memchr(r, '\\', (size_t)(q - r));
+				size_t k = (size_t)((nb ? nb : q) - r);
+				memcpy(w, r, k);
+				w += k;
+				r += k;
 				continue;
 			}
 			unsigned n = 2;
@@ -581,13 +609,39 @@ static int fast_value(struct fastp *p, cJSON *it)
 	}
 }
 
-cJSON *json_parse_fast_only(struct json_arena **arena, const char *text, size_t len, const char **end)
+/* Empties a for another tree: its largest chunk stays (a loader of many
+ * files touches the same pages again, not new ones). */
+static void arena_reset(struct json_arena *a)
+{
+	struct arena_chunk *keep = a->head;
+	for (struct arena_chunk *c = a->head; c; c = c->next)
+		if (c->size > keep->size)
+			keep = c;
+	for (struct arena_chunk *c = a->head, *next; c; c = next) {
+		next = c->next;
+		if (c != keep)
+			free(c);
+	}
+	if (keep) {
+		keep->next = NULL;
+		keep->used = 0;
+	}
+	a->head = keep;
+	a->total = 0;
+	a->over = 0;
+}
+
+/* The fast parse into a (new when NULL); NULL and a freed where it fails. */
+static cJSON *fast_parse(struct json_arena **arena, struct json_arena *a, const char *text, size_t len,
+                         const char **end)
 {
 	*arena = NULL;
-	if (!text || !len)
+	if (!text || !len) {
+		json_arena_free(a);
 		return NULL;
+	}
 	const struct lconv *lc = localeconv();
-	struct fastp p = {(const unsigned char *)text, len, 0, 0, xcalloc(1, sizeof *p.a),
+	struct fastp p = {(const unsigned char *)text, len, 0, 0, a ? a : xcalloc(1, sizeof *p.a),
 	                  lc && lc->decimal_point ? (unsigned char)lc->decimal_point[0] : '.'};
 	/* cJSON skips a byte order mark only in a text of 5 bytes or more */
 	if (len > 4 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
@@ -604,9 +658,17 @@ cJSON *json_parse_fast_only(struct json_arena **arena, const char *text, size_t 
 	return doc;
 }
 
+cJSON *json_parse_fast_only(struct json_arena **arena, const char *text, size_t len, const char **end)
+{
+	return fast_parse(arena, NULL, text, len, end);
+}
+
 cJSON *json_parse_arena_fast(struct json_arena **arena, const char *text, size_t len, const char **end)
 {
-	cJSON *doc = json_parse_fast_only(arena, text, len, end);
+	struct json_arena *reuse = *arena;
+	if (reuse)
+		arena_reset(reuse);
+	cJSON *doc = fast_parse(arena, reuse, text, len, end);
 	/* a text it refuses: cJSON's verdict, its error and its place */
 	return doc ? doc : json_parse_arena(arena, text, len, end);
 }

@@ -59,7 +59,9 @@ void json_arena_free(struct json_arena *a);
  * names, values, links) for every text cJSON 1.7 parses, ~5 times faster
  * (the signature database at start-up).  A text it does not take goes
  * to cJSON (json_parse_arena), so a syntax error, *end and
- * cJSON_GetErrorPtr are cJSON's own. */
+ * cJSON_GetErrorPtr are cJSON's own.  *arena NULL: a new arena; else an
+ * arena of an earlier parse whose tree is no longer used: emptied and
+ * reused (its memory), or freed when the parse fails. */
 cJSON *json_parse_arena_fast(struct json_arena **arena, const char *text, size_t len, const char **end);
 /* The fast parser alone: NULL (and *arena NULL) where it hands the text
  * to cJSON (tests: tests/unit/test_json.c). */

@@ -44,11 +44,17 @@ void sigdb_set_lazy(struct sigdb *db, int lazy)
 	db->lazy = lazy;
 }
 
+void sigdb_set_slim(struct sigdb *db, int slim)
+{
+	db->slim = slim;
+}
+
 static void sig_free(struct signature *s)
 {
 	free(s->id);
 	free(s->file);
 	free(s->regex);
+	free((char *)s->benign);
 	pcre2_code_free(s->code);
 	strvec_free(&s->literals);
 	for (size_t i = 0; i < s->ncapnames; i++)
@@ -63,6 +69,7 @@ static void diag_free(struct diagdef *d)
 	free(d->category);
 	free(d->title);
 	free(d->explanation);
+	cJSON_Delete(d->verify_env);
 	strvec_free(&d->fix);
 	strvec_free(&d->fix_launchers);
 	strvec_free(&d->when_any);
@@ -476,7 +483,7 @@ static int keys_known(const cJSON *o, const char *object)
 
 static const char *get_str(struct loadctx *c, const cJSON *o, const char *key, const char *path, int required)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	const cJSON *v = json_get(o, key);
 	if (!v) {
 		if (required)
 			lerr(c, path, "missing \"%s\"", key);
@@ -492,7 +499,7 @@ static const char *get_str(struct loadctx *c, const cJSON *o, const char *key, c
 static int get_strvec(struct loadctx *c, const cJSON *o, const char *key, const char *path,
                       struct strvec *out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	const cJSON *v = json_get(o, key);
 	if (!v)
 		return 0;
 	if (!cJSON_IsArray(v)) {
@@ -518,7 +525,7 @@ const char *const LAUNCHERS[] = {"torchrun", "vllm", "sglang", "deepspeed", "ray
  * step that applies only to jobs one of those launchers ran. */
 static void get_fix(struct loadctx *c, const cJSON *o, const char *path, struct diagdef *d)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "fix");
+	const cJSON *v = json_get(o, "fix");
 	if (!v)
 		return;
 	if (!cJSON_IsArray(v)) {
@@ -532,7 +539,7 @@ static void get_fix(struct loadctx *c, const cJSON *o, const char *path, struct 
 			strvec_push(&d->fix, it->valuestring);
 			strvec_push(&d->fix_launchers, "");
 		} else if (cJSON_IsObject(it)) {
-			const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "step"), *ls = cJSON_GetObjectItemCaseSensitive(it, "launcher"), *k;
+			const cJSON *st = json_get(it, "step"), *ls = json_get(it, "launcher"), *k;
 			cJSON_ArrayForEach(k, it)
 				if (strcmp(k->string, "step") && strcmp(k->string, "launcher"))
 					lerr(c, path, "fix[%d].%s: unknown key (a step has: step, launcher)", i, k->string);
@@ -626,8 +633,8 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	const char *bblock = get_str(c, o, "benign_block", path, 0);
 	if (bblock && (strcmp(bblock, "traceback") != 0 || !benign))
 		lerr(c, path, "\"benign_block\" must be \"traceback\", on a benign entry");
-	const cJSON *samples = cJSON_GetObjectItemCaseSensitive(o, "samples");
-	const cJSON *neg = cJSON_GetObjectItemCaseSensitive(o, "negative_samples");
+	const cJSON *samples = json_get(o, "samples");
+	const cJSON *neg = json_get(o, "negative_samples");
 	if (!cJSON_IsArray(samples) || cJSON_GetArraySize(samples) < 1)
 		lerr(c, path, "\"samples\" must be a non-empty array");
 	if (!cJSON_IsArray(neg) || cJSON_GetArraySize(neg) < 1)
@@ -680,7 +687,7 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	s->code = code;
 	s->json = (cJSON *)o;
 	s->literals = lits;
-	s->benign = benign;
+	s->benign = benign ? xstrdup(benign) : NULL;
 	s->benign_block = bblock != NULL;
 	if (s->literals.n == 0) {
 		char *d = derive_literal(re);
@@ -761,7 +768,7 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	}
 	d.generic = cJSON_IsTrue(gen);
 	d.confidence = 0.8;
-	const cJSON *conf = cJSON_GetObjectItemCaseSensitive(o, "confidence");
+	const cJSON *conf = json_get(o, "confidence");
 	if (conf) {
 		if (!cJSON_IsNumber(conf) || conf->valuedouble < 0 || conf->valuedouble > 1) {
 			snprintf(sub, sizeof sub, "%s.confidence", path);
@@ -775,7 +782,7 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		lerr(c, path, "\"fix\" must list at least one step");
 	get_strvec(c, o, "cascade_of", path, &d.cascade_of);
 	get_strvec(c, o, "references", path, &d.references);
-	const cJSON *venv = cJSON_GetObjectItemCaseSensitive(o, "verify_env");
+	const cJSON *venv = json_get(o, "verify_env");
 	if (venv) {
 		const cJSON *it;
 		int ok = cJSON_IsObject(venv);
@@ -785,10 +792,10 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 			snprintf(sub, sizeof sub, "%s.verify_env", path);
 			lerr(c, sub, "must be an object of strings");
 		} else {
-			d.verify_env = (cJSON *)venv;
+			d.verify_env = cJSON_Duplicate(venv, 1); /* outlives a slim database's tree */
 		}
 	}
-	const cJSON *when = cJSON_GetObjectItemCaseSensitive(o, "when");
+	const cJSON *when = json_get(o, "when");
 	json_path(sub, sizeof sub, path, ".when", -1);
 	if (!cJSON_IsObject(when)) {
 		lerr(c, path, "\"when\" must be an object");
@@ -861,13 +868,18 @@ static void line_col(const char *text, size_t off, size_t *line, size_t *col)
 
 /* One file's text; keep: hold a copy of it for sigdb_finalize's messages
  * (sigdb_load_text), else (a file of sigdb_load_dir) ferr reads the file
- * again for the few messages that need its lines. */
-static int load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m, int keep)
+ * again for the few messages that need its lines.  spare (a slim
+ * database's loader, else NULL): the arena of the file before, parsed
+ * into again, and this file's arena when it is done with it. */
+static int load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m, int keep,
+                     struct json_arena **spare)
 {
 	struct loadctx c = {name, m, 0, text, len};
 	db->text_hash = hash_words(db->text_hash, text, len);
 	const char *end = NULL;
-	struct json_arena *arena = NULL;
+	struct json_arena *arena = spare ? *spare : NULL; /* owned here now */
+	if (spare)
+		*spare = NULL;
 	cJSON *doc = json_parse_arena_fast(&arena, text, len, &end);
 	if (!doc) {
 		size_t off = end && end >= text ? (size_t)(end - text) : 0;
@@ -884,8 +896,8 @@ static int load_text(struct sigdb *db, const char *name, const char *text, size_
 		json_arena_free(arena);
 		return c.errors;
 	}
-	const cJSON *sigs = cJSON_GetObjectItemCaseSensitive(doc, "signatures");
-	const cJSON *diags = cJSON_GetObjectItemCaseSensitive(doc, "diagnoses");
+	const cJSON *sigs = json_get(doc, "signatures");
+	const cJSON *diags = json_get(doc, "diagnoses");
 	if (!cJSON_IsArray(sigs))
 		lerr(&c, "$", "\"signatures\" must be an array");
 	if (!cJSON_IsArray(diags))
@@ -924,6 +936,22 @@ static int load_text(struct sigdb *db, const char *name, const char *text, size_
 		json_arena_free(arena);
 		return c.errors;
 	}
+	if (db->slim) {
+		/* what the entries kept of the tree they own; the tree goes */
+		for (size_t k = s0; k < db->nsigs; k++)
+			db->sigs[k].json = NULL;
+		for (size_t k = d0; k < db->ndiags; k++)
+			db->diags[k].json = NULL;
+		for (size_t k = r0; k < db->derived.n; k++)
+			db->derived.v[k].json = NULL;
+		if (spare)
+			*spare = arena; /* the next file's tree goes where this one was */
+		else
+			json_arena_free(arena);
+		strvec_push(&db->files, name);
+		strvec_push_owned(&db->texts, keep ? xstrndup(text, len) : NULL);
+		return 0;
+	}
 	db->docs = xrealloc(db->docs, (db->ndocs + 1) * sizeof *db->docs);
 	db->arenas = xrealloc(db->arenas, (db->ndocs + 1) * sizeof *db->arenas);
 	db->arenas[db->ndocs] = arena;
@@ -936,7 +964,7 @@ static int load_text(struct sigdb *db, const char *name, const char *text, size_
 
 int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m)
 {
-	return load_text(db, name, text, len, m, 1);
+	return load_text(db, name, text, len, m, 1, NULL);
 }
 
 static int cmp_cstr(const void *a, const void *b)
@@ -959,6 +987,9 @@ int sigdb_load_dir(struct sigdb *db, const char *dir, struct msgs *m)
 	closedir(d);
 	xqsort(names.v, names.n, sizeof *names.v, cmp_cstr);
 	int errors = 0;
+	struct json_arena *spare = NULL; /* slim: one arena for every file's tree in turn */
+	struct buf b; /* every file's text in turn: the same pages, not 1 MB of new ones */
+	buf_init(&b);
 	for (size_t i = 0; i < names.n; i++) {
 		char *path = xasprintf("%s/%s", dir, names.v[i]);
 		FILE *f = fopen(path, "rb");
@@ -968,20 +999,20 @@ int sigdb_load_dir(struct sigdb *db, const char *dir, struct msgs *m)
 			free(path);
 			continue;
 		}
-		struct buf b;
-		buf_init(&b);
+		buf_reset(&b);
 		int rerr = buf_read_file(&b, f, 64u << 20);
 		fclose(f);
 		if (rerr) {
 			msgs_add(m, "%s: read error", path);
 			errors++;
 		} else {
-			errors += load_text(db, path, b.data ? b.data : "", b.len, m, 0);
+			errors += load_text(db, path, b.data ? b.data : "", b.len, m, 0, db->slim ? &spare : NULL);
 		}
-		buf_free(&b);
 		free(path);
 	}
+	buf_free(&b);
 	strvec_free(&names);
+	json_arena_free(spare);
 	return errors;
 }
 
@@ -1350,7 +1381,7 @@ static const char *sample_line(const cJSON *it)
 {
 	if (cJSON_IsString(it))
 		return it->valuestring;
-	const cJSON *l = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "line") : NULL;
+	const cJSON *l = cJSON_IsObject(it) ? json_get(it, "line") : NULL;
 	return cJSON_IsString(l) ? l->valuestring : NULL;
 }
 
@@ -1369,7 +1400,7 @@ static int benign_crosscheck(const struct sigdb *db, struct msgs *m, size_t *ok,
 			continue;
 		const cJSON *it;
 		size_t k = 0;
-		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(a->json, "samples")) {
+		cJSON_ArrayForEach(it, json_get(a->json, "samples")) {
 			const char *line = sample_line(it);
 			k++;
 			if (!line)
@@ -1496,7 +1527,7 @@ static int check_sample(const struct signature *s, size_t k, const cJSON *it, pc
 {
 	const char *line = cJSON_IsString(it) ? it->valuestring
 	                 : get_str(&(struct loadctx){s->file, m, 0, NULL, 0}, it, "line", "sample", 0);
-	const cJSON *want = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "captures") : NULL;
+	const cJSON *want = cJSON_IsObject(it) ? json_get(it, "captures") : NULL;
 	if (!line) {
 		msgs_add(m, "%s: signatures[%zu].samples[%zu]: needs a \"line\" string", s->file, s->index, k);
 		return 0;
@@ -1584,14 +1615,14 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 		const struct signature *s = &db->sigs[i];
 		size_t k = 0;
 		const cJSON *it;
-		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(s->json, "samples")) {
+		cJSON_ArrayForEach(it, json_get(s->json, "samples")) {
 			if (check_sample(s, k++, it, md, mc, fast, m))
 				(*ok)++;
 			else
 				fails++;
 		}
 		k = 0;
-		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(s->json, "negative_samples")) {
+		cJSON_ArrayForEach(it, json_get(s->json, "negative_samples")) {
 			if (check_negative(s, k++, it, md, mc, m))
 				(*ok)++;
 			else

@@ -332,6 +332,39 @@ static void test_mutations(const struct strvec *texts)
 	CHECK_INT(bad, 0);
 }
 
+/* strings dense in escapes: backslash runs before quotes, \u with hex
+ * digits of surrogates, cut anywhere */
+static void test_escapes(void)
+{
+	static const char CH[] = "ab\\\\\\\"\"/u0d8Dc9eEfF3nrtbx\x01\xc3\xff";
+	size_t bad = 0;
+	char w[128];
+	for (int round = 0; round < MUT_ROUNDS; round++) {
+		size_t k = 0;
+		int shape = round % 3;
+		const char *pre = shape == 0 ? "[\"" : shape == 1 ? "{\"" : "\"";
+		memcpy(w, pre, strlen(pre));
+		k = strlen(pre);
+		size_t n = next_rand() % 24;
+		/* every other round: runs of backslashes, now and then a quote */
+		static const char RUNS[] = "\\\\\\\\\\\"au";
+		const char *set = round % 2 ? RUNS : CH;
+		size_t nset = round % 2 ? sizeof RUNS - 1 : sizeof CH - 1;
+		for (size_t i = 0; i < n; i++)
+			w[k++] = set[next_rand() % nset];
+		const char *post = shape == 0 ? "\",\"\\\\\"]" : shape == 1 ? "\":\"\\u00e9\"}" : "\"";
+		memcpy(w + k, post, strlen(post));
+		k += strlen(post);
+		if (round % 7 == 0 && k)
+			k = next_rand() % k; /* cut short */
+		char label[48];
+		snprintf(label, sizeof label, "escapes %d", round);
+		if (!agree(w, k, label))
+			bad++;
+	}
+	CHECK_INT(bad, 0);
+}
+
 int main(void)
 {
 	json_use_xmalloc();
@@ -340,6 +373,7 @@ int main(void)
 	test_edges();
 	test_depth();
 	test_mutations(&texts);
+	test_escapes();
 	strvec_free(&texts);
 	TEST_MAIN_END();
 }
