@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/arena.h"
 #include "base/hash.h"
 #include "base/json.h"
 #include "base/util.h"
@@ -49,14 +50,29 @@ void sigdb_set_slim(struct sigdb *db, int slim)
 	db->slim = slim;
 }
 
+/* The vector of a list whose strings are the database's (db->strs) */
+static void vec_free(struct strvec *v)
+{
+	free(v->v);
+	memset(v, 0, sizeof *v);
+}
+
+/* A copy of s that lives as long as db (its string arena) */
+static char *dbstr(struct sigdb *db, const char *s)
+{
+	return arena_strndup(&db->strs, s, strlen(s));
+}
+
+static void push_str(struct sigdb *db, struct strvec *v, const char *s)
+{
+	strvec_push_owned(v, dbstr(db, s));
+}
+
+/* An entry's strings are db->strs's (sigdb_free frees them at once) */
 static void sig_free(struct signature *s)
 {
-	free(s->id);
-	free(s->file);
-	free(s->regex);
-	free((char *)s->benign);
 	pcre2_code_free(s->code);
-	strvec_free(&s->literals);
+	vec_free(&s->literals);
 	for (size_t i = 0; i < s->ncapnames; i++)
 		free(s->capnames[i]);
 	free(s->capnames);
@@ -64,21 +80,16 @@ static void sig_free(struct signature *s)
 
 static void diag_free(struct diagdef *d)
 {
-	free(d->id);
-	free(d->file);
-	free(d->category);
-	free(d->title);
-	free(d->explanation);
 	cJSON_Delete(d->verify_env);
-	strvec_free(&d->fix);
-	strvec_free(&d->fix_launchers);
-	strvec_free(&d->when_any);
-	strvec_free(&d->when_all);
-	strvec_free(&d->when_none);
-	strvec_free(&d->blames_env);
-	strvec_free(&d->blames_any);
-	strvec_free(&d->cascade_of);
-	strvec_free(&d->references);
+	vec_free(&d->fix);
+	vec_free(&d->fix_launchers);
+	vec_free(&d->when_any);
+	vec_free(&d->when_all);
+	vec_free(&d->when_none);
+	vec_free(&d->blames_env);
+	vec_free(&d->blames_any);
+	vec_free(&d->cascade_of);
+	vec_free(&d->references);
 }
 
 void sigdb_free(struct sigdb *db)
@@ -103,6 +114,7 @@ void sigdb_free(struct sigdb *db)
 	ncclsites_free(db->sites);
 	hindex_free(&db->sig_ix);
 	hindex_free(&db->diag_ix);
+	arena_free(&db->strs);
 	memset(db, 0, sizeof *db);
 }
 
@@ -342,7 +354,16 @@ struct loadctx {
 	int errors;
 	const char *text;  /* the file's text, for the line of a path; NULL: none */
 	size_t len;
+	struct sigdb *db;  /* the loader's: the strings of its entries go to db->strs */
+	char *fcopy;       /* file in db->strs, made for the first entry, shared by all */
 };
+
+static char *ctx_file(struct loadctx *c)
+{
+	if (!c->fcopy)
+		c->fcopy = dbstr(c->db, c->file);
+	return c->fcopy;
+}
 
 /* "file:line: path: problem" (the line of path in the file's text), or
  * "file: path: problem" when the line is unknown. */
@@ -513,7 +534,7 @@ static int get_strvec(struct loadctx *c, const cJSON *o, const char *key, const 
 			lerr(c, path, "%s[%d] must be a string", key, i);
 			return -1;
 		}
-		strvec_push(out, it->valuestring);
+		push_str(c->db, out, it->valuestring);
 		i++;
 	}
 	return 0;
@@ -536,8 +557,8 @@ static void get_fix(struct loadctx *c, const cJSON *o, const char *path, struct 
 	const cJSON *it;
 	cJSON_ArrayForEach(it, v) {
 		if (cJSON_IsString(it)) {
-			strvec_push(&d->fix, it->valuestring);
-			strvec_push(&d->fix_launchers, "");
+			push_str(c->db, &d->fix, it->valuestring);
+			push_str(c->db, &d->fix_launchers, "");
 		} else if (cJSON_IsObject(it)) {
 			const cJSON *st = json_get(it, "step"), *ls = json_get(it, "launcher"), *k;
 			cJSON_ArrayForEach(k, it)
@@ -562,8 +583,9 @@ static void get_fix(struct loadctx *c, const cJSON *o, const char *path, struct 
 				else
 					buf_printf(&b, "%s%s", b.len ? "," : "", l->valuestring);
 			}
-			strvec_push(&d->fix, st->valuestring);
-			strvec_push_owned(&d->fix_launchers, buf_steal(&b));
+			push_str(c->db, &d->fix, st->valuestring);
+			push_str(c->db, &d->fix_launchers, b.data ? b.data : "");
+			buf_free(&b);
 		} else {
 			lerr(c, path, "fix[%d] must be a string or {\"step\": \"...\", \"launcher\": [...]}", i);
 		}
@@ -670,7 +692,7 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	}
 	if (c->errors != before) {
 		pcre2_code_free(code);
-		strvec_free(&lits);
+		vec_free(&lits);
 		return;
 	}
 	if (db->nsigs == db->sigs_cap) { /* doubling: 300 signatures are not 300 copies of the array */
@@ -679,20 +701,21 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	}
 	struct signature *s = &db->sigs[db->nsigs++];
 	memset(s, 0, sizeof *s);
-	s->id = xstrdup(id);
-	s->file = xstrdup(c->file);
+	s->id = dbstr(db, id);
+	s->file = ctx_file(c);
 	s->index = idx;
 	s->on = son;
-	s->regex = xstrdup(re);
+	s->regex = dbstr(db, re);
 	s->code = code;
 	s->json = (cJSON *)o;
 	s->literals = lits;
-	s->benign = benign ? xstrdup(benign) : NULL;
+	s->benign = benign ? dbstr(db, benign) : NULL;
 	s->benign_block = bblock != NULL;
 	if (s->literals.n == 0) {
 		char *d = derive_literal(re);
 		if (d) {
-			strvec_push_owned(&s->literals, d);
+			push_str(db, &s->literals, d);
+			free(d);
 			s->literals_derived = 1;
 		}
 	}
@@ -841,12 +864,12 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		diag_free(&d);
 		return;
 	}
-	d.id = xstrdup(id);
-	d.file = xstrdup(c->file);
+	d.id = dbstr(db, id);
+	d.file = ctx_file(c);
 	d.index = idx;
-	d.category = xstrdup(cat);
-	d.title = xstrdup(title);
-	d.explanation = xstrdup(expl);
+	d.category = dbstr(db, cat);
+	d.title = dbstr(db, title);
+	d.explanation = dbstr(db, expl);
 	d.json = (cJSON *)o;
 	if (db->ndiags == db->diags_cap) {
 		db->diags_cap = db->diags_cap ? db->diags_cap * 2 : 64;
@@ -874,7 +897,7 @@ static void line_col(const char *text, size_t off, size_t *line, size_t *col)
 static int load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m, int keep,
                      struct json_arena **spare)
 {
-	struct loadctx c = {name, m, 0, text, len};
+	struct loadctx c = {name, m, 0, text, len, db, NULL};
 	db->text_hash = hash_words(db->text_hash, text, len);
 	const char *end = NULL;
 	struct json_arena *arena = spare ? *spare : NULL; /* owned here now */
@@ -1229,7 +1252,7 @@ static void ferr(const struct sigdb *db, struct msgs *m, const char *file, const
 			}
 			break;
 		}
-	struct loadctx c = {file, m, 0, text, text ? strlen(text) : 0};
+	struct loadctx c = {file, m, 0, text, text ? strlen(text) : 0, NULL, NULL};
 	char *colon = strstr(s, ": ");
 	if (colon) {
 		*colon = 0;
@@ -1526,7 +1549,7 @@ static int check_sample(const struct signature *s, size_t k, const cJSON *it, pc
                         pcre2_match_context *mc, pcre2_match_context *fast, struct msgs *m)
 {
 	const char *line = cJSON_IsString(it) ? it->valuestring
-	                 : get_str(&(struct loadctx){s->file, m, 0, NULL, 0}, it, "line", "sample", 0);
+	                 : get_str(&(struct loadctx){s->file, m, 0, NULL, 0, NULL, NULL}, it, "line", "sample", 0);
 	const cJSON *want = cJSON_IsObject(it) ? json_get(it, "captures") : NULL;
 	if (!line) {
 		msgs_add(m, "%s: signatures[%zu].samples[%zu]: needs a \"line\" string", s->file, s->index, k);

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <cjson/cJSON.h>
 #include "base/util.h"
+#include "base/arena.h"
 #include "base/acmatch.h"
 #include "base/hash.h"
 #include "base/json.h"
@@ -134,6 +135,8 @@ struct sigdb {
 	struct derive_rows derived;
 	uint32_t match_limit, depth_limit;
 	struct rule_table *rules;  /* the fact rules' ids, borrowed tables (sigdb_add_rules) */
+	struct arena strs;         /* the strings of every signature and diagnosis (ids, file, regex,
+	                              texts, the lists' elements): freed at once by sigdb_free */
 	struct ncclsites *sites;   /* nccl_sites.tsv beside the patterns: read on first use (sigdb_sites) */
 	int sites_tried;
 	size_t nrules;
