@@ -408,9 +408,9 @@ static unsigned fast_utf16(const unsigned char *in, const unsigned char *end, un
  * a string value. */
 static int fast_string(struct fastp *p, cJSON *it, int key)
 {
-	const unsigned char *start = p->s + p->off + 1, *end = p->s + p->len;
 	if (p->off >= p->len || p->s[p->off] != '"')
 		return 0;
+	const unsigned char *start = p->s + p->off + 1, *end = p->s + p->len;
 	const unsigned char *q = memchr(start, '"', (size_t)(end - start));
 	if (!q)
 		return 0;

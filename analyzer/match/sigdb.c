@@ -43,6 +43,7 @@ void sigdb_init(struct sigdb *db)
 void sigdb_set_lazy(struct sigdb *db, int lazy)
 {
 	db->lazy = lazy;
+	db->derived.lazy = lazy; /* and the derived rows' regexes (derive.h) */
 }
 
 void sigdb_set_slim(struct sigdb *db, int slim)
