@@ -142,18 +142,46 @@ static int byte_cost(unsigned char c)
 }
 
 /* How common a bigram is: its place in COMMON_BIGRAMS dominates. */
-/* common[bigram]: 1000 + its weight when it is in COMMON_BIGRAMS (the
- * first occurrence counts), else 0.  Built for one acmatch_build. */
-static uint16_t *common_table(void)
+/* The bigrams of COMMON_BIGRAMS, each with 1000 + its weight (the first
+ * occurrence counts): open addressing over BSLOTS keys (key: the two
+ * bytes, load16 order; 0 = empty: a literal has no NUL).  4 KiB, not a
+ * 128 KiB table by bigram: start-up pays per page it touches.  Built for
+ * one acmatch_build. */
+#define BSLOTS 1024
+
+struct bigrams {
+	uint16_t key[BSLOTS];
+	uint16_t weight[BSLOTS];
+};
+
+static size_t bigram_slot(unsigned key)
 {
-	uint16_t *common = xcalloc(65536, sizeof *common);
+	return (key * 0x9E37u >> 6) & (BSLOTS - 1);
+}
+
+static struct bigrams *common_table(void)
+{
+	struct bigrams *t = xcalloc(1, sizeof *t);
 	size_t n = sizeof COMMON_BIGRAMS - 1;
-	for (size_t i = n & ~(size_t)1; i >= 2; i -= 2) {
-		size_t k = i - 2;
-		common[(unsigned char)COMMON_BIGRAMS[k] | (unsigned)(unsigned char)COMMON_BIGRAMS[k + 1] << 8] =
-			(uint16_t)(1000 + n - k);
+	for (size_t k = 0; k + 2 <= n; k += 2) {
+		unsigned key = (unsigned char)COMMON_BIGRAMS[k] | (unsigned)(unsigned char)COMMON_BIGRAMS[k + 1] << 8;
+		size_t s = bigram_slot(key);
+		while (t->key[s] && t->key[s] != key)
+			s = (s + 1) & (BSLOTS - 1);
+		if (t->key[s])
+			continue; /* an earlier occurrence */
+		t->key[s] = (uint16_t)key;
+		t->weight[s] = (uint16_t)(1000 + n - k);
 	}
-	return common;
+	return t;
+}
+
+static uint16_t common_weight(const struct bigrams *t, unsigned key)
+{
+	for (size_t s = bigram_slot(key); t->key[s]; s = (s + 1) & (BSLOTS - 1))
+		if (t->key[s] == key)
+			return t->weight[s];
+	return 0;
 }
 
 /* The per-million frequency of each COMMON_QUADS 4-gram, by the 4 bytes:
@@ -191,9 +219,9 @@ static unsigned quad_freq(const struct quadfreq *t, const char *p)
 	return 0;
 }
 
-static int bigram_cost(const uint16_t *common, const char *s)
+static int bigram_cost(const struct bigrams *common, const char *s)
 {
-	uint16_t c = common[(unsigned char)s[0] | (unsigned)(unsigned char)s[1] << 8];
+	uint16_t c = common_weight(common, (unsigned char)s[0] | (unsigned)(unsigned char)s[1] << 8);
 	return c ? c : byte_cost((unsigned char)s[0]) + byte_cost((unsigned char)s[1]);
 }
 
@@ -318,13 +346,29 @@ static void sort_by_anchor(struct acmatch *ac)
 		a = b;
 		b = t;
 	}
-	struct lit *sorted = xmalloc(ac->cap > n ? ac->cap * sizeof *sorted : n * sizeof *sorted);
-	for (size_t i = 0; i < n; i++)
-		sorted[i] = ac->lits[a[i].idx];
-	free(ac->lits);
-	ac->lits = sorted;
-	if (ac->cap < n)
-		ac->cap = n;
+	/* the literals moved in place along the permutation's cycles (a[i].idx:
+	 * where the literal for place i is): a second 216 KiB array was 54 new
+	 * pages of each start-up */
+	const uint32_t done = UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (a[i].idx == done)
+			continue;
+		if (a[i].idx == i) {
+			a[i].idx = done;
+			continue;
+		}
+		struct lit first = ac->lits[i];
+		for (size_t j = i;;) {
+			size_t src = a[j].idx;
+			a[j].idx = done;
+			if (src == i) {
+				ac->lits[j] = first;
+				break;
+			}
+			ac->lits[j] = ac->lits[src];
+			j = src;
+		}
+	}
 	free(a);
 	free(b);
 }
@@ -333,7 +377,7 @@ void acmatch_build(struct acmatch *ac)
 {
 	if (ac->built)
 		return;
-	uint16_t *common = common_table();
+	struct bigrams *common = common_table();
 	struct quadfreq *qf = quad_table();
 	/* one-byte and short literals apart */
 	size_t nlong = 0, minlen = SIZE_MAX;

@@ -1,6 +1,8 @@
 /* json.c - see json.h. */
 #include "base/json.h"
 
+#include <limits.h>
+#include <locale.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -12,7 +14,15 @@
 
 cJSON *json_get(const cJSON *o, const char *key)
 {
-	return o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+	/* cJSON_GetObjectItemCaseSensitive's walk (it stops at the first
+	 * element without a name: an array's), the first bytes compared
+	 * before strcmp: the loader looks keys up ~20000 times a start-up */
+	if (!o || !key)
+		return NULL;
+	for (cJSON *c = o->child; c && c->string; c = c->next)
+		if (c->string[0] == key[0] && strcmp(c->string, key) == 0)
+			return c;
+	return NULL;
 }
 
 const char *json_str(const cJSON *o, const char *key)
@@ -178,27 +188,34 @@ struct json_arena {
 
 #define ARENA_CHUNK (256u << 10)
 
-static void *arena_alloc(struct json_arena *a, size_t n)
+/* n bytes aligned to al (a power of two, at most max_align_t's) */
+static void *arena_get(struct json_arena *a, size_t n, size_t al)
 {
-	const size_t al = sizeof(max_align_t);
-	n = (n + al - 1) / al * al;
 	if (a->max && a->total + n > a->max) {
 		a->over = 1;
 		return NULL; /* cJSON fails the parse */
 	}
 	a->total += n;
 	struct arena_chunk *c = a->head;
-	if (!c || c->size - c->used < n) {
+	size_t at = c ? (c->used + al - 1) & ~(al - 1) : 0;
+	if (!c || at > c->size || c->size - at < n) {
 		size_t sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
 		c = xmalloc(sizeof *c + sz);
 		c->next = a->head;
 		c->used = 0;
 		c->size = sz;
 		a->head = c;
+		at = 0;
 	}
-	void *p = (char *)c->data + c->used;
-	c->used += n;
+	void *p = (char *)c->data + at;
+	c->used = at + n;
 	return p;
+}
+
+static void *arena_alloc(struct json_arena *a, size_t n)
+{
+	const size_t al = sizeof(max_align_t);
+	return arena_get(a, (n + al - 1) / al * al, al);
 }
 
 void json_arena_free(struct json_arena *a)
@@ -266,6 +283,394 @@ cJSON *json_parse_arena(struct json_arena **arena, const char *text, size_t len,
 cJSON *json_parse_arena_max(struct json_arena **arena, const char *text, size_t len, size_t max, int *over)
 {
 	return parse_in(arena, text, len, NULL, max, over);
+}
+
+/* ---- json_parse_arena_fast: cJSON 1.7's grammar, without its per-node
+ * hooks ----
+ *
+ * Each step below is the step of cJSON's parser of the same name
+ * (parse_value, parse_string, parse_number, parse_array, parse_object,
+ * buffer_skip_whitespace, skip_utf8_bom) and accepts what it accepts,
+ * building the same nodes: every byte <= 32 is white space, a string's
+ * bytes are copied as they are (control bytes, NUL, invalid UTF-8), \u
+ * as cJSON decodes it (a bad hex digit counts as 0), numbers through the
+ * same strtod of the whole run of number bytes, 1000 levels of nesting, text after the
+ * value allowed.  What it does faster: memchr finds a string's end, nodes
+ * and strings come from the arena without a call per node.  Where it
+ * fails, cJSON parses the text again (json_parse_arena_fast), so errors
+ * and their places are cJSON's own; tests/unit/test_json.c holds the two
+ * trees equal. */
+
+#define FAST_NESTING 1000 /* CJSON_NESTING_LIMIT */
+
+struct fastp {
+	const unsigned char *s;
+	size_t len, off, depth;
+	struct json_arena *a;
+	unsigned char point; /* the locale's decimal point, as cJSON's parse_number uses */
+};
+
+/* arena_get's common case inline: room in the newest chunk (no bound) */
+static inline void *fast_alloc(struct fastp *p, size_t n, size_t al)
+{
+	struct arena_chunk *c = p->a->head;
+	if (c) {
+		size_t at = (c->used + al - 1) & ~(al - 1);
+		if (at <= c->size && c->size - at >= n) {
+			c->used = at + n;
+			p->a->total += n;
+			return (char *)c->data + at;
+		}
+	}
+	return arena_get(p->a, n, al);
+}
+
+static inline cJSON *fast_node(struct fastp *p)
+{
+	cJSON *n = fast_alloc(p, sizeof *n, _Alignof(cJSON));
+	*n = (cJSON){0};
+	return n;
+}
+
+static inline void fast_ws(struct fastp *p)
+{
+	/* cJSON steps back one byte when white space runs to the end: that
+	 * only moves where a failure is reported, and failures are cJSON's */
+	while (p->off < p->len && p->s[p->off] <= 32)
+		p->off++;
+}
+
+static unsigned fast_hex4(const unsigned char *in)
+{
+	unsigned h = 0;
+	for (int i = 0; i < 4; i++) {
+		if (in[i] >= '0' && in[i] <= '9')
+			h += (unsigned)in[i] - '0';
+		else if (in[i] >= 'A' && in[i] <= 'F')
+			h += 10u + in[i] - 'A';
+		else if (in[i] >= 'a' && in[i] <= 'f')
+			h += 10u + in[i] - 'a';
+		else
+			return 0;
+		if (i < 3)
+			h <<= 4;
+	}
+	return h;
+}
+
+/* cJSON's utf16_literal_to_utf8: the length of input used, 0 to fail */
+static unsigned fast_utf16(const unsigned char *in, const unsigned char *end, unsigned char **out)
+{
+	unsigned long cp;
+	unsigned len, first_mark = 0, used;
+	if (end - in < 6)
+		return 0;
+	unsigned first = fast_hex4(in + 2);
+	if (first >= 0xDC00 && first <= 0xDFFF)
+		return 0;
+	if (first >= 0xD800 && first <= 0xDBFF) {
+		const unsigned char *second = in + 6;
+		if (end - second < 6 || second[0] != '\\' || second[1] != 'u')
+			return 0;
+		unsigned low = fast_hex4(second + 2);
+		if (low < 0xDC00 || low > 0xDFFF)
+			return 0;
+		cp = 0x10000 + (((first & 0x3FFul) << 10) | (low & 0x3FF));
+		used = 12;
+	} else {
+		cp = first;
+		used = 6;
+	}
+	if (cp < 0x80) {
+		len = 1;
+	} else if (cp < 0x800) {
+		len = 2;
+		first_mark = 0xC0;
+	} else if (cp < 0x10000) {
+		len = 3;
+		first_mark = 0xE0;
+	} else if (cp <= 0x10FFFF) {
+		len = 4;
+		first_mark = 0xF0;
+	} else {
+		return 0;
+	}
+	for (unsigned k = len - 1; k > 0; k--) {
+		(*out)[k] = (unsigned char)((cp | 0x80) & 0xBF);
+		cp >>= 6;
+	}
+	(*out)[0] = len > 1 ? (unsigned char)((cp | first_mark) & 0xFF) : (unsigned char)(cp & 0x7F);
+	*out += len;
+	return used;
+}
+
+/* A string at p->off ('"'): a member's name into it->string (key), else
+ * a string value. */
+static int fast_string(struct fastp *p, cJSON *it, int key)
+{
+	if (p->off >= p->len || p->s[p->off] != '"')
+		return 0;
+	const unsigned char *start = p->s + p->off + 1, *end = p->s + p->len;
+	const unsigned char *q = memchr(start, '"', (size_t)(end - start));
+	if (!q)
+		return 0;
+	const unsigned char *bs = memchr(start, '\\', (size_t)(q - start));
+	unsigned char *o;
+	if (!bs) {
+		/* no escape: the bytes as they are */
+		o = fast_alloc(p, (size_t)(q - start) + 1, 1);
+		memcpy(o, start, (size_t)(q - start));
+		o[q - start] = 0;
+	} else {
+		/* the end as cJSON finds it (each backslash takes the byte after
+		 * it): the first '"' after an even run of backslashes */
+		for (;;) {
+			size_t run = 0;
+			while (q - run > start && q[-1 - (ptrdiff_t)run] == '\\')
+				run++;
+			if (!(run & 1))
+				break;
+			q = memchr(q + 1, '"', (size_t)(end - q - 1));
+			if (!q)
+				return 0; /* unterminated (or a backslash last) */
+		}
+		o = fast_alloc(p, (size_t)(q - start) + 1, 1); /* at most the input's length */
+		unsigned char *w = o;
+		const unsigned char *r = start;
+		while (r < q) {
+			if (*r != '\\') {
+				/* the bytes up to the next escape at once */
+				const unsigned char *nb = memchr(r, '\\', (size_t)(q - r));
+				size_t k = (size_t)((nb ? nb : q) - r);
+				memcpy(w, r, k);
+				w += k;
+				r += k;
+				continue;
+			}
+			unsigned n = 2;
+			switch (r[1]) {
+			case 'b': *w++ = '\b'; break;
+			case 'f': *w++ = '\f'; break;
+			case 'n': *w++ = '\n'; break;
+			case 'r': *w++ = '\r'; break;
+			case 't': *w++ = '\t'; break;
+			case '"':
+			case '\\':
+			case '/': *w++ = r[1]; break;
+			case 'u':
+				n = fast_utf16(r, q, &w);
+				if (!n)
+					return 0;
+				break;
+			default:
+				return 0;
+			}
+			r += n;
+		}
+		*w = 0;
+	}
+	if (key) {
+		it->string = (char *)o;
+	} else {
+		it->type = cJSON_String;
+		it->valuestring = (char *)o;
+	}
+	p->off = (size_t)(q - p->s) + 1;
+	return 1;
+}
+
+/* Debian's cJSON 1.7.15 (the fix of CVE-2023-26819) hands strtod every
+ * byte of the run, however long; upstream 1.7.15 cut it at 63. */
+static int fast_number(struct fastp *p, cJSON *it)
+{
+	unsigned char small[64], *num = small;
+	size_t n = 0;
+	while (p->off + n < p->len) {
+		unsigned char ch = p->s[p->off + n];
+		if (!((ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == 'e' || ch == 'E' || ch == '.'))
+			break;
+		n++;
+	}
+	if (n >= sizeof small)
+		num = xmalloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		num[i] = p->s[p->off + i] == '.' ? p->point : p->s[p->off + i];
+	num[n] = 0;
+	char *after = NULL;
+	double d = strtod((const char *)num, &after);
+	size_t used = (size_t)(after - (char *)num);
+	if (num != small)
+		free(num);
+	if (!used)
+		return 0;
+	it->valuedouble = d;
+	if (d >= INT_MAX)
+		it->valueint = INT_MAX;
+	else if (d <= (double)INT_MIN)
+		it->valueint = INT_MIN;
+	else
+		it->valueint = (int)d;
+	it->type = cJSON_Number;
+	p->off += used;
+	return 1;
+}
+
+static int fast_value(struct fastp *p, cJSON *it);
+
+/* An array or an object at p->off: its elements, or members (a name, ':'
+ * and a value each), linked as cJSON links them (the first's prev is the
+ * last). */
+static int fast_container(struct fastp *p, cJSON *it, int object)
+{
+	const unsigned char close = object ? '}' : ']';
+	cJSON *head = NULL, *cur = NULL;
+	if (p->depth >= FAST_NESTING)
+		return 0;
+	p->depth++;
+	p->off++;
+	fast_ws(p);
+	if (p->off >= p->len)
+		return 0;
+	if (p->s[p->off] != close) {
+		for (;;) {
+			cJSON *n = fast_node(p);
+			if (!head) {
+				head = cur = n;
+			} else {
+				cur->next = n;
+				n->prev = cur;
+				cur = n;
+			}
+			if (object) {
+				if (!fast_string(p, cur, 1))
+					return 0;
+				fast_ws(p);
+				if (p->off >= p->len || p->s[p->off] != ':')
+					return 0;
+				p->off++;
+				fast_ws(p);
+			}
+			if (!fast_value(p, cur))
+				return 0;
+			fast_ws(p);
+			if (p->off >= p->len || p->s[p->off] != ',')
+				break;
+			p->off++;
+			fast_ws(p);
+		}
+		if (p->off >= p->len || p->s[p->off] != close)
+			return 0;
+	}
+	p->depth--;
+	if (head)
+		head->prev = cur;
+	it->type = object ? cJSON_Object : cJSON_Array;
+	it->child = head;
+	p->off++;
+	return 1;
+}
+
+static int fast_value(struct fastp *p, cJSON *it)
+{
+	if (p->off >= p->len)
+		return 0;
+	const unsigned char *c = p->s + p->off;
+	size_t n = p->len - p->off;
+	switch (*c) {
+	case 'n':
+		if (n < 4 || memcmp(c, "null", 4) != 0)
+			return 0;
+		it->type = cJSON_NULL;
+		p->off += 4;
+		return 1;
+	case 'f':
+		if (n < 5 || memcmp(c, "false", 5) != 0)
+			return 0;
+		it->type = cJSON_False;
+		p->off += 5;
+		return 1;
+	case 't':
+		if (n < 4 || memcmp(c, "true", 4) != 0)
+			return 0;
+		it->type = cJSON_True;
+		it->valueint = 1;
+		p->off += 4;
+		return 1;
+	case '"':
+		return fast_string(p, it, 0);
+	case '[':
+		return fast_container(p, it, 0);
+	case '{':
+		return fast_container(p, it, 1);
+	default:
+		if (*c == '-' || (*c >= '0' && *c <= '9'))
+			return fast_number(p, it);
+		return 0;
+	}
+}
+
+/* Empties a for another tree: its largest chunk stays (a loader of many
+ * files touches the same pages again, not new ones). */
+static void arena_reset(struct json_arena *a)
+{
+	struct arena_chunk *keep = a->head;
+	for (struct arena_chunk *c = a->head; c; c = c->next)
+		if (c->size > keep->size)
+			keep = c;
+	for (struct arena_chunk *c = a->head, *next; c; c = next) {
+		next = c->next;
+		if (c != keep)
+			free(c);
+	}
+	if (keep) {
+		keep->next = NULL;
+		keep->used = 0;
+	}
+	a->head = keep;
+	a->total = 0;
+	a->over = 0;
+}
+
+/* The fast parse into a (new when NULL); NULL and a freed where it fails. */
+static cJSON *fast_parse(struct json_arena **arena, struct json_arena *a, const char *text, size_t len,
+                         const char **end)
+{
+	*arena = NULL;
+	if (!text || !len) {
+		json_arena_free(a);
+		return NULL;
+	}
+	const struct lconv *lc = localeconv();
+	struct fastp p = {(const unsigned char *)text, len, 0, 0, a ? a : xcalloc(1, sizeof *p.a),
+	                  lc && lc->decimal_point ? (unsigned char)lc->decimal_point[0] : '.'};
+	/* cJSON skips a byte order mark only in a text of 5 bytes or more */
+	if (len > 4 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+		p.off = 3;
+	fast_ws(&p);
+	cJSON *doc = fast_node(&p);
+	if (!fast_value(&p, doc)) {
+		json_arena_free(p.a);
+		return NULL;
+	}
+	if (end)
+		*end = text + p.off;
+	*arena = p.a;
+	return doc;
+}
+
+cJSON *json_parse_fast_only(struct json_arena **arena, const char *text, size_t len, const char **end)
+{
+	return fast_parse(arena, NULL, text, len, end);
+}
+
+cJSON *json_parse_arena_fast(struct json_arena **arena, const char *text, size_t len, const char **end)
+{
+	struct json_arena *reuse = *arena;
+	if (reuse)
+		arena_reset(reuse);
+	cJSON *doc = fast_parse(arena, reuse, text, len, end);
+	/* a text it refuses: cJSON's verdict, its error and its place */
+	return doc ? doc : json_parse_arena(arena, text, len, end);
 }
 
 char *json_print_large(const cJSON *doc)

@@ -55,6 +55,17 @@ cJSON *json_parse_arena(struct json_arena **arena, const char *text, size_t len,
  * its text). */
 cJSON *json_parse_arena_max(struct json_arena **arena, const char *text, size_t len, size_t max, int *over);
 void json_arena_free(struct json_arena *a);
+/* json_parse_arena's tree, built without cJSON: the same nodes (type,
+ * names, values, links) for every text cJSON 1.7 parses, ~5 times faster
+ * (the signature database at start-up).  A text it does not take goes
+ * to cJSON (json_parse_arena), so a syntax error, *end and
+ * cJSON_GetErrorPtr are cJSON's own.  *arena NULL: a new arena; else an
+ * arena of an earlier parse whose tree is no longer used: emptied and
+ * reused (its memory), or freed when the parse fails. */
+cJSON *json_parse_arena_fast(struct json_arena **arena, const char *text, size_t len, const char **end);
+/* The fast parser alone: NULL (and *arena NULL) where it hands the text
+ * to cJSON (tests: tests/unit/test_json.c). */
+cJSON *json_parse_fast_only(struct json_arena **arena, const char *text, size_t len, const char **end);
 /* cJSON_Print of one large document (analyze's JSON report) with cJSON's
  * default allocator, which can realloc its buffer in place (xmalloc's
  * hooks cannot: a ~10 MB lower peak for 100000 documents); then xmalloc's

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <sched.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 /* Out of memory: one line on stderr and exit status 2 (trouble), never
  * abort() and its core file.  _exit, not exit: stdio buffers may hold half a
@@ -150,10 +151,38 @@ char *buf_steal(struct buf *b)
 
 int buf_read_file(struct buf *b, FILE *f, size_t cap)
 {
-	char tmp[65536];
-	size_t k;
-	while ((k = fread(tmp, 1, sizeof tmp, f)) > 0 && b->len < cap)
-		buf_add(b, tmp, k);
+	enum { CHUNK = 65536 };
+	if (b->len >= cap)
+		return ferror(f) ? -1 : 0;
+	/* what whole chunks up to cap allow (the contract of util.h) */
+	size_t budget = cap - b->len > SIZE_MAX - CHUNK ? SIZE_MAX : (cap - b->len + CHUNK - 1) / CHUNK * CHUNK;
+	/* a regular file: room for the rest of it at once, read straight into
+	 * b (one allocation and one read, not a copy per chunk) */
+	struct stat st;
+	off_t at;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (at = ftello(f)) >= 0 && st.st_size > at) {
+		size_t rest = (size_t)(st.st_size - at);
+		buf_reserve(b, rest < budget ? rest : budget);
+	}
+	while (budget) {
+		size_t room = b->cap > b->len ? b->cap - b->len - 1 : 0, n, k;
+		if (room) {
+			n = room < budget ? room : budget;
+			k = fread(b->data + b->len, 1, n, f);
+			b->len += k;
+			b->data[b->len] = 0;
+		} else {
+			/* full (or never sized): whether there is more, a chunk at a time */
+			char tmp[CHUNK];
+			n = budget < CHUNK ? budget : CHUNK;
+			k = fread(tmp, 1, n, f);
+			if (k)
+				buf_add(b, tmp, k);
+		}
+		budget -= k;
+		if (k < n)
+			break; /* the end, or an error */
+	}
 	return ferror(f) ? -1 : 0;
 }
 

@@ -34,8 +34,9 @@ static int load_dir_once(struct sigdb *db, const char *dir, struct strvec *seen,
 	return sigdb_load_dir(db, dir, m);
 }
 
-int load_db(struct sigdb *db, const struct common *c, int for_check)
+int load_db(struct sigdb *db, const struct common *c, int flags)
 {
+	const int for_check = flags & LOAD_CHECK;
 	struct msgs m = {0};
 	struct strvec seen = {0};
 	int errors = 0;
@@ -44,7 +45,10 @@ int load_db(struct sigdb *db, const struct common *c, int for_check)
 	 * its first candidate line (make check validates them all); user
 	 * pattern files are validated at load */
 	const char *envp = getenv("NCCL_TRIAGE_PATTERNS");
-	sigdb_set_lazy(db, !for_check && !c->no_builtin && !c->pattern_dirs.n && !(envp && *envp));
+	int builtin_alone = !c->no_builtin && !c->pattern_dirs.n && !(envp && *envp);
+	sigdb_set_lazy(db, !for_check && builtin_alone);
+	/* user pattern files are self-tested below: their samples are kept */
+	sigdb_set_slim(db, !for_check && builtin_alone && (flags & LOAD_SLIM));
 	rules_register(db);
 	db->match_limit = c->lim.match_limit;
 	db->depth_limit = c->lim.depth_limit;

@@ -44,9 +44,13 @@ int parse_common(int argc, char **argv, int first, unsigned cmd, const char *cmd
                  struct common *c, struct strvec *ops);
 void free_common(struct common *c);
 /* Load the built-in database, NCCL_TRIAGE_PATTERNS and --patterns dirs.
- * Returns the number of errors (for_check) or -1 when the database is
- * unusable (messages printed).  db must be freed with sigdb_free either way. */
-int load_db(struct sigdb *db, const struct common *c, int for_check);
+ * flags: LOAD_CHECK (check-db): returns the number of errors, else -1
+ * when the database is unusable (messages printed); LOAD_SLIM: the
+ * command reads no entry's json (analyze, batch, run): the built-in
+ * database alone is loaded slim (sigdb_set_slim).  db must be freed with
+ * sigdb_free either way. */
+enum { LOAD_CHECK = 1, LOAD_SLIM = 2 };
+int load_db(struct sigdb *db, const struct common *c, int flags);
 /* The columns of the terminal out writes to (TIOCGWINSZ, else COLUMNS,
  * else 80); 0 when out is not a terminal (text keeps whole lines). */
 int term_width(FILE *out);

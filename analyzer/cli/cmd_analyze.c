@@ -66,7 +66,7 @@ int cmd_analyze(struct common *c, struct strvec *ops)
 		return EXIT_TROUBLE;
 	}
 	struct sigdb db;
-	if (load_db(&db, c, 0) < 0) {
+	if (load_db(&db, c, LOAD_SLIM) < 0) {
 		sigdb_free(&db);
 		return EXIT_TROUBLE;
 	}

@@ -725,7 +725,7 @@ int cmd_batch(struct common *c, struct strvec *ops)
 		fprintf(stderr, "nccl-triage batch: no input\nhint: nccl-triage batch /var/log/jobs/  (each archive and folder in it is one bundle)\n");
 		goto done;
 	}
-	if (load_db(&db, c, 0) < 0) {
+	if (load_db(&db, c, LOAD_SLIM) < 0) {
 		sigdb_free(&db);
 		goto done;
 	}

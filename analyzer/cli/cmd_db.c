@@ -25,7 +25,7 @@ int cmd_check_db(struct common *c, struct strvec *ops)
 			strvec_push(&c->pattern_dirs, ops->v[i]);
 	}
 	struct sigdb db;
-	int errors = load_db(&db, c, 1);
+	int errors = load_db(&db, c, LOAD_CHECK);
 	if (errors < 0) {
 		sigdb_free(&db);
 		return EXIT_TROUBLE;

@@ -461,7 +461,7 @@ static void collect_into(const struct runopts *o, const struct bundle_files *f, 
 static int analyse(const struct common *c, const struct bundle_files *f)
 {
 	struct sigdb db;
-	if (load_db(&db, c, 0) < 0) {
+	if (load_db(&db, c, LOAD_SLIM) < 0) {
 		sigdb_free(&db);
 		return -1;
 	}

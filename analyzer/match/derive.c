@@ -1,6 +1,7 @@
 /* derive.c - see derive.h. */
 #include "match/derive.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,8 +70,43 @@ static pcre2_code *compile(const char *re, const struct dload *dl, const char *r
 	return c; /* no JIT: rows run on failure lines only, and JIT compiling costs more at start-up */
 }
 
+/* Lazy rows (derive_rows.lazy: the built-in database outside check-db,
+ * which make check validates): the regexes are compiled at the first
+ * derive_match, all at once, under this lock; a start-up that sees no
+ * failure line compiles none (1.7 M instructions).  A regex that does not
+ * compile then (an installed file edited since) makes its row never match,
+ * as a lazy signature's is skipped. */
+static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void compile_lazy(const struct derive_rows *crows)
+{
+	struct derive_rows *rows = (struct derive_rows *)crows; /* the one change to a shared database */
+	pthread_mutex_lock(&lazy_lock);
+	if (!atomic_load_explicit(&rows->ready, memory_order_relaxed)) {
+		for (size_t i = 0; i < rows->n; i++) {
+			struct derive_row *r = &rows->v[i];
+			void **code[5] = {&r->file_re, &r->msg_re, &r->type_re, &r->signal_re, &r->frame_re};
+			for (int k = 0; k < 5; k++) {
+				if (!r->re_src[k])
+					continue;
+				int err;
+				PCRE2_SIZE off;
+				*code[k] = pcre2_compile((PCRE2_SPTR)r->re_src[k], PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
+				if (!*code[k])
+					r->broken = 1;
+				free(r->re_src[k]);
+				r->re_src[k] = NULL;
+			}
+		}
+		atomic_store_explicit(&rows->ready, 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&lazy_lock);
+}
+
 static void row_free(struct derive_row *r)
 {
+	for (int k = 0; k < 5; k++)
+		free(r->re_src[k]);
 	free(r->id);
 	free(r->file);
 	free(r->category);
@@ -180,11 +216,17 @@ int derive_load(struct derive_rows *rows, const char *file, const cJSON *arr, co
 			derr(&dl, path, "", "\"samples\" must be a non-empty array of lines");
 			errors++;
 		}
-		r.file_re = compile(fre, &dl, path, ".file", &errors);
-		r.msg_re = compile(mre, &dl, path, ".message", &errors);
-		r.type_re = compile(tre, &dl, path, ".exception", &errors);
-		r.signal_re = compile(sre, &dl, path, ".signal", &errors);
-		r.frame_re = compile(frre, &dl, path, ".frame", &errors);
+		if (rows->lazy) {
+			const char *src[5] = {fre, mre, tre, sre, frre};
+			for (int k = 0; k < 5; k++)
+				r.re_src[k] = src[k] ? xstrdup(src[k]) : NULL;
+		} else {
+			r.file_re = compile(fre, &dl, path, ".file", &errors);
+			r.msg_re = compile(mre, &dl, path, ".message", &errors);
+			r.type_re = compile(tre, &dl, path, ".exception", &errors);
+			r.signal_re = compile(sre, &dl, path, ".signal", &errors);
+			r.frame_re = compile(frre, &dl, path, ".frame", &errors);
+		}
 		for (size_t k = 0; id && errors == before && k < rows->n; k++)
 			if (strcmp(rows->v[k].id, id) == 0) {
 				derr(&dl, path, ".id", "duplicate id \"%s\" (first in %s)", id, rows->v[k].file);
@@ -265,13 +307,15 @@ const struct derive_row *derive_match(const struct derive_rows *rows, const stru
 		cp.msg++;
 		cp.msgn--;
 	}
+	if (rows->lazy && !atomic_load_explicit((atomic_int *)&rows->ready, memory_order_acquire))
+		compile_lazy(rows);
 	size_t toff = 0, tn = in->exception ? exception_type_at(in->msg, in->msgn, &toff) : 0;
 	/* a component's own line structure ("[TensorRT-LLM][ERROR] CUDA runtime
 	 * error in ...") says more than the words of an ncclResult in it
 	 * ("invalid argument" is also a CUDA error string): message rows first */
 	for (size_t i = 0; i < 2 * rows->n; i++) {
 		const struct derive_row *r = &rows->v[i % rows->n];
-		if ((r->from == DERIVE_MESSAGE) != (i < rows->n))
+		if ((r->from == DERIVE_MESSAGE) != (i < rows->n) || r->broken)
 			continue;
 		switch (r->from) {
 		case DERIVE_NCCL_FILE:

@@ -23,6 +23,7 @@
 #ifndef NT_DERIVE_H
 #define NT_DERIVE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "parse/logline.h"
@@ -46,6 +47,8 @@ struct derive_row {
 	char *category;
 	char *why;
 	const struct cJSON *json; /* borrowed from the database */
+	char *re_src[5];       /* lazy rows: the sources of file_re .. frame_re, until compiled */
+	int broken;            /* lazy rows: a regex did not compile; the row never matches */
 };
 
 /* The rows of every loaded file, in load order; owned here (derive_free_rows),
@@ -53,6 +56,9 @@ struct derive_row {
 struct derive_rows {
 	struct derive_row *v;
 	size_t n;
+	int lazy;              /* set before loading (sigdb_set_lazy): the rows' regexes are
+	                          compiled by the first derive_match, not at load */
+	atomic_int ready;      /* lazy: compiled (release/acquire, under derive.c's lock) */
 };
 
 /* What a failure line gives the derivation. */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/arena.h"
 #include "base/hash.h"
 #include "base/json.h"
 #include "base/util.h"
@@ -42,15 +43,37 @@ void sigdb_init(struct sigdb *db)
 void sigdb_set_lazy(struct sigdb *db, int lazy)
 {
 	db->lazy = lazy;
+	db->derived.lazy = lazy; /* and the derived rows' regexes (derive.h) */
 }
 
+void sigdb_set_slim(struct sigdb *db, int slim)
+{
+	db->slim = slim;
+}
+
+/* The vector of a list whose strings are the database's (db->strs) */
+static void vec_free(struct strvec *v)
+{
+	free(v->v);
+	memset(v, 0, sizeof *v);
+}
+
+/* A copy of s that lives as long as db (its string arena) */
+static char *dbstr(struct sigdb *db, const char *s)
+{
+	return arena_strndup(&db->strs, s, strlen(s));
+}
+
+static void push_str(struct sigdb *db, struct strvec *v, const char *s)
+{
+	strvec_push_owned(v, dbstr(db, s));
+}
+
+/* An entry's strings are db->strs's (sigdb_free frees them at once) */
 static void sig_free(struct signature *s)
 {
-	free(s->id);
-	free(s->file);
-	free(s->regex);
 	pcre2_code_free(s->code);
-	strvec_free(&s->literals);
+	vec_free(&s->literals);
 	for (size_t i = 0; i < s->ncapnames; i++)
 		free(s->capnames[i]);
 	free(s->capnames);
@@ -58,20 +81,16 @@ static void sig_free(struct signature *s)
 
 static void diag_free(struct diagdef *d)
 {
-	free(d->id);
-	free(d->file);
-	free(d->category);
-	free(d->title);
-	free(d->explanation);
-	strvec_free(&d->fix);
-	strvec_free(&d->fix_launchers);
-	strvec_free(&d->when_any);
-	strvec_free(&d->when_all);
-	strvec_free(&d->when_none);
-	strvec_free(&d->blames_env);
-	strvec_free(&d->blames_any);
-	strvec_free(&d->cascade_of);
-	strvec_free(&d->references);
+	cJSON_Delete(d->verify_env);
+	vec_free(&d->fix);
+	vec_free(&d->fix_launchers);
+	vec_free(&d->when_any);
+	vec_free(&d->when_all);
+	vec_free(&d->when_none);
+	vec_free(&d->blames_env);
+	vec_free(&d->blames_any);
+	vec_free(&d->cascade_of);
+	vec_free(&d->references);
 }
 
 void sigdb_free(struct sigdb *db)
@@ -96,6 +115,7 @@ void sigdb_free(struct sigdb *db)
 	ncclsites_free(db->sites);
 	hindex_free(&db->sig_ix);
 	hindex_free(&db->diag_ix);
+	arena_free(&db->strs);
 	memset(db, 0, sizeof *db);
 }
 
@@ -335,7 +355,16 @@ struct loadctx {
 	int errors;
 	const char *text;  /* the file's text, for the line of a path; NULL: none */
 	size_t len;
+	struct sigdb *db;  /* the loader's: the strings of its entries go to db->strs */
+	char *fcopy;       /* file in db->strs, made for the first entry, shared by all */
 };
+
+static char *ctx_file(struct loadctx *c)
+{
+	if (!c->fcopy)
+		c->fcopy = dbstr(c->db, c->file);
+	return c->fcopy;
+}
 
 /* "file:line: path: problem" (the line of path in the file's text), or
  * "file: path: problem" when the line is unknown. */
@@ -476,7 +505,7 @@ static int keys_known(const cJSON *o, const char *object)
 
 static const char *get_str(struct loadctx *c, const cJSON *o, const char *key, const char *path, int required)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	const cJSON *v = json_get(o, key);
 	if (!v) {
 		if (required)
 			lerr(c, path, "missing \"%s\"", key);
@@ -492,7 +521,7 @@ static const char *get_str(struct loadctx *c, const cJSON *o, const char *key, c
 static int get_strvec(struct loadctx *c, const cJSON *o, const char *key, const char *path,
                       struct strvec *out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	const cJSON *v = json_get(o, key);
 	if (!v)
 		return 0;
 	if (!cJSON_IsArray(v)) {
@@ -506,7 +535,7 @@ static int get_strvec(struct loadctx *c, const cJSON *o, const char *key, const 
 			lerr(c, path, "%s[%d] must be a string", key, i);
 			return -1;
 		}
-		strvec_push(out, it->valuestring);
+		push_str(c->db, out, it->valuestring);
 		i++;
 	}
 	return 0;
@@ -518,7 +547,7 @@ const char *const LAUNCHERS[] = {"torchrun", "vllm", "sglang", "deepspeed", "ray
  * step that applies only to jobs one of those launchers ran. */
 static void get_fix(struct loadctx *c, const cJSON *o, const char *path, struct diagdef *d)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "fix");
+	const cJSON *v = json_get(o, "fix");
 	if (!v)
 		return;
 	if (!cJSON_IsArray(v)) {
@@ -529,10 +558,10 @@ static void get_fix(struct loadctx *c, const cJSON *o, const char *path, struct 
 	const cJSON *it;
 	cJSON_ArrayForEach(it, v) {
 		if (cJSON_IsString(it)) {
-			strvec_push(&d->fix, it->valuestring);
-			strvec_push(&d->fix_launchers, "");
+			push_str(c->db, &d->fix, it->valuestring);
+			push_str(c->db, &d->fix_launchers, "");
 		} else if (cJSON_IsObject(it)) {
-			const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "step"), *ls = cJSON_GetObjectItemCaseSensitive(it, "launcher"), *k;
+			const cJSON *st = json_get(it, "step"), *ls = json_get(it, "launcher"), *k;
 			cJSON_ArrayForEach(k, it)
 				if (strcmp(k->string, "step") && strcmp(k->string, "launcher"))
 					lerr(c, path, "fix[%d].%s: unknown key (a step has: step, launcher)", i, k->string);
@@ -555,8 +584,9 @@ static void get_fix(struct loadctx *c, const cJSON *o, const char *path, struct 
 				else
 					buf_printf(&b, "%s%s", b.len ? "," : "", l->valuestring);
 			}
-			strvec_push(&d->fix, st->valuestring);
-			strvec_push_owned(&d->fix_launchers, buf_steal(&b));
+			push_str(c->db, &d->fix, st->valuestring);
+			push_str(c->db, &d->fix_launchers, b.data ? b.data : "");
+			buf_free(&b);
 		} else {
 			lerr(c, path, "fix[%d] must be a string or {\"step\": \"...\", \"launcher\": [...]}", i);
 		}
@@ -626,8 +656,8 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	const char *bblock = get_str(c, o, "benign_block", path, 0);
 	if (bblock && (strcmp(bblock, "traceback") != 0 || !benign))
 		lerr(c, path, "\"benign_block\" must be \"traceback\", on a benign entry");
-	const cJSON *samples = cJSON_GetObjectItemCaseSensitive(o, "samples");
-	const cJSON *neg = cJSON_GetObjectItemCaseSensitive(o, "negative_samples");
+	const cJSON *samples = json_get(o, "samples");
+	const cJSON *neg = json_get(o, "negative_samples");
 	if (!cJSON_IsArray(samples) || cJSON_GetArraySize(samples) < 1)
 		lerr(c, path, "\"samples\" must be a non-empty array");
 	if (!cJSON_IsArray(neg) || cJSON_GetArraySize(neg) < 1)
@@ -663,7 +693,7 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	}
 	if (c->errors != before) {
 		pcre2_code_free(code);
-		strvec_free(&lits);
+		vec_free(&lits);
 		return;
 	}
 	if (db->nsigs == db->sigs_cap) { /* doubling: 300 signatures are not 300 copies of the array */
@@ -672,20 +702,21 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	}
 	struct signature *s = &db->sigs[db->nsigs++];
 	memset(s, 0, sizeof *s);
-	s->id = xstrdup(id);
-	s->file = xstrdup(c->file);
+	s->id = dbstr(db, id);
+	s->file = ctx_file(c);
 	s->index = idx;
 	s->on = son;
-	s->regex = xstrdup(re);
+	s->regex = dbstr(db, re);
 	s->code = code;
 	s->json = (cJSON *)o;
 	s->literals = lits;
-	s->benign = benign;
+	s->benign = benign ? dbstr(db, benign) : NULL;
 	s->benign_block = bblock != NULL;
 	if (s->literals.n == 0) {
 		char *d = derive_literal(re);
 		if (d) {
-			strvec_push_owned(&s->literals, d);
+			push_str(db, &s->literals, d);
+			free(d);
 			s->literals_derived = 1;
 		}
 	}
@@ -761,7 +792,7 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	}
 	d.generic = cJSON_IsTrue(gen);
 	d.confidence = 0.8;
-	const cJSON *conf = cJSON_GetObjectItemCaseSensitive(o, "confidence");
+	const cJSON *conf = json_get(o, "confidence");
 	if (conf) {
 		if (!cJSON_IsNumber(conf) || conf->valuedouble < 0 || conf->valuedouble > 1) {
 			snprintf(sub, sizeof sub, "%s.confidence", path);
@@ -775,7 +806,7 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		lerr(c, path, "\"fix\" must list at least one step");
 	get_strvec(c, o, "cascade_of", path, &d.cascade_of);
 	get_strvec(c, o, "references", path, &d.references);
-	const cJSON *venv = cJSON_GetObjectItemCaseSensitive(o, "verify_env");
+	const cJSON *venv = json_get(o, "verify_env");
 	if (venv) {
 		const cJSON *it;
 		int ok = cJSON_IsObject(venv);
@@ -785,10 +816,10 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 			snprintf(sub, sizeof sub, "%s.verify_env", path);
 			lerr(c, sub, "must be an object of strings");
 		} else {
-			d.verify_env = (cJSON *)venv;
+			d.verify_env = cJSON_Duplicate(venv, 1); /* outlives a slim database's tree */
 		}
 	}
-	const cJSON *when = cJSON_GetObjectItemCaseSensitive(o, "when");
+	const cJSON *when = json_get(o, "when");
 	json_path(sub, sizeof sub, path, ".when", -1);
 	if (!cJSON_IsObject(when)) {
 		lerr(c, path, "\"when\" must be an object");
@@ -834,12 +865,12 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		diag_free(&d);
 		return;
 	}
-	d.id = xstrdup(id);
-	d.file = xstrdup(c->file);
+	d.id = dbstr(db, id);
+	d.file = ctx_file(c);
 	d.index = idx;
-	d.category = xstrdup(cat);
-	d.title = xstrdup(title);
-	d.explanation = xstrdup(expl);
+	d.category = dbstr(db, cat);
+	d.title = dbstr(db, title);
+	d.explanation = dbstr(db, expl);
 	d.json = (cJSON *)o;
 	if (db->ndiags == db->diags_cap) {
 		db->diags_cap = db->diags_cap ? db->diags_cap * 2 : 64;
@@ -859,13 +890,21 @@ static void line_col(const char *text, size_t off, size_t *line, size_t *col)
 	}
 }
 
-int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m)
+/* One file's text; keep: hold a copy of it for sigdb_finalize's messages
+ * (sigdb_load_text), else (a file of sigdb_load_dir) ferr reads the file
+ * again for the few messages that need its lines.  spare (a slim
+ * database's loader, else NULL): the arena of the file before, parsed
+ * into again, and this file's arena when it is done with it. */
+static int load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m, int keep,
+                     struct json_arena **spare)
 {
-	struct loadctx c = {name, m, 0, text, len};
+	struct loadctx c = {name, m, 0, text, len, db, NULL};
 	db->text_hash = hash_words(db->text_hash, text, len);
 	const char *end = NULL;
-	struct json_arena *arena = NULL;
-	cJSON *doc = json_parse_arena(&arena, text, len, &end);
+	struct json_arena *arena = spare ? *spare : NULL; /* owned here now */
+	if (spare)
+		*spare = NULL;
+	cJSON *doc = json_parse_arena_fast(&arena, text, len, &end);
 	if (!doc) {
 		size_t off = end && end >= text ? (size_t)(end - text) : 0;
 		const char *ep = cJSON_GetErrorPtr();
@@ -881,8 +920,8 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 		json_arena_free(arena);
 		return c.errors;
 	}
-	const cJSON *sigs = cJSON_GetObjectItemCaseSensitive(doc, "signatures");
-	const cJSON *diags = cJSON_GetObjectItemCaseSensitive(doc, "diagnoses");
+	const cJSON *sigs = json_get(doc, "signatures");
+	const cJSON *diags = json_get(doc, "diagnoses");
 	if (!cJSON_IsArray(sigs))
 		lerr(&c, "$", "\"signatures\" must be an array");
 	if (!cJSON_IsArray(diags))
@@ -921,13 +960,35 @@ int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t
 		json_arena_free(arena);
 		return c.errors;
 	}
+	if (db->slim) {
+		/* what the entries kept of the tree they own; the tree goes */
+		for (size_t k = s0; k < db->nsigs; k++)
+			db->sigs[k].json = NULL;
+		for (size_t k = d0; k < db->ndiags; k++)
+			db->diags[k].json = NULL;
+		for (size_t k = r0; k < db->derived.n; k++)
+			db->derived.v[k].json = NULL;
+		if (spare)
+			*spare = arena; /* the next file's tree goes where this one was */
+		else
+			json_arena_free(arena);
+		strvec_push(&db->files, name);
+		strvec_push_owned(&db->texts, keep ? xstrndup(text, len) : NULL);
+		return 0;
+	}
 	db->docs = xrealloc(db->docs, (db->ndocs + 1) * sizeof *db->docs);
 	db->arenas = xrealloc(db->arenas, (db->ndocs + 1) * sizeof *db->arenas);
 	db->arenas[db->ndocs] = arena;
 	db->docs[db->ndocs++] = doc;
 	strvec_push(&db->files, name);
-	strvec_push_owned(&db->texts, xstrndup(text, len)); /* for sigdb_finalize's lines */
+	/* for sigdb_finalize's lines; NULL: read the file again (ferr) */
+	strvec_push_owned(&db->texts, keep ? xstrndup(text, len) : NULL);
 	return 0;
+}
+
+int sigdb_load_text(struct sigdb *db, const char *name, const char *text, size_t len, struct msgs *m)
+{
+	return load_text(db, name, text, len, m, 1, NULL);
 }
 
 static int cmp_cstr(const void *a, const void *b)
@@ -950,6 +1011,9 @@ int sigdb_load_dir(struct sigdb *db, const char *dir, struct msgs *m)
 	closedir(d);
 	xqsort(names.v, names.n, sizeof *names.v, cmp_cstr);
 	int errors = 0;
+	struct json_arena *spare = NULL; /* slim: one arena for every file's tree in turn */
+	struct buf b; /* every file's text in turn: the same pages, not 1 MB of new ones */
+	buf_init(&b);
 	for (size_t i = 0; i < names.n; i++) {
 		char *path = xasprintf("%s/%s", dir, names.v[i]);
 		FILE *f = fopen(path, "rb");
@@ -959,20 +1023,20 @@ int sigdb_load_dir(struct sigdb *db, const char *dir, struct msgs *m)
 			free(path);
 			continue;
 		}
-		struct buf b;
-		buf_init(&b);
+		buf_reset(&b);
 		int rerr = buf_read_file(&b, f, 64u << 20);
 		fclose(f);
 		if (rerr) {
 			msgs_add(m, "%s: read error", path);
 			errors++;
 		} else {
-			errors += sigdb_load_text(db, path, b.data ? b.data : "", b.len, m);
+			errors += load_text(db, path, b.data ? b.data : "", b.len, m, 0, db->slim ? &spare : NULL);
 		}
-		buf_free(&b);
 		free(path);
 	}
+	buf_free(&b);
 	strvec_free(&names);
+	json_arena_free(spare);
 	return errors;
 }
 
@@ -1173,10 +1237,23 @@ static void ferr(const struct sigdb *db, struct msgs *m, const char *file, const
 	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
 	const char *text = NULL;
-	for (size_t i = 0; i < db->files.n && i < db->texts.n && !text; i++)
-		if (strcmp(db->files.v[i], file) == 0)
+	struct buf again;
+	buf_init(&again);
+	for (size_t i = 0; i < db->files.n && i < db->texts.n; i++)
+		if (strcmp(db->files.v[i], file) == 0) {
 			text = db->texts.v[i];
-	struct loadctx c = {file, m, 0, text, text ? strlen(text) : 0};
+			if (!text) {
+				/* a file of sigdb_load_dir: its text was not kept (the
+				 * file is its path); read as sigdb_load_dir read it */
+				FILE *f = fopen(file, "rb");
+				if (f && buf_read_file(&again, f, 64u << 20) == 0)
+					text = again.data ? again.data : "";
+				if (f)
+					fclose(f);
+			}
+			break;
+		}
+	struct loadctx c = {file, m, 0, text, text ? strlen(text) : 0, NULL, NULL};
 	char *colon = strstr(s, ": ");
 	if (colon) {
 		*colon = 0;
@@ -1185,6 +1262,7 @@ static void ferr(const struct sigdb *db, struct msgs *m, const char *file, const
 		msgs_add(m, "%s: %s", file, s);
 	}
 	free(s);
+	buf_free(&again);
 }
 
 /* Whether some id of ix is there twice. */
@@ -1327,7 +1405,7 @@ static const char *sample_line(const cJSON *it)
 {
 	if (cJSON_IsString(it))
 		return it->valuestring;
-	const cJSON *l = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "line") : NULL;
+	const cJSON *l = cJSON_IsObject(it) ? json_get(it, "line") : NULL;
 	return cJSON_IsString(l) ? l->valuestring : NULL;
 }
 
@@ -1346,7 +1424,7 @@ static int benign_crosscheck(const struct sigdb *db, struct msgs *m, size_t *ok,
 			continue;
 		const cJSON *it;
 		size_t k = 0;
-		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(a->json, "samples")) {
+		cJSON_ArrayForEach(it, json_get(a->json, "samples")) {
 			const char *line = sample_line(it);
 			k++;
 			if (!line)
@@ -1472,8 +1550,8 @@ static int check_sample(const struct signature *s, size_t k, const cJSON *it, pc
                         pcre2_match_context *mc, pcre2_match_context *fast, struct msgs *m)
 {
 	const char *line = cJSON_IsString(it) ? it->valuestring
-	                 : get_str(&(struct loadctx){s->file, m, 0, NULL, 0}, it, "line", "sample", 0);
-	const cJSON *want = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "captures") : NULL;
+	                 : get_str(&(struct loadctx){s->file, m, 0, NULL, 0, NULL, NULL}, it, "line", "sample", 0);
+	const cJSON *want = cJSON_IsObject(it) ? json_get(it, "captures") : NULL;
 	if (!line) {
 		msgs_add(m, "%s: signatures[%zu].samples[%zu]: needs a \"line\" string", s->file, s->index, k);
 		return 0;
@@ -1561,14 +1639,14 @@ int sigdb_selftest(const struct sigdb *db, struct msgs *m, size_t *ok)
 		const struct signature *s = &db->sigs[i];
 		size_t k = 0;
 		const cJSON *it;
-		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(s->json, "samples")) {
+		cJSON_ArrayForEach(it, json_get(s->json, "samples")) {
 			if (check_sample(s, k++, it, md, mc, fast, m))
 				(*ok)++;
 			else
 				fails++;
 		}
 		k = 0;
-		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(s->json, "negative_samples")) {
+		cJSON_ArrayForEach(it, json_get(s->json, "negative_samples")) {
 			if (check_negative(s, k++, it, md, mc, m))
 				(*ok)++;
 			else

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <cjson/cJSON.h>
 #include "base/util.h"
+#include "base/arena.h"
 #include "base/acmatch.h"
 #include "base/hash.h"
 #include "base/json.h"
@@ -45,8 +46,9 @@ struct signature {
 	                             runs it), capnames are read */
 	struct strvec literals;   /* declared or derived; empty = always tried */
 	int literals_derived;
-	cJSON *json;              /* the entry itself (samples etc.); owned by the db */
-	const char *benign;       /* "benign": why the line is harmless (patterns/benign.json);
+	cJSON *json;              /* the entry itself (samples etc.); owned by the db; NULL in a
+	                             slim database (sigdb_set_slim) */
+	const char *benign;       /* "benign" (owned): why the line is harmless (patterns/benign.json);
 	                             NULL for a failure signature.  A benign line is neither
 	                             evidence nor a failure line (docs/verdicts.md). */
 	int benign_block;         /* "benign_block": "traceback": the Python traceback that
@@ -73,7 +75,7 @@ struct diagdef {
 	struct strvec fix;
 	struct strvec fix_launchers; /* per fix step: "" for every job, else "vllm,sglang": only for jobs
 	                                such a launcher ran (report_json drops it when another one did) */
-	cJSON *verify_env;        /* object or NULL; borrowed from json */
+	cJSON *verify_env;        /* object or NULL; a copy, owned (a slim database has no json) */
 	struct strvec when_any, when_all, when_none;
 	int has_nccl_range;
 	struct version_range nccl;
@@ -92,7 +94,7 @@ struct diagdef {
 	struct strvec blames_env, blames_any; /* "blames": the user action it blames is visible
 	                             when one of these variables is set (facts.env) or one
 	                             of these ids is evidence; else it is a lead (correlate.c) */
-	cJSON *json;
+	cJSON *json;              /* the entry itself; NULL in a slim database (sigdb_set_slim) */
 };
 
 /* An id that diagnoses may name besides the signatures': a fact rule written
@@ -117,7 +119,8 @@ struct sigdb {
 	struct json_arena **arenas;
 	size_t ndocs;
 	struct strvec files;
-	struct strvec texts;      /* the files' texts, until sigdb_finalize (lines of messages) */
+	struct strvec texts;      /* the texts of sigdb_load_text's files, until sigdb_finalize (lines of
+	                             messages); NULL for a file of sigdb_load_dir: read again when needed */
 	char version[40];         /* "N.M-<hash>" from the files' contents */
 	uint64_t text_hash;       /* hash_words over every pattern file's text, in load order */
 	/* matching acceleration, built by sigdb_finalize() */
@@ -126,11 +129,14 @@ struct sigdb {
 	size_t nalways[5];
 	size_t max_capture_groups; /* an upper bound when lazy: every '(' of the regexes */
 	int lazy;                 /* regexes compiled on first use (sigdb_set_lazy) */
+	int slim;                 /* no parsed files kept (sigdb_set_slim) */
 	/* the derived categories: rows of the files' "derived" arrays, loaded,
 	 * owned and self-tested by derive.c */
 	struct derive_rows derived;
 	uint32_t match_limit, depth_limit;
 	struct rule_table *rules;  /* the fact rules' ids, borrowed tables (sigdb_add_rules) */
+	struct arena strs;         /* the strings of every signature and diagnosis (ids, file, regex,
+	                              texts, the lists' elements): freed at once by sigdb_free */
 	struct ncclsites *sites;   /* nccl_sites.tsv beside the patterns: read on first use (sigdb_sites) */
 	int sites_tried;
 	size_t nrules;
@@ -149,6 +155,12 @@ void sigdb_init(struct sigdb *db);
  * (a regex that does not compile then makes sigdb_code() return NULL, and
  * the matcher skips the signature with a message). */
 void sigdb_set_lazy(struct sigdb *db, int lazy);
+/* Before loading: keep no parsed file (docs, and each entry's json, are
+ * NULL; derived rows' json too), for the commands that never read them
+ * (analyze, batch, run: no self-test, no list or explain).  Each file's
+ * tree is freed once the file is loaded, so the next one reuses its
+ * memory: ~3.5 MB of trees, 500 page faults of each start-up. */
+void sigdb_set_slim(struct sigdb *db, int slim);
 void sigdb_free(struct sigdb *db);
 /* Load every *.json in dir (sorted), appending to db.  Errors are appended
  * to m as "file: json.path: problem"; returns the number of errors. */
