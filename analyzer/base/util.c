@@ -315,10 +315,15 @@ static int maybe_secret(const char *s, size_t n)
 		const char *q = s + j;
 		switch (q[0] | 0x20) {
 		case 'k': if (((q[1] | 0x20) == 'e') && ((q[2] | 0x20) == 'y')) return 1; break;
-		case 't': if (j + 5 <= n && !strncasecmp(q, "token", 5)) return 1; break;
-		case 'p': if ((j + 4 <= n && !strncasecmp(q, "pass", 4)) || !strncasecmp(q, "pwd", 3)) return 1; break;
-		case 's': if (j + 6 <= n && !strncasecmp(q, "secret", 6)) return 1; break;
-		case 'c': if (j + 10 <= n && !strncasecmp(q, "credential", 10)) return 1; break;
+		/* the second letter before the call ("RuntimeError", "Traceback": t, c) */
+		case 't': if ((q[1] | 0x20) == 'o' && j + 5 <= n && !strncasecmp(q, "token", 5)) return 1; break;
+		case 'p':
+			if (((q[1] | 0x20) == 'a' && j + 4 <= n && !strncasecmp(q, "pass", 4)) ||
+			    ((q[1] | 0x20) == 'w' && !strncasecmp(q, "pwd", 3)))
+				return 1;
+			break;
+		case 's': if ((q[1] | 0x20) == 'e' && j + 6 <= n && !strncasecmp(q, "secret", 6)) return 1; break;
+		case 'c': if ((q[1] | 0x20) == 'r' && j + 10 <= n && !strncasecmp(q, "credential", 10)) return 1; break;
 		default: break;
 		}
 	}
@@ -604,12 +609,20 @@ char *str_sanitize_cut(const char *s, size_t n, size_t max)
 char *str_utf8_fix(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-	while (p[i] && p[i] < 0x80) /* nearly every string: ASCII only */
+	size_t i = 0, n = strlen(s);
+	/* nearly every string: ASCII only, 8 bytes a step (every string of a
+	 * report passes here: report_json_fix_utf8) */
+	while (i + 8 <= n) {
+		uint64_t x;
+		memcpy(&x, p + i, 8);
+		if (x & 0x8080808080808080ull)
+			break;
+		i += 8;
+	}
+	while (i < n && p[i] < 0x80)
 		i++;
-	if (!p[i])
+	if (i == n)
 		return NULL;
-	size_t n = i + strlen(s + i);
 	while (i < n) {
 		size_t l = p[i] < 0x80 ? 1 : utf8_len(p + i, n - i);
 		if (l == 0)
