@@ -3,8 +3,11 @@
 
 #include <limits.h>
 #include <locale.h>
+#include <float.h>
+#include <math.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -673,16 +676,195 @@ cJSON *json_parse_arena_fast(struct json_arena **arena, const char *text, size_t
 	return doc ? doc : json_parse_arena(arena, text, len, end);
 }
 
-char *json_print_large(const cJSON *doc)
+/* ---- json_print_file: cJSON_Print's text, written as it is made ---- */
+
+struct jout {
+	FILE *f;
+	size_t n;
+	int bad; /* a value cJSON_Print would refuse (a raw value without text, a type it does not know) */
+	char buf[64 << 10];
+};
+
+static void jflush(struct jout *o)
 {
-	cJSON_InitHooks(NULL);
-	char *s = cJSON_Print(doc);
-	json_use_xmalloc();
-	if (!s) {
-		fprintf(stderr, "nccl-triage: out of memory (printing the JSON report)\n");
-		_exit(2);
+	if (o->n)
+		fwrite(o->buf, 1, o->n, o->f); /* a write error shows in ferror(): close_output reports it */
+	o->n = 0;
+}
+
+static inline void jput(struct jout *o, const char *s, size_t n)
+{
+	if (sizeof o->buf - o->n < n) {
+		jflush(o);
+		if (n > sizeof o->buf) {
+			fwrite(s, 1, n, o->f);
+			return;
+		}
 	}
-	return s;
+	memcpy(o->buf + o->n, s, n);
+	o->n += n;
+}
+
+static inline void jputc(struct jout *o, char c)
+{
+	if (o->n == sizeof o->buf)
+		jflush(o);
+	o->buf[o->n++] = c;
+}
+
+static void jtabs(struct jout *o, size_t depth)
+{
+	static const char T[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+	for (; depth > 16; depth -= 16)
+		jput(o, T, 16);
+	jput(o, T, depth);
+}
+
+/* cJSON's print_string_ptr: '"' '\\' and the controls escaped (\b \f \n
+ * \r \t, the others \u00xx), every other byte as it is; NULL is "". */
+static void jstring(struct jout *o, const char *s)
+{
+	static const char HEX[] = "0123456789abcdef";
+	jputc(o, '"');
+	if (s) {
+		const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+		const uint64_t L = 0x0101010101010101ull, H = 0x8080808080808080ull;
+		for (;;) {
+			const unsigned char *q = p;
+			/* 8 bytes a step while none is below 0x20, '"' or '\\' (each
+			 * test is exact for "some byte is"), within the string */
+			while (end - q >= 8) {
+				uint64_t x, a, b;
+				memcpy(&x, q, 8);
+				a = x ^ ('"' * L);
+				b = x ^ ('\\' * L);
+				if (((x - 0x20 * L) & ~x & H) | ((a - L) & ~a & H) | ((b - L) & ~b & H))
+					break;
+				q += 8;
+			}
+			while (q < end && *q > 31 && *q != '"' && *q != '\\')
+				q++;
+			jput(o, (const char *)p, (size_t)(q - p));
+			if (q == end)
+				break;
+			char e[6] = {'\\', 0};
+			size_t en = 2;
+			switch (*q) {
+			case '"': e[1] = '"'; break;
+			case '\\': e[1] = '\\'; break;
+			case '\b': e[1] = 'b'; break;
+			case '\f': e[1] = 'f'; break;
+			case '\n': e[1] = 'n'; break;
+			case '\r': e[1] = 'r'; break;
+			case '\t': e[1] = 't'; break;
+			default:
+				memcpy(e + 1, "u00", 3);
+				e[4] = HEX[*q >> 4];
+				e[5] = HEX[*q & 15];
+				en = 6;
+				break;
+			}
+			jput(o, e, en);
+			p = q + 1;
+		}
+	}
+	jputc(o, '"');
+}
+
+/* cJSON 1.7.15's print_number: "null" for NaN and infinities, else
+ * "%1.15g" when that reads back as the same number (within DBL_EPSILON
+ * of it, as cJSON's compare_double), else "%1.17g".  An integer below
+ * 1e15 prints under "%1.15g" as its digits: written so, without printf
+ * (nearly every number of a report; -0 keeps printf's "-0"). */
+static void jnumber(struct jout *o, double d)
+{
+	char b[32];
+	int len;
+	if (isnan(d) || isinf(d)) {
+		jput(o, "null", 4);
+		return;
+	}
+	if (d > -1e15 && d < 1e15 && d == (double)(long long)d && !(d == 0 && signbit(d))) {
+		long long v = (long long)d;
+		unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+		char *e = b + sizeof b, *p = e;
+		do
+			*--p = (char)('0' + u % 10);
+		while ((u /= 10) != 0);
+		if (v < 0)
+			*--p = '-';
+		jput(o, p, (size_t)(e - p));
+		return;
+	}
+	len = snprintf(b, sizeof b, "%1.15g", d);
+	double t = strtod(b, NULL); /* what cJSON's sscanf("%lg") reads back */
+	double mx = fabs(t) > fabs(d) ? fabs(t) : fabs(d);
+	if (!(fabs(t - d) <= mx * DBL_EPSILON))
+		len = snprintf(b, sizeof b, "%1.17g", d);
+	if (len < 0 || len > 25) { /* cJSON's 26-byte buffer: cannot happen for a double */
+		o->bad = 1;
+		return;
+	}
+	jput(o, b, (size_t)len);
+}
+
+static void jvalue(struct jout *o, const cJSON *it, size_t depth)
+{
+	switch (it->type & 0xFF) {
+	case cJSON_NULL: jput(o, "null", 4); return;
+	case cJSON_False: jput(o, "false", 5); return;
+	case cJSON_True: jput(o, "true", 4); return;
+	case cJSON_Number: jnumber(o, it->valuedouble); return;
+	case cJSON_Raw:
+		if (!it->valuestring)
+			o->bad = 1;
+		else
+			jput(o, it->valuestring, strlen(it->valuestring));
+		return;
+	case cJSON_String: jstring(o, it->valuestring); return;
+	case cJSON_Array:
+		jputc(o, '[');
+		for (const cJSON *c = it->child; c; c = c->next) {
+			jvalue(o, c, depth + 1);
+			if (c->next)
+				jput(o, ", ", 2);
+		}
+		jputc(o, ']');
+		return;
+	case cJSON_Object:
+		jput(o, "{\n", 2);
+		for (const cJSON *c = it->child; c; c = c->next) {
+			jtabs(o, depth + 1);
+			jstring(o, c->string);
+			jput(o, ":\t", 2);
+			jvalue(o, c, depth + 1);
+			if (c->next)
+				jputc(o, ',');
+			jputc(o, '\n');
+		}
+		jtabs(o, depth);
+		jputc(o, '}');
+		return;
+	default:
+		o->bad = 1;
+		return;
+	}
+}
+
+int json_print_file(FILE *out, const cJSON *doc)
+{
+	struct jout *o = xmalloc(sizeof *o);
+	o->f = out;
+	o->n = 0;
+	o->bad = 0;
+	if (doc)
+		jvalue(o, doc, 0);
+	else
+		o->bad = 1;
+	jflush(o);
+	int bad = o->bad;
+	free(o);
+	return bad ? -1 : 0;
 }
 
 void json_path(char *dst, size_t n, const char *a, const char *b, long idx)

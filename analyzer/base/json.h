@@ -5,6 +5,7 @@
 #ifndef NT_JSON_H
 #define NT_JSON_H
 
+#include <stdio.h>
 #include <cjson/cJSON.h>
 
 /* o[key] (case-sensitive), or NULL when o is NULL or has no such key.
@@ -66,11 +67,13 @@ cJSON *json_parse_arena_fast(struct json_arena **arena, const char *text, size_t
 /* The fast parser alone: NULL (and *arena NULL) where it hands the text
  * to cJSON (tests: tests/unit/test_json.c). */
 cJSON *json_parse_fast_only(struct json_arena **arena, const char *text, size_t len, const char **end);
-/* cJSON_Print of one large document (analyze's JSON report) with cJSON's
- * default allocator, which can realloc its buffer in place (xmalloc's
- * hooks cannot: a ~10 MB lower peak for 100000 documents); then xmalloc's
- * hooks again.  Only while no other thread uses cJSON.  Out of memory:
- * a message and exit status 2 (EXIT_TROUBLE).  Caller frees. */
-char *json_print_large(const cJSON *doc);
+/* cJSON_Print(doc)'s text, byte for byte (formatted: tabs, "key":\tvalue,
+ * ", " between the elements of an array; numbers as cJSON 1.7.15 prints
+ * them), written to out as it is made: no copy of the whole text in memory
+ * (analyze's JSON report), no allocation per value, integers without
+ * printf.  Returns 0, or -1 where cJSON_Print would return NULL (a raw
+ * value without text, an unknown type; what came before it is written).
+ * A write error is left in ferror(out). */
+int json_print_file(FILE *out, const cJSON *doc);
 
 #endif

@@ -336,11 +336,6 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 
 /* ---- secrets ----------------------------------------------------------- */
 
-static int name_char(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 /* Every secret name holds KEY, TOKEN, PASS, PWD, SECRET or CREDENTIAL (any
  * case): one light pass rules out nearly every name. */
 static int maybe_secret(const char *s, size_t n)
@@ -349,10 +344,15 @@ static int maybe_secret(const char *s, size_t n)
 		const char *q = s + j;
 		switch (q[0] | 0x20) {
 		case 'k': if (((q[1] | 0x20) == 'e') && ((q[2] | 0x20) == 'y')) return 1; break;
-		case 't': if (j + 5 <= n && !strncasecmp(q, "token", 5)) return 1; break;
-		case 'p': if ((j + 4 <= n && !strncasecmp(q, "pass", 4)) || !strncasecmp(q, "pwd", 3)) return 1; break;
-		case 's': if (j + 6 <= n && !strncasecmp(q, "secret", 6)) return 1; break;
-		case 'c': if (j + 10 <= n && !strncasecmp(q, "credential", 10)) return 1; break;
+		/* the second letter before the call ("RuntimeError", "Traceback": t, c) */
+		case 't': if ((q[1] | 0x20) == 'o' && j + 5 <= n && !strncasecmp(q, "token", 5)) return 1; break;
+		case 'p':
+			if (((q[1] | 0x20) == 'a' && j + 4 <= n && !strncasecmp(q, "pass", 4)) ||
+			    ((q[1] | 0x20) == 'w' && !strncasecmp(q, "pwd", 3)))
+				return 1;
+			break;
+		case 's': if ((q[1] | 0x20) == 'e' && j + 6 <= n && !strncasecmp(q, "secret", 6)) return 1; break;
+		case 'c': if ((q[1] | 0x20) == 'r' && j + 10 <= n && !strncasecmp(q, "credential", 10)) return 1; break;
 		default: break;
 		}
 	}
@@ -422,6 +422,18 @@ static size_t token_shape(const char *s, size_t n)
 	return 0;
 }
 
+/* name chars (letters, digits, '_') are 1, or 3 for the letters that may
+ * start one of maybe_secret's words (k, t, p, s, c in either case) */
+static const unsigned char NAME_SECRET[256] = {
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1,
+	['9'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 3, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
+	['I'] = 1, ['J'] = 1, ['K'] = 3, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 3, ['Q'] = 1,
+	['R'] = 1, ['S'] = 3, ['T'] = 3, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 3, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1,
+	['j'] = 1, ['k'] = 3, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 3, ['q'] = 1, ['r'] = 1,
+	['s'] = 3, ['t'] = 3, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['_'] = 1
+};
+
 /* The name that ends right before s[i] ('=' or ':'), skipping a closing quote. */
 static int secret_before(const char *s, size_t i)
 {
@@ -429,9 +441,15 @@ static int secret_before(const char *s, size_t i)
 	if (e > 0 && (s[e - 1] == '"' || s[e - 1] == '\''))
 		e--;
 	b = e;
-	while (b > 0 && e - b <= 128 && name_char((unsigned char)s[b - 1]))
+	/* a name char is 1 in NAME_SECRET, 3 when it may start one of
+	 * maybe_secret's words (k, t, p, s, c in any case): a name with none of
+	 * them ("Error", "INFO") is none (maybe_secret would say so after the walk) */
+	unsigned any = 0, c;
+	while (b > 0 && e - b <= 128 && (c = NAME_SECRET[(unsigned char)s[b - 1]]) != 0) {
+		any |= c;
 		b--;
-	return e - b >= 3 && str_secret_name(s + b, e - b);
+	}
+	return e - b >= 3 && (any & 2) && str_secret_name(s + b, e - b);
 }
 
 /* A ':' that may end a secret's name: "NAME: value" (a blank after it) or
@@ -625,12 +643,20 @@ char *str_sanitize_cut(const char *s, size_t n, size_t max)
 char *str_utf8_fix(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-	while (p[i] && p[i] < 0x80) /* nearly every string: ASCII only */
+	size_t i = 0, n = strlen(s);
+	/* nearly every string: ASCII only, 8 bytes a step (every string of a
+	 * report passes here: report_json_fix_utf8) */
+	while (i + 8 <= n) {
+		uint64_t x;
+		memcpy(&x, p + i, 8);
+		if (x & 0x8080808080808080ull)
+			break;
+		i += 8;
+	}
+	while (i < n && p[i] < 0x80)
 		i++;
-	if (!p[i])
+	if (i == n)
 		return NULL;
-	size_t n = i + strlen(s + i);
 	while (i < n) {
 		size_t l = p[i] < 0x80 ? 1 : utf8_len(p + i, n - i);
 		if (l == 0)

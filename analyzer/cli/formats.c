@@ -16,10 +16,12 @@
 static void render_json(FILE *out, const cJSON *doc, const struct report_opts *o)
 {
 	(void)o;
-	char *s = json_print_large(doc); /* the one large print */
-	fputs(s, out);
+	/* the one large print: streamed, never held whole in memory */
+	if (json_print_file(out, doc) < 0) {
+		fprintf(stderr, "nccl-triage: out of memory (printing the JSON report)\n");
+		_exit(2);
+	}
 	fputc('\n', out);
-	free(s);
 }
 
 static void render_html(FILE *out, const cJSON *doc, const struct report_opts *o)

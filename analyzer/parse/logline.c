@@ -75,7 +75,8 @@ static inline int lead_bracket(const char *s, size_t n, struct span *ts, int *le
 /* The line repeats the previous NCCL prefix (memo): filled from it. */
 static inline int memo_hit(const char *s, size_t n, size_t i, const struct span *ts, struct logline *out)
 {
-	if (!memo.len || n - i < memo.len || memcmp(s + i, memo.bytes, memo.len) != 0)
+	/* the first byte before the call: a line of another kind differs there */
+	if (!memo.len || n - i < memo.len || s[i] != memo.bytes[0] || memcmp(s + i, memo.bytes, memo.len) != 0)
 		return 0;
 	out->level = memo.level;
 	out->msg.p = s + i + memo.len;

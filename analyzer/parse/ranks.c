@@ -57,10 +57,12 @@ static const char *find(const struct span *m, const char *lit)
 	return mem_find_rare(m->p, m->n, lit, strlen(lit));
 }
 
-static int starts(const struct span *m, const char *lit)
+static inline __attribute__((always_inline)) int starts(const struct span *m, const char *lit)
 {
 	size_t l = strlen(lit);
-	return m->n >= l && memcmp(m->p, lit, l) == 0;
+	/* the first byte before the call: most lines differ there (note_block
+	 * asks every plain line for "Root Cause ...") */
+	return m->n >= l && (l == 0 || (m->p[0] == lit[0] && memcmp(m->p, lit, l) == 0));
 }
 
 /* Signed integer at p (bounded by end); sets *ok. */
@@ -135,8 +137,8 @@ static void where_set(struct rank_where *w, const char *path, uint64_t line, con
 /* The same for the lines that are set on every line (a process's last
  * line): keep the raw bytes in a reused buffer and sanitise once, in
  * where_done(), when the timeline is finished. */
-static void where_set_raw(struct ranks *r, struct rank_where *w, uint64_t line, const char *t, size_t tn,
-                          uint64_t order, double ts)
+static inline void where_set_raw(struct ranks *r, struct rank_where *w, uint64_t line, const char *t, size_t tn,
+                                 uint64_t order, double ts)
 {
 	if (!w->path || w->doc != r->doc_serial) {
 		free(w->path);
@@ -855,6 +857,10 @@ static int note_block(struct ranks *r, struct rank_doc *d, const struct span *m0
 		d->blk_root = 0;
 		return 1;
 	}
+	/* outside a block only "Root Cause ..." after blanks opens one: the
+	 * first byte says no for nearly every line */
+	if (!d->blk && (m0->n == 0 || (m0->p[0] != ' ' && m0->p[0] != '\t' && m0->p[0] != 'R')))
+		return 0;
 	size_t n;
 	const char *s = skip_spaces(m0, &n);
 	struct span m = {s, n};

@@ -2,7 +2,7 @@
  * (version.h), timestamps (tstamp.h), the hash and hash index (hash.h),
  * topology link classes (linkclass.h), tar headers (tarhdr.h), reading
  * a file into a buffer, copying a line, writing a whole buffer and
- * str_sanitize's fast path (util.h). */
+ * str_sanitize's fast path (util.h), and json_print_file against cJSON_Print. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +40,99 @@ static void test_json(void)
 }
 
 /* buf_read_file (util.h): all of a file, or up to its cap; a read error */
+/* json_print_file writes what cJSON_Print makes, byte for byte: random
+ * trees (every type, numbers of every kind: integers around 1e15 and
+ * INT_MAX, fractions, -0, NaN and infinities from random bits, strings
+ * with control bytes and high bytes, nested objects and arrays). */
+static unsigned long long jr = 88172645463325252ull;
+static unsigned long long jrand(void)
+{
+	jr ^= jr << 13;
+	jr ^= jr >> 7;
+	jr ^= jr << 17;
+	return jr;
+}
+
+static double jnum(void)
+{
+	double d;
+	unsigned long long u;
+	switch (jrand() % 12) {
+	case 0: return (double)(long long)(jrand() % 2000000) - 1000000;
+	case 1: u = jrand(); memcpy(&d, &u, sizeof d); return d;
+	case 2: return -0.0;
+	case 3: return (double)(jrand() % 1000000) / 100.0;
+	case 4: return 1e15 - (double)(jrand() % 3);
+	case 5: return -1e15 + (double)(jrand() % 3);
+	case 6: return (double)(jrand() >> 1);
+	case 7: return ldexp((double)(jrand() % 1000), (int)(jrand() % 200) - 100);
+	case 8: return 1.0 / (double)(1 + jrand() % 1000);
+	case 9: return 2147483647.0 + (double)(jrand() % 5) - 2;
+	case 10: return (double)(jrand() % 86400) + (double)(jrand() % 1000000) / 1e6;
+	default: return (double)(jrand() % 100);
+	}
+}
+
+static void jtext(char *s, size_t cap)
+{
+	size_t n = jrand() % cap;
+	for (size_t i = 0; i < n; i++)
+		s[i] = (char)(jrand() % 9 == 0 ? 1 + jrand() % 255 : 32 + jrand() % 95);
+	s[n] = 0;
+}
+
+static cJSON *jtree(int depth)
+{
+	char t[48];
+	cJSON *v;
+	switch (jrand() % (depth > 5 ? 6 : 8)) {
+	case 0: return cJSON_CreateNull();
+	case 1: return jrand() & 1 ? cJSON_CreateTrue() : cJSON_CreateFalse();
+	case 2: case 3: return cJSON_CreateNumber(jnum());
+	case 4: case 5: jtext(t, sizeof t); return cJSON_CreateString(t);
+	case 6:
+		v = cJSON_CreateArray();
+		for (int i = (int)(jrand() % 5); i > 0; i--)
+			cJSON_AddItemToArray(v, jtree(depth + 1));
+		return v;
+	default:
+		v = cJSON_CreateObject();
+		for (int i = (int)(jrand() % 5); i > 0; i--) {
+			jtext(t, sizeof t);
+			cJSON_AddItemToObject(v, t, jtree(depth + 1));
+		}
+		return v;
+	}
+}
+
+static void test_json_print_file(void)
+{
+	int same = 0, n = 20000;
+	for (int i = 0; i < n; i++) {
+		cJSON *v = jtree(0);
+		for (int d = 0; i % 50 == 0 && d < 24; d++) { /* deeper than 16 tabs */
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddItemToObject(o, "k", v);
+			v = o;
+		}
+		char *want = cJSON_Print(v), *got = NULL;
+		size_t gotn = 0;
+		FILE *f = open_memstream(&got, &gotn);
+		int r = f ? json_print_file(f, v) : -1;
+		if (f)
+			fclose(f);
+		same += r == 0 && want && got && strcmp(want, got) == 0;
+		free(want);
+		free(got);
+		cJSON_Delete(v);
+	}
+	CHECK_INT(same, n);
+	FILE *f = fopen("/dev/null", "w");
+	CHECK(f && json_print_file(f, NULL) < 0);
+	if (f)
+		fclose(f);
+}
+
 static void test_buf_read_file(void)
 {
 	FILE *f = tmpfile();
@@ -494,6 +587,7 @@ int main(void)
 	test_str_line_copy();
 	test_fd_write_all();
 	test_json_line();
+	test_json_print_file();
 	test_version();
 	test_tstamp();
 	test_hash();
