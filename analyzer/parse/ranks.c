@@ -1955,23 +1955,72 @@ static void ranks_from_comms(struct ranks *r)
 	free(best);
 }
 
+/* The first process with a key (attach_exits): pid, or the rank of an NCCL
+ * process; open addressing, keys only ever gain entries (a pid or rank is
+ * set once, from -1), so "first" is the smallest index noted. */
+struct first_ix {
+	long *key;
+	size_t *at, mask;
+};
+
+static void first_note(struct first_ix *ix, long key, size_t k)
+{
+	size_t s = (size_t)(torch_hash((int)key) ^ (uint64_t)key) & ix->mask;
+	while (ix->at[s] != SIZE_MAX && ix->key[s] != key)
+		s = (s + 1) & ix->mask;
+	if (ix->at[s] == SIZE_MAX || k < ix->at[s]) {
+		ix->key[s] = key;
+		ix->at[s] = k;
+	}
+}
+
+static size_t first_at(const struct first_ix *ix, long key)
+{
+	size_t s = (size_t)(torch_hash((int)key) ^ (uint64_t)key) & ix->mask;
+	while (ix->at[s] != SIZE_MAX && ix->key[s] != key)
+		s = (s + 1) & ix->mask;
+	return ix->at[s];
+}
+
+/* Note process k in both indexes. */
+static void first_note_proc(const struct ranks *r, struct first_ix *pids, struct first_ix *ranks, size_t k)
+{
+	if (r->v[k].pid >= 0)
+		first_note(pids, r->v[k].pid, k);
+	if (r->v[k].host && r->v[k].rank >= 0)
+		first_note(ranks, r->v[k].rank, k);
+}
+
 /* torchrun's exit records onto their processes: by pid, else by rank (the
  * block entries, with a rank, first); a process known by pid only is added
- * for one that matches none, while there is room. */
+ * for one that matches none, while there is room.  The first process of a
+ * pid, of an NCCL rank, through first_ix: what a scan in order finds, without
+ * a scan of every process for every record. */
 static void attach_exits(struct ranks *r)
 {
+	if (!r->nex)
+		return;
+	size_t cap = 16;
+	while (cap < 2 * (r->n + r->nex + 1))
+		cap *= 2; /* at most one process is added per record */
+	struct first_ix pids = {xmalloc(cap * sizeof(long)), xmalloc(cap * sizeof(size_t)), cap - 1};
+	struct first_ix ranks = {xmalloc(cap * sizeof(long)), xmalloc(cap * sizeof(size_t)), cap - 1};
+	memset(pids.at, 0xff, cap * sizeof(size_t));
+	memset(ranks.at, 0xff, cap * sizeof(size_t));
+	for (size_t k = 0; k < r->n; k++)
+		first_note_proc(r, &pids, &ranks, k);
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < r->nex; i++) {
 			struct launcher_exit *e = &r->ex[i];
 			if ((pass == 0) != (e->rank >= 0))
 				continue; /* block entries (with a rank) first */
 			struct rank_proc *t = NULL;
-			for (size_t k = 0; k < r->n && e->pid >= 0 && !t; k++)
-				if (r->v[k].pid == e->pid)
-					t = &r->v[k];
-			for (size_t k = 0; k < r->n && e->rank >= 0 && !t; k++)
-				if (r->v[k].host && r->v[k].rank == e->rank)
-					t = &r->v[k];
+			size_t at = e->pid >= 0 ? first_at(&pids, e->pid) : SIZE_MAX;
+			if (at == SIZE_MAX && e->rank >= 0)
+				at = first_at(&ranks, e->rank);
+			if (at != SIZE_MAX)
+				t = &r->v[at];
+			size_t n0 = r->n;
 			if (!t && e->rank >= 0)
 				t = proc_torch(r, e->rank);
 			if (!t && r->n < RANKS_MAX_PROCS) {
@@ -1982,7 +2031,15 @@ static void attach_exits(struct ranks *r)
 				apply_exit(t, e);
 			else
 				r->untracked++;
+			if (t) /* apply_exit may have given it a pid or a rank; or it is new */
+				first_note_proc(r, &pids, &ranks, (size_t)(t - r->v));
+			for (size_t k = n0; k < r->n; k++)
+				first_note_proc(r, &pids, &ranks, k);
 		}
+	free(pids.key);
+	free(pids.at);
+	free(ranks.key);
+	free(ranks.at);
 }
 
 /* Whether an NCCL process (one with a host) has RANK. */
