@@ -224,9 +224,7 @@ const char *sys_xid_meaning(int xid);
 /* PyTorch OOM messages in any text (one per line). */
 int sys_parse_oom_text(const char *text, size_t len, const char *path, cJSON *facts, struct msgs *m);
 
-
-/* A PyTorch OOM line into facts (parse_memory.c; sysreport.h). */
-int sysreport_torch_oom(const char *line, size_t len, cJSON *facts, const char *path, uint64_t lineno);
+/* sysreport_torch_oom (a PyTorch OOM line into facts) is declared in sysreport.h. */
 
 /* Derived facts (link classes, P2P groups, memory headroom): idempotent,
  * called by rules before they look at the facts. */
