@@ -422,16 +422,23 @@ static size_t token_shape(const char *s, size_t n)
 	return 0;
 }
 
-/* name chars (letters, digits, '_') are 1, or 3 for the letters that may
- * start one of maybe_secret's words (k, t, p, s, c in either case) */
+/* name chars (letters, digits, '_') are 1; the letters that may start one
+ * of maybe_secret's words (KEY TOKEN PASS PWD SECRET CREDENTIAL, any case)
+ * add the bit of the second letters they need: k and s want e (2), t wants
+ * o (4), p wants a or w (8), c wants r (16) */
 static const unsigned char NAME_SECRET[256] = {
 	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1,
-	['9'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 3, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
-	['I'] = 1, ['J'] = 1, ['K'] = 3, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 3, ['Q'] = 1,
-	['R'] = 1, ['S'] = 3, ['T'] = 3, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
-	['a'] = 1, ['b'] = 1, ['c'] = 3, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1,
-	['j'] = 1, ['k'] = 3, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 3, ['q'] = 1, ['r'] = 1,
-	['s'] = 3, ['t'] = 3, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['_'] = 1
+	['9'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 17, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
+	['I'] = 1, ['J'] = 1, ['K'] = 3, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 9, ['Q'] = 1,
+	['R'] = 1, ['S'] = 3, ['T'] = 5, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 17, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1,
+	['j'] = 1, ['k'] = 3, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 9, ['q'] = 1, ['r'] = 1,
+	['s'] = 3, ['t'] = 5, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['_'] = 1
+};
+
+/* the second letters of those words: e (2), o (4), a and w (8), r (16) */
+static const unsigned char SECOND_SECRET[256] = {
+	['E'] = 2, ['e'] = 2, ['O'] = 4, ['o'] = 4, ['A'] = 8, ['a'] = 8, ['W'] = 8, ['w'] = 8, ['R'] = 16, ['r'] = 16
 };
 
 /* The name that ends right before s[i] ('=' or ':'), skipping a closing quote. */
@@ -441,15 +448,18 @@ static int secret_before(const char *s, size_t i)
 	if (e > 0 && (s[e - 1] == '"' || s[e - 1] == '\''))
 		e--;
 	b = e;
-	/* a name char is 1 in NAME_SECRET, 3 when it may start one of
-	 * maybe_secret's words (k, t, p, s, c in any case): a name with none of
-	 * them ("Error", "INFO") is none (maybe_secret would say so after the walk) */
-	unsigned any = 0, c;
+	/* walking back, note whether a letter pair that begins one of
+	 * maybe_secret's words ("ke" "se" "to" "pa" "pw" "cr", any case) is in
+	 * the name: a name with none ("Error", "DistBackendError") is none, as
+	 * maybe_secret would say after a walk of its own (exact: each of its
+	 * words starts with such a pair, and the whole name is walked here) */
+	unsigned pair = 0, next = 0, c;
 	while (b > 0 && e - b <= 128 && (c = NAME_SECRET[(unsigned char)s[b - 1]]) != 0) {
-		any |= c;
+		pair |= c & next;
+		next = SECOND_SECRET[(unsigned char)s[b - 1]];
 		b--;
 	}
-	return e - b >= 3 && (any & 2) && str_secret_name(s + b, e - b);
+	return e - b >= 3 && pair && str_secret_name(s + b, e - b);
 }
 
 /* A ':' that may end a secret's name: "NAME: value" (a blank after it) or
@@ -477,7 +487,13 @@ static int mask_needed(const char *s, size_t n)
 		    (i >= 6 && memcmp(p - 6, "github", 6) == 0))
 			return 1;
 	}
-	return mem_find(s, n, "AKIA", 4, 1) != NULL;
+	/* AKIA: the K (rarer than A), then its neighbours, with no call per K */
+	if (n < 4)
+		return 0;
+	for (const char *p = s + 1, *last = end - 2; p < last && (p = memchr(p, 'K', (size_t)(last - p))) != NULL; p++)
+		if (p[-1] == 'A' && p[1] == 'I' && p[2] == 'A')
+			return 1;
+	return 0;
 }
 
 size_t str_mask_secrets(char *s, size_t n)

@@ -3,6 +3,7 @@
  * topology link classes (linkclass.h), tar headers (tarhdr.h), reading
  * a file into a buffer, copying a line, writing a whole buffer and
  * str_sanitize's fast path (util.h), and json_print_file against cJSON_Print. */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -532,6 +533,171 @@ static char *ref_sanitize(const char *s, size_t n)
 	return out;
 }
 
+/* The secret masking as it was before mask_needed's cheaper tests (letter
+ * pairs in secret_before, AKIA without mem_find): the reference the fast
+ * path must equal, byte for byte, on every input. */
+static int ref_secret_before(const char *s, size_t i)
+{
+	size_t e = i, b;
+	if (e > 0 && (s[e - 1] == '"' || s[e - 1] == '\''))
+		e--;
+	b = e;
+	int any = 0;
+	while (b > 0 && e - b <= 128 && (isalnum((unsigned char)s[b - 1]) || s[b - 1] == '_')) {
+		any |= strchr("kKtTpPsScC", s[b - 1]) != NULL;
+		b--;
+	}
+	return e - b >= 3 && any && str_secret_name(s + b, e - b);
+}
+
+static int ref_mask_needed(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '=' && ref_secret_before(s, i))
+			return 1;
+		if (s[i] == ':' && ((i + 1 < n && (s[i + 1] == ' ' || s[i + 1] == '\t')) || (i > 0 && (s[i - 1] == '"' || s[i - 1] == '\''))) &&
+		    ref_secret_before(s, i))
+			return 1;
+		if (s[i] == '_' && ((i >= 2 && memcmp(s + i - 2, "hf", 2) == 0) || (i >= 3 && s[i - 3] == 'g' && s[i - 2] == 'h') ||
+		                    (i >= 6 && memcmp(s + i - 6, "github", 6) == 0)))
+			return 1;
+	}
+	return mem_find(s, n, "AKIA", 4, 1) != NULL;
+}
+
+static size_t ref_token_shape(const char *s, size_t n)
+{
+	static const struct {
+		const char *pre;
+		size_t min;
+	} shapes[] = {{"hf_", 30}, {"ghp_", 30}, {"gho_", 30}, {"ghu_", 30}, {"ghs_", 30}, {"ghr_", 30},
+	              {"github_pat_", 20}, {"AKIA", 16}};
+	for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+		size_t pl = strlen(shapes[k].pre);
+		if (n < pl || memcmp(s, shapes[k].pre, pl) != 0)
+			continue;
+		size_t i = pl;
+		while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '-'))
+			i++;
+		if (i - pl >= shapes[k].min)
+			return i;
+	}
+	return 0;
+}
+
+/* str_mask_secrets before: the same walk, on ref_secret_before */
+static size_t ref_mask_secrets(char *s, size_t n)
+{
+	if (!ref_mask_needed(s, n)) {
+		s[n] = 0;
+		return n;
+	}
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		char c = s[i];
+		int boundary = i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_');
+		size_t t = boundary && (c == 'h' || c == 'g' || c == 'A') ? ref_token_shape(s + i, n - i) : 0;
+		if (t) {
+			memcpy(s + o, "***", 3);
+			o += 3;
+			i += t;
+			continue;
+		}
+		s[o++] = c;
+		i++;
+		if (c != '=' && c != ':')
+			continue;
+		if (c == ':' && !((i < n && (s[i] == ' ' || s[i] == '\t')) || (o >= 2 && (s[o - 2] == '"' || s[o - 2] == '\''))))
+			continue;
+		if (!ref_secret_before(s, o - 1))
+			continue;
+		if (c == '=' && i < n && s[i] == '=')
+			continue;
+		size_t v = i;
+		while (v < n && (s[v] == ' ' || s[v] == '\t'))
+			v++;
+		char q = v < n && (s[v] == '"' || s[v] == '\'') ? s[v] : 0;
+		size_t ve = v + (q ? 1 : 0);
+		while (ve < n && (q ? s[ve] != q : !(s[ve] == ' ' || s[ve] == '\t' || s[ve] == ',' || s[ve] == ';' ||
+		                                     s[ve] == '"' || s[ve] == '\'' || s[ve] == '}' || s[ve] == ')')))
+			ve++;
+		size_t vs = v + (q ? 1 : 0);
+		if (ve <= vs || (ve - vs == 3 && memcmp(s + vs, "***", 3) == 0))
+			continue;
+		memmove(s + o, s + i, v - i + (q ? 1 : 0));
+		o += v - i + (q ? 1 : 0);
+		size_t m = ve - vs < 3 ? ve - vs : 3;
+		memset(s + o, '*', m);
+		o += m;
+		i = ve;
+	}
+	s[o] = 0;
+	return o;
+}
+
+/* str_mask_secrets and str_sanitize_keeps against the references on line[0..n) */
+static int mask_same(const char *line, size_t n)
+{
+	char a[1024], b[1024];
+	if (n >= sizeof a)
+		return 1;
+	memcpy(a, line, n);
+	memcpy(b, line, n);
+	size_t la = str_mask_secrets(a, n), lb = ref_mask_secrets(b, n);
+	int same = la == lb && memcmp(a, b, la + 1) == 0;
+	/* str_sanitize_keeps is !mask_needed on printable text */
+	int printable = 1;
+	for (size_t i = 0; i < n; i++)
+		printable &= ((unsigned char)line[i] >= 0x20 && (unsigned char)line[i] < 0x7f) || line[i] == '\t';
+	if (printable)
+		same &= str_sanitize_keeps(line, n) == !ref_mask_needed(line, n);
+	return same;
+}
+
+/* Random text of names, separators and secret-ish pieces: the fast tests
+ * of mask_needed and secret_before must say what the old ones said. */
+static void test_mask_secrets(void)
+{
+	static const char *const piece[] = {"key", "KEY", "Key", "token", "TOKEN", "pass", "PASS", "pwd", "PWD", "Pw",
+	                                    "secret", "SECRET", "credential", "Cred", "api", "API_", "HF_", "_", "=",
+	                                    "==", ":", ": ", "\":", "\"", "'", " ", "\t", "x", "1", "e", "o", "a", "w",
+	                                    "r", "k", "s", "t", "p", "c", "-", ",", "hf_", "gh", "ghp_", "github_pat_",
+	                                    "AKIA", "AK", "IA", "0123456789ABCDEF", "abcdefghijklmnopqrstuvwxyz",
+	                                    "***", "Error", "DistBackendError", "NCCL INFO ", "rank=", "tokenizers",
+	                                    "ACCESSTOKEN", "PRIVATE_KEY", "passphrase", "PASSWD", "_PASS", "x_pwd", "."};
+	const size_t np = sizeof piece / sizeof *piece;
+	unsigned seed = 777;
+	size_t same = 0, runs = 0, masked = 0;
+	for (int t = 0; t < 200000; t++) {
+		char line[512];
+		size_t n = 0;
+		int k = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 16;
+		for (int j = 0; j < k; j++) {
+			const char *pc = piece[((seed = seed * 1103515245u + 12345u) >> 16) % np];
+			size_t l = strlen(pc);
+			if (n + l >= sizeof line)
+				break;
+			memcpy(line + n, pc, l);
+			n += l;
+		}
+		same += mask_same(line, n);
+		masked += ref_mask_needed(line, n);
+		runs++;
+	}
+	CHECK(same == runs);
+	CHECK(masked > runs / 20 && masked < runs); /* both kinds of text were tried */
+	/* names at the walk's 128-byte limit, and the pairs at each end */
+	char lim[300];
+	for (size_t len = 120; len <= 135; len++)
+		for (int w = 0; w < 4; w++) {
+			memset(lim, 'x', len);
+			memcpy(w & 1 ? lim : lim + len - 3, w & 2 ? "KEY" : "pwd", 3);
+			lim[len] = '=';
+			memcpy(lim + len + 1, "v1", 2);
+			CHECK(mask_same(lim, len + 3));
+		}
+}
+
 static void test_sanitize(void)
 {
 	/* pieces that exercise each class, put together at every alignment
@@ -556,7 +722,7 @@ static void test_sanitize(void)
 			n += l;
 		}
 		char *a = str_sanitize(line, n), *b = ref_sanitize(line, n);
-		same += strcmp(a, b) == 0;
+		same += strcmp(a, b) == 0 && mask_same(line, n);
 		runs++;
 		/* str_sanitize_keeps: then the result is the input itself */
 		if (str_sanitize_keeps(line, n)) {
@@ -582,6 +748,7 @@ static void test_sanitize(void)
 int main(void)
 {
 	test_sanitize();
+	test_mask_secrets();
 	test_json();
 	test_buf_read_file();
 	test_str_line_copy();
