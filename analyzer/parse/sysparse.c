@@ -138,9 +138,59 @@ cJSON *sys_source(const char *path, uint64_t line)
 	return o;
 }
 
+/* The first member of obj named key, moved to the end of obj; NULL when
+ * there is none.  sys_put_source and sys_set_* update that node in place
+ * when it has the type they would create: the same tree as deleting it and
+ * adding a new one (which also goes last), without its free and malloc
+ * calls (the line parsers update the same keys on every line). */
+static cJSON *take_last(cJSON *obj, const char *key)
+{
+	cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (it && it->next) { /* not last already */
+		cJSON_DetachItemViaPointer(obj, it);
+		cJSON_AddItemToArray(obj, it); /* keeps it->string, the key */
+	}
+	return it;
+}
+
+/* Deletes it (take_last's node, NULL or not): the node a first match
+ * deletes when no two members share the key, and the right one when two do
+ * (after take_last the first match may be the other one). */
+static void drop(cJSON *obj, cJSON *it)
+{
+	if (it)
+		cJSON_Delete(cJSON_DetachItemViaPointer(obj, it));
+}
+
+/* A plain string node (cJSON_SetValuestring refuses references). */
+static int plain_string(const cJSON *it)
+{
+	return it && it->type == cJSON_String && it->valuestring;
+}
+
+/* 1 when v points into it's string: cJSON_SetValuestring copies with
+ * strcpy, so v must be copied first. */
+static int aliases(const cJSON *it, const char *v)
+{
+	uintptr_t a = (uintptr_t)it->valuestring, p = (uintptr_t)v;
+	return p >= a && p <= a + strlen(it->valuestring);
+}
+
 void sys_put_source(cJSON *obj, const char *path, uint64_t line)
 {
-	cJSON_DeleteItemFromObjectCaseSensitive(obj, "source");
+	cJSON *src = take_last(obj, "source");
+	cJSON *p = src && src->type == cJSON_Object ? src->child : NULL;
+	cJSON *l = p ? p->next : NULL;
+	/* in place only when it is what sys_source makes: {"path": "...", "line": N} */
+	if (!path)
+		path = "";
+	if (plain_string(p) && p->string && strcmp(p->string, "path") == 0 && !aliases(p, path) && l &&
+	    !l->next && l->type == cJSON_Number && l->string && strcmp(l->string, "line") == 0) {
+		cJSON_SetValuestring(p, path);
+		cJSON_SetNumberHelper(l, (double)line);
+		return;
+	}
+	drop(obj, src);
 	cJSON_AddItemToObject(obj, "source", sys_source(path, line));
 }
 
@@ -170,21 +220,42 @@ cJSON *sys_arr(cJSON *parent, const char *key)
 
 void sys_set_str(cJSON *obj, const char *key, const char *val)
 {
-	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
-	char *s = str_sanitize(val, strlen(val));
-	cJSON_AddStringToObject(obj, key, s);
+	size_t n = strlen(val);
+	cJSON *it = take_last(obj, key);
+	/* s: str_sanitize's copy (freed here), or NULL when that would be val
+	 * itself and val is not the node's own string */
+	char *s = NULL;
+	if (!str_sanitize_keeps(val, n) || (plain_string(it) && aliases(it, val)))
+		s = str_sanitize(val, n);
+	const char *v = s ? s : val;
+	if (plain_string(it)) {
+		cJSON_SetValuestring(it, v);
+	} else {
+		drop(obj, it);
+		cJSON_AddStringToObject(obj, key, v);
+	}
 	free(s);
 }
 
 void sys_set_num(cJSON *obj, const char *key, double v)
 {
-	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+	cJSON *it = take_last(obj, key);
+	if (it && it->type == cJSON_Number) {
+		cJSON_SetNumberHelper(it, v); /* valuedouble and valueint, as cJSON_CreateNumber sets them */
+		return;
+	}
+	drop(obj, it);
 	cJSON_AddNumberToObject(obj, key, v);
 }
 
 void sys_set_bool(cJSON *obj, const char *key, int v)
 {
-	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+	cJSON *it = take_last(obj, key);
+	if (it && (it->type == cJSON_True || it->type == cJSON_False)) {
+		it->type = v ? cJSON_True : cJSON_False;
+		return;
+	}
+	drop(obj, it);
 	cJSON_AddBoolToObject(obj, key, v);
 }
 

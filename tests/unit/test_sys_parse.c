@@ -272,6 +272,105 @@ static void test_p2p_bandwidth(void)
 	msgs_free(&m);
 }
 
+/* sys_set_* and sys_put_source as they were (delete the first member of
+ * that name, add a new one last): the in-place updates must make the same
+ * tree, member order included. */
+static void ref_set_str(cJSON *o, const char *k, const char *v)
+{
+	char *s = str_sanitize(v, strlen(v));
+	cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+	cJSON_AddStringToObject(o, k, s);
+	free(s);
+}
+
+static void ref_set_num(cJSON *o, const char *k, double v)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+	cJSON_AddNumberToObject(o, k, v);
+}
+
+static void ref_set_bool(cJSON *o, const char *k, int v)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+	cJSON_AddBoolToObject(o, k, v);
+}
+
+static void ref_put_source(cJSON *o, const char *path, uint64_t line)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(o, "source");
+	cJSON_AddItemToObject(o, "source", sys_source(path, line));
+}
+
+/* two trees with the same members, two of them named "dup" */
+static void set_pair(cJSON **a, cJSON **b)
+{
+	for (int i = 0; i < 2; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "dup", "first");
+		cJSON_AddNumberToObject(o, "n", 1);
+		cJSON_AddStringToObject(o, "s", "a fairly long value");
+		cJSON_AddNumberToObject(o, "dup", 2);
+		cJSON_AddFalseToObject(o, "b");
+		cJSON_AddStringToObject(o, "last", "x");
+		*(i ? b : a) = o;
+	}
+}
+
+static void check_same(cJSON *a, cJSON *b, int line)
+{
+	char *pa = cJSON_PrintUnformatted(a), *pb = cJSON_PrintUnformatted(b);
+	if (strcmp(pa, pb) != 0)
+		fprintf(stderr, "line %d:\n  in place %s\n  expected %s\n", line, pa, pb);
+	CHECK(strcmp(pa, pb) == 0);
+	free(pa);
+	free(pb);
+}
+
+static void test_set_in_place(void)
+{
+	cJSON *a = NULL, *b = NULL;
+	set_pair(&a, &b);
+	/* the same calls on both: a through sysparse.c, b through the old code */
+#define BOTH(f, ...) (sys_##f(a, __VA_ARGS__), ref_##f(b, __VA_ARGS__), check_same(a, b, __LINE__))
+	BOTH(set_num, "n", 7);          /* a middle member: moved last */
+	BOTH(set_num, "n", 3e10);       /* last already; valueint saturates */
+	BOTH(set_str, "s", "short");    /* shorter: copied in place */
+	BOTH(set_str, "s", "a value longer than the one before it");
+	BOTH(set_str, "last", "tab\there \x01 ctl"); /* sanitised */
+	BOTH(set_str, "n", "was a number"); /* another type: replaced */
+	BOTH(set_num, "s", -1);
+	BOTH(set_bool, "b", 1);
+	BOTH(set_bool, "b", 0);
+	BOTH(set_bool, "s", 1);
+	BOTH(set_str, "dup", "one");    /* the first "dup" (a string) */
+	BOTH(set_str, "dup", "two");    /* now the number */
+	BOTH(set_num, "dup", 5);
+	BOTH(set_str, "new", "added");
+	BOTH(put_source, "p.log", 10);
+	BOTH(set_num, "after", 1);
+	BOTH(put_source, "a/longer/path.log", 12); /* moved last, updated */
+	BOTH(put_source, NULL, 13);
+#undef BOTH
+	CHECK(cJSON_GetObjectItemCaseSensitive(a, "source")->child->next->valueint == 13);
+	/* a "source" that sys_source did not make is replaced */
+	cJSON *src = cJSON_GetObjectItemCaseSensitive(a, "source");
+	cJSON_AddStringToObject(src, "extra", "1");
+	src = cJSON_GetObjectItemCaseSensitive(b, "source");
+	cJSON_AddStringToObject(src, "extra", "1");
+	sys_put_source(a, "q.log", 2);
+	ref_put_source(b, "q.log", 2);
+	check_same(a, b, __LINE__);
+	/* the value is the node's own string (or its tail) */
+	cJSON *s = cJSON_GetObjectItemCaseSensitive(a, "new");
+	sys_set_str(a, "new", s->valuestring + 2);
+	CHECK_STR(cJSON_GetObjectItemCaseSensitive(a, "new")->valuestring, "ded");
+	s = cJSON_GetObjectItemCaseSensitive(a, "new");
+	sys_set_str(a, "new", s->valuestring);
+	CHECK_STR(cJSON_GetObjectItemCaseSensitive(a, "new")->valuestring, "ded");
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+}
+
 int main(void)
 {
 	test_h200();
@@ -280,5 +379,6 @@ int main(void)
 	test_bad_input();
 	test_fabric_nvlink();
 	test_p2p_bandwidth();
+	test_set_in_place();
 	TEST_MAIN_END();
 }
