@@ -92,20 +92,15 @@ static inline int memo_hit(const char *s, size_t n, size_t i, const struct span 
 	return 1;
 }
 
-/* "host:pid:tid [dev] " from *i (the host may be empty: redacted): the
- * host's end in *h1, the numbers; *i after.  Returns 1 when it is one, 0
- * when it is not an NCCL line, -1 when there is no host:pid:tid but the
- * line may still be one without it ("NCCL INFO ...", "file:line NCCL WARN",
- * "file: line NCCL WARN"). */
-static inline int host_pid_tid(const char *s, size_t n, size_t *ip, size_t *h1, long *pid, long *tid, int *dev)
+/* "host:pid:tid [dev] " from h0, the host's end (its ':') at *ip already
+ * found by nccl_prefix's scan (the host may be empty: redacted): the host's
+ * end in *h1, the numbers; *ip after.  Returns 1 when it is one, 0 when it
+ * is not an NCCL line, -1 when there is no host:pid:tid but the line may
+ * still be one without it ("file:line NCCL WARN", "file: line NCCL WARN"). */
+static inline int host_pid_tid(const char *s, size_t n, size_t h0, size_t *ip, size_t *h1, long *pid, long *tid,
+                               int *dev)
 {
-	size_t i = *ip, h0 = i;
-	/* host: up to the first ':' with no whitespace */
-	size_t hend = n - h0 > 256 ? h0 + 256 : n;
-	while (i < hend && !HOST_STOP[(unsigned char)s[i]])
-		i++;
-	if (i >= n || s[i] != ':')
-		return i - h0 == 4 && memcmp(s + h0, "NCCL", 4) == 0 ? -1 : 0;
+	size_t i = *ip;
 	*h1 = i++;
 	if (i + 1 < n && s[i] == ' ' && is_digit(s[i + 1]) && *h1 > h0)
 		return -1; /* "ibvwrap.c: 106 NCCL WARN msg" */
@@ -295,23 +290,15 @@ static int hostless_line(const char *s, size_t n, size_t h0, const struct span *
 	return 1;
 }
 
-/* Try NCCL's prefix at s.  Fills out and returns 1 on success.  Besides
- * "[ts] host:pid:tid [dev] LEVEL", the forms people paste: the host
- * redacted to nothing (":41367:41367 [1] ..."), and no host:pid:tid at all
- * (hostless_line). */
-static int nccl_prefix(const char *s, size_t n, struct logline *out)
+/* nccl_prefix after the host's scan: h0 the host's start, i its ':'. */
+static __attribute__((noinline)) int nccl_after_host(const char *s, size_t n, size_t h0, size_t i,
+                                                    const struct span *tsp, int lead_dev, struct logline *out)
 {
-	size_t i = 0;
-	struct span ts = {NULL, 0};
-	int lead_dev = -1;
-	if (!lead_bracket(s, n, &ts, &lead_dev, &i))
-		return 0;
-	if (lead_dev < 0 && memo_hit(s, n, i, &ts, out))
-		return 1;
-	size_t h0 = i, h1 = i;
+	struct span ts = *tsp;
+	size_t h1 = i;
 	long pid = -1, tid = -1;
 	int dev = -1;
-	int hpt = host_pid_tid(s, n, &i, &h1, &pid, &tid, &dev);
+	int hpt = host_pid_tid(s, n, h0, &i, &h1, &pid, &tid, &dev);
 	if (hpt < 0)
 		return hostless_line(s, n, h0, &ts, lead_dev, out);
 	if (hpt == 0)
@@ -348,6 +335,29 @@ static int nccl_prefix(const char *s, size_t n, struct logline *out)
 	if (lead_dev >= 0 && out->rank < 0)
 		out->rank = lead_dev; /* "[1] node2:22555:22555 [0] NCCL INFO": a launcher's rank */
 	return 1;
+}
+
+/* Try NCCL's prefix at s.  Fills out and returns 1 on success.  Besides
+ * "[ts] host:pid:tid [dev] LEVEL", the forms people paste: the host
+ * redacted to nothing (":41367:41367 [1] ..."), and no host:pid:tid at all
+ * (hostless_line).  Inlined up to the host's scan: most lines that are not
+ * NCCL's end there (a first word not ended by ':'), without a call. */
+static inline __attribute__((always_inline)) int nccl_prefix(const char *s, size_t n, struct logline *out)
+{
+	size_t i = 0;
+	struct span ts = {NULL, 0};
+	int lead_dev = -1;
+	if (!lead_bracket(s, n, &ts, &lead_dev, &i))
+		return 0;
+	if (lead_dev < 0 && memo_hit(s, n, i, &ts, out))
+		return 1;
+	/* host: up to the first ':' with no whitespace */
+	size_t h0 = i, hend = n - h0 > 256 ? h0 + 256 : n;
+	while (i < hend && !HOST_STOP[(unsigned char)s[i]])
+		i++;
+	if (i >= n || s[i] != ':') /* no host:pid:tid; "NCCL INFO ..." without one */
+		return i - h0 == 4 && memcmp(s + h0, "NCCL", 4) == 0 ? hostless_line(s, n, h0, &ts, lead_dev, out) : 0;
+	return nccl_after_host(s, n, h0, i, &ts, lead_dev, out);
 }
 
 static void *(*volatile logline_zero)(void *, int, size_t) = memset;
