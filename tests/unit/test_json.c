@@ -117,7 +117,7 @@ static size_t files_agree(const char *dir, const char *suffix, int must_parse, s
 		if (de->d_name[0] != '.' && str_ends(de->d_name, suffix))
 			strvec_push(&names, de->d_name);
 	closedir(d);
-	qsort(names.v, names.n, sizeof *names.v, cmp_str);
+	xqsort(names.v, names.n, sizeof *names.v, cmp_str); /* xqsort: names may be empty (qsort(NULL, 0) is undefined) */
 	size_t n = 0;
 	for (size_t i = 0; i < names.n; i++) {
 		char *path = xasprintf("%s/%s", dir, names.v[i]);
