@@ -565,24 +565,23 @@ size_t str_plain_run(const char *s, size_t n)
 	return j;
 }
 
-/* The length of the run of printable ASCII and tabs at p. */
-static size_t printable_run(const unsigned char *p, size_t n)
+size_t str_printable_run(const char *s, size_t n)
 {
-	size_t j = str_plain_run((const char *)p, n);
-	while (j < n && p[j] == '\t')
-		j += 1 + str_plain_run((const char *)p + j + 1, n - j - 1);
+	size_t j = str_plain_run(s, n);
+	while (j < n && s[j] == '\t')
+		j += 1 + str_plain_run(s + j + 1, n - j - 1);
 	return j;
 }
 
 int str_sanitize_keeps(const char *s, size_t n)
 {
-	return printable_run((const unsigned char *)s, n) == n && !mask_needed(s, n);
+	return str_printable_run(s, n) == n && !mask_needed(s, n);
 }
 
 char *str_sanitize(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = printable_run(p, n);
+	size_t i = str_printable_run(s, n);
 	if (i == n) {
 		/* nearly every log line: printable ASCII only, copied as it is */
 		char *t = xmalloc(n + 1);
@@ -596,7 +595,7 @@ char *str_sanitize(const char *s, size_t n)
 	buf_add(&b, p, i);
 	while (i < n) {
 		/* copy a run of printable ASCII at once */
-		size_t j = i + printable_run(p + i, n - i);
+		size_t j = i + str_printable_run(s + i, n - i);
 		if (j > i) {
 			buf_add(&b, p + i, j - i);
 			i = j;

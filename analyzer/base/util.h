@@ -90,6 +90,9 @@ int online_cpus(void);
 int str_starts(const char *s, const char *prefix);
 /* The length of the run of printable ASCII (0x20..0x7e) at s, 8 bytes a step. */
 size_t str_plain_run(const char *s, size_t n);
+/* The length of the run of printable ASCII and tabs at s: what str_sanitize
+ * copies as it is. */
+size_t str_printable_run(const char *s, size_t n);
 int str_ends(const char *s, const char *suffix);
 /* Copy of s[0..n) with control bytes other than tab, C1 controls
  * (U+0080..U+009F) and bidi overrides (U+202A..U+202E, U+2066..U+2069)

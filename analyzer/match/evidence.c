@@ -101,16 +101,6 @@ static char *keep_free(struct evlist *l, char *s)
 	return k;
 }
 
-/* The length of the run of printable ASCII and tabs at s (util.c's
- * printable_run: what str_sanitize copies as it is). */
-static size_t plain_tabs_run(const char *s, size_t n)
-{
-	size_t j = str_plain_run(s, n);
-	while (j < n && s[j] == '\t')
-		j += 1 + str_plain_run(s + j + 1, n - j - 1);
-	return j;
-}
-
 /* str_sanitize_cut(s, n, max) kept in the list: the same bytes.  Nearly
  * every line is printable ASCII: copied straight into the arena and its
  * secrets masked there (str_sanitize does that to a malloc'ed copy), with
@@ -118,7 +108,7 @@ static size_t plain_tabs_run(const char *s, size_t n)
 static char *keep_sanitized(struct evlist *l, const char *s, size_t n, size_t max)
 {
 	size_t cut = n <= max ? n : str_cut_at(s, n, max);
-	if (plain_tabs_run(s, cut) != cut)
+	if (str_printable_run(s, cut) != cut)
 		return keep_free(l, str_sanitize_cut(s, n, max));
 	char *t = arena_chars(&l->strs, cut + (n > max ? 4 : 1));
 	memcpy(t, s, cut);
