@@ -207,7 +207,7 @@ static int bundle_open(const struct runopts *o, struct bundle_files *f)
 		char *stem = k == 1 ? xstrdup(tag) : xasprintf("%s.%d", tag, k);
 		char *name = xasprintf("job%s.log", stem);
 		char *path = xasprintf("%s/%s", f->host_dir, name);
-		f->log_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+		f->log_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		int e = errno;
 		free(path);
 		if (f->log_fd >= 0) {

@@ -73,15 +73,86 @@ struct loop {
 	int term_sent, reaped;
 	char *buf;
 	size_t nap_below;     /* half the smaller pipe */
+	size_t last_got;      /* bytes the last wake read */
 };
 
+/* Pipe mode pays off for big pieces: a wake that reads a few KiB (a job
+ * writing so fast that no nap is allowed) costs more through tee, splice
+ * and the sinks' splices than through one read (bench/overhead.sh on the
+ * GPU host: 100 MB/s took 2.4 times the CPU through the pipes). */
+#define PIPE_MODE_MIN (64u << 10)
+
+/* What fd k has, handed on without copying (sink.h's pipe mode): tee'd
+ * into the pipe of one sink whose ring is empty, then moved (spliced) into
+ * the other's pipe, or read and pushed into its ring when its pipe cannot
+ * take it.  Bytes handed on; 0 when no pipe can be used now or the job's
+ * pipe is empty (the read path then decides which). */
+static size_t pump_pipes(struct loop *L, int k)
+{
+	struct sink *a = L->to[k], *b = L->log;
+	int ra = sink_pipe_ready(a), rb = b && sink_pipe_ready(b);
+	if (!ra && !rb)
+		return 0;
+	if (!ra) {
+		a = b;
+		b = L->to[k];
+		rb = 0;
+	}
+	ssize_t n;
+	do
+		n = b ? tee(L->fd[k], a->pin[1], PIPE_SIZE, SPLICE_F_NONBLOCK)
+		      : splice(L->fd[k], NULL, a->pin[1], NULL, PIPE_SIZE, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		if (n < 0 && errno == EINVAL)
+			sink_pipe_off(a);
+		return 0; /* EAGAIN: the job's pipe empty or a's full; the read path tells */
+	}
+	sink_pipe_commit(a, (size_t)n);
+	if (!b)
+		return (size_t)n;
+	/* the same n bytes, still in the job's pipe, for b */
+	size_t m = 0;
+	if (rb) {
+		ssize_t w;
+		do
+			w = splice(L->fd[k], NULL, b->pin[1], NULL, (size_t)n, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		while (w < 0 && errno == EINTR);
+		if (w > 0)
+			m = (size_t)w;
+		else if (w < 0 && errno == EINVAL)
+			sink_pipe_off(b);
+		sink_pipe_commit(b, m);
+	}
+	while (m < (size_t)n) {
+		ssize_t r = read(L->fd[k], L->buf, (size_t)n - m < READ_CHUNK ? (size_t)n - m : READ_CHUNK);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break; /* cannot be: the tee'd bytes are there */
+		sink_push(b, L->buf, (size_t)r);
+		m += (size_t)r;
+	}
+	return (size_t)n;
+}
+
 /* Read what fd k has (at most 4 reads), hand it to its sinks.  Bytes read.
- * A read goes straight into the log's ring when it has the room (one copy
- * fewer: bench/overhead.sh), else into buf and is pushed. */
+ * Through the sinks' pipes when they can take it; else a read goes
+ * straight into the log's ring when it has the room (one copy fewer:
+ * bench/overhead.sh), else into buf and is pushed. */
 static size_t pump(struct loop *L, int k)
 {
 	size_t got = 0;
 	for (int i = 0; i < 4 && L->fd[k] >= 0; i++) {
+		size_t piped = L->last_got >= PIPE_MODE_MIN ? pump_pipes(L, k) : 0;
+		if (piped) {
+			if (k == 0)
+				L->r->out_bytes += (uint64_t)piped;
+			else
+				L->r->err_bytes += (uint64_t)piped;
+			got += piped;
+			break; /* a tee takes all the pipe holds: another would find it empty */
+		}
 		size_t room = READ_CHUNK;
 		char *p = L->log ? sink_reserve(L->log, DIRECT_MIN, &room) : NULL;
 		if (room > READ_CHUNK)
@@ -202,18 +273,24 @@ static void loop_run(struct loop *L)
 			break;
 		}
 		struct pollfd pf[3];
-		int np = 0;
+		int np = 0, at[2] = {-1, -1};
 		pf[np++] = (struct pollfd){L->sig_r, POLLIN, 0};
 		for (int k = 0; k < 2; k++)
-			if (L->fd[k] >= 0)
+			if (L->fd[k] >= 0) {
+				at[k] = np;
 				pf[np++] = (struct pollfd){L->fd[k], POLLIN, 0};
-		if (poll(pf, (nfds_t)np, next_wake(L, now)) < 0 && errno != EINTR)
+			}
+		int ready = poll(pf, (nfds_t)np, next_wake(L, now));
+		if (ready < 0 && errno != EINTR)
 			break;
 		now = proc_now();
-		signals(L, now);
+		if ((ready > 0 && pf[0].revents) || (L->fd[0] < 0 && L->fd[1] < 0))
+			signals(L, now); /* the second: a SIGCHLD lost to a full signal pipe (next_wake) */
 		size_t got = 0;
+		/* only the pipes poll found readable (or at their end): an empty
+		 * one's read would only say EAGAIN */
 		for (int k = 0; k < 2; k++)
-			if (L->fd[k] >= 0)
+			if (L->fd[k] >= 0 && ready > 0 && pf[at[k]].revents)
 				got += pump(L, k);
 		timers(L, now);
 		/* a job that writes many small pieces would wake this loop for
@@ -222,6 +299,8 @@ static void loop_run(struct loop *L)
 		 * no longer than it takes to fill half a pipe */
 		double t = proc_now(), ms = (t - emptied) * 1000;
 		emptied = t;
+		if (got)
+			L->last_got = got;
 		if (got > 0 && got < L->nap_below && !L->reaped) {
 			ms = ms * (double)L->nap_below / (double)got - NAP_SLACK_MS;
 			if (ms > NAP_MS)
@@ -311,11 +390,11 @@ int run_job(const struct run_spec *s, struct run_result *r)
 	} else {
 		r->started = 1;
 		struct sink out, err, log;
-		sink_start(&out, 1, TTY_RING, "the terminal (stdout) was too slow; the bundle's log has them");
+		sink_start(&out, 1, TTY_RING, PIPE_SIZE, "the terminal (stdout) was too slow; the bundle's log has them");
 		if (!r->merged)
-			sink_start(&err, 2, TTY_RING, "the terminal (stderr) was too slow; the bundle's log has them");
+			sink_start(&err, 2, TTY_RING, PIPE_SIZE, "the terminal (stderr) was too slow; the bundle's log has them");
 		if (s->log_fd >= 0)
-			sink_start(&log, s->log_fd, LOG_RING, "the disk was too slow");
+			sink_start(&log, s->log_fd, LOG_RING, PIPE_SIZE, "the disk was too slow");
 		L.to[0] = &out;
 		L.to[1] = r->merged ? &out : &err;
 		L.log = s->log_fd >= 0 ? &log : NULL;

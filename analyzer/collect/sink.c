@@ -2,6 +2,7 @@
 #include "collect/sink.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,13 +90,119 @@ void sink_commit(struct sink *s, size_t n)
 	pthread_mutex_unlock(&s->mu);
 }
 
+int sink_pipe_ready(struct sink *s)
+{
+	pthread_mutex_lock(&s->mu);
+	int r = s->pipe_ok && s->started && !s->dead && !s->len && !s->gap;
+	pthread_mutex_unlock(&s->mu);
+	return r;
+}
+
+void sink_pipe_commit(struct sink *s, size_t n)
+{
+	if (!n)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->pushed += n;
+	if (s->dead) {
+		s->lost += n;
+	} else {
+		s->inpipe += n;
+		pthread_cond_signal(&s->cv);
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
+void sink_pipe_off(struct sink *s)
+{
+	pthread_mutex_lock(&s->mu);
+	s->pipe_ok = 0;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* The pipe's next bytes (at most n) read and written, for a destination
+ * that cannot take a splice.  Bytes written, or -1 (errno) on an error,
+ * *partial then saying how many of them were written before it. */
+static ssize_t pipe_copy_out(struct sink *s, size_t n, char *buf, size_t bufn, size_t *partial)
+{
+	ssize_t r;
+	*partial = 0;
+	do
+		r = read(s->pin[0], buf, n < bufn ? n : bufn);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0) {
+		errno = r < 0 ? errno : EIO;
+		return -1;
+	}
+	while (*partial < (size_t)r) {
+		ssize_t w = write(s->fd, buf + *partial, (size_t)r - *partial);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			errno = w < 0 ? errno : EIO;
+			return -1;
+		}
+		*partial += (size_t)w;
+	}
+	return r;
+}
+
+/* Write the pipe's bytes (all that were handed in: they are older than
+ * any in the ring).  Called and returns with mu held; -1 when the sink
+ * died. */
+static int drain_pipe(struct sink *s, int *nosplice, char **buf)
+{
+	while (s->inpipe) {
+		size_t n = s->inpipe;
+		pthread_mutex_unlock(&s->mu);
+		ssize_t w;
+		size_t partial = 0;
+		if (!*nosplice) {
+			do
+				w = splice(s->pin[0], NULL, s->fd, NULL, n, SPLICE_F_MOVE);
+			while (w < 0 && errno == EINTR);
+			if (w < 0 && errno == EINVAL) {
+				/* O_APPEND, or a driver without splice: read and write instead */
+				*nosplice = 1;
+				sink_pipe_off(s);
+				pthread_mutex_lock(&s->mu);
+				continue;
+			}
+		} else {
+			if (!*buf)
+				*buf = xmalloc(64u << 10);
+			w = pipe_copy_out(s, n, *buf, 64u << 10, &partial);
+		}
+		pthread_mutex_lock(&s->mu);
+		if (w <= 0) {
+			s->written += partial;
+			s->inpipe -= partial;
+			s->err = w < 0 ? errno : EIO;
+			s->dead = 1;
+			s->lost += s->len + s->inpipe;
+			s->len = s->inpipe = 0;
+			return -1;
+		}
+		s->written += (uint64_t)w;
+		s->inpipe -= (size_t)w;
+	}
+	return 0;
+}
+
 static void *sink_main(void *arg)
 {
 	struct sink *s = arg;
+	int nosplice = 0;
+	char *copybuf = NULL; /* pipe_copy_out's, once needed */
 	pthread_mutex_lock(&s->mu);
 	for (;;) {
-		while (!s->len && !s->closing)
+		while (!s->len && !s->inpipe && !s->closing)
 			pthread_cond_wait(&s->cv, &s->mu);
+		if (s->inpipe) {
+			if (drain_pipe(s, &nosplice, &copybuf) < 0)
+				break;
+			continue;
+		}
 		if (!s->len && s->gap) {
 			/* output dropped at the very end: the note closes the copy */
 			char note[160];
@@ -133,15 +240,40 @@ static void *sink_main(void *arg)
 	s->done = 1;
 	pthread_cond_broadcast(&s->drained);
 	pthread_mutex_unlock(&s->mu);
+	free(copybuf);
 	return NULL;
 }
 
-int sink_start(struct sink *s, int fd, size_t cap, const char *slow)
+/* Pipe mode's pipe, as large as the job's (pipe_size): a smaller one
+ * would take a fraction of each wake's bytes and send the rest through the
+ * ring.  Without it (the user's pipe quota, fs.pipe-user-pages-soft, spent)
+ * the sink works from its ring only. */
+static void pipe_mode_open(struct sink *s, size_t pipe_size)
+{
+	s->pin[0] = s->pin[1] = -1;
+	/* the write end non-blocking (the reader's tee and splice never wait),
+	 * the read end blocking: a splice between two pipes does not wait when
+	 * either end is O_NONBLOCK, and the thread's must wait for a slow
+	 * terminal */
+	if (!pipe_size || pipe2(s->pin, O_CLOEXEC) < 0)
+		return;
+	fcntl(s->pin[1], F_SETFL, O_NONBLOCK);
+	if (fcntl(s->pin[0], F_SETPIPE_SZ, (int)pipe_size) < (int)pipe_size) {
+		close(s->pin[0]);
+		close(s->pin[1]);
+		s->pin[0] = s->pin[1] = -1;
+		return;
+	}
+	s->pipe_ok = 1;
+}
+
+int sink_start(struct sink *s, int fd, size_t cap, size_t pipe_size, const char *slow)
 {
 	memset(s, 0, sizeof *s);
 	s->fd = fd;
 	s->slow = slow;
 	s->cap = cap;
+	pipe_mode_open(s, pipe_size);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	pthread_cond_init(&s->drained, NULL);
@@ -175,8 +307,8 @@ void sink_finish(struct sink *s, double wait_s)
 	int done = s->done;
 	if (!done) {
 		/* stuck in a write: the rest is lost; the thread is left to itself */
-		s->lost += s->len;
-		s->len = 0;
+		s->lost += s->len + s->inpipe;
+		s->len = s->inpipe = 0;
 		s->dead = 1;
 		s->err = ETIMEDOUT;
 	}
@@ -192,6 +324,11 @@ void sink_free(struct sink *s)
 {
 	if (s->started == 2)
 		return; /* its thread may still touch it */
+	if (s->pin[0] >= 0) {
+		close(s->pin[0]);
+		close(s->pin[1]);
+		s->pin[0] = s->pin[1] = -1;
+	}
 	free(s->ring);
 	s->ring = NULL;
 	pthread_mutex_destroy(&s->mu);

@@ -2,6 +2,7 @@
  * the ustar header writer, the raw-file redaction that keeps forms, the
  * environment dump, the manifest parser on good and broken input, the
  * detection of nccl-triage's own files and of kernel logs, and the sink. */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -180,7 +181,7 @@ static void test_sink(void)
 		prefill += (size_t)w;
 	fcntl(p[1], F_SETFL, 0);
 	struct sink s;
-	sink_start(&s, p[1], 256, "the test was too slow");
+	sink_start(&s, p[1], 256, 0, "the test was too slow");
 	char a[200], b[100];
 	memset(a, 'a', sizeof a);
 	memset(b, 'b', sizeof b);
@@ -217,7 +218,7 @@ static void test_sink(void)
 	/* a closed reader: the sink ends, everything after counts as lost */
 	CHECK_INT(pipe(p), 0);
 	close(p[0]);
-	sink_start(&s, p[1], 1 << 16, "slow");
+	sink_start(&s, p[1], 1 << 16, 0, "slow");
 	sink_push(&s, a, 40);
 	sink_finish(&s, 5);
 	CHECK(s.dead);
@@ -250,7 +251,7 @@ static void test_sink_reserve(void)
 	CHECK_INT(pipe(p), 0);
 	size_t prefill = fill_pipe(p);
 	struct sink s;
-	sink_start(&s, p[1], 256, "T");
+	sink_start(&s, p[1], 256, 0, "T");
 	char a[200], b[100];
 	memset(a, 'a', sizeof a);
 	memset(b, 'b', sizeof b);
@@ -285,6 +286,81 @@ static void test_sink_reserve(void)
 	free(got);
 }
 
+/* Pipe mode: bytes through the sink's pipe and through its ring keep
+ * their order, to a file that takes splices and to one opened O_APPEND
+ * (which does not: read and write instead, pipe mode off); a dead
+ * destination counts what the pipe held as lost. */
+static void sink_wait_empty(struct sink *s)
+{
+	for (int i = 0; i < 500; i++) {
+		pthread_mutex_lock(&s->mu);
+		int busy = s->len || s->inpipe;
+		pthread_mutex_unlock(&s->mu);
+		if (!busy)
+			return;
+		usleep(10000);
+	}
+}
+
+static void pipe_put(struct sink *s, const char *text)
+{
+	size_t n = strlen(text);
+	CHECK(sink_pipe_ready(s));
+	CHECK_INT(write(s->pin[1], text, n), (long long)n);
+	sink_pipe_commit(s, n);
+}
+
+static void test_sink_pipe_mode(void)
+{
+	for (int append = 0; append < 2; append++) {
+		char path[] = "/tmp/nt-sink-XXXXXX";
+		int fd = mkstemp(path);
+		CHECK(fd >= 0);
+		if (append) {
+			close(fd);
+			fd = open(path, O_WRONLY | O_APPEND);
+		}
+		struct sink s;
+		CHECK_INT(sink_start(&s, fd, 1 << 16, 1 << 20, "T"), 0);
+		CHECK(s.pipe_ok);
+		pipe_put(&s, "one ");
+		sink_push(&s, "two ", 4);  /* after the pipe's bytes, whichever the thread sees first */
+		sink_wait_empty(&s);
+		CHECK_INT(s.pipe_ok, !append); /* O_APPEND refused the splice */
+		if (s.pipe_ok)
+			pipe_put(&s, "three ");
+		else
+			sink_push(&s, "three ", 6);
+		sink_push(&s, "four", 4);
+		sink_finish(&s, 5);
+		CHECK_INT(s.pushed, 18);
+		CHECK_INT(s.written, 18);
+		CHECK_INT(s.lost, 0);
+		sink_free(&s);
+		close(fd);
+		char got[64] = {0};
+		fd = open(path, O_RDONLY);
+		CHECK(read(fd, got, sizeof got - 1) == 18);
+		close(fd);
+		unlink(path);
+		CHECK_STR(got, "one two three four");
+	}
+	/* a closed reader: what the pipe held is lost, and what follows */
+	int p[2];
+	CHECK_INT(pipe(p), 0);
+	close(p[0]);
+	struct sink s;
+	sink_start(&s, p[1], 1 << 16, 1 << 20, "T");
+	pipe_put(&s, "lost bytes");
+	sink_finish(&s, 5);
+	CHECK(s.dead);
+	CHECK_INT(s.err, EPIPE);
+	CHECK_INT(s.lost, 10);
+	CHECK(!sink_pipe_ready(&s));
+	sink_free(&s);
+	close(p[1]);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -295,5 +371,6 @@ int main(void)
 	test_manifest_parse();
 	test_sink();
 	test_sink_reserve();
+	test_sink_pipe_mode();
 	TEST_MAIN_END();
 }
