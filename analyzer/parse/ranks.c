@@ -345,16 +345,28 @@ static int wpid_hash_at(const void *ctx, size_t i, uint64_t *h)
 /* host:pid's entry, created when new; hashed, since every NCCL line asks. */
 static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn, long pid)
 {
+	/* the last two processes first (a host:pid names one process: any
+	 * entry that has it is the one the index finds) */
 	if (r->last_proc) {
 		struct rank_proc *q = &r->v[r->last_proc - 1];
 		if (q->host && q->pid == pid && q->host_len == hn && memcmp(q->host, host, hn) == 0)
 			return q;
+	}
+	if (r->last_proc2) {
+		struct rank_proc *q = &r->v[r->last_proc2 - 1];
+		if (q->host && q->pid == pid && q->host_len == hn && memcmp(q->host, host, hn) == 0) {
+			size_t t = r->last_proc;
+			r->last_proc = r->last_proc2;
+			r->last_proc2 = t;
+			return q;
+		}
 	}
 	uint64_t h = proc_hash(host, hn, pid);
 	if (r->pix.nslot) {
 		for (size_t s = hindex_first(&r->pix, h); r->pix.slot[s]; s = hindex_next(&r->pix, s)) {
 			struct rank_proc *q = &r->v[r->pix.slot[s] - 1];
 			if (q->host && q->pid == pid && q->host_len == hn && memcmp(q->host, host, hn) == 0) {
+				r->last_proc2 = r->last_proc;
 				r->last_proc = r->pix.slot[s];
 				return q;
 			}
@@ -374,6 +386,7 @@ static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn,
 		hindex_grow(&r->wix, r->n, wpid_hash_at, r);
 	else
 		hindex_put(&r->wix, wpid_hash(pid), r->n - 1);
+	r->last_proc2 = r->last_proc;
 	r->last_proc = r->n;
 	return p;
 }
