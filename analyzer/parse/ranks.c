@@ -1094,11 +1094,13 @@ static int note_spawn_exit(struct ranks *r, const struct span *m, const char *pa
 	return 1; /* not torchrun's agent: saw_launcher stays */
 }
 
-static int note_exit_record(struct ranks *r, const struct span *m, uint64_t kw, const char *path, uint64_t lineno,
-                            uint64_t order, double ts)
+/* A launcher's record of how processes ended (docs/verdicts.md: exit
+ * records): "exit=N", srun's "task N: Exited ...", slurmstepd's
+ * CANCELLED, mpirun's "process rank N ... exited on signal", spawn's
+ * records; 1 when it was one.  Called by note_exit_record. */
+static int exit_record(struct ranks *r, const struct span *m, uint64_t kw, const char *path, uint64_t lineno,
+                       uint64_t order, double ts)
 {
-	if (m->n < 6)
-		return 0;
 	if ((kw & KW_BIT(KW_SPAWN_EXIT)) && note_spawn_exit(r, m, path, lineno, order, ts))
 		return 1;
 	const char *p = m->p, *end = m->p + m->n;
@@ -1216,6 +1218,17 @@ static int note_exit_record(struct ranks *r, const struct span *m, uint64_t kw, 
 		return 1;
 	}
 	return 0;
+}
+
+/* Most plain lines are none of these: the tests that every record needs
+ * (a keyword, or its first byte: "exit=", "srun: ", "slurmstepd: ",
+ * "mpirun ") before the call. */
+static inline int note_exit_record(struct ranks *r, const struct span *m, uint64_t kw, const char *path,
+                                   uint64_t lineno, uint64_t order, double ts)
+{
+	if (m->n < 6 || (!(kw & KW_BIT(KW_SPAWN_EXIT)) && m->p[0] != 'e' && m->p[0] != 's' && m->p[0] != 'm'))
+		return 0;
+	return exit_record(r, m, kw, path, lineno, order, ts);
 }
 
 /* "[Rank 3]" or "... Rank 3]" inside a PyTorch message. */
