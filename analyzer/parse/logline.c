@@ -376,6 +376,10 @@ static inline __attribute__((always_inline)) int nccl_prefix(const char *s, size
 		i++;
 	if (i >= n || s[i] != ':') /* no host:pid:tid; "NCCL INFO ..." without one */
 		return i - h0 == 4 && memcmp(s + h0, "NCCL", 4) == 0 ? hostless_line(s, n, h0, &ts, lead_dev, out) : 0;
+	/* the pid (or a hostless "file: line") starts right after the ':':
+	 * "RuntimeError: ...", "INFO:root:..." end here, without the call */
+	if (i + 1 >= n || !(is_digit(s[i + 1]) || (s[i + 1] == ' ' && i + 2 < n && is_digit(s[i + 2]))))
+		return 0;
 	return nccl_after_host(s, n, h0, i, &ts, lead_dev, out);
 }
 
