@@ -81,16 +81,16 @@ struct acmatch {
 	size_t nshort;
 	struct lit *one;   /* literals of one byte */
 	size_t none;
-	uint8_t quad[(1u << QUAD_BITS) / 8]; /* hashed 4-gram anchors */
+	uint64_t quad[(1u << QUAD_BITS) / 64]; /* hashed 4-gram anchors, 64 a word (QBIT) */
 	/* The second test at a QUAD hit, on 8 bytes: each anchor of a literal
 	 * sets the hash of its 4-gram with the literal's next 4 bytes (PNEXT),
 	 * else with its previous 4 (PPREV), else (a 7-byte literal's anchor
 	 * has neither) its 4-gram in ALWAYS.  Most anchors that occur in text
 	 * (English words: "urce", "vice") stop here, before the anchor table
 	 * and the literals (two cache misses). */
-	uint8_t pnext[(1u << QUAD_BITS) / 8];
-	uint8_t pprev[(1u << QUAD_BITS) / 8];
-	uint8_t always[(1u << QUAD_BITS) / 8];
+	uint64_t pnext[(1u << QUAD_BITS) / 64];
+	uint64_t pprev[(1u << QUAD_BITS) / 64];
+	uint64_t always[(1u << QUAD_BITS) / 64];
 	uint8_t pair[65536 / 8];             /* bigram anchors of short literals */
 	uint8_t onebyte[256];
 	int built;
@@ -227,6 +227,11 @@ static int bigram_cost(const struct bigrams *common, const char *s)
 
 #define BIT(bm, x) (((bm)[(x) >> 3] >> ((x) & 7)) & 1)
 #define SETBIT(bm, x) ((bm)[(x) >> 3] |= (uint8_t)(1u << ((x) & 7)))
+/* QUAD's words: bit h & 63 of word h >> 6; the scan shifts a word by h and
+ * ORs four of them before it tests bit 0 (one shift a 4-gram, no byte/bit split) */
+#define QWORD(bm, x) ((bm)[(x) >> 6] >> ((x) & 63))
+#define QBIT(bm, x) (QWORD(bm, x) & 1)
+#define QSETBIT(bm, x) ((bm)[(x) >> 6] |= (uint64_t)1 << ((x) & 63))
 
 /* Byte order does not matter: anchors are computed with the same loads. */
 static uint32_t load32(const void *p)
@@ -456,13 +461,13 @@ void acmatch_build(struct acmatch *ac)
 			e->owns = j == 0;
 			e->off = w + j;
 			e->anchor = load32(l->s + e->off);
-			SETBIT(ac->quad, quad_hash(e->anchor));
+			QSETBIT(ac->quad, quad_hash(e->anchor));
 			if (e->off + 8 <= e->len)
-				SETBIT(ac->pnext, pair_hash(load64(l->s + e->off)));
+				QSETBIT(ac->pnext, pair_hash(load64(l->s + e->off)));
 			else if (e->off >= 4)
-				SETBIT(ac->pprev, pair_hash(load64(l->s + e->off - 4)));
+				QSETBIT(ac->pprev, pair_hash(load64(l->s + e->off - 4)));
 			else
-				SETBIT(ac->always, quad_hash(e->anchor));
+				QSETBIT(ac->always, quad_hash(e->anchor));
 		}
 	}
 	free(cost);
@@ -518,12 +523,23 @@ static void verify(const struct lit *v, size_t cnt, uint32_t a, const unsigned c
 	}
 }
 
-/* Report the 4-gram-anchored literals whose anchor is x, the bytes at
+/* One search: the text and where its hits go (one pointer for the calls
+ * at bitmap hits, fewer arguments to pass). */
+struct scan {
+	const unsigned char *p;
+	size_t n;
+	void (*hit)(void *ctx, uint32_t value);
+	void *ctx;
+};
+
+/* Report the 4-gram-anchored literals whose anchor is the 4 bytes at
  * position i (a bitmap hit): the anchor table, then 8 bytes at once, then
  * memcmp for the rest. */
-static void verify_quad(const struct acmatch *ac, uint32_t x, const unsigned char *p, size_t n, size_t i,
-                        void (*hit)(void *ctx, uint32_t value), void *ctx)
+static void verify_quad(const struct acmatch *ac, const struct scan *sc, size_t i)
 {
+	const unsigned char *p = sc->p;
+	size_t n = sc->n;
+	uint32_t x = load32(p + i);
 	size_t amask = ((size_t)1 << ac->abits) - 1;
 	const struct aslot *a;
 	for (size_t slot = aslot_hash(x, ac->abits);; slot = (slot + 1) & amask) {
@@ -543,9 +559,9 @@ static void verify_quad(const struct acmatch *ac, uint32_t x, const unsigned cha
 			if ((load64(p + start) & l->mask) != l->head)
 				continue;
 			if (l->len <= 8 || memcmp(p + start + 8, l->s + 8, l->len - 8) == 0)
-				hit(ctx, l->value);
+				sc->hit(sc->ctx, l->value);
 		} else if (memcmp(p + start, l->s, l->len) == 0) {
-			hit(ctx, l->value);
+			sc->hit(sc->ctx, l->value);
 		}
 	}
 }
@@ -555,8 +571,8 @@ static void verify_quad(const struct acmatch *ac, uint32_t x, const unsigned cha
  * an occurrence are the literal's, so its pair's bit is set. */
 static inline int pair_may(const struct acmatch *ac, uint32_t x, const unsigned char *p, size_t n, size_t i)
 {
-	return BIT(ac->always, quad_hash(x)) || (i + 8 <= n && BIT(ac->pnext, pair_hash(load64(p + i)))) ||
-	       (i >= 4 && BIT(ac->pprev, pair_hash(load64(p + i - 4))));
+	return QBIT(ac->always, quad_hash(x)) || (i + 8 <= n && QBIT(ac->pnext, pair_hash(load64(p + i)))) ||
+	       (i >= 4 && QBIT(ac->pprev, pair_hash(load64(p + i - 4))));
 }
 
 /* Both tests at one position (a database with short literals). */
@@ -565,8 +581,8 @@ static void probe(const struct acmatch *ac, const unsigned char *p, size_t n, si
 {
 	if (i + 4 <= n) {
 		uint32_t x = load32(p + i);
-		if (BIT(ac->quad, quad_hash(x)))
-			verify_quad(ac, x, p, n, i, hit, ctx);
+		if (QBIT(ac->quad, quad_hash(x)))
+			verify_quad(ac, &(struct scan){p, n, hit, ctx}, i);
 	}
 	uint32_t x = load16(p + i);
 	if (BIT(ac->pair, x))
@@ -587,30 +603,30 @@ void acmatch_search(const struct acmatch *ac, const char *s, size_t n,
 		return;
 	if (ac->nshort == 0) {
 		/* the common case (the built-in database): one test a position */
-		const uint8_t *quad = ac->quad;
+		const uint64_t *quad = ac->quad;
+		const struct scan sc = {p, n, hit, ctx};
 		size_t st = ac->stride, i = 0;
 		if (st == 4) {
 			/* four positions a round: most rounds test no bit */
 			for (; i + 16 <= n; i += 16) {
-				uint32_t x0 = load32(p + i), x1 = load32(p + i + 4), x2 = load32(p + i + 8), x3 = load32(p + i + 12);
-				unsigned b0 = BIT(quad, quad_hash(x0)), b1 = BIT(quad, quad_hash(x1)), b2 = BIT(quad, quad_hash(x2)),
-				         b3 = BIT(quad, quad_hash(x3));
-				if (!(b0 | b1 | b2 | b3))
+				uint64_t t0 = QWORD(quad, quad_hash(load32(p + i))), t1 = QWORD(quad, quad_hash(load32(p + i + 4))),
+				         t2 = QWORD(quad, quad_hash(load32(p + i + 8))), t3 = QWORD(quad, quad_hash(load32(p + i + 12)));
+				if (!((t0 | t1 | t2 | t3) & 1))
 					continue;
-				if (b0 && pair_may(ac, x0, p, n, i))
-					verify_quad(ac, x0, p, n, i, hit, ctx);
-				if (b1 && pair_may(ac, x1, p, n, i + 4))
-					verify_quad(ac, x1, p, n, i + 4, hit, ctx);
-				if (b2 && pair_may(ac, x2, p, n, i + 8))
-					verify_quad(ac, x2, p, n, i + 8, hit, ctx);
-				if (b3 && pair_may(ac, x3, p, n, i + 12))
-					verify_quad(ac, x3, p, n, i + 12, hit, ctx);
+				if ((t0 & 1) && pair_may(ac, load32(p + i), p, n, i))
+					verify_quad(ac, &sc, i);
+				if ((t1 & 1) && pair_may(ac, load32(p + i + 4), p, n, i + 4))
+					verify_quad(ac, &sc, i + 4);
+				if ((t2 & 1) && pair_may(ac, load32(p + i + 8), p, n, i + 8))
+					verify_quad(ac, &sc, i + 8);
+				if ((t3 & 1) && pair_may(ac, load32(p + i + 12), p, n, i + 12))
+					verify_quad(ac, &sc, i + 12);
 			}
 		}
 		for (; i + 4 <= n; i += st) {
 			uint32_t x = load32(p + i);
-			if (BIT(quad, quad_hash(x)) && pair_may(ac, x, p, n, i))
-				verify_quad(ac, x, p, n, i, hit, ctx);
+			if (QBIT(quad, quad_hash(x)) && pair_may(ac, x, p, n, i))
+				verify_quad(ac, &sc, i);
 		}
 		return;
 	}

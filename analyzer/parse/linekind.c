@@ -45,8 +45,9 @@ static void classify(const struct logline *ll, uint64_t kw, struct linekind *out
 	size_t i = 0;
 	while (i < qn && IDENT[(unsigned char)q[i]])
 		i++;
-	int alone = i == qn && memchr(q, '.', qn) != NULL; /* "a.b.RendezvousTimeoutError" alone */
 	int typed = i > 5 && (memcmp(q + i - 5, "Error", 5) == 0 || (i >= 9 && memcmp(q + i - 9, "Exception", 9) == 0));
+	/* "a.b.RendezvousTimeoutError" alone (looked for only when typed: it counts only then) */
+	int alone = typed && i == qn && memchr(q, '.', qn) != NULL;
 	/* a wrapper's type with the type it wraps: "ray.exceptions.RayTaskError(OutOfMemoryError): " */
 	const char *paren = typed && i + 2 < qn && q[i] == '(' ? memchr(q + i, ')', qn - i) : NULL;
 	int wraps = paren && (size_t)(paren - q) + 1 < qn && paren[1] == ':';
@@ -57,7 +58,7 @@ static void classify(const struct logline *ll, uint64_t kw, struct linekind *out
 	/* the first byte that is not a blank (the nccl-tests parser skips
 	 * these, and reads at most its line buffer's 1023 bytes) */
 	size_t lim = n < 1023 ? n : 1023;
-	for (size_t j = 0; j < lim; j++) {
+	for (size_t j = sp; j < lim; j++) { /* p[0..sp) are blanks (sp <= 16) */
 		char c = p[j];
 		if (c == ' ' || c == '\t' || c == '\r' || c == 0 || c == '\n')
 			continue;

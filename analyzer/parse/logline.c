@@ -34,10 +34,11 @@ static int has_prefix(const char *s, size_t n, const char *lit)
 /* The bytes that end a host name: ':', or whitespace (then it is not one). */
 static const unsigned char HOST_STOP[256] = {[':'] = 1, [' '] = 1, ['\t'] = 1};
 
-/* Consecutive lines mostly come from one thread of one process: the last
- * INFO/CALL line's "host:pid:tid [dev] NCCL INFO " is remembered, with its
- * parse, per thread.  The parse of those bytes depends on nothing else, so
- * a line that starts with the same bytes gets the same fields at once. */
+/* Consecutive lines mostly come from a few threads of a few processes
+ * (ranks of one host, interleaved): the last MEMO_SLOTS INFO/CALL lines'
+ * "host:pid:tid [dev] NCCL INFO " are remembered, with their parse, per
+ * thread.  The parse of those bytes depends on nothing else, so a line that
+ * starts with the same bytes gets the same fields at once. */
 struct prefix_memo {
 	char bytes[120];
 	size_t len;          /* 0: nothing remembered */
@@ -46,7 +47,10 @@ struct prefix_memo {
 	int dev;
 	enum line_level level;
 };
-static _Thread_local struct prefix_memo memo;
+#define MEMO_SLOTS 4
+static _Thread_local struct prefix_memo memo[MEMO_SLOTS];
+static _Thread_local struct prefix_memo *memo_last; /* the slot that matched or was filled last: tried first */
+static _Thread_local unsigned memo_next;            /* the slot the next miss fills (round robin) */
 
 /* "[collector timestamp] " or "[dev] " at the start: the timestamp's span
  * or the leading number (the device of a line without host:pid:tid, or a
@@ -72,21 +76,34 @@ static inline int lead_bracket(const char *s, size_t n, struct span *ts, int *le
 	return 1;
 }
 
-/* The line repeats the previous NCCL prefix (memo): filled from it. */
+/* The line repeats a remembered NCCL prefix (memo): filled from it. */
 static inline int memo_hit(const char *s, size_t n, size_t i, const struct span *ts, struct logline *out)
 {
-	/* the first byte before the call: a line of another kind differs there */
-	if (!memo.len || n - i < memo.len || s[i] != memo.bytes[0] || memcmp(s + i, memo.bytes, memo.len) != 0)
+	/* the first byte of the last one before any call: a line of another
+	 * kind (or host) differs there; the other slots only after it */
+	const struct prefix_memo *m = memo_last;
+	if (!m || s[i] != m->bytes[0])
 		return 0;
-	out->level = memo.level;
-	out->msg.p = s + i + memo.len;
-	out->msg.n = n - i - memo.len;
+	if (n - i < m->len || memcmp(s + i, m->bytes, m->len) != 0) {
+		m = NULL;
+		for (struct prefix_memo *c = memo; c < memo + MEMO_SLOTS; c++)
+			if (c != memo_last && c->len && n - i >= c->len && s[i] == c->bytes[0] &&
+			    memcmp(s + i, c->bytes, c->len) == 0) {
+				m = memo_last = c;
+				break;
+			}
+		if (!m)
+			return 0;
+	}
+	out->level = m->level;
+	out->msg.p = s + i + m->len;
+	out->msg.n = n - i - m->len;
 	out->ts = *ts;
 	out->host.p = s + i;
-	out->host.n = memo.hostlen;
-	out->pid = memo.pid;
-	out->tid = memo.tid;
-	out->dev = memo.dev;
+	out->host.n = m->hostlen;
+	out->pid = m->pid;
+	out->tid = m->tid;
+	out->dev = m->dev;
 	out->file = out->func = (struct span){NULL, 0};
 	out->srcline = -1;
 	return 1;
@@ -311,14 +328,16 @@ static __attribute__((noinline)) int nccl_after_host(const char *s, size_t n, si
 	int srcline = -1;
 	if (!level_part(rest, rn, dev >= 0, &lvl, &msg_off, &file, &func, &srcline))
 		return 0;
-	if ((lvl == LINE_INFO || lvl == LINE_CALL) && i + msg_off - h0 <= sizeof memo.bytes) {
-		memo.len = i + msg_off - h0;
-		memcpy(memo.bytes, s + h0, memo.len);
-		memo.hostlen = h1 - h0;
-		memo.pid = pid;
-		memo.tid = tid;
-		memo.dev = dev;
-		memo.level = lvl;
+	if ((lvl == LINE_INFO || lvl == LINE_CALL) && i + msg_off - h0 <= sizeof memo[0].bytes) {
+		struct prefix_memo *m = memo_last = &memo[memo_next];
+		memo_next = (memo_next + 1) % MEMO_SLOTS;
+		m->len = i + msg_off - h0;
+		memcpy(m->bytes, s + h0, m->len);
+		m->hostlen = h1 - h0;
+		m->pid = pid;
+		m->tid = tid;
+		m->dev = dev;
+		m->level = lvl;
 	}
 	out->level = lvl;
 	out->msg.p = rest + msg_off;
@@ -357,6 +376,10 @@ static inline __attribute__((always_inline)) int nccl_prefix(const char *s, size
 		i++;
 	if (i >= n || s[i] != ':') /* no host:pid:tid; "NCCL INFO ..." without one */
 		return i - h0 == 4 && memcmp(s + h0, "NCCL", 4) == 0 ? hostless_line(s, n, h0, &ts, lead_dev, out) : 0;
+	/* the pid (or a hostless "file: line") starts right after the ':':
+	 * "RuntimeError: ...", "INFO:root:..." end here, without the call */
+	if (i + 1 >= n || !(is_digit(s[i + 1]) || (s[i + 1] == ' ' && i + 2 < n && is_digit(s[i + 2]))))
+		return 0;
 	return nccl_after_host(s, n, h0, i, &ts, lead_dev, out);
 }
 

@@ -345,16 +345,28 @@ static int wpid_hash_at(const void *ctx, size_t i, uint64_t *h)
 /* host:pid's entry, created when new; hashed, since every NCCL line asks. */
 static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn, long pid)
 {
+	/* the last two processes first (a host:pid names one process: any
+	 * entry that has it is the one the index finds) */
 	if (r->last_proc) {
 		struct rank_proc *q = &r->v[r->last_proc - 1];
 		if (q->host && q->pid == pid && q->host_len == hn && memcmp(q->host, host, hn) == 0)
 			return q;
+	}
+	if (r->last_proc2) {
+		struct rank_proc *q = &r->v[r->last_proc2 - 1];
+		if (q->host && q->pid == pid && q->host_len == hn && memcmp(q->host, host, hn) == 0) {
+			size_t t = r->last_proc;
+			r->last_proc = r->last_proc2;
+			r->last_proc2 = t;
+			return q;
+		}
 	}
 	uint64_t h = proc_hash(host, hn, pid);
 	if (r->pix.nslot) {
 		for (size_t s = hindex_first(&r->pix, h); r->pix.slot[s]; s = hindex_next(&r->pix, s)) {
 			struct rank_proc *q = &r->v[r->pix.slot[s] - 1];
 			if (q->host && q->pid == pid && q->host_len == hn && memcmp(q->host, host, hn) == 0) {
+				r->last_proc2 = r->last_proc;
 				r->last_proc = r->pix.slot[s];
 				return q;
 			}
@@ -374,6 +386,7 @@ static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn,
 		hindex_grow(&r->wix, r->n, wpid_hash_at, r);
 	else
 		hindex_put(&r->wix, wpid_hash(pid), r->n - 1);
+	r->last_proc2 = r->last_proc;
 	r->last_proc = r->n;
 	return p;
 }
@@ -1081,11 +1094,13 @@ static int note_spawn_exit(struct ranks *r, const struct span *m, const char *pa
 	return 1; /* not torchrun's agent: saw_launcher stays */
 }
 
-static int note_exit_record(struct ranks *r, const struct span *m, uint64_t kw, const char *path, uint64_t lineno,
-                            uint64_t order, double ts)
+/* A launcher's record of how processes ended (docs/verdicts.md: exit
+ * records): "exit=N", srun's "task N: Exited ...", slurmstepd's
+ * CANCELLED, mpirun's "process rank N ... exited on signal", spawn's
+ * records; 1 when it was one.  Called by note_exit_record. */
+static int exit_record(struct ranks *r, const struct span *m, uint64_t kw, const char *path, uint64_t lineno,
+                       uint64_t order, double ts)
 {
-	if (m->n < 6)
-		return 0;
 	if ((kw & KW_BIT(KW_SPAWN_EXIT)) && note_spawn_exit(r, m, path, lineno, order, ts))
 		return 1;
 	const char *p = m->p, *end = m->p + m->n;
@@ -1203,6 +1218,17 @@ static int note_exit_record(struct ranks *r, const struct span *m, uint64_t kw, 
 		return 1;
 	}
 	return 0;
+}
+
+/* Most plain lines are none of these: the tests that every record needs
+ * (a keyword, or its first byte: "exit=", "srun: ", "slurmstepd: ",
+ * "mpirun ") before the call. */
+static inline int note_exit_record(struct ranks *r, const struct span *m, uint64_t kw, const char *path,
+                                   uint64_t lineno, uint64_t order, double ts)
+{
+	if (m->n < 6 || (!(kw & KW_BIT(KW_SPAWN_EXIT)) && m->p[0] != 'e' && m->p[0] != 's' && m->p[0] != 'm'))
+		return 0;
+	return exit_record(r, m, kw, path, lineno, order, ts);
 }
 
 /* "[Rank 3]" or "... Rank 3]" inside a PyTorch message. */

@@ -207,6 +207,7 @@ struct ranks {
 	struct hindex eix;    /* launcher exit records by process -> position in ex, from RANKS_MAX_PROCS records on */
 	size_t last_proc;     /* 1 + index of the process of the previous NCCL line (consecutive lines
 	                         mostly come from one process); 0 = none */
+	size_t last_proc2;    /* the one before it (two ranks' lines interleaved); 0 = none */
 };
 
 struct ranks *ranks_new(void);
