@@ -861,11 +861,11 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 	e->rank = ll->rank >= 0 ? ll->rank : msg_self_rank(&ll->msg);
 	e->pid = ll->pid;
 	if (ll->host.n)
-		e->host = xstrndup(ll->host.p, ll->host.n);
+		e->host = evlist_keepn(&c->b->ev, ll->host.p, ll->host.n);
 	if (ll->level == LINE_WARN && ll->file.n) /* the component a generic result came from (rules_derived.c) */
-		e->src = str_sanitize(ll->file.p, ll->file.n > 120 ? 120 : ll->file.n);
+		e->src = evlist_keep_sanitized(&c->b->ev, ll->file.p, ll->file.n > 120 ? 120 : ll->file.n);
 	if (ll->ts.n)
-		e->ts = xstrndup(ll->ts.p, ll->ts.n);
+		e->ts = evlist_keepn(&c->b->ev, ll->ts.p, ll->ts.n);
 }
 
 /* ---- lines ----
