@@ -183,10 +183,19 @@ struct arena_chunk {
 	max_align_t data[]; /* size bytes */
 };
 
+/* a scope arena's blocks (json_arena_new): a header of one max_align_t
+ * holding the block's class, payloads of 16-byte classes up to
+ * POOL_CLASSES - 1 of them, recycled through a free list per class (so a
+ * scope's memory follows what is live, not what was ever allocated); class
+ * 0: a larger block, never recycled */
+#define POOL_CLASSES 64
+
 struct json_arena {
 	struct arena_chunk *head;
 	size_t total, max; /* bytes handed out; the bound (0: none) */
 	int over;          /* an allocation was refused at max */
+	int pool;          /* a scope arena (json_arena_new): blocks with headers, recycled */
+	void *freel[POOL_CLASSES]; /* per class, the freed blocks (linked through their first bytes) */
 };
 
 #define ARENA_CHUNK (256u << 10)
@@ -232,22 +241,78 @@ void json_arena_free(struct json_arena *a)
 	free(a);
 }
 
-/* The arena this thread parses into now (json_parse_arena), else NULL:
- * cJSON's hooks are process-wide, the arena is per thread, so a tree
- * another thread builds meanwhile is allocated as always. */
+/* The arena this thread parses into now (json_parse_arena) or builds in
+ * (json_arena_enter), else NULL: cJSON's hooks are process-wide, the arena
+ * is per thread, so a tree another thread builds meanwhile is allocated as
+ * always. */
 static _Thread_local struct json_arena *cur_arena;
+
+struct json_arena *json_arena_new(void)
+{
+	struct json_arena *a = xcalloc(1, sizeof *a);
+	a->pool = 1;
+	return a;
+}
+
+static void *pool_alloc(struct json_arena *a, size_t n)
+{
+	const size_t al = sizeof(max_align_t);
+	size_t c = n ? (n + 15) / 16 : 1;
+	if (c < POOL_CLASSES && a->freel[c]) {
+		void *p = a->freel[c];
+		a->freel[c] = *(void **)p;
+		return p;
+	}
+	size_t body = c < POOL_CLASSES ? c * 16 : (n + al - 1) / al * al;
+	max_align_t *h = arena_get(a, al + body, al);
+	*(size_t *)h = c < POOL_CLASSES ? c : 0;
+	return h + 1;
+}
+
+/* whether p is a block of a (in one of its chunks) */
+static int pool_owns(const struct json_arena *a, const void *p)
+{
+	for (const struct arena_chunk *c = a->head; c; c = c->next)
+		if ((const char *)p >= (const char *)c->data && (const char *)p < (const char *)c->data + c->size)
+			return 1;
+	return 0;
+}
+
+static void pool_free(struct json_arena *a, void *p)
+{
+	size_t c = *(size_t *)((max_align_t *)p - 1);
+	if (c) {
+		*(void **)p = a->freel[c];
+		a->freel[c] = p;
+	}
+}
+
+struct json_arena *json_arena_enter(struct json_arena *a)
+{
+	struct json_arena *prev = cur_arena;
+	cur_arena = a;
+	return prev;
+}
 
 static void *json_xmalloc(size_t n)
 {
-	return cur_arena ? arena_alloc(cur_arena, n) : xmalloc(n);
+	if (!cur_arena)
+		return xmalloc(n);
+	return cur_arena->pool ? pool_alloc(cur_arena, n) : arena_alloc(cur_arena, n);
 }
 
 /* While a thread parses into an arena, cJSON frees only what that parse
- * allocated (a tree that fails half way): it goes with the arena. */
+ * allocated (a tree that fails half way): it goes with the arena.  In a
+ * json_arena_enter scope, a block of the scope's arena is recycled, any
+ * other pointer was malloc'ed before the scope and is freed. */
 static void json_free(void *p)
 {
 	if (!cur_arena)
 		free(p);
+	else if (cur_arena->pool && p && pool_owns(cur_arena, p))
+		pool_free(cur_arena, p);
+	else if (cur_arena->pool)
+		free(p); /* allocated before the scope */
 }
 
 void json_use_xmalloc(void)
@@ -264,9 +329,9 @@ static cJSON *parse_in(struct json_arena **arena, const char *text, size_t len, 
 	pthread_once(&hooks_once, json_use_xmalloc); /* main installs them; tests and fuzzers may not */
 	struct json_arena *a = xcalloc(1, sizeof *a);
 	a->max = max;
-	cur_arena = a;
+	struct json_arena *prev = json_arena_enter(a); /* a json_arena_enter scope may be open */
 	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, end, 0);
-	cur_arena = NULL;
+	json_arena_enter(prev);
 	if (over)
 		*over = a->over;
 	if (!doc || a->over) {

@@ -56,6 +56,17 @@ cJSON *json_parse_arena(struct json_arena **arena, const char *text, size_t len,
  * its text). */
 cJSON *json_parse_arena_max(struct json_arena **arena, const char *text, size_t len, size_t max, int *over);
 void json_arena_free(struct json_arena *a);
+/* A scope of one owner's trees (a bundle's facts in batch): from
+ * json_arena_enter(a) until json_arena_enter(the previous arena it
+ * returned), every node and string cJSON allocates on this thread comes
+ * from a (json_arena_new: no bound) and what cJSON frees in the scope is
+ * recycled there (a pointer from before the scope is freed);
+ * json_arena_free(a) frees them all at once, with no walk of the trees.
+ * So nothing that outlives a may be allocated in the scope, no block of a
+ * may be freed outside a scope of a, and no text cJSON_Print makes in it
+ * may be passed to free(). */
+struct json_arena *json_arena_new(void);
+struct json_arena *json_arena_enter(struct json_arena *a);
 /* json_parse_arena's tree, built without cJSON: the same nodes (type,
  * names, values, links) for every text cJSON 1.7 parses, ~5 times faster
  * (the signature database at start-up).  A text it does not take goes

@@ -72,7 +72,7 @@ int cmd_analyze(struct common *c, struct strvec *ops)
 	}
 	/* -j: a second thread applies the lines while the first reads, parses and scans them */
 	int threads = c->jobs > 0 ? c->jobs : online_cpus();
-	struct analysis_opts ao = {&db, &c->lim, threads > 1 ? 2 : 1, c->unexplained, 0};
+	struct analysis_opts ao = {&db, &c->lim, threads > 1 ? 2 : 1, c->unexplained, 0, 0};
 	struct bundle **bundles = xcalloc(ops->n, sizeof *bundles);
 	size_t readable = 0;
 	int status = EXIT_HEALTHY;

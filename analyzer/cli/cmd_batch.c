@@ -422,7 +422,8 @@ static void *run_bundle(struct batch *bt, const struct item *it, struct summary 
 	struct msgs inerr = {0};
 	/* --summary-only (without --redact) shows no evidence text: no context
 	 * lines, no spans (report_bundle_summary_json reads only captures) */
-	struct analysis_opts ao = {bt->db, &bt->lim, 1, 0, bt->summary_only && !bt->red};
+	/* the bundle's facts in its arena: its report copies them (report_bundle_json) */
+	struct analysis_opts ao = {bt->db, &bt->lim, 1, 0, bt->summary_only && !bt->red, 1};
 	int pre = precheck(it, &inerr), readable = 0;
 	struct bundle *b = analysis_run(it->name, pre ? NULL : it->path, &ao, &inerr, &readable);
 	if (pre) {

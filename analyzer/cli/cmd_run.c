@@ -465,7 +465,7 @@ static int analyse(const struct common *c, const struct bundle_files *f)
 		sigdb_free(&db);
 		return -1;
 	}
-	struct analysis_opts ao = {&db, &c->lim, online_cpus() > 1 ? 2 : 1, 0, 0};
+	struct analysis_opts ao = {&db, &c->lim, online_cpus() > 1 ? 2 : 1, 0, 0, 0};
 	int ok = 0;
 	struct bundle *b = analysis_run(f->host_dir, f->host_dir, &ao, NULL, &ok);
 	cJSON *doc = report_json(&b, 1, &db, 0);

@@ -82,6 +82,8 @@ static struct bundle *start(const char *name, const struct analysis_opts *o)
 	bundle_set_audit(b, o->audit);
 	if (o->summary_only)
 		bundle_summary_only(b, 1);
+	if (o->json_arena && o->threads <= 1)
+		bundle_json_arena(b, 1);
 	return b;
 }
 
@@ -95,6 +97,7 @@ struct bundle *analysis_run(const char *name, const char *path, const struct ana
 	if (readable)
 		*readable = rc == 0;
 	analysis_finish(b);
+	bundle_json_arena(b, 0);
 	return b;
 }
 
@@ -105,5 +108,6 @@ struct bundle *analysis_run_docs(const char *name, const struct analysis_doc *do
 	for (size_t i = 0; i < n; i++)
 		bundle_add_memory(b, docs[i].name, docs[i].data ? docs[i].data : "", docs[i].len);
 	analysis_finish(b);
+	bundle_json_arena(b, 0);
 	return b;
 }

@@ -21,6 +21,8 @@ struct analysis_opts {
 	int threads;                /* 2: the pipeline of bundle_set_threads; else 1 */
 	int audit;                  /* collect the unexplained failure-word lines (bundle_set_audit) */
 	int summary_only;           /* 1: evidence without context lines or spans (bundle_summary_only) */
+	int json_arena;             /* 1 (with threads 1): the bundle's cJSON in its arena
+	                               (bundle_json_arena); the caller copies facts, never moves them */
 };
 /* One operand (a file, a folder, an archive, "-" for stdin) read as one
  * bundle named name, analysed to the end.  Input problems become the

@@ -112,10 +112,25 @@ struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct
 	return b;
 }
 
+void bundle_json_arena(struct bundle *b, int on)
+{
+	if (on && !b->jarena) {
+		cJSON_Delete(b->facts); /* bundle_new's, empty: made again in the arena */
+		b->jarena = json_arena_new();
+		b->jprev = json_arena_enter(b->jarena);
+		b->facts = cJSON_CreateObject();
+	} else if (!on && b->jarena) {
+		json_arena_enter(b->jprev);
+	}
+}
+
 void bundle_free(struct bundle *b)
 {
 	if (!b)
 		return;
+	/* the bundle's trees are freed in its arena's scope (their frees
+	 * recycle there), then the arena at once */
+	struct json_arena *jprev = b->jarena ? json_arena_enter(b->jarena) : NULL;
 	lines_stop(b);
 	free(b->name);
 	if (b->rmatcher != b->matcher)
@@ -129,7 +144,8 @@ void bundle_free(struct bundle *b)
 	free(b->sig_slot);
 	evlist_free(&b->ev);
 	env_index_free(&b->envix);
-	cJSON_Delete(b->facts);
+	if (!b->jarena)
+		cJSON_Delete(b->facts); /* else freed with the arena */
 	msgs_free(&b->warnings);
 	for (size_t i = 0; i < b->nfailures; i++) {
 		free(b->failures[i].path);
@@ -168,6 +184,10 @@ void bundle_free(struct bundle *b)
 	flight_free(b->flight);
 	bundle_clear_diagnoses(b);
 	free(b->verdict_reason);
+	if (b->jarena) {
+		json_arena_enter(jprev);
+		json_arena_free(b->jarena);
+	}
 	free(b);
 }
 
@@ -841,11 +861,11 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 	e->rank = ll->rank >= 0 ? ll->rank : msg_self_rank(&ll->msg);
 	e->pid = ll->pid;
 	if (ll->host.n)
-		e->host = xstrndup(ll->host.p, ll->host.n);
+		e->host = evlist_keepn(&c->b->ev, ll->host.p, ll->host.n);
 	if (ll->level == LINE_WARN && ll->file.n) /* the component a generic result came from (rules_derived.c) */
-		e->src = str_sanitize(ll->file.p, ll->file.n > 120 ? 120 : ll->file.n);
+		e->src = evlist_keep_sanitized(&c->b->ev, ll->file.p, ll->file.n > 120 ? 120 : ll->file.n);
 	if (ll->ts.n)
-		e->ts = xstrndup(ll->ts.p, ll->ts.n);
+		e->ts = evlist_keepn(&c->b->ev, ll->ts.p, ll->ts.n);
 }
 
 /* ---- lines ----

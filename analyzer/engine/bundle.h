@@ -23,6 +23,7 @@ struct matcher;
 struct match_tried;
 struct ranks;
 struct flight;
+struct json_arena;
 
 #define SYSREPORT_MAX (16u << 20)
 
@@ -58,6 +59,8 @@ struct bundle {
 	struct evlist ev;
 	long *sig_slot;             /* per signature: its id's evlist_slot, -1 before its first match */
 	cJSON *facts;               /* owned; see docs/facts.md */
+	struct json_arena *jarena;  /* owned, or NULL: the arena of the bundle's cJSON trees (bundle_json_arena) */
+	struct json_arena *jprev;   /* the thread's arena before bundle_json_arena's scope */
 	struct msgs warnings;       /* shown in the report's "warnings" */
 	struct input_stats stats;
 
@@ -129,6 +132,15 @@ void bundle_set_audit(struct bundle *b, int on);
  * --summary-only: report_bundle_summary_json); nothing else changes (no
  * step of the analysis reads them).  Before any input. */
 void bundle_summary_only(struct bundle *b, int on);
+/* on 1: from now until bundle_json_arena(b, 0), every cJSON node and
+ * string this thread makes (the facts, their parsers' temporaries, the
+ * flight recorder's trees) is the bundle's, in an arena of the bundle
+ * (base/json.h, json_arena_enter) that bundle_free frees at once, without
+ * a walk of the trees: for a caller whose bundle is filled on this one
+ * thread (no bundle_set_threads) and whose trees never leave the bundle
+ * (batch: its reports copy the facts).  On 1 right after bundle_new, 0
+ * after analysis_finish, before anything else makes cJSON on this thread. */
+void bundle_json_arena(struct bundle *b, int on);
 struct doc_sink bundle_sink(struct bundle *b);
 /* Feed a whole operand (path or '-'); its input errors also go to
  * input_errors when not NULL (batch reports them per bundle). */

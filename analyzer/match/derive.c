@@ -250,14 +250,14 @@ int derive_load(struct derive_rows *rows, const char *file, const cJSON *arr, co
 	return errors;
 }
 
-static int re_on(void *re, const char *s, size_t n)
+/* Whether re matches s[0..n): md has room for the whole match only (a
+ * regex with groups returns 0 then, still a match), one for every regex
+ * derive_match runs */
+static int re_on(pcre2_match_data *md, void *re, const char *s, size_t n)
 {
 	if (!re || !s)
 		return 0;
-	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-	int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL);
-	pcre2_match_data_free(md);
-	return rc >= 0;
+	return pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL) >= 0;
 }
 
 static int type_char(char c)
@@ -298,7 +298,19 @@ static size_t exception_type(const char *p, size_t n)
 	return exception_type_at(p, n, &off);
 }
 
+static const struct derive_row *match_rows(const struct derive_rows *rows, const struct derive_input *in0,
+                                           pcre2_match_data *md);
+
 const struct derive_row *derive_match(const struct derive_rows *rows, const struct derive_input *in0)
+{
+	pcre2_match_data *md = pcre2_match_data_create(1, NULL); /* NULL: no row matches, as pcre2_match says */
+	const struct derive_row *r = match_rows(rows, in0, md);
+	pcre2_match_data_free(md);
+	return r;
+}
+
+static const struct derive_row *match_rows(const struct derive_rows *rows, const struct derive_input *in0,
+                                           pcre2_match_data *md)
 {
 	/* the indent of a paste that is indented as a whole */
 	struct derive_input cp = *in0;
@@ -319,34 +331,34 @@ const struct derive_row *derive_match(const struct derive_rows *rows, const stru
 			continue;
 		switch (r->from) {
 		case DERIVE_NCCL_FILE:
-			if (!in->src || !re_on(r->file_re, in->src, strlen(in->src)))
+			if (!in->src || !re_on(md, r->file_re, in->src, strlen(in->src)))
 				continue;
-			if (r->msg_re && !re_on(r->msg_re, in->msg, in->msgn))
+			if (r->msg_re && !re_on(md, r->msg_re, in->msg, in->msgn))
 				continue;
 			return r;
 		case DERIVE_EXCEPTION:
-			if (!tn || !re_on(r->type_re, in->msg + toff, tn))
+			if (!tn || !re_on(md, r->type_re, in->msg + toff, tn))
 				continue;
-			if (r->msg_re && !re_on(r->msg_re, in->msg, in->msgn))
+			if (r->msg_re && !re_on(md, r->msg_re, in->msg, in->msgn))
 				continue;
 			return r;
 		case DERIVE_NCCL_RESULT:
 			if (r->code >= 0 && in->code == r->code)
 				return r;
-			if (r->msg_re && re_on(r->msg_re, in->msg, in->msgn))
+			if (r->msg_re && re_on(md, r->msg_re, in->msg, in->msgn))
 				return r;
 			continue;
 		case DERIVE_MESSAGE:
-			if (!in->src && !in->crash && re_on(r->msg_re, in->msg, in->msgn))
+			if (!in->src && !in->crash && re_on(md, r->msg_re, in->msg, in->msgn))
 				return r;
 			continue;
 		case DERIVE_CRASH:
 			if (!in->crash)
 				continue;
 			/* no signal (a dump of a live process) is the empty name: "^$" */
-			if (r->signal_re && !re_on(r->signal_re, in->signal ? in->signal : "", in->signal ? strlen(in->signal) : 0))
+			if (r->signal_re && !re_on(md, r->signal_re, in->signal ? in->signal : "", in->signal ? strlen(in->signal) : 0))
 				continue;
-			if (r->frame_re && !(in->frames && re_on(r->frame_re, in->frames, strlen(in->frames))))
+			if (r->frame_re && !(in->frames && re_on(md, r->frame_re, in->frames, strlen(in->frames))))
 				continue;
 			return r;
 		}

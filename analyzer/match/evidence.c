@@ -11,19 +11,9 @@ void evlist_init(struct evlist *l)
 	l->per_id_cap = 200;
 }
 
-/* the rest is the list's (l->strs, l->counts) */
-static void evidence_free(struct evidence *e)
-{
-	free(e->host);
-	free(e->src);
-	free(e->ts);
-}
-
 void evlist_free(struct evlist *l)
 {
-	for (size_t i = 0; i < l->n; i++)
-		evidence_free(&l->v[i]);
-	free(l->v);
+	free(l->v); /* the evidence's strings are in l->strs */
 	for (size_t i = 0; i < l->ncounts; i++)
 		free(l->counts[i].id);
 	free(l->counts);
@@ -86,6 +76,18 @@ int evlist_full(const struct evlist *l, const char *id)
 char *evlist_keep(struct evlist *l, const char *s)
 {
 	return arena_strndup(&l->strs, s, strlen(s));
+}
+
+char *evlist_keepn(struct evlist *l, const char *s, size_t n)
+{
+	return arena_strndup(&l->strs, s, n);
+}
+
+static char *keep_sanitized(struct evlist *l, const char *s, size_t n, size_t max);
+
+char *evlist_keep_sanitized(struct evlist *l, const char *s, size_t n)
+{
+	return keep_sanitized(l, s, n, SIZE_MAX); /* str_sanitize_cut(s, n, SIZE_MAX) is str_sanitize(s, n) */
 }
 
 void *evlist_zalloc(struct evlist *l, size_t n)

@@ -1,7 +1,8 @@
 /* evidence.h - one observation that supports a diagnosis: a log line matched
  * by a signature, or a fact rule that fired.  Its list owns its id, path,
- * text, captures, spans and context lines (one arena: thousands of small
- * strings a bundle, freed together); the evidence owns host, src and ts. */
+ * text, captures, spans, context lines, host, src and ts (one arena:
+ * thousands of small strings a bundle, freed together: whoever sets host,
+ * src or ts copies it into the list, evlist_keep). */
 #ifndef NT_EVIDENCE_H
 #define NT_EVIDENCE_H
 
@@ -34,10 +35,10 @@ struct evidence {
 	 * lines): the whole match and each capture; end == 0: unknown */
 	struct { size_t start, end; } match, *cspan; /* cspan: ncaps items or NULL */
 	int rank;          /* -1 unknown */
-	char *host;        /* NULL unknown */
-	char *src;         /* the source file of an NCCL WARN line ("transport/nvls.cc"), or NULL */
+	char *host;        /* NULL unknown (in the list: evlist_keep) */
+	char *src;         /* the source file of an NCCL WARN line ("transport/nvls.cc"), or NULL (in the list) */
 	long pid;          /* -1 unknown */
-	char *ts;          /* timestamp as printed, NULL when none */
+	char *ts;          /* timestamp as printed, NULL when none (in the list) */
 	struct capture *caps;
 	size_t ncaps;
 	uint64_t seq;      /* order of arrival in the bundle: lower = earlier */
@@ -156,6 +157,10 @@ int evlist_has(const struct evlist *l, const char *id);
 /* A copy of s that lives as long as the list (a context line), or n zeroed
  * bytes (an evidence's cspan). */
 char *evlist_keep(struct evlist *l, const char *s);
+/* s[0..n) and a NUL, kept as evlist_keep; the same sanitised (the bytes
+ * of str_sanitize(s, n)). */
+char *evlist_keepn(struct evlist *l, const char *s, size_t n);
+char *evlist_keep_sanitized(struct evlist *l, const char *s, size_t n);
 void *evlist_zalloc(struct evlist *l, size_t n);
 const char *evidence_cap(const struct evidence *e, const char *name);
 

@@ -301,11 +301,14 @@ cJSON *sys_gpu(cJSON *facts, int index, int create)
 
 cJSON *sys_gpu_by_bus(cJSON *facts, const char *bus)
 {
+	const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(facts, "gpus");
+	if (!gpus || !gpus->child)
+		return NULL; /* no GPU to find (a kernel log alone): the bus is not even read */
 	char *want = sys_bus_norm(bus);
 	if (!want)
 		return NULL;
 	cJSON *g, *found = NULL;
-	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
+	cJSON_ArrayForEach(g, gpus) {
 		const char *b = json_str(g, "bus_id");
 		if (b && strcmp(b, want) == 0) {
 			found = g;

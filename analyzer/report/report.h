@@ -41,7 +41,8 @@ cJSON *report_header_json(const struct sigdb *db);
 cJSON *report_bundle_json(const struct bundle *b, size_t evidence_max);
 /* The part of that object a batch summary and --fail-on read (summary.c:
  * summary_add_bundle; report_fails): name, verdict, inputs, the diagnoses'
- * id, category, severity, role and their evidence's captures, the
+ * id, category, severity, role and (root diagnoses only: the
+ * fingerprints') their evidence's captures, the
  * unexplained lines' kinds, the flight-recorder dumps; built by the same
  * code, without the rest (batch --summary-only: the whole object of an
  * error-dense bundle is megabytes).  Caller owns. */

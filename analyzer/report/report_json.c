@@ -388,8 +388,10 @@ cJSON *report_bundle_summary_json(const struct bundle *b)
 	for (size_t i = 0; i < b->ndiags; i++) {
 		const struct diagnosis *d = &b->diags[i];
 		cJSON *dj = diagnosis_head_json(d);
-		cJSON *ev = cJSON_AddArrayToObject(dj, "evidence");
-		for (size_t k = 0; k < d->nev && k < REPORT_EVIDENCE_MAX; k++) {
+		/* the fingerprints read the captures of root diagnoses only
+		 * (summary_add_bundle): the others' evidence is left out */
+		cJSON *ev = d->role == ROLE_ROOT ? cJSON_AddArrayToObject(dj, "evidence") : NULL;
+		for (size_t k = 0; ev && k < d->nev && k < REPORT_EVIDENCE_MAX; k++) {
 			cJSON *e = cJSON_CreateObject();
 			captures_json(e, &b->ev.v[d->ev[k]]);
 			cJSON_AddItemToArray(ev, e);

@@ -76,7 +76,7 @@ static void emit(struct rule_ctx *rc, const struct derive_row *row, const char *
 	e->rank = rank;
 	e->pid = pid;
 	if (host && !e->host)
-		e->host = xstrdup(host);
+		e->host = evlist_keep(rc->ev, host);
 }
 
 /* OTHER and CUDA_ERROR_OTHER name no component: a result code such as

@@ -166,7 +166,7 @@ static void rule_init_stall(struct rule_ctx *rc)
 	struct evidence *e = rule_emit(rc, pcie ? "infer.init_stall_pcie" : "infer.init_stall_one_host",
 	                               last->last.path ? last->last.path : rc->name, last->last.line, stmt, c, 4);
 	if (e) {
-		e->host = xstrdup(host);
+		e->host = evlist_keep(rc->ev, host);
 		e->pid = last->pid;
 	}
 	free(stmt);
@@ -262,7 +262,7 @@ static void rule_transport(struct rule_ctx *rc)
 	char *stmt = xasprintf("NCCL's channels use %s (via %s): %s%s", what, p->transport, why, bws);
 	struct evidence *e = rule_emit(rc, id, p->last.path ? p->last.path : rc->name, 0, stmt, c, 4);
 	if (e && p->host)
-		e->host = xstrdup(p->host);
+		e->host = evlist_keep(rc->ev, p->host);
 	free(stmt);
 }
 
@@ -527,7 +527,7 @@ static void rule_ifname_hosts(struct rule_ctx *rc)
 	uint64_t line = none->line;
 	struct evidence *e = rule_emit(rc, "infer.ifname_one_host_only", path, line, stmt, c, 4);
 	if (e && !e->host)
-		e->host = host, host = NULL;
+		e->host = evlist_keep(rc->ev, host);
 	free(host);
 	free(path);
 	free(stmt);

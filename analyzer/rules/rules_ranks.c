@@ -78,7 +78,7 @@ static struct evidence *emit(struct rule_ctx *rc, const char *id, const struct r
 	if (e) {
 		e->rank = rank;
 		if (p && p->host && !e->host)
-			e->host = xstrdup(p->host);
+			e->host = evlist_keep(rc->ev, p->host);
 		if (p)
 			e->pid = p->pid;
 	}

@@ -52,7 +52,7 @@ void *verify_analyze_run(const struct verify_run *r, const char *patterns_dir, c
 		docs[i].data = k->log.data;
 		docs[i].len = k->log.len;
 	}
-	struct analysis_opts ao = {&db, NULL, 1, 0, 0};
+	struct analysis_opts ao = {&db, NULL, 1, 0, 0, 0};
 	struct bundle *b = analysis_run_docs(r->mode, docs, (size_t)r->nranks, &ao);
 	for (int i = 0; i < r->nranks; i++)
 		free((char *)docs[i].name);
