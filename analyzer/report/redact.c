@@ -1233,6 +1233,52 @@ char *redact_line(struct redactor *r, const char *s)
 	return x;
 }
 
+/* Another key s[0..n) for an existing pseudonym. */
+static void add_alias(struct redactor *r, enum kind k, const char *s, size_t n, const char *pseudo)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 32;
+		r->v = xrealloc(r->v, r->cap * sizeof *r->v);
+	}
+	struct entry *e = &r->v[r->n++];
+	e->kind = k;
+	e->orig = xstrndup(s, n);
+	e->pseudo = xstrdup(pseudo);
+	e->hash = hash_key(k, s, n);
+	if (hindex_crowded(&r->ix, r->n))
+		rehash(r);
+	else
+		hindex_put(&r->ix, e->hash, r->n - 1);
+}
+
+void redact_alias_forms(struct redactor *r)
+{
+	pthread_mutex_lock(&r->mu);
+	size_t n0 = r->n;
+	for (size_t i = 0; i < n0; i++) {
+		enum kind k = r->v[i].kind;
+		if (k == K_HOST || k == K_USER || k == K_HOSTS)
+			continue; /* their pseudonyms are never learned (stop_name) */
+		char *pseudo = xstrdup(r->v[i].pseudo); /* add_alias may move v */
+		struct buf f;
+		buf_init(&f);
+		put_pseudo(&f, k, pseudo, r->v[i].orig, strlen(r->v[i].orig), F_FORM);
+		char key[40];
+		const char *kp = f.data ? f.data : "";
+		/* a bus id's key is its NCCL form, as match_pci makes it */
+		if (k == K_BUS && match_pci(kp, key, sizeof key) == f.len)
+			kp = key;
+		if (*kp && !lookup(r, k, kp, strlen(kp)))
+			add_alias(r, k, kp, strlen(kp), pseudo);
+		/* a UUID field holds the bare form, without GPU- */
+		if (k == K_UUID && f.len > 4 && f.data[3] == '-' && !lookup(r, k, f.data + 4, f.len - 4))
+			add_alias(r, k, f.data + 4, f.len - 4, pseudo);
+		buf_free(&f);
+		free(pseudo);
+	}
+	pthread_mutex_unlock(&r->mu);
+}
+
 /* Replace whole-token occurrences of from[i] by to[i] in *p. */
 static void replace_tokens(char **p, const struct strvec *from, const struct strvec *to)
 {

@@ -50,6 +50,12 @@ char *redact_string(struct redactor *r, const char *s);
 void redact_learn_line(struct redactor *r, const char *s);
 void redact_learn_name(struct redactor *r, const char *s, int user);
 char *redact_line(struct redactor *r, const char *s);
+/* After redact_line: text already rewritten (a run's redacted bundle,
+ * analysed) shows the pseudonyms in their form (192.0.2.1); so that the
+ * report's redaction names them as the originals are named (ip-1, not a
+ * new ip-7), every form becomes another key of its pseudonym (and
+ * serial-N, which redact_line writes, of itself). */
+void redact_alias_forms(struct redactor *r);
 
 
 
