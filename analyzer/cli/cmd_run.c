@@ -679,9 +679,14 @@ static struct redactor *redact_start(const struct bundle_files *f, const struct 
 {
 	const char *hosts[4], *users[4];
 	cli_own_names(f->host, f->full, hosts, users);
-	struct redactor *red = credact_new(hosts, users);
+	/* this host is host-HASH, its folder's name, in every file: the same
+	 * for every process on it, another than every other host's (analyze
+	 * DIR reads the hosts' folders as one job) */
+	struct redactor *red = credact_new(NULL, users);
+	for (size_t i = 0; hosts[i]; i++)
+		redact_learn_host_as(red, hosts[i], f->folder);
 	if (f->boot[0])
-		redact_learn_name(red, f->boot, 0);
+		redact_learn_host_as(red, f->boot, f->folder);
 	if (credact_learn_fd(red, f->raw_fd) < 0)
 		fprintf(stderr, "nccl-triage run: cannot read back the job's output: %s\n", strerror(errno));
 	if (cJSON_GetObjectItemCaseSensitive(e->set, "NCCL_DEBUG_FILE"))

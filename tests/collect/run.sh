@@ -326,7 +326,7 @@ for name in "$HOST" "$FULL" "$RU" 10.11.12.13 a081a940 ${BOOT:+"$BOOT"}; do
 	if grep -rqw -- "$name" "$T/rd"; then bad "run --redact: '$name' is still in the bundle: $(grep -rlw -- "$name" "$T/rd" | head -3)"; else ok; fi
 done
 check "run --redact: the redacted log has as many lines" [ "$(wc -l <"$T/rd/$RH/job.log")" -eq "$(wc -l <"$T/rp/$HOST/job.log")" ]
-check "run --redact: the log's pseudonyms" grep -q "^host-1:4242:4242 \[0\] NCCL INFO Bootstrap : Using eth0:192.0.2.[0-9]*<0> user user-1 home /home/user-1/train$" "$T/rd/$RH/job.log"
+check "run --redact: the log's pseudonyms (this host: its folder's name)" grep -q "^$RH:4242:4242 \[0\] NCCL INFO Bootstrap : Using eth0:192.0.2.[0-9]*<0> user user-1 home /home/user-1/train$" "$T/rd/$RH/job.log"
 check "run --redact: the report kept, the system reports collected" test -f "$T/rd/$RH/report.txt" -a -d "$T/rd/$RH/sys"
 check "run --redact: the same cause on stderr" sh -c "grep '^Cause: ' rp.err >c1 && grep '^Cause: ' rd.err >c2 && cmp -s c1 c2 && grep -q SOCKET_NETWORK c1"
 "$BIN" analyze --format json "$T/rp" >rp.json 2>/dev/null
@@ -338,11 +338,11 @@ ids = lambda x: [d["id"] for d in x["diagnoses"] if d["severity"] != "info"]
 assert a["verdict"] == b["verdict"] == "diagnosed", (a["verdict"], b["verdict"])
 assert ids(a) == ids(b) and ids(a)[0] == "socket.no_interface", (ids(a), ids(b))
 EOF
-check "run --redact: the records say redacted" py "$T/rp/$HOST/manifest.jsonl" "$T/rd/$RH/manifest.jsonl" <<'EOF'
+check "run --redact: the records say redacted" py "$T/rp/$HOST/manifest.jsonl" "$T/rd/$RH/manifest.jsonl" "$RH" <<'EOF'
 import json, sys
 p, r = ([json.loads(l) for l in open(f)] for f in sys.argv[1:3])
 assert p[-1]["run"]["redacted"] is False and p[0]["redacted"] is False, p[-1]
-assert r[-1]["run"]["redacted"] is True and r[0]["redacted"] is True and r[0]["host"] == "host-1", (r[0], r[-1])
+assert r[-1]["run"]["redacted"] is True and r[0]["redacted"] is True and r[0]["host"] == sys.argv[3], (r[0], r[-1])
 assert "fr_unredacted" not in r[-1]["run"], r[-1]
 EOF
 # a second run into the same bundle: the same folder; its NCCL_DEBUG_FILE
@@ -356,13 +356,17 @@ exit 3
 EOF
 USER=$RU "$BIN" run --redact --nccl-debug-file --no-collect --bundle "$T/rd" -- sh rjob2.sh >/dev/null 2>rd2.err
 check "run --redact twice: one folder, the second log beside the first" sh -c "[ \$(ls '$T/rd' | wc -l) -eq 1 ] && test -f '$T/rd/$RH/job.2.log'"
-check "run --redact: the NCCL log rewritten" sh -c "ls '$T/rd/$RH' | grep -qx 'nccl\.2\.[0-9]*\.log' && grep -q '^host-1:4242:4242 .*eth0:192.0.2.1<0>' '$T/rd/$RH'/nccl.2.*.log"
+check "run --redact: the NCCL log rewritten" sh -c "ls '$T/rd/$RH' | grep -qx 'nccl\.2\.[0-9]*\.log' && grep -q '^$RH:4242:4242 .*eth0:192.0.2.1<0>' '$T/rd/$RH'/nccl.2.*.log"
 check "run --redact: the flight-recorder dump said on stderr" grep -q "^nccl-triage run: fr/ holds 1 flight-recorder dumps that --redact does not rewrite; " rd2.err
 check "run --redact: ... and in the record" grep -q '"fr_unredacted":1' "$T/rd/$RH/manifest.2.jsonl"
 rm -f "$T/rd/$RH"/fr/*
 for name in "$HOST" "$FULL" 10.11.12.13; do
 	if grep -rqw -- "$name" "$T/rd"; then bad "run --redact, NCCL log: '$name' is still in the bundle: $(grep -rlw -- "$name" "$T/rd" | head -3)"; else ok; fi
 done
+# the GPU host's log of two ranks on one GPU: bus ids keep NCCL's short form, the same cause
+DUP="$ROOT/fixtures/collect/h200/run-dup/vm/job.log"
+"$BIN" run --redact --no-collect --bundle "$T/rdup" -- sh -c "cat '$DUP'; exit 1" >/dev/null 2>rdup.err
+check "run --redact, two ranks on one GPU: the same cause, the bus id named as in the log" sh -c "grep -q '^Cause: Two ranks use the same GPU (bus id busid-1) \[DEVICE_ASSIGNMENT\]' rdup.err && grep -q 'nvmlDev 0 busId 1000 commId' '$T/rdup'/host-*/job.log"
 # run killed (SIGKILL) while the job runs: no copy of the output left
 USER=$RU "$BIN" run --redact --bundle "$T/rk" -- sh -c "sh rjob.sh; echo \$\$ >'$T/rk.pid'; exec sleep 30" >/dev/null 2>&1 &
 rpid=$!

@@ -165,11 +165,11 @@ static void test_alias_forms(void)
 	struct redactor *r = redactor_new();
 	char *a = redact_line(r, "eth0 10.11.12.13 GPU-a081a940-a2e9-560c-ac89-e477ccfe16d0 busId 1b000");
 	char *b = redact_line(r, "    Serial Number                         : 1654024084892");
-	CHECK_STR(a, "eth0 192.0.2.1 GPU-00000000-0000-0000-0000-000000000001 busId busid-1");
+	CHECK_STR(a, "eth0 192.0.2.1 GPU-00000000-0000-0000-0000-000000000001 busId 1000");
 	CHECK_STR(b, "    Serial Number                         : serial-1");
 	redact_alias_forms(r);
-	char *c = redact_string(r, "peer 192.0.2.1 GPU-00000000-0000-0000-0000-000000000001 0000:01:00.0 10.11.12.13");
-	CHECK_STR(c, "peer ip-1 gpu-uuid-1 busid-1 ip-1");
+	char *c = redact_string(r, "peer 192.0.2.1 GPU-00000000-0000-0000-0000-000000000001 0000:01:00.0 10.11.12.13 busId 1000");
+	CHECK_STR(c, "peer ip-1 gpu-uuid-1 busid-1 ip-1 busId busid-1");
 	char *d = redact_string(r, "a new one: 10.9.9.9");
 	CHECK_STR(d, "a new one: ip-2");
 	cJSON *j = cJSON_Parse("{\"serial\": \"serial-1\", \"uuid\": \"00000000-0000-0000-0000-000000000001\"}");
@@ -178,6 +178,16 @@ static void test_alias_forms(void)
 	CHECK_STR(cJSON_GetObjectItem(j, "uuid")->valuestring, "gpu-uuid-1");
 	cJSON_Delete(j);
 	free(a), free(b), free(c), free(d);
+	redactor_free(r);
+	/* this host as its folder's name, its FQDN's first label too, kept by a report's redaction */
+	r = redactor_new();
+	redact_learn_host_as(r, "gpunode17.corp.example.com", "host-0123456789ab");
+	redact_learn_name(r, "othernode", 0);
+	char *e = redact_line(r, "gpunode17:1:2 [0] to othernode and gpunode17.corp.example.com");
+	CHECK_STR(e, "host-0123456789ab:1:2 [0] to host-1 and host-0123456789ab");
+	char *g = redact_string(r, "host: host-0123456789ab");
+	CHECK_STR(g, "host: host-0123456789ab");
+	free(e), free(g);
 	redactor_free(r);
 }
 
