@@ -367,6 +367,30 @@ done
 DUP="$ROOT/fixtures/collect/h200/run-dup/vm/job.log"
 "$BIN" run --redact --no-collect --bundle "$T/rdup" -- sh -c "cat '$DUP'; exit 1" >/dev/null 2>rdup.err
 check "run --redact, two ranks on one GPU: the same cause, the bus id named as in the log" sh -c "grep -q '^Cause: Two ranks use the same GPU (bus id busid-1) \[DEVICE_ASSIGNMENT\]' rdup.err && grep -q 'nvmlDev 0 busId 1000 commId' '$T/rdup'/host-*/job.log"
+# two hosts into one bundle (host names of their own, when this user may
+# unshare the UTS namespace): two folders, each host its folder's name, two
+# hosts in the analysis of the whole bundle
+if unshare -u true 2>/dev/null; then
+	for hn in ntnodea ntnodeb; do
+		unshare -u sh -c "hostname $hn && '$BIN' run --redact --no-collect --bundle '$T/rmh' -- sh -c 'echo \"\$(hostname):77:77 [0] NCCL INFO cudaDriverVersion 13000\"; exit 1'" >/dev/null 2>&1
+	done
+	"$BIN" analyze --format json "$T/rmh" >rmh.json 2>/dev/null
+	check "run --redact, two hosts: two folders, two hosts, no name left" py "$T/rmh" rmh.json <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+folders = sorted(os.listdir(d))
+assert len(folders) == 2, folders
+for f in folders:
+    text = open(os.path.join(d, f, "job.log")).read()
+    assert text.startswith(f + ":77:77 "), (f, text)
+    assert "ntnode" not in text, text
+b = json.load(open(sys.argv[2]))["bundles"][0]
+hosts = sorted(b["facts"]["nodes"])
+assert hosts == folders, (hosts, folders)
+EOF
+else
+	echo "note: no UTS namespace (unshare -u not allowed): two hosts not tried"
+fi
 # run killed (SIGKILL) while the job runs: no copy of the output left
 USER=$RU "$BIN" run --redact --bundle "$T/rk" -- sh -c "sh rjob.sh; echo \$\$ >'$T/rk.pid'; exec sleep 30" >/dev/null 2>&1 &
 rpid=$!
