@@ -107,6 +107,9 @@ const struct cli_opt CLI_OPTS[] = {
 	{"kill-after", 0, "S", CMD_RUN, OPT_KILL_AFTER, "SIGKILL this long after a SIGTERM the job ignores (default 10)"},
 	{"nccl-debug-file", 0, NULL, CMD_RUN, OPT_NCCL_DEBUG_FILE,
 	 "also set NCCL_DEBUG_FILE=DIR/HOST/nccl.%h.%p.log: one NCCL log per process (unless already set)"},
+	{"redact", 0, NULL, CMD_RUN, OPT_REDACT,
+	 "keep no file that shows this host, the user, addresses, GPU UUIDs, bus IDs or serials: the log, sys/, the manifest "
+	 "and the NCCL logs rewritten as collect --redact does, the report redacted, the folder DIR/host-HASH"},
 	{NULL, 0, NULL, 0, 0, NULL},
 };
 

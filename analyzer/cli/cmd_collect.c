@@ -15,6 +15,7 @@
 #include "cli/clicommon.h"
 #include "cli/commands.h"
 #include "collect/citems.h"
+#include "collect/credact.h"
 #include "collect/collect.h"
 
 /* "--timeout 5" and the like: a number of seconds > 0. */

@@ -7,13 +7,18 @@
  * Exits with CMD's status (128+N for a signal N).  One bundle folder per
  * host, so that runs started per node (srun, mpirun, one pod per node)
  * on a shared folder give DIR/HOST1, DIR/HOST2 that `analyze DIR` reads as
- * one ticket.  docs/collect.md. */
+ * one ticket.  With --redact nothing the bundle holds shows this host, the
+ * user, addresses, GPU UUIDs or serials (collect/credact.h): the output is
+ * copied into an unlinked file until the job ends, then written redacted;
+ * the folder is DIR/host-HASH.  docs/collect.md. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,9 +30,11 @@
 #include "cli/commands.h"
 #include "collect/citems.h"
 #include "collect/collect.h"
+#include "collect/credact.h"
 #include "collect/runjob.h"
 #include "engine/analysis.h"
 #include "engine/bundle.h"
+#include "report/redact.h"
 #include "report/report.h"
 
 #ifndef NT_VERSION
@@ -38,7 +45,7 @@ extern char **environ;
 
 struct runopts {
 	const char *bundle;
-	int collect, always, debug_file;
+	int collect, always, debug_file, redact;
 	double timeout_s, kill_after_s, budget_s;
 };
 
@@ -56,6 +63,7 @@ static int parse_opts(const struct common *c, struct runopts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->collect = 1;
+	o->redact = c->redact;
 	o->kill_after_s = 10;
 	o->budget_s = 120;
 	for (size_t i = 0; i < c->nargs; i++) {
@@ -152,8 +160,11 @@ struct bundle_files {
 	char *log_name;     /* job-rank0.log */
 	char *stem;         /* "-rank0" or "-rank0.2": the manifest and report share it */
 	int log_fd;
+	int raw_fd;         /* --redact: the output as it comes, in an unlinked file; -1 */
 	int manifest_fd, result_fd; /* created at the start, their room reserved (a full disk) */
 	char host[128], full[256];
+	char boot[64];      /* --redact: this boot's id, a name to hide; "" when unread */
+	char folder[24];    /* --redact: host-HASH */
 };
 
 /* Room for the manifest (about 10 KiB with a collection) and the result,
@@ -182,15 +193,58 @@ static int fill(int fd, const char *p, size_t n)
 	return ftruncate(fd, (off_t)n);
 }
 
+/* --redact's folder, host-HASH of the boot id and the host name (every
+ * process of the job on this host agrees on it); without a boot id, of a
+ * random one: this process's own folder. */
+static void redact_folder(struct bundle_files *f)
+{
+	char id[64] = "";
+	FILE *b = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (b) {
+		if (fgets(id, sizeof id, b))
+			id[strcspn(id, "\r\n")] = 0;
+		fclose(b);
+	}
+	snprintf(f->boot, sizeof f->boot, "%s", id);
+	if (!id[0]) {
+		unsigned char rnd[16];
+		if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+			unsigned long long t = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
+			memcpy(rnd, &t, sizeof t);
+			memcpy(rnd + 8, &t, sizeof t);
+		}
+		for (size_t i = 0; i < sizeof rnd; i++)
+			snprintf(id + 2 * i, 3, "%02x", rnd[i]);
+	}
+	credact_host_folder(id, f->full, f->folder);
+}
+
+/* An unlinked file in dir (O_TMPFILE, else created and unlinked at once):
+ * the output until it is redacted; a killed run leaves no copy. */
+static int unlinked_file(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	char *p = xasprintf("%s/.nccl-triage-run-XXXXXX", dir);
+	fd = mkostemp(p, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(p);
+	free(p);
+	return fd;
+}
+
 /* DIR/HOST and the job's log in it, created new (job.log, job.2.log ...
  * when a run before left one). -1 with a message when it cannot be made. */
 static int bundle_open(const struct runopts *o, struct bundle_files *f)
 {
 	memset(f, 0, sizeof *f);
-	f->log_fd = f->manifest_fd = f->result_fd = -1;
+	f->log_fd = f->raw_fd = f->manifest_fd = f->result_fd = -1;
 	collect_hostname(f->host, sizeof f->host, f->full, sizeof f->full);
+	if (o->redact)
+		redact_folder(f);
 	char *base = o->bundle ? xstrdup(o->bundle) : default_bundle();
-	char *dir = xasprintf("%s/%s", base, f->host);
+	char *dir = xasprintf("%s/%s", base, o->redact ? f->folder : f->host);
 	free(base);
 	if (mkdir_p(dir) < 0) {
 		fprintf(stderr, "nccl-triage run: cannot create the bundle folder %s: %s\n", dir, strerror(errno));
@@ -201,6 +255,11 @@ static int bundle_open(const struct runopts *o, struct bundle_files *f)
 	f->host_dir = real ? real : dir;
 	if (real)
 		free(dir);
+	/* before any file is made: without it there is no redacted bundle */
+	if (o->redact && (f->raw_fd = unlinked_file(f->host_dir)) < 0) {
+		fprintf(stderr, "nccl-triage run: cannot create a temporary file in %s: %s\n", f->host_dir, strerror(errno));
+		return -1;
+	}
 	char tag[24];
 	rank_tag(tag, sizeof tag);
 	for (int k = 1; k < 1000 && f->log_fd < 0; k++) {
@@ -296,7 +355,10 @@ static void job_env(const struct runopts *o, const struct bundle_files *f, struc
 	if (!is_set("PYTHONUNBUFFERED"))
 		env_add(e, "PYTHONUNBUFFERED", "1");
 	if (o->debug_file && !is_set("NCCL_DEBUG_FILE")) {
-		char *p = xasprintf("%s/nccl.%%h.%%p.log", f->host_dir);
+		/* --redact: no host name in the file's name, and this run's own
+		 * files (stem) so that it rewrites no other rank's */
+		char *p = o->redact ? xasprintf("%s/nccl%s.%%p.log", f->host_dir, f->stem ? f->stem : "")
+		                    : xasprintf("%s/nccl.%%h.%%p.log", f->host_dir);
 		env_add(e, "NCCL_DEBUG_FILE", p);
 		free(p);
 	}
@@ -381,6 +443,7 @@ static void run_record(cJSON *rec, const struct runopts *o, const struct bundle_
 	cJSON_AddNumberToObject(rec, "max_rss_kib", (double)r->max_rss_kib);
 	cJSON_AddItemToObject(rec, "set", e->set);
 	e->set = NULL;
+	cJSON_AddBoolToObject(rec, "redacted", o->redact);
 }
 
 /* What ended the job, in words: "exit status 1", "killed by signal 11". */
@@ -416,9 +479,11 @@ static void job_clock_now(struct job_clock *jc)
 }
 
 /* Collect into f->host_dir unless another process of the job on this host
- * did (sys/ exists: the first to fail collects). */
+ * did (sys/ exists: the first to fail collects).  red (--redact): the
+ * reports and the manifest's lines are learned from, the reports written
+ * rewritten (the manifest is rewritten whole at the end). */
 static void collect_into(const struct runopts *o, const struct bundle_files *f, const struct job_clock *jc,
-                         struct buf *m, cJSON *rec, size_t *nreports)
+                         struct buf *m, cJSON *rec, size_t *nreports, struct redactor *red)
 {
 	char *sys = xasprintf("%s/sys", f->host_dir);
 	if (mkdir(sys, 0755) < 0) {
@@ -433,6 +498,7 @@ static void collect_into(const struct runopts *o, const struct bundle_files *f, 
 	collect_opts_default(&co);
 	co.budget_s = o->budget_s;
 	co.cmdline = "nccl-triage run";
+	co.redact = o->redact;
 	/* the kernel's messages from a minute before the job on: older ones
 	 * (another job's segfault last week) are not this job's */
 	if (jc->uptime > 60)
@@ -444,6 +510,11 @@ static void collect_into(const struct runopts *o, const struct bundle_files *f, 
 	struct citems items = {0};
 	struct collect_counts k;
 	collect_host(&co, &items, m, &k);
+	if (red) {
+		credact_learn_buf(red, m);
+		credact_learn_items(red, &items);
+		credact_rewrite_items(red, &items);
+	}
 	char *err = NULL;
 	if (citems_write_dir(&items, f->host_dir, &err) < 0) {
 		fprintf(stderr, "nccl-triage run: %s\n", err);
@@ -457,8 +528,11 @@ static void collect_into(const struct runopts *o, const struct bundle_files *f, 
 }
 
 /* Analyse DIR/HOST; the full report to DIR/HOST/report*.txt, the summary
- * to stderr.  Returns 0 when the analysis ran. */
-static int analyse(const struct common *c, const struct bundle_files *f)
+ * to stderr.  Returns 0 when the analysis ran.  red (--redact): the report
+ * redacted as analyze --redact does, with the names the files were
+ * redacted with (what the folder's files quote is redacted already; the
+ * folder's path, and what other processes of the job leave there, not). */
+static int analyse(const struct common *c, const struct bundle_files *f, struct redactor *red)
 {
 	struct sigdb db;
 	if (load_db(&db, c, LOAD_SLIM) < 0) {
@@ -470,6 +544,11 @@ static int analyse(const struct common *c, const struct bundle_files *f)
 	struct bundle *b = analysis_run(f->host_dir, f->host_dir, &ao, NULL, &ok);
 	cJSON *doc = report_json(&b, 1, &db, 0);
 	bundle_free(b);
+	if (red) {
+		redact_alias_forms(red); /* 192.0.2.1 in the files is ip-1 in the report */
+		redact_json(red, json_get(doc, "bundles"));
+		cJSON_AddBoolToObject(doc, "redacted", 1);
+	}
 	struct report_opts ro = {0, c->evidence, 0};
 	char *path = xasprintf("%s/report%s.txt", f->host_dir, f->stem);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -515,6 +594,134 @@ static void write_manifest(const struct bundle_files *f, const struct buf *m, co
 		fprintf(stderr, "nccl-triage run: cannot write %s/result%s.txt: %s\n", f->host_dir, f->stem, strerror(errno));
 }
 
+/* ---- --redact ---- */
+
+/* This run's own NCCL_DEBUG_FILE logs (--nccl-debug-file), DIR/HOST/
+ * nccl{stem}.PID.log: their names into v. */
+static void own_nccl_logs(const struct bundle_files *f, struct strvec *v)
+{
+	DIR *d = opendir(f->host_dir);
+	if (!d)
+		return;
+	char *pre = xasprintf("nccl%s.", f->stem);
+	size_t pl = strlen(pre);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		size_t l = strlen(n);
+		if (l > pl + 4 && !strncmp(n, pre, pl) && !strcmp(n + l - 4, ".log") &&
+		    strspn(n + pl, "0123456789") == l - pl - 4)
+			strvec_push(v, n);
+	}
+	closedir(d);
+	free(pre);
+}
+
+static int open_in(const struct bundle_files *f, const char *name)
+{
+	char *path = xasprintf("%s/%s", f->host_dir, name);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	free(path);
+	return fd;
+}
+
+/* One of them rewritten: a new file beside it, renamed over it.  When that
+ * fails it is removed: no unredacted log stays. */
+static void rewrite_nccl_log(const struct bundle_files *f, const char *name, struct redactor *red)
+{
+	char *path = xasprintf("%s/%s", f->host_dir, name);
+	char *tmp = xasprintf("%s/.nccl-triage-redact-XXXXXX", f->host_dir);
+	int in = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int out = in >= 0 ? mkostemp(tmp, O_CLOEXEC) : -1;
+	int ok = out >= 0 && credact_copy_fd(red, in, out) == 0 && fchmod(out, 0644) == 0;
+	int e = errno;
+	if (out >= 0 && close(out) < 0 && ok) {
+		ok = 0;
+		e = errno;
+	}
+	if (ok && rename(tmp, path) < 0) {
+		ok = 0;
+		e = errno;
+	}
+	if (in >= 0)
+		close(in);
+	if (!ok) {
+		if (out >= 0)
+			unlink(tmp);
+		unlink(path);
+		fprintf(stderr, "nccl-triage run: cannot redact %s (%s): removed\n", path, strerror(e ? e : EIO));
+	}
+	free(tmp);
+	free(path);
+}
+
+/* Files in DIR/HOST/fr/ (the flight recorder's dumps: pickles, not text). */
+static size_t fr_dumps(const struct bundle_files *f)
+{
+	char *fr = xasprintf("%s/fr", f->host_dir);
+	DIR *d = opendir(fr);
+	size_t n = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	free(fr);
+	return n;
+}
+
+/* After the job, before anything is written: a redactor that knows this
+ * host's and the user's names, the boot id, and has learned from the
+ * job's whole output, this run's NCCL logs (their names into logs), the
+ * command line and what run added to the environment. */
+static struct redactor *redact_start(const struct bundle_files *f, const struct jobenv *e, const char *cmd,
+                                     struct strvec *logs)
+{
+	const char *hosts[4], *users[4];
+	cli_own_names(f->host, f->full, hosts, users);
+	/* this host is host-HASH, its folder's name, in every file: the same
+	 * for every process on it, another than every other host's (analyze
+	 * DIR reads the hosts' folders as one job) */
+	struct redactor *red = credact_new(NULL, users);
+	for (size_t i = 0; hosts[i]; i++)
+		redact_learn_host_as(red, hosts[i], f->folder);
+	if (f->boot[0])
+		redact_learn_host_as(red, f->boot, f->folder);
+	if (credact_learn_fd(red, f->raw_fd) < 0)
+		fprintf(stderr, "nccl-triage run: cannot read back the job's output: %s\n", strerror(errno));
+	if (cJSON_GetObjectItemCaseSensitive(e->set, "NCCL_DEBUG_FILE"))
+		own_nccl_logs(f, logs); /* only where run named them */
+	for (size_t i = 0; i < logs->n; i++) {
+		int fd = open_in(f, logs->v[i]);
+		if (fd >= 0 && credact_learn_fd(red, fd) < 0)
+			fprintf(stderr, "nccl-triage run: cannot read %s/%s: %s\n", f->host_dir, logs->v[i], strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	redact_learn_line(red, cmd);
+	const cJSON *v;
+	cJSON_ArrayForEach(v, e->set) {
+		char *kv = xasprintf("%s=%s", v->string, cJSON_IsString(v) ? v->valuestring : "");
+		redact_learn_line(red, kv);
+		free(kv);
+	}
+	return red;
+}
+
+/* The job's log written redacted from the unlinked copy; this run's NCCL
+ * logs rewritten. */
+static void redact_finish(struct bundle_files *f, struct redactor *red, const struct strvec *logs)
+{
+	if (credact_copy_fd(red, f->raw_fd, f->log_fd) < 0)
+		fprintf(stderr, "nccl-triage run: cannot write the redacted log %s/%s: %s\n", f->host_dir, f->log_name,
+		        strerror(errno));
+	close(f->raw_fd);
+	close(f->log_fd);
+	f->raw_fd = f->log_fd = -1;
+	for (size_t i = 0; i < logs->n; i++)
+		rewrite_nccl_log(f, logs->v[i], red);
+}
+
 static void loss_notes(const struct bundle_files *f, const struct run_result *r)
 {
 	if (r->log_lost)
@@ -552,7 +759,9 @@ int cmd_run(struct common *c, struct strvec *ops)
 		nob.log_fd = -1;
 	}
 	job_env(&o, have_bundle ? &f : &nob, &e, rec);
-	struct run_spec spec = {ops->v, e.v.v, have_bundle ? f.log_fd : -1, o.timeout_s, o.kill_after_s};
+	/* --redact: the output goes to the unlinked copy, job.log stays empty until the end */
+	int copy_fd = !have_bundle ? -1 : o.redact ? f.raw_fd : f.log_fd;
+	struct run_spec spec = {ops->v, e.v.v, copy_fd, o.timeout_s, o.kill_after_s};
 	struct run_result r;
 	struct job_clock jc;
 	job_clock_now(&jc);
@@ -566,16 +775,23 @@ int cmd_run(struct common *c, struct strvec *ops)
 	char *cmd = argv_text(ops->v);
 	int failed = r.status != 0 || r.timed_out;
 	if (have_bundle) {
-		close(f.log_fd);
+		struct strvec nccl_logs = {0};
+		struct redactor *red = o.redact ? redact_start(&f, &e, cmd, &nccl_logs) : NULL;
+		if (!red)
+			close(f.log_fd);
 		struct buf m;
 		buf_init(&m);
 		struct collect_opts co;
 		collect_opts_default(&co);
+		co.redact = o.redact;
 		collect_manifest_header(&m, &co, f.full, "run");
 		size_t nrep = 0;
 		if ((failed || o.always) && o.collect)
-			collect_into(&o, &f, &jc, &m, rec, &nrep);
+			collect_into(&o, &f, &jc, &m, rec, &nrep, red);
 		run_record(rec, &o, &f, ops->v, &r, &e);
+		size_t nfr = red ? fr_dumps(&f) : 0;
+		if (nfr)
+			cJSON_AddNumberToObject(rec, "fr_unredacted", (double)nfr);
 		cJSON *line = cJSON_CreateObject();
 		cJSON_AddItemToObject(line, "run", rec);
 		char *s = cJSON_PrintUnformatted(line);
@@ -583,11 +799,20 @@ int cmd_run(struct common *c, struct strvec *ops)
 		buf_addc(&m, '\n');
 		free(s);
 		cJSON_Delete(line);
+		if (red) {
+			credact_rewrite_buf(red, &m);
+			redact_finish(&f, red, &nccl_logs);
+		}
 		write_manifest(&f, &m, &r);
 		buf_free(&m);
+		strvec_free(&nccl_logs);
+		if (nfr)
+			fprintf(stderr, "nccl-triage run: fr/ holds %zu flight-recorder dumps that --redact does not rewrite; "
+			        "they may show host names, addresses and paths: read or remove %s/fr before the bundle leaves "
+			        "this machine\n", nfr, f.host_dir);
 		if (failed || o.always) {
 			fprintf(stderr, "nccl-triage run: %s %s\n", cmd, how);
-			if (analyse(c, &f) < 0)
+			if (analyse(c, &f, red) < 0)
 				fprintf(stderr, "nccl-triage run: the bundle could not be analysed (see above)\n");
 			fprintf(stderr, "nccl-triage run: bundle: %s (%s%s); nccl-triage analyze %s\n", f.host_dir, f.log_name,
 			        nrep ? " and this host's system reports" : "", f.host_dir);
@@ -595,6 +820,7 @@ int cmd_run(struct common *c, struct strvec *ops)
 			fprintf(stderr, "nccl-triage run: %s %s; its output is in %s/%s\n", cmd, how, f.host_dir, f.log_name);
 		}
 		loss_notes(&f, &r);
+		redactor_free(red);
 		free(f.host_dir);
 		free(f.log_name);
 		free(f.stem);

@@ -55,7 +55,7 @@ const struct command COMMANDS[] = {
 	 "(each command: status, exit, duration, bytes) as one bundle.  A missing tool or a\n"
 	 "permission denial is recorded, not fatal.  Exit status: 0 written, 2 not.  docs/collect.md.\n",
 	 NULL, cmd_collect},
-	{"run", NULL, CMD_RUN, "run [--bundle DIR] [--collect|--no-collect] [--always] [--timeout S] -- CMD ARGS...",
+	{"run", NULL, CMD_RUN, "run [--bundle DIR] [--collect|--no-collect] [--always] [--redact] [--timeout S] -- CMD ARGS...",
 	 "run -- CMD...", "run a job with its evidence switched on; when it fails, collect,\n"
 	                  "analyse and print the cause",
 	 "Run CMD with NCCL_DEBUG=INFO and PyTorch's flight recorder on (unless set), copy its\n"

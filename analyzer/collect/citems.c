@@ -11,7 +11,6 @@
 #include <zlib.h>
 
 #include "base/tarhdr.h"
-#include "report/redact.h"
 
 struct citem *citems_add(struct citems *c, const char *name, const char *data, size_t len)
 {
@@ -209,56 +208,4 @@ int citems_write_tgz(const struct citems *c, const char *path, const char *prefi
 	strvec_free(&seen);
 	free(tmp);
 	return rc;
-}
-
-/* ---- --redact ---- */
-
-/* Each line of b as a C string (NUL bytes become '?': a string ends there). */
-static void each_line(struct buf *b, struct redactor *r, struct buf *out)
-{
-	for (size_t i = 0; i < b->len; i++)
-		if (b->data[i] == 0)
-			b->data[i] = '?';
-	char *p = b->data, *end = b->data + b->len;
-	while (p && p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		char *e = nl ? nl : end;
-		char save = *e;
-		*e = 0;
-		if (out) {
-			char *x = redact_line(r, p);
-			buf_adds(out, x);
-			free(x);
-			if (nl)
-				buf_addc(out, '\n');
-		} else {
-			redact_learn_line(r, p);
-		}
-		*e = save;
-		p = nl ? nl + 1 : end;
-	}
-}
-
-void citems_redact(struct citems *c, const char *const *hosts, const char *const *users, char **host_pseudo)
-{
-	struct redactor *r = redactor_new();
-	for (size_t i = 0; hosts && hosts[i]; i++)
-		redact_learn_name(r, hosts[i], 0);
-	for (size_t i = 0; users && users[i]; i++)
-		redact_learn_name(r, users[i], 1);
-	for (size_t i = 0; i < c->n; i++)
-		if (c->v[i].data.len)
-			each_line(&c->v[i].data, r, NULL);
-	for (size_t i = 0; i < c->n; i++) {
-		if (!c->v[i].data.len)
-			continue;
-		struct buf out;
-		buf_init(&out);
-		each_line(&c->v[i].data, r, &out);
-		buf_free(&c->v[i].data);
-		c->v[i].data = out;
-	}
-	if (host_pseudo)
-		*host_pseudo = hosts && hosts[0] ? redact_line(r, hosts[0]) : NULL;
-	redactor_free(r);
 }

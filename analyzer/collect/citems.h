@@ -4,7 +4,7 @@
  * folder's files are created inside it only (never through a symbolic
  * link), an archive is written beside its final name and renamed over it
  * once complete.  --redact rewrites the files' text before they are
- * written (citems_redact).  The items own their names and data. */
+ * written (credact.h).  The items own their names and data. */
 #ifndef NT_CITEMS_H
 #define NT_CITEMS_H
 
@@ -36,11 +36,6 @@ int citems_write_dir(const struct citems *c, const char *dir, char **err);
  * and renamed over it.  0, or -1 with *err. */
 int citems_write_tgz(const struct citems *c, const char *path, const char *prefix, uint64_t mtime, char **err);
 
-/* --redact on the bundle itself: learn names from every item (and from
- * names: this host's name, the user's), then rewrite every line of every
- * item with the report's redaction (report/redact.h), the same pseudonyms
- * across items.  *host_pseudo gets the pseudonym of names[0] (caller
- * frees), for the archive's top folder. */
-void citems_redact(struct citems *c, const char *const *hosts, const char *const *users, char **host_pseudo);
+/* --redact: collect/credact.h. */
 
 #endif

@@ -900,15 +900,21 @@ static size_t put_found(struct redactor *r, struct buf *out, enum kind kind, con
 
 /* A bus number after a bus marker at P (hex digits after SKIP bytes of
  * "0x"): its pseudonym, and its length; 0 (nothing written) when the hex
- * digits run on into a word. */
-static size_t put_bus_number(struct redactor *r, struct buf *out, const char *p, size_t skip)
+ * digits run on into a word.  F_FORM: NCCL's short form of busid-N's
+ * 0000:NN:00.0, hex N000 (a NCCL log stays one: its bus ids still parse). */
+static size_t put_bus_number(struct redactor *r, struct buf *out, const char *p, size_t skip, int flags)
 {
 	char key[40];
 	size_t h = hex_run(p + skip);
 	if (!h || is_run((unsigned char)p[skip + h]))
 		return 0;
 	bus_key(p, h + skip, key, sizeof key);
-	buf_adds(out, intern(r, K_BUS, key, strlen(key)));
+	const char *pseudo = intern(r, K_BUS, key, strlen(key));
+	unsigned long v = strtoul(pseudo + strlen(PREFIX[K_BUS]), NULL, 10);
+	if ((flags & F_FORM) && v && v <= 0xff)
+		buf_printf(out, "%.*s%lx000", (int)skip, p, v);
+	else
+		buf_adds(out, pseudo);
 	return h + skip;
 }
 
@@ -943,12 +949,12 @@ static void rewrite(struct redactor *r, const char *s, struct buf *out, int flag
 				i += put_found(r, out, K_IP4, s + i, n, keep, flags);
 				continue;
 			}
-			if (is_hex(c) && after_bus_marker(s, i) && (n = put_bus_number(r, out, s + i, 0))) {
+			if (is_hex(c) && after_bus_marker(s, i) && (n = put_bus_number(r, out, s + i, 0, flags))) {
 				i += n;
 				continue;
 			}
 			if (c == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') && after_bus_marker(s, i) &&
-			    (n = put_bus_number(r, out, s + i, 2))) {
+			    (n = put_bus_number(r, out, s + i, 2, flags))) {
 				i += n;
 				continue;
 			}
@@ -1231,6 +1237,75 @@ char *redact_line(struct redactor *r, const char *s)
 		x = redact_locked(r, s, F_FORM);
 	pthread_mutex_unlock(&r->mu);
 	return x;
+}
+
+/* Another key s[0..n) for an existing pseudonym. */
+static void add_alias(struct redactor *r, enum kind k, const char *s, size_t n, const char *pseudo)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 32;
+		r->v = xrealloc(r->v, r->cap * sizeof *r->v);
+	}
+	struct entry *e = &r->v[r->n++];
+	e->kind = k;
+	e->orig = xstrndup(s, n);
+	e->pseudo = xstrdup(pseudo);
+	e->hash = hash_key(k, s, n);
+	if (hindex_crowded(&r->ix, r->n))
+		rehash(r);
+	else
+		hindex_put(&r->ix, e->hash, r->n - 1);
+}
+
+void redact_learn_host_as(struct redactor *r, const char *s, const char *pseudo)
+{
+	if (!s || !pseudo)
+		return;
+	size_t n = strlen(s), pn = strlen(pseudo);
+	while (n && (s[n - 1] == '.' || s[n - 1] == '-'))
+		n--;
+	pthread_mutex_lock(&r->mu);
+	int ok = !stop_name(s, n);
+	for (size_t i = 0; ok && i < n; i++)
+		ok = is_run((unsigned char)s[i]);
+	if (ok && !lookup(r, K_HOST, s, n))
+		add_alias(r, K_HOST, s, n, pseudo);
+	/* an FQDN's first label is the same host */
+	const char *dot = ok ? memchr(s, '.', n) : NULL;
+	if (dot && dot > s && !stop_name(s, (size_t)(dot - s)) && !lookup(r, K_HOST, s, (size_t)(dot - s)))
+		add_alias(r, K_HOST, s, (size_t)(dot - s), pseudo);
+	/* the pseudonym, learned from a report later, is itself */
+	if (ok && !lookup(r, K_HOST, pseudo, pn))
+		add_alias(r, K_HOST, pseudo, pn, pseudo);
+	pthread_mutex_unlock(&r->mu);
+}
+
+void redact_alias_forms(struct redactor *r)
+{
+	pthread_mutex_lock(&r->mu);
+	size_t n0 = r->n;
+	for (size_t i = 0; i < n0; i++) {
+		enum kind k = r->v[i].kind;
+		if (k == K_HOST || k == K_USER || k == K_HOSTS)
+			continue; /* their pseudonyms are never learned (stop_name) */
+		char *pseudo = xstrdup(r->v[i].pseudo); /* add_alias may move v */
+		struct buf f;
+		buf_init(&f);
+		put_pseudo(&f, k, pseudo, r->v[i].orig, strlen(r->v[i].orig), F_FORM);
+		char key[40];
+		const char *kp = f.data ? f.data : "";
+		/* a bus id's key is its NCCL form, as match_pci makes it */
+		if (k == K_BUS && match_pci(kp, key, sizeof key) == f.len)
+			kp = key;
+		if (*kp && !lookup(r, k, kp, strlen(kp)))
+			add_alias(r, k, kp, strlen(kp), pseudo);
+		/* a UUID field holds the bare form, without GPU- */
+		if (k == K_UUID && f.len > 4 && f.data[3] == '-' && !lookup(r, k, f.data + 4, f.len - 4))
+			add_alias(r, k, f.data + 4, f.len - 4, pseudo);
+		buf_free(&f);
+		free(pseudo);
+	}
+	pthread_mutex_unlock(&r->mu);
 }
 
 /* Replace whole-token occurrences of from[i] by to[i] in *p. */

@@ -50,6 +50,16 @@ char *redact_string(struct redactor *r, const char *s);
 void redact_learn_line(struct redactor *r, const char *s);
 void redact_learn_name(struct redactor *r, const char *s, int user);
 char *redact_line(struct redactor *r, const char *s);
+/* A host name whose pseudonym is given (run --redact: this host is its
+ * folder's name, host-HASH, in every file of every process on it), its
+ * FQDN's first label too; the pseudonym is kept wherever it is found. */
+void redact_learn_host_as(struct redactor *r, const char *s, const char *pseudo);
+/* After redact_line: text already rewritten (a run's redacted bundle,
+ * analysed) shows the pseudonyms in their form (192.0.2.1); so that the
+ * report's redaction names them as the originals are named (ip-1, not a
+ * new ip-7), every form becomes another key of its pseudonym (and
+ * serial-N, which redact_line writes, of itself). */
+void redact_alias_forms(struct redactor *r);
 
 
 

@@ -301,6 +301,108 @@ else
 	echo "note: no tmpfs (not allowed to mount): the full disk is the file size limit above"
 fi
 
+# ---------- run --redact ----------
+# a job that prints this host's name, the user's, an address, a GPU UUID,
+# the boot id and a bad NCCL_SOCKET_IFNAME failure: with --redact none of
+# them in any file of the bundle, the log as long, the same cause found
+FULL=$(hostname)
+BOOT=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)
+RU=ntredactuser7
+cat >rjob.sh <<EOF
+echo "$HOST:4242:4242 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to ens999"
+echo "$FULL:4242:4242 [0] NCCL INFO Bootstrap : Using eth0:10.11.12.13<0> user $RU home /home/$RU/train"
+echo "GPU 0: NVIDIA H200 (UUID: GPU-a081a940-a2e9-560c-ac89-e477ccfe16d0) boot $BOOT"
+echo "$HOST:4242:4242 [0] misc/socket.cc:474 NCCL WARN Bootstrap : no socket interface found" >&2
+exit 1
+EOF
+USER=$RU "$BIN" run --bundle "$T/rp" -- sh rjob.sh >/dev/null 2>rp.err
+USER=$RU "$BIN" run --redact --bundle "$T/rd" -- sh rjob.sh >rd.out 2>rd.err
+rc=$?
+check "run --redact: CMD's exit status (got $rc)" [ $rc -eq 1 ]
+check "run --redact: the terminal gets the output unchanged" grep -q "10.11.12.13" rd.out
+RH=$(ls "$T/rd")
+check "run --redact: one folder host-HASH ($RH)" sh -c "[ \$(ls '$T/rd' | wc -l) -eq 1 ] && echo '$RH' | grep -qx 'host-[0-9a-f]\{12\}'"
+for name in "$HOST" "$FULL" "$RU" 10.11.12.13 a081a940 ${BOOT:+"$BOOT"}; do
+	if grep -rqw -- "$name" "$T/rd"; then bad "run --redact: '$name' is still in the bundle: $(grep -rlw -- "$name" "$T/rd" | head -3)"; else ok; fi
+done
+check "run --redact: the redacted log has as many lines" [ "$(wc -l <"$T/rd/$RH/job.log")" -eq "$(wc -l <"$T/rp/$HOST/job.log")" ]
+check "run --redact: the log's pseudonyms (this host: its folder's name)" grep -q "^$RH:4242:4242 \[0\] NCCL INFO Bootstrap : Using eth0:192.0.2.[0-9]*<0> user user-1 home /home/user-1/train$" "$T/rd/$RH/job.log"
+check "run --redact: the report kept, the system reports collected" test -f "$T/rd/$RH/report.txt" -a -d "$T/rd/$RH/sys"
+check "run --redact: the same cause on stderr" sh -c "grep '^Cause: ' rp.err >c1 && grep '^Cause: ' rd.err >c2 && cmp -s c1 c2 && grep -q SOCKET_NETWORK c1"
+"$BIN" analyze --format json "$T/rp" >rp.json 2>/dev/null
+"$BIN" analyze --format json "$T/rd" >rd.json 2>/dev/null
+check "run --redact: analyze finds the same diagnoses in the redacted bundle" py rp.json rd.json <<'EOF'
+import json, sys
+a, b = (json.load(open(f))["bundles"][0] for f in sys.argv[1:3])
+ids = lambda x: [d["id"] for d in x["diagnoses"] if d["severity"] != "info"]
+assert a["verdict"] == b["verdict"] == "diagnosed", (a["verdict"], b["verdict"])
+assert ids(a) == ids(b) and ids(a)[0] == "socket.no_interface", (ids(a), ids(b))
+EOF
+check "run --redact: the records say redacted" py "$T/rp/$HOST/manifest.jsonl" "$T/rd/$RH/manifest.jsonl" "$RH" <<'EOF'
+import json, sys
+p, r = ([json.loads(l) for l in open(f)] for f in sys.argv[1:3])
+assert p[-1]["run"]["redacted"] is False and p[0]["redacted"] is False, p[-1]
+assert r[-1]["run"]["redacted"] is True and r[0]["redacted"] is True and r[0]["host"] == sys.argv[3], (r[0], r[-1])
+assert "fr_unredacted" not in r[-1]["run"], r[-1]
+EOF
+# a second run into the same bundle: the same folder; its NCCL_DEBUG_FILE
+# log rewritten (no host name in its name either); a flight-recorder dump said
+cat >rjob2.sh <<'EOF'
+f=$(echo "$NCCL_DEBUG_FILE" | sed "s/%p/$$/")
+echo "$(hostname):4242:4242 [0] NCCL INFO Bootstrap : Using eth0:10.11.12.13<0>" >"$f"
+echo "pickle of $(hostname)" >"${TORCH_FR_DUMP_TEMP_FILE}0"
+echo done
+exit 3
+EOF
+USER=$RU "$BIN" run --redact --nccl-debug-file --no-collect --bundle "$T/rd" -- sh rjob2.sh >/dev/null 2>rd2.err
+check "run --redact twice: one folder, the second log beside the first" sh -c "[ \$(ls '$T/rd' | wc -l) -eq 1 ] && test -f '$T/rd/$RH/job.2.log'"
+check "run --redact: the NCCL log rewritten" sh -c "ls '$T/rd/$RH' | grep -qx 'nccl\.2\.[0-9]*\.log' && grep -q '^$RH:4242:4242 .*eth0:192.0.2.1<0>' '$T/rd/$RH'/nccl.2.*.log"
+check "run --redact: the flight-recorder dump said on stderr" grep -q "^nccl-triage run: fr/ holds 1 flight-recorder dumps that --redact does not rewrite; " rd2.err
+check "run --redact: ... and in the record" grep -q '"fr_unredacted":1' "$T/rd/$RH/manifest.2.jsonl"
+rm -f "$T/rd/$RH"/fr/*
+for name in "$HOST" "$FULL" 10.11.12.13; do
+	if grep -rqw -- "$name" "$T/rd"; then bad "run --redact, NCCL log: '$name' is still in the bundle: $(grep -rlw -- "$name" "$T/rd" | head -3)"; else ok; fi
+done
+# the GPU host's log of two ranks on one GPU: bus ids keep NCCL's short form, the same cause
+DUP="$ROOT/fixtures/collect/h200/run-dup/vm/job.log"
+"$BIN" run --redact --no-collect --bundle "$T/rdup" -- sh -c "cat '$DUP'; exit 1" >/dev/null 2>rdup.err
+check "run --redact, two ranks on one GPU: the same cause, the bus id named as in the log" sh -c "grep -q '^Cause: Two ranks use the same GPU (bus id busid-1) \[DEVICE_ASSIGNMENT\]' rdup.err && grep -q 'nvmlDev 0 busId 1000 commId' '$T/rdup'/host-*/job.log"
+# two hosts into one bundle (host names of their own, when this user may
+# unshare the UTS namespace): two folders, each host its folder's name, two
+# hosts in the analysis of the whole bundle
+if unshare -u true 2>/dev/null; then
+	for hn in ntnodea ntnodeb; do
+		unshare -u sh -c "hostname $hn && '$BIN' run --redact --no-collect --bundle '$T/rmh' -- sh -c 'echo \"\$(hostname):77:77 [0] NCCL INFO cudaDriverVersion 13000\"; exit 1'" >/dev/null 2>&1
+	done
+	"$BIN" analyze --format json "$T/rmh" >rmh.json 2>/dev/null
+	check "run --redact, two hosts: two folders, two hosts, no name left" py "$T/rmh" rmh.json <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+folders = sorted(os.listdir(d))
+assert len(folders) == 2, folders
+for f in folders:
+    text = open(os.path.join(d, f, "job.log")).read()
+    assert text.startswith(f + ":77:77 "), (f, text)
+    assert "ntnode" not in text, text
+b = json.load(open(sys.argv[2]))["bundles"][0]
+hosts = sorted(b["facts"]["nodes"])
+assert hosts == folders, (hosts, folders)
+EOF
+else
+	echo "note: no UTS namespace (unshare -u not allowed): two hosts not tried"
+fi
+# run killed (SIGKILL) while the job runs: no copy of the output left
+USER=$RU "$BIN" run --redact --bundle "$T/rk" -- sh -c "sh rjob.sh; echo \$\$ >'$T/rk.pid'; exec sleep 30" >/dev/null 2>&1 &
+rpid=$!
+i=0
+while [ ! -s "$T/rk.pid" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.3
+kill -9 $rpid
+wait $rpid 2>/dev/null
+[ -s "$T/rk.pid" ] && kill "$(cat "$T/rk.pid")" 2>/dev/null
+check "run --redact killed: the job had written (the folder is there)" sh -c "[ -s '$T/rk.pid' ] && [ \$(ls '$T/rk' | wc -l) -eq 1 ]"
+if grep -rqw -- "$HOST" "$T/rk" || grep -rq 10.11.12.13 "$T/rk"; then bad "run --redact killed: the output is in the bundle: $(grep -rlw -- "$HOST" "$T/rk")"; else ok; fi
+
 # ---------- the bundles made on a GPU host (fixtures/collect) ----------
 F="$ROOT/fixtures/collect/h200"
 for d in collect-dir collect-redacted.tar.gz run-ifname/vm run-dup/vm run-ok/vm run-stuck/vm; do

@@ -1,10 +1,13 @@
 /* test_collect.c - the pieces of `collect` and `run` below the command line:
  * the ustar header writer, the raw-file redaction that keeps forms, the
  * environment dump, the manifest parser on good and broken input, the
- * detection of nccl-triage's own files and of kernel logs, and the sink. */
+ * detection of nccl-triage's own files and of kernel logs, the sink (its
+ * pipe mode too), and run --redact's pieces: the streamed rewrite of a
+ * file, its cut of long lines, the host folder's name. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +15,7 @@
 #include "base/tarhdr.h"
 #include "base/json.h"
 #include "collect/citems.h"
+#include "collect/credact.h"
 #include "collect/collect.h"
 #include "collect/sink.h"
 #include "parse/detect.h"
@@ -82,6 +86,110 @@ static void test_redact_form(void)
 	CHECK_STR(it.v[1].data.data, "eth0 UP 192.0.2.1/24\nhost-1\n");
 	free(pseudo);
 	citems_free(&it);
+}
+
+static void test_piece(void)
+{
+	int nl;
+	CHECK_INT(credact_piece("ab\ncd", 5, 8, &nl), 3);
+	CHECK_INT(nl, 1);
+	CHECK_INT(credact_piece("abcd", 4, 8, &nl), 4); /* the end of the file */
+	CHECK_INT(nl, 0);
+	/* no newline within max: cut after the last blank of the second half */
+	CHECK_INT(credact_piece("aaaa bbbbbbbbbb", 15, 8, &nl), 5);
+	CHECK_INT(nl, 0);
+	CHECK_INT(credact_piece("a bbbbbbbbbbbbbb", 16, 8, &nl), 8); /* a blank too early: max */
+	CHECK_INT(credact_piece("abcdefg\nxyz", 11, 8, &nl), 8);  /* the newline is the max-th byte */
+	CHECK_INT(nl, 1);
+}
+
+/* A file through credact_copy_fd: every line rewritten, as many lines, the
+ * NUL a '?', a line longer than a piece cut at a blank (names whole). */
+static void test_copy_fd(void)
+{
+	char in[] = "/tmp/nt-credact-in-XXXXXX", out[] = "/tmp/nt-credact-out-XXXXXX";
+	int a = mkstemp(in), b = mkstemp(out);
+	CHECK(a >= 0 && b >= 0);
+	unlink(in);
+	unlink(out);
+	struct buf t;
+	buf_init(&t);
+	buf_adds(&t, "box9:12:34 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.9<0>\n");
+	buf_add(&t, "a\0b box9\n", 9);
+	size_t fill = CREDACT_PIECE + 1000;
+	for (size_t i = 0; i < fill / 10; i++)
+		buf_adds(&t, "xxxx box9 ");
+	buf_adds(&t, "\nlast line 10.0.0.9 no newline");
+	CHECK_INT(fd_write_all(a, t.data, t.len, 0), 0);
+	const char *hosts[] = {"box9", NULL};
+	struct redactor *r = credact_new(hosts, NULL);
+	CHECK_INT(credact_learn_fd(r, a), 0);
+	CHECK_INT(credact_copy_fd(r, a, b), 0);
+	redactor_free(r);
+	off_t n = lseek(b, 0, SEEK_END);
+	char *got = xmalloc((size_t)n + 1);
+	CHECK_INT(pread(b, got, (size_t)n, 0), n);
+	got[n] = 0;
+	const char *want0 = "host-1:12:34 [0] NCCL INFO Bootstrap : Using eth0:192.0.2.1<0>\na?b host-1\nxxxx host-1 ";
+	CHECK(strncmp(got, want0, strlen(want0)) == 0);
+	CHECK(strstr(got, "box9") == NULL && strstr(got, "10.0.0.9") == NULL);
+	size_t lines = 0;
+	for (off_t i = 0; i < n; i++)
+		lines += got[i] == '\n';
+	CHECK_INT(lines, 3);
+	const char *tail = "\nlast line 192.0.2.1 no newline";
+	CHECK(strcmp(got + n - strlen(tail), tail) == 0);
+	free(got);
+	buf_free(&t);
+	close(a);
+	close(b);
+}
+
+static void test_host_folder(void)
+{
+	char x[18], y[18], z[18];
+	credact_host_folder("36cbc7e3-e2e1-47f4-b0c9-ce6c75878819", "node7", x);
+	credact_host_folder("36cbc7e3-e2e1-47f4-b0c9-ce6c75878819", "node8", y);
+	credact_host_folder("36cbc7e3-e2e1-47f4-b0c9-ce6c75878818", "node7", z);
+	CHECK_INT(strlen(x), 17);
+	CHECK(strncmp(x, "host-", 5) == 0 && strspn(x + 5, "0123456789abcdef") == 12);
+	CHECK(strcmp(x, y) != 0 && strcmp(x, z) != 0);
+	char again[18];
+	credact_host_folder("36cbc7e3-e2e1-47f4-b0c9-ce6c75878819", "node7", again);
+	CHECK_STR(again, x);
+}
+
+/* run --redact's report: the forms the files were rewritten with name the
+ * same pseudonyms as the originals */
+static void test_alias_forms(void)
+{
+	struct redactor *r = redactor_new();
+	char *a = redact_line(r, "eth0 10.11.12.13 GPU-a081a940-a2e9-560c-ac89-e477ccfe16d0 busId 1b000");
+	char *b = redact_line(r, "    Serial Number                         : 1654024084892");
+	CHECK_STR(a, "eth0 192.0.2.1 GPU-00000000-0000-0000-0000-000000000001 busId 1000");
+	CHECK_STR(b, "    Serial Number                         : serial-1");
+	redact_alias_forms(r);
+	char *c = redact_string(r, "peer 192.0.2.1 GPU-00000000-0000-0000-0000-000000000001 0000:01:00.0 10.11.12.13 busId 1000");
+	CHECK_STR(c, "peer ip-1 gpu-uuid-1 busid-1 ip-1 busId busid-1");
+	char *d = redact_string(r, "a new one: 10.9.9.9");
+	CHECK_STR(d, "a new one: ip-2");
+	cJSON *j = cJSON_Parse("{\"serial\": \"serial-1\", \"uuid\": \"00000000-0000-0000-0000-000000000001\"}");
+	redact_json(r, j);
+	CHECK_STR(cJSON_GetObjectItem(j, "serial")->valuestring, "serial-1");
+	CHECK_STR(cJSON_GetObjectItem(j, "uuid")->valuestring, "gpu-uuid-1");
+	cJSON_Delete(j);
+	free(a), free(b), free(c), free(d);
+	redactor_free(r);
+	/* this host as its folder's name, its FQDN's first label too, kept by a report's redaction */
+	r = redactor_new();
+	redact_learn_host_as(r, "gpunode17.corp.example.com", "host-0123456789ab");
+	redact_learn_name(r, "othernode", 0);
+	char *e = redact_line(r, "gpunode17:1:2 [0] to othernode and gpunode17.corp.example.com");
+	CHECK_STR(e, "host-0123456789ab:1:2 [0] to host-1 and host-0123456789ab");
+	char *g = redact_string(r, "host: host-0123456789ab");
+	CHECK_STR(g, "host: host-0123456789ab");
+	free(e), free(g);
+	redactor_free(r);
 }
 
 static void test_env_dump(void)
@@ -366,6 +474,10 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	test_tar_header();
 	test_redact_form();
+	test_piece();
+	test_copy_fd();
+	test_host_folder();
+	test_alias_forms();
 	test_env_dump();
 	test_detect();
 	test_manifest_parse();
