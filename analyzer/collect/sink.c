@@ -75,7 +75,9 @@ char *sink_reserve(struct sink *s, size_t min, size_t *room)
 	return p;
 }
 
-void sink_commit(struct sink *s, size_t n)
+/* n bytes the reader put in the ring's lent room (held: &s->len) or in
+ * the sink's pipe (&s->inpipe), handed in. */
+static void hand_in(struct sink *s, size_t n, size_t *held)
 {
 	if (!n)
 		return;
@@ -84,10 +86,15 @@ void sink_commit(struct sink *s, size_t n)
 	if (s->dead) {
 		s->lost += n; /* it ended meanwhile */
 	} else {
-		s->len += n;
+		*held += n;
 		pthread_cond_signal(&s->cv);
 	}
 	pthread_mutex_unlock(&s->mu);
+}
+
+void sink_commit(struct sink *s, size_t n)
+{
+	hand_in(s, n, &s->len);
 }
 
 int sink_pipe_ready(struct sink *s)
@@ -100,17 +107,7 @@ int sink_pipe_ready(struct sink *s)
 
 void sink_pipe_commit(struct sink *s, size_t n)
 {
-	if (!n)
-		return;
-	pthread_mutex_lock(&s->mu);
-	s->pushed += n;
-	if (s->dead) {
-		s->lost += n;
-	} else {
-		s->inpipe += n;
-		pthread_cond_signal(&s->cv);
-	}
-	pthread_mutex_unlock(&s->mu);
+	hand_in(s, n, &s->inpipe);
 }
 
 void sink_pipe_off(struct sink *s)
