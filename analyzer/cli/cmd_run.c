@@ -258,6 +258,8 @@ static int bundle_open(const struct runopts *o, struct bundle_files *f)
 	/* before any file is made: without it there is no redacted bundle */
 	if (o->redact && (f->raw_fd = unlinked_file(f->host_dir)) < 0) {
 		fprintf(stderr, "nccl-triage run: cannot create a temporary file in %s: %s\n", f->host_dir, strerror(errno));
+		free(f->host_dir);
+		f->host_dir = NULL;
 		return -1;
 	}
 	char tag[24];
@@ -283,10 +285,17 @@ static int bundle_open(const struct runopts *o, struct bundle_files *f)
 		free(stem);
 		if (e != EEXIST) {
 			fprintf(stderr, "nccl-triage run: cannot create the job's log in %s: %s\n", f->host_dir, strerror(e));
-			return -1;
+			break;
 		}
 	}
-	return f->log_fd >= 0 ? 0 : -1;
+	if (f->log_fd >= 0)
+		return 0;
+	if (f->raw_fd >= 0)
+		close(f->raw_fd);
+	f->raw_fd = -1;
+	free(f->host_dir);
+	f->host_dir = NULL;
+	return -1;
 }
 
 /* ---- the job's environment ---- */
@@ -708,14 +717,30 @@ static struct redactor *redact_start(const struct bundle_files *f, const struct 
 	return red;
 }
 
+/* Close the fd the job's output was copied to, unless the log's thread
+ * may still be in a write to it (sink_finish gave up on it: ETIMEDOUT, a
+ * disk that stalled): then /dev/null takes its number, so that a late write
+ * lands nowhere rather than in a file opened after it (the report, a
+ * rewritten NCCL log). */
+static void retire_copy_fd(int fd, int log_errno)
+{
+	if (fd < 0)
+		return;
+	int null = log_errno == ETIMEDOUT ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1;
+	if (null < 0 || dup2(null, fd) < 0)
+		close(fd);
+	if (null >= 0)
+		close(null);
+}
+
 /* The job's log written redacted from the unlinked copy; this run's NCCL
  * logs rewritten. */
-static void redact_finish(struct bundle_files *f, struct redactor *red, const struct strvec *logs)
+static void redact_finish(struct bundle_files *f, struct redactor *red, const struct strvec *logs, int log_errno)
 {
 	if (credact_copy_fd(red, f->raw_fd, f->log_fd) < 0)
 		fprintf(stderr, "nccl-triage run: cannot write the redacted log %s/%s: %s\n", f->host_dir, f->log_name,
 		        strerror(errno));
-	close(f->raw_fd);
+	retire_copy_fd(f->raw_fd, log_errno);
 	close(f->log_fd);
 	f->raw_fd = f->log_fd = -1;
 	for (size_t i = 0; i < logs->n; i++)
@@ -778,7 +803,7 @@ int cmd_run(struct common *c, struct strvec *ops)
 		struct strvec nccl_logs = {0};
 		struct redactor *red = o.redact ? redact_start(&f, &e, cmd, &nccl_logs) : NULL;
 		if (!red)
-			close(f.log_fd);
+			retire_copy_fd(f.log_fd, r.log_errno);
 		struct buf m;
 		buf_init(&m);
 		struct collect_opts co;
@@ -801,7 +826,7 @@ int cmd_run(struct common *c, struct strvec *ops)
 		cJSON_Delete(line);
 		if (red) {
 			credact_rewrite_buf(red, &m);
-			redact_finish(&f, red, &nccl_logs);
+			redact_finish(&f, red, &nccl_logs, r.log_errno);
 		}
 		write_manifest(&f, &m, &r);
 		buf_free(&m);

@@ -82,7 +82,7 @@ static inline int memo_hit(const char *s, size_t n, size_t i, const struct span 
 	/* the first byte of the last one before any call: a line of another
 	 * kind (or host) differs there; the other slots only after it */
 	const struct prefix_memo *m = memo_last;
-	if (!m || s[i] != m->bytes[0])
+	if (!m || i >= n || s[i] != m->bytes[0])
 		return 0;
 	if (n - i < m->len || memcmp(s + i, m->bytes, m->len) != 0) {
 		m = NULL;

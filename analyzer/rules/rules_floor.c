@@ -62,7 +62,7 @@ void rules_floor_emit(struct rule_ctx *rc)
 	e->rank = f->rank;
 	e->pid = f->pid;
 	if (f->host && !e->host)
-		e->host = xstrdup(f->host);
+		e->host = evlist_keep(rc->ev, f->host); /* the list owns it (evidence.h) */
 }
 
 static void run(struct rule_ctx *rc)

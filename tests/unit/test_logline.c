@@ -1,6 +1,7 @@
 /* Unit tests for logline.c: every NCCL prefix variant 2.10-2.30 and the
  * launcher prefixes, on lines taken from real logs and from NCCL's format
  * strings (reference section 1.1). */
+#include <stdlib.h>
 #include <string.h>
 #include "parse/logline.h"
 #include "parse/peel.h"
@@ -260,5 +261,15 @@ int main(void)
 	logline_parse(withnul, sizeof withnul - 1, &L);
 	CHECK_INT(L.level, LINE_WARN);
 	CHECK_INT((long)L.msg.n, 3);
+
+	/* a line that is only a timestamp bracket and a blank, after an NCCL
+	 * line (the prefix memo set), in a buffer of exactly its bytes: nothing
+	 * past it is read (the memo's first-byte test; ASan says otherwise) */
+	parse("vm:1159:1159 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>");
+	char *bare = malloc(11);
+	memcpy(bare, "[12345678] ", 11);
+	logline_parse(bare, 11, &L);
+	CHECK_INT(L.level, LINE_PLAIN);
+	free(bare);
 	TEST_MAIN_END();
 }
