@@ -339,13 +339,18 @@ static int make_pipe(int p[2], size_t *half)
 	return 0;
 }
 
+/* Finish and free a sink (its struct too), unless its thread is left
+ * stuck in a write: then the thread keeps it (sink_free leaves it). */
 static void finish_sink(struct sink *s, double wait_s, uint64_t *lost, int *err, uint64_t *gaps)
 {
 	sink_finish(s, wait_s);
 	*lost = s->lost;
 	*err = s->err;
 	*gaps = s->gaps;
+	int stuck = s->started == 2;
 	sink_free(s);
+	if (!stuck)
+		free(s);
 }
 
 int run_job(const struct run_spec *s, struct run_result *r)
@@ -389,23 +394,26 @@ int run_job(const struct run_spec *s, struct run_result *r)
 				close(L.fd[k]);
 	} else {
 		r->started = 1;
-		struct sink out, err, log;
-		sink_start(&out, 1, TTY_RING, PIPE_SIZE, "the terminal (stdout) was too slow; the bundle's log has them");
-		if (!r->merged)
-			sink_start(&err, 2, TTY_RING, PIPE_SIZE, "the terminal (stderr) was too slow; the bundle's log has them");
-		if (s->log_fd >= 0)
-			sink_start(&log, s->log_fd, LOG_RING, PIPE_SIZE, "the disk was too slow");
-		L.to[0] = &out;
-		L.to[1] = r->merged ? &out : &err;
-		L.log = s->log_fd >= 0 ? &log : NULL;
+		/* on the heap: a sink whose thread is left stuck in a write
+		 * (sink_finish) is never freed, and must outlive this frame */
+		struct sink *out = xcalloc(1, sizeof *out), *err = r->merged ? NULL : xcalloc(1, sizeof *err),
+		            *log = s->log_fd >= 0 ? xcalloc(1, sizeof *log) : NULL;
+		sink_start(out, 1, TTY_RING, PIPE_SIZE, "the terminal (stdout) was too slow; the bundle's log has them");
+		if (err)
+			sink_start(err, 2, TTY_RING, PIPE_SIZE, "the terminal (stderr) was too slow; the bundle's log has them");
+		if (log)
+			sink_start(log, s->log_fd, LOG_RING, PIPE_SIZE, "the disk was too slow");
+		L.to[0] = out;
+		L.to[1] = err ? err : out;
+		L.log = log;
 		L.buf = xmalloc(READ_CHUNK);
 		loop_run(&L);
 		free(L.buf);
-		finish_sink(&out, 5, &r->out_lost, &r->out_errno, &r->out_gaps);
-		if (!r->merged)
-			finish_sink(&err, 5, &r->err_lost, &r->err_errno, &r->err_gaps);
-		if (L.log)
-			finish_sink(&log, 30, &r->log_lost, &r->log_errno, &r->log_gaps);
+		finish_sink(out, 5, &r->out_lost, &r->out_errno, &r->out_gaps);
+		if (err)
+			finish_sink(err, 5, &r->err_lost, &r->err_errno, &r->err_gaps);
+		if (log)
+			finish_sink(log, 30, &r->log_lost, &r->log_errno, &r->log_gaps);
 	}
 	for (size_t i = 0; i < NSIG_HANDLED; i++)
 		sigaction(FORWARDED[i], &old[i], NULL);
