@@ -30,6 +30,9 @@ run() {
 	TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
 	if [ "$f" -ne 0 ]; then
 		echo "FAIL $name ($p passed, $f failed; exit $rc):"
+		# the failed checks first (a long part's tail may not reach them),
+		# then the part's last lines
+		grep -E '^(FAIL|not ok)' "$LOG" | head -n 10 | sed 's/^/  > /'
 		sed 's/^/    /' "$LOG" | grep -v '^    *$' | tail -n 40
 	else
 		echo "ok   $name ($p passed)"

@@ -401,6 +401,14 @@ FILE *open_output(const char *path)
 	int exists = stat(path, &sb) == 0;
 	if ((!exists || S_ISREG(sb.st_mode)) && strlen(path) < PATH_MAX && !tmp_live) {
 		snprintf(tmp_out, sizeof tmp_out, "%s.nccl-triage-XXXXXX", path);
+		/* a SIGTERM between mkstemp and the handlers would leave the
+		 * temporary file behind: held until they are in place */
+		sigset_t fatal, old;
+		sigemptyset(&fatal);
+		sigaddset(&fatal, SIGINT);
+		sigaddset(&fatal, SIGTERM);
+		sigaddset(&fatal, SIGHUP);
+		pthread_sigmask(SIG_BLOCK, &fatal, &old);
 		int fd = mkstemp(tmp_out);
 		if (fd >= 0) {
 			/* the mode fopen would give: the old file's, or 0666 less the umask */
@@ -415,11 +423,13 @@ FILE *open_output(const char *path)
 				signal(SIGINT, on_fatal_signal);
 				signal(SIGTERM, on_fatal_signal);
 				signal(SIGHUP, on_fatal_signal);
+				pthread_sigmask(SIG_SETMASK, &old, NULL);
 				return f;
 			}
 			close(fd);
 			unlink(tmp_out);
 		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		/* a folder we may not create files in, but a FILE we may write: as before */
 	}
 	FILE *f = fopen(path, "w");

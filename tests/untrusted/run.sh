@@ -336,8 +336,14 @@ mkdir -p "$M/m"
 i=0
 while [ $i -lt 5000 ]; do echo "vm:1:1 [0] NCCL INFO line $i" >"$M/m/f$i.log"; i=$((i + 1)); done
 tar -cf "$M/many.tar" -C "$M" m && rm -rf "$M/m"
-t1=$(date +%s%N); "$BIN" analyze $DB -q -j1 --format json "$M/many.tar" >"$T/m1.json"; t1=$(( ($(date +%s%N) - t1) / 1000000 ))
-t2=$(date +%s%N); "$BIN" analyze $DB -q -j2 --format json "$M/many.tar" >"$T/m2.json"; t2=$(( ($(date +%s%N) - t2) / 1000000 ))
+# timed against -j1 on the same machine; a second pair is timed when the
+# first is over the bound (a stall of a loaded machine is not the defect: a
+# -j2 that is slow every time is)
+for try in 1 2; do
+	t1=$(date +%s%N); "$BIN" analyze $DB -q -j1 --format json "$M/many.tar" >"$T/m1.json"; t1=$(( ($(date +%s%N) - t1) / 1000000 ))
+	t2=$(date +%s%N); "$BIN" analyze $DB -q -j2 --format json "$M/many.tar" >"$T/m2.json"; t2=$(( ($(date +%s%N) - t2) / 1000000 ))
+	[ $t2 -le $((t1 * 3 + 2000)) ] && break
+done
 check "9 tar of 5000 small members: -j2 (${t2} ms) is not much slower than -j1 (${t1} ms), same report" \
 	sh -c "cmp -s '$T/m1.json' '$T/m2.json' && [ $t2 -le $((t1 * 3 + 2000)) ]"
 
@@ -352,10 +358,11 @@ check "10 stderr closed: the progress bar does not land in the -o report" py "$T
 check "10 stdout closed: an error, not a crash (exit $rc)" sh -c "[ $rc -eq 2 ] && [ -s '$T/fd.err' ]"
 if [ "$SAN" = 0 ]; then
 	head -c 120000000 /dev/zero | tr '\0' 'x' >"$T/huge.log"
+	[ "$(wc -c <"$T/huge.log")" = 120000000 ] || echo "     (could not write the 120 MB test file in $T: $(df -h "$T" | tail -n 1))"
 	(ulimit -v 100000; ulimit -c 0; "$BIN" analyze $DB -j1 --max-line 200M --format json "$T/huge.log" >/dev/null 2>"$T/oom.err"); rc=$?
 	rm -f "$T/huge.log"
 	check "10 out of memory: exit 2 with a message, no abort (exit $rc)" \
-		sh -c "[ $rc -eq 2 ] && grep -q 'nccl-triage: out of memory' '$T/oom.err'"
+		sh -c "[ $rc -eq 2 ] && grep -q 'nccl-triage: out of memory' '$T/oom.err'" || sed 's/^/     /' "$T/oom.err" | head -n 5
 fi
 mkdir -p "$T/hid/b1" "$T/hid/.cache"
 cp "$S/ok/run.log" "$T/hid/b1/"
@@ -366,7 +373,12 @@ yes "$(sed -n 1p "$S/ok/run.log")" | head -c 60000000 >"$T/grow.log"
 size0=$(wc -c <"$T/grow.log")
 "$BIN" analyze $DB -j1 --format json "$T/grow.log" >"$T/grow.json" 2>"$T/grow.err" &
 pid=$!
-sleep 0.3
+# the file grows only once the analyzer has it open (a slow start on a loaded
+# machine would otherwise see it partly grown, and no size to compare with)
+n=0
+while [ $n -lt 200 ] && kill -0 $pid 2>/dev/null && ! ls -l /proc/$pid/fd 2>/dev/null | grep -q 'grow\.log'; do
+	sleep 0.05; n=$((n + 1))
+done
 yes "$(sed -n 1p "$S/ok/run.log")" | head -c 10000000 >>"$T/grow.log"
 wait $pid
 if grep -q "grew while being read: only the $size0 bytes it had when opened were read" "$T/grow.err"; then
