@@ -34,24 +34,46 @@ static void one_line(struct redactor *r, const char *s, struct buf *out)
 	free(x);
 }
 
-/* Each line of b as a C string (NUL bytes become '?': a string ends there). */
+size_t credact_piece(const char *p, size_t n, size_t max, int *nl)
+{
+	const char *e = memchr(p, '\n', n < max ? n : max);
+	*nl = e != NULL;
+	if (e)
+		return (size_t)(e - p) + 1;
+	if (n < max)
+		return n;
+	/* a name cut in two is not seen whole: cut where none can be */
+	for (size_t i = max; i > max / 2; i--)
+		if (p[i - 1] == ' ' || p[i - 1] == '\t')
+			return i;
+	return max;
+}
+
+/* The piece at p (credact_piece: a line, or a cut of one longer than
+ * CREDACT_PIECE) as a C string, NUL bytes made '?': learned (out NULL) or
+ * rewritten onto out.  p[avail] must be writable (a buf's terminator, the
+ * stream buffer's spare byte).  Returns the bytes the piece took. */
+static size_t one_piece(struct redactor *r, char *p, size_t avail, struct buf *out)
+{
+	int nl;
+	size_t n = credact_piece(p, avail, CREDACT_PIECE, &nl), l = n - (size_t)nl;
+	for (size_t i = 0; i < l; i++)
+		if (p[i] == 0)
+			p[i] = '?';
+	char save = p[l];
+	p[l] = 0;
+	one_line(r, p, out);
+	p[l] = save;
+	if (out && nl)
+		buf_addc(out, '\n');
+	return n;
+}
+
+/* Each piece of b: the same cuts as a streamed file's */
 static void each_line(struct buf *b, struct redactor *r, struct buf *out)
 {
-	for (size_t i = 0; i < b->len; i++)
-		if (b->data[i] == 0)
-			b->data[i] = '?';
-	char *p = b->data, *end = b->data + b->len;
-	while (p && p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		char *e = nl ? nl : end;
-		char save = *e;
-		*e = 0;
-		one_line(r, p, out);
-		if (out && nl)
-			buf_addc(out, '\n');
-		*e = save;
-		p = nl ? nl + 1 : end;
-	}
+	for (size_t pos = 0; pos < b->len;)
+		pos += one_piece(r, b->data + pos, b->len - pos, out);
 }
 
 void credact_learn_buf(struct redactor *r, struct buf *b)
@@ -81,21 +103,6 @@ void credact_rewrite_items(struct redactor *r, struct citems *c)
 {
 	for (size_t i = 0; i < c->n; i++)
 		credact_rewrite_buf(r, &c->v[i].data);
-}
-
-size_t credact_piece(const char *p, size_t n, size_t max, int *nl)
-{
-	const char *e = memchr(p, '\n', n < max ? n : max);
-	*nl = e != NULL;
-	if (e)
-		return (size_t)(e - p) + 1;
-	if (n < max)
-		return n;
-	/* a name cut in two is not seen whole: cut where none can be */
-	for (size_t i = max; i > max / 2; i--)
-		if (p[i - 1] == ' ' || p[i - 1] == '\t')
-			return i;
-	return max;
 }
 
 /* Stream the file behind in (from offset 0) piece by piece: learned when
@@ -133,19 +140,8 @@ static int stream(struct redactor *r, int in, int out)
 		}
 		if (pos == len)
 			break;
-		int nl;
-		char *p = buf + pos;
-		size_t n = credact_piece(p, len - pos, CREDACT_PIECE, &nl), l = n - (size_t)nl;
-		for (size_t i = 0; i < l; i++)
-			if (p[i] == 0)
-				p[i] = '?';
-		char save = p[l]; /* buf has one byte more than cap: p[l] exists */
-		p[l] = 0;
-		one_line(r, p, out >= 0 ? &o : NULL);
-		p[l] = save;
-		if (out >= 0 && nl)
-			buf_addc(&o, '\n');
-		pos += n;
+		/* buf has one byte more than cap: the piece's end is writable */
+		pos += one_piece(r, buf + pos, len - pos, out >= 0 ? &o : NULL);
 		if (out >= 0 && o.len >= CREDACT_PIECE) {
 			if (fd_write_all(out, o.data, o.len, -1) < 0) {
 				rc = -1;

@@ -5,7 +5,8 @@
  * everything with what it learned, so that a name has the same pseudonym
  * in every file.  Learning and rewriting take the same pieces: collected
  * items and text buffers in memory, and files streamed line by line (a
- * job's log can be gigabytes: never whole in memory).  A NUL byte becomes
+ * job's log can be gigabytes: never whole in memory), both cut the same way
+ * (credact_piece: a line, a longer one in pieces).  A NUL byte becomes
  * '?'.  The redactor is the caller's: redactor_free(). */
 #ifndef NT_CREDACT_H
 #define NT_CREDACT_H

@@ -147,6 +147,17 @@ static ssize_t pipe_copy_out(struct sink *s, size_t n, char *buf, size_t bufn, s
 /* Write the pipe's bytes (all that were handed in: they are older than
  * any in the ring).  Called and returns with mu held; -1 when the sink
  * died. */
+/* The end of a sink (a failed write, or a thread left stuck in one):
+ * everything it still holds, in the ring and in its pipe, is lost.  Called
+ * with s->mu held. */
+static void sink_die(struct sink *s, int err)
+{
+	s->err = err;
+	s->dead = 1;
+	s->lost += s->len + s->inpipe; /* notes included: a small overcount, said so in docs */
+	s->len = s->inpipe = 0;
+}
+
 static int drain_pipe(struct sink *s, int *nosplice, char **buf)
 {
 	while (s->inpipe) {
@@ -174,10 +185,7 @@ static int drain_pipe(struct sink *s, int *nosplice, char **buf)
 		if (w <= 0) {
 			s->written += partial;
 			s->inpipe -= partial;
-			s->err = w < 0 ? errno : EIO;
-			s->dead = 1;
-			s->lost += s->len + s->inpipe;
-			s->len = s->inpipe = 0;
+			sink_die(s, w < 0 ? errno : EIO);
 			return -1;
 		}
 		s->written += (uint64_t)w;
@@ -223,11 +231,7 @@ static void *sink_main(void *arg)
 		while (w < 0 && errno == EINTR);
 		pthread_mutex_lock(&s->mu);
 		if (w <= 0) {
-			/* the end of this sink: everything it holds is lost */
-			s->err = w < 0 ? errno : EIO;
-			s->dead = 1;
-			s->lost += s->len; /* notes included: a small overcount, said so in docs */
-			s->len = 0;
+			sink_die(s, w < 0 ? errno : EIO);
 			break;
 		}
 		s->written += (uint64_t)w;
@@ -304,10 +308,7 @@ void sink_finish(struct sink *s, double wait_s)
 	int done = s->done;
 	if (!done) {
 		/* stuck in a write: the rest is lost; the thread is left to itself */
-		s->lost += s->len + s->inpipe;
-		s->len = s->inpipe = 0;
-		s->dead = 1;
-		s->err = ETIMEDOUT;
+		sink_die(s, ETIMEDOUT);
 	}
 	pthread_mutex_unlock(&s->mu);
 	if (done)

@@ -139,6 +139,14 @@ static void test_copy_fd(void)
 	CHECK_INT(lines, 3);
 	const char *tail = "\nlast line 192.0.2.1 no newline";
 	CHECK(strcmp(got + n - strlen(tail), tail) == 0);
+	/* the same bytes as a buffer (collect's items): the same pieces, the
+	 * same rewrite, byte for byte */
+	struct redactor *r2 = credact_new(hosts, NULL);
+	credact_learn_buf(r2, &t);
+	credact_rewrite_buf(r2, &t);
+	redactor_free(r2);
+	CHECK_INT(t.len, n);
+	CHECK(t.len == (size_t)n && memcmp(t.data, got, t.len) == 0);
 	free(got);
 	buf_free(&t);
 	close(a);
