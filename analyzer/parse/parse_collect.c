@@ -70,7 +70,8 @@ static const char *const RUN_KEYS[] = {"command", "started", "error", "status", 
                                        "timeout_s", "killed", "forwarded", "ms", "merged", "stdout_bytes",
                                        "stderr_bytes", "log", "log_bytes", "log_lost", "log_error", "log_gaps",
                                        "terminal_lost", "terminal_error", "tail_open", "cpu_ms", "max_rss_kib",
-                                       "collect", "nccl_version_found", "torch_version_found", NULL};
+                                       "collect", "nccl_version_found", "torch_version_found", "redacted",
+                                       "fr_unredacted", NULL};
 
 static int manifest_line(cJSON *entry, const char *s, size_t n, const char *path, uint64_t lineno, int first,
                          struct msgs *m)

@@ -16,6 +16,7 @@ static const struct rule_def COLLECT_RULES[] = {
 	{"collect.reports_missing", "a collect manifest lists system reports that no command could make (not installed, "
 	                            "not allowed, timed out, failed)"},
 	{"collect.output_lost", "run's copy of the job's output in the bundle lost bytes (a full disk, a file size limit)"},
+	{"collect.fr_unredacted", "run --redact rewrote the bundle but not its flight-recorder dumps (fr/, binary pickles)"},
 };
 
 static void emit(struct rule_ctx *rc, const char *id, const char *path, double line, const char *st)
@@ -91,12 +92,31 @@ static void output_lost(struct rule_ctx *rc, const cJSON *m)
 	free(st);
 }
 
+/* A redacted bundle that still holds names: the reader about to share it
+ * must know before it leaves the machine. */
+static void fr_unredacted(struct rule_ctx *rc, const cJSON *m)
+{
+	const cJSON *run = json_get(m, "run");
+	double n = 0, line = 0;
+	if (!json_num(run, "fr_unredacted", &n) || n <= 0)
+		return;
+	json_num(json_get(run, "source"), "line", &line);
+	const char *path = json_str(json_get(run, "source"), "path");
+	char *st = xasprintf("run --redact rewrote this bundle's files, but not its %.0f flight-recorder dump%s in fr/ "
+	                     "(binary Python pickles, which may hold host names, addresses and paths) [%s:%.0f]. "
+	                     "Derived from run's record",
+	                     n, n == 1 ? "" : "s", path ? path : "", line);
+	emit(rc, COLLECT_RULES[2].id, path ? path : rc->name, line, st);
+	free(st);
+}
+
 static void run(struct rule_ctx *rc)
 {
 	const cJSON *m;
 	cJSON_ArrayForEach(m, json_get(rc->facts, "collected")) {
 		reports_missing(rc, m);
 		output_lost(rc, m);
+		fr_unredacted(rc, m);
 	}
 }
 

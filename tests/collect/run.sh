@@ -359,6 +359,10 @@ check "run --redact twice: one folder, the second log beside the first" sh -c "[
 check "run --redact: the NCCL log rewritten" sh -c "ls '$T/rd/$RH' | grep -qx 'nccl\.2\.[0-9]*\.log' && grep -q '^$RH:4242:4242 .*eth0:192.0.2.1<0>' '$T/rd/$RH'/nccl.2.*.log"
 check "run --redact: the flight-recorder dump said on stderr" grep -q "^nccl-triage run: fr/ holds 1 flight-recorder dumps that --redact does not rewrite; " rd2.err
 check "run --redact: ... and in the record" grep -q '"fr_unredacted":1' "$T/rd/$RH/manifest.2.jsonl"
+"$BIN" analyze "$T/rd" >rdfr.txt 2>/dev/null
+"$BIN" analyze --format json "$T/rd" >rdfr.json 2>/dev/null
+check "run --redact: analyze of the bundle says its dump was not redacted, with the record's place" \
+	sh -c "grep -q 'The bundle was redacted, but not its flight-recorder dumps' rdfr.txt && grep -q 'but not its 1 flight-recorder dump in fr/ .*\[$RH/manifest.2.jsonl:[0-9]*\]' rdfr.json"
 rm -f "$T/rd/$RH"/fr/*
 for name in "$HOST" "$FULL" 10.11.12.13; do
 	if grep -rqw -- "$name" "$T/rd"; then bad "run --redact, NCCL log: '$name' is still in the bundle: $(grep -rlw -- "$name" "$T/rd" | head -3)"; else ok; fi
