@@ -224,9 +224,13 @@ check "run: the signal in the summary" grep -q "was killed by signal 15" sig.err
 
 # SIGINT, SIGTERM, SIGHUP forwarded to the job's process group
 for s in INT TERM HUP; do
-	"$BIN" run --no-collect --bundle "$T/fw" -- sh -c "trap 'echo got-$s; exit 42' $s; sleep 30 & wait" >fw.out 2>fw.err &
+	rm -f fw.ready
+	"$BIN" run --no-collect --bundle "$T/fw" -- sh -c "trap 'echo got-$s; exit 42' $s; : >fw.ready; sleep 30 & wait" >fw.out 2>fw.err &
 	pid=$!
-	sleep 1
+	# the signal once the job's trap is set (a loaded machine may take
+	# longer than any fixed pause to start it)
+	i=0
+	while [ ! -e fw.ready ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 	kill -$s $pid
 	wait $pid
 	rc=$?
