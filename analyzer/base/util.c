@@ -464,7 +464,7 @@ static int secret_before(const char *s, size_t i)
 
 /* A ':' that may end a secret's name: "NAME: value" (a blank after it) or
  * "\"NAME\":" (a quote before it); not host:pid, file:line, eth0:10.0.0.1. */
-static int colon_form(const char *s, size_t n, size_t i)
+static inline int colon_form(const char *s, size_t n, size_t i)
 {
 	return (i + 1 < n && (s[i + 1] == ' ' || s[i + 1] == '\t')) || (i > 0 && (s[i - 1] == '"' || s[i - 1] == '\''));
 }
@@ -573,9 +573,81 @@ size_t str_printable_run(const char *s, size_t n)
 	return j;
 }
 
+/* Whether s[i], one of mask_needed's bytes ('=' ':' '_' 'K'), starts
+ * something to mask: the test each of mask_needed's passes makes at it
+ * (so mask_needed(s, n) is this at some i of s[0..n)). */
+static int mask_at(const char *s, size_t n, size_t i)
+{
+	switch (s[i]) {
+	case '=': return secret_before(s, i);
+	case ':': return colon_form(s, n, i) && secret_before(s, i);
+	case '_':
+		return (i >= 2 && s[i - 2] == 'h' && s[i - 1] == 'f') || (i >= 3 && s[i - 3] == 'g' && s[i - 2] == 'h') ||
+		       (i >= 6 && memcmp(s + i - 6, "github", 6) == 0);
+	case 'K': return i >= 1 && i + 2 < n && s[i - 1] == 'A' && s[i + 1] == 'I' && s[i + 2] == 'A';
+	default: return 0;
+	}
+}
+
+#if !defined(NT_NO_VECTORS) && defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
+	(defined(__SSE2__) || defined(__ARM_NEON))
+typedef signed char s8x16 __attribute__((vector_size(16)));
+
+/* 16 bytes p[0..16) of s[0..n), from s[at]: 0 when one is a byte that
+ * str_printable_run stops at (below 0x20 but the tab, 0x7f and above:
+ * as signed bytes, 0x80 and above are below 0x20 too) or one of mask_needed's bytes
+ * starts something to mask (mask_at, at its place in s); p may be a
+ * padded copy (' ' after the text: neither). */
+static inline int keeps16(const char *s, size_t n, size_t at, const char *p)
+{
+	s8x16 x;
+	memcpy(&x, p, 16);
+	s8x16 good = ((x > 0x1f) & (x != 0x7f)) | (x == '\t');
+	s8x16 mark = (x == '=') | (x == ':') | (x == '_') | (x == 'K');
+	uint64_t w[2]; /* byte j of a half is its bits 8j..8j+7 (little-endian) */
+	memcpy(w, &good, 16);
+	if ((w[0] & w[1]) != ~0ull)
+		return 0;
+	memcpy(w, &mark, 16);
+	for (size_t h = 0; h < 2; h++)
+		for (uint64_t m = w[h]; m;) { /* each marked byte (0xff), the lowest first */
+			unsigned k = (unsigned)__builtin_ctzll(m);
+			m &= ~(0xffull << k);
+			if (mask_at(s, n, at + 8 * h + k / 8))
+				return 0;
+		}
+	return 1;
+}
+#define KEEPS16 1
+#endif
+
 int str_sanitize_keeps(const char *s, size_t n)
 {
-	return str_printable_run(s, n) == n && !mask_needed(s, n);
+	/* one pass for both questions (str_printable_run(s, n) == n and
+	 * !mask_needed(s, n)), 16 bytes a step where the compiler has vectors:
+	 * a step with none of those bytes (nearly all) costs a few vector
+	 * operations; at each of mask_needed's bytes, its own test (mask_at) */
+	size_t i = 0;
+#ifdef KEEPS16
+	for (; i + 16 <= n; i += 16)
+		if (!keeps16(s, n, i, s + i))
+			return 0;
+	if (i < n) { /* the last bytes, in a padded copy */
+		char pad[16];
+		memset(pad, ' ', sizeof pad);
+		memcpy(pad, s + i, n - i);
+		return keeps16(s, n, i, pad);
+	}
+#else
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if ((c < 0x20 && c != '\t') || c >= 0x7f)
+			return 0;
+		if ((c == '=' || c == ':' || c == '_' || c == 'K') && mask_at(s, n, i))
+			return 0;
+	}
+#endif
+	return 1;
 }
 
 char *str_sanitize(const char *s, size_t n)

@@ -64,6 +64,7 @@ struct docstate {
 	char prev[EVIDENCE_CONTEXT][EVIDENCE_CONTEXT_TEXT + 4]; /* + 4: a longer line shows as cut */
 	size_t prevlen[EVIDENCE_CONTEXT];
 	char *prevsan[EVIDENCE_CONTEXT]; /* prev[] sanitised (context_copy, b->ev's), once asked; or NULL */
+	struct evline prevlm[EVIDENCE_CONTEXT]; /* what the line's copies found out (evidence.h) */
 	unsigned nprev, prevpos;
 	size_t waiting[8];
 	unsigned nwaiting;
@@ -668,21 +669,20 @@ static void crash_doc_end(struct bundle *b, struct docstate *ds)
 /* ---- context lines around evidence ---- */
 
 /* A context line, kept by the evidence list (every copy made is some
- * evidence's: one copy per line, shared by the evidence around it). */
-static char *context_copy(struct bundle *b, const char *s, size_t n)
+ * evidence's: one copy per line, shared by the evidence around it): the
+ * bytes of str_sanitize_cut (a cut line ends with "…"), made in the list;
+ * lm: the line's memo (struct evline). */
+static char *context_copy(struct bundle *b, const char *s, size_t n, struct evline *lm)
 {
-	char *t = str_sanitize_cut(s, n, EVIDENCE_CONTEXT_TEXT); /* a cut line ends with "…" */
-	char *k = evlist_keep(&b->ev, t);
-	free(t);
-	return k;
+	return evlist_keep_line(&b->ev, s, n, EVIDENCE_CONTEXT_TEXT, lm);
 }
 
 /* The current line is "after" context for evidence found just before it:
  * sanitised once for all of them; returns that copy (for context_push). */
-static char *context_after(struct bundle *b, struct docstate *ds, const char *s, size_t n)
+static char *context_after(struct bundle *b, struct docstate *ds, const char *s, size_t n, struct evline *lm)
 {
 	unsigned keep = 0;
-	char *t = context_copy(b, s, n);
+	char *t = context_copy(b, s, n, lm);
 	for (unsigned i = 0; i < ds->nwaiting; i++) {
 		struct evidence *e = &b->ev.v[ds->waiting[i]];
 		e->after[e->nafter++] = t;
@@ -702,7 +702,7 @@ static void context_before(struct bundle *b, struct docstate *ds, size_t first)
 		for (unsigned j = 0; j < ds->nprev; j++) {
 			unsigned slot = (ds->prevpos + EVIDENCE_CONTEXT - ds->nprev + j) % EVIDENCE_CONTEXT;
 			if (!ds->prevsan[slot]) /* sanitised once, whatever the evidence around it */
-				ds->prevsan[slot] = context_copy(b, ds->prev[slot], ds->prevlen[slot]);
+				ds->prevsan[slot] = context_copy(b, ds->prev[slot], ds->prevlen[slot], &ds->prevlm[slot]);
 			e->before[e->nbefore++] = ds->prevsan[slot];
 		}
 		if (ds->nwaiting == sizeof ds->waiting / sizeof *ds->waiting) {
@@ -714,13 +714,15 @@ static void context_before(struct bundle *b, struct docstate *ds, size_t first)
 }
 
 /* The line joins the ring of previous lines; san: its context_copy when
- * made already, or NULL. */
-static void context_push(struct docstate *ds, const char *s, size_t n, char *san)
+ * made already, or NULL; lm: its memo (what it says of the line holds for
+ * the copy, its first bytes: keep_sanitized looks at no more than those). */
+static void context_push(struct docstate *ds, const char *s, size_t n, char *san, const struct evline *lm)
 {
 	size_t l = n < EVIDENCE_CONTEXT_TEXT + 4 ? n : EVIDENCE_CONTEXT_TEXT + 4;
 	memcpy(ds->prev[ds->prevpos], s, l);
 	ds->prevlen[ds->prevpos] = l;
 	ds->prevsan[ds->prevpos] = san;
+	ds->prevlm[ds->prevpos] = *lm;
 	ds->prevpos = (ds->prevpos + 1) % EVIDENCE_CONTEXT;
 	if (ds->nprev < EVIDENCE_CONTEXT)
 		ds->nprev++;
@@ -734,6 +736,7 @@ struct line_ctx {
 	uint64_t line;
 	const char *raw;
 	size_t rawlen;
+	struct evline *lm; /* the line's memo (evidence.h) */
 };
 
 /* Where raw-line offsets land in e->text (sanitised, maybe cut), computed
@@ -749,10 +752,14 @@ struct offmap {
 	uint64_t *work; /* raw bytes looked at (struct bundle: offset_work) */
 };
 
-static void offmap_init(struct offmap *om, const char *raw, const struct evidence *e, uint64_t *work)
+static void offmap_init(struct offmap *om, const char *raw, const struct evidence *e, uint64_t *work, int clean)
 {
 	om->raw = raw;
 	om->work = work;
+	if (clean) { /* the text is the raw line cut (evline_clean): every offset maps to itself */
+		om->src = om->kept = om->same = e->cut ? EVIDENCE_TEXT_MAX : e->length;
+		return;
+	}
 	om->src = e->cut ? str_cut_at(raw, e->length, EVIDENCE_TEXT_MAX) : e->length;
 	om->kept = strlen(e->text) - (e->cut ? 3 : 0);
 	size_t lim = om->src < om->kept ? om->src : om->kept, i = 0;
@@ -828,8 +835,8 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 		caps[nc].name = s->capnames[g];
 		nc++;
 	}
-	struct evidence *e = *slot >= 0 ? evlist_add_at(&c->b->ev, (size_t)*slot, c->path, c->line, c->raw, c->rawlen,
-	                                                nc ? caps : NULL, nc, clean)
+	struct evidence *e = *slot >= 0 ? evlist_add_line(&c->b->ev, (size_t)*slot, c->path, c->line, c->raw, c->rawlen,
+	                                                  c->lm, nc ? caps : NULL, nc, clean)
 	                                : evlist_add(&c->b->ev, s->id, c->path, c->line, c->raw, c->rawlen, nc ? caps : NULL, nc);
 	for (size_t i = 0; i < nc; i++)
 		free(vals[i]);
@@ -843,7 +850,7 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 	if (!c->b->summary_only && ll->msg.p >= c->raw && ll->msg.p <= c->raw + c->rawlen) {
 		size_t base = (size_t)(ll->msg.p - c->raw);
 		struct offmap om;
-		offmap_init(&om, c->raw, e, &c->b->offset_work);
+		offmap_init(&om, c->raw, e, &c->b->offset_work, evline_clean(c->lm, c->rawlen, EVIDENCE_TEXT_MAX));
 		e->match.start = text_offset(&om, base + ov[0]);
 		e->match.end = text_offset(&om, base + ov[1]);
 		if (nc) {
@@ -904,8 +911,10 @@ static void apply_benign(struct bundle *b, struct docstate *ds, const struct log
 	ranks_note_at(b->ranks, &cp, ds->path, lineno, b->ev.next_seq, ts); /* milestones, last line; not an error */
 	if (ll->level != LINE_PLAIN && !b->saw_nccl)
 		b->saw_nccl = 1;
-	if (!b->summary_only)
-		context_push(ds, s, n, ds->nwaiting ? context_after(b, ds, s, n) : NULL);
+	if (!b->summary_only) {
+		struct evline lm = {0, 0};
+		context_push(ds, s, n, ds->nwaiting ? context_after(b, ds, s, n, &lm) : NULL, &lm);
+	}
 }
 
 /* The audit (analyze --unexplained): a failure-word line that no signature,
@@ -1016,12 +1025,13 @@ static void apply_line(struct bundle *b, const struct line_batch *bt, const stru
 	    (!memcmp(m->p, "NET/", 4) || !memcmp(m->p, "NCCL ver", 8) || !memcmp(m->p, "cudaDriv", 8) ||
 	     !memcmp(m->p, "Using ne", 8) || !memcmp(m->p, "Bootstra", 8)))
 		sysreport_node_info(b->facts, ll->host.p, ll->host.n, m->p, m->n, path, lineno);
-	char *san = ds->nwaiting ? context_after(b, ds, s, n) : NULL;
+	struct evline lm = {0, 0}; /* this line's: its evidence text and context copies look at it once */
+	char *san = ds->nwaiting ? context_after(b, ds, s, n, &lm) : NULL;
 	/* the matches the reading thread found, in database order, after its
 	 * messages (budget spent, a regex that does not compile) */
 	for (size_t i = 0; i < pl->nmsg; i++)
 		msgs_add(&b->warnings, "%s", bt->msg[pl->msg + i]);
-	struct line_ctx c = {b, path, lineno, s, n};
+	struct line_ctx c = {b, path, lineno, s, n, &lm};
 	size_t first = b->ev.n;
 	for (size_t i = 0; i < pl->nhit; i++) {
 		const struct line_hit *h = &bt->hit[pl->hit + i];
@@ -1031,7 +1041,7 @@ static void apply_line(struct bundle *b, const struct line_batch *bt, const stru
 	if (!b->summary_only) { /* without it nothing ever waits: san stays NULL */
 		if (b->ev.n > first)
 			context_before(b, ds, first);
-		context_push(ds, s, n, san);
+		context_push(ds, s, n, san, &lm);
 	}
 	const char *what = NULL;
 	if (hits == 0) {

@@ -83,11 +83,16 @@ char *evlist_keepn(struct evlist *l, const char *s, size_t n)
 	return arena_strndup(&l->strs, s, n);
 }
 
-static char *keep_sanitized(struct evlist *l, const char *s, size_t n, size_t max);
+static char *keep_sanitized(struct evlist *l, const char *s, size_t n, size_t max, struct evline *lm);
 
 char *evlist_keep_sanitized(struct evlist *l, const char *s, size_t n)
 {
-	return keep_sanitized(l, s, n, SIZE_MAX); /* str_sanitize_cut(s, n, SIZE_MAX) is str_sanitize(s, n) */
+	return keep_sanitized(l, s, n, SIZE_MAX, NULL); /* str_sanitize_cut(s, n, SIZE_MAX) is str_sanitize(s, n) */
+}
+
+char *evlist_keep_line(struct evlist *l, const char *s, size_t n, size_t max, struct evline *lm)
+{
+	return keep_sanitized(l, s, n, max, lm);
 }
 
 void *evlist_zalloc(struct evlist *l, size_t n)
@@ -106,9 +111,31 @@ static char *keep_free(struct evlist *l, char *s)
 /* str_sanitize_cut(s, n, max) kept in the list: the same bytes.  Nearly
  * every line is printable ASCII: copied straight into the arena and its
  * secrets masked there (str_sanitize does that to a malloc'ed copy), with
- * no temporary copy; anything else takes str_sanitize_cut's path. */
-static char *keep_sanitized(struct evlist *l, const char *s, size_t n, size_t max)
+ * no temporary copy; anything else takes str_sanitize_cut's path.
+ * lm (NULL: none): the line's memo (struct evline).  With it, the bytes
+ * that decide are the first need = min(n, max + 1): when they are clean,
+ * s[max] is ASCII (so str_cut_at cuts at max), the cut is clean (a prefix
+ * of a clean text is clean) and str_mask_secrets leaves it as it is: the
+ * result is the plain copy.  Otherwise the path below, as without it. */
+static char *keep_sanitized(struct evlist *l, const char *s, size_t n, size_t max, struct evline *lm)
 {
+	if (lm) {
+		size_t need = n <= max ? n : max + 1;
+		if (!(lm->state == 1 && lm->len >= need) && !(lm->state == 2 && lm->len <= need)) {
+			lm->state = str_sanitize_keeps(s, need) ? 1 : 2;
+			lm->len = need;
+		}
+		if (lm->state == 1 && lm->len >= need) {
+			size_t k = n <= max ? n : max;
+			char *t = arena_chars(&l->strs, k + (n > max ? 4 : 1));
+			memcpy(t, s, k);
+			if (n > max)
+				memcpy(t + k, "\xe2\x80\xa6", 4); /* "…" and the NUL */
+			else
+				t[k] = 0;
+			return t;
+		}
+	}
 	size_t cut = n <= max ? n : str_cut_at(s, n, max);
 	if (str_printable_run(s, cut) != cut)
 		return keep_free(l, str_sanitize_cut(s, n, max));
@@ -121,25 +148,35 @@ static char *keep_sanitized(struct evlist *l, const char *s, size_t n, size_t ma
 }
 
 static struct evidence *add(struct evlist *l, size_t *cnt, const char *path, uint64_t line, const char *text,
-                            size_t textlen, const struct capture *caps, size_t ncaps, uint32_t clean);
+                            size_t textlen, struct evline *lm, const struct capture *caps, size_t ncaps,
+                            uint32_t clean);
 
 struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
                             uint64_t line, const char *text, size_t textlen,
                             const struct capture *caps, size_t ncaps)
 {
-	return add(l, count_slot(l, id, 1), path, line, text, textlen, caps, ncaps, 0);
+	return add(l, count_slot(l, id, 1), path, line, text, textlen, NULL, caps, ncaps, 0);
 }
 
 struct evidence *evlist_add_at(struct evlist *l, size_t slot, const char *path,
                                uint64_t line, const char *text, size_t textlen,
                                const struct capture *caps, size_t ncaps, uint32_t clean)
 {
-	return add(l, &l->counts[slot].count, path, line, text, textlen, caps, ncaps, clean);
+	return add(l, &l->counts[slot].count, path, line, text, textlen, NULL, caps, ncaps, clean);
 }
 
-/* cnt: the id's count (in l->counts); clean: as evlist_add_at */
+struct evidence *evlist_add_line(struct evlist *l, size_t slot, const char *path, uint64_t line,
+                                 const char *text, size_t textlen, struct evline *lm,
+                                 const struct capture *caps, size_t ncaps, uint32_t clean)
+{
+	return add(l, &l->counts[slot].count, path, line, text, textlen, lm, caps, ncaps, clean);
+}
+
+/* cnt: the id's count (in l->counts); lm: the text's memo or NULL
+ * (keep_sanitized); clean: as evlist_add_at */
 static struct evidence *add(struct evlist *l, size_t *cnt, const char *path, uint64_t line, const char *text,
-                            size_t textlen, const struct capture *caps, size_t ncaps, uint32_t clean)
+                            size_t textlen, struct evline *lm, const struct capture *caps, size_t ncaps,
+                            uint32_t clean)
 {
 	(*cnt)++;
 	uint64_t seq = l->next_seq++;
@@ -159,7 +196,7 @@ static struct evidence *add(struct evlist *l, size_t *cnt, const char *path, uin
 		l->last_path = arena_strndup(&l->strs, path, strlen(path));
 	e->path = (char *)l->last_path;
 	e->line = line;
-	e->text = keep_sanitized(l, text ? text : "", text ? textlen : 0, EVIDENCE_TEXT_MAX);
+	e->text = text ? keep_sanitized(l, text, textlen, EVIDENCE_TEXT_MAX, lm) : keep_sanitized(l, "", 0, EVIDENCE_TEXT_MAX, NULL);
 	e->length = text ? textlen : 0;
 	e->cut = text && textlen > EVIDENCE_TEXT_MAX;
 	e->rank = -1;
@@ -171,7 +208,7 @@ static struct evidence *add(struct evlist *l, size_t *cnt, const char *path, uin
 			e->caps[i].name = arena_strndup(&l->strs, caps[i].name, strlen(caps[i].name));
 			size_t vn = strlen(caps[i].value);
 			e->caps[i].value = i < 32 && (clean >> i & 1) ? arena_strndup(&l->strs, caps[i].value, vn)
-			                                             : keep_sanitized(l, caps[i].value, vn, SIZE_MAX);
+			                                             : keep_sanitized(l, caps[i].value, vn, SIZE_MAX, NULL);
 		}
 		e->ncaps = ncaps;
 	}

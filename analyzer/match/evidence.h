@@ -127,6 +127,18 @@ struct floor_pick {
 	int rank;
 };
 
+/* What is known of one line's sanitising (struct evline): s[0..len) is
+ * (state 1) or is not (state 2) its own str_sanitize, printable ASCII with
+ * nothing to mask (str_sanitize_keeps); state 0: nothing known.  A line's
+ * copies (its evidence text, its context lines) look at it once: being
+ * clean holds for every prefix of a clean text, so one check of the
+ * longest prefix answers for the shorter cuts.  The caller owns it and
+ * zeroes it for every new line (it describes bytes, not a pointer). */
+struct evline {
+	size_t len;
+	int state;
+};
+
 void evlist_init(struct evlist *l);
 void evlist_free(struct evlist *l);
 /* Add evidence; copies every string (into the list).  caps may be NULL.  Returns the stored
@@ -142,6 +154,21 @@ struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
 struct evidence *evlist_add_at(struct evlist *l, size_t slot, const char *path,
                                uint64_t line, const char *text, size_t textlen,
                                const struct capture *caps, size_t ncaps, uint32_t clean);
+/* evlist_add_at with a memo of the text (struct evline; NULL: none), read
+ * and updated. */
+struct evidence *evlist_add_line(struct evlist *l, size_t slot, const char *path, uint64_t line,
+                                 const char *text, size_t textlen, struct evline *lm,
+                                 const struct capture *caps, size_t ncaps, uint32_t clean);
+/* The bytes of str_sanitize_cut(s, n, max), kept in the list (a context
+ * line); lm: a memo of the line s (struct evline), or NULL. */
+char *evlist_keep_line(struct evlist *l, const char *s, size_t n, size_t max, struct evline *lm);
+/* Whether str_sanitize_cut(s, n, max) of the line lm describes is s cut to
+ * min(n, max) bytes, unchanged (and "…" when n > max): lm says s is clean
+ * far enough. */
+static inline int evline_clean(const struct evline *lm, size_t n, size_t max)
+{
+	return lm->state == 1 && (lm->len >= n || lm->len > max);
+}
 size_t evlist_count(const struct evlist *l, const char *id);
 /* Whether evlist_add of id would only count it (the per-id cap is reached):
  * a caller with captures to copy asks first. */

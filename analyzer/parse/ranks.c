@@ -343,24 +343,10 @@ static int wpid_hash_at(const void *ctx, size_t i, uint64_t *h)
 }
 
 /* host:pid's entry, created when new; hashed, since every NCCL line asks. */
-static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn, long pid)
+/* proc_nccl past the last two processes: the index, else a new entry */
+static __attribute__((noinline)) struct rank_proc *proc_nccl_find(struct ranks *r, const char *host, size_t hn,
+                                                                  long pid)
 {
-	/* the last two processes first (a host:pid names one process: any
-	 * entry that has it is the one the index finds) */
-	if (r->last_proc) {
-		struct rank_proc *q = &r->v[r->last_proc - 1];
-		if (q->host && q->pid == pid && q->host_len == hn && memcmp(q->host, host, hn) == 0)
-			return q;
-	}
-	if (r->last_proc2) {
-		struct rank_proc *q = &r->v[r->last_proc2 - 1];
-		if (q->host && q->pid == pid && q->host_len == hn && memcmp(q->host, host, hn) == 0) {
-			size_t t = r->last_proc;
-			r->last_proc = r->last_proc2;
-			r->last_proc2 = t;
-			return q;
-		}
-	}
 	uint64_t h = proc_hash(host, hn, pid);
 	if (r->pix.nslot) {
 		for (size_t s = hindex_first(&r->pix, h); r->pix.slot[s]; s = hindex_next(&r->pix, s)) {
@@ -389,6 +375,30 @@ static struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn,
 	r->last_proc2 = r->last_proc;
 	r->last_proc = r->n;
 	return p;
+}
+
+/* The process of host:pid (a new one when the caps allow), or NULL.  Inline:
+ * every NCCL line asks, and nearly always the last process or the one
+ * before is the one (the call, saving registers, cost as much as the test). */
+static inline struct rank_proc *proc_nccl(struct ranks *r, const char *host, size_t hn, long pid)
+{
+	/* the last two processes first (a host:pid names one process: any
+	 * entry that has it is the one the index finds) */
+	if (r->last_proc) {
+		struct rank_proc *q = &r->v[r->last_proc - 1];
+		if (q->host && q->pid == pid && q->host_len == hn && memcmp(q->host, host, hn) == 0)
+			return q;
+	}
+	if (r->last_proc2) {
+		struct rank_proc *q = &r->v[r->last_proc2 - 1];
+		if (q->host && q->pid == pid && q->host_len == hn && memcmp(q->host, host, hn) == 0) {
+			size_t t = r->last_proc;
+			r->last_proc = r->last_proc2;
+			r->last_proc2 = t;
+			return q;
+		}
+	}
+	return proc_nccl_find(r, host, hn, pid);
 }
 
 /* The one NCCL process with this pid (any host), or NULL (none, or
@@ -1409,8 +1419,9 @@ static void note_nccl(struct ranks *r, const struct logline *ll, uint64_t kw, co
 	if (ll->level == LINE_INFO) {
 		/* Init/Abort/Destroy lines end with START or COMPLETE; the bulk of
 		 * INFO lines fall through every test below */
-		int tail = (m->n > 5 && memcmp(m->p + m->n - 5, "START", 5) == 0) ||
-		           (m->n > 8 && memcmp(m->p + m->n - 8, "COMPLETE", 8) == 0);
+		char last = m->n ? m->p[m->n - 1] : 0; /* the last byte first: 'T' or 'E' */
+		int tail = (last == 'T' && m->n > 5 && memcmp(m->p + m->n - 5, "START", 5) == 0) ||
+		           (last == 'E' && m->n > 8 && memcmp(m->p + m->n - 8, "COMPLETE", 8) == 0);
 		int oc;
 		if (starts(m, "Bootstrap") || starts(m, "NET/"))
 			r->saw_net_lines = 1;

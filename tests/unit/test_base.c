@@ -649,9 +649,48 @@ static int mask_same(const char *line, size_t n)
 	int printable = 1;
 	for (size_t i = 0; i < n; i++)
 		printable &= ((unsigned char)line[i] >= 0x20 && (unsigned char)line[i] < 0x7f) || line[i] == '\t';
-	if (printable)
-		same &= str_sanitize_keeps(line, n) == !ref_mask_needed(line, n);
+	/* str_sanitize_keeps: printable and nothing to mask (one pass of its own) */
+	same &= str_sanitize_keeps(line, n) == (printable && !ref_mask_needed(line, n));
 	return same;
+}
+
+/* str_sanitize_keeps looks at 16 bytes a step, then byte by byte: a secret
+ * or a byte to replace at either end of the text, on each side of a step's
+ * edge, after clean steps; each must still say "not kept". */
+static void test_keeps_edges(void)
+{
+	static const char *const piece[] = {"TOKEN=abc", "password: x", "\"KEY\":", "AKIAABCDEFGHIJKLMNOP", "AKIA",
+	                                    "AKI", "KIA", "hf_", "gh_", "ghp_", "github_", "_", "=", ":", ": ", "K",
+	                                    "\t", "\x01", "\x7f", "\x80", "\xc3\xa9", "\xff", "x=1", "a:b"};
+	size_t same = 0, runs = 0, kept = 0;
+	for (size_t w = 0; w < sizeof piece / sizeof *piece; w++) {
+		size_t pl = strlen(piece[w]);
+		for (size_t n = pl; n <= 72; n++)
+			for (size_t at = 0; at + pl <= n; at++)
+				for (int fill = 0; fill < 3; fill++) {
+					char line[80];
+					for (size_t i = 0; i < n; i++)
+						line[i] = fill == 0 ? 'x' : fill == 1 ? (i % 5 == 4 ? ' ' : 'k') : (i % 3 ? 's' : '\t');
+					memcpy(line + at, piece[w], pl);
+					same += mask_same(line, n);
+					kept += str_sanitize_keeps(line, n);
+					runs++;
+				}
+	}
+	CHECK(same == runs);
+	CHECK(kept > runs / 10 && kept < runs - runs / 10); /* both answers were tried */
+	/* a long clean text, then the secret (or a control byte) in its last step or its tail */
+	char big[700];
+	for (size_t n = 600; n < 640; n++)
+		for (int w = 0; w < 3; w++) {
+			memset(big, 'y', n);
+			for (size_t i = 4; i < n; i += 5)
+				big[i] = ' ';
+			const char *tail = w == 0 ? " TOKEN=v" : w == 1 ? "\x01" : " AKIAABCDEFGHIJKLMNOP";
+			memcpy(big + n - strlen(tail), tail, strlen(tail));
+			CHECK(!str_sanitize_keeps(big, n));
+			CHECK(mask_same(big, n));
+		}
 }
 
 /* Random text of names, separators and secret-ish pieces: the fast tests
@@ -749,6 +788,7 @@ int main(void)
 {
 	test_sanitize();
 	test_mask_secrets();
+	test_keeps_edges();
 	test_json();
 	test_buf_read_file();
 	test_str_line_copy();

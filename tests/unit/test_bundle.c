@@ -74,9 +74,124 @@ static void test_evidence_text(void)
 	evlist_free(&l);
 }
 
+/* One str_sanitize_cut(s, n, max) per cut, against evlist_keep_line with
+ * the memo lm: the same bytes; then what the memo says (evline_clean) must
+ * hold of that result.  Returns whether all agree. */
+static int line_same(struct evlist *l, const char *s, size_t n, size_t max, struct evline *lm)
+{
+	char *want = str_sanitize_cut(s, n, max);
+	char *got = evlist_keep_line(l, s, n, max, lm);
+	int same = strcmp(want, got) == 0;
+	if (evline_clean(lm, n, max)) { /* then it is the line cut, unchanged */
+		size_t k = n <= max ? n : max;
+		same &= strlen(got) == k + (n > max ? 3 : 0) && memcmp(got, s, k) == 0;
+	}
+	free(want);
+	return same;
+}
+
+/* evlist_keep_line with a line's memo (struct evline): a line's copies look
+ * at it once (bundle.c: its context line at 240 bytes, its evidence text at
+ * 500, in either order, and the ring's copy of its first 244 bytes with the
+ * memo carried over).  Each must be str_sanitize_cut's bytes: a secret at
+ * the start or the end of the line, right at a cut, just past it (masked
+ * in the longer cut only), a byte to replace at the cut or past it. */
+static void test_evline(void)
+{
+	static const char *const piece[] = {"x", "abc ", "NCCL INFO ", "host:12:34 ", "12:34:56 ", "TOKEN=abc",
+	                                    "password: hunter2", "\"secret\":\"v\"", "KEY=", "=", ":", ": ", "_",
+	                                    "hf_abcdefghijklmnopqrstuvwxyz0123456", "AKIAABCDEFGHIJKLMNOP", "AKI", "A",
+	                                    "ghp_", "\t", "\xc3\xa9", "\xff", "\x01", "\xe2\x80\xae", "***", " "};
+	const size_t np = sizeof piece / sizeof *piece;
+	static const size_t cuts[] = {EVIDENCE_CONTEXT_TEXT, EVIDENCE_TEXT_MAX, SIZE_MAX, 0, 1, 3};
+	unsigned seed = 4242;
+	size_t same = 0, runs = 0, fast = 0, slow = 0;
+	struct evlist l;
+	evlist_init(&l);
+	for (int t = 0; t < 20000; t++) {
+		char line[800];
+		size_t n = 0, want = ((seed = seed * 1103515245u + 12345u) >> 16) % 4;
+		/* lengths around the cuts: up to 240 / 244, to 500, beyond */
+		want = want == 0 ? 200 + (seed >> 8) % 60 : want == 1 ? 480 + (seed >> 8) % 40 : (seed >> 8) % 700;
+		/* mostly plain filler, a piece now and then: both paths taken */
+		while (n < want) {
+			unsigned r = (seed = seed * 1103515245u + 12345u) >> 16;
+			const char *pc = r % 8 ? "filler " : piece[(r >> 3) % np];
+			size_t pl = strlen(pc);
+			if (n + pl > sizeof line)
+				break;
+			memcpy(line + n, pc, pl);
+			n += pl;
+		}
+		if (n > want)
+			n = want;
+		struct evline lm = {0, 0};
+		int k = 1 + (int)(((seed = seed * 1103515245u + 12345u) >> 16) % 4);
+		for (int j = 0; j < k; j++) {
+			unsigned r = (seed = seed * 1103515245u + 12345u) >> 16;
+			size_t max = r % 8 < 6 ? cuts[r % 6] : n - (n ? r % 2 : 0);
+			same += line_same(&l, line, n, max, &lm);
+			runs++;
+		}
+		fast += lm.state == 1;
+		slow += lm.state == 2;
+		/* the ring's copy (context_push): the first 244 bytes, the memo carried */
+		size_t rn = n < EVIDENCE_CONTEXT_TEXT + 4 ? n : EVIDENCE_CONTEXT_TEXT + 4;
+		char ring[EVIDENCE_CONTEXT_TEXT + 4];
+		memcpy(ring, line, rn);
+		struct evline rm = lm;
+		same += line_same(&l, ring, rn, EVIDENCE_CONTEXT_TEXT, &rm);
+		runs++;
+	}
+	CHECK(same == runs);
+	CHECK(fast > 1000 && slow > 1000); /* both kinds of line were tried */
+	/* a secret at the edges: at the start, at the end, its '=' or ": " at the
+	 * cuts (before them, on them, just past them), after a masked region */
+	size_t masked = 0, tried = 0;
+	static const char *const secret[] = {"TOKEN=abc", "password: hunter2", "AKIAABCDEFGHIJKLMNOP",
+	                                     "hf_abcdefghijklmnopqrstuvwxyz0123456", "\xc3\xa9"};
+	for (size_t w = 0; w < sizeof secret / sizeof *secret; w++) {
+		size_t sl = strlen(secret[w]);
+		for (size_t len = 230; len <= 520; len += len < 250 || (len >= 480 && len < 510) ? 1 : 10)
+			for (size_t at = 0; at + sl <= len; at += at + sl + 12 < len ? (at < 20 || (at > 220 && at < 250) || (at > 480 && at < 505) ? 1 : 37) : 1) {
+				char line[600];
+				for (size_t i = 0; i < len; i++)
+					line[i] = i % 4 == 3 ? ' ' : 'y'; /* a name stops at the blank (one of 129+ is none) */
+				if (at > 0)
+					line[at - 1] = ' ';
+				memcpy(line + at, secret[w], sl);
+				masked += !str_sanitize_keeps(line, len); /* a secret to mask (or a byte to replace) */
+				tried++;
+				for (int order = 0; order < 2; order++) {
+					struct evline lm = {0, 0};
+					size_t a = order ? EVIDENCE_TEXT_MAX : EVIDENCE_CONTEXT_TEXT;
+					size_t b = order ? EVIDENCE_CONTEXT_TEXT : EVIDENCE_TEXT_MAX;
+					CHECK(line_same(&l, line, len, a, &lm));
+					CHECK(line_same(&l, line, len, b, &lm));
+					struct evline rm = lm;
+					size_t rn = len < EVIDENCE_CONTEXT_TEXT + 4 ? len : EVIDENCE_CONTEXT_TEXT + 4;
+					CHECK(line_same(&l, line, rn, EVIDENCE_CONTEXT_TEXT, &rm));
+				}
+			}
+	}
+	CHECK(masked == tried); /* every one of them had something to mask */
+	/* a cut line whose byte at the cut is no ASCII: the slow path's cut */
+	{
+		char line[300];
+		memset(line, 'z', sizeof line);
+		memcpy(line + EVIDENCE_CONTEXT_TEXT - 1, "\xc3\xa9", 2);
+		struct evline lm = {0, 0};
+		CHECK(line_same(&l, line, sizeof line, EVIDENCE_CONTEXT_TEXT, &lm));
+		CHECK_INT(lm.state, 2);
+		CHECK(line_same(&l, line, sizeof line, EVIDENCE_CONTEXT_TEXT - 1, &lm));
+	}
+	evlist_free(&l);
+}
+
 int main(void)
 {
 	test_evidence_text();
+	test_evline();
 	struct msgs m = {0};
 	sigdb_init(&db);
 	rules_register(&db);
