@@ -554,7 +554,9 @@ int sysreport_nccltests_wants(const struct nccltests *nt, const char *line, size
 	return 0;
 }
 
-void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len, uint64_t lineno)
+/* kw: the line may hold a KW_NCCLTESTS literal (0: the keyword scan over
+ * line[0..len) found none). */
+static void nt_line(struct nccltests *nt, const char *line, size_t len, uint64_t lineno, int kw)
 {
 	if (!nt || !line)
 		return;
@@ -573,24 +575,31 @@ void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len
 	/* CR, NUL and LF become blanks (rare: memchr finds them) */
 	static const char odd[3] = {'\r', 0, '\n'};
 	for (int c = 0; c < 3; c++)
-		for (char *p = buf; (p = memchr(p, odd[c], (size_t)(buf + k - p))) != NULL; p++)
+		for (char *p = buf; (p = memchr(p, odd[c], (size_t)(buf + k - p))) != NULL; p++) {
 			*p = ' ';
+			kw = 1; /* a blank made here may complete a literal the scan did not see */
+		}
 	char *s = (char *)skip_ws(buf);
 	const char *at;
-	/* the first three hold "Test ": one search rules them all out (most
-	 * lines here are NCCL's own "Cuda failure '...'" WARN messages) */
-	int test = strstr(s, "Test ") != NULL;
+	/* The next six kinds each need a KW_NCCLTESTS literal in buf ("Test
+	 * NCCL failure", "Test CUDA failure", ": Test failure ", "NCCL failure ",
+	 * "Cuda failure ", "Out of bounds values", "Avg bus bandwidth": linekw.c);
+	 * buf is line's first bytes unchanged, so without kw none can match and
+	 * the searches are skipped (the '#' lines and rows of an open run).  The
+	 * first three hold "Test ": one search rules them all out (most lines
+	 * with a keyword are NCCL's own "Cuda failure '...'" WARN messages). */
+	int test = kw && strstr(s, "Test ") != NULL;
 	if (test && (at = strstr(s, "Test NCCL failure ")))
 		failure_line(nt, s, at, "nccl", lineno);
 	else if (test && (at = strstr(s, "Test CUDA failure ")))
 		failure_line(nt, s, at, "cuda", lineno);
 	else if (test && (at = strstr(s, ": Test failure ")) && starts(s, ".."))
 		failure_line(nt, s, at + 2, "test", lineno);
-	else if ((at = v1_failure(s)))
+	else if (kw && (at = v1_failure(s)))
 		failure_line(nt, s, at, s[0] == 'N' ? "nccl" : "cuda", lineno);
-	else if (strstr(s, "Out of bounds values"))
+	else if (kw && strstr(s, "Out of bounds values"))
 		result_line(nt, s, lineno, "Out of bounds values", 1, "oob", "count", "status");
-	else if (strstr(s, "Avg bus bandwidth"))
+	else if (kw && strstr(s, "Avg bus bandwidth"))
 		result_line(nt, s, lineno, "Avg bus bandwidth", 0, "avg_busbw", "value", "check");
 	else if (s[0] == '#') {
 		const char *b = skip_ws(s + 1);
@@ -613,6 +622,16 @@ void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len
 	} else if (nt->in_table && isdigit((unsigned char)s[0])) {
 		row_line(nt, s, lineno);
 	}
+}
+
+void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len, uint64_t lineno)
+{
+	nt_line(nt, line, len, lineno, 1);
+}
+
+void sysreport_nccltests_line_nokw(struct nccltests *nt, const char *line, size_t len, uint64_t lineno)
+{
+	nt_line(nt, line, len, lineno, 0);
 }
 
 void sysreport_nccltests_end(struct nccltests *nt)

@@ -119,6 +119,57 @@ static void test_nccl_tests(void)
 	cJSON_Delete(f);
 }
 
+/* sysreport_nccltests_line_nokw (bundle.c: a '#' line or a row of an open
+ * run that holds no KW_NCCLTESTS literal) gives the facts _line gives: the
+ * same lines fed both ways print the same facts.  Its negative case: a CR
+ * or NUL inside a line becomes a blank in the parser's copy and may
+ * complete a literal the keyword scan did not see ("Out of bounds\rvalues"):
+ * such a line is still read as its kind. */
+static void test_nccl_tests_nokw(void)
+{
+	static const struct {
+		const char *s;
+		size_t n; /* 0: strlen */
+		int kw;   /* the line holds a KW_NCCLTESTS literal */
+	} L[] = {
+		{"# nccl-tests version 2.17.8 nccl-headers=22902 nccl-library=22902", 0, 1},
+		{"# Collective test starting: all_reduce_perf", 0, 0},
+		{"# nThread 1 nGpus 2 minBytes 8 maxBytes 128 step: 2(factor) warmup iters: 5 iters: 20 validation: 1 graph: 0", 0, 1},
+		{"#  Rank  0 Group  0 Pid 662195 on gpu-1-1 device  0 [0009:01:00] NVIDIA GH200 120GB", 0, 0},
+		{"# source: https://example.com/an/issue (a comment, no kind)", 0, 0},
+		{"#       size         count      type   redop    root     time   algbw   busbw  #wrong", 0, 0},
+		{"           8             2     float     sum      -1    17.49    0.00    0.00       0", 0, 0},
+		{"         128            32     float     sum      -1    18.02    0.01    0.01       3", 0, 0},
+		{"# Out of bounds\rvalues : 3 FAILED", 0, 0},
+		{"# Avg bus bandwidth\0   : 4.79995 ", 34, 0},
+		{"# Collective test concluded: all_reduce_perf", 0, 0},
+	};
+	cJSON *f1 = cJSON_CreateObject(), *f2 = cJSON_CreateObject();
+	struct nccltests *a = sysreport_nccltests_new(f1, "x"), *b = sysreport_nccltests_new(f2, "x");
+	for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
+		size_t n = L[i].n ? L[i].n : strlen(L[i].s);
+		sysreport_nccltests_line(a, L[i].s, n, i + 1);
+		if (L[i].kw)
+			sysreport_nccltests_line(b, L[i].s, n, i + 1);
+		else
+			sysreport_nccltests_line_nokw(b, L[i].s, n, i + 1);
+	}
+	sysreport_nccltests_end(a);
+	sysreport_nccltests_end(b);
+	char *j1 = cJSON_PrintUnformatted(f1), *j2 = cJSON_PrintUnformatted(f2);
+	CHECK(j1 && j2 && strcmp(j1, j2) == 0);
+	CHECK_INT(gn(f2, "nccl_tests.runs.0.rows"), 2);
+	CHECK_INT(gn(f2, "nccl_tests.runs.0.device_count"), 1);
+	CHECK_INT(gn(f2, "nccl_tests.runs.0.oob.count"), 3); /* the CR case */
+	CHECK(gs(f2, "nccl_tests.runs.0.oob.status") && !strcmp(gs(f2, "nccl_tests.runs.0.oob.status"), "FAILED"));
+	CHECK(fabs(gn(f2, "nccl_tests.runs.0.avg_busbw.value") - 4.79995) < 1e-9); /* the NUL case */
+	CHECK_INT(gb(f2, "nccl_tests.runs.0.concluded"), 1);
+	free(j1);
+	free(j2);
+	cJSON_Delete(f1);
+	cJSON_Delete(f2);
+}
+
 /* kernel messages as sys_parse_kmsg reads a whole text (the OOM reports are
  * tests/cases/kmsg).  The Xid reports stay here: through `analyze` only the
  * lines with a KW_KMSG keyword reach sysreport_kmsg_line, so the other NVRM
@@ -527,6 +578,7 @@ static void test_rules(void)
 int main(void)
 {
 	test_nccl_tests();
+	test_nccl_tests_nokw();
 	test_kmsg();
 	test_nodes();
 	test_versions_bare_nccl();
