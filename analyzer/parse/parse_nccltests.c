@@ -114,6 +114,8 @@ static int num_token(const char *t, double *v)
 	char *e;
 	if (!*t)
 		return 0;
+	if (sys_decimal(t, v)) /* the usual cells, without strtod */
+		return 1;
 	double d = strtod(t, &e);
 	if (e == t || *e)
 		return 0;
@@ -292,6 +294,112 @@ static void nthread_line(struct nccltests *nt, const char *s, uint64_t lineno)
 		sys_set_num(r, "validation", val);
 }
 
+/* ---------- sscanf's directives, for device_line ----------
+ * Each does what the directive does in glibc's sscanf on a NUL-terminated
+ * string (C locale), and returns 0 where sscanf would stop: a blank in the
+ * format skips any isspace() bytes (none too); a literal must follow as it
+ * is; %d / %ld skip isspace() bytes and read what strtol reads (sscanf
+ * converts with strtol; %d stores the long as an int); %Ns skips isspace()
+ * bytes and takes 1 to N bytes up to the next isspace() byte or NUL.  The
+ * values are only used when the whole format matched (device_line). */
+static void sc_blank(const char **p)
+{
+	while (isspace((unsigned char)**p))
+		(*p)++;
+}
+
+static int sc_lit(const char **p, const char *lit, size_t n)
+{
+	if (strncmp(*p, lit, n) != 0)
+		return 0;
+	*p += n;
+	return 1;
+}
+
+static int sc_long(const char **p, long *v)
+{
+	char *e;
+	sc_blank(p);
+	long x = strtol(*p, &e, 10);
+	if (e == *p)
+		return 0;
+	*v = x;
+	*p = e;
+	return 1;
+}
+
+static int sc_int(const char **p, int *v)
+{
+	long x;
+	if (!sc_long(p, &x))
+		return 0;
+	*v = (int)x;
+	return 1;
+}
+
+static int sc_word(const char **p, char *out, size_t max)
+{
+	sc_blank(p);
+	size_t n = 0;
+	while (n < max && (*p)[n] && !isspace((unsigned char)(*p)[n]))
+		n++;
+	if (n == 0)
+		return 0;
+	memcpy(out, *p, n);
+	out[n] = 0;
+	*p += n;
+	return 1;
+}
+
+/* sscanf(s, "Rank %d [Group %d ][Pid %ld ]on %255s device %d %n", ...)
+ * == the number of its conversions, the parts in [] where group / pid:
+ * 1 and the values, *k the bytes read; 0 where sscanf would not match it all. */
+static int device_scan(const char *s, int with_group, int with_pid, int *rank, int *group, long *pid, char *host,
+                       int *dev, int *k)
+{
+	const char *p = s;
+	if (!sc_lit(&p, "Rank", 4) || !sc_int(&p, rank)) /* %d skips the format's blank's bytes itself */
+		return 0;
+	sc_blank(&p);
+	if (with_group) {
+		if (!sc_lit(&p, "Group", 5) || !sc_int(&p, group))
+			return 0;
+		sc_blank(&p);
+	}
+	if (with_pid) {
+		if (!sc_lit(&p, "Pid", 3) || !sc_long(&p, pid))
+			return 0;
+		sc_blank(&p);
+	}
+	if (!sc_lit(&p, "on", 2) || !sc_word(&p, host, 255))
+		return 0;
+	sc_blank(&p);
+	if (!sc_lit(&p, "device", 6) || !sc_int(&p, dev))
+		return 0;
+	sc_blank(&p); /* the blank before %n */
+	*k = (int)(p - s);
+	return 1;
+}
+
+/* sscanf(bus, "%x:%x:%x", ...) == 3 where every field is hex digits only
+ * (the usual "0009:01:00"): strtoul reads them as sscanf does (it
+ * converts with strtoul and stores an unsigned int).  -1: another form
+ * (a sign, a blank, "0x"): the caller asks sscanf. */
+static int bus_scan(const char *bus, unsigned *v)
+{
+	const char *p = bus;
+	for (int i = 0; i < 3; i++) {
+		const char *q = p;
+		while (isxdigit((unsigned char)*q))
+			q++;
+		if (q == p || (i < 2 && *q != ':'))
+			return -1;
+		v[i] = (unsigned)strtoul(p, NULL, 16);
+		p = q + 1;
+	}
+	return 3;
+}
+
 /* "#  Rank  0 Group  0 Pid 662195 on gpu-1-1 device  0 [0009:01:00] NVIDIA GH200 120GB",
  * "#   Rank  0 Pid  29565 on server device  0 [0x01] A40",
  * "#   Rank  0 on host device  0 [0x01] Tesla P100" (v1) */
@@ -301,9 +409,11 @@ static void device_line(struct nccltests *nt, const char *s, uint64_t lineno)
 	long pid = -1;
 	char host[256] = "";
 	const char *p = s; /* after "Rank" */
-	if (sscanf(p, "Rank %d Group %d Pid %ld on %255s device %d %n", &rank, &group, &pid, host, &dev, &k) == 5 ||
-	    (group = -1, sscanf(p, "Rank %d Pid %ld on %255s device %d %n", &rank, &pid, host, &dev, &k) == 4) ||
-	    (pid = -1, sscanf(p, "Rank %d on %255s device %d %n", &rank, host, &dev, &k) == 3)) {
+	/* sscanf's "Rank %d Group %d Pid %ld on %255s device %d %n", then without
+	 * "Group %d ", then without "Pid %ld " too (device_scan) */
+	if (device_scan(p, 1, 1, &rank, &group, &pid, host, &dev, &k) ||
+	    (group = -1, device_scan(p, 0, 1, &rank, &group, &pid, host, &dev, &k)) ||
+	    (pid = -1, device_scan(p, 0, 0, &rank, &group, &pid, host, &dev, &k))) {
 	} else {
 		return;
 	}
@@ -328,8 +438,13 @@ static void device_line(struct nccltests *nt, const char *s, uint64_t lineno)
 			char bus[32];
 			memcpy(bus, b + 1, (size_t)(e - b - 1));
 			bus[e - b - 1] = 0;
-			unsigned dom, bb, dd;
-			if (sscanf(bus, "%x:%x:%x", &dom, &bb, &dd) == 3 && dom <= 0xffff && bb <= 0xff && dd <= 0x1f) {
+			unsigned f[3], dom, bb, dd;
+			int nf = bus_scan(bus, f);
+			if (nf == 3)
+				dom = f[0], bb = f[1], dd = f[2];
+			else
+				nf = sscanf(bus, "%x:%x:%x", &dom, &bb, &dd);
+			if (nf == 3 && dom <= 0xffff && bb <= 0xff && dd <= 0x1f) {
 				char norm[24];
 				snprintf(norm, sizeof norm, "%04x:%02x:%02x.0", dom, bb, dd);
 				sys_set_str(d, "bus_id", norm);
@@ -374,7 +489,9 @@ static void row_line(struct nccltests *nt, char *s, uint64_t lineno)
 	size_t n = sys_split_ws(s, tok, NT_MAX_COLS);
 	if ((int)n != nt->ncols || n < 2 || !is_int_token(tok[0]) || !is_int_token(tok[1]))
 		return;
-	double size = strtod(tok[0], NULL);
+	double size;
+	if (!sys_decimal(tok[0], &size))
+		size = strtod(tok[0], NULL);
 	nt->rows++;
 	int unchecked = 0;
 	double roww = 0;

@@ -170,6 +170,118 @@ static void test_nccl_tests_nokw(void)
 	cJSON_Delete(f2);
 }
 
+/* The device line as parse_nccltests.c read it with sscanf before
+ * device_scan / bus_scan replaced it there: the reference. */
+static cJSON *ref_device(const char *p)
+{
+	int rank = -1, group = -1, dev = -1, k = 0;
+	long pid = -1;
+	char host[256] = "";
+	if (sscanf(p, "Rank %d Group %d Pid %ld on %255s device %d %n", &rank, &group, &pid, host, &dev, &k) == 5 ||
+	    (group = -1, sscanf(p, "Rank %d Pid %ld on %255s device %d %n", &rank, &pid, host, &dev, &k) == 4) ||
+	    (pid = -1, sscanf(p, "Rank %d on %255s device %d %n", &rank, host, &dev, &k) == 3)) {
+	} else {
+		return NULL;
+	}
+	if (k == 0 || rank < 0)
+		return NULL;
+	cJSON *d = cJSON_CreateObject();
+	cJSON_AddNumberToObject(d, "rank", rank);
+	if (group >= 0)
+		cJSON_AddNumberToObject(d, "group", group);
+	if (pid >= 0)
+		cJSON_AddNumberToObject(d, "pid", (double)pid);
+	sys_set_str(d, "host", host);
+	cJSON_AddNumberToObject(d, "device", dev);
+	const char *b = p + k;
+	if (*b == '[') {
+		const char *e = strchr(b, ']');
+		if (e && e - b < 32) {
+			char bus[32];
+			memcpy(bus, b + 1, (size_t)(e - b - 1));
+			bus[e - b - 1] = 0;
+			unsigned dom, bb, dd;
+			if (sscanf(bus, "%x:%x:%x", &dom, &bb, &dd) == 3 && dom <= 0xffff && bb <= 0xff && dd <= 0x1f) {
+				char norm[24];
+				snprintf(norm, sizeof norm, "%04x:%02x:%02x.0", dom, bb, dd);
+				sys_set_str(d, "bus_id", norm);
+			} else {
+				sys_set_str(d, "bus_id_text", bus);
+			}
+			b = e + 1;
+			while (*b == ' ' || *b == '\t')
+				b++;
+		}
+	}
+	if (*b)
+		sys_set_str(d, "name", b);
+	return d;
+}
+
+/* nccl-tests' device lines: what the parser records is what sscanf read
+ * (ref_device), on lines built from the pieces of the three forms, blanks
+ * of every kind, numbers at the edges of int and long, hosts of 254 to 256
+ * bytes (%255s takes 255), and bus ids sscanf's %x reads its own way ("0x", signs,
+ * blanks: bus_scan leaves those to sscanf). */
+static void test_nccl_tests_devices(void)
+{
+	static const char *const PIECE[] = {
+		"Rank", "Group", "Pid", "on", "device", " ", "  ", "\t", "\v", "\f", "0", "3", "-1", "+7", "007",
+		"2147483648", "99999999999999999999", "-", "gpu-1-1", "h", "[0009:01:00]", "[0x01]", "[0x:1:2]", "[ 5:1:2]",
+		"[-1:2:3]", "[1:2]", "[fffff:1:2]", "[0000:ff:1f]", "[0000:100:00]", "NVIDIA GH200 120GB", "A40", "x",
+		"Rankx", "devic", "[", "]", "LONG"};
+	char longhost[300];
+	memset(longhost, 'a', 299);
+	longhost[299] = 0;
+	unsigned long long x = 0x9E3779B97F4A7C15ULL;
+	int bad = 0, parsed = 0;
+	for (int it = 0; it < 20000; it++) {
+		char b[1000] = "Rank ";
+		/* mostly the real order, each piece sometimes swapped for a random one */
+		static const char *const FORM[] = {"0", " ", "Group", " ", "0", " ", "Pid", " ", "3", " ", "on", " ", "h",
+		                                   " ", "device", " ", "0", " ", "[0009:01:00]", " ", "A40"};
+		for (size_t i = 0; i < sizeof FORM / sizeof FORM[0]; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			const char *pc = FORM[i];
+			if (x % 12 == 0)
+				pc = PIECE[(x >> 8) % (sizeof PIECE / sizeof PIECE[0])];
+			else if ((FORM[i][0] == 'G' || FORM[i][0] == 'P') && x % 3 == 0)
+				pc = ""; /* the older forms */
+			if (FORM[i][0] == 'h' && pc == FORM[i] && x % 7 == 1)
+				pc = "LONG";
+			if (!strcmp(pc, "LONG"))
+				pc = longhost + 299 - 254 - (x >> 20) % 3; /* 254 to 256 bytes: %255s's edge */
+			if (strlen(b) + strlen(pc) < sizeof b - 1)
+				strcat(b, pc);
+		}
+		char line[1010];
+		snprintf(line, sizeof line, "#  %s", b);
+		cJSON *f = cJSON_CreateObject();
+		struct nccltests *nt = sysreport_nccltests_new(f, "x");
+		const char *ver = "# nccl-tests version 2.17.8 nccl-headers=22902 nccl-library=22902";
+		sysreport_nccltests_line(nt, ver, strlen(ver), 1);
+		sysreport_nccltests_line_nokw(nt, line, strlen(line), 2);
+		sysreport_nccltests_end(nt);
+		cJSON *got = cJSON_Duplicate(cJSON_GetArrayItem(get(f, "nccl_tests.runs.0.devices"), 0), 1);
+		if (got)
+			cJSON_DeleteItemFromObjectCaseSensitive(got, "source");
+		cJSON *want = ref_device(b);
+		char *g = got ? cJSON_PrintUnformatted(got) : NULL, *w = want ? cJSON_PrintUnformatted(want) : NULL;
+		if ((g == NULL) != (w == NULL) || (g && strcmp(g, w))) {
+			if (bad++ < 5)
+				fprintf(stderr, "device line [%s]: parser %s, sscanf %s\n", b, g ? g : "none", w ? w : "none");
+		}
+		parsed += g != NULL;
+		free(g);
+		free(w);
+		cJSON_Delete(got);
+		cJSON_Delete(want);
+		cJSON_Delete(f);
+	}
+	CHECK_INT(bad, 0);
+	CHECK(parsed > 2000 && parsed < 19000); /* both outcomes were tried */
+}
+
 /* kernel messages as sys_parse_kmsg reads a whole text (the OOM reports are
  * tests/cases/kmsg).  The Xid reports stay here: through `analyze` only the
  * lines with a KW_KMSG keyword reach sysreport_kmsg_line, so the other NVRM
@@ -271,6 +383,21 @@ static void test_nodes(void)
 	CHECK_INT(sysreport_node_info(f, "ip-172-31-20-228", 16, "NCCL version 2.18.1+cuda12.1", 28, "log2", 3), 1);
 	CHECK_STR(gs(f, "nodes.ip-172-31-20-228.nccl_version.others.0.value"), "2.18.1");
 	CHECK_INT(sysreport_node_info(f, "h", 1, "Init COMPLETE", 13, "log", 9), 0);
+	/* the driver's CUDA version as snprintf's "%ld.%ld" wrote it, at the ends of its range */
+	static const long CODES[] = {1, 9, 10, 999, 1000, 11080, 12090, 13000, 99999, 100000, 0, 100001};
+	for (size_t i = 0; i < sizeof CODES / sizeof CODES[0]; i++) {
+		char h[16], m[40], want[32], key[48];
+		snprintf(h, sizeof h, "drv%zu", i);
+		snprintf(m, sizeof m, "cudaDriverVersion %ld", CODES[i]);
+		int ok = CODES[i] > 0 && CODES[i] <= 100000;
+		CHECK_INT(sysreport_node_info(f, h, strlen(h), m, strlen(m), "log", 20 + i), ok);
+		snprintf(want, sizeof want, "%ld.%ld", CODES[i] / 1000, (CODES[i] % 1000) / 10);
+		snprintf(key, sizeof key, "nodes.%s.cuda_driver.value", h);
+		if (ok)
+			CHECK_STR(gs(f, key), want);
+		else
+			CHECK(gs(f, key) == NULL);
+	}
 	cJSON_Delete(f);
 }
 
@@ -579,6 +706,7 @@ int main(void)
 {
 	test_nccl_tests();
 	test_nccl_tests_nokw();
+	test_nccl_tests_devices();
 	test_kmsg();
 	test_nodes();
 	test_versions_bare_nccl();
