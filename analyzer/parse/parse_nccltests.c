@@ -123,6 +123,63 @@ static int num_token(const char *t, double *v)
 	return 1;
 }
 
+/* ---------- sscanf's directives ----------
+ * Each does what the directive does in glibc's sscanf on a NUL-terminated
+ * string (C locale), and returns 0 where sscanf would stop: a blank in the
+ * format skips any isspace() bytes (none too); a literal must follow as it
+ * is; %d / %ld skip isspace() bytes and read what strtol reads (sscanf
+ * converts with strtol; %d stores the long as an int); %Ns skips isspace()
+ * bytes and takes 1 to N bytes up to the next isspace() byte or NUL.  The
+ * callers use the values only where the whole format matched. */
+static void sc_blank(const char **p)
+{
+	while (isspace((unsigned char)**p))
+		(*p)++;
+}
+
+static int sc_lit(const char **p, const char *lit, size_t n)
+{
+	if (strncmp(*p, lit, n) != 0)
+		return 0;
+	*p += n;
+	return 1;
+}
+
+static int sc_long(const char **p, long *v)
+{
+	char *e;
+	sc_blank(p);
+	long x = strtol(*p, &e, 10);
+	if (e == *p)
+		return 0;
+	*v = x;
+	*p = e;
+	return 1;
+}
+
+static int sc_int(const char **p, int *v)
+{
+	long x;
+	if (!sc_long(p, &x))
+		return 0;
+	*v = (int)x;
+	return 1;
+}
+
+static int sc_word(const char **p, char *out, size_t max)
+{
+	sc_blank(p);
+	size_t n = 0;
+	while (n < max && (*p)[n] && !isspace((unsigned char)(*p)[n]))
+		n++;
+	if (n == 0)
+		return 0;
+	memcpy(out, *p, n);
+	out[n] = 0;
+	*p += n;
+	return 1;
+}
+
 static cJSON *tests_root(struct nccltests *nt)
 {
 	return sys_obj(nt->facts, "nccl_tests");
@@ -280,7 +337,8 @@ static void starting_line(struct nccltests *nt, const char *s, uint64_t lineno)
 static void nthread_line(struct nccltests *nt, const char *s, uint64_t lineno)
 {
 	int th, g, val;
-	if (sscanf(s, "nThread %d nGpus %d", &th, &g) != 2)
+	const char *q = s; /* sscanf(s, "nThread %d nGpus %d") == 2, by the sc_ directives */
+	if (!sc_lit(&q, "nThread", 7) || !sc_int(&q, &th) || (sc_blank(&q), !sc_lit(&q, "nGpus", 5)) || !sc_int(&q, &g))
 		return;
 	cJSON *r = nt->run && nt->expect_nthread && !cJSON_GetObjectItemCaseSensitive(nt->run, "nthread")
 	               ? nt->run : start_run(nt, lineno);
@@ -289,66 +347,9 @@ static void nthread_line(struct nccltests *nt, const char *s, uint64_t lineno)
 	nt->expect_nthread = 0;
 	sys_set_num(r, "nthread", th);
 	sys_set_num(r, "ngpus", g);
-	const char *p = strstr(s, "validation: ");
-	if (p && sscanf(p + 12, "%d", &val) == 1)
+	q = strstr(s, "validation: ");
+	if (q && (q += 12, sc_int(&q, &val)))
 		sys_set_num(r, "validation", val);
-}
-
-/* ---------- sscanf's directives, for device_line ----------
- * Each does what the directive does in glibc's sscanf on a NUL-terminated
- * string (C locale), and returns 0 where sscanf would stop: a blank in the
- * format skips any isspace() bytes (none too); a literal must follow as it
- * is; %d / %ld skip isspace() bytes and read what strtol reads (sscanf
- * converts with strtol; %d stores the long as an int); %Ns skips isspace()
- * bytes and takes 1 to N bytes up to the next isspace() byte or NUL.  The
- * values are only used when the whole format matched (device_line). */
-static void sc_blank(const char **p)
-{
-	while (isspace((unsigned char)**p))
-		(*p)++;
-}
-
-static int sc_lit(const char **p, const char *lit, size_t n)
-{
-	if (strncmp(*p, lit, n) != 0)
-		return 0;
-	*p += n;
-	return 1;
-}
-
-static int sc_long(const char **p, long *v)
-{
-	char *e;
-	sc_blank(p);
-	long x = strtol(*p, &e, 10);
-	if (e == *p)
-		return 0;
-	*v = x;
-	*p = e;
-	return 1;
-}
-
-static int sc_int(const char **p, int *v)
-{
-	long x;
-	if (!sc_long(p, &x))
-		return 0;
-	*v = (int)x;
-	return 1;
-}
-
-static int sc_word(const char **p, char *out, size_t max)
-{
-	sc_blank(p);
-	size_t n = 0;
-	while (n < max && (*p)[n] && !isspace((unsigned char)(*p)[n]))
-		n++;
-	if (n == 0)
-		return 0;
-	memcpy(out, *p, n);
-	out[n] = 0;
-	*p += n;
-	return 1;
 }
 
 /* sscanf(s, "Rank %d [Group %d ][Pid %ld ]on %255s device %d %n", ...)
@@ -592,13 +593,21 @@ static void failure_line(struct nccltests *nt, const char *s, const char *at, co
 	}
 	long pid;
 	const char *pp = strstr(s, " pid ");
-	if (pp && pp < at && sscanf(pp + 5, "%ld", &pid) == 1)
+	if (pp && pp < at && (pp += 5, sc_long(&pp, &pid))) /* sscanf's "%ld" */
 		cJSON_AddNumberToObject(f, "pid", (double)pid);
 	const char *loc = strstr(at, "failure ");
 	if (loc) {
-		char where[128];
-		if (sscanf(loc + 8, "%127[^ ']", where) == 1)
+		/* sscanf's "%127[^ ']": 1 to 127 bytes up to a blank, a quote or the end */
+		const char *w = loc + 8;
+		size_t wn = 0;
+		while (wn < 127 && w[wn] && w[wn] != ' ' && w[wn] != '\'')
+			wn++;
+		if (wn) {
+			char where[128];
+			memcpy(where, w, wn);
+			where[wn] = 0;
 			sys_set_str(f, "at", where);
+		}
 		const char *q = strchr(loc, '\'');
 		if (q) {
 			const char *qe = strrchr(q + 1, '\'');

@@ -282,6 +282,135 @@ static void test_nccl_tests_devices(void)
 	CHECK(parsed > 2000 && parsed < 19000); /* both outcomes were tried */
 }
 
+/* nThread lines and failure lines: the numbers and the place the parser
+ * records are what sscanf read there before ("nThread %d nGpus %d",
+ * "validation: %d", " pid %ld", "failure %127[^ ']"). */
+static void test_nccl_tests_scans(void)
+{
+	static const char *const NTH[] = {
+		"# nThread 1 nGpus 8 minBytes 8 maxBytes 128 step: 2(factor) warmup iters: 5 iters: 20 validation: 1 graph: 0",
+		"# nThread \t2\vnGpus  +3 validation:  -1", "# nThread 1nGpus 2", "# nThread 1 nGpus", "# nThread x nGpus 2",
+		"# nThread 4294967297 nGpus 99999999999999999999 validation: 2147483648", "# nThread 1 nGpusx 2",
+		"# nThread 1 nGpus 2 validation: x", "# nThread - nGpus 2", "# nThread 007 nGpus 0x1f"};
+	for (size_t i = 0; i < sizeof NTH / sizeof NTH[0]; i++) {
+		cJSON *f = cJSON_CreateObject();
+		struct nccltests *nt = sysreport_nccltests_new(f, "x");
+		sysreport_nccltests_line(nt, NTH[i], strlen(NTH[i]), 1);
+		sysreport_nccltests_end(nt);
+		int th = 0, g = 0, val = 0;
+		const char *b = NTH[i] + 2;
+		int ok = sscanf(b, "nThread %d nGpus %d", &th, &g) == 2;
+		const char *vp = strstr(b, "validation: ");
+		int vok = ok && vp && sscanf(vp + 12, "%d", &val) == 1;
+		CHECK(!ok == !get(f, "nccl_tests.runs.0.nthread"));
+		if (ok) {
+			CHECK_INT(gn(f, "nccl_tests.runs.0.nthread"), th);
+			CHECK_INT(gn(f, "nccl_tests.runs.0.ngpus"), g);
+		}
+		CHECK(!vok == !get(f, "nccl_tests.runs.0.validation"));
+		if (vok)
+			CHECK_INT(gn(f, "nccl_tests.runs.0.validation"), val);
+		cJSON_Delete(f);
+	}
+	static const char *const FAIL[] = {
+		" .. gpu-1-1 pid 29565: Test failure common.cu:1189",
+		"gpu-1-1: Test NCCL failure common.cu:1012 'internal error - please report this issue to the NCCL developers / '",
+		" .. h pid  -12: Test failure common.cu:1189", " .. h pid x: Test failure common.cu:1189",
+		" .. h pid 99999999999999999999: Test failure a'b", "h: Test CUDA failure  common.cu:1 'x'",
+		"h: Test CUDA failure 'busy'", "h: Test NCCL failure ", "NCCL failure common.cu:343 'unhandled cuda error'"};
+	for (size_t i = 0; i < sizeof FAIL / sizeof FAIL[0]; i++) {
+		cJSON *f = cJSON_CreateObject();
+		struct nccltests *nt = sysreport_nccltests_new(f, "x");
+		sysreport_nccltests_line(nt, FAIL[i], strlen(FAIL[i]), 1);
+		sysreport_nccltests_end(nt);
+		const char *s = FAIL[i];
+		while (*s == ' ')
+			s++;
+		const char *at = strstr(s, "Test ") ? strstr(s, "Test ") : s;
+		if (strstr(s, ": Test failure "))
+			at = strstr(s, ": Test failure ") + 2;
+		long pid = 0;
+		char where[128];
+		const char *pp = strstr(s, " pid ");
+		int pok = pp && pp < at && sscanf(pp + 5, "%ld", &pid) == 1;
+		const char *loc = strstr(at, "failure ");
+		int wok = loc && sscanf(loc + 8, "%127[^ ']", where) == 1;
+		CHECK(get(f, "nccl_tests.runs.0.failures.0") != NULL);
+		CHECK(!pok == !get(f, "nccl_tests.runs.0.failures.0.pid"));
+		if (pok)
+			CHECK(gn(f, "nccl_tests.runs.0.failures.0.pid") == (double)pid);
+		CHECK(!wok == !get(f, "nccl_tests.runs.0.failures.0.at"));
+		if (wok)
+			CHECK_STR(gs(f, "nccl_tests.runs.0.failures.0.at"), where);
+		cJSON_Delete(f);
+	}
+}
+
+/* Xid lines: what the kernel parser records is what the sscanf calls that
+ * pci_scan and strtol replaced there read ("%x:%x:%x GPU-I:%x)%n",
+ * "%x:%x:%x)%n", "%x:%x)%n", "%d", "pid=%ld", "name=%127[^, ]"), on lines
+ * built from the pieces of the real forms and the odd ones (signs, blanks,
+ * "0x", MIG instances, two fields, overflowing numbers, long names). */
+static void test_kmsg_xid_scans(void)
+{
+	static const char *const ADDR[] = {"PCI:0000:01:00)", "0000:01:00)", "PCI:0000:01:00 GPU-I:05)", "01:00)",
+	                                   "0x0:1:2)", "PCI: 0000:01:00)", "+1:2:3)", "0000:01:00 )", "fffffffff:1:2)",
+	                                   "0000:01:", "0000:1c:1f)", "0000:100:00)", "10000:01:00)", "1:2:3:4)"};
+	static const char *const NUM[] = {": 31", ": 79,", ":  -5", ":+48", ": x", ": 2147483648", ": 99999999999999999999",
+	                                  "", ": 100000", ": 100001"};
+	static const char *const REST[] = {", pid=2168, name=python, channel 0x1", ", pid=-3, name=", ", pid=x name=a b",
+	                                   ", pid= 12, name=torch,x", ", GPU has fallen off the bus.", "",
+	                                   ", name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+	int bad = 0, kept = 0;
+	for (size_t a = 0; a < sizeof ADDR / sizeof ADDR[0]; a++)
+		for (size_t n = 0; n < sizeof NUM / sizeof NUM[0]; n++)
+			for (size_t r = 0; r < sizeof REST / sizeof REST[0]; r++) {
+				char line[400];
+				snprintf(line, sizeof line, "[  108.577117] NVRM: Xid (%s%s%s", ADDR[a], NUM[n], REST[r]);
+				/* the reference: the old calls on the same bytes */
+				const char *p = strstr(line, "NVRM: Xid") + 9;
+				while (*p == ' ')
+					p++;
+				p++;
+				if (!strncmp(p, "PCI:", 4))
+					p += 4;
+				unsigned dom = 0, bus = 0, dev = 0, inst = 0;
+				int k = 0, xid = 0, has_gi = 0, ok = 1;
+				if (sscanf(p, "%x:%x:%x GPU-I:%x)%n", &dom, &bus, &dev, &inst, &k) == 4 && k) {
+					has_gi = 1;
+				} else if (k = 0, sscanf(p, "%x:%x:%x)%n", &dom, &bus, &dev, &k) != 3 || k == 0) {
+					dom = 0;
+					if (sscanf(p, "%x:%x)%n", &bus, &dev, &k) != 2 || k == 0)
+						ok = 0;
+				}
+				const char *q = ok ? p + k : NULL;
+				while (q && (*q == ':' || *q == ' '))
+					q++;
+				ok = ok && dom <= 0xffff && bus <= 0xff && dev <= 0x1f && sscanf(q, "%d", &xid) == 1 && xid >= 0 &&
+				     xid <= 100000;
+				long pid = 0;
+				char name[128];
+				const char *pp = ok ? strstr(q, "pid=") : NULL, *np = ok ? strstr(q, "name=") : NULL;
+				int pok = pp && sscanf(pp + 4, "%ld", &pid) == 1, nok = np && sscanf(np + 5, "%127[^, ]", name) == 1;
+				cJSON *f = cJSON_CreateObject();
+				int got = sysreport_kmsg_line(f, line, strlen(line), "dmesg", 1);
+				const cJSON *x = get(f, "kernel.xids.0");
+				char want_bus[24];
+				snprintf(want_bus, sizeof want_bus, "%04x:%02x:%02x.0", dom, bus, dev);
+				int same = ok ? got == 1 && x && gn(x, "xid") == xid && gs(x, "bus_id") && !strcmp(gs(x, "bus_id"), want_bus) &&
+				                    !get(x, "gpu_instance") == !has_gi && (!has_gi || gn(x, "gpu_instance") == inst) &&
+				                    !get(x, "pid") == !pok && (!pok || gn(x, "pid") == (double)pid) &&
+				                    !get(x, "process") == !nok && (!nok || !strcmp(gs(x, "process"), name))
+				              : x == NULL;
+				if (!same && bad++ < 5)
+					fprintf(stderr, "xid line [%s]: not what sscanf read\n", line);
+				kept += ok;
+				cJSON_Delete(f);
+			}
+	CHECK_INT(bad, 0);
+	CHECK(kept > 50 && kept < 900); /* both outcomes were tried */
+}
+
 /* kernel messages as sys_parse_kmsg reads a whole text (the OOM reports are
  * tests/cases/kmsg).  The Xid reports stay here: through `analyze` only the
  * lines with a KW_KMSG keyword reach sysreport_kmsg_line, so the other NVRM
@@ -707,6 +836,8 @@ int main(void)
 	test_nccl_tests();
 	test_nccl_tests_nokw();
 	test_nccl_tests_devices();
+	test_nccl_tests_scans();
+	test_kmsg_xid_scans();
 	test_kmsg();
 	test_nodes();
 	test_versions_bare_nccl();
