@@ -1011,11 +1011,13 @@ static void apply_line(struct bundle *b, const struct line_batch *bt, const stru
 	 * carry no keyword: once a run started, '#' lines and rows go in too),
 	 * kernel messages, what each host's NCCL says about itself */
 	struct linekind lkt;
-	if (ll->level == LINE_PLAIN && ((ll->kw & KW_BIT(KW_NCCLTESTS)) ||
-	                                (linekind_get(ll, &lkt)->table_row && sysreport_nccltests_wants(ds->nt, m->p, m->n)))) {
+	if (ll->level == LINE_PLAIN && (ll->kw & KW_BIT(KW_NCCLTESTS))) {
 		if (!ds->nt)
 			ds->nt = sysreport_nccltests_new(b->facts, path);
 		sysreport_nccltests_line(ds->nt, m->p, m->n, lineno);
+	} else if (ll->level == LINE_PLAIN && linekind_get(ll, &lkt)->table_row &&
+	           sysreport_nccltests_wants(ds->nt, m->p, m->n)) {
+		sysreport_nccltests_line_nokw(ds->nt, m->p, m->n, lineno); /* wants: ds->nt is open */
 	}
 	if (ll->kw & KW_BIT(KW_KMSG))
 		sysreport_kmsg_line(b->facts, s, n, path, lineno);

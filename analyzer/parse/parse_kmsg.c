@@ -168,6 +168,30 @@ static void common(cJSON *o, const char *host, const char *ts, const char *path,
 	sys_put_source(o, path, lineno);
 }
 
+/* sscanf(p, "%x:%x:%x)%n") == 3 where the three fields are hex digits only
+ * and ')' follows the third (the usual "0000:01:00)"): strtoul reads each as
+ * sscanf does (it converts with strtoul and stores an unsigned int), and
+ * the "%x:%x:%x GPU-I:%x)%n" that xid_line tries first cannot match (')' is
+ * no blank and no 'G').  0: another form (MIG, two fields, a sign, a blank,
+ * "0x"): the caller asks sscanf. */
+static int pci_scan(const char *p, unsigned *dom, unsigned *bus, unsigned *dev, int *k)
+{
+	const char *q = p;
+	unsigned v[3];
+	for (int i = 0; i < 3; i++) {
+		const char *f = q;
+		while (isxdigit((unsigned char)*q))
+			q++;
+		if (q == f || *q != (i < 2 ? ':' : ')'))
+			return 0;
+		v[i] = (unsigned)strtoul(f, NULL, 16);
+		q++;
+	}
+	*dom = v[0], *bus = v[1], *dev = v[2];
+	*k = (int)(q - p);
+	return 1;
+}
+
 /* "NVRM: Xid (PCI:0000:00:07): 31, pid=2168, name=python, channel ..."
  * (older drivers: "NVRM: Xid (0000:01:00): 79, GPU has fallen off the bus.") */
 static int xid_line(cJSON *facts, const char *x, const char *host, const char *ts, const char *path, uint64_t lineno)
@@ -183,7 +207,9 @@ static int xid_line(cJSON *facts, const char *x, const char *host, const char *t
 	unsigned dom = 0, bus, dev, inst = 0;
 	int k = 0, xid, has_gi = 0;
 	/* a MIG GPU instance follows the address: "(PCI:0000:01:00 GPU-I:05)" */
-	if (sscanf(p, "%x:%x:%x GPU-I:%x)%n", &dom, &bus, &dev, &inst, &k) == 4 && k) {
+	if (pci_scan(p, &dom, &bus, &dev, &k)) {
+		/* the second form below, without sscanf */
+	} else if (sscanf(p, "%x:%x:%x GPU-I:%x)%n", &dom, &bus, &dev, &inst, &k) == 4 && k) {
 		has_gi = 1;
 	} else if (k = 0, sscanf(p, "%x:%x:%x)%n", &dom, &bus, &dev, &k) != 3 || k == 0) {
 		dom = 0;
@@ -195,7 +221,12 @@ static int xid_line(cJSON *facts, const char *x, const char *host, const char *t
 	const char *q = p + k;
 	while (*q == ':' || *q == ' ')
 		q++;
-	if (sscanf(q, "%d", &xid) != 1 || xid < 0 || xid > 100000)
+	char *xe; /* sscanf's "%d": what strtol reads, stored as an int */
+	long xl = strtol(q, &xe, 10);
+	if (xe == q)
+		return 0;
+	xid = (int)xl;
+	if (xid < 0 || xid > 100000)
 		return 0;
 	char bdf[24];
 	snprintf(bdf, sizeof bdf, "%04x:%02x:%02x.0", dom, bus, dev);
@@ -228,14 +259,22 @@ static int xid_line(cJSON *facts, const char *x, const char *host, const char *t
 	if (g && json_num(g, "index", &gi))
 		cJSON_AddNumberToObject(o, "gpu", gi);
 	long pid;
+	char *pe;
 	const char *pp = strstr(q, "pid=");
-	if (pp && sscanf(pp + 4, "%ld", &pid) == 1)
+	if (pp && (pid = strtol(pp + 4, &pe, 10), pe != pp + 4)) /* sscanf's "%ld" */
 		cJSON_AddNumberToObject(o, "pid", (double)pid);
 	const char *np = strstr(q, "name=");
 	if (np) {
-		char name[128];
-		if (sscanf(np + 5, "%127[^, ]", name) == 1)
+		/* sscanf's "%127[^, ]": 1 to 127 bytes up to a comma, a blank or the end */
+		size_t nn = 0;
+		while (nn < 127 && np[5 + nn] && np[5 + nn] != ',' && np[5 + nn] != ' ')
+			nn++;
+		if (nn) {
+			char name[128];
+			memcpy(name, np + 5, nn);
+			name[nn] = 0;
 			sys_set_str(o, "process", name);
+		}
 	}
 	sys_set_str(o, "text", x);
 	common(o, host, ts, path, lineno);

@@ -114,10 +114,69 @@ static int num_token(const char *t, double *v)
 	char *e;
 	if (!*t)
 		return 0;
+	if (sys_decimal(t, v)) /* the usual cells, without strtod */
+		return 1;
 	double d = strtod(t, &e);
 	if (e == t || *e)
 		return 0;
 	*v = d;
+	return 1;
+}
+
+/* ---------- sscanf's directives ----------
+ * Each does what the directive does in glibc's sscanf on a NUL-terminated
+ * string (C locale), and returns 0 where sscanf would stop: a blank in the
+ * format skips any isspace() bytes (none too); a literal must follow as it
+ * is; %d / %ld skip isspace() bytes and read what strtol reads (sscanf
+ * converts with strtol; %d stores the long as an int); %Ns skips isspace()
+ * bytes and takes 1 to N bytes up to the next isspace() byte or NUL.  The
+ * callers use the values only where the whole format matched. */
+static void sc_blank(const char **p)
+{
+	while (isspace((unsigned char)**p))
+		(*p)++;
+}
+
+static int sc_lit(const char **p, const char *lit, size_t n)
+{
+	if (strncmp(*p, lit, n) != 0)
+		return 0;
+	*p += n;
+	return 1;
+}
+
+static int sc_long(const char **p, long *v)
+{
+	char *e;
+	sc_blank(p);
+	long x = strtol(*p, &e, 10);
+	if (e == *p)
+		return 0;
+	*v = x;
+	*p = e;
+	return 1;
+}
+
+static int sc_int(const char **p, int *v)
+{
+	long x;
+	if (!sc_long(p, &x))
+		return 0;
+	*v = (int)x;
+	return 1;
+}
+
+static int sc_word(const char **p, char *out, size_t max)
+{
+	sc_blank(p);
+	size_t n = 0;
+	while (n < max && (*p)[n] && !isspace((unsigned char)(*p)[n]))
+		n++;
+	if (n == 0)
+		return 0;
+	memcpy(out, *p, n);
+	out[n] = 0;
+	*p += n;
 	return 1;
 }
 
@@ -278,7 +337,8 @@ static void starting_line(struct nccltests *nt, const char *s, uint64_t lineno)
 static void nthread_line(struct nccltests *nt, const char *s, uint64_t lineno)
 {
 	int th, g, val;
-	if (sscanf(s, "nThread %d nGpus %d", &th, &g) != 2)
+	const char *q = s; /* sscanf(s, "nThread %d nGpus %d") == 2, by the sc_ directives */
+	if (!sc_lit(&q, "nThread", 7) || !sc_int(&q, &th) || (sc_blank(&q), !sc_lit(&q, "nGpus", 5)) || !sc_int(&q, &g))
 		return;
 	cJSON *r = nt->run && nt->expect_nthread && !cJSON_GetObjectItemCaseSensitive(nt->run, "nthread")
 	               ? nt->run : start_run(nt, lineno);
@@ -287,9 +347,58 @@ static void nthread_line(struct nccltests *nt, const char *s, uint64_t lineno)
 	nt->expect_nthread = 0;
 	sys_set_num(r, "nthread", th);
 	sys_set_num(r, "ngpus", g);
-	const char *p = strstr(s, "validation: ");
-	if (p && sscanf(p + 12, "%d", &val) == 1)
+	q = strstr(s, "validation: ");
+	if (q && (q += 12, sc_int(&q, &val)))
 		sys_set_num(r, "validation", val);
+}
+
+/* sscanf(s, "Rank %d [Group %d ][Pid %ld ]on %255s device %d %n", ...)
+ * == the number of its conversions, the parts in [] where group / pid:
+ * 1 and the values, *k the bytes read; 0 where sscanf would not match it all. */
+static int device_scan(const char *s, int with_group, int with_pid, int *rank, int *group, long *pid, char *host,
+                       int *dev, int *k)
+{
+	const char *p = s;
+	if (!sc_lit(&p, "Rank", 4) || !sc_int(&p, rank)) /* %d skips the format's blank's bytes itself */
+		return 0;
+	sc_blank(&p);
+	if (with_group) {
+		if (!sc_lit(&p, "Group", 5) || !sc_int(&p, group))
+			return 0;
+		sc_blank(&p);
+	}
+	if (with_pid) {
+		if (!sc_lit(&p, "Pid", 3) || !sc_long(&p, pid))
+			return 0;
+		sc_blank(&p);
+	}
+	if (!sc_lit(&p, "on", 2) || !sc_word(&p, host, 255))
+		return 0;
+	sc_blank(&p);
+	if (!sc_lit(&p, "device", 6) || !sc_int(&p, dev))
+		return 0;
+	sc_blank(&p); /* the blank before %n */
+	*k = (int)(p - s);
+	return 1;
+}
+
+/* sscanf(bus, "%x:%x:%x", ...) == 3 where every field is hex digits only
+ * (the usual "0009:01:00"): strtoul reads them as sscanf does (it
+ * converts with strtoul and stores an unsigned int).  -1: another form
+ * (a sign, a blank, "0x"): the caller asks sscanf. */
+static int bus_scan(const char *bus, unsigned *v)
+{
+	const char *p = bus;
+	for (int i = 0; i < 3; i++) {
+		const char *q = p;
+		while (isxdigit((unsigned char)*q))
+			q++;
+		if (q == p || (i < 2 && *q != ':'))
+			return -1;
+		v[i] = (unsigned)strtoul(p, NULL, 16);
+		p = q + 1;
+	}
+	return 3;
 }
 
 /* "#  Rank  0 Group  0 Pid 662195 on gpu-1-1 device  0 [0009:01:00] NVIDIA GH200 120GB",
@@ -301,9 +410,11 @@ static void device_line(struct nccltests *nt, const char *s, uint64_t lineno)
 	long pid = -1;
 	char host[256] = "";
 	const char *p = s; /* after "Rank" */
-	if (sscanf(p, "Rank %d Group %d Pid %ld on %255s device %d %n", &rank, &group, &pid, host, &dev, &k) == 5 ||
-	    (group = -1, sscanf(p, "Rank %d Pid %ld on %255s device %d %n", &rank, &pid, host, &dev, &k) == 4) ||
-	    (pid = -1, sscanf(p, "Rank %d on %255s device %d %n", &rank, host, &dev, &k) == 3)) {
+	/* sscanf's "Rank %d Group %d Pid %ld on %255s device %d %n", then without
+	 * "Group %d ", then without "Pid %ld " too (device_scan) */
+	if (device_scan(p, 1, 1, &rank, &group, &pid, host, &dev, &k) ||
+	    (group = -1, device_scan(p, 0, 1, &rank, &group, &pid, host, &dev, &k)) ||
+	    (pid = -1, device_scan(p, 0, 0, &rank, &group, &pid, host, &dev, &k))) {
 	} else {
 		return;
 	}
@@ -328,8 +439,13 @@ static void device_line(struct nccltests *nt, const char *s, uint64_t lineno)
 			char bus[32];
 			memcpy(bus, b + 1, (size_t)(e - b - 1));
 			bus[e - b - 1] = 0;
-			unsigned dom, bb, dd;
-			if (sscanf(bus, "%x:%x:%x", &dom, &bb, &dd) == 3 && dom <= 0xffff && bb <= 0xff && dd <= 0x1f) {
+			unsigned f[3], dom, bb, dd;
+			int nf = bus_scan(bus, f);
+			if (nf == 3)
+				dom = f[0], bb = f[1], dd = f[2];
+			else
+				nf = sscanf(bus, "%x:%x:%x", &dom, &bb, &dd);
+			if (nf == 3 && dom <= 0xffff && bb <= 0xff && dd <= 0x1f) {
 				char norm[24];
 				snprintf(norm, sizeof norm, "%04x:%02x:%02x.0", dom, bb, dd);
 				sys_set_str(d, "bus_id", norm);
@@ -374,7 +490,9 @@ static void row_line(struct nccltests *nt, char *s, uint64_t lineno)
 	size_t n = sys_split_ws(s, tok, NT_MAX_COLS);
 	if ((int)n != nt->ncols || n < 2 || !is_int_token(tok[0]) || !is_int_token(tok[1]))
 		return;
-	double size = strtod(tok[0], NULL);
+	double size;
+	if (!sys_decimal(tok[0], &size))
+		size = strtod(tok[0], NULL);
 	nt->rows++;
 	int unchecked = 0;
 	double roww = 0;
@@ -475,13 +593,21 @@ static void failure_line(struct nccltests *nt, const char *s, const char *at, co
 	}
 	long pid;
 	const char *pp = strstr(s, " pid ");
-	if (pp && pp < at && sscanf(pp + 5, "%ld", &pid) == 1)
+	if (pp && pp < at && (pp += 5, sc_long(&pp, &pid))) /* sscanf's "%ld" */
 		cJSON_AddNumberToObject(f, "pid", (double)pid);
 	const char *loc = strstr(at, "failure ");
 	if (loc) {
-		char where[128];
-		if (sscanf(loc + 8, "%127[^ ']", where) == 1)
+		/* sscanf's "%127[^ ']": 1 to 127 bytes up to a blank, a quote or the end */
+		const char *w = loc + 8;
+		size_t wn = 0;
+		while (wn < 127 && w[wn] && w[wn] != ' ' && w[wn] != '\'')
+			wn++;
+		if (wn) {
+			char where[128];
+			memcpy(where, w, wn);
+			where[wn] = 0;
 			sys_set_str(f, "at", where);
+		}
 		const char *q = strchr(loc, '\'');
 		if (q) {
 			const char *qe = strrchr(q + 1, '\'');
@@ -554,7 +680,9 @@ int sysreport_nccltests_wants(const struct nccltests *nt, const char *line, size
 	return 0;
 }
 
-void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len, uint64_t lineno)
+/* kw: the line may hold a KW_NCCLTESTS literal (0: the keyword scan over
+ * line[0..len) found none). */
+static void nt_line(struct nccltests *nt, const char *line, size_t len, uint64_t lineno, int kw)
 {
 	if (!nt || !line)
 		return;
@@ -573,24 +701,31 @@ void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len
 	/* CR, NUL and LF become blanks (rare: memchr finds them) */
 	static const char odd[3] = {'\r', 0, '\n'};
 	for (int c = 0; c < 3; c++)
-		for (char *p = buf; (p = memchr(p, odd[c], (size_t)(buf + k - p))) != NULL; p++)
+		for (char *p = buf; (p = memchr(p, odd[c], (size_t)(buf + k - p))) != NULL; p++) {
 			*p = ' ';
+			kw = 1; /* a blank made here may complete a literal the scan did not see */
+		}
 	char *s = (char *)skip_ws(buf);
 	const char *at;
-	/* the first three hold "Test ": one search rules them all out (most
-	 * lines here are NCCL's own "Cuda failure '...'" WARN messages) */
-	int test = strstr(s, "Test ") != NULL;
+	/* The next six kinds each need a KW_NCCLTESTS literal in buf ("Test
+	 * NCCL failure", "Test CUDA failure", ": Test failure ", "NCCL failure ",
+	 * "Cuda failure ", "Out of bounds values", "Avg bus bandwidth": linekw.c);
+	 * buf is line's first bytes unchanged, so without kw none can match and
+	 * the searches are skipped (the '#' lines and rows of an open run).  The
+	 * first three hold "Test ": one search rules them all out (most lines
+	 * with a keyword are NCCL's own "Cuda failure '...'" WARN messages). */
+	int test = kw && strstr(s, "Test ") != NULL;
 	if (test && (at = strstr(s, "Test NCCL failure ")))
 		failure_line(nt, s, at, "nccl", lineno);
 	else if (test && (at = strstr(s, "Test CUDA failure ")))
 		failure_line(nt, s, at, "cuda", lineno);
 	else if (test && (at = strstr(s, ": Test failure ")) && starts(s, ".."))
 		failure_line(nt, s, at + 2, "test", lineno);
-	else if ((at = v1_failure(s)))
+	else if (kw && (at = v1_failure(s)))
 		failure_line(nt, s, at, s[0] == 'N' ? "nccl" : "cuda", lineno);
-	else if (strstr(s, "Out of bounds values"))
+	else if (kw && strstr(s, "Out of bounds values"))
 		result_line(nt, s, lineno, "Out of bounds values", 1, "oob", "count", "status");
-	else if (strstr(s, "Avg bus bandwidth"))
+	else if (kw && strstr(s, "Avg bus bandwidth"))
 		result_line(nt, s, lineno, "Avg bus bandwidth", 0, "avg_busbw", "value", "check");
 	else if (s[0] == '#') {
 		const char *b = skip_ws(s + 1);
@@ -613,6 +748,16 @@ void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len
 	} else if (nt->in_table && isdigit((unsigned char)s[0])) {
 		row_line(nt, s, lineno);
 	}
+}
+
+void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len, uint64_t lineno)
+{
+	nt_line(nt, line, len, lineno, 1);
+}
+
+void sysreport_nccltests_line_nokw(struct nccltests *nt, const char *line, size_t len, uint64_t lineno)
+{
+	nt_line(nt, line, len, lineno, 0);
 }
 
 void sysreport_nccltests_end(struct nccltests *nt)

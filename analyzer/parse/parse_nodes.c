@@ -86,6 +86,25 @@ static void set_first(cJSON *n, const char *key, const char *value, const char *
 	cJSON_AddItemToObject(n, key, o);
 }
 
+/* s starts with p (not empty): the first byte rules out the other kinds without a call */
+static int starts(const char *s, const char *p, size_t n)
+{
+	return s[0] == p[0] && strncmp(s, p, n) == 0;
+}
+
+/* the decimal digits of 0 <= x < 10^9 at out, and the byte after them */
+static char *put_dec(char *out, long x)
+{
+	char d[10];
+	int n = 0;
+	do
+		d[n++] = (char)('0' + x % 10);
+	while ((x /= 10) != 0);
+	while (n)
+		*out++ = d[--n];
+	return out;
+}
+
 /* the text after a prefix, up to the end of the message, trimmed */
 static void rest(const char *p, char *out, size_t on)
 {
@@ -128,7 +147,7 @@ int sysreport_node_info(cJSON *facts, const char *host, size_t hn, const char *m
 		path = "";
 	char v[256];
 	const char *p;
-	if (!strncmp(s, "NCCL version ", 13)) {
+	if (starts(s, "NCCL version ", 13)) {
 		size_t i = 0;
 		p = s + 13;
 		while (i + 1 < sizeof v && (isalnum((unsigned char)p[i]) || p[i] == '.' || p[i] == '+'))
@@ -148,17 +167,20 @@ int sysreport_node_info(cJSON *facts, const char *host, size_t hn, const char *m
 		set_first(n, "nccl_version", v, path, lineno);
 		return 1;
 	}
-	if (!strncmp(s, "cudaDriverVersion ", 18)) {
+	if (starts(s, "cudaDriverVersion ", 18)) {
 		long c = strtol(s + 18, NULL, 10);
 		if (c <= 0 || c > 100000)
 			return 0;
-		snprintf(v, sizeof v, "%ld.%ld", c / 1000, (c % 1000) / 10);
+		/* snprintf's "%ld.%ld" of c / 1000 and (c % 1000) / 10 (both below 1000 here) */
+		char *e = put_dec(v, c / 1000);
+		*e++ = '.';
+		*put_dec(e, (c % 1000) / 10) = 0;
 		cJSON *n = node(facts, host, hn);
 		if (n)
 			set_first(n, "cuda_driver", v, path, lineno);
 		return n != NULL;
 	}
-	if (!strncmp(s, "Using network ", 14)) {
+	if (starts(s, "Using network ", 14)) {
 		rest(s + 14, v, sizeof v);
 		if (!*v)
 			return 0;
@@ -174,14 +196,14 @@ int sysreport_node_info(cJSON *facts, const char *host, size_t hn, const char *m
 			set_first(n, "net_plugin", v, path, lineno);
 		return n != NULL;
 	}
-	if (!strncmp(s, "NET/Plugin", 10) &&
+	if (starts(s, "NET/Plugin", 10) &&
 	    (strstr(s, "Using internal network plugin") || strstr(s, "using internal implementation"))) {
 		cJSON *n = node(facts, host, hn);
 		if (n)
 			set_first(n, "net_plugin", "internal", path, lineno);
 		return n != NULL;
 	}
-	if ((p = strstr(s, " : GPU Direct RDMA ")) && !strncmp(s, "NET/IB", 6)) {
+	if (starts(s, "NET/IB", 6) && (p = strstr(s, " : GPU Direct RDMA "))) {
 		/* "NET/IB : GPU Direct RDMA Enabled for HCA 0 'mlx5_0'"; NET/Socket prints
 		 * "Disabled" for every interface on healthy runs: not a GDR fact */
 		const char *st = p + 19;
@@ -211,7 +233,7 @@ int sysreport_node_info(cJSON *facts, const char *host, size_t hn, const char *m
 		free(key);
 		return 1;
 	}
-	if (!strncmp(s, "NET/IB : Using ", 15) || !strncmp(s, "NET/IB: Using ", 14)) {
+	if (starts(s, "NET/IB : Using ", 15) || starts(s, "NET/IB: Using ", 14)) {
 		/* "[0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.1<0>" */
 		p = strstr(s, "Using ") + 6;
 		const char *semi = strchr(p, ';');
@@ -228,7 +250,7 @@ int sysreport_node_info(cJSON *facts, const char *host, size_t hn, const char *m
 			set_first(n, "ib_devices", t, path, lineno);
 		return n != NULL;
 	}
-	if (!strncmp(s, "Bootstrap : Using", 17) || !strncmp(s, "Bootstrap: Using", 16)) {
+	if (starts(s, "Bootstrap : Using", 17) || starts(s, "Bootstrap: Using", 16)) {
 		p = strstr(s, "Using") + 5;
 		rest(p, v, sizeof v);
 		cJSON *n = node(facts, host, hn);

@@ -449,6 +449,31 @@ double sys_parse_mib_n(const char *s, const char *lim, const char **end)
 	return NAN;
 }
 
+int sys_decimal(const char *t, double *v)
+{
+	static const double P10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+	uint64_t m = 0;
+	int nd = 0, frac = -1; /* digits after the '.'; -1: no '.' */
+	if (!(*t >= '0' && *t <= '9'))
+		return 0;
+	for (const char *p = t; *p; p++) {
+		if (*p >= '0' && *p <= '9') {
+			if (++nd > 15)
+				return 0;
+			m = m * 10 + (uint64_t)(*p - '0');
+			if (frac >= 0)
+				frac++;
+		} else if (*p == '.' && frac < 0) {
+			frac = 0;
+		} else {
+			return 0;
+		}
+	}
+	/* m < 10^15 < 2^53 and 10^frac are exact: one correctly rounded division */
+	*v = frac > 0 ? (double)m / P10[frac] : (double)m;
+	return 1;
+}
+
 double sys_parse_mib(const char *s, const char **end)
 {
 	return sys_parse_mib_n(s, s + strlen(s), end);

@@ -121,6 +121,14 @@ void sys_mem_sample(cJSON *facts, const char *path, uint64_t line, int gpu,
 double sys_parse_mib(const char *s, const char **end);
 /* The same within [s, lim) only (a span of a log line, not a C string). */
 double sys_parse_mib_n(const char *s, const char *lim, const char **end);
+/* strtod's value of t when t is all digits, with at most one '.' after the
+ * first digit, 15 digits at most ("96", "17.49"): 1 and *v, which is the
+ * double strtod(t) returns (the digits as an integer, exact in a double,
+ * divided by an exact power of ten: one correctly rounded operation, as
+ * strtod's result is correctly rounded; the C locale: nothing in the tree
+ * calls setlocale).  0, *v untouched: any other form (a sign, an exponent,
+ * more digits, a blank): strtod decides. */
+int sys_decimal(const char *t, double *v);
 /* Times: tstamp_epoch_of (tstamp.h) for "2026/11/30 14:16:53.366" or
  * "Mon Nov 30 14:30:31 2026". */
 

@@ -45,6 +45,10 @@ int sysreport_nccltests_active(const struct nccltests *nt);
  * only those, and the lines with a keyword, need sysreport_nccltests_line. */
 int sysreport_nccltests_wants(const struct nccltests *nt, const char *line, size_t len);
 void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len, uint64_t lineno);
+/* The same for a line in which the keyword scan (linekw.h, over at least
+ * line[0..len)) found no KW_NCCLTESTS literal: the searches for the kinds
+ * that hold one (failures, the footer) are skipped. */
+void sysreport_nccltests_line_nokw(struct nccltests *nt, const char *line, size_t len, uint64_t lineno);
 void sysreport_nccltests_end(struct nccltests *nt);
 
 /* A kernel message (dmesg / journalctl -k / syslog line) into

@@ -3,6 +3,7 @@
  * themselves are in sys_eval.c; this file summarises the log side of the
  * bundle (ranks' last lines, CUDA memory failures) and records what the
  * rules find with rule_emit(). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "match/patids.h"
@@ -75,12 +76,29 @@ static void run(struct rule_ctx *rc)
 		}
 		lc.nranks = nr;
 	}
-	for (size_t i = 0; i < rc->ev->n; i++) {
-		const struct evidence *e = &rc->ev->v[i];
-		if (!e->id || !strncmp(e->id, FAMILY_MEMORY, strlen(FAMILY_MEMORY)))
+	/* what each id says, once per id (evidence of one id shares the id
+	 * string of its count slot): 0 not yet known, else an ID_* */
+	enum { ID_UNKNOWN, ID_SKIP, ID_OOM, ID_TEXT };
+	const struct evlist *el = rc->ev;
+	unsigned char *idk = el->ncounts ? xcalloc(el->ncounts, 1) : NULL;
+	/* the first SYS_OOM_LINES are all it keeps: once it has them, the rest
+	 * of the evidence changes nothing */
+	for (size_t i = 0; i < el->n && lc.nooms < SYS_OOM_LINES; i++) {
+		const struct evidence *e = &el->v[i];
+		if (!e->id)
 			continue;
-		if (!strncmp(e->id, FAMILY_OOM, strlen(FAMILY_OOM)) || !strcmp(e->id, SIG_CUDA_NCCL_UNHANDLED_CUDA) ||
-		    contains(e->text, "out of memory") ||
+		int slot = e->id_slot < el->ncounts && el->counts[e->id_slot].id == e->id;
+		int k = slot ? idk[e->id_slot] : ID_UNKNOWN;
+		if (k == ID_UNKNOWN) {
+			k = !strncmp(e->id, FAMILY_MEMORY, strlen(FAMILY_MEMORY)) ? ID_SKIP
+			    : !strncmp(e->id, FAMILY_OOM, strlen(FAMILY_OOM)) || !strcmp(e->id, SIG_CUDA_NCCL_UNHANDLED_CUDA) ? ID_OOM
+			    : ID_TEXT;
+			if (slot)
+				idk[e->id_slot] = (unsigned char)k;
+		}
+		if (k == ID_SKIP)
+			continue;
+		if (k == ID_OOM || contains(e->text, "out of memory") ||
 		    /* both hold "nhandled": one search rules both out on nearly every line */
 		    (contains(e->text, "nhandled") &&
 		     (contains(e->text, "unhandled cuda error") || contains(e->text, "ncclUnhandledCudaError")))) {
@@ -94,6 +112,7 @@ static void run(struct rule_ctx *rc)
 				lc.ooms[lc.nooms++] = (struct sys_oom_line){e->text, e->path, e->line};
 		}
 	}
+	free(idk);
 	if (!lc.oom_in_log) {
 		const cJSON *ev = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
 			cJSON_GetObjectItemCaseSensitive(rc->facts, "memory"), "oom_events"), 0);

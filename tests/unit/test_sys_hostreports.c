@@ -119,6 +119,298 @@ static void test_nccl_tests(void)
 	cJSON_Delete(f);
 }
 
+/* sysreport_nccltests_line_nokw (bundle.c: a '#' line or a row of an open
+ * run that holds no KW_NCCLTESTS literal) gives the facts _line gives: the
+ * same lines fed both ways print the same facts.  Its negative case: a CR
+ * or NUL inside a line becomes a blank in the parser's copy and may
+ * complete a literal the keyword scan did not see ("Out of bounds\rvalues"):
+ * such a line is still read as its kind. */
+static void test_nccl_tests_nokw(void)
+{
+	static const struct {
+		const char *s;
+		size_t n; /* 0: strlen */
+		int kw;   /* the line holds a KW_NCCLTESTS literal */
+	} L[] = {
+		{"# nccl-tests version 2.17.8 nccl-headers=22902 nccl-library=22902", 0, 1},
+		{"# Collective test starting: all_reduce_perf", 0, 0},
+		{"# nThread 1 nGpus 2 minBytes 8 maxBytes 128 step: 2(factor) warmup iters: 5 iters: 20 validation: 1 graph: 0", 0, 1},
+		{"#  Rank  0 Group  0 Pid 662195 on gpu-1-1 device  0 [0009:01:00] NVIDIA GH200 120GB", 0, 0},
+		{"# source: https://example.com/an/issue (a comment, no kind)", 0, 0},
+		{"#       size         count      type   redop    root     time   algbw   busbw  #wrong", 0, 0},
+		{"           8             2     float     sum      -1    17.49    0.00    0.00       0", 0, 0},
+		{"         128            32     float     sum      -1    18.02    0.01    0.01       3", 0, 0},
+		{"# Out of bounds\rvalues : 3 FAILED", 0, 0},
+		{"# Avg bus bandwidth\0   : 4.79995 ", 34, 0},
+		{"# Collective test concluded: all_reduce_perf", 0, 0},
+	};
+	cJSON *f1 = cJSON_CreateObject(), *f2 = cJSON_CreateObject();
+	struct nccltests *a = sysreport_nccltests_new(f1, "x"), *b = sysreport_nccltests_new(f2, "x");
+	for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
+		size_t n = L[i].n ? L[i].n : strlen(L[i].s);
+		sysreport_nccltests_line(a, L[i].s, n, i + 1);
+		if (L[i].kw)
+			sysreport_nccltests_line(b, L[i].s, n, i + 1);
+		else
+			sysreport_nccltests_line_nokw(b, L[i].s, n, i + 1);
+	}
+	sysreport_nccltests_end(a);
+	sysreport_nccltests_end(b);
+	char *j1 = cJSON_PrintUnformatted(f1), *j2 = cJSON_PrintUnformatted(f2);
+	CHECK(j1 && j2 && strcmp(j1, j2) == 0);
+	CHECK_INT(gn(f2, "nccl_tests.runs.0.rows"), 2);
+	CHECK_INT(gn(f2, "nccl_tests.runs.0.device_count"), 1);
+	CHECK_INT(gn(f2, "nccl_tests.runs.0.oob.count"), 3); /* the CR case */
+	CHECK(gs(f2, "nccl_tests.runs.0.oob.status") && !strcmp(gs(f2, "nccl_tests.runs.0.oob.status"), "FAILED"));
+	CHECK(fabs(gn(f2, "nccl_tests.runs.0.avg_busbw.value") - 4.79995) < 1e-9); /* the NUL case */
+	CHECK_INT(gb(f2, "nccl_tests.runs.0.concluded"), 1);
+	free(j1);
+	free(j2);
+	cJSON_Delete(f1);
+	cJSON_Delete(f2);
+}
+
+/* The device line as parse_nccltests.c read it with sscanf before
+ * device_scan / bus_scan replaced it there: the reference. */
+static cJSON *ref_device(const char *p)
+{
+	int rank = -1, group = -1, dev = -1, k = 0;
+	long pid = -1;
+	char host[256] = "";
+	if (sscanf(p, "Rank %d Group %d Pid %ld on %255s device %d %n", &rank, &group, &pid, host, &dev, &k) == 5 ||
+	    (group = -1, sscanf(p, "Rank %d Pid %ld on %255s device %d %n", &rank, &pid, host, &dev, &k) == 4) ||
+	    (pid = -1, sscanf(p, "Rank %d on %255s device %d %n", &rank, host, &dev, &k) == 3)) {
+	} else {
+		return NULL;
+	}
+	if (k == 0 || rank < 0)
+		return NULL;
+	cJSON *d = cJSON_CreateObject();
+	cJSON_AddNumberToObject(d, "rank", rank);
+	if (group >= 0)
+		cJSON_AddNumberToObject(d, "group", group);
+	if (pid >= 0)
+		cJSON_AddNumberToObject(d, "pid", (double)pid);
+	sys_set_str(d, "host", host);
+	cJSON_AddNumberToObject(d, "device", dev);
+	const char *b = p + k;
+	if (*b == '[') {
+		const char *e = strchr(b, ']');
+		if (e && e - b < 32) {
+			char bus[32];
+			memcpy(bus, b + 1, (size_t)(e - b - 1));
+			bus[e - b - 1] = 0;
+			unsigned dom, bb, dd;
+			if (sscanf(bus, "%x:%x:%x", &dom, &bb, &dd) == 3 && dom <= 0xffff && bb <= 0xff && dd <= 0x1f) {
+				char norm[24];
+				snprintf(norm, sizeof norm, "%04x:%02x:%02x.0", dom, bb, dd);
+				sys_set_str(d, "bus_id", norm);
+			} else {
+				sys_set_str(d, "bus_id_text", bus);
+			}
+			b = e + 1;
+			while (*b == ' ' || *b == '\t')
+				b++;
+		}
+	}
+	if (*b)
+		sys_set_str(d, "name", b);
+	return d;
+}
+
+/* nccl-tests' device lines: what the parser records is what sscanf read
+ * (ref_device), on lines built from the pieces of the three forms, blanks
+ * of every kind, numbers at the edges of int and long, hosts of 254 to 256
+ * bytes (%255s takes 255), and bus ids sscanf's %x reads its own way ("0x", signs,
+ * blanks: bus_scan leaves those to sscanf). */
+static void test_nccl_tests_devices(void)
+{
+	static const char *const PIECE[] = {
+		"Rank", "Group", "Pid", "on", "device", " ", "  ", "\t", "\v", "\f", "0", "3", "-1", "+7", "007",
+		"2147483648", "99999999999999999999", "-", "gpu-1-1", "h", "[0009:01:00]", "[0x01]", "[0x:1:2]", "[ 5:1:2]",
+		"[-1:2:3]", "[1:2]", "[fffff:1:2]", "[0000:ff:1f]", "[0000:100:00]", "NVIDIA GH200 120GB", "A40", "x",
+		"Rankx", "devic", "[", "]", "LONG"};
+	char longhost[300];
+	memset(longhost, 'a', 299);
+	longhost[299] = 0;
+	unsigned long long x = 0x9E3779B97F4A7C15ULL;
+	int bad = 0, parsed = 0;
+	for (int it = 0; it < 20000; it++) {
+		char b[1000] = "Rank ";
+		/* mostly the real order, each piece sometimes swapped for a random one */
+		static const char *const FORM[] = {"0", " ", "Group", " ", "0", " ", "Pid", " ", "3", " ", "on", " ", "h",
+		                                   " ", "device", " ", "0", " ", "[0009:01:00]", " ", "A40"};
+		for (size_t i = 0; i < sizeof FORM / sizeof FORM[0]; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			const char *pc = FORM[i];
+			if (x % 12 == 0)
+				pc = PIECE[(x >> 8) % (sizeof PIECE / sizeof PIECE[0])];
+			else if ((FORM[i][0] == 'G' || FORM[i][0] == 'P') && x % 3 == 0)
+				pc = ""; /* the older forms */
+			if (FORM[i][0] == 'h' && pc == FORM[i] && x % 7 == 1)
+				pc = "LONG";
+			if (!strcmp(pc, "LONG"))
+				pc = longhost + 299 - 254 - (x >> 20) % 3; /* 254 to 256 bytes: %255s's edge */
+			if (strlen(b) + strlen(pc) < sizeof b - 1)
+				strcat(b, pc);
+		}
+		char line[1010];
+		snprintf(line, sizeof line, "#  %s", b);
+		cJSON *f = cJSON_CreateObject();
+		struct nccltests *nt = sysreport_nccltests_new(f, "x");
+		const char *ver = "# nccl-tests version 2.17.8 nccl-headers=22902 nccl-library=22902";
+		sysreport_nccltests_line(nt, ver, strlen(ver), 1);
+		sysreport_nccltests_line_nokw(nt, line, strlen(line), 2);
+		sysreport_nccltests_end(nt);
+		cJSON *got = cJSON_Duplicate(cJSON_GetArrayItem(get(f, "nccl_tests.runs.0.devices"), 0), 1);
+		if (got)
+			cJSON_DeleteItemFromObjectCaseSensitive(got, "source");
+		cJSON *want = ref_device(b);
+		char *g = got ? cJSON_PrintUnformatted(got) : NULL, *w = want ? cJSON_PrintUnformatted(want) : NULL;
+		if ((g == NULL) != (w == NULL) || (g && strcmp(g, w))) {
+			if (bad++ < 5)
+				fprintf(stderr, "device line [%s]: parser %s, sscanf %s\n", b, g ? g : "none", w ? w : "none");
+		}
+		parsed += g != NULL;
+		free(g);
+		free(w);
+		cJSON_Delete(got);
+		cJSON_Delete(want);
+		cJSON_Delete(f);
+	}
+	CHECK_INT(bad, 0);
+	CHECK(parsed > 2000 && parsed < 19000); /* both outcomes were tried */
+}
+
+/* nThread lines and failure lines: the numbers and the place the parser
+ * records are what sscanf read there before ("nThread %d nGpus %d",
+ * "validation: %d", " pid %ld", "failure %127[^ ']"). */
+static void test_nccl_tests_scans(void)
+{
+	static const char *const NTH[] = {
+		"# nThread 1 nGpus 8 minBytes 8 maxBytes 128 step: 2(factor) warmup iters: 5 iters: 20 validation: 1 graph: 0",
+		"# nThread \t2\vnGpus  +3 validation:  -1", "# nThread 1nGpus 2", "# nThread 1 nGpus", "# nThread x nGpus 2",
+		"# nThread 4294967297 nGpus 99999999999999999999 validation: 2147483648", "# nThread 1 nGpusx 2",
+		"# nThread 1 nGpus 2 validation: x", "# nThread - nGpus 2", "# nThread 007 nGpus 0x1f"};
+	for (size_t i = 0; i < sizeof NTH / sizeof NTH[0]; i++) {
+		cJSON *f = cJSON_CreateObject();
+		struct nccltests *nt = sysreport_nccltests_new(f, "x");
+		sysreport_nccltests_line(nt, NTH[i], strlen(NTH[i]), 1);
+		sysreport_nccltests_end(nt);
+		int th = 0, g = 0, val = 0;
+		const char *b = NTH[i] + 2;
+		int ok = sscanf(b, "nThread %d nGpus %d", &th, &g) == 2;
+		const char *vp = strstr(b, "validation: ");
+		int vok = ok && vp && sscanf(vp + 12, "%d", &val) == 1;
+		CHECK(!ok == !get(f, "nccl_tests.runs.0.nthread"));
+		if (ok) {
+			CHECK_INT(gn(f, "nccl_tests.runs.0.nthread"), th);
+			CHECK_INT(gn(f, "nccl_tests.runs.0.ngpus"), g);
+		}
+		CHECK(!vok == !get(f, "nccl_tests.runs.0.validation"));
+		if (vok)
+			CHECK_INT(gn(f, "nccl_tests.runs.0.validation"), val);
+		cJSON_Delete(f);
+	}
+	static const char *const FAIL[] = {
+		" .. gpu-1-1 pid 29565: Test failure common.cu:1189",
+		"gpu-1-1: Test NCCL failure common.cu:1012 'internal error - please report this issue to the NCCL developers / '",
+		" .. h pid  -12: Test failure common.cu:1189", " .. h pid x: Test failure common.cu:1189",
+		" .. h pid 99999999999999999999: Test failure a'b", "h: Test CUDA failure  common.cu:1 'x'",
+		"h: Test CUDA failure 'busy'", "h: Test NCCL failure ", "NCCL failure common.cu:343 'unhandled cuda error'"};
+	for (size_t i = 0; i < sizeof FAIL / sizeof FAIL[0]; i++) {
+		cJSON *f = cJSON_CreateObject();
+		struct nccltests *nt = sysreport_nccltests_new(f, "x");
+		sysreport_nccltests_line(nt, FAIL[i], strlen(FAIL[i]), 1);
+		sysreport_nccltests_end(nt);
+		const char *s = FAIL[i];
+		while (*s == ' ')
+			s++;
+		const char *at = strstr(s, "Test ") ? strstr(s, "Test ") : s;
+		if (strstr(s, ": Test failure "))
+			at = strstr(s, ": Test failure ") + 2;
+		long pid = 0;
+		char where[128];
+		const char *pp = strstr(s, " pid ");
+		int pok = pp && pp < at && sscanf(pp + 5, "%ld", &pid) == 1;
+		const char *loc = strstr(at, "failure ");
+		int wok = loc && sscanf(loc + 8, "%127[^ ']", where) == 1;
+		CHECK(get(f, "nccl_tests.runs.0.failures.0") != NULL);
+		CHECK(!pok == !get(f, "nccl_tests.runs.0.failures.0.pid"));
+		if (pok)
+			CHECK(gn(f, "nccl_tests.runs.0.failures.0.pid") == (double)pid);
+		CHECK(!wok == !get(f, "nccl_tests.runs.0.failures.0.at"));
+		if (wok)
+			CHECK_STR(gs(f, "nccl_tests.runs.0.failures.0.at"), where);
+		cJSON_Delete(f);
+	}
+}
+
+/* Xid lines: what the kernel parser records is what the sscanf calls that
+ * pci_scan and strtol replaced there read ("%x:%x:%x GPU-I:%x)%n",
+ * "%x:%x:%x)%n", "%x:%x)%n", "%d", "pid=%ld", "name=%127[^, ]"), on lines
+ * built from the pieces of the real forms and the odd ones (signs, blanks,
+ * "0x", MIG instances, two fields, overflowing numbers, long names). */
+static void test_kmsg_xid_scans(void)
+{
+	static const char *const ADDR[] = {"PCI:0000:01:00)", "0000:01:00)", "PCI:0000:01:00 GPU-I:05)", "01:00)",
+	                                   "0x0:1:2)", "PCI: 0000:01:00)", "+1:2:3)", "0000:01:00 )", "fffffffff:1:2)",
+	                                   "0000:01:", "0000:1c:1f)", "0000:100:00)", "10000:01:00)", "1:2:3:4)"};
+	static const char *const NUM[] = {": 31", ": 79,", ":  -5", ":+48", ": x", ": 2147483648", ": 99999999999999999999",
+	                                  "", ": 100000", ": 100001"};
+	static const char *const REST[] = {", pid=2168, name=python, channel 0x1", ", pid=-3, name=", ", pid=x name=a b",
+	                                   ", pid= 12, name=torch,x", ", GPU has fallen off the bus.", "",
+	                                   ", name=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+	int bad = 0, kept = 0;
+	for (size_t a = 0; a < sizeof ADDR / sizeof ADDR[0]; a++)
+		for (size_t n = 0; n < sizeof NUM / sizeof NUM[0]; n++)
+			for (size_t r = 0; r < sizeof REST / sizeof REST[0]; r++) {
+				char line[400];
+				snprintf(line, sizeof line, "[  108.577117] NVRM: Xid (%s%s%s", ADDR[a], NUM[n], REST[r]);
+				/* the reference: the old calls on the same bytes */
+				const char *p = strstr(line, "NVRM: Xid") + 9;
+				while (*p == ' ')
+					p++;
+				p++;
+				if (!strncmp(p, "PCI:", 4))
+					p += 4;
+				unsigned dom = 0, bus = 0, dev = 0, inst = 0;
+				int k = 0, xid = 0, has_gi = 0, ok = 1;
+				if (sscanf(p, "%x:%x:%x GPU-I:%x)%n", &dom, &bus, &dev, &inst, &k) == 4 && k) {
+					has_gi = 1;
+				} else if (k = 0, sscanf(p, "%x:%x:%x)%n", &dom, &bus, &dev, &k) != 3 || k == 0) {
+					dom = 0;
+					if (sscanf(p, "%x:%x)%n", &bus, &dev, &k) != 2 || k == 0)
+						ok = 0;
+				}
+				const char *q = ok ? p + k : NULL;
+				while (q && (*q == ':' || *q == ' '))
+					q++;
+				ok = ok && dom <= 0xffff && bus <= 0xff && dev <= 0x1f && sscanf(q, "%d", &xid) == 1 && xid >= 0 &&
+				     xid <= 100000;
+				long pid = 0;
+				char name[128];
+				const char *pp = ok ? strstr(q, "pid=") : NULL, *np = ok ? strstr(q, "name=") : NULL;
+				int pok = pp && sscanf(pp + 4, "%ld", &pid) == 1, nok = np && sscanf(np + 5, "%127[^, ]", name) == 1;
+				cJSON *f = cJSON_CreateObject();
+				int got = sysreport_kmsg_line(f, line, strlen(line), "dmesg", 1);
+				const cJSON *x = get(f, "kernel.xids.0");
+				char want_bus[24];
+				snprintf(want_bus, sizeof want_bus, "%04x:%02x:%02x.0", dom, bus, dev);
+				int same = ok ? got == 1 && x && gn(x, "xid") == xid && gs(x, "bus_id") && !strcmp(gs(x, "bus_id"), want_bus) &&
+				                    !get(x, "gpu_instance") == !has_gi && (!has_gi || gn(x, "gpu_instance") == inst) &&
+				                    !get(x, "pid") == !pok && (!pok || gn(x, "pid") == (double)pid) &&
+				                    !get(x, "process") == !nok && (!nok || !strcmp(gs(x, "process"), name))
+				              : x == NULL;
+				if (!same && bad++ < 5)
+					fprintf(stderr, "xid line [%s]: not what sscanf read\n", line);
+				kept += ok;
+				cJSON_Delete(f);
+			}
+	CHECK_INT(bad, 0);
+	CHECK(kept > 50 && kept < 900); /* both outcomes were tried */
+}
+
 /* kernel messages as sys_parse_kmsg reads a whole text (the OOM reports are
  * tests/cases/kmsg).  The Xid reports stay here: through `analyze` only the
  * lines with a KW_KMSG keyword reach sysreport_kmsg_line, so the other NVRM
@@ -220,6 +512,21 @@ static void test_nodes(void)
 	CHECK_INT(sysreport_node_info(f, "ip-172-31-20-228", 16, "NCCL version 2.18.1+cuda12.1", 28, "log2", 3), 1);
 	CHECK_STR(gs(f, "nodes.ip-172-31-20-228.nccl_version.others.0.value"), "2.18.1");
 	CHECK_INT(sysreport_node_info(f, "h", 1, "Init COMPLETE", 13, "log", 9), 0);
+	/* the driver's CUDA version as snprintf's "%ld.%ld" wrote it, at the ends of its range */
+	static const long CODES[] = {1, 9, 10, 999, 1000, 11080, 12090, 13000, 99999, 100000, 0, 100001};
+	for (size_t i = 0; i < sizeof CODES / sizeof CODES[0]; i++) {
+		char h[16], m[40], want[32], key[48];
+		snprintf(h, sizeof h, "drv%zu", i);
+		snprintf(m, sizeof m, "cudaDriverVersion %ld", CODES[i]);
+		int ok = CODES[i] > 0 && CODES[i] <= 100000;
+		CHECK_INT(sysreport_node_info(f, h, strlen(h), m, strlen(m), "log", 20 + i), ok);
+		snprintf(want, sizeof want, "%ld.%ld", CODES[i] / 1000, (CODES[i] % 1000) / 10);
+		snprintf(key, sizeof key, "nodes.%s.cuda_driver.value", h);
+		if (ok)
+			CHECK_STR(gs(f, key), want);
+		else
+			CHECK(gs(f, key) == NULL);
+	}
 	cJSON_Delete(f);
 }
 
@@ -527,6 +834,10 @@ static void test_rules(void)
 int main(void)
 {
 	test_nccl_tests();
+	test_nccl_tests_nokw();
+	test_nccl_tests_devices();
+	test_nccl_tests_scans();
+	test_kmsg_xid_scans();
 	test_kmsg();
 	test_nodes();
 	test_versions_bare_nccl();

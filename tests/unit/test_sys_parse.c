@@ -371,8 +371,53 @@ static void test_set_in_place(void)
 	cJSON_Delete(b);
 }
 
+/* sys_decimal is strtod, bit for bit, on what it takes (random digit
+ * strings of every length and '.' position, the table cells nccl-tests
+ * prints, the boundary of 15 digits), and declines the rest: a sign, an
+ * exponent, 16 digits, a leading '.', two '.', a blank, "N/A". */
+static void test_decimal(void)
+{
+	unsigned long long x = 88172645463325252ULL; /* xorshift: the same strings every run */
+	int bad = 0;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		char t[24];
+		int nd = 1 + (int)(x % 15), dot = (int)((x >> 8) % (unsigned)(nd + 2)) - 1; /* -1: none */
+		size_t k = 0;
+		unsigned long long y = x >> 16;
+		for (int d = 0; d < nd; d++) {
+			if (d == dot + 1 && dot >= 0 && d > 0)
+				t[k++] = '.';
+			t[k++] = (char)('0' + (y % 10));
+			y = y / 10 ? y / 10 : x * 2654435761u + (unsigned)d;
+		}
+		if (dot == nd - 1 && dot > 0 && (x & 1))
+			t[k++] = '.'; /* "12." */
+		t[k] = 0;
+		double v = -1, w = strtod(t, NULL);
+		if (!sys_decimal(t, &v) || memcmp(&v, &w, sizeof v) != 0) {
+			if (bad++ < 5)
+				fprintf(stderr, "sys_decimal(\"%s\") = %.17g, strtod %.17g\n", t, v, w);
+		}
+	}
+	CHECK_INT(bad, 0);
+	static const char *const OK[] = {"0", "96", "17.49", "2.20", "0.00", "477.32", "1048576", "999999999999999",
+	                                 "0.00000000000001", "99999999999999.9", "12.", "007.50"};
+	for (size_t i = 0; i < sizeof OK / sizeof OK[0]; i++) {
+		double v = -1, w = strtod(OK[i], NULL);
+		CHECK(sys_decimal(OK[i], &v) && memcmp(&v, &w, sizeof v) == 0);
+	}
+	static const char *const NO[] = {"", "-1", "+1", "2e-07", "1.2e+03", "1000000000000000", "0.000000000000001",
+	                                 ".5", "1.2.3", "1 2", "N/A", "0x10", "inf", "1,5"};
+	for (size_t i = 0; i < sizeof NO / sizeof NO[0]; i++) {
+		double v = 42;
+		CHECK(!sys_decimal(NO[i], &v) && v == 42);
+	}
+}
+
 int main(void)
 {
+	test_decimal();
 	test_h200();
 	test_topo_session();
 	test_oom_and_env();
