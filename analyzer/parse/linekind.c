@@ -19,7 +19,9 @@ static int letter(char c)
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
 }
 
-static void classify(const struct logline *ll, uint64_t kw, struct linekind *out)
+/* Inlined into both callers: one call a line, and an NCCL line (most of
+ * an NCCL log) returns before anything else. */
+static inline __attribute__((always_inline)) void classify(const struct logline *ll, struct linekind *out)
 {
 	struct linekind k = {LK_NCCL, 0, 0, 0, 0};
 	if (ll->level != LINE_PLAIN && ll->pid >= 0) {
@@ -65,10 +67,11 @@ static void classify(const struct logline *ll, uint64_t kw, struct linekind *out
 		k.table_row = c == '#' || (c >= '0' && c <= '9');
 		break;
 	}
+	uint64_t kw;
 	if (ll->level != LINE_PLAIN)
 		k.kind = LK_NCCL;
-	else
-	if ((kw & KW_BIT(KW_TRACEBACK)) || k.exception ||
+	else if ((kw = ll->kw_known ? ll->kw : logline_keywords(ll)), /* the keywords: plain lines only */
+	         (kw & KW_BIT(KW_TRACEBACK)) || k.exception ||
 	    (sp >= 2 && n - sp > 6 && memcmp(p + sp, "File \"", 6) == 0))
 		k.kind = LK_TRACEBACK;
 	else if (k.torch_record || (kw & (KW_BIT(KW_WORKNCCL) | KW_BIT(KW_WD_TIMEOUT) | KW_BIT(KW_LAST_ENQUEUED) |
@@ -81,13 +84,13 @@ static void classify(const struct logline *ll, uint64_t kw, struct linekind *out
 
 void linekind_classify(struct logline *ll)
 {
-	classify(ll, logline_keywords(ll), &ll->lk);
+	classify(ll, &ll->lk);
 	ll->lk_known = 1;
 }
 
 const struct linekind *linekind_compute(const struct logline *ll, struct linekind *tmp)
 {
-	classify(ll, logline_keywords(ll), tmp);
+	classify(ll, tmp);
 	return tmp;
 }
 
