@@ -133,11 +133,13 @@ int tstamp_parse(const char *s, size_t n, struct tstamp *t)
 		const char *end = s + n;
 		while (s < end && (*s == '[' || *s == ' '))
 			s++;
-		/* every form of parse_at starts with a digit, a glog level letter,
-		 * or has a blank at p[3] (syslog, ctime): this test turns away nearly
-		 * every text line (the timelines ask each plain line) before the call */
-		if (s < end && (digit(s[0]) || s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'F' ||
-		                (end - s >= 15 && s[3] == ' ')))
+		/* what every form of parse_at needs: a digit first (the dates), a
+		 * glog level letter before a digit, or (syslog, ctime) 15 bytes with
+		 * blanks at [3] and at [6] or [7].  This test turns away nearly every
+		 * text line (the timelines ask each plain line) before the call */
+		if (s < end && (digit(s[0]) ||
+		                ((s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'F') && end - s > 6 && digit(s[1])) ||
+		                (end - s >= 15 && s[3] == ' ' && (s[6] == ' ' || s[7] == ' '))))
 			return parse_at(s, end, t);
 	}
 	memset(t, 0, sizeof *t);
