@@ -62,8 +62,8 @@ static int date_then_time(struct tstamp *t, const char *p, const char *end)
 	return 0;
 }
 
-/* tstamp_parse after its first test: the forms, at p. */
-static __attribute__((noinline)) int parse_at(const char *p, const char *end, struct tstamp *t)
+/* tstamp_parse (tstamp.h) after its first test: the forms, at p. */
+int tstamp_parse_forms(const char *p, const char *end, struct tstamp *t)
 {
 	memset(t, 0, sizeof *t);
 	/* YYYY-MM-DD HH:MM:SS, YYYY/MM/DD HH:MM:SS */
@@ -122,25 +122,6 @@ static __attribute__((noinline)) int parse_at(const char *p, const char *end, st
 			if (date_ok(t) && hms(&q, end, &t->sod) && q < end && *q == ' ' && num(q + 1, end, 4, &t->year))
 				return 1;
 		}
-	}
-	memset(t, 0, sizeof *t);
-	return 0;
-}
-
-int tstamp_parse(const char *s, size_t n, struct tstamp *t)
-{
-	if (s) {
-		const char *end = s + n;
-		while (s < end && (*s == '[' || *s == ' '))
-			s++;
-		/* what every form of parse_at needs: a digit first (the dates), a
-		 * glog level letter before a digit, or (syslog, ctime) 15 bytes with
-		 * blanks at [3] and at [6] or [7].  This test turns away nearly every
-		 * text line (the timelines ask each plain line) before the call */
-		if (s < end && (digit(s[0]) ||
-		                ((s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'F') && end - s > 6 && digit(s[1])) ||
-		                (end - s >= 15 && s[3] == ' ' && (s[6] == ' ' || s[7] == ' '))))
-			return parse_at(s, end, t);
 	}
 	memset(t, 0, sizeof *t);
 	return 0;
