@@ -62,21 +62,10 @@ static int date_then_time(struct tstamp *t, const char *p, const char *end)
 	return 0;
 }
 
-int tstamp_parse(const char *s, size_t n, struct tstamp *t)
+/* tstamp_parse (tstamp.h) after its first test: the forms, at p. */
+int tstamp_parse_forms(const char *p, const char *end, struct tstamp *t)
 {
 	memset(t, 0, sizeof *t);
-	if (!s)
-		return 0;
-	const char *end = s + n;
-	while (s < end && (*s == '[' || *s == ' '))
-		s++;
-	const char *p = s;
-	/* every form below starts with a digit, a glog level letter, or has a
-	 * blank at p[3] (syslog, ctime): one test turns away nearly every text
-	 * line (the timelines ask each plain line) */
-	if (p >= end || !(digit(p[0]) || p[0] == 'I' || p[0] == 'W' || p[0] == 'E' || p[0] == 'F' ||
-	                  (end - p >= 15 && p[3] == ' ')))
-		return 0;
 	/* YYYY-MM-DD HH:MM:SS, YYYY/MM/DD HH:MM:SS */
 	if (num(p, end, 4, &t->year) && end - p > 10 && (p[4] == '-' || p[4] == '/') && p[7] == p[4] &&
 	    num(p + 5, end, 2, &t->month) && num(p + 8, end, 2, &t->day) &&

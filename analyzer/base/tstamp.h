@@ -18,6 +18,7 @@
 #define NT_TSTAMP_H
 
 #include <stddef.h>
+#include <string.h>
 
 struct tstamp {
 	int year;      /* 0 when the format prints none (glog) */
@@ -26,8 +27,30 @@ struct tstamp {
 	double sod;    /* seconds of the day, with the fraction */
 };
 
-/* 1 and *t filled when s[0..n) starts with a timestamp, else 0. */
-int tstamp_parse(const char *s, size_t n, struct tstamp *t);
+/* The forms at p (tstamp.c), after tstamp_parse's first test: use tstamp_parse. */
+int tstamp_parse_forms(const char *p, const char *end, struct tstamp *t);
+
+/* 1 and *t filled when s[0..n) starts with a timestamp, else 0 (and *t
+ * zero).  Inline up to the first test: the rank timelines ask it of every
+ * plain line, and nearly every text line is turned away here, without a
+ * call.  The test is what every form needs: a digit first (the dates), a
+ * glog level letter before a digit, or (syslog, ctime) 15 bytes with
+ * blanks at [3] and at [6] or [7]. */
+static inline int tstamp_parse(const char *s, size_t n, struct tstamp *t)
+{
+	if (s) {
+		const char *end = s + n;
+		while (s < end && (*s == '[' || *s == ' '))
+			s++;
+		if (s < end && ((s[0] >= '0' && s[0] <= '9') ||
+		                ((s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'F') && end - s > 6 && s[1] >= '0' &&
+		                 s[1] <= '9') ||
+		                (end - s >= 15 && s[3] == ' ' && (s[6] == ' ' || s[7] == ' '))))
+			return tstamp_parse_forms(s, end, t);
+	}
+	memset(t, 0, sizeof *t);
+	return 0;
+}
 /* Seconds since 1970-01-01 (as if UTC); NAN without a year. */
 double tstamp_epoch(const struct tstamp *t);
 /* tstamp_epoch of the timestamp the string s starts with; NAN when none

@@ -19,21 +19,17 @@ static int letter(char c)
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
 }
 
-static void classify(const struct logline *ll, uint64_t kw, struct linekind *out)
+/* classify() past its first test: a plain line, or an NCCL line without
+ * host:pid:tid.  A call of its own, so that an NCCL line (most of an NCCL
+ * log) is answered without this one's registers and frame. */
+static __attribute__((noinline)) void classify_plain(const struct logline *ll, struct linekind *out)
 {
-	struct linekind k = {LK_NCCL, 0, 0, 0, 0};
-	if (ll->level != LINE_PLAIN && ll->pid >= 0) {
-		/* what the flags below say is asked of plain lines, and of NCCL
-		 * lines without host:pid:tid (ranks.c reads those as plain) */
-		*out = k;
-		return;
-	}
-	k.kind = LK_OTHER;
+	struct linekind k = {LK_OTHER, 0, 0, 0, 0};
 	const char *p = ll->msg.p;
 	size_t n = ll->msg.n;
 	/* the exception test, on the message or on what follows its indent */
-	size_t sp = 0;
-	while (sp < n && sp < 16 && (p[sp] == ' ' || p[sp] == '\t'))
+	size_t sp = 0, sl = n < 16 ? n : 16;
+	while (sp < sl && (p[sp] == ' ' || p[sp] == '\t'))
 		sp++;
 	const char *q = p;
 	size_t qn = n;
@@ -65,10 +61,11 @@ static void classify(const struct logline *ll, uint64_t kw, struct linekind *out
 		k.table_row = c == '#' || (c >= '0' && c <= '9');
 		break;
 	}
+	uint64_t kw;
 	if (ll->level != LINE_PLAIN)
 		k.kind = LK_NCCL;
-	else
-	if ((kw & KW_BIT(KW_TRACEBACK)) || k.exception ||
+	else if ((kw = ll->kw_known ? ll->kw : logline_keywords(ll)), /* the keywords: plain lines only */
+	         (kw & KW_BIT(KW_TRACEBACK)) || k.exception ||
 	    (sp >= 2 && n - sp > 6 && memcmp(p + sp, "File \"", 6) == 0))
 		k.kind = LK_TRACEBACK;
 	else if (k.torch_record || (kw & (KW_BIT(KW_WORKNCCL) | KW_BIT(KW_WD_TIMEOUT) | KW_BIT(KW_LAST_ENQUEUED) |
@@ -79,15 +76,26 @@ static void classify(const struct logline *ll, uint64_t kw, struct linekind *out
 	*out = k;
 }
 
+static inline __attribute__((always_inline)) void classify(const struct logline *ll, struct linekind *out)
+{
+	if (ll->level != LINE_PLAIN && ll->pid >= 0) {
+		/* what the flags say is asked of plain lines, and of NCCL lines
+		 * without host:pid:tid (ranks.c reads those as plain) */
+		*out = (struct linekind){LK_NCCL, 0, 0, 0, 0};
+		return;
+	}
+	classify_plain(ll, out);
+}
+
 void linekind_classify(struct logline *ll)
 {
-	classify(ll, logline_keywords(ll), &ll->lk);
-	ll->lk_known = 1;
+	ll->lk_known = 1; /* first: the plain line's call is the last thing (a jump; classify reads no lk) */
+	classify(ll, &ll->lk);
 }
 
 const struct linekind *linekind_compute(const struct logline *ll, struct linekind *tmp)
 {
-	classify(ll, logline_keywords(ll), tmp);
+	classify(ll, tmp);
 	return tmp;
 }
 

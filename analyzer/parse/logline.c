@@ -403,6 +403,10 @@ void logline_parse(const char *line, size_t len, struct logline *out)
 		n--;
 	if (n >= 2 && s[n - 1] == 'M' && s[n - 2] == '^')
 		n -= 2;
+	if (n == 0) { /* an empty line: no prefix (peel_prefixes would leave every field as set above) */
+		out->msg.p = s;
+		return;
+	}
 	/* A line that starts with a letter is, on the hot path, NCCL's own
 	 * "host:pid:tid ..." (no outer prefix can be one): its prefix first,
 	 * the outer prefixes only when it is not one. */
@@ -430,7 +434,10 @@ void logline_parse(const char *line, size_t len, struct logline *out)
 	out->head = pe.head;
 	out->families = pe.families;
 	struct span ts_keep = out->ts;
-	if (n > 8 && !(tried && k == 0) && nccl_prefix(s, n, out)) {
+	/* when nothing was peeled, the line as it was: tried already when it
+	 * starts with a letter; a blank cannot start a prefix nor a host (the
+	 * indent below takes those lines) */
+	if (n > 8 && (k || !(tried || s[0] == ' ' || s[0] == '\t')) && nccl_prefix(s, n, out)) {
 		if (out->ts.n == 0)
 			out->ts = ts_keep;
 		return;

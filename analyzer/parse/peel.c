@@ -99,15 +99,18 @@ static void set_head(struct peel *p, const char *h)
  * its length, 0 when none; *sev its letter. */
 static size_t level_word(const char *s, size_t n, char *sev)
 {
-	static const struct { const char *w; size_t n; char sev; } L[] = {
-		{"INFO", 4, 'I'}, {"WARNING", 7, 'W'}, {"ERROR", 5, 'E'}, {"DEBUG", 5, 'D'}, {"CRITICAL", 8, 'C'},
-	};
-	for (size_t k = 0; k < sizeof L / sizeof L[0]; k++)
-		if (n >= L[k].n && s[0] == L[k].w[0] && memcmp(s, L[k].w, L[k].n) == 0) {
-			*sev = L[k].sev;
-			return L[k].n;
-		}
-	return 0;
+	/* by the first byte (each starts with its own letter, the severity),
+	 * then a compare of a known length: no loop, no call */
+#define LW(lit) (n >= sizeof lit - 1 && memcmp(s, lit, sizeof lit - 1) == 0 ? (*sev = s[0], sizeof lit - 1) : 0)
+	switch (n ? s[0] : 0) {
+	case 'I': return LW("INFO");
+	case 'W': return LW("WARNING");
+	case 'E': return LW("ERROR");
+	case 'D': return LW("DEBUG");
+	case 'C': return LW("CRITICAL");
+	default: return 0;
+	}
+#undef LW
 }
 
 /* ---- terminal ---- */
@@ -1043,6 +1046,8 @@ static size_t peel_one(const char *s, size_t n, struct peel *p)
 	size_t k;
 	switch (CLASS[(unsigned char)s[0]]) {
 	case C_ESC:
+		if (s[0] == '#' && !(n >= 6 && s[1] == '0'))
+			return 0; /* of ansi's forms only rsyslog's "#033[" starts with '#' (a comment, a table's header) */
 		return (k = ansi(s, n)) ? (p->families |= 1u << PF_ANSI, k) : 0;
 	case C_BRACKET:
 		return bracket(s, n, p);

@@ -323,6 +323,31 @@ static void test_tstamp(void)
 	CHECK(!tstamp_parse("Mon Foo 30 14:16:25 2026", 24, &t));
 	CHECK(!tstamp_parse("", 0, &t));
 	CHECK(!tstamp_parse(NULL, 0, &t));
+	/* the first test before the forms, at its edges: every rejection clears *t */
+	static const struct tstamp zero; /* padding included */
+	t.year = 7;
+	CHECK(!tstamp_parse("[[  ", 4, &t) && memcmp(&t, &zero, sizeof t) == 0); /* nothing after the skip */
+	t.day = 3;
+	CHECK(!tstamp_parse("xyz 12 01:22:51", 15, &t) && memcmp(&t, &zero, sizeof t) == 0); /* blank at [3], no month */
+	CHECK(!tstamp_parse("Aug 12 01:22:5", 14, &t));   /* blank at [3], one byte short of 15 */
+	CHECK(!tstamp_parse("Augx12 01:22:51", 15, &t));  /* no blank at [3] */
+	CHECK(!tstamp_parse("D1130 14:16:25", 14, &t));   /* not a glog level letter */
+	CHECK(!tstamp_parse("E 1130 14:16:25", 15, &t));  /* a level letter, no digit after it */
+	CHECK(!tstamp_parse("Error 12:00:00", 14, &t));
+	CHECK(!tstamp_parse("I113", 4, &t));              /* a level letter and a digit, too short */
+	CHECK(tstamp_parse("I108 20:04:34", 13, &t) && t.month == 1 && t.day == 8);
+	CHECK(!tstamp_parse("The quick brown", 15, &t));  /* a blank at [3], none at [6] or [7] */
+	CHECK(!tstamp_parse("Aug 12x01:22:51", 15, &t));  /* blank at [3] and [6] only as far as [6] */
+	CHECK(tstamp_parse("Aug  2 01:22:51", 15, &t) && t.day == 2);
+	CHECK(!tstamp_parse("Mon Nov 30 14:16:25 202", 23, &t)); /* ctime one byte short */
+	CHECK(!tstamp_parse("-2026-11-30 14:16:25", 20, &t));
+	CHECK(!tstamp_parse("\t2026-11-30 14:16:25", 20, &t)); /* only '[' and ' ' are skipped */
+	CHECK(tstamp_parse("[ [2026-11-30 14:16:25", 22, &t) && t.year == 2026);
+	CHECK(tstamp_parse("W1130 14:16:25", 14, &t) && t.month == 11);
+	CHECK(tstamp_parse("F1130 14:16:25", 14, &t) && t.day == 30);
+	CHECK(tstamp_parse("  Aug 12 01:22:51", 17, &t) && t.month == 8);
+	t.year = 9;
+	CHECK(!tstamp_parse("2026-11-30 xx", 13, &t) && memcmp(&t, &zero, sizeof t) == 0); /* past the test, then no form */
 	CHECK(isnan(tstamp_epoch_of("garbage")));
 	CHECK(isnan(tstamp_epoch_of(NULL)));
 }

@@ -1,6 +1,7 @@
 /* Unit tests for logline.c: every NCCL prefix variant 2.10-2.30 and the
  * launcher prefixes, on lines taken from real logs and from NCCL's format
  * strings (reference section 1.1). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "parse/logline.h"
@@ -271,5 +272,74 @@ int main(void)
 	logline_parse(bare, 11, &L);
 	CHECK_INT(L.level, LINE_PLAIN);
 	free(bare);
+
+	/* a line that starts with a blank and that no outer prefix takes is
+	 * not tried as it is (no prefix starts with a blank): the indent path
+	 * finds the NCCL prefix after the blanks, at its edges */
+	parse("   vm:1159:1159 [0] NCCL INFO ok");
+	CHECK_INT(L.level, LINE_INFO);
+	CHECK(msg_is("ok"));
+	CHECK_INT(L.pid, 1159);
+	parse("\tvm:1159:1160 [1] NCCL INFO ok"); /* a tab */
+	CHECK_INT(L.level, LINE_INFO);
+	CHECK_INT(L.tid, 1160);
+	parse(" \t NCCL INFO hostless"); /* mixed blanks, then no host */
+	CHECK_INT(L.level, LINE_INFO);
+	CHECK(msg_is("hostless"));
+	parse("                 vm:1:1 [0] NCCL INFO x"); /* 17 blanks: past the indent's 16 */
+	CHECK_INT(L.level, LINE_PLAIN);
+	CHECK_INT(L.pid, -1);
+	parse("          "); /* only blanks */
+	CHECK_INT(L.level, LINE_PLAIN);
+	CHECK_INT((long)L.msg.n, 10);
+	parse(" vm:1:1 [0] NCC"); /* blank-led, short of a level */
+	CHECK_INT(L.level, LINE_PLAIN);
+	CHECK(msg_is(" vm:1:1 [0] NCC"));
+	parse("  [1,0]<stdout>:vm:7:7 [0] NCCL INFO tagged"); /* blanks before a launcher's tag: peeled */
+	CHECK_INT(L.level, LINE_INFO);
+	CHECK_INT(L.rank, 0);
+	CHECK(msg_is("tagged"));
+	/* the prefix memo's slots, compared first at the 8 bytes after the host:
+	 * six processes of one host interleaved (more than the slots), each line
+	 * with its own pid, tid and device; then lines that share those 8 bytes
+	 * with a slot and differ after them */
+	for (int round = 0; round < 3; round++)
+		for (int p = 0; p < 6; p++) {
+			char line[96];
+			snprintf(line, sizeof line, "node-1:%d:%d [%d] NCCL INFO m%d", 4100 + p, 4200 + p, p, p);
+			parse(line);
+			CHECK_INT(L.level, LINE_INFO);
+			CHECK_INT(L.pid, 4100 + p);
+			CHECK_INT(L.tid, 4200 + p);
+			CHECK_INT(L.dev, p);
+			CHECK(span_is(L.host, "node-1"));
+			snprintf(line, sizeof line, "m%d", p);
+			CHECK(msg_is(line));
+		}
+	parse("node-1:4100:4200 [0] NCCL INFO again");
+	parse("node-1:4100:4200 [0] NCCL CALL ncclAllReduce(x)"); /* same 8 bytes, another level */
+	CHECK_INT(L.level, LINE_CALL);
+	CHECK(msg_is("ncclAllReduce(x)"));
+	parse("node-1:4100:4200 [1] NCCL INFO dev1"); /* same 8 bytes, another device */
+	CHECK_INT(L.dev, 1);
+	CHECK(msg_is("dev1"));
+	parse("node-1:4100:42000 [0] NCCL INFO tid"); /* the tid longer after the 8 bytes */
+	CHECK_INT(L.tid, 42000);
+	parse("node-2:4100:4200 [0] NCCL INFO host2"); /* another host, the same numbers */
+	CHECK(span_is(L.host, "node-2"));
+	parse("node-1:4100:4200 [0] NCCL INF"); /* shorter than the slot */
+	CHECK_INT(L.level, LINE_PLAIN);
+	/* empty lines, after the CR strip too */
+	parse("");
+	CHECK_INT(L.level, LINE_PLAIN);
+	CHECK_INT((long)L.msg.n, 0);
+	CHECK_INT(L.rank, -1);
+	CHECK_INT(L.wpid, -1);
+	CHECK_INT(L.families, 0);
+	parse("\r\r");
+	CHECK_INT((long)L.msg.n, 0);
+	CHECK(L.head == NULL && L.ts.n == 0 && L.whost.n == 0);
+	parse("^M");
+	CHECK_INT((long)L.msg.n, 0);
 	TEST_MAIN_END();
 }

@@ -199,6 +199,52 @@ static void test_families(void)
 	parse("2024-12-01 10:00:00,123 - ERROR - train - RuntimeError: NCCL error");
 	CHECK(msg_is("RuntimeError: NCCL error"));
 	CHECK_INT(L.logger, 'E');
+	/* Python's level names (level_word: by the first byte, then the whole
+	 * word), at their edges: each one, each cut by a byte, another case */
+	{
+		static const struct { const char *line; char sev; } LV[] = {
+			{"DEBUG:root:x y", 'D'}, {"INFO:root:x y", 'I'}, {"WARNING:root:x y", 'W'},
+			{"ERROR:root:x y", 'E'}, {"CRITICAL:root:x y", 'C'},
+			{"DEBU:root:x y", 0}, {"INF:root:x y", 0}, {"WARNIN:root:x y", 0}, {"ERRO:root:x y", 0},
+			{"CRITICA:root:x y", 0}, {"Info:root:x y", 0}, {"info:root:x y", 0}, {"FATAL:root:x y", 0},
+			{"WARN:root:x y", 0}, {"EROR:root:x y", 0}, {"IINFO:root:x y", 0},
+		};
+		for (size_t i = 0; i < sizeof LV / sizeof LV[0]; i++) {
+			parse(LV[i].line);
+			CHECK_INT(L.logger, LV[i].sev);
+			CHECK(LV[i].sev ? msg_is("x y") : msg_is(LV[i].line));
+		}
+		parse("2024-12-01 10:00:00,123 - CRITICAL - train - boom");
+		CHECK(msg_is("boom"));
+		CHECK_INT(L.logger, 'C');
+		parse("2024-12-01 10:00:00,123 - CRITICA - train - boom"); /* the date's prefix alone */
+		CHECK(msg_is("- CRITICA - train - boom"));
+		CHECK_INT(L.logger, 0);
+		parse("[2023-10-28 02:56:13,393] torch.distributed.run: [DEBUG] x");
+		CHECK(msg_is("x"));
+		CHECK_INT(L.logger, 'D');
+	}
+	/* rsyslog's escaped colour code "#033[": the one ansi form that starts
+	 * with '#' (a table's header or a comment is left at once), at its edges */
+	parse("#033[0mNCCL ok");
+	CHECK(msg_is("NCCL ok"));
+	CHECK(fam(PF_ANSI));
+	parse("#033[1;31m x");
+	CHECK(msg_is("x"));
+	parse("#033[");     /* five bytes: too short */
+	CHECK(msg_is("#033["));
+	parse("#033[0");    /* no letter after the digits */
+	CHECK(msg_is("#033[0"));
+	parse("#133[0m x"); /* not "#0" */
+	CHECK(msg_is("#133[0m x"));
+	parse("#0 0x00007f in ncclFoo ()");
+	CHECK(msg_is("#0 0x00007f in ncclFoo ()"));
+	CHECK(!fam(PF_ANSI));
+	parse("# nThread 1 nGpus 8");
+	CHECK(msg_is("# nThread 1 nGpus 8"));
+	CHECK_INT(L.families, 0);
+	parse("#");
+	CHECK(msg_is("#"));
 	/* a host name glued in front of a header (pdsh's "host: ") */
 	parse("gpu-node-3: [rank3]: RuntimeError: NCCL error");
 	CHECK(msg_is("RuntimeError: NCCL error"));
