@@ -835,8 +835,8 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
 		caps[nc].name = s->capnames[g];
 		nc++;
 	}
-	struct evidence *e = *slot >= 0 ? evlist_add_line(&c->b->ev, (size_t)*slot, c->path, c->line, c->raw, c->rawlen,
-	                                                  c->lm, nc ? caps : NULL, nc, clean)
+	struct evidence *e = *slot >= 0 ? evlist_add_at(&c->b->ev, (size_t)*slot, c->path, c->line, c->raw, c->rawlen,
+	                                                c->lm, nc ? caps : NULL, nc, clean)
 	                                : evlist_add(&c->b->ev, s->id, c->path, c->line, c->raw, c->rawlen, nc ? caps : NULL, nc);
 	for (size_t i = 0; i < nc; i++)
 		free(vals[i]);

@@ -158,16 +158,9 @@ struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
 	return add(l, count_slot(l, id, 1), path, line, text, textlen, NULL, caps, ncaps, 0);
 }
 
-struct evidence *evlist_add_at(struct evlist *l, size_t slot, const char *path,
-                               uint64_t line, const char *text, size_t textlen,
+struct evidence *evlist_add_at(struct evlist *l, size_t slot, const char *path, uint64_t line,
+                               const char *text, size_t textlen, struct evline *lm,
                                const struct capture *caps, size_t ncaps, uint32_t clean)
-{
-	return add(l, &l->counts[slot].count, path, line, text, textlen, NULL, caps, ncaps, clean);
-}
-
-struct evidence *evlist_add_line(struct evlist *l, size_t slot, const char *path, uint64_t line,
-                                 const char *text, size_t textlen, struct evline *lm,
-                                 const struct capture *caps, size_t ncaps, uint32_t clean)
 {
 	return add(l, &l->counts[slot].count, path, line, text, textlen, lm, caps, ncaps, clean);
 }

@@ -148,17 +148,13 @@ struct evidence *evlist_add(struct evlist *l, const char *id, const char *path,
                             uint64_t line, const char *text, size_t textlen,
                             const struct capture *caps, size_t ncaps);
 /* evlist_add of the id at slot (its evlist_slot(), known to the caller:
- * no lookup of the id).  Bit i of clean (i < 32): caps[i].value is its own
+ * no lookup of the id).  lm: a memo of the text (struct evline), read and
+ * updated; NULL: none.  Bit i of clean (i < 32): caps[i].value is its own
  * str_sanitize (the caller checked: sanitised, it came out unchanged), so
  * it is copied as it is. */
-struct evidence *evlist_add_at(struct evlist *l, size_t slot, const char *path,
-                               uint64_t line, const char *text, size_t textlen,
+struct evidence *evlist_add_at(struct evlist *l, size_t slot, const char *path, uint64_t line,
+                               const char *text, size_t textlen, struct evline *lm,
                                const struct capture *caps, size_t ncaps, uint32_t clean);
-/* evlist_add_at with a memo of the text (struct evline; NULL: none), read
- * and updated. */
-struct evidence *evlist_add_line(struct evlist *l, size_t slot, const char *path, uint64_t line,
-                                 const char *text, size_t textlen, struct evline *lm,
-                                 const struct capture *caps, size_t ncaps, uint32_t clean);
 /* The bytes of str_sanitize_cut(s, n, max), kept in the list (a context
  * line); lm: a memo of the line s (struct evline), or NULL. */
 char *evlist_keep_line(struct evlist *l, const char *s, size_t n, size_t max, struct evline *lm);
