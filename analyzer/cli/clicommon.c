@@ -102,6 +102,16 @@ int load_db(struct sigdb *db, const struct common *c, int flags)
 	return errors;
 }
 
+void unload_db(struct sigdb *db)
+{
+	struct msgs m = {0};
+	sigdb_lazy_failures(db, &m);
+	for (size_t i = 0; i < m.list.n; i++)
+		fprintf(stderr, "nccl-triage: %s\n", m.list.v[i]);
+	msgs_free(&m);
+	sigdb_free(db);
+}
+
 static int parse_num(const char *opt, const char *v, long long min, long long *out)
 {
 	char *end;

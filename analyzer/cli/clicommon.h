@@ -51,6 +51,10 @@ void free_common(struct common *c);
  * sigdb_free either way. */
 enum { LOAD_CHECK = 1, LOAD_SLIM = 2 };
 int load_db(struct sigdb *db, const struct common *c, int flags);
+/* The end of a command that analysed with db: names on stderr each regex
+ * that did not compile at its first use (a lazy database: the skipped
+ * signature would otherwise go unsaid), then sigdb_free. */
+void unload_db(struct sigdb *db);
 /* The columns of the terminal out writes to (TIOCGWINSZ, else COLUMNS,
  * else 80); 0 when out is not a terminal (text keeps whole lines). */
 int term_width(FILE *out);

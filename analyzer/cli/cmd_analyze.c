@@ -52,7 +52,7 @@ static int print_unexplained(struct bundle **bundles, size_t n, const struct com
 		status = EXIT_TROUBLE;
 	else
 		status = output_status(close_output(out, c->output), status);
-	sigdb_free(db);
+	unload_db(db);
 	return status;
 }
 
@@ -125,6 +125,6 @@ int cmd_analyze(struct common *c, struct strvec *ops)
 		status = output_status(close_output(out, c->output), status);
 	}
 	cJSON_Delete(doc);
-	sigdb_free(&db);
+	unload_db(&db);
 	return status;
 }

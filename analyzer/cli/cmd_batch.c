@@ -796,7 +796,7 @@ done:
 	free(bt.items);
 	free(bt.slots);
 	if (db_loaded)
-		sigdb_free(&db);
+		unload_db(&db);
 	redactor_free(bt.red);
 	return status;
 }

@@ -583,7 +583,7 @@ static int analyse(const struct common *c, const struct bundle_files *f, struct 
 		fprintf(stderr, "nccl-triage run: full report: %s\n", path);
 	free(path);
 	cJSON_Delete(doc);
-	sigdb_free(&db);
+	unload_db(&db);
 	return 0;
 }
 

@@ -75,8 +75,11 @@ static pcre2_code *compile(const char *re, const struct dload *dl, const char *r
  * derive_match, all at once, under this lock; a start-up that sees no
  * failure line compiles none (1.7 M instructions).  A regex that does not
  * compile then (an installed file edited since) makes its row never match,
- * as a lazy signature's is skipped. */
+ * as a lazy signature's is skipped; derive_lazy_failures names it. */
 static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The fields of derive_row.re_src, in its order, as a row's JSON names them. */
+static const char *const LAZY_FIELD[5] = {"file", "message", "exception", "signal", "frame"};
 
 static void compile_lazy(const struct derive_rows *crows)
 {
@@ -92,8 +95,11 @@ static void compile_lazy(const struct derive_rows *crows)
 				int err;
 				PCRE2_SIZE off;
 				*code[k] = pcre2_compile((PCRE2_SPTR)r->re_src[k], PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
-				if (!*code[k])
-					r->broken = 1;
+				if (!*code[k] && !r->broken) {
+					PCRE2_UCHAR why[256];
+					pcre2_get_error_message(err, why, sizeof why);
+					r->broken = xasprintf("%s: %s at offset %zu", LAZY_FIELD[k], (char *)why, (size_t)off);
+				}
 				free(r->re_src[k]);
 				r->re_src[k] = NULL;
 			}
@@ -103,8 +109,23 @@ static void compile_lazy(const struct derive_rows *crows)
 	pthread_mutex_unlock(&lazy_lock);
 }
 
+size_t derive_lazy_failures(const struct derive_rows *rows, struct msgs *m)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct derive_row *r = &rows->v[i];
+		if (!r->broken)
+			continue;
+		msgs_add(m, "%s: derived[%zu] (%s): a regex does not compile at its first use: %s: the row was skipped "
+		         "(run 'nccl-triage check-db')", r->file, r->index, r->id, r->broken);
+		n++;
+	}
+	return n;
+}
+
 static void row_free(struct derive_row *r)
 {
+	free(r->broken);
 	for (int k = 0; k < 5; k++)
 		free(r->re_src[k]);
 	free(r->id);

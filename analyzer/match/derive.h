@@ -48,7 +48,8 @@ struct derive_row {
 	char *why;
 	const struct cJSON *json; /* borrowed from the database */
 	char *re_src[5];       /* lazy rows: the sources of file_re .. frame_re, until compiled */
-	int broken;            /* lazy rows: a regex did not compile; the row never matches */
+	char *broken;          /* lazy rows, owned: why a regex did not compile ("msg_re: ... at
+	                          offset N"); the row then never matches (derive_lazy_failures) */
 };
 
 /* The rows of every loaded file, in load order; owned here (derive_free_rows),
@@ -97,6 +98,8 @@ int derive_input_from_block(const char *text, struct derive_input *in, char *sig
                             size_t framesn);
 /* check-db: every row's samples derive to that row, its negative samples
  * to another row or none.  Returns failures; counts passes in *ok. */
+/* One message per lazy row that did not compile (derive_row.broken). */
+size_t derive_lazy_failures(const struct derive_rows *rows, struct msgs *m);
 int derive_selftest(const struct derive_rows *rows, struct msgs *m, size_t *ok);
 const char *derive_from_name(enum derive_from f);
 

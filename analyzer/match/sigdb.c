@@ -73,6 +73,7 @@ static void push_str(struct sigdb *db, struct strvec *v, const char *s)
 static void sig_free(struct signature *s)
 {
 	pcre2_code_free(s->code);
+	free(s->lazy_err);
 	vec_free(&s->literals);
 	for (size_t i = 0; i < s->ncapnames; i++)
 		free(s->capnames[i]);
@@ -1060,8 +1061,13 @@ void sigdb_jit(const struct signature *cs)
 			int err;
 			PCRE2_SIZE off;
 			s->code = pcre2_compile((PCRE2_SPTR)s->regex, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
-			if (s->code)
+			if (s->code) {
 				read_capnames(s);
+			} else {
+				PCRE2_UCHAR why[256];
+				pcre2_get_error_message(err, why, sizeof why);
+				s->lazy_err = xasprintf("%s at offset %zu", (char *)why, (size_t)off);
+			}
 		}
 		if (s->code)
 			pcre2_jit_compile(s->code, PCRE2_JIT_COMPLETE); /* on failure the interpreter runs it */
@@ -1101,6 +1107,20 @@ void sigdb_jit_all(const struct sigdb *db)
 {
 	for (size_t i = 0; i < db->nsigs; i++)
 		(void)sigdb_code(&db->sigs[i]);
+}
+
+size_t sigdb_lazy_failures(const struct sigdb *db, struct msgs *m)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < db->nsigs; i++) {
+		const struct signature *s = &db->sigs[i];
+		if (!s->lazy_err)
+			continue;
+		msgs_add(m, "%s: signatures[%zu].regex (%s): does not compile at its first use: %s: the signature was "
+		         "skipped (run 'nccl-triage check-db')", s->file, s->index, s->id, s->lazy_err);
+		n++;
+	}
+	return n + derive_lazy_failures(&db->derived, m);
 }
 
 size_t sigdb_jit_count(const struct sigdb *db)

@@ -44,6 +44,9 @@ struct signature {
 	                             only through sigdb_code(): NULL there = it does not compile */
 	atomic_uchar jit_done;    /* code is compiled and JIT-compiled (or JIT failed: the interpreter
 	                             runs it), capnames are read */
+	char *lazy_err;           /* owned: why the regex did not compile at its first use (a lazy
+	                             database whose installed file was edited); NULL otherwise.
+	                             Set under sigdb_jit's lock, read by sigdb_lazy_failures */
 	struct strvec literals;   /* declared or derived; empty = always tried */
 	int literals_derived;
 	cJSON *json;              /* the entry itself (samples etc.); owned by the db; NULL in a
@@ -200,6 +203,10 @@ static inline const pcre2_code *sigdb_code(const struct signature *s)
 void sigdb_jit_all(const struct sigdb *db);
 /* How many signatures have been JIT-compiled so far (tests, start-up). */
 size_t sigdb_jit_count(const struct sigdb *db);
+/* One message per regex of a lazy database that did not compile at its
+ * first use (the signature or derived row was skipped): "FILE: PATH: why".
+ * Call after the analysis, with no thread still matching.  The count. */
+size_t sigdb_lazy_failures(const struct sigdb *db, struct msgs *m);
 
 const struct signature *sigdb_sig(const struct sigdb *db, const char *id);
 const struct diagdef *sigdb_diag(const struct sigdb *db, const char *id);

@@ -227,5 +227,33 @@ print("%.1f" % (best * 1000))' "$BIN" $args)
 	;;
 esac
 
+# A lazy database (the built-in one alone: each regex compiled at its first
+# candidate line) whose installed file was edited so that a regex no longer
+# compiles: the line is still analysed, and the skipped signature and
+# derived row are named on stderr with the file, the place and why.
+mkdir -p "$T/lazydd" && cp -r patterns "$T/lazydd/"
+python3 - "$T/lazydd/patterns" "$T" <<'PY'
+import json, sys
+d, t = sys.argv[1], sys.argv[2]
+p = d + "/shm.json"; j = json.load(open(p))
+s = j["signatures"][0]; s["regex"] += "("
+open(t + "/lazy-sig.log", "w").write(s["samples"][0]["line"] + "\n")
+json.dump(j, open(p, "w"), indent=2)
+p = d + "/derived.json"; j = json.load(open(p))
+r = j["derived"][0]; r["message"] += "("
+open(t + "/lazy-row.log", "w").write(r["samples"][0] + "\n")
+json.dump(j, open(p, "w"), indent=2)
+PY
+NCCL_TRIAGE_DATADIR="$T/lazydd" "$BIN" analyze -q "$T/lazy-sig.log" "$T/lazy-row.log" >"$T/lazy.out" 2>"$T/lazy.err"
+rc=$?
+[ "$rc" -eq 1 ] && ok || bad "lazy database with a broken regex: exit $rc, want 1 (the other signatures still diagnose)"
+expect_grep "$T/lazy.err" "lazydd/patterns/shm.json: signatures\[0\].regex (shm.create_segment_failed): does not compile at its first use: missing closing parenthesis at offset [0-9]*: the signature was skipped" "lazy signature that does not compile is named"
+expect_grep "$T/lazy.err" "lazydd/patterns/derived.json: derived\[0\] ([a-z._]*): a regex does not compile at its first use: message: missing closing parenthesis" "lazy derived row that does not compile is named"
+[ "$(grep -c 'at its first use' "$T/lazy.err")" -eq 2 ] && ok || bad "lazy failures named once each: $(grep -c 'at its first use' "$T/lazy.err") lines"
+NCCL_TRIAGE_DATADIR="$T/lazydd" "$BIN" batch -q -j2 "$T/lazy-sig.log" "$T/lazy-row.log" >/dev/null 2>"$T/lazy.err"
+expect_grep "$T/lazy.err" "signatures\[0\].regex (shm.create_segment_failed): does not compile at its first use" "batch names a lazy signature that does not compile"
+"$BIN" analyze -q "$T/lazy-sig.log" >/dev/null 2>"$T/lazy.err"
+expect_nogrep "$T/lazy.err" "first use" "the intact built-in database names no failure"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
