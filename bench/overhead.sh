@@ -5,10 +5,11 @@
 # 120-byte lines, one write() each, for SECONDS (default 10); run records its
 # own CPU time (getrusage of its process: every thread, not the job's) in the
 # manifest (run.cpu_ms), and this prints it against the job's duration.
-# Cases: stdout to a file (the terminal's stand-in), stdout and stderr apart
-# (two pipes), stdout to /dev/null and to a pipe (what a scheduler or a
-# container runtime reads), and at 100 MB/s; then GNU tee and cat on the same
-# job, for scale.
+# Cases: stdout to a pipe (what a scheduler or a container runtime reads),
+# to /dev/null, to a file (sbatch's --output; run's direct mode: the job
+# writes the file itself, the log follows it), stdout and stderr apart (two
+# files, two pipes), and at 100 MB/s; then GNU tee and cat on the same job,
+# for scale.
 BIN=${1:-./nccl-triage}
 SECS=${SECONDS_RUN:-10}
 T=$(mktemp -d)
@@ -19,6 +20,11 @@ one() { # NAME RATE OUT [both]: OUT file, null or pipe
 	file) "$BIN" run --no-collect --bundle "$T/$1" -- "$T/writer" "$2" "$SECS" 120 $4 >"$T/$1.out" 2>"$T/$1.err" ;;
 	null) "$BIN" run --no-collect --bundle "$T/$1" -- "$T/writer" "$2" "$SECS" 120 $4 >/dev/null 2>"$T/$1.err" ;;
 	pipe) "$BIN" run --no-collect --bundle "$T/$1" -- "$T/writer" "$2" "$SECS" 120 $4 2>"$T/$1.err" | cat >/dev/null ;;
+	pipes) # stdout and stderr, each its own pipe (stderr through a fifo)
+		rm -f "$T/$1.fifo" && mkfifo "$T/$1.fifo"
+		cat "$T/$1.fifo" >/dev/null &
+		"$BIN" run --no-collect --bundle "$T/$1" -- "$T/writer" "$2" "$SECS" 120 $4 2>"$T/$1.fifo" | cat >/dev/null
+		wait ;;
 	esac
 	python3 - "$T/$1" "$1" "$2" <<'PY'
 import glob, json, sys
@@ -33,7 +39,8 @@ PY
 one to-pipe 10000000 pipe
 one to-null 10000000 null
 one to-file 10000000 file
-one two-pipes 10000000 file both
+one two-files 10000000 file both
+one two-pipes 10000000 pipes both
 one at-100MB 100000000 null
 # the same job through GNU tee and cat, for scale: their own CPU time
 "$T/writer" 10000000 "$SECS" 120 | /usr/bin/time -f "tee (GNU) to a file and the log: %U s user %S s sys in %e s" tee "$T/tee.log" >"$T/tee.out"

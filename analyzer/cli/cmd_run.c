@@ -437,6 +437,13 @@ static void run_record(cJSON *rec, const struct runopts *o, const struct bundle_
 	add_num_or_null(rec, "forwarded", r->forwarded != 0, r->forwarded);
 	cJSON_AddNumberToObject(rec, "ms", (double)(long long)(r->ms + 0.5));
 	cJSON_AddBoolToObject(rec, "merged", r->merged);
+	/* runjob.h: the job wrote to the file itself, the log followed it */
+	if (r->direct_out)
+		cJSON_AddBoolToObject(rec, "stdout_direct", 1);
+	if (r->direct_err)
+		cJSON_AddBoolToObject(rec, "stderr_direct", 1);
+	if (r->direct_cut)
+		cJSON_AddBoolToObject(rec, "direct_file_shrank", 1);
 	cJSON_AddNumberToObject(rec, "stdout_bytes", (double)r->out_bytes);
 	cJSON_AddNumberToObject(rec, "stderr_bytes", (double)r->err_bytes);
 	cJSON_AddStringToObject(rec, "log", f->log_name);

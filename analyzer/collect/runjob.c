@@ -74,6 +74,12 @@ struct loop {
 	char *buf;
 	size_t nap_below;     /* half the smaller pipe */
 	size_t last_got;      /* bytes the last wake read */
+	struct follow {       /* direct mode of stdout (0), stderr (1): run_job */
+		int fd;       /* the file the job writes, opened for reading; -1: not direct */
+		int append;   /* the job writes it O_APPEND (at its end) */
+		off_t off;    /* the file's bytes before off are in the log */
+	} fw[2];
+	int nfollow;
 };
 
 /* Pipe mode pays off for big pieces: a wake that reads a few KiB (a job
@@ -184,6 +190,67 @@ static size_t pump(struct loop *L, int k)
 	return got;
 }
 
+/* Direct mode (run_job): the job writes to run's own stdout, a regular
+ * file, itself; what it added since the last wake goes from the file into
+ * the log by splice(2) into the log sink's pipe (page references, no copy
+ * in run's memory), else read and pushed.  A file that shrank (truncated by
+ * someone else) is followed from its new end, and the record says so. */
+static void follow_one(struct loop *L, int k)
+{
+	struct follow *f = &L->fw[k];
+	struct stat st;
+	if (f->fd < 0 || fstat(f->fd, &st) < 0)
+		return;
+	if (st.st_size < f->off) {
+		/* cut by someone else (logrotate's copytruncate): an O_APPEND job
+		 * writes on at the new end; any other writes on at its offset,
+		 * which is past foff when the log had caught up (else the bytes
+		 * between were lost with the cut, and read as the hole's zeros) */
+		L->r->direct_cut = 1;
+		if (f->append)
+			f->off = st.st_size;
+		return;
+	}
+	while (f->off < st.st_size) {
+		size_t want = (size_t)(st.st_size - f->off);
+		ssize_t n = -1;
+		if (sink_pipe_ready(L->log)) {
+			do
+				n = splice(f->fd, &f->off, L->log->pin[1], NULL, want < PIPE_SIZE ? want : PIPE_SIZE,
+				           SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			while (n < 0 && errno == EINTR);
+			if (n > 0) {
+				sink_pipe_commit(L->log, (size_t)n);
+			} else if (n < 0 && errno == EINVAL) {
+				sink_pipe_off(L->log);
+			} else if (n < 0 && errno == EAGAIN) {
+				return; /* the log's pipe is full: its thread writes; the next wake goes on */
+			}
+		}
+		if (n < 0) {
+			do
+				n = pread(f->fd, L->buf, want < READ_CHUNK ? want : READ_CHUNK, f->off);
+			while (n < 0 && errno == EINTR);
+			if (n > 0) {
+				sink_push(L->log, L->buf, (size_t)n);
+				f->off += n;
+			}
+		}
+		if (n <= 0)
+			return; /* cannot be before the size fstat gave (but a file cut meanwhile) */
+		if (k == 0)
+			L->r->out_bytes += (uint64_t)n;
+		else
+			L->r->err_bytes += (uint64_t)n;
+	}
+}
+
+static void follow(struct loop *L)
+{
+	for (int k = 0; k < 2 && L->nfollow; k++)
+		follow_one(L, k);
+}
+
 static void reap(struct loop *L, double now)
 {
 	int st;
@@ -265,8 +332,10 @@ static void loop_run(struct loop *L)
 {
 	double emptied = proc_now(); /* when the pipes were last read empty */
 	for (;;) {
-		if (L->reaped && L->fd[0] < 0 && L->fd[1] < 0)
+		if (L->reaped && L->fd[0] < 0 && L->fd[1] < 0) {
+			follow(L); /* direct mode: the job's last bytes */
 			break;
+		}
 		double now = proc_now();
 		if (L->reaped && now - L->reaped_at >= TAIL_GRACE_S) {
 			L->r->tail_open = 1;
@@ -280,7 +349,10 @@ static void loop_run(struct loop *L)
 				at[k] = np;
 				pf[np++] = (struct pollfd){L->fd[k], POLLIN, 0};
 			}
-		int ready = poll(pf, (nfds_t)np, next_wake(L, now));
+		int wake = next_wake(L, now);
+		if (L->nfollow && (wake < 0 || wake > NAP_MS))
+			wake = NAP_MS; /* direct mode: the file is read at every wake, no pipe says when */
+		int ready = poll(pf, (nfds_t)np, wake);
 		if (ready < 0 && errno != EINTR)
 			break;
 		now = proc_now();
@@ -293,6 +365,7 @@ static void loop_run(struct loop *L)
 			if (L->fd[k] >= 0 && ready > 0 && pf[at[k]].revents)
 				got += pump(L, k);
 		timers(L, now);
+		follow(L);
 		/* a job that writes many small pieces would wake this loop for
 		 * each: while it writes and is far from filling a pipe, nap, so
 		 * that one read takes many pieces; at the rate of the last wait,
@@ -339,6 +412,36 @@ static int make_pipe(int p[2], size_t *half)
 	return 0;
 }
 
+/* Direct mode of run's fd out (1 or 2): when it is a regular file (`>
+ * job.log 2>&1`, sbatch's --output) the job gets that file itself (no pipe,
+ * no copy by run: the copy to the terminal was half of run's CPU,
+ * bench/overhead.sh), and the log follows the file from where it stood
+ * (its end when it is opened O_APPEND).  Only when the file can be opened
+ * again for reading and is the same file; else the pipe.  The fd read, or
+ * -1. */
+static int open_direct(int out, off_t *start, int *append)
+{
+	struct stat a, b;
+	if (fstat(out, &a) < 0 || !S_ISREG(a.st_mode))
+		return -1;
+	int fl = fcntl(out, F_GETFL);
+	off_t at = fl >= 0 && (fl & O_APPEND) ? a.st_size : lseek(out, 0, SEEK_CUR);
+	if (fl < 0 || at < 0)
+		return -1;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", out);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &b) < 0 || b.st_dev != a.st_dev || b.st_ino != a.st_ino) {
+		close(fd);
+		return -1;
+	}
+	*start = at;
+	*append = (fl & O_APPEND) != 0;
+	return fd;
+}
+
 /* Finish and free a sink (its struct too), unless its thread is left
  * stuck in a write: then the thread keeps it (sink_free leaves it). */
 static void finish_sink(struct sink *s, double wait_s, uint64_t *lost, int *err, uint64_t *gaps)
@@ -364,8 +467,19 @@ int run_job(const struct run_spec *s, struct run_result *r)
 	L.nap_below = PIPE_SIZE / 2;
 	int sp[2], po[2] = {-1, -1}, pe[2] = {-1, -1};
 	r->merged = same_file(1, 2);
-	if (pipe2(sp, O_CLOEXEC | O_NONBLOCK) < 0 || make_pipe(po, &L.nap_below) < 0 ||
-	    (!r->merged && make_pipe(pe, &L.nap_below) < 0)) {
+	for (int k = 0; k < 2; k++) {
+		L.fw[k].fd = -1;
+		if (s->log_fd >= 0 && (k == 0 || !r->merged))
+			L.fw[k].fd = open_direct(k + 1, &L.fw[k].off, &L.fw[k].append);
+		L.nfollow += L.fw[k].fd >= 0;
+	}
+	r->direct_out = L.fw[0].fd >= 0;
+	r->direct_err = r->merged ? r->direct_out : L.fw[1].fd >= 0;
+	if (pipe2(sp, O_CLOEXEC | O_NONBLOCK) < 0 || (!r->direct_out && make_pipe(po, &L.nap_below) < 0) ||
+	    (!r->merged && !r->direct_err && make_pipe(pe, &L.nap_below) < 0)) {
+		for (int k = 0; k < 2; k++)
+			if (L.fw[k].fd >= 0)
+				close(L.fw[k].fd);
 		r->exec_errno = errno;
 		return -1;
 	}
@@ -379,8 +493,11 @@ int run_job(const struct run_spec *s, struct run_result *r)
 		sigaction(FORWARDED[i], &sa, &old[i]);
 	L.t0 = proc_now();
 	int e = 0;
-	L.pid = proc_spawn(s->argv, s->envp, 0, po[1], r->merged ? po[1] : pe[1], NULL, &e);
-	close(po[1]);
+	/* a direct stream is run's own fd, inherited; a merged one the same for both */
+	int out_fd = r->direct_out ? 1 : po[1];
+	L.pid = proc_spawn(s->argv, s->envp, 0, out_fd, r->merged ? out_fd : r->direct_err ? 2 : pe[1], NULL, &e);
+	if (po[1] >= 0)
+		close(po[1]);
 	if (pe[1] >= 0)
 		close(pe[1]);
 	L.fd[0] = po[0];
@@ -409,6 +526,9 @@ int run_job(const struct run_spec *s, struct run_result *r)
 		L.buf = xmalloc(READ_CHUNK);
 		loop_run(&L);
 		free(L.buf);
+		for (int k = 0; k < 2; k++)
+			if (L.fw[k].fd >= 0)
+				close(L.fw[k].fd);
 		finish_sink(out, 5, &r->out_lost, &r->out_errno, &r->out_gaps);
 		if (err)
 			finish_sink(err, 5, &r->err_lost, &r->err_errno, &r->err_gaps);

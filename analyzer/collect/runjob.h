@@ -8,7 +8,10 @@
  * When this process's stdout and stderr are one file (a terminal, one log)
  * the job gets one pipe for both, so their order is kept exactly; else
  * each has its own pipe and the log interleaves them in the order they are
- * read. */
+ * read.  A stream that goes to a regular file is not piped at all: the job
+ * writes to the file itself and the log copies from the file as it grows
+ * (direct mode: no copy to the terminal by run; the log interleaves two
+ * such files, or a file and a pipe, in the order each wake reads them). */
 #ifndef NT_RUNJOB_H
 #define NT_RUNJOB_H
 
@@ -30,7 +33,10 @@ struct run_result {
 	int killed;           /* SIGKILL was needed */
 	int forwarded;        /* the last signal forwarded to it, 0 */
 	int status;           /* run's exit status: exit_code, 128+N, 127/126 */
-	int merged;           /* stdout and stderr shared one pipe */
+	int merged;           /* stdout and stderr shared one pipe (or, direct, one file) */
+	int direct_out, direct_err; /* direct mode: the stream was a regular file, which the job
+	                         wrote itself, and the log copied from it as it grew (runjob.c) */
+	int direct_cut;       /* direct mode: the file shrank while followed (truncated elsewhere) */
 	double ms;
 	uint64_t out_bytes, err_bytes;
 	uint64_t log_lost, out_lost, err_lost;     /* bytes the sinks could not write */

@@ -256,6 +256,37 @@ check "run: killed recorded" grep -q '"killed":true' "$T/ig/$HOST/manifest.jsonl
 "$BIN" run --no-collect --bundle "$T/ord" -- sh -c 'i=0; while [ $i -lt 3000 ]; do echo "out $i"; echo "err $i" >&2; i=$((i+1)); done' >ord.txt 2>&1
 check "run: merged output, exact order" sh -c "grep -v '^nccl-triage run:' ord.txt | cmp -s - '$T/ord/$HOST/job.log'"
 check "run: merged output, every line" [ "$(wc -l <"$T/ord/$HOST/job.log")" -eq 6000 ]
+check "run: stdout and stderr one regular file: direct mode recorded" grep -q '"merged":true,"stdout_direct":true,"stderr_direct":true' "$T/ord/$HOST/manifest.jsonl"
+# the same through one pipe (stdout and stderr one pipe: not a regular file, the pipes' path)
+"$BIN" run --no-collect --bundle "$T/ordp" -- sh -c 'i=0; while [ $i -lt 3000 ]; do echo "out $i"; echo "err $i" >&2; i=$((i+1)); done' 2>&1 | cat >ordp.txt
+check "run: merged through one pipe, exact order" sh -c "grep -v '^nccl-triage run:' ordp.txt | cmp -s - '$T/ordp/$HOST/job.log'"
+check "run: one pipe is not direct mode" sh -c "grep -q '\"merged\":true' '$T/ordp/$HOST/manifest.jsonl' && ! grep -q '_direct\"' '$T/ordp/$HOST/manifest.jsonl'"
+# direct mode: a file opened for appending is followed from its end; a
+# big output is copied whole and counted; stdout and stderr in two files
+# are the pipes' path; a file cut while followed is said
+printf 'before the job\n' >app.txt
+"$BIN" run --no-collect --bundle "$T/app" -- sh -c 'echo one; echo two >&2' >>app.txt 2>&1
+check "run, direct, O_APPEND: the log starts at the job's output" sh -c "printf 'one\ntwo\n' | cmp -s - '$T/app/$HOST/job.log' && head -n 1 app.txt | grep -qx 'before the job'"
+"$BIN" run --no-collect --bundle "$T/big" -- sh -c 'head -c 30000000 /dev/urandom | od -An -tx1 -v' >big.txt 2>&1
+check "run, direct, 90 MB: the log is the file's job part, byte for byte" py "$T/big/$HOST/manifest.jsonl" big.txt "$T/big/$HOST/job.log" <<'EOF'
+import json, sys
+r = json.loads(list(open(sys.argv[1]))[-1])["run"]
+log = open(sys.argv[3], "rb").read()
+out = open(sys.argv[2], "rb").read()
+assert r["stdout_direct"] and r["log_lost"] == 0 and r["stdout_bytes"] == len(log) > 80000000, (r, len(log))
+assert out.startswith(log) and out[len(log):].startswith(b"nccl-triage run:"), len(out)
+EOF
+"$BIN" run --no-collect --bundle "$T/two" -- sh -c 'echo out; echo err >&2' >two.out 2>two.err
+check "run: stdout and stderr two files: each direct" sh -c "grep -q '\"merged\":false,\"stdout_direct\":true,\"stderr_direct\":true' '$T/two/$HOST/manifest.jsonl' && grep -qx out two.out && grep -qx err two.err && sort '$T/two/$HOST/job.log' | tr '\n' ' ' | grep -qx 'err out '"
+"$BIN" run --no-collect --bundle "$T/fp" -- sh -c 'echo out; echo err >&2' 2>&1 >fp.out | cat >fp.err
+"$BIN" run --no-collect --bundle "$T/pf" -- sh -c 'echo out; echo err >&2' 2>pf.err | cat >pf.out
+check "run: a file and a pipe: the file direct, the pipe piped, the log has both" sh -c "grep -q '\"merged\":false,\"stdout_direct\":true,\"stdout' '$T/fp/$HOST/manifest.jsonl' && grep -qx out fp.out && grep -qx err fp.err && [ \$(sort -u '$T/fp/$HOST/job.log' | wc -l) -eq 2 ] && grep -q '\"merged\":false,\"stderr_direct\":true' '$T/pf/$HOST/manifest.jsonl' && grep -qx out pf.out && grep -qx err pf.err && [ \$(sort -u '$T/pf/$HOST/job.log' | wc -l) -eq 2 ]"
+# cut while followed (logrotate's copytruncate): a job writing at its
+# offset goes on past the cut, one writing O_APPEND at the new end
+"$BIN" run --no-collect --bundle "$T/cut" -- sh -c 'seq 1 20000; sleep 0.3; : >cut.txt; echo after the cut' >cut.txt 2>&1
+check "run, direct, the file cut while followed: the log is the job's output" sh -c "{ seq 1 20000; echo after the cut; } | cmp -s - '$T/cut/$HOST/job.log'"
+"$BIN" run --no-collect --bundle "$T/cuta" -- sh -c 'seq 1 20000; sleep 0.3; : >cuta.txt; sleep 0.3; echo after the cut' >>cuta.txt 2>&1
+check "run, direct, O_APPEND, the file cut while followed: said, the log goes on" sh -c "grep -q '\"direct_file_shrank\":true' '$T/cuta/$HOST/manifest.jsonl' && { seq 1 20000; echo after the cut; } | cmp -s - '$T/cuta/$HOST/job.log'"
 
 # a closed terminal: the job goes on, the log has everything
 { "$BIN" run --no-collect --bundle "$T/cl" -- sh -c 'i=0; while [ $i -lt 50000 ]; do echo "line $i"; i=$((i+1)); done; echo END' 2>cl.err; echo $? >cl.rc; } | head -n 1 >/dev/null
