@@ -80,6 +80,7 @@ struct loop {
 		off_t off;    /* the file's bytes before off are in the log */
 	} fw[2];
 	int nfollow;
+	double followed_at;   /* direct mode: when the files were last read */
 };
 
 /* Pipe mode pays off for big pieces: a wake that reads a few KiB (a job
@@ -365,7 +366,13 @@ static void loop_run(struct loop *L)
 			if (L->fd[k] >= 0 && ready > 0 && pf[at[k]].revents)
 				got += pump(L, k);
 		timers(L, now);
-		follow(L);
+		/* the files every NAP_MS, not at every wake of a busy pipe: an
+		 * fstat each (a job writing 100 MB/s to the pipe wakes this loop
+		 * thousands of times a second; bench/overhead.sh) */
+		if (L->nfollow && now - L->followed_at >= NAP_MS / 1000.0) {
+			follow(L);
+			L->followed_at = now;
+		}
 		/* a job that writes many small pieces would wake this loop for
 		 * each: while it writes and is far from filling a pipe, nap, so
 		 * that one read takes many pieces; at the rate of the last wait,
