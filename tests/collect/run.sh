@@ -442,6 +442,70 @@ wait $rpid 2>/dev/null
 check "run --redact killed: the job had written (the folder is there)" sh -c "[ -s '$T/rk.pid' ] && [ \$(ls '$T/rk' | wc -l) -eq 1 ]"
 if grep -rqw -- "$HOST" "$T/rk" || grep -rq 10.11.12.13 "$T/rk"; then bad "run --redact killed: the output is in the bundle: $(grep -rlw -- "$HOST" "$T/rk")"; else ok; fi
 
+# the O_TMPFILE fallback (a file system without O_TMPFILE): a shim makes
+# open() refuse it, as such a file system does; the copy is then a file
+# created and unlinked at once: the same bundle, no file of it left behind
+cat >"$T/notmp.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+static int refused(int flags)
+{
+	if ((flags & O_TMPFILE) != O_TMPFILE)
+		return 0;
+	const char *m = getenv("NOTMP_MARK");
+	int fd = m ? creat(m, 0600) : -1;
+	if (fd >= 0)
+		close(fd);
+	errno = EOPNOTSUPP;
+	return 1;
+}
+#define SHIM(name, ...)                                                            \
+	int name(__VA_ARGS__, int flags, ...)                                          \
+	{                                                                              \
+		mode_t mode = 0;                                                           \
+		va_list ap;                                                                \
+		va_start(ap, flags);                                                       \
+		if (flags & (O_CREAT | O_TMPFILE))                                         \
+			mode = va_arg(ap, mode_t);                                             \
+		va_end(ap);                                                                \
+		if (refused(flags))                                                        \
+			return -1;
+SHIM(open, const char *p)
+	static int (*real)(const char *, int, ...);
+	if (!real)
+		real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
+	return real(p, flags, mode);
+}
+SHIM(open64, const char *p)
+	static int (*real)(const char *, int, ...);
+	if (!real)
+		real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open64");
+	return real(p, flags, mode);
+}
+SHIM(openat, int d, const char *p)
+	static int (*real)(int, const char *, int, ...);
+	if (!real)
+		real = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
+	return real(d, p, flags, mode);
+}
+EOF
+if cc -shared -fPIC -o "$T/notmp.so" "$T/notmp.c" -ldl 2>"$T/notmp.err"; then
+	USER=$RU NOTMP_MARK="$T/notmp.mark" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		LD_PRELOAD="$T/notmp.so" "$BIN" run --redact --no-collect --bundle "$T/nt" -- sh rjob.sh >nt.out 2>nt.err
+	rc=$?
+	check "run --redact without O_TMPFILE: the fallback ran (the shim refused O_TMPFILE)" test -f "$T/notmp.mark"
+	check "run --redact without O_TMPFILE: CMD's exit status (got $rc)" [ $rc -eq 1 ]
+	check "run --redact without O_TMPFILE: the log is there, as long as the job's output" sh -c "[ \$(cat '$T'/nt/*/job.log | wc -l) -eq \$(sh rjob.sh 2>&1 | wc -l) ]"
+	if grep -rqw -- "$HOST" "$T/nt" || grep -rq 10.11.12.13 "$T/nt"; then bad "run --redact without O_TMPFILE: unredacted output in the bundle"; else ok; fi
+	check "run --redact without O_TMPFILE: no copy left behind" sh -c "! ls -a '$T'/nt/* | grep -q nccl-triage-run"
+else
+	bad "the O_TMPFILE shim does not compile: $(head -3 "$T/notmp.err")"
+fi
 # ---------- the bundles made on a GPU host (fixtures/collect) ----------
 F="$ROOT/fixtures/collect/h200"
 for d in collect-dir collect-redacted.tar.gz run-ifname/vm run-dup/vm run-ok/vm run-stuck/vm; do
