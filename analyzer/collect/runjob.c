@@ -212,8 +212,18 @@ static void follow_one(struct loop *L, int k)
 			f->off = st.st_size;
 		return;
 	}
-	while (f->off < st.st_size) {
-		size_t want = (size_t)(st.st_size - f->off);
+	/* the bytes written through the job's file description: its offset,
+	 * which the job shares (it inherited run's fd), bounds them, so that
+	 * old bytes past it (a file opened without truncating, `1<>file`) are
+	 * not read as the job's; an O_APPEND description writes at the end */
+	off_t end = st.st_size;
+	if (!f->append) {
+		off_t cur = lseek(k + 1, 0, SEEK_CUR);
+		if (cur >= 0 && cur < end)
+			end = cur;
+	}
+	while (f->off < end) {
+		size_t want = (size_t)(end - f->off);
 		ssize_t n = -1;
 		if (sink_pipe_ready(L->log)) {
 			do

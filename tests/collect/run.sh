@@ -281,6 +281,10 @@ check "run: stdout and stderr two files: each direct" sh -c "grep -q '\"merged\"
 "$BIN" run --no-collect --bundle "$T/fp" -- sh -c 'echo out; echo err >&2' 2>&1 >fp.out | cat >fp.err
 "$BIN" run --no-collect --bundle "$T/pf" -- sh -c 'echo out; echo err >&2' 2>pf.err | cat >pf.out
 check "run: a file and a pipe: the file direct, the pipe piped, the log has both" sh -c "grep -q '\"merged\":false,\"stdout_direct\":true,\"stdout' '$T/fp/$HOST/manifest.jsonl' && grep -qx out fp.out && grep -qx err fp.err && [ \$(sort -u '$T/fp/$HOST/job.log' | wc -l) -eq 2 ] && grep -q '\"merged\":false,\"stderr_direct\":true' '$T/pf/$HOST/manifest.jsonl' && grep -qx out pf.out && grep -qx err pf.err && [ \$(sort -u '$T/pf/$HOST/job.log' | wc -l) -eq 2 ]"
+# a file opened without truncating (1<>): the old bytes past the job's offset are not its output
+seq 1 5000 | sed 's/^/old content /' >ow.txt
+"$BIN" run --no-collect --bundle "$T/ow" -- sh -c 'echo new one; echo new two >&2' 1<>ow.txt 2>&1
+check "run, direct, a file opened read-write: the log is the job's output only" sh -c "printf 'new one\nnew two\n' | cmp -s - '$T/ow/$HOST/job.log'"
 # cut while followed (logrotate's copytruncate): a job writing at its
 # offset goes on past the cut, one writing O_APPEND at the new end
 "$BIN" run --no-collect --bundle "$T/cut" -- sh -c 'seq 1 20000; sleep 0.3; : >cut.txt; echo after the cut' >cut.txt 2>&1
