@@ -365,6 +365,43 @@ static void test_escapes(void)
 	CHECK_INT(bad, 0);
 }
 
+/* fast_ws skips eight bytes a step: runs of every white-space length and
+ * alignment, of each byte cJSON skips (<= 32), ended by the bytes at its
+ * edges (0x21, 0x7f, 0x80, 0xa0, 0xff) and by valid values, inside and
+ * between values and at the end: the fast parser agrees with cJSON. */
+static void test_ws_runs(void)
+{
+	static const char WS[] = {' ', '\t', '\n', '\r', '\x01', '\x1f', '\x0b'};
+	static const char *const AFTER[] = {"1", "\"a\"", "{}", "!", "\x7f", "\x80", "\xa0", "\xff", "\x21" "1"};
+	size_t bad = 0, n = 0;
+	char text[128], label[64];
+	for (size_t lead = 0; lead < 8; lead++)
+		for (size_t run = 0; run <= 19; run++)
+			for (size_t w = 0; w < sizeof WS; w++)
+				for (size_t a = 0; a < sizeof AFTER / sizeof *AFTER; a++) {
+					size_t k = 0;
+					for (size_t i = 0; i < lead; i++)
+						text[k++] = ' ';
+					text[k++] = '[';
+					for (size_t i = 0; i < run; i++)
+						text[k++] = WS[(w + i) % sizeof WS];
+					k += (size_t)snprintf(text + k, sizeof text - k, "%s", AFTER[a]);
+					for (size_t i = 0; i < run; i++)
+						text[k++] = WS[(w + 2 * i) % sizeof WS];
+					k += (size_t)snprintf(text + k, sizeof text - k, ",2");
+					for (size_t i = 0; i < run; i++)
+						text[k++] = ' ';
+					text[k++] = ']';
+					for (size_t i = 0; i < lead + run; i++)
+						text[k++] = WS[i % sizeof WS];
+					snprintf(label, sizeof label, "ws lead %zu run %zu ws %zu after %zu", lead, run, w, a);
+					bad += !agree(text, k, label);
+					n++;
+				}
+	CHECK_INT(bad, 0);
+	CHECK(n == 8 * 20 * sizeof WS * (sizeof AFTER / sizeof *AFTER));
+}
+
 int main(void)
 {
 	json_use_xmalloc();
@@ -374,6 +411,7 @@ int main(void)
 	test_depth();
 	test_mutations(&texts);
 	test_escapes();
+	test_ws_runs();
 	strvec_free(&texts);
 	TEST_MAIN_END();
 }
