@@ -108,6 +108,7 @@ struct bundle *bundle_new(const char *name, const struct sigdb *db, const struct
 		b->sig_slot[i] = -1;
 	b->facts = cJSON_CreateObject();
 	b->ranks = ranks_new();
+	ranks_borrow_lines(b->ranks); /* ranks_lines_gone: apply_batch, feed_lines, sink_end */
 	b->floor.kw = -1;
 	b->flight = flight_new();
 	return b;
@@ -358,15 +359,19 @@ static int ends_at_location(const char *p, size_t n)
  * failure common.cu:NNN 'x'", v2+'s "host: Test NCCL failure common.cu:NNN
  * 'x'" and " .. host pid N: Test failure common.cu:NNN"), "<lib> error: ...
  * at file:line". */
-static const char *tool_failure(const char *p, size_t n)
+static const char *tool_failure(const char *p, size_t n, uint64_t kw)
 {
-	if (mem_find(p, n, "Health check failed", 19, 4))
+	/* each literal below is a keyword (linekw.c) of one of the two: a line
+	 * without that keyword holds none of its literals (the scan covers the
+	 * message), so only the literals of the keywords present are looked for */
+	int lib = (kw & KW_BIT(KW_LIB_ERROR)) != 0, nt = (kw & KW_BIT(KW_NCCLTESTS)) != 0;
+	if (lib && mem_find(p, n, "Health check failed", 19, 4))
 		return "health_check"; /* LBNL NHC's "ERROR: nhc: Health check failed: ..." */
 	if ((n > 13 && (memcmp(p, "Cuda failure ", 13) == 0 || memcmp(p, "NCCL failure ", 13) == 0)) ||
-	    mem_find(p, n, "Test NCCL failure ", 18, 5) || mem_find(p, n, "Test CUDA failure ", 18, 5) ||
-	    mem_find(p, n, ": Test failure ", 15, 5))
+	    (nt && (mem_find(p, n, "Test NCCL failure ", 18, 5) || mem_find(p, n, "Test CUDA failure ", 18, 5) ||
+	            mem_find(p, n, ": Test failure ", 15, 5))))
 		return "nccl_tests";
-	if (mem_find(p, n, "NCCL error", 10, 4))
+	if (lib && mem_find(p, n, "NCCL error", 10, 4))
 		return "nccl_error"; /* another program's report of an ncclResult ("Failed, NCCL error f.cc:83 'x'") */
 	return NULL;
 }
@@ -401,7 +406,7 @@ static const char *failure_kind(const struct logline *ll)
 			return "crash"; /* a crash handler's banner, a stack dump's header (crash.h) */
 	}
 	if (ll->kw & (KW_BIT(KW_LIB_ERROR) | KW_BIT(KW_NCCLTESTS))) {
-		const char *k = tool_failure(p, n);
+		const char *k = tool_failure(p, n, ll->kw);
 		if (k)
 			return k;
 	}
@@ -1129,9 +1134,14 @@ static void apply_batch(void *ctx, struct line_batch *bt)
 		match_line(b, bt, pl);
 		apply_line(b, bt, pl);
 #ifdef NT_SPAN_CHECK
+		ranks_lines_gone(b->ranks);
 		free((void *)pl->raw);
 #endif
 	}
+	/* the pipeline reuses the batch's bytes; the lines of b->solo are the
+	 * reader's (feed_lines and sink_end say when they go) */
+	if (bt != b->solo)
+		ranks_lines_gone(b->ranks);
 }
 
 #ifdef NT_SPAN_CHECK
@@ -1324,6 +1334,8 @@ static void feed_lines(struct bundle *b, struct docstate *ds, const char *p, siz
 				if (ds->partial_cut)
 					ds->long_lines++;
 				process_line(b, ds, ds->partial.data, ds->partial.len);
+				if (!b->pipe) /* applied in place: the ranks may hold the line */
+					ranks_lines_gone(b->ranks);
 				buf_reset(&ds->partial);
 				ds->partial_cut = 0;
 			}
@@ -1333,6 +1345,8 @@ static void feed_lines(struct bundle *b, struct docstate *ds, const char *p, siz
 		p = nl + 1;
 		n -= len + 1;
 	}
+	if (!b->pipe) /* the caller's bytes: lines applied in place may be held by the ranks */
+		ranks_lines_gone(b->ranks);
 }
 
 static int is_sysreport(enum doc_kind k)
@@ -1519,6 +1533,8 @@ static void sink_end(void *ctx, int complete)
 		if (ds->partial_cut)
 			ds->long_lines++;
 		process_line(b, ds, ds->partial.data ? ds->partial.data : "", ds->partial.len);
+		if (!b->pipe)
+			ranks_lines_gone(b->ranks);
 	}
 	if (ds->lines_capped) {
 		doc->complete = 0; /* lines not analysed */

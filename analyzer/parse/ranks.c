@@ -136,7 +136,9 @@ static void where_set(struct rank_where *w, const char *path, uint64_t line, con
 
 /* The same for the lines that are set on every line (a process's last
  * line): keep the raw bytes in a reused buffer and sanitise once, in
- * where_done(), when the timeline is finished. */
+ * where_done(), when the timeline is finished.  With r->borrow, only the
+ * line's address is kept until ranks_lines_gone() (w joins r->lent): a
+ * where set again and again within a batch is copied once. */
 static inline void where_set_raw(struct ranks *r, struct rank_where *w, uint64_t line, const char *t, size_t tn,
                                  uint64_t order, double ts)
 {
@@ -145,17 +147,47 @@ static inline void where_set_raw(struct ranks *r, struct rank_where *w, uint64_t
 		w->path = xstrdup(r->doc->path);
 		w->doc = r->doc_serial;
 	}
-	if (!w->raw) {
-		free(w->text);
-		w->text = xmalloc(TEXT_MAX + 1);
-		w->raw = 1;
-	}
 	w->rawn = tn > TEXT_MAX ? TEXT_MAX : tn;
-	memcpy(w->text, t, w->rawn);
-	w->text[w->rawn] = 0;
+	if (r->borrow) {
+		if (!w->src) {
+			if (r->nlent == sizeof r->lent / sizeof *r->lent)
+				ranks_lines_gone(r);
+			r->lent[r->nlent++] = w;
+		}
+		w->src = t ? t : "";
+	} else {
+		if (!w->raw) {
+			free(w->text);
+			w->text = xmalloc(TEXT_MAX + 1);
+			w->raw = 1;
+		}
+		memcpy(w->text, t, w->rawn);
+		w->text[w->rawn] = 0;
+	}
 	w->line = line;
 	w->order = order;
 	w->ts = ts;
+}
+
+void ranks_borrow_lines(struct ranks *r)
+{
+	r->borrow = 1;
+}
+
+void ranks_lines_gone(struct ranks *r)
+{
+	for (size_t i = 0; i < r->nlent; i++) {
+		struct rank_where *w = r->lent[i];
+		if (!w->raw) {
+			free(w->text);
+			w->text = xmalloc(TEXT_MAX + 1);
+			w->raw = 1;
+		}
+		memcpy(w->text, w->src, w->rawn);
+		w->text[w->rawn] = 0;
+		w->src = NULL;
+	}
+	r->nlent = 0;
 }
 
 static void where_done(struct rank_where *w)
@@ -295,6 +327,7 @@ void ranks_free(struct ranks *r)
 static struct rank_proc *proc_add(struct ranks *r)
 {
 	if (r->n == r->cap) {
+		ranks_lines_gone(r); /* r->lent points into r->v */
 		r->cap = r->cap ? r->cap * 2 : 8;
 		r->v = xrealloc(r->v, r->cap * sizeof *r->v);
 	}
@@ -704,6 +737,7 @@ static void blk_flush(struct ranks *r, struct rank_doc *d);
 
 static void doc_close(struct ranks *r)
 {
+	ranks_lines_gone(r); /* before its wheres move or go (the lines are still there) */
 	if (r->doc && r->doc->last_is_coll && !r->doc_ends_in_coll) {
 		r->doc_ends_in_coll = 1;
 		where_set(&r->coll_end_where, r->doc->path, r->doc->coll_line, "", 0, r->order, -1);
@@ -1750,6 +1784,17 @@ static void note_plain(struct ranks *r, const struct logline *ll, uint64_t kw, c
 	where_set_raw(r, &d->last_plain, lineno, m->p, m->n, r->order, ts);
 }
 
+/* The keywords of a plain line that one of note_plain's tests looks at
+ * (note_block, note_exit_record, note_launcher, note_trace_call, ...) */
+#define KW_PLAIN_SLOW                                                                                           \
+	(KW_BIT(KW_CHILD_FAILED) | KW_BIT(KW_SPAWN_EXIT) | KW_BIT(KW_SIGNAL_EXCEPTION) | KW_BIT(KW_ELASTIC) |   \
+	 KW_BIT(KW_TRACE_CALL) | KW_BIT(KW_PROGRESS) | KW_BIT(KW_UNIQUEID_WAIT) | KW_BIT(KW_WORKNCCL) |          \
+	 KW_BIT(KW_LAST_ENQUEUED))
+/* The first bytes of a message that note_plain's tests look at: blanks and
+ * 'R' (note_block: "Root Cause" after blanks), 'e' 's' 'm' (note_exit_record:
+ * "exit=", "srun: ", "slurmstepd: ", "mpirun ") */
+static const unsigned char PLAIN_FIRST[256] = {[' '] = 1, ['\t'] = 1, ['R'] = 1, ['e'] = 1, ['s'] = 1, ['m'] = 1};
+
 /* An NCCL line with host:pid:tid (note_nccl); the others are read as plain ones (note_plain) */
 static int nccl_line(const struct logline *ll)
 {
@@ -1781,8 +1826,21 @@ int ranks_note_at(struct ranks *r, const struct logline *ll, const char *path, u
 		doc_open(r, path);
 	}
 	r->doc_key = path;
-	uint64_t kw = logline_keywords(ll);
+	uint64_t kw = ll->kw_known ? ll->kw : logline_keywords(ll);
 	struct rank_doc *d = r->doc;
+	const struct span *m = &ll->msg;
+	if (!d->blk && !(kw & KW_PLAIN_SLOW) && !nccl_line(ll) && !r->no_fast && ll->rank < 0 && ll->wpid < 0 && r->saw_nccl_text &&
+	    m->n && !PLAIN_FIRST[(unsigned char)m->p[0]]) {
+		/* most plain lines: what note_plain does with a line that none of
+		 * its tests (keywords, first byte, prefixes, state) picks out */
+		d->line_launcher = 0;
+		if (!(kw & KW_BENIGN_BIT) && is_error_text(ll, kw))
+			first_error_set(&d->first_err, path, lineno, m, r->order, ts);
+		where_set_raw(r, &d->last_plain, lineno, m->p, m->n, r->order, ts);
+		d->after_launcher += d->launcher != 0; /* m->n > 0, and its first byte is no blank */
+		d->last_is_coll = 0;
+		return 0;
+	}
 	d->line_launcher = 0;
 	if (nccl_line(ll))
 		note_nccl(r, ll, kw, path, lineno, ts);

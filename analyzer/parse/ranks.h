@@ -37,6 +37,7 @@ struct rank_where {
 	size_t rawn;       /* internal: text holds rawn unsanitised bytes until ranks_finish */
 	int raw;
 	unsigned doc;      /* internal: the document path belongs to (raw wheres) */
+	const char *src;   /* internal: the caller's line bytes it holds instead, until ranks_lines_gone */
 };
 
 struct rank_proc {
@@ -208,6 +209,10 @@ struct ranks {
 	size_t last_proc;     /* 1 + index of the process of the previous NCCL line (consecutive lines
 	                         mostly come from one process); 0 = none */
 	size_t last_proc2;    /* the one before it (two ranks' lines interleaved); 0 = none */
+	int borrow;           /* ranks_borrow_lines: raw wheres point into the caller's lines */
+	int no_fast;          /* tests: every plain line through all of note_plain (ranks.c's fast path off) */
+	struct rank_where *lent[32]; /* the raw wheres that do (src set); nlent of them */
+	size_t nlent;
 };
 
 struct ranks *ranks_new(void);
@@ -220,6 +225,14 @@ int ranks_note(struct ranks *r, const struct logline *ll, const char *path, uint
  * (bundle.c takes it in apply_batch). */
 int ranks_note_at(struct ranks *r, const struct logline *ll, const char *path, uint64_t lineno, uint64_t seq,
                   double ts);
+/* The bytes of the lines given to ranks_note_at stay where they are until
+ * the caller calls ranks_lines_gone(): a process's last line is then copied
+ * once per process and batch of lines, not at every line.  Off by default
+ * (ranks_note's callers may reuse a line's buffer at once). */
+void ranks_borrow_lines(struct ranks *r);
+/* The lines noted so far are about to go away (a batch is reused, a
+ * buffer rewritten): copy what is kept of them.  Cheap when nothing is. */
+void ranks_lines_gone(struct ranks *r);
 /* Close the current document, merge, compute global ranks and the first
  * failure.  Idempotent; call before querying. */
 void ranks_finish(struct ranks *r);

@@ -10,6 +10,7 @@
 #include "engine/analysis.h"
 #include "engine/bundle.h"
 #include "engine/correlate.h"
+#include "parse/linekw.h"
 #include "parse/logline.h"
 #include "engine/nextsteps.h"
 #include "parse/ranks.h"
@@ -502,6 +503,266 @@ static void test_rank_from_local(void)
 	buf_free(&s);
 }
 
+/* ranks_borrow_lines: the timelines of lines that go away after
+ * ranks_lines_gone (scribbled over, then freed) equal those of lines
+ * copied at once (ranks_note), over every capture log in one stream: many
+ * documents and processes (r->v moves, r->lent fills up), flushes every 1-7
+ * lines in a seeded random pattern. */
+static void test_borrow(void)
+{
+	FILE *f = popen("find fixtures/captures -type f -name '*.log' | LC_ALL=C sort", "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	struct ranks *a = ranks_new(), *b = ranks_new();
+	ranks_borrow_lines(b);
+	char path[4096];
+	char *held[200];
+	size_t nheld = 0, ndocs = 0, nlines = 0;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	unsigned next_gone = 1;
+	char *paths[256];
+	while (ndocs < 256 && fgets(path, sizeof path, f)) {
+		path[strcspn(path, "\n")] = 0;
+		char *text = tdb_slurp(path);
+		if (!text)
+			continue;
+		paths[ndocs++] = strdup(path);
+		const char *pth = paths[ndocs - 1];
+		uint64_t no = 0;
+		for (const char *t = text; *t;) {
+			const char *nl = strchr(t, '\n');
+			size_t n = nl ? (size_t)(nl - t) : strlen(t);
+			struct logline ll;
+			logline_parse(t, n, &ll);
+			ranks_note(a, &ll, pth, ++no, 0);
+			char *c = malloc(n + 1);
+			memcpy(c, t, n);
+			c[n] = 0;
+			logline_parse(c, n, &ll);
+			ranks_note_at(b, &ll, pth, no, 0, ranks_line_ts(&ll));
+			held[nheld++] = c;
+			nlines++;
+			if (nheld == next_gone || nheld == 8) {
+				ranks_lines_gone(b);
+				for (size_t i = 0; i < nheld; i++) {
+					memset(held[i], 'X', strlen(held[i]));
+					free(held[i]);
+				}
+				nheld = 0;
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				next_gone = 1 + (unsigned)((seed >> 33) % 7);
+			}
+			t += n + (nl ? 1 : 0);
+		}
+		free(text);
+	}
+	pclose(f);
+	/* one document of 60 processes in one batch: more raw wheres held at
+	 * once than r->lent has room for */
+	ranks_lines_gone(b);
+	for (size_t i = 0; i < nheld; i++)
+		free(held[i]);
+	nheld = 0;
+	for (int round = 0; round < 3; round++)
+		for (int pid = 0; pid < 60; pid++) {
+			char line[160];
+			int n = snprintf(line, sizeof line, "node%d:%d:%d [0] NCCL INFO Channel 0%d/0 : round %d of pid %d",
+			                 pid % 4, 7000 + pid, 7000 + pid, round, round, pid);
+			struct logline ll;
+			logline_parse(line, (size_t)n, &ll);
+			ranks_note(a, &ll, "many.log", (uint64_t)(round * 60 + pid + 1), 0);
+			char *c = strdup(line);
+			logline_parse(c, (size_t)n, &ll);
+			ranks_note_at(b, &ll, "many.log", (uint64_t)(round * 60 + pid + 1), 0, ranks_line_ts(&ll));
+			held[nheld++] = c;
+		}
+	ranks_finish(a);
+	ranks_finish(b); /* reads what the held lines say: they are still there */
+	for (size_t i = 0; i < nheld; i++)
+		free(held[i]);
+	CHECK(ndocs > 20);
+	CHECK(nlines > 1000);
+	CHECK(a->n > 40);
+	cJSON *ja = ranks_to_json(a), *jb = ranks_to_json(b);
+	char *sa = cJSON_PrintUnformatted(ja), *sb = cJSON_PrintUnformatted(jb);
+	CHECK(strcmp(sa, sb) == 0);
+	CHECK(strstr(sa, "XXXX") == NULL);
+	free(sa);
+	free(sb);
+	cJSON_Delete(ja);
+	cJSON_Delete(jb);
+	ja = ranks_comms_json(a);
+	jb = ranks_comms_json(b);
+	sa = cJSON_PrintUnformatted(ja);
+	sb = cJSON_PrintUnformatted(jb);
+	CHECK(strcmp(sa, sb) == 0);
+	free(sa);
+	free(sb);
+	cJSON_Delete(ja);
+	cJSON_Delete(jb);
+	ranks_free(a);
+	ranks_free(b);
+	for (size_t i = 0; i < ndocs; i++)
+		free(paths[i]);
+}
+
+/* ranks.c's fast path for plain lines (ranks_note_at) against all of
+ * note_plain: every capture log line, also with each of the prefixes that
+ * its tests look at (blanks, 'R', exit records, torchrun's block and
+ * agent, spawn, signals, launcher and wrapper tags, keywords), in one stream
+ * of documents; the same timelines, the same answer per line. */
+static char *ranks_state(const struct ranks *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "procs", ranks_to_json(r));
+	cJSON_AddItemToObject(o, "comms", ranks_comms_json(r));
+	char buf[512];
+	snprintf(buf, sizeof buf, "%d %d %d %d %d %d %d %d %d %ld %d %d %d %s %d %llu %llu %s %s %s %s %s",
+	         r->saw_launcher, r->saw_child_failed, r->saw_watchdog, r->saw_net_lines, r->saw_nccl_text,
+	         r->launcher_signalled, r->job_exit, r->launcher_quiet, r->launcher_followed, r->progress_elapsed,
+	         r->doc_ends_in_coll, r->coll_call_rank, r->coll_call_main_first,
+	         r->coll_call_op ? r->coll_call_op : "-", (int)r->nuid, (unsigned long long)r->untracked,
+	         (unsigned long long)r->order, r->launcher_last.text ? r->launcher_last.text : "-",
+	         r->coll_call.text ? r->coll_call.text : "-", r->progress_where.text ? r->progress_where.text : "-",
+	         r->launcher_signal_where.text ? r->launcher_signal_where.text : "-",
+	         r->job_exit_where.text ? r->job_exit_where.text : "-");
+	cJSON_AddStringToObject(o, "state", buf);
+	char *s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+/* What a line may change, outside the documents' private state. */
+static uint64_t ranks_sig(const struct ranks *r)
+{
+	long v[] = {(long)r->n, (long)r->nex, (long)r->nuid, (long)r->ncomms, r->saw_launcher, r->saw_child_failed,
+	            r->saw_watchdog, r->saw_net_lines, r->saw_nccl_text, r->launcher_signalled, r->job_exit,
+	            r->progress_elapsed, (long)r->progress_where.line, (long)r->coll_call.line,
+	            (long)r->launcher_last.line, (long)r->launcher_last.order, (long)r->launcher_signal_where.line,
+	            (long)r->job_exit_where.line, (long)r->untracked, (long)r->nccl_lines, r->coll_call_rank,
+	            r->launcher_quiet, r->launcher_followed, r->doc_ends_in_coll};
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+		h = (h ^ (uint64_t)v[i]) * 1099511628211ull;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rank_proc *p = &r->v[i];
+		long w[] = {p->rank, p->pid, (long)p->last.line, (long)p->last.order, (long)p->first_error.line,
+		            (long)p->own_lines, p->saw_coll, p->saw_warn, p->wd_seq, p->last_enqueued, p->remote_err,
+		            p->dump_observer, p->prefix_rank, (long)p->wd_where.line, (long)p->enq_where.line};
+		for (size_t k = 0; k < sizeof w / sizeof *w; k++)
+			h = (h ^ (uint64_t)w[k]) * 1099511628211ull;
+	}
+	return h;
+}
+
+static void test_fast_path(void)
+{
+	static const char *const pre[] = {
+		"", " ", "\t", "R", "e", "s", "m", "Root Cause (first observed failure):", "exit=3 ", "exit=rank0:1 ",
+		"srun: error: n1: task 0: Exited with exit code 1 ", "slurmstepd: error: *** STEP 1.0 ON n1 CANCELLED AT x *** ",
+		"mpirun noticed that process rank 1 with PID 77 on node n exited on signal 9 ",
+		"process 3 terminated with signal SIGKILL ", "[rank1]:", "(pid=1224) ", "[E1130 14:16:25.5 x.cpp:1] ",
+		"torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ", "got signal: 15 ",
+		"torch.distributed.elastic.agent.server.api:[default] ", "NCCL error ", "WorkNCCL(SeqNum=3, OpType=BROADCAST) ",
+		"Traceback (most recent call last): ", " 3169000/6811963 [30:11<38:27, 1578.58 examples/s]",
+		"[0] is setting up NCCL communicator and retrieving ncclUniqueId from [1] ", "=====", "  rank      : 1 ",
+		"Map: 3169000/6811963 [30:11<38:27, 1578.58 examples/s] ", "(pid=3015) ", "(pid=3014) ", "[rank1]: ",
+	};
+	/* first: documents whose outcome hangs on one plain line each (the NCCL
+	 * word, a launcher followed by output, output after a collective call) */
+	static const char *const synth[][2] = {
+		{"nccl-word.log", "ProcessGroupNCCL started\n"},
+		{"agent.log", "I1130 14:16:25.913000 1183 torch/distributed/run.py:851] starting\nplain output\n"},
+		{"coll.log", "vm:9:9 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x2\nplain after it\n"},
+		{"rank.log", "[rank3]: RuntimeError: boom\n[rank3]: hello\n"},
+		{"wpid.log", "vm:4242:4242 [0] NCCL INFO hello\n(pid=4242) plain output\n"},
+		{"tab.log", "\tRoot Cause (first observed failure):\n[0]:\n  exitcode  : 1 (pid: 99)\n=====\n"},
+		{"frame.log", "File \"/x/torch/distributed/distributed_c10d.py\", line 3328, in barrier\n"},
+		{"inner.log", "[Rank 5] WorkNCCL(SeqNum=3, OpType=BROADCAST) stuck\n"},
+		{"signal.log", "elastic.multiprocessing.api.SignalException: Process 17 got signal: 15\n"},
+		{"exit.log", "exit=137 ms=100\nsrun: error: n1: task 0: Exited with exit code 1\nmpirun noticed that process rank 2 with PID 7 on node n exited on signal 9 (Killed).\n"},
+		{"spawn.log", "Exception: process 3 terminated with signal SIGKILL\n"},
+		{"uid.log", "E [2] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: timeout\n"},
+		{"progress.log", "Map: 3169000/6811963 [30:11<38:27, 1578.58 examples/s]\n"},
+		{"space.log", " Root Cause (first observed failure):\n[0]:\n  exitcode  : 1 (pid: 98)\n=====\n"},
+		{"signal2.log", "raise elastic.multiprocessing.api.SignalException: Process 17 got signal: 15\n"},
+		{"child.log", "ChildFailedError: \n=====\nFailures:\n[1]:\n  exitcode  : 1 (pid: 97)\n"},
+		{"inner2.log", "Watchdog: [Rank 6] WorkNCCL(SeqNum=3, OpType=BROADCAST) stuck\n"},
+		{"benign.log", "vm:5151:5151 [0] NCCL INFO hello\nValueError: boom\n"},
+		{"err.log", "vm:6161:6161 [0] NCCL INFO hello\nValueError: real\n"},
+		{"empty.log", "vm:7171:7171 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x2\n\n"},
+	};
+	FILE *f = popen("find fixtures/captures -type f -name '*.log' | LC_ALL=C sort", "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	struct ranks *a = ranks_new(), *b = ranks_new();
+	b->no_fast = 1;
+	char path[4096];
+	char *paths[256];
+	size_t ndocs = 0, nlines = 0, same = 0;
+	uint64_t seed = 42;
+	size_t nsynth = 0;
+	while (ndocs < 256) {
+		char *text;
+		if (nsynth < sizeof synth / sizeof *synth) {
+			snprintf(path, sizeof path, "%s", synth[nsynth][0]);
+			text = strdup(synth[nsynth++][1]);
+		} else {
+			if (!fgets(path, sizeof path, f))
+				break;
+			path[strcspn(path, "\n")] = 0;
+			text = tdb_slurp(path);
+		}
+		if (!text)
+			continue;
+		paths[ndocs++] = strdup(path);
+		uint64_t no = 0;
+		for (const char *t = text; *t;) {
+			const char *nl = strchr(t, '\n');
+			size_t n = nl ? (size_t)(nl - t) : strlen(t);
+			/* the line as it is, and once with a prefix picked at random */
+			for (int v = 0; v < (nsynth > ndocs - 1 ? 1 : 2); v++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				const char *p = v ? pre[(seed >> 33) % (sizeof pre / sizeof *pre)] : "";
+				size_t pn = strlen(p);
+				char *c = malloc(pn + n + 1);
+				memcpy(c, p, pn);
+				memcpy(c + pn, t, n);
+				c[pn + n] = 0;
+				struct logline ll;
+				logline_parse(c, pn + n, &ll);
+				struct logline cp = ll; /* now and then a line on the benign list (bundle.c: apply_benign) */
+				if ((v && (seed >> 20) % 5 == 0) || strcmp(paths[ndocs - 1], "benign.log") == 0) {
+					cp.kw = logline_keywords(&ll) | KW_BENIGN_BIT;
+					cp.kw_known = 1;
+				}
+				int ra = ranks_note(a, &cp, paths[ndocs - 1], ++no, 0);
+				int rb = ranks_note(b, &cp, paths[ndocs - 1], no, 0);
+				same += ra == rb && ranks_sig(a) == ranks_sig(b);
+				nlines++;
+				free(c);
+			}
+			t += n + (nl ? 1 : 0);
+		}
+		free(text);
+	}
+	pclose(f);
+	CHECK(nlines > 2000);
+	CHECK_INT((long)same, (long)nlines);
+	ranks_finish(a);
+	ranks_finish(b);
+	char *sa = ranks_state(a), *sb = ranks_state(b);
+	CHECK(strcmp(sa, sb) == 0);
+	free(sa);
+	free(sb);
+	ranks_free(a);
+	ranks_free(b);
+	for (size_t i = 0; i < ndocs; i++)
+		free(paths[i]);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -525,6 +786,8 @@ int main(void)
 	msgs_free(&m);
 
 	test_timestamps();
+	test_borrow();
+	test_fast_path();
 	test_timelines();
 	test_old_releases();
 	test_comms();
