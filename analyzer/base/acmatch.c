@@ -21,8 +21,8 @@
  *     built-in database: 0.42 ns a byte on log text, against 1.18 for the
  *     bigram-pair filter this replaced).  Short literals need PAIR at every
  *     position, and a stride of 1;
- *   - where a QUAD bit is set, two more bitmaps test 8 bytes (the anchor
- *     with the literal's next or previous 4 bytes: pair_may); then the
+ *   - where a QUAD bit is set, more bitmaps test 8 (or 7) bytes of a
+ *     literal around the anchor (pair_may, mid_may); then the
  *     literals with that exact anchor (a hash table over the anchors) are
  *     compared in full with memcmp.
  *
@@ -57,6 +57,8 @@ struct lit {
 	uint32_t anchor;   /* the anchor's bytes: load32() of a 4-gram, load16() of a bigram */
 	uint64_t head;     /* the literal's first 8 bytes (fewer: zeros), compared before memcmp */
 	uint64_t mask;     /* the bytes of head that are the literal's */
+	uint64_t tail;     /* its bytes 8..15 (fewer: zeros): a literal of up to 16 bytes needs no memcmp */
+	uint64_t tmask;    /* the bytes of tail that are the literal's */
 	int owns;          /* frees s (a literal has one entry per anchor: stride entries) */
 };
 
@@ -69,7 +71,8 @@ struct aslot {
 	uint32_t count;    /* 0: empty */
 };
 
-#define QUAD_BITS 16
+#define QUAD_BITS 17
+#define MIDK_SLOT(h) ((h) >> (QUAD_BITS - 16))
 
 struct acmatch {
 	struct lit *lits;  /* after build: anchors of literals of length >= 4, sorted */
@@ -84,13 +87,21 @@ struct acmatch {
 	uint64_t quad[(1u << QUAD_BITS) / 64]; /* hashed 4-gram anchors, 64 a word (QBIT) */
 	/* The second test at a QUAD hit, on 8 bytes: each anchor of a literal
 	 * sets the hash of its 4-gram with the literal's next 4 bytes (PNEXT),
-	 * else with its previous 4 (PPREV), else (a 7-byte literal's anchor
-	 * has neither) its 4-gram in ALWAYS.  Most anchors that occur in text
+	 * else with its previous 4 (PPREV).  An anchor with neither (offset
+	 * k < 4 in a literal of 7 to 11 bytes: a stride-4 literal has 1 to 4
+	 * such) sets its 4-gram in MID, bit k of MIDK at the 4-gram's hash and
+	 * the hash of the literal's first 7 bytes salted with k in PMID
+	 * (mid_may); the anchor of a shorter literal (a stride below 4) sets
+	 * MID and bit 4 of MIDK ("always").  Most anchors that occur in text
 	 * (English words: "urce", "vice") stop here, before the anchor table
-	 * and the literals (two cache misses). */
+	 * and the literals (two cache misses).  Before PMID, the anchors with
+	 * neither window had no second test: "nccl" (of "libnccl"), "NET/",
+	 * " err", "cess" called verify_quad at each occurrence in the text. */
 	uint64_t pnext[(1u << QUAD_BITS) / 64];
 	uint64_t pprev[(1u << QUAD_BITS) / 64];
-	uint64_t always[(1u << QUAD_BITS) / 64];
+	uint64_t mid[(1u << QUAD_BITS) / 64];
+	uint64_t pmid[(1u << QUAD_BITS) / 64];
+	uint8_t midk[1u << 16]; /* by MIDK_SLOT; read at MID hits only */
 	uint8_t pair[65536 / 8];             /* bigram anchors of short literals */
 	uint8_t onebyte[256];
 	int built;
@@ -258,6 +269,16 @@ static uint32_t pair_hash(uint64_t x)
 	return (uint32_t)((x * 0x9E3779B97F4A7C15u) >> (64 - QUAD_BITS));
 }
 
+/* PMID's key: the first 7 of the 8 bytes x (the mask made with the same
+ * load as x: byte order does not matter), salted with the offset k. */
+static uint32_t mid_hash(uint64_t x, uint32_t k)
+{
+	static const unsigned char m[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0};
+	uint64_t mask;
+	memcpy(&mask, m, 8);
+	return pair_hash((x & mask) + k);
+}
+
 static int cmp_anchor(const void *a, const void *b)
 {
 	const struct lit *x = a, *y = b;
@@ -292,12 +313,16 @@ static void anchor_table(struct acmatch *ac)
 	size_t distinct = 0;
 	for (size_t i = 0; i < ac->n; i++) {
 		struct lit *l = &ac->lits[i];
-		unsigned char h[8] = {0}, m[8] = {0};
-		size_t hl = l->len < 8 ? l->len : 8;
+		unsigned char h[8] = {0}, m[8] = {0}, t[8] = {0}, tm[8] = {0};
+		size_t hl = l->len < 8 ? l->len : 8, tl = l->len <= 8 ? 0 : l->len < 16 ? l->len - 8 : 8;
 		memcpy(h, l->s, hl);
 		memset(m, 0xff, hl);
+		memcpy(t, l->s + hl, tl);
+		memset(tm, 0xff, tl);
 		l->head = load64(h);
 		l->mask = load64(m);
+		l->tail = load64(t);
+		l->tmask = load64(tm);
 		distinct += i == 0 || ac->lits[i - 1].anchor != l->anchor;
 	}
 	ac->abits = 4;
@@ -462,12 +487,21 @@ void acmatch_build(struct acmatch *ac)
 			e->off = w + j;
 			e->anchor = load32(l->s + e->off);
 			QSETBIT(ac->quad, quad_hash(e->anchor));
-			if (e->off + 8 <= e->len)
+			uint32_t h = quad_hash(e->anchor);
+			if (e->off + 8 <= e->len) {
 				QSETBIT(ac->pnext, pair_hash(load64(l->s + e->off)));
-			else if (e->off >= 4)
+			} else if (e->off >= 4) {
 				QSETBIT(ac->pprev, pair_hash(load64(l->s + e->off - 4)));
-			else
-				QSETBIT(ac->always, quad_hash(e->anchor));
+			} else if (e->len >= 7) { /* off < 4 */
+				unsigned char h7[8] = {0};
+				memcpy(h7, l->s, 7);
+				QSETBIT(ac->mid, h);
+				ac->midk[MIDK_SLOT(h)] |= (uint8_t)(1u << e->off);
+				QSETBIT(ac->pmid, mid_hash(load64(h7), e->off));
+			} else {
+				QSETBIT(ac->mid, h);
+				ac->midk[MIDK_SLOT(h)] |= 1u << 4;
+			}
 		}
 	}
 	free(cost);
@@ -533,8 +567,9 @@ struct scan {
 };
 
 /* Report the 4-gram-anchored literals whose anchor is the 4 bytes at
- * position i (a bitmap hit): the anchor table, then 8 bytes at once, then
- * memcmp for the rest. */
+ * position i (a bitmap hit): the anchor table, then 8 bytes at once, the
+ * next 8 at once, then memcmp for the rest (literals of more than 16
+ * bytes).  Near the end of the text, memcmp. */
 static void verify_quad(const struct acmatch *ac, const struct scan *sc, size_t i)
 {
 	const unsigned char *p = sc->p;
@@ -555,10 +590,10 @@ static void verify_quad(const struct acmatch *ac, const struct scan *sc, size_t 
 		size_t start = i - l->off;
 		if (start + l->len > n)
 			continue;
-		if (start + 8 <= n) {
-			if ((load64(p + start) & l->mask) != l->head)
+		if (start + 16 <= n) {
+			if ((load64(p + start) & l->mask) != l->head || (load64(p + start + 8) & l->tmask) != l->tail)
 				continue;
-			if (l->len <= 8 || memcmp(p + start + 8, l->s + 8, l->len - 8) == 0)
+			if (l->len <= 16 || memcmp(p + start + 16, l->s + 16, l->len - 16) == 0)
 				sc->hit(sc->ctx, l->value);
 		} else if (memcmp(p + start, l->s, l->len) == 0) {
 			sc->hit(sc->ctx, l->value);
@@ -566,12 +601,32 @@ static void verify_quad(const struct acmatch *ac, const struct scan *sc, size_t 
 	}
 }
 
-/* The 8-byte test at a QUAD hit at position i (x: its 4 bytes): 0 when no
+/* MID's test at a MID hit at position i (h: the hash of its 4 bytes): for
+ * each offset k of MIDK, a literal anchored at k whose first 7 bytes start
+ * at i - k.  Where 8 bytes cannot be read from there, "may". */
+__attribute__((noinline)) static int mid_may(const struct acmatch *ac, uint32_t h, const unsigned char *p, size_t n, size_t i)
+{
+	unsigned ks = ac->midk[MIDK_SLOT(h)]; /* shared slots: the union of their offsets */
+	if (ks & (1u << 4))
+		return 1;
+	for (; ks; ks &= ks - 1) {
+		unsigned k = (unsigned)__builtin_ctz(ks);
+		if (k > i)
+			break; /* and every larger k */
+		if (i - k + 8 > n || QBIT(ac->pmid, mid_hash(load64(p + i - k), k)))
+			return 1;
+	}
+	return 0;
+}
+
+/* The second test at a QUAD hit at position i (x: its 4 bytes): 0 when no
  * literal anchored there can start at i - its offset.  Exact: the bytes of
- * an occurrence are the literal's, so its pair's bit is set. */
+ * an occurrence are the literal's, so its window's bit is set. */
 static inline int pair_may(const struct acmatch *ac, uint32_t x, const unsigned char *p, size_t n, size_t i)
 {
-	return QBIT(ac->always, quad_hash(x)) || (i + 8 <= n && QBIT(ac->pnext, pair_hash(load64(p + i)))) ||
+	uint32_t h = quad_hash(x);
+	return (QBIT(ac->mid, h) && mid_may(ac, h, p, n, i)) ||
+	       (i + 8 <= n && QBIT(ac->pnext, pair_hash(load64(p + i)))) ||
 	       (i >= 4 && QBIT(ac->pprev, pair_hash(load64(p + i - 4))));
 }
 

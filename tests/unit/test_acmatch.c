@@ -1,7 +1,8 @@
 /* Unit tests for the literal prefilter: overlapping literals, literals that
  * are suffixes of others, binary bytes, every occurrence found; and a
  * differential test against a naive search over random literal sets (with
- * and without short literals, which take another scan) and random text. */
+ * and without short literals, which take another scan) and random text,
+ * and one with the literals planted in the text. */
 #include <stdlib.h>
 #include <string.h>
 #include "base/acmatch.h"
@@ -70,8 +71,87 @@ static void differential(unsigned seed, size_t minlen, size_t maxlen)
 	acmatch_free(ac);
 }
 
+/* Differential test with planted occurrences: random literals of minlen..
+ * maxlen bytes (up to 14: the 7..11-byte ones have anchors that only the
+ * MID test filters), haystacks of up to 96 bytes made of whole literals,
+ * their prefixes and suffixes (near misses) and random bytes, so that every
+ * literal occurs at every offset from the text's start and end; counts per
+ * value against a naive search, as above. */
+#define PLIT 40
+static unsigned pcounts[PLIT];
+
+static void pcount_hit(void *ctx, uint32_t v)
+{
+	(void)ctx;
+	if (v < PLIT)
+		pcounts[v]++;
+}
+
+static void planted(unsigned seed, size_t minlen, size_t maxlen)
+{
+	srand(seed);
+	const char alpha[] = "abcNC \x00\xff";
+	char lit[PLIT][15];
+	size_t len[PLIT];
+	struct acmatch *ac = acmatch_new();
+	for (size_t i = 0; i < PLIT; i++) {
+		len[i] = minlen + (size_t)rand() % (maxlen - minlen + 1);
+		if (i && rand() % 4 == 0) { /* a literal that shares a prefix or an anchor with another */
+			size_t j = (size_t)rand() % i, c = len[j] < len[i] ? len[j] : len[i];
+			memcpy(lit[i], lit[j], c);
+			for (size_t k = (size_t)rand() % (c + 1); k < len[i]; k++)
+				lit[i][k] = alpha[rand() % 8];
+		} else {
+			for (size_t k = 0; k < len[i]; k++)
+				lit[i][k] = alpha[rand() % 8];
+		}
+		acmatch_add(ac, lit[i], len[i], (uint32_t)i);
+	}
+	acmatch_build(ac);
+	int bad = 0;
+	for (int round = 0; round < 1500 && !bad; round++) {
+		char hay[96];
+		size_t cap = 1 + (size_t)rand() % sizeof hay, n = 0;
+		while (n < cap) {
+			size_t j = (size_t)rand() % PLIT, from = 0, to = len[j];
+			switch (rand() % 4) {
+			case 0: /* random bytes */
+				hay[n++] = alpha[rand() % 8];
+				continue;
+			case 1: /* a prefix */
+				to = (size_t)rand() % len[j];
+				break;
+			case 2: /* a suffix */
+				from = 1 + (size_t)rand() % len[j];
+				break;
+			default:
+				break;
+			}
+			for (size_t k = from; k < to && n < cap; k++)
+				hay[n++] = lit[j][k];
+		}
+		memset(pcounts, 0, sizeof pcounts);
+		acmatch_search(ac, hay, n, pcount_hit, NULL);
+		for (size_t i = 0; i < PLIT; i++) {
+			unsigned want = 0;
+			for (size_t at = 0; at + len[i] <= n; at++)
+				want += memcmp(hay + at, lit[i], len[i]) == 0;
+			if (pcounts[i] != want)
+				bad = 1;
+		}
+	}
+	CHECK(!bad);
+	acmatch_free(ac);
+}
+
 int main(void)
 {
+	for (unsigned seed = 1; seed <= 40; seed++) {
+		planted(seed, 7, 11);  /* stride 4, anchors filtered by MID */
+		planted(seed, 7, 14);  /* and by NEXT / PREV */
+		planted(seed, 4, 14);  /* strides 1..3 */
+		planted(seed, 1, 14);  /* with short literals */
+	}
 	for (unsigned seed = 1; seed <= 20; seed++) {
 		differential(seed, 4, 8);  /* 4-gram anchors only: the fast scan */
 		differential(seed, 5, 8);  /* ... testing every 2nd position */
