@@ -168,30 +168,6 @@ static void common(cJSON *o, const char *host, const char *ts, const char *path,
 	sys_put_source(o, path, lineno);
 }
 
-/* sscanf(p, "%x:%x:%x)%n") == 3 where the three fields are hex digits only
- * and ')' follows the third (the usual "0000:01:00)"): strtoul reads each as
- * sscanf does (it converts with strtoul and stores an unsigned int), and
- * the "%x:%x:%x GPU-I:%x)%n" that xid_line tries first cannot match (')' is
- * no blank and no 'G').  0: another form (MIG, two fields, a sign, a blank,
- * "0x"): the caller asks sscanf. */
-static int pci_scan(const char *p, unsigned *dom, unsigned *bus, unsigned *dev, int *k)
-{
-	const char *q = p;
-	unsigned v[3];
-	for (int i = 0; i < 3; i++) {
-		const char *f = q;
-		while (isxdigit((unsigned char)*q))
-			q++;
-		if (q == f || *q != (i < 2 ? ':' : ')'))
-			return 0;
-		v[i] = (unsigned)strtoul(f, NULL, 16);
-		q++;
-	}
-	*dom = v[0], *bus = v[1], *dev = v[2];
-	*k = (int)(q - p);
-	return 1;
-}
-
 /* "NVRM: Xid (PCI:0000:00:07): 31, pid=2168, name=python, channel ..."
  * (older drivers: "NVRM: Xid (0000:01:00): 79, GPU has fallen off the bus.") */
 static int xid_line(cJSON *facts, const char *x, const char *host, const char *ts, const char *path, uint64_t lineno)
@@ -207,8 +183,12 @@ static int xid_line(cJSON *facts, const char *x, const char *host, const char *t
 	unsigned dom = 0, bus, dev, inst = 0;
 	int k = 0, xid, has_gi = 0;
 	/* a MIG GPU instance follows the address: "(PCI:0000:01:00 GPU-I:05)" */
-	if (pci_scan(p, &dom, &bus, &dev, &k)) {
-		/* the second form below, without sscanf */
+	unsigned f[3];
+	/* sscanf(p, "%x:%x:%x)%n") == 3 without sscanf, where the fields are
+	 * hex digits only: then the MIG form below cannot match (')' is no
+	 * blank and no 'G') */
+	if ((k = sys_hex3(p, ')', f)) != 0) {
+		dom = f[0], bus = f[1], dev = f[2];
 	} else if (sscanf(p, "%x:%x:%x GPU-I:%x)%n", &dom, &bus, &dev, &inst, &k) == 4 && k) {
 		has_gi = 1;
 	} else if (k = 0, sscanf(p, "%x:%x:%x)%n", &dom, &bus, &dev, &k) != 3 || k == 0) {
@@ -265,16 +245,9 @@ static int xid_line(cJSON *facts, const char *x, const char *host, const char *t
 		cJSON_AddNumberToObject(o, "pid", (double)pid);
 	const char *np = strstr(q, "name=");
 	if (np) {
-		/* sscanf's "%127[^, ]": 1 to 127 bytes up to a comma, a blank or the end */
-		size_t nn = 0;
-		while (nn < 127 && np[5 + nn] && np[5 + nn] != ',' && np[5 + nn] != ' ')
-			nn++;
-		if (nn) {
-			char name[128];
-			memcpy(name, np + 5, nn);
-			name[nn] = 0;
+		char name[128]; /* sscanf's "%127[^, ]" */
+		if (sys_scan_until(np + 5, ", ", name, sizeof name))
 			sys_set_str(o, "process", name);
-		}
 	}
 	sys_set_str(o, "text", x);
 	common(o, host, ts, path, lineno);

@@ -166,18 +166,14 @@ static int sc_int(const char **p, int *v)
 	return 1;
 }
 
+/* sscanf's "%Ns" (N = max): blanks skipped, then 1 to max bytes up to one
+ * of isspace's (the C locale's six) into out */
 static int sc_word(const char **p, char *out, size_t max)
 {
 	sc_blank(p);
-	size_t n = 0;
-	while (n < max && (*p)[n] && !isspace((unsigned char)(*p)[n]))
-		n++;
-	if (n == 0)
-		return 0;
-	memcpy(out, *p, n);
-	out[n] = 0;
+	size_t n = sys_scan_until(*p, " \t\n\v\f\r", out, max + 1);
 	*p += n;
-	return 1;
+	return n != 0;
 }
 
 static cJSON *tests_root(struct nccltests *nt)
@@ -382,25 +378,6 @@ static int device_scan(const char *s, int with_group, int with_pid, int *rank, i
 	return 1;
 }
 
-/* sscanf(bus, "%x:%x:%x", ...) == 3 where every field is hex digits only
- * (the usual "0009:01:00"): strtoul reads them as sscanf does (it
- * converts with strtoul and stores an unsigned int).  -1: another form
- * (a sign, a blank, "0x"): the caller asks sscanf. */
-static int bus_scan(const char *bus, unsigned *v)
-{
-	const char *p = bus;
-	for (int i = 0; i < 3; i++) {
-		const char *q = p;
-		while (isxdigit((unsigned char)*q))
-			q++;
-		if (q == p || (i < 2 && *q != ':'))
-			return -1;
-		v[i] = (unsigned)strtoul(p, NULL, 16);
-		p = q + 1;
-	}
-	return 3;
-}
-
 /* "#  Rank  0 Group  0 Pid 662195 on gpu-1-1 device  0 [0009:01:00] NVIDIA GH200 120GB",
  * "#   Rank  0 Pid  29565 on server device  0 [0x01] A40",
  * "#   Rank  0 on host device  0 [0x01] Tesla P100" (v1) */
@@ -440,8 +417,8 @@ static void device_line(struct nccltests *nt, const char *s, uint64_t lineno)
 			memcpy(bus, b + 1, (size_t)(e - b - 1));
 			bus[e - b - 1] = 0;
 			unsigned f[3], dom, bb, dd;
-			int nf = bus_scan(bus, f);
-			if (nf == 3)
+			int nf = 3;
+			if (sys_hex3(bus, -1, f)) /* sscanf's "%x:%x:%x" on the usual form */
 				dom = f[0], bb = f[1], dd = f[2];
 			else
 				nf = sscanf(bus, "%x:%x:%x", &dom, &bb, &dd);
@@ -597,17 +574,9 @@ static void failure_line(struct nccltests *nt, const char *s, const char *at, co
 		cJSON_AddNumberToObject(f, "pid", (double)pid);
 	const char *loc = strstr(at, "failure ");
 	if (loc) {
-		/* sscanf's "%127[^ ']": 1 to 127 bytes up to a blank, a quote or the end */
-		const char *w = loc + 8;
-		size_t wn = 0;
-		while (wn < 127 && w[wn] && w[wn] != ' ' && w[wn] != '\'')
-			wn++;
-		if (wn) {
-			char where[128];
-			memcpy(where, w, wn);
-			where[wn] = 0;
+		char where[128]; /* sscanf's "%127[^ ']" */
+		if (sys_scan_until(loc + 8, " '", where, sizeof where))
 			sys_set_str(f, "at", where);
-		}
 		const char *q = strchr(loc, '\'');
 		if (q) {
 			const char *qe = strrchr(q + 1, '\'');

@@ -474,6 +474,33 @@ int sys_decimal(const char *t, double *v)
 	return 1;
 }
 
+int sys_hex3(const char *p, int end, unsigned v[3])
+{
+	const char *q = p;
+	for (int i = 0; i < 3; i++) {
+		const char *f = q;
+		while (isxdigit((unsigned char)*q))
+			q++;
+		if (q == f || (i < 2 ? *q != ':' : end >= 0 && (unsigned char)*q != end))
+			return 0;
+		/* digits only, then a byte that is none: strtoul reads just them */
+		v[i] = (unsigned)strtoul(f, NULL, 16);
+		q++;
+	}
+	return (int)(q - p);
+}
+
+size_t sys_scan_until(const char *s, const char *stops, char *out, size_t cap)
+{
+	size_t n = 0;
+	for (; n + 1 < cap && s[n]; n++)
+		if (strchr(stops, s[n]))
+			break;
+	memcpy(out, s, n);
+	out[n] = 0;
+	return n;
+}
+
 double sys_parse_mib(const char *s, const char **end)
 {
 	return sys_parse_mib_n(s, s + strlen(s), end);
