@@ -538,6 +538,26 @@ static void result_line(struct nccltests *nt, const char *s, uint64_t lineno, co
 	nt->in_table = 0;
 }
 
+/* sys_set_bool(r, "failed", 1) and sys_set_num(r, "failure_count", n):
+ * both go last, in that order.  When they are r's last two members already
+ * (the previous failure line of the run set them, nothing was set since)
+ * that order is kept and "failed" is true: only the count changes.  The
+ * first members of those names are they: a run's members are set by
+ * sys_set_*, sys_obj, sys_arr and sys_put_source only, which keep one of
+ * each name. */
+static void set_failed(cJSON *r, int n)
+{
+	const cJSON *last = r->child ? r->child->prev : NULL, *before = last ? last->prev : NULL;
+	if (last && before != last && last->type == cJSON_Number && last->string &&
+	    !strcmp(last->string, "failure_count") && before->type == cJSON_True && before->string &&
+	    !strcmp(before->string, "failed")) {
+		cJSON_SetNumberHelper((cJSON *)last, n);
+		return;
+	}
+	sys_set_bool(r, "failed", 1);
+	sys_set_num(r, "failure_count", n);
+}
+
 /* "HOST: Test NCCL failure FILE:LINE 'error'", "HOST: Test CUDA failure ...",
  * " .. HOST pid P: Test failure FILE:LINE" */
 static void failure_line(struct nccltests *nt, const char *s, const char *at, const char *kind, uint64_t lineno)
@@ -545,14 +565,10 @@ static void failure_line(struct nccltests *nt, const char *s, const char *at, co
 	cJSON *r = cur_run(nt, lineno);
 	if (!r)
 		return;
-	sys_set_bool(r, "failed", 1);
-	if (nt->nfailures >= NT_MAX_FAILURES) {
-		nt->nfailures++;
-		sys_set_num(r, "failure_count", nt->nfailures);
-		return;
-	}
 	nt->nfailures++;
-	sys_set_num(r, "failure_count", nt->nfailures);
+	set_failed(r, nt->nfailures);
+	if (nt->nfailures > NT_MAX_FAILURES)
+		return;
 	cJSON *f = cJSON_CreateObject();
 	sys_set_str(f, "kind", kind);
 	/* the host before ": Test", or after " .. " */

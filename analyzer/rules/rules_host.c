@@ -1017,7 +1017,7 @@ static void rule_kernel(struct rule_ctx *rc)
 		if (!bdf || !json_num(x, "xid", &xid) || nx >= 16)
 			continue;
 		char bid[32];
-		nccl_busid(bdf, bid, sizeof bid);
+		int bid_known = 0; /* nccl_busid(bdf) on the first rank with a bus id that gets that far */
 		const char *xh = json_str(x, "host");
 		double xpid = -1;
 		json_num(x, "pid", &xpid);
@@ -1033,10 +1033,19 @@ static void rule_kernel(struct rule_ctx *rc)
 		}
 		for (size_t i = 0; i < rc->ranks->n; i++) {
 			const struct rank_proc *p = &rc->ranks->v[i];
+			int pid = xpid > 0 && p->pid > 0 && (long)xpid == p->pid;
+			/* the test below needs the pids to match, or an Xid without a
+			 * pid and a rank with a bus id: the rest of the ranks go before
+			 * the host and bus id comparisons (an Xid x every rank) */
+			if (!pid && !(xpid <= 0 && p->bus_id))
+				continue;
 			if (!same_host(xh, p->host))
 				continue;
+			if (p->bus_id && !bid_known) {
+				nccl_busid(bdf, bid, sizeof bid);
+				bid_known = 1;
+			}
 			int bus = p->bus_id && !strcasecmp(p->bus_id, bid) && (xh || hosts <= 1);
-			int pid = xpid > 0 && p->pid > 0 && (long)xpid == p->pid;
 			/* the GPU of the rank, and not another process's Xid on it */
 			if (!(bus && (xpid <= 0 || pid)) && !pid)
 				continue;
