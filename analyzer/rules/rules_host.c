@@ -944,10 +944,21 @@ static void rule_ib(struct rule_ctx *rc)
 /* "0000:1c:00.0" -> NCCL's busId text "1c000" */
 static void nccl_busid(const char *bdf, char *out, size_t on)
 {
-	unsigned dom, bus, dev, fn;
+	unsigned dom, bus, dev, fn, f[3];
 	out[0] = 0;
-	if (sscanf(bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+	/* sscanf's "%x:%x:%x.%x" without sscanf on the form of facts' bus ids
+	 * (hex digits only, the last field up to the end): sys_hex3 reads the
+	 * first three, strtoul the fourth, as sscanf does */
+	int k = sys_hex3(bdf, '.', f);
+	const char *q = k ? bdf + k : NULL, *e = q;
+	while (e && isxdigit((unsigned char)*e))
+		e++;
+	if (q && e > q && !*e) {
+		dom = f[0], bus = f[1], dev = f[2];
+		fn = (unsigned)strtoul(q, NULL, 16);
+	} else if (sscanf(bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4) {
 		return;
+	}
 	/* busIdToInt64 drops the separators: dom(4) bus(2) dev(2) fn(1) hex digits */
 	unsigned long long v = ((unsigned long long)dom << 20) | ((unsigned long long)bus << 12) |
 	                       ((unsigned long long)dev << 4) | fn;
