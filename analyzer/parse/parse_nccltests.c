@@ -683,9 +683,11 @@ static void nt_line(struct nccltests *nt, const char *line, size_t len, uint64_t
 	size_t k = len < sizeof buf - 1 ? len : sizeof buf - 1;
 	memcpy(buf, line, k);
 	buf[k] = 0;
-	/* CR, NUL and LF become blanks (rare: memchr finds them) */
+	/* CR, NUL and LF become blanks (rare: one strcspn says whether buf has
+	 * any, as it stops at the first of them or at buf[k], the NUL put
+	 * there; memchr finds each when it has) */
 	static const char odd[3] = {'\r', 0, '\n'};
-	for (int c = 0; c < 3; c++)
+	for (int c = 0; c < 3 && strcspn(buf, "\r\n") < k; c++)
 		for (char *p = buf; (p = memchr(p, odd[c], (size_t)(buf + k - p))) != NULL; p++) {
 			*p = ' ';
 			kw = 1; /* a blank made here may complete a literal the scan did not see */

@@ -170,6 +170,58 @@ static void test_nccl_tests_nokw(void)
 	cJSON_Delete(f2);
 }
 
+/* CR, NUL and LF in a line the keyword scan found nothing in: the parser
+ * reads it as the same line with blanks there and a keyword possible
+ * (parse_nccltests.c: one strcspn, then memchr, finds them).  So the facts
+ * of _nokw on such a line are those of sysreport_nccltests_line on the line
+ * with those bytes made blanks: lines of every kind with one to three of
+ * them anywhere (the first byte, the last, next to each other). */
+static void test_nccl_tests_odd_bytes(void)
+{
+	static const char *const BASE[] = {
+	    "# Out of bounds values : 3 FAILED", "# Avg bus bandwidth    : 4.79995 ",
+	    "#  Rank  0 Group  0 Pid 662195 on gpu-1-1 device  0 [0009:01:00] NVIDIA GH200 120GB",
+	    "           8             2     float     sum      -1    17.49    0.00    0.00       3",
+	    "# Collective test concluded: all_reduce_perf", "gpu-1-1: Test NCCL failure common.cu:1012 'internal'",
+	    "#       size         count      type   redop    root     time   algbw   busbw  #wrong"};
+	static const char ODD[3] = {'\r', 0, '\n'};
+	const char *ver = "# nccl-tests version 2.17.8 nccl-headers=22902 nccl-library=22902";
+	const char *hdr = "#       size         count      type   redop    root     time   algbw   busbw  #wrong";
+	unsigned long long x = 0x853C49E6748FEA9BULL;
+	int bad = 0;
+	for (int it = 0; it < 3000; it++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		const char *b0 = BASE[x % (sizeof BASE / sizeof BASE[0])];
+		char line[200], blank[200];
+		size_t n = strlen(b0);
+		memcpy(line, b0, n);
+		for (int k = 0, nk = 1 + (int)((x >> 8) % 3); k < nk; k++) {
+			size_t at = (x >> (12 + 8 * k)) % 4 == 0 ? n - 1 : (x >> (14 + 8 * k)) % n; /* the last byte often */
+			line[at] = ODD[(x >> (20 + 8 * k)) % 3];
+		}
+		for (size_t i = 0; i < n; i++)
+			blank[i] = line[i] == '\r' || line[i] == 0 || line[i] == '\n' ? ' ' : line[i];
+		cJSON *f1 = cJSON_CreateObject(), *f2 = cJSON_CreateObject();
+		struct nccltests *a = sysreport_nccltests_new(f1, "x"), *c = sysreport_nccltests_new(f2, "x");
+		sysreport_nccltests_line(a, ver, strlen(ver), 1);
+		sysreport_nccltests_line(c, ver, strlen(ver), 1);
+		sysreport_nccltests_line(a, hdr, strlen(hdr), 2);
+		sysreport_nccltests_line(c, hdr, strlen(hdr), 2);
+		sysreport_nccltests_line_nokw(a, line, n, 3);
+		sysreport_nccltests_line(c, blank, n, 3);
+		sysreport_nccltests_end(a);
+		sysreport_nccltests_end(c);
+		char *j1 = cJSON_PrintUnformatted(f1), *j2 = cJSON_PrintUnformatted(f2);
+		if (strcmp(j1, j2) && bad++ < 5)
+			fprintf(stderr, "odd bytes in [%.*s]: _nokw %s\n  blanks %s\n", (int)n, blank, j1, j2);
+		free(j1);
+		free(j2);
+		cJSON_Delete(f1);
+		cJSON_Delete(f2);
+	}
+	CHECK_INT(bad, 0);
+}
+
 /* The device line as parse_nccltests.c read it with sscanf before
  * device_scan / bus_scan replaced it there: the reference. */
 static cJSON *ref_device(const char *p)
@@ -835,6 +887,7 @@ int main(void)
 {
 	test_nccl_tests();
 	test_nccl_tests_nokw();
+	test_nccl_tests_odd_bytes();
 	test_nccl_tests_devices();
 	test_nccl_tests_scans();
 	test_kmsg_xid_scans();
