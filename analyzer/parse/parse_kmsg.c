@@ -209,7 +209,7 @@ static int xid_line(cJSON *facts, const char *x, const char *host, const char *t
 	if (xid < 0 || xid > 100000)
 		return 0;
 	char bdf[24];
-	snprintf(bdf, sizeof bdf, "%04x:%02x:%02x.0", dom, bus, dev);
+	sys_bdf(bdf, dom, bus, dev); /* in range: checked above */
 	int full;
 	cJSON *arr = entry(facts, "xids", KM_MAX_XIDS, &full);
 	/* the set of Xids per GPU, always complete */

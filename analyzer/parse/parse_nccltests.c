@@ -424,7 +424,7 @@ static void device_line(struct nccltests *nt, const char *s, uint64_t lineno)
 				nf = sscanf(bus, "%x:%x:%x", &dom, &bb, &dd);
 			if (nf == 3 && dom <= 0xffff && bb <= 0xff && dd <= 0x1f) {
 				char norm[24];
-				snprintf(norm, sizeof norm, "%04x:%02x:%02x.0", dom, bb, dd);
+				sys_bdf(norm, dom, bb, dd);
 				sys_set_str(d, "bus_id", norm);
 			} else {
 				sys_set_str(d, "bus_id_text", bus); /* "0x01": the bus number only */

@@ -490,6 +490,19 @@ int sys_hex3(const char *p, int end, unsigned v[3])
 	return (int)(q - p);
 }
 
+void sys_bdf(char out[13], unsigned dom, unsigned bus, unsigned dev)
+{
+	static const char HEX[] = "0123456789abcdef";
+	const unsigned v[8] = {dom >> 12, dom >> 8, dom >> 4, dom, bus >> 4, bus, dev >> 4, dev};
+	static const unsigned char AT[8] = {0, 1, 2, 3, 5, 6, 8, 9};
+	for (int i = 0; i < 8; i++)
+		out[AT[i]] = HEX[v[i] & 15];
+	out[4] = out[7] = ':';
+	out[10] = '.';
+	out[11] = '0';
+	out[12] = 0;
+}
+
 size_t sys_scan_until(const char *s, const char *stops, char *out, size_t cap)
 {
 	size_t n = 0;

@@ -138,6 +138,10 @@ int sys_decimal(const char *t, double *v);
  * >= 0), or 0: another form (a sign, a blank, "0x", fewer fields, another
  * byte after the third): the caller asks sscanf, which decides. */
 int sys_hex3(const char *p, int end, unsigned v[3]);
+/* snprintf(out, 13, "%04x:%02x:%02x.0", dom, bus, dev) for a PCI address
+ * in range (dom <= 0xffff, bus <= 0xff, dev <= 0x1f, which the callers
+ * check first): "0000:01:00.0", 12 bytes and a NUL. */
+void sys_bdf(char out[13], unsigned dom, unsigned bus, unsigned dev);
 /* sscanf(s, "%N[^STOPS]", out) with N = cap - 1: the 1 to cap - 1 bytes of
  * s before the first of the bytes of stops (or the NUL) go to out, with a
  * NUL after them.  Returns how many (0: s starts with a stop byte or is

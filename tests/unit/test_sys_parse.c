@@ -502,11 +502,30 @@ static void test_scan_until(void)
 	CHECK(full > 1000); /* the cap was reached */
 }
 
+/* sys_bdf is snprintf's "%04x:%02x:%02x.0" over the whole range its
+ * callers allow (every bus and device, domains at every digit's edges). */
+static void test_bdf(void)
+{
+	static const unsigned DOM[] = {0, 1, 9, 0xa, 0xf, 0x10, 0xff, 0x100, 0xfff, 0x1000, 0x1234, 0xabcd, 0xfffe, 0xffff};
+	int bad = 0;
+	for (size_t d = 0; d < sizeof DOM / sizeof DOM[0]; d++)
+		for (unsigned b = 0; b <= 0xff; b++)
+			for (unsigned v = 0; v <= 0x1f; v++) {
+				char got[13], want[24];
+				sys_bdf(got, DOM[d], b, v);
+				snprintf(want, sizeof want, "%04x:%02x:%02x.0", DOM[d], b, v);
+				if (strcmp(got, want) && bad++ < 5)
+					fprintf(stderr, "sys_bdf(%x, %x, %x) = %s, snprintf %s\n", DOM[d], b, v, got, want);
+			}
+	CHECK_INT(bad, 0);
+}
+
 int main(void)
 {
 	test_decimal();
 	test_hex3();
 	test_scan_until();
+	test_bdf();
 	test_h200();
 	test_topo_session();
 	test_oom_and_env();
