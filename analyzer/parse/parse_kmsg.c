@@ -306,6 +306,21 @@ static cJSON *oom_entry(cJSON *facts, long pid, const char *path, uint64_t linen
 	return o;
 }
 
+/* sscanf(a, "%ld (%127[^)])", pid, comm) == 2 without sscanf: strtol
+ * reads the number as "%ld" does, the blanks (isspace) before '(' are the
+ * format's blank, then 1 to 127 bytes up to ')' (sys_scan_until). */
+static int pid_comm(const char *a, long *pid, char comm[128])
+{
+	char *e;
+	long v = strtol(a, &e, 10);
+	if (e == a)
+		return 0;
+	*pid = v;
+	while (isspace((unsigned char)*e))
+		e++;
+	return *e == '(' && sys_scan_until(e + 1, ")", comm, 128) != 0;
+}
+
 static int oom_line(cJSON *facts, const char *s, const char *host, const char *ts, const char *path, uint64_t lineno)
 {
 	const char *p;
@@ -314,7 +329,7 @@ static int oom_line(cJSON *facts, const char *s, const char *host, const char *t
 	if ((p = strstr(s, "Killed process ")) || (p = strstr(s, "Kill process "))) {
 		const char *a = strchr(p, ' ');
 		a = a ? strchr(a + 1, ' ') : NULL;
-		if (!a || sscanf(a + 1, "%ld (%127[^)])", &pid, comm) != 2 || pid <= 0)
+		if (!a || !pid_comm(a + 1, &pid, comm) || pid <= 0)
 			return 0;
 		int isnew;
 		cJSON *o = oom_entry(facts, pid, path, lineno, &isnew);
@@ -342,19 +357,20 @@ static int oom_line(cJSON *facts, const char *s, const char *host, const char *t
 	if ((p = strstr(s, "oom-kill:constraint="))) {
 		const char *t = strstr(p, ",task=");
 		const char *q = strstr(p, ",pid=");
-		if (!q || sscanf(q + 5, "%ld", &pid) != 1 || pid <= 0)
+		char *pe; /* sscanf's "%ld": what strtol reads */
+		if (!q || (pid = strtol(q + 5, &pe, 10), pe == q + 5) || pid <= 0)
 			return 0;
 		int isnew;
 		cJSON *o = oom_entry(facts, pid, path, lineno, &isnew);
 		if (!o)
 			return 1;
 		char c[64];
-		if (sscanf(p + 20, "%63[^,]", c) == 1)
+		if (sys_scan_until(p + 20, ",", c, sizeof c)) /* sscanf's "%63[^,]" */
 			sys_set_str(o, "constraint", c);
-		if (t && sscanf(t + 6, "%127[^,]", comm) == 1 && !cJSON_GetObjectItemCaseSensitive(o, "process"))
+		if (t && sys_scan_until(t + 6, ",", comm, sizeof comm) && !cJSON_GetObjectItemCaseSensitive(o, "process"))
 			sys_set_str(o, "process", comm);
 		const char *mc = strstr(p, "task_memcg=");
-		if (mc && sscanf(mc + 11, "%127[^,]", comm) == 1)
+		if (mc && sys_scan_until(mc + 11, ",", comm, sizeof comm))
 			sys_set_str(o, "memcg", comm);
 		if (isnew) {
 			sys_set_str(o, "text", s);

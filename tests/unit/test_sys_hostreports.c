@@ -463,6 +463,65 @@ static void test_kmsg_xid_scans(void)
 	CHECK(kept > 50 && kept < 900); /* both outcomes were tried */
 }
 
+/* OOM lines: what the kernel parser records is what the sscanf calls
+ * that strtol and sys_scan_until replaced there read ("%ld (%127[^)])"
+ * after "Killed process", ",pid=%ld", "%63[^,]" after "constraint=",
+ * "%127[^,]" after ",task=" and "task_memcg="), on lines built from the
+ * real forms and odd ones (signs, blanks before '(', "()", no ')', empty
+ * and long fields, overflowing pids). */
+static void test_kmsg_oom_scans(void)
+{
+	static const char *const PID[] = {"7899", "-3", "+12", " 42", "x", "", "99999999999999999999", "0", "12a"};
+	static const char *const COMM[] = {" (python)", "(python)", " \t(pt_main_thread)", " ()", " (", " python", "  (a b)",
+	                                   " (aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa)",
+	                                   " (x"};
+	static const char *const FIELD[] = {"CONSTRAINT_NONE", "", "CONSTRAINT_MEMCG,x", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "a b"};
+	int bad = 0;
+	for (size_t a = 0; a < sizeof PID / sizeof PID[0]; a++)
+		for (size_t c = 0; c < sizeof COMM / sizeof COMM[0]; c++) {
+			char line[400];
+			snprintf(line, sizeof line, "[  9.1] Out of memory: Killed process %s%s total-vm:1kB, anon-rss:5kB", PID[a], COMM[c]);
+			long pid = 0;
+			char comm[128];
+			const char *k = strstr(line, "Killed process ") + 15;
+			int ok = sscanf(k, "%ld (%127[^)])", &pid, comm) == 2 && pid > 0;
+			cJSON *f = cJSON_CreateObject();
+			sysreport_kmsg_line(f, line, strlen(line), "dmesg", 1);
+			const cJSON *o = get(f, "kernel.oom_kills.0");
+			int same = ok ? o && gn(o, "pid") == (double)pid && gs(o, "process") && !strcmp(gs(o, "process"), comm) : !o;
+			if (!same && bad++ < 5)
+				fprintf(stderr, "oom line [%s]: not what sscanf read\n", line);
+			cJSON_Delete(f);
+		}
+	for (size_t a = 0; a < sizeof PID / sizeof PID[0]; a++)
+		for (size_t c = 0; c < sizeof FIELD / sizeof FIELD[0]; c++)
+			for (size_t t = 0; t < sizeof FIELD / sizeof FIELD[0]; t++) {
+				char line[600];
+				snprintf(line, sizeof line,
+				         "[  9.0] oom-kill:constraint=%s,nodemask=(null),task_memcg=/k/%s,task=%s,pid=%s,uid=0", FIELD[c],
+				         FIELD[t], FIELD[(c + t) % 5], PID[a]);
+				long pid = 0;
+				char cst[64], task[128], memcg[128];
+				const char *p = strstr(line, "oom-kill:constraint="), *tp = strstr(p, ",task="),
+				           *q = strstr(p, ",pid="), *mc = strstr(p, "task_memcg=");
+				int ok = q && sscanf(q + 5, "%ld", &pid) == 1 && pid > 0;
+				int cok = sscanf(p + 20, "%63[^,]", cst) == 1, tok = tp && sscanf(tp + 6, "%127[^,]", task) == 1,
+				    mok = mc && sscanf(mc + 11, "%127[^,]", memcg) == 1;
+				cJSON *f = cJSON_CreateObject();
+				sysreport_kmsg_line(f, line, strlen(line), "dmesg", 1);
+				const cJSON *o = get(f, "kernel.oom_kills.0");
+				int same = ok ? o && gn(o, "pid") == (double)pid && !get(o, "constraint") == !cok &&
+				                    (!cok || !strcmp(gs(o, "constraint"), cst)) && !get(o, "process") == !tok &&
+				                    (!tok || !strcmp(gs(o, "process"), task)) && !get(o, "memcg") == !mok &&
+				                    (!mok || !strcmp(gs(o, "memcg"), memcg))
+				              : !o;
+				if (!same && bad++ < 5)
+					fprintf(stderr, "oom-kill line [%s]: not what sscanf read\n", line);
+				cJSON_Delete(f);
+			}
+	CHECK_INT(bad, 0);
+}
+
 /* kernel messages as sys_parse_kmsg reads a whole text (the OOM reports are
  * tests/cases/kmsg).  The Xid reports stay here: through `analyze` only the
  * lines with a KW_KMSG keyword reach sysreport_kmsg_line, so the other NVRM
@@ -891,6 +950,7 @@ int main(void)
 	test_nccl_tests_devices();
 	test_nccl_tests_scans();
 	test_kmsg_xid_scans();
+	test_kmsg_oom_scans();
 	test_kmsg();
 	test_nodes();
 	test_versions_bare_nccl();
