@@ -174,7 +174,13 @@ static char *fixed_text(const char *t)
 				continue;
 			}
 		}
-		buf_addc(&b, *p++);
+		/* *p as it is, and the bytes after it up to the next that the
+		 * tests above look at ('(', " (", '{'): one copy */
+		const char *r = p + 1;
+		while (*r && *r != '(' && *r != '{' && !(*r == ' ' && r[1] == '('))
+			r++;
+		buf_add(&b, p, (size_t)(r - p));
+		p = r;
 	}
 	return buf_steal(&b);
 }
