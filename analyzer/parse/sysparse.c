@@ -506,9 +506,17 @@ void sys_bdf(char out[13], unsigned dom, unsigned bus, unsigned dev)
 size_t sys_scan_until(const char *s, const char *stops, char *out, size_t cap)
 {
 	size_t n = 0;
-	for (; n + 1 < cap && s[n]; n++)
-		if (strchr(stops, s[n]))
-			break;
+	if (!stops[0] || !stops[1] || !stops[2]) {
+		/* one or two stop bytes (most callers): compared inline, not a
+		 * strchr a byte; b is 0 (the NUL, which stops anyway) for one */
+		char a = stops[0], b = a ? stops[1] : 0;
+		while (n + 1 < cap && s[n] && s[n] != a && s[n] != b)
+			n++;
+	} else {
+		for (; n + 1 < cap && s[n]; n++)
+			if (strchr(stops, s[n]))
+				break;
+	}
 	memcpy(out, s, n);
 	out[n] = 0;
 	return n;
