@@ -168,30 +168,6 @@ static void common(cJSON *o, const char *host, const char *ts, const char *path,
 	sys_put_source(o, path, lineno);
 }
 
-/* sscanf(p, "%x:%x:%x)%n") == 3 where the three fields are hex digits only
- * and ')' follows the third (the usual "0000:01:00)"): strtoul reads each as
- * sscanf does (it converts with strtoul and stores an unsigned int), and
- * the "%x:%x:%x GPU-I:%x)%n" that xid_line tries first cannot match (')' is
- * no blank and no 'G').  0: another form (MIG, two fields, a sign, a blank,
- * "0x"): the caller asks sscanf. */
-static int pci_scan(const char *p, unsigned *dom, unsigned *bus, unsigned *dev, int *k)
-{
-	const char *q = p;
-	unsigned v[3];
-	for (int i = 0; i < 3; i++) {
-		const char *f = q;
-		while (isxdigit((unsigned char)*q))
-			q++;
-		if (q == f || *q != (i < 2 ? ':' : ')'))
-			return 0;
-		v[i] = (unsigned)strtoul(f, NULL, 16);
-		q++;
-	}
-	*dom = v[0], *bus = v[1], *dev = v[2];
-	*k = (int)(q - p);
-	return 1;
-}
-
 /* "NVRM: Xid (PCI:0000:00:07): 31, pid=2168, name=python, channel ..."
  * (older drivers: "NVRM: Xid (0000:01:00): 79, GPU has fallen off the bus.") */
 static int xid_line(cJSON *facts, const char *x, const char *host, const char *ts, const char *path, uint64_t lineno)
@@ -207,8 +183,12 @@ static int xid_line(cJSON *facts, const char *x, const char *host, const char *t
 	unsigned dom = 0, bus, dev, inst = 0;
 	int k = 0, xid, has_gi = 0;
 	/* a MIG GPU instance follows the address: "(PCI:0000:01:00 GPU-I:05)" */
-	if (pci_scan(p, &dom, &bus, &dev, &k)) {
-		/* the second form below, without sscanf */
+	unsigned f[3];
+	/* sscanf(p, "%x:%x:%x)%n") == 3 without sscanf, where the fields are
+	 * hex digits only: then the MIG form below cannot match (')' is no
+	 * blank and no 'G') */
+	if ((k = sys_hex3(p, ')', f)) != 0) {
+		dom = f[0], bus = f[1], dev = f[2];
 	} else if (sscanf(p, "%x:%x:%x GPU-I:%x)%n", &dom, &bus, &dev, &inst, &k) == 4 && k) {
 		has_gi = 1;
 	} else if (k = 0, sscanf(p, "%x:%x:%x)%n", &dom, &bus, &dev, &k) != 3 || k == 0) {
@@ -229,7 +209,7 @@ static int xid_line(cJSON *facts, const char *x, const char *host, const char *t
 	if (xid < 0 || xid > 100000)
 		return 0;
 	char bdf[24];
-	snprintf(bdf, sizeof bdf, "%04x:%02x:%02x.0", dom, bus, dev);
+	sys_bdf(bdf, dom, bus, dev); /* in range: checked above */
 	int full;
 	cJSON *arr = entry(facts, "xids", KM_MAX_XIDS, &full);
 	/* the set of Xids per GPU, always complete */
@@ -265,16 +245,9 @@ static int xid_line(cJSON *facts, const char *x, const char *host, const char *t
 		cJSON_AddNumberToObject(o, "pid", (double)pid);
 	const char *np = strstr(q, "name=");
 	if (np) {
-		/* sscanf's "%127[^, ]": 1 to 127 bytes up to a comma, a blank or the end */
-		size_t nn = 0;
-		while (nn < 127 && np[5 + nn] && np[5 + nn] != ',' && np[5 + nn] != ' ')
-			nn++;
-		if (nn) {
-			char name[128];
-			memcpy(name, np + 5, nn);
-			name[nn] = 0;
+		char name[128]; /* sscanf's "%127[^, ]" */
+		if (sys_scan_until(np + 5, ", ", name, sizeof name))
 			sys_set_str(o, "process", name);
-		}
 	}
 	sys_set_str(o, "text", x);
 	common(o, host, ts, path, lineno);
@@ -333,6 +306,21 @@ static cJSON *oom_entry(cJSON *facts, long pid, const char *path, uint64_t linen
 	return o;
 }
 
+/* sscanf(a, "%ld (%127[^)])", pid, comm) == 2 without sscanf: strtol
+ * reads the number as "%ld" does, the blanks (isspace) before '(' are the
+ * format's blank, then 1 to 127 bytes up to ')' (sys_scan_until). */
+static int pid_comm(const char *a, long *pid, char comm[128])
+{
+	char *e;
+	long v = strtol(a, &e, 10);
+	if (e == a)
+		return 0;
+	*pid = v;
+	while (isspace((unsigned char)*e))
+		e++;
+	return *e == '(' && sys_scan_until(e + 1, ")", comm, 128) != 0;
+}
+
 static int oom_line(cJSON *facts, const char *s, const char *host, const char *ts, const char *path, uint64_t lineno)
 {
 	const char *p;
@@ -341,7 +329,7 @@ static int oom_line(cJSON *facts, const char *s, const char *host, const char *t
 	if ((p = strstr(s, "Killed process ")) || (p = strstr(s, "Kill process "))) {
 		const char *a = strchr(p, ' ');
 		a = a ? strchr(a + 1, ' ') : NULL;
-		if (!a || sscanf(a + 1, "%ld (%127[^)])", &pid, comm) != 2 || pid <= 0)
+		if (!a || !pid_comm(a + 1, &pid, comm) || pid <= 0)
 			return 0;
 		int isnew;
 		cJSON *o = oom_entry(facts, pid, path, lineno, &isnew);
@@ -369,19 +357,20 @@ static int oom_line(cJSON *facts, const char *s, const char *host, const char *t
 	if ((p = strstr(s, "oom-kill:constraint="))) {
 		const char *t = strstr(p, ",task=");
 		const char *q = strstr(p, ",pid=");
-		if (!q || sscanf(q + 5, "%ld", &pid) != 1 || pid <= 0)
+		char *pe; /* sscanf's "%ld": what strtol reads */
+		if (!q || (pid = strtol(q + 5, &pe, 10), pe == q + 5) || pid <= 0)
 			return 0;
 		int isnew;
 		cJSON *o = oom_entry(facts, pid, path, lineno, &isnew);
 		if (!o)
 			return 1;
 		char c[64];
-		if (sscanf(p + 20, "%63[^,]", c) == 1)
+		if (sys_scan_until(p + 20, ",", c, sizeof c)) /* sscanf's "%63[^,]" */
 			sys_set_str(o, "constraint", c);
-		if (t && sscanf(t + 6, "%127[^,]", comm) == 1 && !cJSON_GetObjectItemCaseSensitive(o, "process"))
+		if (t && sys_scan_until(t + 6, ",", comm, sizeof comm) && !cJSON_GetObjectItemCaseSensitive(o, "process"))
 			sys_set_str(o, "process", comm);
 		const char *mc = strstr(p, "task_memcg=");
-		if (mc && sscanf(mc + 11, "%127[^,]", comm) == 1)
+		if (mc && sys_scan_until(mc + 11, ",", comm, sizeof comm))
 			sys_set_str(o, "memcg", comm);
 		if (isnew) {
 			sys_set_str(o, "text", s);

@@ -166,18 +166,14 @@ static int sc_int(const char **p, int *v)
 	return 1;
 }
 
+/* sscanf's "%Ns" (N = max): blanks skipped, then 1 to max bytes up to one
+ * of isspace's (the C locale's six) into out */
 static int sc_word(const char **p, char *out, size_t max)
 {
 	sc_blank(p);
-	size_t n = 0;
-	while (n < max && (*p)[n] && !isspace((unsigned char)(*p)[n]))
-		n++;
-	if (n == 0)
-		return 0;
-	memcpy(out, *p, n);
-	out[n] = 0;
+	size_t n = sys_scan_until(*p, " \t\n\v\f\r", out, max + 1);
 	*p += n;
-	return 1;
+	return n != 0;
 }
 
 static cJSON *tests_root(struct nccltests *nt)
@@ -382,25 +378,6 @@ static int device_scan(const char *s, int with_group, int with_pid, int *rank, i
 	return 1;
 }
 
-/* sscanf(bus, "%x:%x:%x", ...) == 3 where every field is hex digits only
- * (the usual "0009:01:00"): strtoul reads them as sscanf does (it
- * converts with strtoul and stores an unsigned int).  -1: another form
- * (a sign, a blank, "0x"): the caller asks sscanf. */
-static int bus_scan(const char *bus, unsigned *v)
-{
-	const char *p = bus;
-	for (int i = 0; i < 3; i++) {
-		const char *q = p;
-		while (isxdigit((unsigned char)*q))
-			q++;
-		if (q == p || (i < 2 && *q != ':'))
-			return -1;
-		v[i] = (unsigned)strtoul(p, NULL, 16);
-		p = q + 1;
-	}
-	return 3;
-}
-
 /* "#  Rank  0 Group  0 Pid 662195 on gpu-1-1 device  0 [0009:01:00] NVIDIA GH200 120GB",
  * "#   Rank  0 Pid  29565 on server device  0 [0x01] A40",
  * "#   Rank  0 on host device  0 [0x01] Tesla P100" (v1) */
@@ -440,14 +417,14 @@ static void device_line(struct nccltests *nt, const char *s, uint64_t lineno)
 			memcpy(bus, b + 1, (size_t)(e - b - 1));
 			bus[e - b - 1] = 0;
 			unsigned f[3], dom, bb, dd;
-			int nf = bus_scan(bus, f);
-			if (nf == 3)
+			int nf = 3;
+			if (sys_hex3(bus, -1, f)) /* sscanf's "%x:%x:%x" on the usual form */
 				dom = f[0], bb = f[1], dd = f[2];
 			else
 				nf = sscanf(bus, "%x:%x:%x", &dom, &bb, &dd);
 			if (nf == 3 && dom <= 0xffff && bb <= 0xff && dd <= 0x1f) {
 				char norm[24];
-				snprintf(norm, sizeof norm, "%04x:%02x:%02x.0", dom, bb, dd);
+				sys_bdf(norm, dom, bb, dd);
 				sys_set_str(d, "bus_id", norm);
 			} else {
 				sys_set_str(d, "bus_id_text", bus); /* "0x01": the bus number only */
@@ -561,6 +538,26 @@ static void result_line(struct nccltests *nt, const char *s, uint64_t lineno, co
 	nt->in_table = 0;
 }
 
+/* sys_set_bool(r, "failed", 1) and sys_set_num(r, "failure_count", n):
+ * both go last, in that order.  When they are r's last two members already
+ * (the previous failure line of the run set them, nothing was set since)
+ * that order is kept and "failed" is true: only the count changes.  The
+ * first members of those names are they: a run's members are set by
+ * sys_set_*, sys_obj, sys_arr and sys_put_source only, which keep one of
+ * each name. */
+static void set_failed(cJSON *r, int n)
+{
+	const cJSON *last = r->child ? r->child->prev : NULL, *before = last ? last->prev : NULL;
+	if (last && before != last && last->type == cJSON_Number && last->string &&
+	    !strcmp(last->string, "failure_count") && before->type == cJSON_True && before->string &&
+	    !strcmp(before->string, "failed")) {
+		cJSON_SetNumberHelper((cJSON *)last, n);
+		return;
+	}
+	sys_set_bool(r, "failed", 1);
+	sys_set_num(r, "failure_count", n);
+}
+
 /* "HOST: Test NCCL failure FILE:LINE 'error'", "HOST: Test CUDA failure ...",
  * " .. HOST pid P: Test failure FILE:LINE" */
 static void failure_line(struct nccltests *nt, const char *s, const char *at, const char *kind, uint64_t lineno)
@@ -568,14 +565,10 @@ static void failure_line(struct nccltests *nt, const char *s, const char *at, co
 	cJSON *r = cur_run(nt, lineno);
 	if (!r)
 		return;
-	sys_set_bool(r, "failed", 1);
-	if (nt->nfailures >= NT_MAX_FAILURES) {
-		nt->nfailures++;
-		sys_set_num(r, "failure_count", nt->nfailures);
-		return;
-	}
 	nt->nfailures++;
-	sys_set_num(r, "failure_count", nt->nfailures);
+	set_failed(r, nt->nfailures);
+	if (nt->nfailures > NT_MAX_FAILURES)
+		return;
 	cJSON *f = cJSON_CreateObject();
 	sys_set_str(f, "kind", kind);
 	/* the host before ": Test", or after " .. " */
@@ -597,17 +590,9 @@ static void failure_line(struct nccltests *nt, const char *s, const char *at, co
 		cJSON_AddNumberToObject(f, "pid", (double)pid);
 	const char *loc = strstr(at, "failure ");
 	if (loc) {
-		/* sscanf's "%127[^ ']": 1 to 127 bytes up to a blank, a quote or the end */
-		const char *w = loc + 8;
-		size_t wn = 0;
-		while (wn < 127 && w[wn] && w[wn] != ' ' && w[wn] != '\'')
-			wn++;
-		if (wn) {
-			char where[128];
-			memcpy(where, w, wn);
-			where[wn] = 0;
+		char where[128]; /* sscanf's "%127[^ ']" */
+		if (sys_scan_until(loc + 8, " '", where, sizeof where))
 			sys_set_str(f, "at", where);
-		}
 		const char *q = strchr(loc, '\'');
 		if (q) {
 			const char *qe = strrchr(q + 1, '\'');
@@ -698,9 +683,11 @@ static void nt_line(struct nccltests *nt, const char *line, size_t len, uint64_t
 	size_t k = len < sizeof buf - 1 ? len : sizeof buf - 1;
 	memcpy(buf, line, k);
 	buf[k] = 0;
-	/* CR, NUL and LF become blanks (rare: memchr finds them) */
+	/* CR, NUL and LF become blanks (rare: one strcspn says whether buf has
+	 * any, as it stops at the first of them or at buf[k], the NUL put
+	 * there; memchr finds each when it has) */
 	static const char odd[3] = {'\r', 0, '\n'};
-	for (int c = 0; c < 3; c++)
+	for (int c = 0; c < 3 && strcspn(buf, "\r\n") < k; c++)
 		for (char *p = buf; (p = memchr(p, odd[c], (size_t)(buf + k - p))) != NULL; p++) {
 			*p = ' ';
 			kw = 1; /* a blank made here may complete a literal the scan did not see */

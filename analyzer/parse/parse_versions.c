@@ -31,13 +31,9 @@ static int first_version(const char *v, char *out, size_t outsz)
 {
 	while (*v && !isdigit((unsigned char)*v))
 		v++;
-	size_t n = 0;
-	while (v[n] && !isspace((unsigned char)v[n]) && v[n] != ',' && v[n] != ')' && n + 1 < outsz)
-		n++;
+	size_t n = sys_scan_until(v, " \t\n\v\f\r,)", out, outsz); /* isspace's bytes, ',' and ')' */
 	if (n == 0)
 		return 0;
-	memcpy(out, v, n);
-	out[n] = 0;
 	while (n && out[n - 1] == '.')
 		out[--n] = 0;
 	return n > 0;

@@ -474,6 +474,54 @@ int sys_decimal(const char *t, double *v)
 	return 1;
 }
 
+int sys_hex3(const char *p, int end, unsigned v[3])
+{
+	const char *q = p;
+	for (int i = 0; i < 3; i++) {
+		const char *f = q;
+		while (isxdigit((unsigned char)*q))
+			q++;
+		if (q == f || (i < 2 ? *q != ':' : end >= 0 && (unsigned char)*q != end))
+			return 0;
+		/* digits only, then a byte that is none: strtoul reads just them */
+		v[i] = (unsigned)strtoul(f, NULL, 16);
+		q++;
+	}
+	return (int)(q - p);
+}
+
+void sys_bdf(char out[13], unsigned dom, unsigned bus, unsigned dev)
+{
+	static const char HEX[] = "0123456789abcdef";
+	const unsigned v[8] = {dom >> 12, dom >> 8, dom >> 4, dom, bus >> 4, bus, dev >> 4, dev};
+	static const unsigned char AT[8] = {0, 1, 2, 3, 5, 6, 8, 9};
+	for (int i = 0; i < 8; i++)
+		out[AT[i]] = HEX[v[i] & 15];
+	out[4] = out[7] = ':';
+	out[10] = '.';
+	out[11] = '0';
+	out[12] = 0;
+}
+
+size_t sys_scan_until(const char *s, const char *stops, char *out, size_t cap)
+{
+	size_t n = 0;
+	if (!stops[0] || !stops[1] || !stops[2]) {
+		/* one or two stop bytes (most callers): compared inline, not a
+		 * strchr a byte; b is 0 (the NUL, which stops anyway) for one */
+		char a = stops[0], b = a ? stops[1] : 0;
+		while (n + 1 < cap && s[n] && s[n] != a && s[n] != b)
+			n++;
+	} else {
+		for (; n + 1 < cap && s[n]; n++)
+			if (strchr(stops, s[n]))
+				break;
+	}
+	memcpy(out, s, n);
+	out[n] = 0;
+	return n;
+}
+
 double sys_parse_mib(const char *s, const char **end)
 {
 	return sys_parse_mib_n(s, s + strlen(s), end);

@@ -129,6 +129,24 @@ double sys_parse_mib_n(const char *s, const char *lim, const char **end);
  * calls setlocale).  0, *v untouched: any other form (a sign, an exponent,
  * more digits, a blank): strtod decides. */
 int sys_decimal(const char *t, double *v);
+/* sscanf(p, "%x:%x:%x") where the three fields are hex digits only and
+ * ':' follows the first two: v[] is what sscanf stores (strtoul's value of
+ * each field as an unsigned int).  end: the byte that must follow the
+ * third field (')' in a kernel Xid's "(0000:01:00)"), or -1: any byte (a
+ * bus id "0009:01:00" cut at its ']').  Returns the bytes read, the one
+ * after the third field included (for sscanf's "%n" after the ')' when end
+ * >= 0), or 0: another form (a sign, a blank, "0x", fewer fields, another
+ * byte after the third): the caller asks sscanf, which decides. */
+int sys_hex3(const char *p, int end, unsigned v[3]);
+/* snprintf(out, 13, "%04x:%02x:%02x.0", dom, bus, dev) for a PCI address
+ * in range (dom <= 0xffff, bus <= 0xff, dev <= 0x1f, which the callers
+ * check first): "0000:01:00.0", 12 bytes and a NUL. */
+void sys_bdf(char out[13], unsigned dom, unsigned bus, unsigned dev);
+/* sscanf(s, "%N[^STOPS]", out) with N = cap - 1: the 1 to cap - 1 bytes of
+ * s before the first of the bytes of stops (or the NUL) go to out, with a
+ * NUL after them.  Returns how many (0: s starts with a stop byte or is
+ * empty, sscanf's 0 conversions; out then holds "").  cap >= 2. */
+size_t sys_scan_until(const char *s, const char *stops, char *out, size_t cap);
 /* Times: tstamp_epoch_of (tstamp.h) for "2026/11/30 14:16:53.366" or
  * "Mon Nov 30 14:30:31 2026". */
 

@@ -174,7 +174,13 @@ static char *fixed_text(const char *t)
 				continue;
 			}
 		}
-		buf_addc(&b, *p++);
+		/* *p as it is, and the bytes after it up to the next that the
+		 * tests above look at ('(', " (", '{'): one copy */
+		const char *r = p + 1;
+		while (*r && *r != '(' && *r != '{' && !(*r == ' ' && r[1] == '('))
+			r++;
+		buf_add(&b, p, (size_t)(r - p));
+		p = r;
 	}
 	return buf_steal(&b);
 }
@@ -256,7 +262,8 @@ static cJSON *diagnosis_head_json(const struct diagnosis *d)
 	return o;
 }
 
-static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d, size_t evmax)
+/* launchers: bundle_launchers(b), once per report (it walks every evidence id) */
+static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d, size_t evmax, unsigned launchers)
 {
 	cJSON *o = diagnosis_head_json(d);
 	if (d->echo_of)
@@ -274,7 +281,6 @@ static cJSON *diagnosis_json(const struct bundle *b, const struct diagnosis *d, 
 	cJSON_AddStringToObject(o, "fixed_explanation", ft);
 	free(ft);
 	cJSON *fix = cJSON_AddArrayToObject(o, "fix");
-	unsigned launchers = bundle_launchers(b);
 	for (size_t i = 0; i < d->def->fix.n; i++) {
 		if (i < d->def->fix_launchers.n && !fix_applies(d->def->fix_launchers.v[i], launchers))
 			continue;
@@ -451,7 +457,7 @@ static cJSON *bundle_json(const struct bundle *b, size_t evidence_max, cJSON *fa
 		cJSON_AddItemToObject(o, "flight_recorder", fr);
 	cJSON *diags = cJSON_AddArrayToObject(o, "diagnoses");
 	for (size_t i = 0; i < b->ndiags; i++)
-		cJSON_AddItemToArray(diags, diagnosis_json(b, &b->diags[i], evmax));
+		cJSON_AddItemToArray(diags, diagnosis_json(b, &b->diags[i], evmax, lm));
 	cJSON *fl = cJSON_AddArrayToObject(o, "unexplained");
 	for (size_t i = 0; i < b->nfailures; i++) {
 		cJSON *f = cJSON_CreateObject();

@@ -78,4 +78,17 @@ static inline struct evidence *rule_emit(struct rule_ctx *c, const char *rule_id
 	return e;
 }
 
+/* Whether evidence e of list l has the id whose evlist_slot() is slot (-1:
+ * no evidence of it): strcmp(e->id, id) == 0 without the strcmp where e's
+ * id is l's own (every id evlist_add stores is l->counts[e->id_slot].id,
+ * and l->counts holds each id once), strcmp otherwise.  For a loop over
+ * the evidence that looks for one id: the slot is looked up once before
+ * it (and again after anything that adds evidence of a new id). */
+static inline int rule_ev_is(const struct evlist *l, const struct evidence *e, long slot, const char *id)
+{
+	if (e->id_slot < l->ncounts && l->counts[e->id_slot].id == e->id)
+		return slot >= 0 && e->id_slot == (size_t)slot;
+	return e->id && strcmp(e->id, id) == 0;
+}
+
 #endif

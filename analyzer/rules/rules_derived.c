@@ -15,6 +15,7 @@
 #include "match/derive.h"
 #include "match/patids.h"
 #include "parse/ranks.h"
+#include "base/hash.h"
 #include "base/util.h"
 
 static const struct rule_def DEFS[] = {
@@ -135,13 +136,100 @@ static const struct diagdef *generic_present(const struct rule_ctx *rc, struct g
 	return NULL;
 }
 
+/* derive_match per input, for the inputs without a crash block: a bundle
+ * repeats its failure lines (a job log pasted twice, every rank printing
+ * the same WARN), and derive_match runs up to every row's regex on each.
+ * derive_match reads of such an input src (a C string, or NULL),
+ * msg[0..msgn), code and exception only, and the rows do not change while
+ * rules run: equal keys, the same row.  The keys are copies (owned here);
+ * freed by derive_memo_free. */
+struct derive_memo_ent {
+	char *src;            /* NULL: none */
+	char *msg;
+	size_t msgn;
+	int code, exception;
+	uint64_t h;
+	const struct derive_row *row;
+};
+struct derive_memo {
+	struct derive_memo_ent *v;
+	size_t n, cap;
+	size_t *slot;         /* position + 1, 0 = empty; nslot a power of two */
+	size_t nslot;
+};
+
+static uint64_t memo_hash(const struct derive_input *in)
+{
+	uint64_t h = hash_words(HASH_SEED ^ (uint64_t)(in->code + 2) ^ ((uint64_t)in->exception << 40), in->msg, in->msgn);
+	return in->src ? hash_str(h ^ 0x9e3779b97f4a7c15ULL, in->src) : h;
+}
+
+static int memo_same(const struct derive_memo_ent *e, const struct derive_input *in, uint64_t h)
+{
+	return e->h == h && e->code == in->code && e->exception == in->exception && e->msgn == in->msgn &&
+	       !e->src == !in->src && (!e->src || strcmp(e->src, in->src) == 0) && memcmp(e->msg, in->msg, in->msgn) == 0;
+}
+
+static void memo_put(struct derive_memo *m, size_t i)
+{
+	size_t k = (size_t)m->v[i].h & (m->nslot - 1);
+	while (m->slot[k])
+		k = (k + 1) & (m->nslot - 1);
+	m->slot[k] = i + 1;
+}
+
+static const struct derive_row *derive_memo_match(struct derive_memo *m, const struct derive_rows *rows,
+                                                  const struct derive_input *in)
+{
+	uint64_t h = memo_hash(in);
+	if (m->nslot)
+		for (size_t k = (size_t)h & (m->nslot - 1); m->slot[k]; k = (k + 1) & (m->nslot - 1))
+			if (memo_same(&m->v[m->slot[k] - 1], in, h))
+				return m->v[m->slot[k] - 1].row;
+	const struct derive_row *row = derive_match(rows, in);
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 16;
+		m->v = xrealloc(m->v, m->cap * sizeof *m->v);
+	}
+	struct derive_memo_ent *e = &m->v[m->n++];
+	e->src = in->src ? xstrdup(in->src) : NULL;
+	e->msg = xmalloc(in->msgn + 1);
+	memcpy(e->msg, in->msg, in->msgn);
+	e->msg[in->msgn] = 0;
+	e->msgn = in->msgn;
+	e->code = in->code;
+	e->exception = in->exception;
+	e->h = h;
+	e->row = row;
+	if (2 * m->n > m->nslot) { /* at most half full */
+		free(m->slot);
+		m->nslot = m->nslot ? 2 * m->nslot : 64;
+		m->slot = xcalloc(m->nslot, sizeof *m->slot);
+		for (size_t i = 0; i < m->n; i++)
+			memo_put(m, i);
+	} else {
+		memo_put(m, m->n - 1);
+	}
+	return row;
+}
+
+static void derive_memo_free(struct derive_memo *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].src);
+		free(m->v[i].msg);
+	}
+	free(m->v);
+	free(m->slot);
+}
+
 /* A signature matched an NCCL WARN whose message is a generic result
  * ("Cuda failure 1 'invalid argument'"): the WARN's source file names the
  * component (transport/nvls.cc: NVLink SHARP, the Fabric Manager's).  The
  * file rows of derived.json, read on the file alone, give its category;
  * the finding names the generic diagnosis it refines (cascade.c ranks it
  * first).  Returns how many it emitted. */
-static size_t refine_by_source(struct rule_ctx *rc, struct generic_memo *m)
+static size_t refine_by_source(struct rule_ctx *rc, struct generic_memo *m, struct derive_memo *dm)
 {
 	size_t found = 0, n = rc->ev->n; /* what rule_emit adds is not looked at */
 	for (size_t i = 0; i < n; i++) {
@@ -156,7 +244,7 @@ static size_t refine_by_source(struct rule_ctx *rc, struct generic_memo *m)
 		in.code = -1;
 		in.src = e->src;
 		in.msg = "";
-		const struct derive_row *row = derive_match(&rc->db->derived, &in);
+		const struct derive_row *row = derive_memo_match(dm, &rc->db->derived, &in);
 		if (!row || row->from != DERIVE_NCCL_FILE || generic_category(row->category) ||
 		    strcmp(row->category, g->category) == 0)
 			continue;
@@ -237,6 +325,7 @@ static void run(struct rule_ctx *rc)
 	if (!db || !db->derived.n)
 		return;
 	run_crashes(rc); /* a crash's frames say more than its banner: always */
+	struct derive_memo dm = {0};
 	size_t found = 0; /* findings of a category that names a component */
 	const struct derive_row *generic_row = NULL; /* the first generic one (OTHER, CUDA_ERROR_OTHER) */
 	for (size_t i = 0; i < rc->nfailures; i++) {
@@ -250,7 +339,7 @@ static void run(struct rule_ctx *rc)
 		in.exception = strcmp(f->what, "exception") == 0;
 		if (f->src == NULL && strcmp(f->what, "nccl_warn") == 0)
 			in.src = ""; /* a WARN whose prefix named no file: only its message can say */
-		const struct derive_row *row = derive_match(&db->derived, &in);
+		const struct derive_row *row = derive_memo_match(&dm, &db->derived, &in);
 		if (!row)
 			continue;
 		char *from;
@@ -277,10 +366,11 @@ static void run(struct rule_ctx *rc)
 			generic_row = row;
 	}
 	struct generic_memo memo = {0};
-	found += refine_by_source(rc, &memo);
+	found += refine_by_source(rc, &memo, &dm);
 	if (found) {
 		free(memo.g);
 		free(memo.known);
+		derive_memo_free(&dm);
 		return;
 	}
 	/* Only generic results so far (or none): the deepest frame of NCCL's
@@ -299,8 +389,10 @@ static void run(struct rule_ctx *rc)
 	failed |= bootstrap_chain_in_init(rc);
 	if (r && (r->saw_child_failed || r->launcher_signalled || r->job_exit > 0))
 		failed = 1;
-	if (!failed)
+	if (!failed) {
+		derive_memo_free(&dm);
 		return;
+	}
 	/* no failure line gave a category: NCCL's return chains (the first frame
 	 * of each process is the deepest, printed right after the failure) */
 	for (size_t i = 0; i < rc->nclues; i++) {
@@ -311,7 +403,7 @@ static void run(struct rule_ctx *rc)
 		in.code = c->code;
 		in.msg = c->raw;
 		in.msgn = strlen(c->raw);
-		const struct derive_row *row = derive_match(&db->derived, &in);
+		const struct derive_row *row = derive_memo_match(&dm, &db->derived, &in);
 		if (!row)
 			continue;
 		int says_more = !generic_category(row->category);
@@ -323,6 +415,7 @@ static void run(struct rule_ctx *rc)
 		emit(rc, row, c->path, c->line, c->raw, c->rawlength, from, c->rank, c->host, c->pid, refines);
 		free(from);
 	}
+	derive_memo_free(&dm);
 }
 
 const struct rule_provider RULES_DERIVED = {

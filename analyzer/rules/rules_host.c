@@ -944,10 +944,21 @@ static void rule_ib(struct rule_ctx *rc)
 /* "0000:1c:00.0" -> NCCL's busId text "1c000" */
 static void nccl_busid(const char *bdf, char *out, size_t on)
 {
-	unsigned dom, bus, dev, fn;
+	unsigned dom, bus, dev, fn, f[3];
 	out[0] = 0;
-	if (sscanf(bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+	/* sscanf's "%x:%x:%x.%x" without sscanf on the form of facts' bus ids
+	 * (hex digits only, the last field up to the end): sys_hex3 reads the
+	 * first three, strtoul the fourth, as sscanf does */
+	int k = sys_hex3(bdf, '.', f);
+	const char *q = k ? bdf + k : NULL, *e = q;
+	while (e && isxdigit((unsigned char)*e))
+		e++;
+	if (q && e > q && !*e) {
+		dom = f[0], bus = f[1], dev = f[2];
+		fn = (unsigned)strtoul(q, NULL, 16);
+	} else if (sscanf(bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4) {
 		return;
+	}
 	/* busIdToInt64 drops the separators: dom(4) bus(2) dev(2) fn(1) hex digits */
 	unsigned long long v = ((unsigned long long)dom << 20) | ((unsigned long long)bus << 12) |
 	                       ((unsigned long long)dev << 4) | fn;
@@ -1017,7 +1028,7 @@ static void rule_kernel(struct rule_ctx *rc)
 		if (!bdf || !json_num(x, "xid", &xid) || nx >= 16)
 			continue;
 		char bid[32];
-		nccl_busid(bdf, bid, sizeof bid);
+		int bid_known = 0; /* nccl_busid(bdf) on the first rank with a bus id that gets that far */
 		const char *xh = json_str(x, "host");
 		double xpid = -1;
 		json_num(x, "pid", &xpid);
@@ -1033,10 +1044,19 @@ static void rule_kernel(struct rule_ctx *rc)
 		}
 		for (size_t i = 0; i < rc->ranks->n; i++) {
 			const struct rank_proc *p = &rc->ranks->v[i];
+			int pid = xpid > 0 && p->pid > 0 && (long)xpid == p->pid;
+			/* the test below needs the pids to match, or an Xid without a
+			 * pid and a rank with a bus id: the rest of the ranks go before
+			 * the host and bus id comparisons (an Xid x every rank) */
+			if (!pid && !(xpid <= 0 && p->bus_id))
+				continue;
 			if (!same_host(xh, p->host))
 				continue;
+			if (p->bus_id && !bid_known) {
+				nccl_busid(bdf, bid, sizeof bid);
+				bid_known = 1;
+			}
 			int bus = p->bus_id && !strcasecmp(p->bus_id, bid) && (xh || hosts <= 1);
-			int pid = xpid > 0 && p->pid > 0 && (long)xpid == p->pid;
 			/* the GPU of the rank, and not another process's Xid on it */
 			if (!(bus && (xpid <= 0 || pid)) && !pid)
 				continue;

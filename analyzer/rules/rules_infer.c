@@ -294,9 +294,10 @@ static void rule_store_lost(struct rule_ctx *rc)
 		return;
 	const struct evidence *first = NULL;
 	int rank0_lost = 0;
+	long slot[2] = {evlist_slot(rc->ev, lost[0]), evlist_slot(rc->ev, lost[1])};
 	for (size_t i = 0; i < rc->ev->n; i++)
 		for (size_t k = 0; lost[k]; k++)
-			if (strcmp(rc->ev->v[i].id, lost[k]) == 0) {
+			if (rule_ev_is(rc->ev, &rc->ev->v[i], slot[k], lost[k])) {
 				if (!first)
 					first = &rc->ev->v[i];
 				rank0_lost |= rc->ev->v[i].rank == 0;
@@ -331,9 +332,10 @@ static void rule_timeout_missing(struct rule_ctx *rc)
 	memset(seen, 0, sizeof seen);
 	int hi = -1, n = 0;
 	const struct evidence *first = NULL;
+	long wslot = evlist_slot(rc->ev, SIG_COLL_WATCHDOG_TIMEOUT);
 	for (size_t i = 0; i < rc->ev->n; i++) {
 		const struct evidence *e = &rc->ev->v[i];
-		if (strcmp(e->id, SIG_COLL_WATCHDOG_TIMEOUT) != 0 || e->rank < 0 || e->rank >= MAXR)
+		if (!rule_ev_is(rc->ev, e, wslot, SIG_COLL_WATCHDOG_TIMEOUT) || e->rank < 0 || e->rank >= MAXR)
 			continue;
 		if (!first)
 			first = e;
@@ -502,8 +504,9 @@ static void rule_ifname_hosts(struct rule_ctx *rc)
 	if (!v || !*v)
 		return;
 	const struct evidence *none = NULL;
+	long nslot = evlist_slot(rc->ev, SIG_SOCKET_NO_INTERFACE_FOUND);
 	for (size_t i = 0; i < rc->ev->n && !none; i++)
-		if (strcmp(rc->ev->v[i].id, SIG_SOCKET_NO_INTERFACE_FOUND) == 0 && rc->ev->v[i].host)
+		if (rule_ev_is(rc->ev, &rc->ev->v[i], nslot, SIG_SOCKET_NO_INTERFACE_FOUND) && rc->ev->v[i].host)
 			none = &rc->ev->v[i];
 	if (!none)
 		return;
@@ -596,11 +599,12 @@ static void rule_init_hang_on_bridge(struct rule_ctx *rc)
 	    evlist_has(ev, "infer.init_stall_pcie") || evlist_has(ev, "infer.init_stall_one_host"))
 		return; /* every rank on one host (init_stall): the interface is harmless there */
 	const struct evidence *stuck = NULL, *bridge = NULL;
+	long sslot = evlist_slot(ev, "ranks.stuck_in_init"), bslot = evlist_slot(ev, "socket.bridge_interface_chosen");
 	for (size_t i = 0; i < ev->n && !(stuck && bridge); i++) {
 		const struct evidence *e = &ev->v[i];
-		if (!stuck && strcmp(e->id, "ranks.stuck_in_init") == 0)
+		if (!stuck && rule_ev_is(ev, e, sslot, "ranks.stuck_in_init"))
 			stuck = e;
-		else if (!bridge && strcmp(e->id, "socket.bridge_interface_chosen") == 0)
+		else if (!bridge && rule_ev_is(ev, e, bslot, "socket.bridge_interface_chosen"))
 			bridge = e;
 	}
 	if (!stuck || !bridge)

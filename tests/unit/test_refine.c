@@ -392,6 +392,33 @@ static void test_p2p_bandwidth(void)
 	free(t);
 }
 
+/* rules_derived.c asks derive_match once per distinct input (its memo):
+ * the same generic WARN from two files, each line three times, still
+ * refines by each line's own file (the memo's key holds the file), and
+ * every repeat counts as its first did. */
+static void test_derive_memo(void)
+{
+	static const char *const W[] = {
+	    "[2025-05-10 23:09:41] bm-h100-02:630335:630409 [2] transport/nvls.cc:254 NCCL WARN Cuda failure 1 'invalid argument'\n",
+	    "[2025-05-10 23:09:41] bm-h100-03:630336:630410 [3] transport/p2p.cc:254 NCCL WARN Cuda failure 1 'invalid argument'\n"};
+	struct buf t;
+	buf_init(&t);
+	for (int rep = 0; rep < 3; rep++)
+		for (int i = 0; i < 2; i++)
+			buf_adds(&t, W[i]);
+	struct bundle *b = tdb_run_text(&db, "run.log", t.data);
+	CHECK_INT(evlist_count(&b->ev, "derived.fabric_manager"), 3);
+	CHECK_INT(evlist_count(&b->ev, "derived.p2p_broken"), 3);
+	bundle_free(b);
+	for (int i = 0; i < 2; i++) { /* each file alone: its own category only */
+		b = tdb_run_text(&db, "run.log", W[i]);
+		CHECK_INT(evlist_count(&b->ev, "derived.fabric_manager"), i == 0);
+		CHECK_INT(evlist_count(&b->ev, "derived.p2p_broken"), i == 1);
+		bundle_free(b);
+	}
+	buf_free(&t);
+}
+
 int main(void)
 {
 	struct msgs m = {0};
@@ -414,6 +441,7 @@ int main(void)
 	test_bandwidth();
 	test_ifname_hosts();
 	test_p2p_bandwidth();
+	test_derive_memo();
 	sigdb_free(&db);
 	TEST_MAIN_END();
 }

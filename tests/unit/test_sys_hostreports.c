@@ -170,6 +170,58 @@ static void test_nccl_tests_nokw(void)
 	cJSON_Delete(f2);
 }
 
+/* CR, NUL and LF in a line the keyword scan found nothing in: the parser
+ * reads it as the same line with blanks there and a keyword possible
+ * (parse_nccltests.c: one strcspn, then memchr, finds them).  So the facts
+ * of _nokw on such a line are those of sysreport_nccltests_line on the line
+ * with those bytes made blanks: lines of every kind with one to three of
+ * them anywhere (the first byte, the last, next to each other). */
+static void test_nccl_tests_odd_bytes(void)
+{
+	static const char *const BASE[] = {
+	    "# Out of bounds values : 3 FAILED", "# Avg bus bandwidth    : 4.79995 ",
+	    "#  Rank  0 Group  0 Pid 662195 on gpu-1-1 device  0 [0009:01:00] NVIDIA GH200 120GB",
+	    "           8             2     float     sum      -1    17.49    0.00    0.00       3",
+	    "# Collective test concluded: all_reduce_perf", "gpu-1-1: Test NCCL failure common.cu:1012 'internal'",
+	    "#       size         count      type   redop    root     time   algbw   busbw  #wrong"};
+	static const char ODD[3] = {'\r', 0, '\n'};
+	const char *ver = "# nccl-tests version 2.17.8 nccl-headers=22902 nccl-library=22902";
+	const char *hdr = "#       size         count      type   redop    root     time   algbw   busbw  #wrong";
+	unsigned long long x = 0x853C49E6748FEA9BULL;
+	int bad = 0;
+	for (int it = 0; it < 3000; it++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		const char *b0 = BASE[x % (sizeof BASE / sizeof BASE[0])];
+		char line[200], blank[200];
+		size_t n = strlen(b0);
+		memcpy(line, b0, n);
+		for (int k = 0, nk = 1 + (int)((x >> 8) % 3); k < nk; k++) {
+			size_t at = (x >> (12 + 8 * k)) % 4 == 0 ? n - 1 : (x >> (14 + 8 * k)) % n; /* the last byte often */
+			line[at] = ODD[(x >> (20 + 8 * k)) % 3];
+		}
+		for (size_t i = 0; i < n; i++)
+			blank[i] = line[i] == '\r' || line[i] == 0 || line[i] == '\n' ? ' ' : line[i];
+		cJSON *f1 = cJSON_CreateObject(), *f2 = cJSON_CreateObject();
+		struct nccltests *a = sysreport_nccltests_new(f1, "x"), *c = sysreport_nccltests_new(f2, "x");
+		sysreport_nccltests_line(a, ver, strlen(ver), 1);
+		sysreport_nccltests_line(c, ver, strlen(ver), 1);
+		sysreport_nccltests_line(a, hdr, strlen(hdr), 2);
+		sysreport_nccltests_line(c, hdr, strlen(hdr), 2);
+		sysreport_nccltests_line_nokw(a, line, n, 3);
+		sysreport_nccltests_line(c, blank, n, 3);
+		sysreport_nccltests_end(a);
+		sysreport_nccltests_end(c);
+		char *j1 = cJSON_PrintUnformatted(f1), *j2 = cJSON_PrintUnformatted(f2);
+		if (strcmp(j1, j2) && bad++ < 5)
+			fprintf(stderr, "odd bytes in [%.*s]: _nokw %s\n  blanks %s\n", (int)n, blank, j1, j2);
+		free(j1);
+		free(j2);
+		cJSON_Delete(f1);
+		cJSON_Delete(f2);
+	}
+	CHECK_INT(bad, 0);
+}
+
 /* The device line as parse_nccltests.c read it with sscanf before
  * device_scan / bus_scan replaced it there: the reference. */
 static cJSON *ref_device(const char *p)
@@ -409,6 +461,65 @@ static void test_kmsg_xid_scans(void)
 			}
 	CHECK_INT(bad, 0);
 	CHECK(kept > 50 && kept < 900); /* both outcomes were tried */
+}
+
+/* OOM lines: what the kernel parser records is what the sscanf calls
+ * that strtol and sys_scan_until replaced there read ("%ld (%127[^)])"
+ * after "Killed process", ",pid=%ld", "%63[^,]" after "constraint=",
+ * "%127[^,]" after ",task=" and "task_memcg="), on lines built from the
+ * real forms and odd ones (signs, blanks before '(', "()", no ')', empty
+ * and long fields, overflowing pids). */
+static void test_kmsg_oom_scans(void)
+{
+	static const char *const PID[] = {"7899", "-3", "+12", " 42", "x", "", "99999999999999999999", "0", "12a"};
+	static const char *const COMM[] = {" (python)", "(python)", " \t(pt_main_thread)", " ()", " (", " python", "  (a b)",
+	                                   " (aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa)",
+	                                   " (x"};
+	static const char *const FIELD[] = {"CONSTRAINT_NONE", "", "CONSTRAINT_MEMCG,x", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "a b"};
+	int bad = 0;
+	for (size_t a = 0; a < sizeof PID / sizeof PID[0]; a++)
+		for (size_t c = 0; c < sizeof COMM / sizeof COMM[0]; c++) {
+			char line[400];
+			snprintf(line, sizeof line, "[  9.1] Out of memory: Killed process %s%s total-vm:1kB, anon-rss:5kB", PID[a], COMM[c]);
+			long pid = 0;
+			char comm[128];
+			const char *k = strstr(line, "Killed process ") + 15;
+			int ok = sscanf(k, "%ld (%127[^)])", &pid, comm) == 2 && pid > 0;
+			cJSON *f = cJSON_CreateObject();
+			sysreport_kmsg_line(f, line, strlen(line), "dmesg", 1);
+			const cJSON *o = get(f, "kernel.oom_kills.0");
+			int same = ok ? o && gn(o, "pid") == (double)pid && gs(o, "process") && !strcmp(gs(o, "process"), comm) : !o;
+			if (!same && bad++ < 5)
+				fprintf(stderr, "oom line [%s]: not what sscanf read\n", line);
+			cJSON_Delete(f);
+		}
+	for (size_t a = 0; a < sizeof PID / sizeof PID[0]; a++)
+		for (size_t c = 0; c < sizeof FIELD / sizeof FIELD[0]; c++)
+			for (size_t t = 0; t < sizeof FIELD / sizeof FIELD[0]; t++) {
+				char line[600];
+				snprintf(line, sizeof line,
+				         "[  9.0] oom-kill:constraint=%s,nodemask=(null),task_memcg=/k/%s,task=%s,pid=%s,uid=0", FIELD[c],
+				         FIELD[t], FIELD[(c + t) % 5], PID[a]);
+				long pid = 0;
+				char cst[64], task[128], memcg[128];
+				const char *p = strstr(line, "oom-kill:constraint="), *tp = strstr(p, ",task="),
+				           *q = strstr(p, ",pid="), *mc = strstr(p, "task_memcg=");
+				int ok = q && sscanf(q + 5, "%ld", &pid) == 1 && pid > 0;
+				int cok = sscanf(p + 20, "%63[^,]", cst) == 1, tok = tp && sscanf(tp + 6, "%127[^,]", task) == 1,
+				    mok = mc && sscanf(mc + 11, "%127[^,]", memcg) == 1;
+				cJSON *f = cJSON_CreateObject();
+				sysreport_kmsg_line(f, line, strlen(line), "dmesg", 1);
+				const cJSON *o = get(f, "kernel.oom_kills.0");
+				int same = ok ? o && gn(o, "pid") == (double)pid && !get(o, "constraint") == !cok &&
+				                    (!cok || !strcmp(gs(o, "constraint"), cst)) && !get(o, "process") == !tok &&
+				                    (!tok || !strcmp(gs(o, "process"), task)) && !get(o, "memcg") == !mok &&
+				                    (!mok || !strcmp(gs(o, "memcg"), memcg))
+				              : !o;
+				if (!same && bad++ < 5)
+					fprintf(stderr, "oom-kill line [%s]: not what sscanf read\n", line);
+				cJSON_Delete(f);
+			}
+	CHECK_INT(bad, 0);
 }
 
 /* kernel messages as sys_parse_kmsg reads a whole text (the OOM reports are
@@ -835,9 +946,11 @@ int main(void)
 {
 	test_nccl_tests();
 	test_nccl_tests_nokw();
+	test_nccl_tests_odd_bytes();
 	test_nccl_tests_devices();
 	test_nccl_tests_scans();
 	test_kmsg_xid_scans();
+	test_kmsg_oom_scans();
 	test_kmsg();
 	test_nodes();
 	test_versions_bare_nccl();

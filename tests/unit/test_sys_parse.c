@@ -415,9 +415,117 @@ static void test_decimal(void)
 	}
 }
 
+/* sys_hex3 against the sscanf calls it stands for ("%x:%x:%x)%n" with end
+ * ')', "%x:%x:%x" with -1): wherever it reads, sscanf reads 3 fields, the
+ * same values and (')') the same %n, on random strings of hex digits,
+ * colons, signs, blanks, "0x", other bytes and fields long enough to
+ * overflow.  Where it does not read, its callers ask sscanf. */
+static void test_hex3(void)
+{
+	static const char A[] = "0123456789abcdefABCDEF::::))xX+- \tg.]";
+	unsigned long long x = 0x2545F4914F6CDD1DULL;
+	int bad = 0, read = 0;
+	for (int i = 0; i < 300000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		char t[40];
+		size_t n = (size_t)(x % 26);
+		unsigned long long y = x >> 5;
+		for (size_t k = 0; k < n; k++) {
+			/* mostly hex digits and colons: the forms that come close */
+			t[k] = (y & 3) ? A[(y >> 2) % 22 + ((y & 3) == 1 ? 4 : 0)] : A[(y >> 2) % (sizeof A - 1)];
+			y = y >> 7 ? y >> 7 : x * 0x9E3779B97F4A7C15ULL + k;
+		}
+		t[n] = 0;
+		for (int end = -1; end <= ')'; end += ')' + 1) {
+			unsigned v[3] = {7, 7, 7}, w[3] = {9, 9, 9};
+			int k = sys_hex3(t, end, v), kn = 0, nf;
+			if (!k)
+				continue;
+			read++;
+			if (end < 0)
+				nf = sscanf(t, "%x:%x:%x", &w[0], &w[1], &w[2]), kn = k;
+			else
+				nf = sscanf(t, "%x:%x:%x)%n", &w[0], &w[1], &w[2], &kn);
+			if ((nf != 3 || memcmp(v, w, sizeof v) || kn != k) && bad++ < 5)
+				fprintf(stderr, "sys_hex3(\"%s\", %d) = %d: %x %x %x, sscanf %d: %x %x %x %%n %d\n", t, end, k,
+				        v[0], v[1], v[2], nf, w[0], w[1], w[2], kn);
+		}
+	}
+	CHECK_INT(bad, 0);
+	CHECK(read > 10000);
+	unsigned v[3];
+	CHECK_INT(sys_hex3("0000:01:00)", ')', v), 11);
+	CHECK(v[0] == 0 && v[1] == 1 && v[2] == 0);
+	CHECK_INT(sys_hex3("0009:01:00", -1, v), 11); /* the NUL after the field counts */
+	CHECK(v[0] == 9 && v[1] == 1 && v[2] == 0);
+	CHECK_INT(sys_hex3("fffffffff:1:2)", ')', v), 14); /* strtoul's overflow, as sscanf's */
+	CHECK(v[0] == 0xffffffffu);
+	static const char *const NO[] = {"", "0000:01:00 )", "0x0:1:2)", "+1:2:3)", " 1:2:3)", "1:2)", "1::2:3)", "g:1:2)"};
+	for (size_t i = 0; i < sizeof NO / sizeof NO[0]; i++)
+		CHECK_INT(sys_hex3(NO[i], ')', v), 0);
+}
+
+/* sys_scan_until against sscanf's "%N[^STOPS]" for the stop sets and sizes
+ * its callers use (and the edges: 1 and 3 bytes), on random strings: the
+ * same count (0 where sscanf converts nothing) and the same bytes. */
+static void test_scan_until(void)
+{
+	static const char *const STOPS[] = {", ", " '", ",", " \t\n\v\f\r,)", " \t\n\v\f\r"};
+	static const size_t CAP[] = {128, 64, 256, 2, 4};
+	static const char A[] = "ab, '\t\n\v\f\r)(x.";
+	unsigned long long x = 0x9E3779B97F4A7C15ULL;
+	int bad = 0, full = 0;
+	for (int i = 0; i < 100000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		char t[300];
+		size_t n = (x & 1) ? (size_t)(x % 9) : (size_t)((x >> 4) % 290); /* short, and past every cap */
+		unsigned long long y = x >> 9;
+		for (size_t k = 0; k < n; k++) {
+			t[k] = (y % 5) ? 'a' + (char)(y % 7) : A[(y >> 3) % (sizeof A - 1)];
+			y = y >> 6 ? y >> 6 : x * 2654435761u + k;
+		}
+		t[n] = 0;
+		size_t si = (x >> 20) % 5, ci = (x >> 24) % 5;
+		char fmt[40], want[300] = "", got[300];
+		snprintf(fmt, sizeof fmt, "%%%zu[^%s]", CAP[ci] - 1, STOPS[si]);
+		int nw = sscanf(t, fmt, want);
+		memset(got, 'Z', sizeof got);
+		size_t ng = sys_scan_until(t, STOPS[si], got, CAP[ci]);
+		full += ng == CAP[ci] - 1;
+		if ((nw == 1) != (ng != 0) || strcmp(got, nw == 1 ? want : "") || strlen(got) != ng) {
+			if (bad++ < 5)
+				fprintf(stderr, "sys_scan_until(\"%s\", %s, %zu) = %zu \"%s\", sscanf %d \"%s\"\n", t, fmt, CAP[ci], ng,
+				        got, nw, want);
+		}
+	}
+	CHECK_INT(bad, 0);
+	CHECK(full > 1000); /* the cap was reached */
+}
+
+/* sys_bdf is snprintf's "%04x:%02x:%02x.0" over the whole range its
+ * callers allow (every bus and device, domains at every digit's edges). */
+static void test_bdf(void)
+{
+	static const unsigned DOM[] = {0, 1, 9, 0xa, 0xf, 0x10, 0xff, 0x100, 0xfff, 0x1000, 0x1234, 0xabcd, 0xfffe, 0xffff};
+	int bad = 0;
+	for (size_t d = 0; d < sizeof DOM / sizeof DOM[0]; d++)
+		for (unsigned b = 0; b <= 0xff; b++)
+			for (unsigned v = 0; v <= 0x1f; v++) {
+				char got[13], want[24];
+				sys_bdf(got, DOM[d], b, v);
+				snprintf(want, sizeof want, "%04x:%02x:%02x.0", DOM[d], b, v);
+				if (strcmp(got, want) && bad++ < 5)
+					fprintf(stderr, "sys_bdf(%x, %x, %x) = %s, snprintf %s\n", DOM[d], b, v, got, want);
+			}
+	CHECK_INT(bad, 0);
+}
+
 int main(void)
 {
 	test_decimal();
+	test_hex3();
+	test_scan_until();
+	test_bdf();
 	test_h200();
 	test_topo_session();
 	test_oom_and_env();
