@@ -750,13 +750,15 @@ static void rule_arch(const cJSON *facts, const struct vctx *v, struct emitter *
  * said (no guess).  Evidence: the GPU's line. */
 static void rule_nccl_on_blackwell(const cJSON *facts, struct emitter *e)
 {
+	/* the versions a defect range is tested on (ncclver.c: the most
+	 * authoritative kind the bundle shows) */
+	struct ncclver ov[NCCLVER_MAX];
+	size_t nov = ncclver_collect(facts, ov, NCCLVER_MAX), first = 0;
+	size_t nbest = ncclver_best(ov, nov, &first);
 	const char *nccl = NULL;
-	const cJSON *nv;
-	cJSON_ArrayForEach(nv, cJSON_GetObjectItemCaseSensitive(facts, "nccl_versions"))
-		if (cJSON_IsString(nv) && strncmp(nv->valuestring, "2.25.", 5) == 0) {
-			nccl = nv->valuestring;
-			break;
-		}
+	for (size_t k = first; k < nov && k < first + nbest && !nccl; k++)
+		if (strncmp(ov[k].value, "2.25.", 5) == 0)
+			nccl = ov[k].value;
 	if (!nccl)
 		return;
 	const char *name = NULL;
