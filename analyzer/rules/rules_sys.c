@@ -21,6 +21,7 @@ static const struct rule_def SYS_RULES[] = {
 	{"versions.minor_version_compat", "runtime newer than the driver's CUDA, same major: minor-version compatibility"},
 	{"versions.nvcc_differs_from_torch", "nvcc and PyTorch's CUDA differ (matters for building extensions only)"},
 	{"versions.arch_not_in_build", "the GPU architecture needs a newer (or older) CUDA than PyTorch was built with"},
+	{"versions.nccl_2_25_on_sm120", "an NCCL 2.25.x and a consumer Blackwell GPU (sm_120, RTX 50xx) in one bundle"},
 	{"versions.multiple_nccl", "more than one NCCL version or NCCL wheel in the job"},
 	{"versions.mixed_cuda_wheels", "wheels for several CUDA majors (cu11/cu12/cu13) installed together"},
 	{"versions.differ_between_reports", "driver/torch/NCCL versions differ between reports of one bundle"},

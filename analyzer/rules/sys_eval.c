@@ -743,6 +743,55 @@ static void rule_arch(const cJSON *facts, const struct vctx *v, struct emitter *
 	}
 }
 
+/* NCCL 2.25.x on a consumer Blackwell GPU (sm_120: RTX 50xx, RTX PRO
+ * Blackwell): that release's kernels ask for more shared memory than sm_120
+ * offers (fixed in 2.26.2).  Only when the bundle shows both the GPU (facts.gpus
+ * or an nccl-tests device line) and a 2.25 NCCL: without a version nothing is
+ * said (no guess).  Evidence: the GPU's line. */
+static void rule_nccl_on_blackwell(const cJSON *facts, struct emitter *e)
+{
+	/* the versions a defect range is tested on (ncclver.c: the most
+	 * authoritative kind the bundle shows) */
+	struct ncclver ov[NCCLVER_MAX];
+	size_t nov = ncclver_collect(facts, ov, NCCLVER_MAX), first = 0;
+	size_t nbest = ncclver_best(ov, nov, &first);
+	const char *nccl = NULL;
+	for (size_t k = first; k < nov && k < first + nbest && !nccl; k++)
+		if (strncmp(ov[k].value, "2.25.", 5) == 0)
+			nccl = ov[k].value;
+	if (!nccl)
+		return;
+	const char *name = NULL;
+	const cJSON *src = NULL, *g, *run, *d;
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(facts, "gpus")) {
+		double sm = 0;
+		const char *n = json_str(g, "name");
+		if ((json_num(g, "sm", &sm) || json_num(g, "sm_from_name", &sm)) ? sm == 120 : (n && sys_gpu_sm(n) == 120)) {
+			name = n, src = cJSON_GetObjectItemCaseSensitive(g, "source");
+			break;
+		}
+	}
+	cJSON_ArrayForEach(run, json_get(json_get(facts, "nccl_tests"), "runs")) {
+		cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(run, "devices")) {
+			if (name)
+				break;
+			const char *n = json_str(d, "name");
+			if (n && sys_gpu_sm(n) == 120)
+				name = n, src = cJSON_GetObjectItemCaseSensitive(d, "source");
+		}
+	}
+	if (!name)
+		return;
+	char sb[600];
+	struct caplist c = {0};
+	caplist_add(&c, "gpu", "%s", name);
+	caplist_add(&c, "nccl", "%s", nccl);
+	emit(e, "versions.nccl_2_25_on_sm120", src, &c,
+	     "%s [%s] is consumer Blackwell (sm_120) and the job's NCCL is %s: NCCL 2.25's kernels need more shared "
+	     "memory than sm_120 offers (fixed in 2.26.2)",
+	     name, src_str(src, sb, sizeof sb), nccl);
+}
+
 /* The NCCL release of a package version that carries a 4th number of its
  * own ("2.21.5.1" of conda-forge, "2.18.1.0.3.0" of vllm-nccl-cu12):
  * its first three numbers, or the string as it is when it is no version. */
@@ -933,6 +982,7 @@ static void rule_versions(const cJSON *facts, const struct sys_logctx *lc, struc
 	rule_driver_cuda(&v, e);
 	rule_nvcc(&v, e);
 	rule_arch(facts, &v, e);
+	rule_nccl_on_blackwell(facts, e);
 	rule_multiple_nccl(facts, lc, e);
 	rule_mixed_wheels(facts, e);
 	rule_versions_differ(facts, e);

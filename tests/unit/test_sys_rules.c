@@ -205,6 +205,22 @@ static void test_versions(void)
 		CHECK(strstr(g.caps[i], "sm_120") && strstr(g.text[i], "12.8"));
 	cJSON_Delete(f);
 
+	/* NCCL 2.25.1 and an RTX 5090: the 2.25 shared-memory defect; 2.26.2 or no version: nothing */
+	const char *nvs[] = {"2.25.1", "2.26.2", NULL};
+	for (int k = 0; k < 3; k++) {
+		f = cJSON_CreateObject();
+		add_gpu(f, 0, "NVIDIA GeForce RTX 5090");
+		if (nvs[k])
+			cJSON_AddItemToObject(f, "nccl_versions", cJSON_CreateStringArray(&nvs[k], 1));
+		memset(&g, 0, sizeof g);
+		sys_rules_eval(f, NULL, collect, &g);
+		i = find(&g, "versions.nccl_2_25_on_sm120");
+		CHECK(k == 0 ? i >= 0 : i < 0);
+		if (i >= 0)
+			CHECK(strstr(g.caps[i], "2.25.1") && strstr(g.text[i], "RTX 5090") && strstr(g.path[i], "nvidia-smi.txt"));
+		cJSON_Delete(f);
+	}
+
 	/* two NCCL wheels and two CUDA majors side by side (pip freeze lines as pip prints them) */
 	f = cJSON_CreateObject();
 	const char *pf = "nvidia-nccl-cu11==2.14.3\nnvidia-nccl-cu12==2.18.1\ntorch==2.1.0\nnvidia-cublas-cu12==12.1.3.1\n"
