@@ -191,11 +191,11 @@ static size_t pump(struct loop *L, int k)
 	return got;
 }
 
-/* Direct mode (run_job): the job writes to run's own stdout, a regular
- * file, itself; what it added since the last wake goes from the file into
- * the log by splice(2) into the log sink's pipe (page references, no copy
- * in run's memory), else read and pushed.  A file that shrank (truncated by
- * someone else) is followed from its new end, and the record says so. */
+/* Direct mode (run_job): the job writes to run's own stdout or stderr, a
+ * regular file, itself; what it added since the last read goes from the
+ * file into the log by splice(2) into the log sink's pipe (page
+ * references, no copy in run's memory), else read and pushed.  A file that
+ * shrank (cut by someone else) is said in the record. */
 static void follow_one(struct loop *L, int k)
 {
 	struct follow *f = &L->fw[k];
@@ -205,7 +205,7 @@ static void follow_one(struct loop *L, int k)
 	if (st.st_size < f->off) {
 		/* cut by someone else (logrotate's copytruncate): an O_APPEND job
 		 * writes on at the new end; any other writes on at its offset,
-		 * which is past foff when the log had caught up (else the bytes
+		 * which is past off when the log had caught up (else the bytes
 		 * between were lost with the cut, and read as the hole's zeros) */
 		L->r->direct_cut = 1;
 		if (f->append)
@@ -260,6 +260,16 @@ static void follow(struct loop *L)
 {
 	for (int k = 0; k < 2 && L->nfollow; k++)
 		follow_one(L, k);
+}
+
+static void close_follows(struct loop *L)
+{
+	for (int k = 0; k < 2; k++)
+		if (L->fw[k].fd >= 0) {
+			close(L->fw[k].fd);
+			L->fw[k].fd = -1;
+		}
+	L->nfollow = 0;
 }
 
 static void reap(struct loop *L, double now)
@@ -362,7 +372,7 @@ static void loop_run(struct loop *L)
 			}
 		int wake = next_wake(L, now);
 		if (L->nfollow && (wake < 0 || wake > NAP_MS))
-			wake = NAP_MS; /* direct mode: the file is read at every wake, no pipe says when */
+			wake = NAP_MS; /* direct mode: no pipe says when the files grew; they are read every NAP_MS */
 		int ready = poll(pf, (nfds_t)np, wake);
 		if (ready < 0 && errno != EINTR)
 			break;
@@ -494,10 +504,8 @@ int run_job(const struct run_spec *s, struct run_result *r)
 	r->direct_err = r->merged ? r->direct_out : L.fw[1].fd >= 0;
 	if (pipe2(sp, O_CLOEXEC | O_NONBLOCK) < 0 || (!r->direct_out && make_pipe(po, &L.nap_below) < 0) ||
 	    (!r->merged && !r->direct_err && make_pipe(pe, &L.nap_below) < 0)) {
-		for (int k = 0; k < 2; k++)
-			if (L.fw[k].fd >= 0)
-				close(L.fw[k].fd);
-		r->exec_errno = errno;
+		r->exec_errno = errno; /* before close_follows' close() can change it */
+		close_follows(&L);
 		return -1;
 	}
 	sig_w = sp[1];
@@ -543,9 +551,7 @@ int run_job(const struct run_spec *s, struct run_result *r)
 		L.buf = xmalloc(READ_CHUNK);
 		loop_run(&L);
 		free(L.buf);
-		for (int k = 0; k < 2; k++)
-			if (L.fw[k].fd >= 0)
-				close(L.fw[k].fd);
+		close_follows(&L);
 		finish_sink(out, 5, &r->out_lost, &r->out_errno, &r->out_gaps);
 		if (err)
 			finish_sink(err, 5, &r->err_lost, &r->err_errno, &r->err_gaps);
