@@ -37,6 +37,8 @@
  * the 64 KiB a kernel may impose, naps shrink to what the rate allows).
  * NAP_MS bounds the delay of a line to the terminal: NAP_MS plus the write. */
 #define NAP_MS 50
+/* How long the log may take to drain at the end (finish_sink's wait). */
+#define LOG_DRAIN_S 30
 #define NAP_SLACK_MS 5
 
 static int sig_w = -1;
@@ -196,12 +198,12 @@ static size_t pump(struct loop *L, int k)
  * file into the log by splice(2) into the log sink's pipe (page
  * references, no copy in run's memory), else read and pushed.  A file that
  * shrank (cut by someone else) is said in the record. */
-static void follow_one(struct loop *L, int k)
+static int follow_one(struct loop *L, int k, int force)
 {
 	struct follow *f = &L->fw[k];
 	struct stat st;
 	if (f->fd < 0 || fstat(f->fd, &st) < 0)
-		return;
+		return 1;
 	if (st.st_size < f->off) {
 		/* cut by someone else (logrotate's copytruncate): an O_APPEND job
 		 * writes on at the new end; any other writes on at its offset,
@@ -210,7 +212,7 @@ static void follow_one(struct loop *L, int k)
 		L->r->direct_cut = 1;
 		if (f->append)
 			f->off = st.st_size;
-		return;
+		return 1;
 	}
 	/* the bytes written through the job's file description: its offset,
 	 * which the job shares (it inherited run's fd), bounds them, so that
@@ -234,8 +236,8 @@ static void follow_one(struct loop *L, int k)
 				sink_pipe_commit(L->log, (size_t)n);
 			} else if (n < 0 && errno == EINVAL) {
 				sink_pipe_off(L->log);
-			} else if (n < 0 && errno == EAGAIN) {
-				return; /* the log's pipe is full: its thread writes; the next wake goes on */
+			} else if (n < 0 && errno == EAGAIN && !force) {
+				return 0; /* the log's pipe is full: its thread writes; the next read goes on */
 			}
 		}
 		if (n < 0) {
@@ -248,18 +250,38 @@ static void follow_one(struct loop *L, int k)
 			}
 		}
 		if (n <= 0)
-			return; /* cannot be before the size fstat gave (but a file cut meanwhile) */
+			return 1; /* cannot be before the size fstat gave (but a file cut meanwhile) */
 		if (k == 0)
 			L->r->out_bytes += (uint64_t)n;
 		else
 			L->r->err_bytes += (uint64_t)n;
 	}
+	return 1;
 }
 
-static void follow(struct loop *L)
+/* The files' new bytes into the log; 1 when all are there.  force: a full
+ * log pipe sends the rest through the log's ring (which counts what it
+ * cannot take as lost) instead of leaving it for the next read. */
+static int follow(struct loop *L, int force)
 {
+	int done = 1;
 	for (int k = 0; k < 2 && L->nfollow; k++)
-		follow_one(L, k);
+		done &= follow_one(L, k, force);
+	return done;
+}
+
+/* After the job: what the files gained since the last read (up to NAP_MS
+ * of output, more than the log's pipe holds at a high rate) waits for the
+ * log's pipe to drain, as finish_sink waits for the log, then goes through
+ * the ring. */
+static void follow_last(struct loop *L)
+{
+	double until = proc_now() + LOG_DRAIN_S;
+	while (!follow(L, 0) && proc_now() < until) {
+		struct timespec ms = {0, 1000000};
+		nanosleep(&ms, NULL);
+	}
+	follow(L, 1);
 }
 
 static void close_follows(struct loop *L)
@@ -354,7 +376,7 @@ static void loop_run(struct loop *L)
 	double emptied = proc_now(); /* when the pipes were last read empty */
 	for (;;) {
 		if (L->reaped && L->fd[0] < 0 && L->fd[1] < 0) {
-			follow(L); /* direct mode: the job's last bytes */
+			follow_last(L); /* direct mode: the job's last bytes */
 			break;
 		}
 		double now = proc_now();
@@ -390,7 +412,7 @@ static void loop_run(struct loop *L)
 		 * fstat each (a job writing 100 MB/s to the pipe wakes this loop
 		 * thousands of times a second; bench/overhead.sh) */
 		if (L->nfollow && now - L->followed_at >= NAP_MS / 1000.0) {
-			follow(L);
+			follow(L, 0);
 			L->followed_at = now;
 		}
 		/* a job that writes many small pieces would wake this loop for
@@ -556,7 +578,7 @@ int run_job(const struct run_spec *s, struct run_result *r)
 		if (err)
 			finish_sink(err, 5, &r->err_lost, &r->err_errno, &r->err_gaps);
 		if (log)
-			finish_sink(log, 30, &r->log_lost, &r->log_errno, &r->log_gaps);
+			finish_sink(log, LOG_DRAIN_S, &r->log_lost, &r->log_errno, &r->log_gaps);
 	}
 	for (size_t i = 0; i < NSIG_HANDLED; i++)
 		sigaction(FORWARDED[i], &old[i], NULL);
