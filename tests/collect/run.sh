@@ -518,7 +518,7 @@ else
 fi
 # ---------- the bundles made on a GPU host (fixtures/collect) ----------
 F="$ROOT/fixtures/collect/h200"
-for d in collect-dir collect-redacted.tar.gz run-ifname/vm run-dup/vm run-ok/vm run-stuck/vm; do
+for d in collect-dir collect-redacted.tar.gz run-ifname/vm run-dup/vm run-ok/vm run-stuck/vm run-fr2/vm; do
 	"$BIN" analyze --format json "$F/$d" >fx.json 2>fx.err
 	rc=$?
 	check "fixture $d: analysed (exit $rc)" [ $rc -le 1 ]
@@ -544,6 +544,21 @@ check "fixture: two ranks on one GPU diagnosed on stderr" grep -q '^Cause: .*\[D
 check "fixture: the job's own exit status" sh -c "grep -qx 'plain ifname rc=1' '$F/rc.txt' && grep -qx 'run ifname rc=1' '$F/rc.txt' && grep -qx 'plain dup rc=1' '$F/rc.txt' && grep -qx 'run dup rc=1' '$F/rc.txt' && grep -qx 'run ok rc=0' '$F/rc.txt'"
 check "fixture: a collective stuck behind a spinning kernel, stopped by timeout(1): diagnosed on stderr" grep -q '^Cause: .*\[COLLECTIVE_TIMEOUT\]' "$F/run-stuck.stderr"
 check "fixture: the stuck job's status through run (torchrun exits 1 on SIGTERM)" grep -q 'stuck exited with status 1 after' "$F/run-stuck.stderr"
+check "fixture: a watchdog timeout through run: the flight recorder's dump in the bundle" [ -s "$F/run-fr2/vm/fr/nccl_trace_rank_0" ]
+check "fixture: a watchdog timeout through run: diagnosed on stderr from the dump" grep -q '^Cause: Every rank of process group 0 (default_pg) entered all_reduce #7 and none completed it (train_fr.py:25) \[COLLECTIVE_TIMEOUT\]' "$F/run-fr2.stderr"
+check "fixture: a watchdog timeout through run: the job's status (torchrun exits 1 on the rank's SIGABRT)" sh -c "grep -qx 'run eager rc=1 86s' '$F/rc-fr2.txt' && grep -q 'eager exited with status 1 after' '$F/run-fr2.stderr'"
+"$BIN" analyze --format json "$F/run-fr2/vm" >fx.json 2>/dev/null
+check "fixture run-fr2: the flight recorder read today (its dump the first diagnosis' evidence)" py fx.json <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))["bundles"][0]
+kinds = {i["path"]: i["kind"] for i in b["inputs"]}
+assert kinds.get("fr/nccl_trace_rank_0") == "flight_recorder", kinds
+d = b["diagnoses"][0]
+assert b["verdict"] == "diagnosed" and d["category"] == "COLLECTIVE_TIMEOUT", d
+e = d["evidence"][0]
+assert e["path"] == "fr/nccl_trace_rank_0" and e["signature"] == "flight.stalled", e
+assert e["captures"]["op"] == "all_reduce" and e["captures"]["seq"] == "7" and "'scheduled'" in e["text"], e
+EOF
 check "fixture: success is one line" [ "$(wc -l <"$F/run-ok.stderr")" -eq 1 ]
 for pair in "run-ifname/vm SOCKET_NETWORK" "run-dup/vm DEVICE_ASSIGNMENT"; do
 	set -- $pair
