@@ -559,22 +559,26 @@ int run_job(const struct run_spec *s, struct run_result *r)
 	} else {
 		r->started = 1;
 		/* on the heap: a sink whose thread is left stuck in a write
-		 * (sink_finish) is never freed, and must outlive this frame */
-		struct sink *out = xcalloc(1, sizeof *out), *err = r->merged ? NULL : xcalloc(1, sizeof *err),
+		 * (sink_finish) is never freed, and must outlive this frame; a
+		 * direct stream has no terminal sink (the job writes its file) */
+		struct sink *out = r->direct_out ? NULL : xcalloc(1, sizeof *out),
+		            *err = r->merged || r->direct_err ? NULL : xcalloc(1, sizeof *err),
 		            *log = s->log_fd >= 0 ? xcalloc(1, sizeof *log) : NULL;
-		sink_start(out, 1, TTY_RING, PIPE_SIZE, "the terminal (stdout) was too slow; the bundle's log has them");
+		if (out)
+			sink_start(out, 1, TTY_RING, PIPE_SIZE, "the terminal (stdout) was too slow; the bundle's log has them");
 		if (err)
 			sink_start(err, 2, TTY_RING, PIPE_SIZE, "the terminal (stderr) was too slow; the bundle's log has them");
 		if (log)
 			sink_start(log, s->log_fd, LOG_RING, PIPE_SIZE, "the disk was too slow");
-		L.to[0] = out;
-		L.to[1] = err ? err : out;
+		L.to[0] = out; /* NULL only for a direct stream, whose fd[] is -1 */
+		L.to[1] = r->merged ? out : err;
 		L.log = log;
 		L.buf = xmalloc(READ_CHUNK);
 		loop_run(&L);
 		free(L.buf);
 		close_follows(&L);
-		finish_sink(out, 5, &r->out_lost, &r->out_errno, &r->out_gaps);
+		if (out)
+			finish_sink(out, 5, &r->out_lost, &r->out_errno, &r->out_gaps);
 		if (err)
 			finish_sink(err, 5, &r->err_lost, &r->err_errno, &r->err_gaps);
 		if (log)
