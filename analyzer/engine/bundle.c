@@ -1020,9 +1020,14 @@ static void apply_line(struct bundle *b, const struct line_batch *bt, const stru
 		if (!ds->nt)
 			ds->nt = sysreport_nccltests_new(b->facts, path);
 		sysreport_nccltests_line(ds->nt, m->p, m->n, lineno);
-	} else if (ll->level == LINE_PLAIN && linekind_get(ll, &lkt)->table_row &&
-	           sysreport_nccltests_wants(ds->nt, m->p, m->n)) {
-		sysreport_nccltests_line_nokw(ds->nt, m->p, m->n, lineno); /* wants: ds->nt is open */
+	} else if (ll->level == LINE_PLAIN && linekind_get(ll, &lkt)->table_row) {
+		if (sysreport_nccltests_wants(ds->nt, m->p, m->n)) {
+			sysreport_nccltests_line_nokw(ds->nt, m->p, m->n, lineno); /* wants: ds->nt is open */
+		} else if (!sysreport_nccltests_active(ds->nt) && sysreport_nccltests_bare_row(m->p, m->n)) {
+			if (!ds->nt) /* a table pasted without its header */
+				ds->nt = sysreport_nccltests_new(b->facts, path);
+			sysreport_nccltests_line_nokw(ds->nt, m->p, m->n, lineno);
+		}
 	}
 	if (ll->kw & KW_BIT(KW_KMSG))
 		sysreport_kmsg_line(b->facts, s, n, path, lineno);

@@ -25,10 +25,13 @@ static int log_signature_evidence(const struct bundle *b)
  * facts.nccl_tests (parse_nccltests.c, docs/facts.md), the one parser of
  * nccl-tests output.  1 and *what when every run completed (its "Avg bus
  * bandwidth" footer) with no wrong values and no "Test ... failure" line
- * (facts.nccl_tests.healthy); -1 when a run printed wrong values or a test
- * failure (.failed); 0 otherwise (none, or a table without its footer).
+ * (facts.nccl_tests.healthy); 2 when the runs are tables pasted alone, their
+ * rows without header and footer and nothing wrong (.rows_only: what was
+ * run is shown, how it ended is not); -1 when a run printed wrong values or
+ * a test failure (.failed); 0 otherwise (none, or a table without its
+ * footer after its header).
  * *seen: nccl-tests output was read (a run to show). */
-static int nccltests_result(const struct bundle *b, const char **what, int *seen)
+static int nccltests_result(const struct bundle *b, char *what, size_t whatn, int *seen)
 {
 	const cJSON *nt = json_get(b->facts, "nccl_tests");
 	*seen = json_size(json_get(nt, "runs")) > 0;
@@ -36,22 +39,31 @@ static int nccltests_result(const struct bundle *b, const char **what, int *seen
 		return 0;
 	if (cJSON_IsTrue(json_get(nt, "failed")))
 		return -1;
+	if (cJSON_IsTrue(json_get(nt, "rows_only"))) {
+		double rows = 0;
+		json_num(nt, "rows_shown", &rows);
+		snprintf(what, whatn,
+		         "%.0f rows of its table (no header and no footer in these lines: the run's start and end are "
+		         "not shown)",
+		         rows);
+		return 2;
+	}
 	if (!cJSON_IsTrue(json_get(nt, "healthy")))
 		return 0;
 	int unchecked = 0;
 	const cJSON *r;
 	cJSON_ArrayForEach(r, json_get(nt, "runs"))
 		unchecked |= cJSON_IsFalse(json_get(r, "validated"));
-	*what = unchecked ? "bus bandwidth reported (values not checked: -c 0)" : "bus bandwidth reported";
+	snprintf(what, whatn, "%s", unchecked ? "bus bandwidth reported (values not checked: -c 0)" : "bus bandwidth reported");
 	return 1;
 }
 
 static int shows_run(const struct bundle *b)
 {
 	const struct ranks *r = b->ranks;
-	const char *what;
+	char what[200];
 	int seen;
-	nccltests_result(b, &what, &seen);
+	nccltests_result(b, what, sizeof what, &seen);
 	if (b->saw_nccl || b->failure_count || seen || flight_ndumps(b->flight))
 		return 1; /* a flight-recorder dump is a run's own record */
 	if (r && r->job_exit >= 0)
@@ -166,9 +178,9 @@ void verdict_decide(struct bundle *b)
 		spec = lead;
 	size_t ncut = 0;
 	const struct input_doc *cut = cut_doc(b, &ncut);
-	const char *nt_what = "";
+	char nt_what[200] = "";
 	int nt_seen;
-	int nccltests = nccltests_result(b, &nt_what, &nt_seen);
+	int nccltests = nccltests_result(b, nt_what, sizeof nt_what, &nt_seen);
 	size_t nccl_procs = 0, nccl_complete = 0, nccl_stuck = 0, nccl_destroyed = 0, torch_ranks = 0, torch_quiet = 0;
 	for (size_t i = 0; r && i < r->n; i++) {
 		const struct rank_proc *p = &r->v[i];
@@ -249,7 +261,7 @@ void verdict_decide(struct bundle *b)
 			buf_printf(&why, "%zu of the %zu NCCL processes that appear got past init (Init COMPLETE, their "
 			                 "connections, a collective or teardown), none stopped in init, and nothing failed",
 			           nccl_complete, nccl_procs);
-	} else if (nccltests == 1 && !nccl_stuck) {
+	} else if (nccltests >= 1 && !nccl_stuck) {
 		b->verdict = VERDICT_HEALTHY;
 		buf_printf(&why, "nccl-tests ran: %s and no wrong values", nt_what);
 	} else if (r && r->job_exit == 0 && !nccl_procs) {

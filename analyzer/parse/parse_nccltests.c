@@ -50,6 +50,7 @@
 #define NT_MAX_DEVICES 4096   /* device lines kept per run */
 #define NT_MAX_FAILURES 64    /* failure lines kept per run */
 #define NT_MAX_COLS 64
+#define NT_ROWS_SHOWN 3       /* rows of a headerless table that make it a run shown (facts.nccl_tests.rows_only) */
 
 struct nccltests {
 	cJSON *facts;
@@ -264,14 +265,21 @@ static void summarise(cJSON *facts)
 {
 	cJSON *root = cJSON_GetObjectItemCaseSensitive(facts, "nccl_tests");
 	cJSON *runs = cJSON_GetObjectItemCaseSensitive(root, "runs");
-	int n = 0, completed = 0, healthy = 0, failed = 0;
-	double wrong = 0;
+	int n = 0, completed = 0, healthy = 0, failed = 0, rows_only = 0;
+	double wrong = 0, rows = 0;
 	const cJSON *r, *first_avg = NULL;
 	cJSON_ArrayForEach(r, runs) {
 		n++;
-		completed += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "completed"));
+		int done = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "completed"));
+		int bad = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "failed"));
+		completed += done;
 		healthy += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "healthy"));
-		failed += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "failed"));
+		failed += bad;
+		/* a table pasted alone: rows, no header, no footer, nothing wrong */
+		double k = 0;
+		rows_only += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "headerless")) && !done && !bad &&
+		             json_num(r, "rows", &k) && k >= NT_ROWS_SHOWN;
+		rows += k;
 		double w;
 		if (json_num(r, "wrong", &w))
 			wrong += w;
@@ -283,6 +291,12 @@ static void summarise(cJSON *facts)
 	sys_set_bool(root, "healthy", n > 0 && healthy == n);
 	sys_set_bool(root, "failed", failed > 0);
 	sys_set_num(root, "wrong", wrong);
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "rows_only"); /* summarised again after another document */
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "rows_shown");
+	if (n > 0 && rows_only == n) { /* only then: the facts of other runs unchanged */
+		sys_set_bool(root, "rows_only", 1);
+		sys_set_num(root, "rows_shown", rows);
+	}
 	cJSON_DeleteItemFromObjectCaseSensitive(root, "avg_busbw");
 	if (first_avg)
 		cJSON_AddItemToObject(root, "avg_busbw", cJSON_Duplicate(first_avg, 1));
@@ -461,10 +475,8 @@ static void header_line(struct nccltests *nt, char *s, uint64_t lineno)
 }
 
 /* a row: "  1048576  262144  float  sum  -1  477.32  2.20  2.20  96  492.81  2.13  2.13  32" */
-static void row_line(struct nccltests *nt, char *s, uint64_t lineno)
+static void row_tokens(struct nccltests *nt, char **tok, size_t n, uint64_t lineno)
 {
-	char *tok[NT_MAX_COLS];
-	size_t n = sys_split_ws(s, tok, NT_MAX_COLS);
 	if ((int)n != nt->ncols || n < 2 || !is_int_token(tok[0]) || !is_int_token(tok[1]))
 		return;
 	double size;
@@ -504,6 +516,83 @@ static void row_line(struct nccltests *nt, char *s, uint64_t lineno)
 		nt->rows_wrong++;
 		nt->wrong += roww;
 	}
+}
+
+static void row_line(struct nccltests *nt, char *s, uint64_t lineno)
+{
+	char *tok[NT_MAX_COLS];
+	size_t n = sys_split_ws(s, tok, NT_MAX_COLS);
+	row_tokens(nt, tok, n, lineno);
+}
+
+/* nccl-tests' type names in every release (common.cu's test_typenames;
+ * "char" and "int" in the builds for NCCL before 2.0) */
+static int is_type_name(const char *t, size_t n)
+{
+	static const char *const names[] = {"int8",  "uint8", "int32",    "uint32", "int64",  "uint64", "half",
+	                                    "float", "double", "bfloat16", "f8e4m3", "f8e5m2", "char",   "int"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strlen(names[i]) == n && memcmp(names[i], t, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* The first three cells of a table row, on the line as it is: SIZE and
+ * COUNT (digits) and a type name, each followed by blanks.  The cheap test
+ * before a row with no header read is copied and split (bare_row). */
+int sysreport_nccltests_bare_row(const char *line, size_t len)
+{
+	size_t i = 0;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	for (int cell = 0; cell < 2; cell++) {
+		size_t d = i;
+		while (i < len && line[i] >= '0' && line[i] <= '9')
+			i++;
+		if (i == d || i == len || (line[i] != ' ' && line[i] != '\t'))
+			return 0;
+		while (i < len && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+	}
+	size_t w = i;
+	while (i < len && ((line[i] >= 'a' && line[i] <= 'z') || (line[i] >= '0' && line[i] <= '9')))
+		i++;
+	return i < len && (line[i] == ' ' || line[i] == '\t') && is_type_name(line + w, i - w);
+}
+
+/* A table row with no header read before it (a paste of the table alone):
+ * "SIZE COUNT TYPE [REDOP] [ROOT] TIME ALGBW BUSBW ERR TIME ALGBW BUSBW ERR",
+ * 11 to 13 cells (util.cu's writeBenchmarkLinePreamble and -Body; before
+ * 2.13 all_gather printed neither redop nor root), the last eight the
+ * out-of-place and in-place results.  It opens a run marked "headerless",
+ * its columns taken from the row: busbw the 6th and 2nd from the end, the
+ * error cell the 5th and last ("#wrong", a count, or before 2.13 "error",
+ * the largest error; N/A without validation).  Later rows of as many cells
+ * are read as the run's rows. */
+static void bare_row(struct nccltests *nt, char *s, uint64_t lineno)
+{
+	char *tok[NT_MAX_COLS];
+	size_t n = sys_split_ws(s, tok, NT_MAX_COLS);
+	if (n < 11 || n > 13 || !is_int_token(tok[0]) || !is_int_token(tok[1]) || !is_type_name(tok[2], strlen(tok[2])))
+		return;
+	double v;
+	for (size_t i = n - 8; i < n; i++)
+		if (!num_token(tok[i], &v) && !((i == n - 5 || i == n - 1) && !strcmp(tok[i], "N/A")))
+			return;
+	if (!start_run(nt, lineno))
+		return;
+	sys_set_bool(nt->run, "headerless", 1);
+	int count = is_int_token(tok[n - 5]) || !strcmp(tok[n - 5], "N/A");
+	int *cols = count ? nt->col_wrong : nt->col_err;
+	cols[0] = (int)n - 5;
+	cols[1] = (int)n - 1;
+	*(count ? &nt->nwrong : &nt->nerr) = 2;
+	nt->col_busbw[0] = (int)n - 6;
+	nt->col_busbw[1] = (int)n - 2;
+	nt->nbusbw = 2;
+	nt->ncols = (int)n;
+	nt->in_table = 1;
+	row_tokens(nt, tok, n, lineno);
 }
 
 /* A run's result line, "LABEL : N [WORD]": N (read as an integer where
@@ -734,6 +823,8 @@ static void nt_line(struct nccltests *nt, const char *line, size_t len, uint64_t
 		nthread_line(nt, s, lineno); /* v1 */
 	} else if (nt->in_table && isdigit((unsigned char)s[0])) {
 		row_line(nt, s, lineno);
+	} else if (!nt->run && isdigit((unsigned char)s[0])) {
+		bare_row(nt, s, lineno);
 	}
 }
 

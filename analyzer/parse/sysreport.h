@@ -44,6 +44,10 @@ int sysreport_nccltests_active(const struct nccltests *nt);
  * the parser's state (a run is open and it is a '#' line or a table row):
  * only those, and the lines with a keyword, need sysreport_nccltests_line. */
 int sysreport_nccltests_wants(const struct nccltests *nt, const char *line, size_t len);
+/* Whether a line with no run open (no header read) starts like a row of
+ * nccl-tests' table (SIZE COUNT TYPE): a table pasted alone opens a run
+ * marked "headerless"; feed it with sysreport_nccltests_line_nokw. */
+int sysreport_nccltests_bare_row(const char *line, size_t len);
 void sysreport_nccltests_line(struct nccltests *nt, const char *line, size_t len, uint64_t lineno);
 /* The same for a line in which the keyword scan (linekw.h, over at least
  * line[0..len)) found no KW_NCCLTESTS literal: the searches for the kinds

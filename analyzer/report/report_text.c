@@ -232,12 +232,22 @@ static void summary_lines(FILE *out, const cJSON *b, const char *verdict, const 
 		fprintf(out, "\n%sFix:%s   none known: read the unexplained lines below; attach this report to the ticket\n",
 		        col(o, C_BOLD), col(o, C_RESET));
 	} else if (!strcmp(verdict, "healthy")) {
-		fprintf(out, "%sCause:%s none: NCCL initialised and no failure evidence was found\n%sFix:%s   nothing to do\n",
-		        col(o, C_BOLD), col(o, C_RESET), col(o, C_BOLD), col(o, C_RESET));
+		/* what shows the run healthy (NCCL's init, nccl-tests' table, the
+		 * exit records) is the verdict's reason, printed below */
+		fprintf(out, "%sCause:%s none: no failure evidence was found\n%sFix:%s   nothing to do\n", col(o, C_BOLD),
+		        col(o, C_RESET), col(o, C_BOLD), col(o, C_RESET));
 	} else {
-		fprintf(out, "%sCause:%s nothing recognisable (no NCCL or PyTorch output, no system report)\n"
-		        "%sFix:%s   attach the job's full output (all ranks) and NCCL_DEBUG=INFO logs\n",
-		        col(o, C_BOLD), col(o, C_RESET), col(o, C_BOLD), col(o, C_RESET));
+		/* no_evidence: nothing read, system reports only, or a run shown
+		 * that neither failed nor ended (verdict.c's reasons) */
+		const char *why = json_strz(b, "verdict_reason");
+		const char *cause = !strncmp(why, "no run in these inputs", 22)
+		                        ? "not judged: system reports only, no output of the job"
+		                    : !strncmp(why, "nothing recognisable", 20) || !*why
+		                        ? "nothing recognisable (no NCCL or PyTorch output, no system report)"
+		                        : "not determined: these lines show neither a failure nor the run's end (the verdict "
+		                          "below says what is missing)";
+		fprintf(out, "%sCause:%s %s\n%sFix:%s   attach the job's full output (all ranks) and NCCL_DEBUG=INFO logs\n",
+		        col(o, C_BOLD), col(o, C_RESET), cause, col(o, C_BOLD), col(o, C_RESET));
 	}
 }
 

@@ -119,6 +119,93 @@ static void test_nccl_tests(void)
 	cJSON_Delete(f);
 }
 
+/* A table pasted alone (no header, no footer): the rows open a run marked
+ * headerless, columns from the row (13 cells: #wrong; 12 cells of a
+ * broadcast; 11 of an old all_gather with the "error" column); the summary's
+ * rows_only needs three clean rows in every run.  Negative cases: a
+ * timestamp, a row with an unknown type word, one with too few cells, a
+ * row with a #wrong count (failed, not rows_only), two rows only. */
+static void bare(const char *const *lines, size_t n, cJSON *f)
+{
+	struct nccltests *nt = sysreport_nccltests_new(f, "x");
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(lines[i]);
+		if (sysreport_nccltests_wants(nt, lines[i], len) ||
+		    (!sysreport_nccltests_active(nt) && sysreport_nccltests_bare_row(lines[i], len)))
+			sysreport_nccltests_line_nokw(nt, lines[i], len, i + 1);
+	}
+	sysreport_nccltests_end(nt);
+}
+
+static void test_nccl_tests_bare_rows(void)
+{
+	static const char *const ok[] = {
+		"       32768          8192     float     sum      -1    18.66    1.76    3.07       0    17.95    1.83    3.20       0",
+		"       65536         16384     float     sum      -1    18.95    3.46    6.05       0    18.25    3.59    6.28       0",
+		"      131072         32768     float     sum      -1    19.25    6.81   11.91       0    18.43    7.11   12.44       0",
+	};
+	cJSON *f = cJSON_CreateObject();
+	bare(ok, 3, f);
+	CHECK_INT(gb(f, "nccl_tests.runs.0.headerless"), 1);
+	CHECK_INT(gn(f, "nccl_tests.runs.0.rows"), 3);
+	CHECK(gs(f, "nccl_tests.runs.0.error_column") && !strcmp(gs(f, "nccl_tests.runs.0.error_column"), "#wrong"));
+	CHECK(fabs(gn(f, "nccl_tests.runs.0.max_busbw.value") - 12.44) < 1e-9);
+	CHECK_INT(gb(f, "nccl_tests.rows_only"), 1);
+	CHECK_INT(gn(f, "nccl_tests.rows_shown"), 3);
+	CHECK_INT(gb(f, "nccl_tests.healthy"), 0);
+	cJSON_Delete(f);
+
+	static const char *const bcast_old[] = {
+		"           8             2   float       0    45.82    0.00    0.00    N/A    38.17    0.00    0.00    N/A",
+		"          16             4   float       0    45.10    0.00    0.00    N/A    38.00    0.00    0.00    N/A",
+		"          32             8   float       0    45.33    0.00    0.00    N/A    38.51    0.00    0.00    N/A",
+		"        1024           256    char    25.1    0.04    0.04  0e+00    24.9    0.04    0.04  0e+00",
+	};
+	f = cJSON_CreateObject();
+	bare(bcast_old, 3, f);
+	CHECK_INT(gn(f, "nccl_tests.runs.0.rows"), 3);
+	CHECK_INT(gn(f, "nccl_tests.runs.0.rows_unchecked"), 3);
+	CHECK_INT(gb(f, "nccl_tests.rows_only"), 1);
+	cJSON_Delete(f);
+	f = cJSON_CreateObject();
+	bare(bcast_old + 3, 1, f); /* 11 cells, the old "error" column */
+	CHECK(gs(f, "nccl_tests.runs.0.error_column") && !strcmp(gs(f, "nccl_tests.runs.0.error_column"), "error"));
+	CHECK_INT(gb(f, "nccl_tests.rows_only"), -1); /* one row only */
+	cJSON_Delete(f);
+
+	static const char *const not_rows[] = {
+		"2024 10 float sum -1 1.0 1.0 1.0 0 1.0 1.0 1.0 0x",   /* a last cell that is no number */
+		"2024-05-01 12:00:00 float sum -1 1.0 1.0 1.0 0 1.0 1.0 1.0 0",
+		"       32768          8192     floaty     sum      -1    18.66    1.76    3.07       0    17.95    1.83    3.20       0",
+		"       32768          8192     float     sum    18.66    1.76    3.07       0",
+		"       32768          8192     float     sum      -1    18.66    1.76    3.07       0    17.95    1.83    3.20       0       7",   /* 14 cells */
+	};
+	for (size_t i = 0; i < sizeof not_rows / sizeof not_rows[0]; i++) {
+		f = cJSON_CreateObject();
+		bare(not_rows + i, 1, f);
+		CHECK(get(f, "nccl_tests") == NULL);
+		cJSON_Delete(f);
+	}
+	CHECK(!sysreport_nccltests_bare_row("2024-05-01 12:00:00 float", 25));
+	CHECK(sysreport_nccltests_bare_row("  8  2  bfloat16  sum", 21));
+
+	static const char *const wrong[] = {
+		"       32768          8192     float     sum      -1    18.66    1.76    3.07       0    17.95    1.83    3.20       0",
+		"       65536         16384     float     sum      -1    18.95    3.46    6.05      12    18.25    3.59    6.28       0",
+		"      131072         32768     float     sum      -1    19.25    6.81   11.91       0    18.43    7.11   12.44       0",
+	};
+	f = cJSON_CreateObject();
+	bare(wrong, 3, f);
+	CHECK_INT(gb(f, "nccl_tests.failed"), 1);
+	CHECK_INT(gn(f, "nccl_tests.wrong"), 12);
+	CHECK_INT(gb(f, "nccl_tests.rows_only"), -1);
+	cJSON_Delete(f);
+	f = cJSON_CreateObject();
+	bare(ok, 2, f);
+	CHECK_INT(gb(f, "nccl_tests.rows_only"), -1); /* two rows: not enough */
+	cJSON_Delete(f);
+}
+
 /* sysreport_nccltests_line_nokw (bundle.c: a '#' line or a row of an open
  * run that holds no KW_NCCLTESTS literal) gives the facts _line gives: the
  * same lines fed both ways print the same facts.  Its negative case: a CR
@@ -946,6 +1033,7 @@ int main(void)
 {
 	test_nccl_tests();
 	test_nccl_tests_nokw();
+	test_nccl_tests_bare_rows();
 	test_nccl_tests_odd_bytes();
 	test_nccl_tests_devices();
 	test_nccl_tests_scans();
