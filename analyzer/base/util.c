@@ -592,6 +592,7 @@ static int mask_at(const char *s, size_t n, size_t i)
 #if !defined(NT_NO_VECTORS) && defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
 	(defined(__SSE2__) || defined(__ARM_NEON))
 typedef signed char s8x16 __attribute__((vector_size(16)));
+typedef unsigned char u8x16 __attribute__((vector_size(16)));
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -605,7 +606,11 @@ static inline int keeps16(const char *s, size_t n, size_t at, const char *p)
 {
 	s8x16 x;
 	memcpy(&x, p, 16);
-	s8x16 good = ((x > 0x1f) & (x != 0x7f)) | (x == '\t');
+	/* x + 1 > 0x20 (as signed bytes) holds for 0x20..0x7e only: 0x7f + 1 and
+	 * 0xff + 1 wrap to 0x80 (-128) and 0, the bytes from 0x80 up stay below 0
+	 * (the sum of unsigned bytes: wrapping is defined) */
+	s8x16 x1 = (s8x16)((u8x16)x + 1);
+	s8x16 good = (x1 > 0x20) | (x == '\t');
 	s8x16 mark = (x == '=') | (x == ':') | (x == '_') | (x == 'K');
 #ifdef __SSE2__
 	/* a bit a byte (pmovmskb): one test for the 16 bytes, and the marked
