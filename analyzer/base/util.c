@@ -592,6 +592,10 @@ static int mask_at(const char *s, size_t n, size_t i)
 #if !defined(NT_NO_VECTORS) && defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
 	(defined(__SSE2__) || defined(__ARM_NEON))
 typedef signed char s8x16 __attribute__((vector_size(16)));
+typedef unsigned char u8x16 __attribute__((vector_size(16)));
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* 16 bytes p[0..16) of s[0..n), from s[at]: 0 when one is a byte that
  * str_printable_run stops at (below 0x20 but the tab, 0x7f and above:
@@ -602,8 +606,21 @@ static inline int keeps16(const char *s, size_t n, size_t at, const char *p)
 {
 	s8x16 x;
 	memcpy(&x, p, 16);
-	s8x16 good = ((x > 0x1f) & (x != 0x7f)) | (x == '\t');
+	/* x + 1 > 0x20 (as signed bytes) holds for 0x20..0x7e only: 0x7f + 1 and
+	 * 0xff + 1 wrap to 0x80 (-128) and 0, the bytes from 0x80 up stay below 0
+	 * (the sum of unsigned bytes: wrapping is defined) */
+	s8x16 x1 = (s8x16)((u8x16)x + 1);
+	s8x16 good = (x1 > 0x20) | (x == '\t');
 	s8x16 mark = (x == '=') | (x == ':') | (x == '_') | (x == 'K');
+#ifdef __SSE2__
+	/* a bit a byte (pmovmskb): one test for the 16 bytes, and the marked
+	 * bytes' offsets straight from their bits */
+	if (_mm_movemask_epi8((__m128i)good) != 0xffff)
+		return 0;
+	for (unsigned m = (unsigned)_mm_movemask_epi8((__m128i)mark); m; m &= m - 1) /* the lowest first */
+		if (mask_at(s, n, at + (unsigned)__builtin_ctz(m)))
+			return 0;
+#else
 	uint64_t w[2]; /* byte j of a half is its bits 8j..8j+7 (little-endian) */
 	memcpy(w, &good, 16);
 	if ((w[0] & w[1]) != ~0ull)
@@ -616,6 +633,7 @@ static inline int keeps16(const char *s, size_t n, size_t at, const char *p)
 			if (mask_at(s, n, at + 8 * h + k / 8))
 				return 0;
 		}
+#endif
 	return 1;
 }
 #define KEEPS16 1

@@ -1123,6 +1123,24 @@ static void match_line(struct bundle *b, struct line_batch *bt, struct prepared_
 	msgs_free(&m);
 }
 
+/* One prepared line of bt (not an end of document), in line order.
+ * Inlined into apply_batch and into process_line's in-place path: a line
+ * applied in place costs no call of its own. */
+static inline __attribute__((always_inline)) void apply_prepared(struct bundle *b, struct line_batch *bt,
+                                                                 struct prepared_line *pl)
+{
+	/* the line's kind and its time: here, as the reading thread has the
+	 * larger share of the work (nothing it does reads them) */
+	linekind_classify(&pl->ll);
+	pl->ts = ranks_line_ts(&pl->ll);
+	match_line(b, bt, pl);
+	apply_line(b, bt, pl);
+#ifdef NT_SPAN_CHECK
+	ranks_lines_gone(b->ranks);
+	free((void *)pl->raw);
+#endif
+}
+
 static void apply_batch(void *ctx, struct line_batch *bt)
 {
 	struct bundle *b = ctx;
@@ -1132,16 +1150,7 @@ static void apply_batch(void *ctx, struct line_batch *bt)
 			doc_finish(b, pl->doc);
 			continue;
 		}
-		/* the line's kind and its time: here, as the reading thread has the
-		 * larger share of the work (nothing it does reads them) */
-		linekind_classify(&pl->ll);
-		pl->ts = ranks_line_ts(&pl->ll);
-		match_line(b, bt, pl);
-		apply_line(b, bt, pl);
-#ifdef NT_SPAN_CHECK
-		ranks_lines_gone(b->ranks);
-		free((void *)pl->raw);
-#endif
+		apply_prepared(b, bt, pl);
 	}
 	/* the pipeline reuses the batch's bytes; the lines of b->solo are the
 	 * reader's (feed_lines and sink_end say when they go) */
@@ -1170,8 +1179,9 @@ static const char *span_copy(const char *s, size_t n)
  * keywords), takes its time, runs the candidates' regexes (match_line) and
  * apply_line does the rest, in line order (on the pipeline's thread, or in
  * place). */
-static void prepare_line(struct bundle *b, struct docstate *ds, struct line_batch *bt, struct prepared_line *pl,
-                         uint64_t lineno, const char *s, size_t n)
+static inline __attribute__((always_inline)) void prepare_line(struct bundle *b, struct docstate *ds,
+                                                               struct line_batch *bt, struct prepared_line *pl,
+                                                               uint64_t lineno, const char *s, size_t n)
 {
 	struct logline *ll = &pl->ll;
 	logline_parse(s, n, ll);
@@ -1304,8 +1314,9 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 #ifdef NT_SPAN_CHECK
 	s = span_copy(s, n); /* freed by apply_batch */
 #endif
-	prepare_line(b, ds, b->solo, line_batch_add(b->solo), doc->lines, s, n);
-	apply_batch(b, b->solo);
+	struct prepared_line *pl = line_batch_add(b->solo);
+	prepare_line(b, ds, b->solo, pl, doc->lines, s, n);
+	apply_prepared(b, b->solo, pl); /* what apply_batch does with a batch of this one line */
 	line_batch_reset(b->solo);
 }
 

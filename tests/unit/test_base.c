@@ -679,6 +679,25 @@ static int mask_same(const char *line, size_t n)
 	return same;
 }
 
+/* Every byte value in every lane of a 16-byte step (and of the padded
+ * tail), in a clean text: str_sanitize_keeps's test of the printable bytes
+ * (one signed compare of byte + 1) against the reference, byte by byte. */
+static void test_keeps_bytes(void)
+{
+	size_t same = 0, runs = 0;
+	for (int c = 0; c < 256; c++)
+		for (size_t n = 1; n <= 40; n += 13)
+			for (size_t at = 0; at < n; at++) {
+				char line[48];
+				for (size_t i = 0; i < n; i++)
+					line[i] = i % 4 == 3 ? ' ' : 'q';
+				line[at] = (char)c;
+				same += mask_same(line, n);
+				runs++;
+			}
+	CHECK(same == runs);
+}
+
 /* str_sanitize_keeps looks at 16 bytes a step, then byte by byte: a secret
  * or a byte to replace at either end of the text, on each side of a step's
  * edge, after clean steps; each must still say "not kept". */
@@ -814,6 +833,7 @@ int main(void)
 	test_sanitize();
 	test_mask_secrets();
 	test_keeps_edges();
+	test_keeps_bytes();
 	test_json();
 	test_buf_read_file();
 	test_str_line_copy();
