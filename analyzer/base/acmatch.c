@@ -31,6 +31,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "base/arena.h"
 #include "base/util.h"
 
 #include "base/acmatch_quads.h"
@@ -59,7 +60,8 @@ struct lit {
 	uint64_t mask;     /* the bytes of head that are the literal's */
 	uint64_t tail;     /* its bytes 8..15 (fewer: zeros): a literal of up to 16 bytes needs no memcmp */
 	uint64_t tmask;    /* the bytes of tail that are the literal's */
-	int owns;          /* frees s (a literal has one entry per anchor: stride entries) */
+	int owns;          /* the first of a literal's entries (a literal has one entry per anchor:
+	                      stride entries, sharing s) */
 };
 
 /* The literals of one 4-gram anchor: lits[first .. first + count) (sorted by
@@ -105,6 +107,7 @@ struct acmatch {
 	uint8_t pair[65536 / 8];             /* bigram anchors of short literals */
 	uint8_t onebyte[256];
 	int built;
+	struct arena bytes; /* every literal's bytes (each entry's s): freed at once */
 };
 
 struct acmatch *acmatch_new(void)
@@ -122,7 +125,7 @@ void acmatch_add(struct acmatch *ac, const char *lit, size_t len, uint32_t value
 	}
 	struct lit *l = &ac->lits[ac->n++];
 	memset(l, 0, sizeof *l);
-	l->s = xmalloc(len);
+	l->s = arena_chars(&ac->bytes, len); /* a malloc and a free each were 0.7 M instructions of start-up */
 	memcpy(l->s, lit, len);
 	l->len = (uint32_t)len;
 	l->value = value;
@@ -520,13 +523,7 @@ void acmatch_free(struct acmatch *ac)
 {
 	if (!ac)
 		return;
-	for (size_t i = 0; i < ac->n; i++)
-		if (ac->lits[i].owns)
-			free(ac->lits[i].s);
-	for (size_t i = 0; i < ac->nshort; i++)
-		free(ac->shorts[i].s);
-	for (size_t i = 0; i < ac->none; i++)
-		free(ac->one[i].s);
+	arena_free(&ac->bytes);
 	free(ac->lits);
 	free(ac->aslots);
 	free(ac->shorts);

@@ -116,6 +116,8 @@ void sigdb_free(struct sigdb *db)
 	ncclsites_free(db->sites);
 	hindex_free(&db->sig_ix);
 	hindex_free(&db->diag_ix);
+	hindex_free(&db->rule_ix);
+	free(db->rule_at);
 	arena_free(&db->strs);
 	memset(db, 0, sizeof *db);
 }
@@ -1157,7 +1159,18 @@ static void build_index(struct hindex *ix, size_t n, hindex_hash_fn fn, const vo
 	}
 }
 
+static int rule_hash_at(const void *ctx, size_t i, uint64_t *h)
+{
+	*h = hash_str(HASH_SEED, ((const struct sigdb *)ctx)->rule_at[i]->id);
+	return 1;
+}
+
 typedef const char *(*id_at_fn)(const struct sigdb *db, size_t i);
+
+static const char *rule_id_at(const struct sigdb *db, size_t i)
+{
+	return db->rule_at[i]->id;
+}
 
 static const char *sig_id_at(const struct sigdb *db, size_t i)
 {
@@ -1220,10 +1233,17 @@ void sigdb_add_rules(struct sigdb *db, const struct rule_def *v, size_t n)
 	db->rules[db->nrules].v = v;
 	db->rules[db->nrules].n = n;
 	db->nrules++;
+	db->nrule_defs += n;
 }
 
 const struct rule_def *sigdb_rule(const struct sigdb *db, const char *id)
 {
+	/* the index holds the rules in table order: its lowest position is
+	 * the scan's first */
+	if (db->rule_ix.nslot && db->rule_ix_n == db->nrule_defs) {
+		long i = find_id(db, &db->rule_ix, rule_id_at, id, NULL);
+		return i < 0 ? NULL : db->rule_at[i];
+	}
 	for (size_t t = 0; t < db->nrules; t++)
 		for (size_t i = 0; i < db->rules[t].n; i++)
 			if (strcmp(db->rules[t].v[i].id, id) == 0)
@@ -1302,6 +1322,16 @@ int sigdb_finalize(struct sigdb *db, struct msgs *m)
 	db->sig_ix_n = db->nsigs;
 	build_index(&db->diag_ix, db->ndiags, diag_hash_at, db);
 	db->diag_ix_n = db->ndiags;
+	/* the fact rules' ids: ~140 lookups of each start-up scanned every
+	 * rule (0.29 M instructions) */
+	free(db->rule_at);
+	db->rule_at = xmalloc((db->nrule_defs + 1) * sizeof *db->rule_at);
+	size_t nr = 0;
+	for (size_t t = 0; t < db->nrules; t++)
+		for (size_t i = 0; i < db->rules[t].n; i++)
+			db->rule_at[nr++] = &db->rules[t].v[i];
+	build_index(&db->rule_ix, nr, rule_hash_at, db);
+	db->rule_ix_n = nr;
 	/* duplicates: found with the index; reported pair by pair, first
 	 * occurrence first (only then is every pair compared) */
 	if (has_duplicate(db, &db->sig_ix, sig_id_at, db->nsigs))

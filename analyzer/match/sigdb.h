@@ -147,6 +147,12 @@ struct sigdb {
 	 * (sigdb_sig, sigdb_diag search every entry when more were loaded since) */
 	struct hindex sig_ix, diag_ix;
 	size_t sig_ix_n, diag_ix_n;
+	/* the fact rules' ids likewise (sigdb_rule): rule_at[i] the i-th rule
+	 * of the tables in order, owned; nrule_defs rules in all, rule_ix_n of
+	 * them indexed */
+	const struct rule_def **rule_at;
+	struct hindex rule_ix;
+	size_t nrule_defs, rule_ix_n;
 };
 
 /* The launchers a fix step may be conditioned on ("launcher" of a fix
