@@ -52,10 +52,28 @@ void sigdb_set_slim(struct sigdb *db, int slim)
 }
 
 /* The vector of a list whose strings are the database's (db->strs) */
+/* An entry's lists (struct strvec) live in db->strs, their arrays too
+ * (a malloc each of ~2600 lists, and a free at exit, were 0.9 M
+ * instructions of each start-up): never strvec_push or strvec_free one. */
 static void vec_free(struct strvec *v)
 {
-	free(v->v);
 	memset(v, 0, sizeof *v);
+}
+
+/* Room in v for n more elements, from db->strs (an outgrown array stays
+ * there until sigdb_free) */
+static void vec_reserve(struct sigdb *db, struct strvec *v, size_t n)
+{
+	if (v->cap - v->n >= n)
+		return;
+	size_t cap = v->cap ? v->cap * 2 : 4;
+	if (cap < v->n + n)
+		cap = v->n + n;
+	char **nv = arena_alloc(&db->strs, cap * sizeof *nv);
+	if (v->n)
+		memcpy(nv, v->v, v->n * sizeof *nv);
+	v->v = nv;
+	v->cap = cap;
 }
 
 /* A copy of s that lives as long as db (its string arena) */
@@ -66,7 +84,8 @@ static char *dbstr(struct sigdb *db, const char *s)
 
 static void push_str(struct sigdb *db, struct strvec *v, const char *s)
 {
-	strvec_push_owned(v, dbstr(db, s));
+	vec_reserve(db, v, 1);
+	v->v[v->n++] = dbstr(db, s);
 }
 
 /* An entry's strings are db->strs's (sigdb_free frees them at once) */
@@ -393,21 +412,36 @@ static void lerr(struct loadctx *c, const char *path, const char *fmt, ...)
  * code that reads it and into docs/signature-format.md, together.  The
  * keys of "captures" (capture names) and "verify_env" (variable names) are
  * free. */
+/* The keys of the objects the loader reads member by member (gather): each
+ * list once, the strings of KNOWN_KEYS and the positions (SK_id: the
+ * member "id" of a signature) made from it. */
+#define SIG_KEYS(X) X(SK, id) X(SK, on) X(SK, regex) X(SK, literals) X(SK, samples) X(SK, negative_samples) \
+	X(SK, references) X(SK, benign) X(SK, benign_block)
+#define DIAG_KEYS(X) X(DK, id) X(DK, category) X(DK, severity) X(DK, role) X(DK, confidence) X(DK, title) \
+	X(DK, explanation) X(DK, fix) X(DK, verify_env) X(DK, when) X(DK, cascade_of) X(DK, references) \
+	X(DK, derived) X(DK, generic) X(DK, blames)
+#define BLAMES_KEYS(X) X(BK, env) X(BK, any)
+#define WHEN_KEYS(X) X(WK, any) X(WK, all) X(WK, none) X(WK, nccl) X(WK, nccl_implied)
+#define KEY_NAME(pre, k) #k,
+#define KEY_POS(pre, k) pre##_##k,
+enum { SIG_KEYS(KEY_POS) SK_N };
+enum { DIAG_KEYS(KEY_POS) DK_N };
+enum { BLAMES_KEYS(KEY_POS) BK_N };
+enum { WHEN_KEYS(KEY_POS) WK_N };
+enum { KK_FILE, KK_SIGNATURE, KK_SAMPLE, KK_DIAGNOSIS, KK_BLAMES, KK_WHEN, KK_DERIVED };
+
 static const struct known_keys {
 	const char *object;
 	const char *label;           /* in messages */
 	const char *keys[16];
 } KNOWN_KEYS[] = {
-	{"file", "a pattern file", {"family", "description", "signatures", "diagnoses", "derived", NULL}},
-	{"signature", "a signature", {"id", "on", "regex", "literals", "samples", "negative_samples", "references",
-	                              "benign", "benign_block", NULL}},
-	{"sample", "a sample", {"line", "captures", NULL}},
-	{"diagnosis", "a diagnosis", {"id", "category", "severity", "role", "confidence", "title", "explanation", "fix",
-	                              "verify_env", "when", "cascade_of", "references", "derived", "generic", "blames",
-	                              NULL}},
-	{"blames", "\"blames\"", {"env", "any", NULL}},
-	{"when", "\"when\"", {"any", "all", "none", "nccl", "nccl_implied", NULL}},
-	{"derived", "a derived row", {"id", "from", "file", "message", "exception", "code", "signal", "frame", "category",
+	[KK_FILE] = {"file", "a pattern file", {"family", "description", "signatures", "diagnoses", "derived", NULL}},
+	[KK_SIGNATURE] = {"signature", "a signature", {SIG_KEYS(KEY_NAME) NULL}},
+	[KK_SAMPLE] = {"sample", "a sample", {"line", "captures", NULL}},
+	[KK_DIAGNOSIS] = {"diagnosis", "a diagnosis", {DIAG_KEYS(KEY_NAME) NULL}},
+	[KK_BLAMES] = {"blames", "\"blames\"", {BLAMES_KEYS(KEY_NAME) NULL}},
+	[KK_WHEN] = {"when", "\"when\"", {WHEN_KEYS(KEY_NAME) NULL}},
+	[KK_DERIVED] = {"derived", "a derived row", {"id", "from", "file", "message", "exception", "code", "signal", "frame", "category",
 	                              "why", "samples", "negative_samples", "references", NULL}},
 };
 
@@ -506,9 +540,35 @@ static int keys_known(const cJSON *o, const char *object)
 	return 1;
 }
 
-static const char *get_str(struct loadctx *c, const cJSON *o, const char *key, const char *path, int required)
+/* v[k]: o's first member named KNOWN_KEYS[kk].keys[k] (NULL: none), in one
+ * walk of o, not one a key (json_get: ~14000 walks of each start-up).
+ * Returns whether every key of o is known; check_keys then has nothing to
+ * say. */
+static int gather(const cJSON *o, int kk, const cJSON **v)
 {
-	const cJSON *v = json_get(o, key);
+	const char *const *keys = KNOWN_KEYS[kk].keys;
+	size_t n = 0;
+	while (keys[n])
+		n++;
+	for (size_t k = 0; k < n; k++)
+		v[k] = NULL;
+	int all = 1;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, o) {
+		size_t k = 0;
+		while (k < n && !(it->string[0] == keys[k][0] && strcmp(it->string, keys[k]) == 0))
+			k++;
+		if (k == n)
+			all = 0;
+		else if (!v[k])
+			v[k] = it;
+	}
+	return all;
+}
+
+/* v (o's member key) as a string; messages name key. */
+static const char *str_of(struct loadctx *c, const cJSON *v, const char *key, const char *path, int required)
+{
 	if (!v) {
 		if (required)
 			lerr(c, path, "missing \"%s\"", key);
@@ -521,10 +581,14 @@ static const char *get_str(struct loadctx *c, const cJSON *o, const char *key, c
 	return v->valuestring;
 }
 
-static int get_strvec(struct loadctx *c, const cJSON *o, const char *key, const char *path,
-                      struct strvec *out)
+static const char *get_str(struct loadctx *c, const cJSON *o, const char *key, const char *path, int required)
 {
-	const cJSON *v = json_get(o, key);
+	return str_of(c, json_get(o, key), key, path, required);
+}
+
+/* v (a member key) as a list of strings into out */
+static int strvec_of(struct loadctx *c, const cJSON *v, const char *key, const char *path, struct strvec *out)
+{
 	if (!v)
 		return 0;
 	if (!cJSON_IsArray(v)) {
@@ -533,6 +597,7 @@ static int get_strvec(struct loadctx *c, const cJSON *o, const char *key, const 
 	}
 	int i = 0;
 	const cJSON *it;
+	vec_reserve(c->db, out, (size_t)json_size(v));
 	cJSON_ArrayForEach(it, v) {
 		if (!cJSON_IsString(it)) {
 			lerr(c, path, "%s[%d] must be a string", key, i);
@@ -548,15 +613,16 @@ const char *const LAUNCHERS[] = {"torchrun", "vllm", "sglang", "deepspeed", "ray
 
 /* "fix": steps, each a string or {"step": "...", "launcher": ["vllm"]}: a
  * step that applies only to jobs one of those launchers ran. */
-static void get_fix(struct loadctx *c, const cJSON *o, const char *path, struct diagdef *d)
+static void get_fix(struct loadctx *c, const cJSON *v, const char *path, struct diagdef *d)
 {
-	const cJSON *v = json_get(o, "fix");
 	if (!v)
 		return;
 	if (!cJSON_IsArray(v)) {
 		lerr(c, path, "\"fix\" must be an array of steps");
 		return;
 	}
+	vec_reserve(c->db, &d->fix, (size_t)json_size(v));
+	vec_reserve(c->db, &d->fix_launchers, (size_t)json_size(v));
 	int i = 0;
 	const cJSON *it;
 	cJSON_ArrayForEach(it, v) {
@@ -643,24 +709,26 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		return;
 	}
 	int before = c->errors;
-	check_keys(c, o, path, "signature");
-	const char *id = get_str(c, o, "id", path, 1);
-	const char *on = get_str(c, o, "on", path, 1);
-	const char *re = get_str(c, o, "regex", path, 1);
+	const cJSON *m[SK_N];
+	if (!gather(o, KK_SIGNATURE, m))
+		check_keys(c, o, path, "signature");
+	const char *id = str_of(c, m[SK_id], "id", path, 1);
+	const char *on = str_of(c, m[SK_on], "on", path, 1);
+	const char *re = str_of(c, m[SK_regex], "regex", path, 1);
 	enum sig_on son = ON_ANY;
 	char sub[128];
 	if (on && !parse_on(on, &son)) {
 		snprintf(sub, sizeof sub, "%s.on", path);
 		lerr(c, sub, "unknown value \"%s\" (expected warn, info, nccl, plain or any)", on);
 	}
-	const char *benign = get_str(c, o, "benign", path, 0);
+	const char *benign = str_of(c, m[SK_benign], "benign", path, 0);
 	if (benign && !*benign)
 		lerr(c, path, "\"benign\" must say why the line is harmless");
-	const char *bblock = get_str(c, o, "benign_block", path, 0);
+	const char *bblock = str_of(c, m[SK_benign_block], "benign_block", path, 0);
 	if (bblock && (strcmp(bblock, "traceback") != 0 || !benign))
 		lerr(c, path, "\"benign_block\" must be \"traceback\", on a benign entry");
-	const cJSON *samples = json_get(o, "samples");
-	const cJSON *neg = json_get(o, "negative_samples");
+	const cJSON *samples = m[SK_samples];
+	const cJSON *neg = m[SK_negative_samples];
 	if (!cJSON_IsArray(samples) || cJSON_GetArraySize(samples) < 1)
 		lerr(c, path, "\"samples\" must be a non-empty array");
 	if (!cJSON_IsArray(neg) || cJSON_GetArraySize(neg) < 1)
@@ -675,7 +743,7 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		k++;
 	}
 	struct strvec lits = {0};
-	get_strvec(c, o, "literals", path, &lits);
+	strvec_of(c, m[SK_literals], "literals", path, &lits);
 	for (size_t i = 0; i < lits.n; i++)
 		if (!lits.v[i][0]) {
 			snprintf(sub, sizeof sub, "%s.literals[%zu]", path, i);
@@ -763,13 +831,15 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	int before = c->errors;
 	struct diagdef d;
 	memset(&d, 0, sizeof d);
-	check_keys(c, o, path, "diagnosis");
-	const char *id = get_str(c, o, "id", path, 1);
-	const char *cat = get_str(c, o, "category", path, 1);
-	const char *sev = get_str(c, o, "severity", path, 1);
-	const char *role = get_str(c, o, "role", path, 1);
-	const char *title = get_str(c, o, "title", path, 1);
-	const char *expl = get_str(c, o, "explanation", path, 1);
+	const cJSON *m[DK_N];
+	if (!gather(o, KK_DIAGNOSIS, m))
+		check_keys(c, o, path, "diagnosis");
+	const char *id = str_of(c, m[DK_id], "id", path, 1);
+	const char *cat = str_of(c, m[DK_category], "category", path, 1);
+	const char *sev = str_of(c, m[DK_severity], "severity", path, 1);
+	const char *role = str_of(c, m[DK_role], "role", path, 1);
+	const char *title = str_of(c, m[DK_title], "title", path, 1);
+	const char *expl = str_of(c, m[DK_explanation], "explanation", path, 1);
 	if (cat && !category_valid(cat)) {
 		snprintf(sub, sizeof sub, "%s.category", path);
 		lerr(c, sub, "unknown category \"%s\" (see TAXONOMY)", cat);
@@ -782,20 +852,20 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		snprintf(sub, sizeof sub, "%s.role", path);
 		lerr(c, sub, "unknown role \"%s\" (expected root, cascade or context)", role);
 	}
-	const cJSON *der = json_get(o, "derived");
+	const cJSON *der = m[DK_derived];
 	if (der && !cJSON_IsBool(der)) {
 		snprintf(sub, sizeof sub, "%s.derived", path);
 		lerr(c, sub, "must be true or false");
 	}
 	d.derived = cJSON_IsTrue(der);
-	const cJSON *gen = json_get(o, "generic");
+	const cJSON *gen = m[DK_generic];
 	if (gen && !cJSON_IsBool(gen)) {
 		snprintf(sub, sizeof sub, "%s.generic", path);
 		lerr(c, sub, "must be true or false");
 	}
 	d.generic = cJSON_IsTrue(gen);
 	d.confidence = 0.8;
-	const cJSON *conf = json_get(o, "confidence");
+	const cJSON *conf = m[DK_confidence];
 	if (conf) {
 		if (!cJSON_IsNumber(conf) || conf->valuedouble < 0 || conf->valuedouble > 1) {
 			snprintf(sub, sizeof sub, "%s.confidence", path);
@@ -804,12 +874,12 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 			d.confidence = conf->valuedouble;
 		}
 	}
-	get_fix(c, o, path, &d);
+	get_fix(c, m[DK_fix], path, &d);
 	if (d.fix.n == 0)
 		lerr(c, path, "\"fix\" must list at least one step");
-	get_strvec(c, o, "cascade_of", path, &d.cascade_of);
-	get_strvec(c, o, "references", path, &d.references);
-	const cJSON *venv = json_get(o, "verify_env");
+	strvec_of(c, m[DK_cascade_of], "cascade_of", path, &d.cascade_of);
+	strvec_of(c, m[DK_references], "references", path, &d.references);
+	const cJSON *venv = m[DK_verify_env];
 	if (venv) {
 		const cJSON *it;
 		int ok = cJSON_IsObject(venv);
@@ -822,18 +892,20 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 			d.verify_env = cJSON_Duplicate(venv, 1); /* outlives a slim database's tree */
 		}
 	}
-	const cJSON *when = json_get(o, "when");
+	const cJSON *when = m[DK_when];
 	json_path(sub, sizeof sub, path, ".when", -1);
 	if (!cJSON_IsObject(when)) {
 		lerr(c, path, "\"when\" must be an object");
 	} else {
-		check_keys(c, when, sub, "when");
-		get_strvec(c, when, "any", sub, &d.when_any);
-		get_strvec(c, when, "all", sub, &d.when_all);
-		get_strvec(c, when, "none", sub, &d.when_none);
+		const cJSON *w[WK_N];
+		if (!gather(when, KK_WHEN, w))
+			check_keys(c, when, sub, "when");
+		strvec_of(c, w[WK_any], "any", sub, &d.when_any);
+		strvec_of(c, w[WK_all], "all", sub, &d.when_all);
+		strvec_of(c, w[WK_none], "none", sub, &d.when_none);
 		if (d.when_any.n == 0 && d.when_all.n == 0)
 			lerr(c, sub, "needs at least one id in \"any\" or \"all\"");
-		const char *range = get_str(c, when, "nccl", sub, 0);
+		const char *range = str_of(c, w[WK_nccl], "nccl", sub, 0);
 		if (range) {
 			if (!parse_range(range, &d.nccl)) {
 				char sub2[160];
@@ -843,7 +915,7 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 				d.has_nccl_range = 1;
 			}
 		}
-		const cJSON *imp = json_get(when, "nccl_implied");
+		const cJSON *imp = w[WK_nccl_implied];
 		if (imp && (!cJSON_IsBool(imp) || !range)) {
 			char sub2[160];
 			snprintf(sub2, sizeof sub2, "%s.nccl_implied", sub);
@@ -851,15 +923,17 @@ static void load_diagnosis(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 		}
 		d.nccl_implied = cJSON_IsTrue(imp);
 	}
-	const cJSON *bl = json_get(o, "blames");
+	const cJSON *bl = m[DK_blames];
 	if (bl) {
 		snprintf(sub, sizeof sub, "%s.blames", path);
 		if (!cJSON_IsObject(bl)) {
 			lerr(c, sub, "must be an object (\"env\": variables, \"any\": evidence ids)");
 		} else {
-			check_keys(c, bl, sub, "blames");
-			get_strvec(c, bl, "env", sub, &d.blames_env);
-			get_strvec(c, bl, "any", sub, &d.blames_any);
+			const cJSON *b[BK_N];
+			if (!gather(bl, KK_BLAMES, b))
+				check_keys(c, bl, sub, "blames");
+			strvec_of(c, b[BK_env], "env", sub, &d.blames_env);
+			strvec_of(c, b[BK_any], "any", sub, &d.blames_any);
 			if (d.blames_env.n == 0 && d.blames_any.n == 0)
 				lerr(c, sub, "needs a variable in \"env\" or an id in \"any\"");
 		}

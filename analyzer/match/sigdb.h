@@ -139,7 +139,7 @@ struct sigdb {
 	uint32_t match_limit, depth_limit;
 	struct rule_table *rules;  /* the fact rules' ids, borrowed tables (sigdb_add_rules) */
 	struct arena strs;         /* the strings of every signature and diagnosis (ids, file, regex,
-	                              texts, the lists' elements): freed at once by sigdb_free */
+	                              texts, the lists and their elements): freed at once by sigdb_free */
 	struct ncclsites *sites;   /* nccl_sites.tsv beside the patterns: read on first use (sigdb_sites) */
 	int sites_tried;
 	size_t nrules;
