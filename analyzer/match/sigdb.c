@@ -797,8 +797,9 @@ static void load_signature(struct sigdb *db, struct loadctx *c, const cJSON *o, 
 	} else {
 		/* compiled later: room for a group at every '(' (more than it has) */
 		groups = 1;
-		for (const char *q = re; q && *q; q++)
-			groups += *q == '(';
+		if (re) /* memchr from '(' to '(': a compare a byte was 0.6 M instructions */
+			for (const char *q = re, *e = re + strlen(re); (q = memchr(q, '(', (size_t)(e - q))); q++)
+				groups++;
 	}
 	if (groups > db->max_capture_groups)
 		db->max_capture_groups = groups;
@@ -1209,15 +1210,23 @@ size_t sigdb_jit_count(const struct sigdb *db)
 
 /* ---- ids: a hash index each for signatures and diagnoses ---- */
 
+/* The ids' hash in the indexes below: 8 bytes a step (hash_words), not
+ * hash_str's byte a step.  Which slot an id takes never shows: find_id
+ * compares the ids and answers the lowest position. */
+static uint64_t id_hash(const char *id)
+{
+	return hash_words(HASH_SEED, id, strlen(id));
+}
+
 static int sig_hash_at(const void *ctx, size_t i, uint64_t *h)
 {
-	*h = hash_str(HASH_SEED, ((const struct sigdb *)ctx)->sigs[i].id);
+	*h = id_hash(((const struct sigdb *)ctx)->sigs[i].id);
 	return 1;
 }
 
 static int diag_hash_at(const void *ctx, size_t i, uint64_t *h)
 {
-	*h = hash_str(HASH_SEED, ((const struct sigdb *)ctx)->diags[i].id);
+	*h = id_hash(((const struct sigdb *)ctx)->diags[i].id);
 	return 1;
 }
 
@@ -1235,7 +1244,7 @@ static void build_index(struct hindex *ix, size_t n, hindex_hash_fn fn, const vo
 
 static int rule_hash_at(const void *ctx, size_t i, uint64_t *h)
 {
-	*h = hash_str(HASH_SEED, ((const struct sigdb *)ctx)->rule_at[i]->id);
+	*h = id_hash(((const struct sigdb *)ctx)->rule_at[i]->id);
 	return 1;
 }
 
@@ -1264,7 +1273,7 @@ static long find_id(const struct sigdb *db, const struct hindex *ix, id_at_fn id
 	long first = -1;
 	if (!ix->nslot)
 		return -1;
-	uint64_t h = hash_str(HASH_SEED, id);
+	uint64_t h = id_hash(id);
 	for (size_t sl = hindex_first(ix, h); ix->slot[sl]; sl = hindex_next(ix, sl)) {
 		size_t i = ix->slot[sl] - 1;
 		if (strcmp(id_at(db, i), id) != 0)
