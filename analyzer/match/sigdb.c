@@ -553,15 +553,20 @@ static int gather(const cJSON *o, int kk, const cJSON **v)
 	for (size_t k = 0; k < n; k++)
 		v[k] = NULL;
 	int all = 1;
+	size_t at = 0; /* the search starts after the last key found: files mostly keep the list's order */
 	const cJSON *it;
 	cJSON_ArrayForEach(it, o) {
-		size_t k = 0;
-		while (k < n && !(it->string[0] == keys[k][0] && strcmp(it->string, keys[k]) == 0))
-			k++;
-		if (k == n)
+		size_t t = 0, k = at;
+		for (; t < n; t++, k = k + 1 == n ? 0 : k + 1)
+			if (it->string[0] == keys[k][0] && strcmp(it->string, keys[k]) == 0)
+				break;
+		if (t == n) {
 			all = 0;
-		else if (!v[k])
-			v[k] = it;
+		} else {
+			if (!v[k])
+				v[k] = it;
+			at = k + 1 == n ? 0 : k + 1;
+		}
 	}
 	return all;
 }
