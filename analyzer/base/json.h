@@ -40,7 +40,7 @@ void json_path(char *dst, size_t n, const char *a, const char *b, long idx);
  * xmalloc): cJSON itself would return NULL and the caller would lose data
  * in silence.  Called once at start (main). */
 void json_use_xmalloc(void);
-/* Parse text into a tree that lives in an arena: one allocation per 256
+/* Parse text into a tree that lives in an arena: one allocation per 64
  * KiB instead of one per node, and freed at once with json_arena_free
  * (the signature database's files: ~40000 nodes at every start-up).
  * Returns the tree and *arena, or NULL (a syntax error; *end as cJSON

@@ -13,8 +13,9 @@ const char *const CATEGORIES[] = {
 
 int category_valid(const char *c)
 {
+	/* the first byte first: every diagnosis of the database at start-up */
 	for (size_t i = 0; CATEGORIES[i]; i++)
-		if (strcmp(CATEGORIES[i], c) == 0)
+		if (CATEGORIES[i][0] == c[0] && strcmp(CATEGORIES[i], c) == 0)
 			return 1;
 	return 0;
 }

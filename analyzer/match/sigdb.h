@@ -139,7 +139,7 @@ struct sigdb {
 	uint32_t match_limit, depth_limit;
 	struct rule_table *rules;  /* the fact rules' ids, borrowed tables (sigdb_add_rules) */
 	struct arena strs;         /* the strings of every signature and diagnosis (ids, file, regex,
-	                              texts, the lists' elements): freed at once by sigdb_free */
+	                              texts, the lists and their elements): freed at once by sigdb_free */
 	struct ncclsites *sites;   /* nccl_sites.tsv beside the patterns: read on first use (sigdb_sites) */
 	int sites_tried;
 	size_t nrules;
@@ -147,6 +147,12 @@ struct sigdb {
 	 * (sigdb_sig, sigdb_diag search every entry when more were loaded since) */
 	struct hindex sig_ix, diag_ix;
 	size_t sig_ix_n, diag_ix_n;
+	/* the fact rules' ids likewise (sigdb_rule): rule_at[i] the i-th rule
+	 * of the tables in order, owned; nrule_defs rules in all, rule_ix_n of
+	 * them indexed */
+	const struct rule_def **rule_at;
+	struct hindex rule_ix;
+	size_t nrule_defs, rule_ix_n;
 };
 
 /* The launchers a fix step may be conditioned on ("launcher" of a fix

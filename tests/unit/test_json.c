@@ -4,8 +4,8 @@
  * stops where cJSON stops; what it refuses, cJSON refuses too, and
  * json_parse_arena_fast then gives cJSON's error place.  The texts: every
  * pattern file the loader reads (patterns/, the test databases, the
- * sigdb fuzz corpus), edge cases of the grammar, and mutations of slices
- * of the pattern files (a fixed seed). */
+ * sigdb fuzz corpus), edge cases of the grammar, mutations of slices
+ * of the pattern files, random numbers (a fixed seed). */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -402,6 +402,40 @@ static void test_ws_runs(void)
 	CHECK(n == 8 * 20 * sizeof WS * (sizeof AFTER / sizeof *AFTER));
 }
 
+/* numbers of up to 17 digits, with and without a fraction, signs, points
+ * without digits around them, and a neighbour byte: the fast parser's
+ * exact path (at most 15 digits) and strtod's agree with cJSON bit for
+ * bit (agree compares valuedouble's bytes) */
+static void test_numbers(void)
+{
+	size_t bad = 0;
+	char w[64];
+	for (int round = 0; round < MUT_ROUNDS * 4; round++) {
+		size_t k = 0;
+		int shape = round % 4;
+		if (shape == 1)
+			w[k++] = '[';
+		if (next_rand() % 2)
+			w[k++] = '-';
+		size_t ni = next_rand() % 18, nf = next_rand() % 3 ? next_rand() % 18 : 0;
+		for (size_t i = 0; i < ni; i++)
+			w[k++] = (char)('0' + next_rand() % 10);
+		if (nf || next_rand() % 8 == 0)
+			w[k++] = '.';
+		for (size_t i = 0; i < nf; i++)
+			w[k++] = (char)('0' + next_rand() % (round % 5 ? 10 : 2));
+		if (shape == 1)
+			w[k++] = ']';
+		else if (shape == 2)
+			w[k++] = "e-.5, x"[next_rand() % 7];
+		char label[48];
+		snprintf(label, sizeof label, "number %d: %.*s", round, (int)k, w);
+		if (!agree(w, k, label))
+			bad++;
+	}
+	CHECK_INT(bad, 0);
+}
+
 int main(void)
 {
 	json_use_xmalloc();
@@ -412,6 +446,7 @@ int main(void)
 	test_mutations(&texts);
 	test_escapes();
 	test_ws_runs();
+	test_numbers();
 	strvec_free(&texts);
 	TEST_MAIN_END();
 }
