@@ -70,7 +70,8 @@ deps:
 nccl-triage: $(B)/obj/cli/main.o $(CLI_OBJ) $(LIB)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS) $(LDFLAGS)
 
-$(B)/obj/%.o: analyzer/%.c analyzer/*/*.h
+# order-only deps-ok: under -j the missing-package message comes before any compiler error
+$(B)/obj/%.o: analyzer/%.c analyzer/*/*.h | deps-ok
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Ianalyzer -c -o $@ $<
 
