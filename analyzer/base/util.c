@@ -85,7 +85,7 @@ char *xasprintf(const char *fmt, ...)
 void buf_init(struct buf *b)
 {
 	b->data = NULL;
-	b->len = b->cap = 0;
+	b->len = b->cap = b->inited = 0;
 }
 
 void buf_free(struct buf *b)
@@ -94,16 +94,38 @@ void buf_free(struct buf *b)
 	buf_init(b);
 }
 
+/* Bytes after a buffer's text kept initialised: PCRE2's JIT, given a line
+ * inside a buffer as its subject (analyze -j1 matches lines in place,
+ * where the pipeline copies them into padded batches: pipeline.c), reads
+ * up to a vector past the subject's end in aligned loads; never across a
+ * page, so never a fault, but valgrind reported the uninitialised bytes.
+ * Each byte is zeroed once, when the text first comes within BUF_TAIL of
+ * it (b->inited); zeroing what a doubling allocates would touch pages it
+ * never uses. */
+#define BUF_TAIL 64
+
+/* data[len] = 0 and the BUF_TAIL bytes after it initialised */
+static void buf_terminate(struct buf *b)
+{
+	b->data[b->len] = 0;
+	size_t want = b->len + 1 + BUF_TAIL;
+	if (want > b->inited) {
+		size_t from = b->inited > b->len ? b->inited : b->len;
+		memset(b->data + from, 0, want - from);
+		b->inited = want;
+	}
+}
+
 void buf_reserve(struct buf *b, size_t extra)
 {
-	if (b->len + extra + 1 <= b->cap)
+	if (b->len + extra + 1 + BUF_TAIL <= b->cap)
 		return;
-	size_t cap = b->cap ? b->cap : 64;
-	while (cap < b->len + extra + 1)
+	size_t cap = b->cap ? b->cap : 64 + BUF_TAIL;
+	while (cap < b->len + extra + 1 + BUF_TAIL)
 		cap *= 2;
 	b->data = xrealloc(b->data, cap);
 	b->cap = cap;
-	b->data[b->len] = 0; /* valid even when nothing is added after reserving */
+	buf_terminate(b); /* valid even when nothing is added after reserving */
 }
 
 void buf_add(struct buf *b, const void *p, size_t n)
@@ -112,7 +134,7 @@ void buf_add(struct buf *b, const void *p, size_t n)
 	if (n)
 		memcpy(b->data + b->len, p, n);
 	b->len += n;
-	b->data[b->len] = 0;
+	buf_terminate(b);
 }
 
 void buf_adds(struct buf *b, const char *s)
@@ -165,12 +187,12 @@ int buf_read_file(struct buf *b, FILE *f, size_t cap)
 		buf_reserve(b, rest < budget ? rest : budget);
 	}
 	while (budget) {
-		size_t room = b->cap > b->len ? b->cap - b->len - 1 : 0, n, k;
+		size_t room = b->cap > b->len + 1 + BUF_TAIL ? b->cap - b->len - 1 - BUF_TAIL : 0, n, k;
 		if (room) {
 			n = room < budget ? room : budget;
 			k = fread(b->data + b->len, 1, n, f);
 			b->len += k;
-			b->data[b->len] = 0;
+			buf_terminate(b);
 		} else {
 			/* full (or never sized): whether there is more, a chunk at a time */
 			char tmp[CHUNK];

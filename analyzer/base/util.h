@@ -29,10 +29,13 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) NT_PRINTF(1, 2);
 char *xvasprintf(const char *fmt, va_list ap);
 
-/* Growable byte buffer; data is always NUL-terminated (data[len] == 0). */
+/* Growable byte buffer; data is always NUL-terminated (data[len] == 0),
+ * and the bytes after the NUL, up to a line regex's read-ahead, are
+ * initialised (util.c's BUF_TAIL). */
 struct buf {
 	char *data;
 	size_t len, cap;
+	size_t inited; /* bytes [0, inited) of data have been written */
 };
 void buf_init(struct buf *b);
 void buf_free(struct buf *b);

@@ -20,7 +20,7 @@ const struct cli_opt CLI_OPTS[] = {
 	{"quiet", 'q', NULL, READ | CMD_CHECKDB, OPT_QUIET, "print no warnings on standard error"},
 	{"evidence", 0, "N", READ, OPT_EVIDENCE, "evidence lines shown per diagnosis in text and md (default 3 and 5)"},
 	{"jobs", 'j', "N", CMD_BATCH | CMD_ANALYZE, OPT_JOBS,
-	 "worker threads (default: number of cores); analyze uses at most 2 (one reads and scans, one applies), -j1 one"},
+	 "worker threads (default: number of cores); analyze uses at most 2 (one reads and scans, one applies; one for a plain file under 64 KiB), -j1 one"},
 	{"summary-only", 0, NULL, CMD_BATCH | CMD_MERGE, OPT_SUMMARY_ONLY, "print only the summary, not each bundle"},
 	{"progress", 0, "WHEN", CMD_BATCH, OPT_PROGRESS, "progress bar on standard error: auto (default: on a terminal), always, never"},
 	{"redact", 0, NULL, READ, OPT_REDACT,

@@ -134,6 +134,53 @@ static void test_json_print_file(void)
 		fclose(f);
 }
 
+/* The bytes after a buffer's NUL are initialised and inside the
+ * allocation (util.c's BUF_TAIL: a regex JIT reads ahead of a subject's
+ * end): 64 of them after every add, a reset, a read and a reserve. */
+static int tail_zero_after(const struct buf *b, size_t from)
+{
+	if (b->cap < b->len + 1 + 64 || b->inited < b->len + 1 + 64)
+		return 0;
+	for (size_t i = from; i < b->len + 1 + 64; i++)
+		if (b->data[i])
+			return 0;
+	return 1;
+}
+
+static void test_buf_tail(void)
+{
+	struct buf b;
+	buf_init(&b);
+	buf_reserve(&b, 0);
+	CHECK(tail_zero_after(&b, 0));
+	for (int i = 0; i < 5000; i++) {
+		buf_addc(&b, 'x');
+		if (!tail_zero_after(&b, b.len)) {
+			CHECK(!"64 zero bytes after each buf_addc");
+			break;
+		}
+	}
+	CHECK_INT((long long)b.len, 5000);
+	buf_reset(&b);
+	buf_adds(&b, "ab");
+	/* after a reset the old text is still there: initialised, not zero */
+	CHECK(b.data[2] == 0 && b.cap >= 2 + 1 + 64 && b.inited >= 5000 + 1 + 64);
+	buf_free(&b);
+	FILE *f = tmpfile();
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	for (int i = 0; i < 4096; i++)
+		fputc('y', f);
+	rewind(f);
+	buf_init(&b);
+	CHECK_INT(buf_read_file(&b, f, SIZE_MAX), 0);
+	CHECK_INT((long long)b.len, 4096);
+	CHECK(tail_zero_after(&b, b.len));
+	buf_free(&b);
+	fclose(f);
+}
+
 static void test_buf_read_file(void)
 {
 	FILE *f = tmpfile();
@@ -836,6 +883,7 @@ int main(void)
 	test_keeps_bytes();
 	test_json();
 	test_buf_read_file();
+	test_buf_tail();
 	test_str_line_copy();
 	test_fd_write_all();
 	test_json_line();
