@@ -75,6 +75,12 @@ char *report_ev_from(const cJSON *e);
 /* " (cut from 616 bytes)" when the text was cut ("cut": true),
  * else "".  Caller frees. */
 char *report_ev_cut_note(const cJSON *e);
+/* Of a bundle's unexplained[] lines, the one that says most about what
+ * failed (the first of the best kind: an exception's "Type: message", a
+ * crash banner, an NCCL failure line, a component's error, then exit
+ * records; a traceback's header last); NULL when there is none.  The
+ * summaries quote it (text's Cause line, HTML's and Markdown's lead). */
+const cJSON *report_telling_unexplained(const cJSON *unexplained);
 
 /* Whether a bundle object fails a CI step (the exit status 1 of analyze
  * and batch): fail_on NULL: the verdict is diagnosed or unknown_failure;

@@ -782,7 +782,7 @@ static void hero(FILE *f, const cJSON *b)
 		      "<p>The lines below show where it failed (tracebacks, NCCL warnings, exit codes). "
 		      "Attach this report to the ticket; the failure lines are what an NCCL expert needs to look at.</p>\n",
 		      f);
-		const cJSON *u = cJSON_GetArrayItem(json_get(b, "unexplained"), 0);
+		const cJSON *u = report_telling_unexplained(json_get(b, "unexplained"));
 		if (u)
 			evidence_block(f, NULL, u, 0, NULL, NULL);
 	} else if (v && !strcmp(v, "healthy")) {

@@ -573,6 +573,25 @@ char *report_ev_from(const cJSON *e)
 	return buf_steal(&b);
 }
 
+const cJSON *report_telling_unexplained(const cJSON *un)
+{
+	static const char *const ORDER[] = {"exception", "crash", "nccl_warn", "nccl_error", "nccl_tests",
+	                                    "component_error", "library_error", "watchdog", "health_check",
+	                                    "killed", "exit_code", NULL};
+	const cJSON *best = cJSON_GetArrayItem(un, 0), *u;
+	size_t best_rank = SIZE_MAX;
+	cJSON_ArrayForEach(u, un) {
+		const char *k = json_strz(u, "kind");
+		for (size_t i = 0; ORDER[i] && i < best_rank; i++)
+			if (!strcmp(k, ORDER[i])) {
+				best = u;
+				best_rank = i;
+				break;
+			}
+	}
+	return best;
+}
+
 char *report_ev_cut_note(const cJSON *e)
 {
 	double n = 0;

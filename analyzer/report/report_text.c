@@ -209,6 +209,9 @@ static int culprit_rank(const cJSON *b, const cJSON *top)
 	return -1;
 }
 
+/* Bytes of the unexplained line quoted on the Cause line */
+#define CAUSE_QUOTE 120
+
 /* The summary under the bundle's name (with it, three lines): the root
  * cause with the culprit rank, and the one fix. */
 static void summary_lines(FILE *out, const cJSON *b, const char *verdict, const struct report_opts *o)
@@ -225,10 +228,15 @@ static void summary_lines(FILE *out, const cJSON *b, const char *verdict, const 
 		fprintf(out, "%sFix:%s   %s\n", col(o, C_BOLD), col(o, C_RESET),
 		        cJSON_IsString(f0) ? f0->valuestring : "see the findings below");
 	} else if (!strcmp(verdict, "unknown_failure")) {
-		const cJSON *u0 = cJSON_GetArrayItem(json_get(b, "unexplained"), 0);
+		const cJSON *u = report_telling_unexplained(json_get(b, "unexplained"));
 		fprintf(out, "%sCause:%s unknown: the job failed and no signature explains it", col(o, C_BOLD), col(o, C_RESET));
-		if (u0)
-			fprintf(out, " (first: %s:%.0f)", json_strz(u0, "path"), json_numz(u0, "line"));
+		if (u) {
+			/* the line itself, short: the whole of it is listed below */
+			const char *t = json_strz(u, "text");
+			size_t keep = str_cut_at(t, strlen(t), CAUSE_QUOTE);
+			fprintf(out, " (%s:%.0f: %.*s%s)", json_strz(u, "path"), json_numz(u, "line"), (int)keep, t,
+			        keep < strlen(t) ? "…" : "");
+		}
 		fprintf(out, "\n%sFix:%s   none known: read the unexplained lines below; attach this report to the ticket\n",
 		        col(o, C_BOLD), col(o, C_RESET));
 	} else if (!strcmp(verdict, "healthy")) {

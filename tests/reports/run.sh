@@ -266,6 +266,15 @@ sub "text in a pipe: quoted log lines whole" $PY $HERE/text_check.py whole "$T/o
 for s in oom_unshard collective_timeout ok bad_socket_ifname; do
 	sub "text $s: the three-line summary (verdict, cause with the culprit rank, the fix)" $PY $HERE/text_check.py summary "$T/o/$s.json" "$T/o/$s.text"
 done
+# unknown_failure: the cause quotes the telling line (a real paste whose
+# NCCL error no signature explains; which line is the telling one among
+# several: test_report's test_telling_unexplained)
+UF=tests/learn/socket-pytorch-23363-docker-isolation.log
+"$BIN" analyze -q --format json "$UF" > "$T/uf.json" 2>/dev/null
+"$BIN" analyze -q "$UF" > "$T/uf.text" 2>/dev/null
+if grep -q '"verdict":[[:space:]]*"unknown_failure"' "$T/uf.json"; then
+	sub "text, unknown_failure: the cause quotes the exception line" $PY $HERE/text_check.py summary "$T/uf.json" "$T/uf.text"
+else bad "$UF is no longer unknown_failure: pick another real paste whose failure no signature explains"; fi
 # Markdown: real reports, and log text made to break it (backticks, mentions, issue numbers)
 for s in oom_unshard collective_timeout duplicate_gpu bad_socket_ifname; do
 	sub "md $s: fences, <details>, own backticks kept, no mention or issue link" $PY $HERE/text_check.py md "$T/o/$s.json" "$T/o/$s.md"

@@ -7,7 +7,8 @@
   text_check.py summary REPORT.json TEXT
       the text starts with three lines: BUNDLE: VERDICT, "Cause: " with the
       top finding's title (and "rank R failed first" when a rank failed
-      first), "Fix:" with its first fix step.
+      first), "Fix:" with its first fix step; for unknown_failure, the cause
+      quotes the exception line among the unexplained ones (else the first).
   text_check.py whole REPORT.json TEXT
       in a pipe every quoted log line is whole: each evidence text shown is
       there in full (the JSON's text), not cut to a width.
@@ -60,6 +61,17 @@ def check_summary(report, text):
             probs.append("the cause line does not name the culprit rank %d" % first[0])
         if top["fix"] and lines[2].split(":", 1)[1].strip() != top["fix"][0]:
             probs.append("the fix line is not the first fix: %r" % lines[2])
+    elif b["verdict"] == "unknown_failure":
+        # the cause quotes the most telling unexplained line: a Python
+        # exception's line when there is one, not the traceback's header
+        un = b.get("unexplained", [])
+        if not un:
+            probs.append("unknown_failure without unexplained lines: vacuous")
+        else:
+            u = next((x for x in un if x["kind"] == "exception"), un[0])
+            want = "%s:%d: %s" % (u["path"], u["line"], u["text"][:40])
+            if want not in lines[1]:
+                probs.append("the cause line does not quote %r: %r" % (want, lines[1]))
     return probs
 
 
