@@ -18,9 +18,8 @@ static void clip(const struct arena *a, struct arena_chunk *c)
 		c->end = a->max - a->done;
 }
 
-void *arena_more(struct arena *a, size_t n, size_t al)
+void *arena_more(struct arena *a, size_t n)
 {
-	(void)al; /* a new chunk's data is aligned for any type */
 	struct arena_chunk *c = a->head;
 	if (a->max && n > a->max - a->done - (c ? c->used : 0)) {
 		a->over = 1;

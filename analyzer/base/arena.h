@@ -12,12 +12,14 @@
  * chunks of ARENA_CHUNK bytes; one that does not fit in the chunk handed
  * out from and is larger than a quarter of a chunk gets a chunk of its
  * own, behind that one, whose free room stays in use (so a chunk wastes
- * less than a quarter of itself).  max may be set while the arena is empty (new, or after
- * arena_reset or arena_free): a cap (0: none) on the bytes handed out
- * since then, counted as the room they take in chunks (their sizes and
- * any alignment padding before them).  An allocation that would pass it
- * returns NULL and sets over; smaller ones may still succeed.  So memory
- * follows a count, not the shape of hostile input (json_parse_arena_max,
+ * less than a quarter of itself).
+ *
+ * max may be set while the arena is empty (new, or after arena_reset or
+ * arena_free): a cap (0: none) on the bytes handed out since then,
+ * counted as the room they take in chunks (their sizes and any alignment
+ * padding before them).  An allocation that would pass it returns NULL
+ * and sets over; smaller ones may still succeed.  So memory follows a
+ * count, not the shape of hostile input (json_parse_arena_max,
  * pickle_read).  Without a cap nothing returns NULL: out of memory exits
  * (util.h's xmalloc). */
 #ifndef NT_ARENA_H
@@ -69,7 +71,7 @@ struct arena_chunk {
 	max_align_t data[];
 };
 
-void *arena_more(struct arena *a, size_t n, size_t al);
+void *arena_more(struct arena *a, size_t n);
 
 static inline void *arena_take(struct arena *a, size_t n, size_t al)
 {
@@ -81,7 +83,7 @@ static inline void *arena_take(struct arena *a, size_t n, size_t al)
 			return (char *)c->data + at;
 		}
 	}
-	return arena_more(a, n, al);
+	return arena_more(a, n); /* a new chunk is aligned for any type */
 }
 
 static inline int arena_owns(const struct arena *a, const void *p)
