@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "base/arena.h"
 #include "base/util.h"
 
 #if defined(__SSE2__)
@@ -181,71 +182,35 @@ size_t json_path_line(const char *text, size_t len, const char *path)
 
 /* ---- the arena of json_parse_arena ---- */
 
-struct arena_chunk {
-	struct arena_chunk *next;
-	size_t used, size;
-	max_align_t data[]; /* size bytes */
-};
-
-/* a scope arena's blocks (json_arena_new): a header of one max_align_t
- * holding the block's class, payloads of 16-byte classes up to
- * POOL_CLASSES - 1 of them, recycled through a free list per class (so a
- * scope's memory follows what is live, not what was ever allocated); class
- * 0: a larger block, never recycled */
+/* A tree's memory is a base/arena (its cap: json_parse_arena_max's bound).
+ * A scope arena (json_arena_new) adds recycling on top: its blocks have a
+ * header of one max_align_t holding the block's class, payloads of 16-byte
+ * classes up to POOL_CLASSES - 1 of them, recycled through a free list per
+ * class (so a scope's memory follows what is live, not what was ever
+ * allocated); class 0: a larger block, never recycled.  The free lists
+ * stay here, not in base/arena: only cJSON's free hook gives blocks back,
+ * and only this layer knows a block's size when it does. */
 #define POOL_CLASSES 64
 
 struct json_arena {
-	struct arena_chunk *head;
-	size_t total, max; /* bytes handed out; the bound (0: none) */
-	int over;          /* an allocation was refused at max */
+	struct arena mem;
 	int pool;          /* a scope arena (json_arena_new): blocks with headers, recycled */
 	void *freel[POOL_CLASSES]; /* per class, the freed blocks (linked through their first bytes) */
 };
 
-/* Under malloc's mmap threshold (128 KiB): a chunk is heap memory that the
- * loader's later allocations reuse once a slim load frees the tree; 256
- * KiB chunks were mmap'ed and returned to the kernel, and start-up took
- * ~35 more page faults (64 measured best against 32, 48, 96, 120, 256) */
-#define ARENA_CHUNK (64u << 10)
-
-/* n bytes aligned to al (a power of two, at most max_align_t's) */
-static void *arena_get(struct json_arena *a, size_t n, size_t al)
-{
-	if (a->max && a->total + n > a->max) {
-		a->over = 1;
-		return NULL; /* cJSON fails the parse */
-	}
-	a->total += n;
-	struct arena_chunk *c = a->head;
-	size_t at = c ? (c->used + al - 1) & ~(al - 1) : 0;
-	if (!c || at > c->size || c->size - at < n) {
-		size_t sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-		c = xmalloc(sizeof *c + sz);
-		c->next = a->head;
-		c->used = 0;
-		c->size = sz;
-		a->head = c;
-		at = 0;
-	}
-	void *p = (char *)c->data + at;
-	c->used = at + n;
-	return p;
-}
-
-static void *arena_alloc(struct json_arena *a, size_t n)
+/* A node or string of cJSON's hooks: sizes rounded up to sizeof(max_align_t)
+ * (so json_parse_arena_max counts 64 bytes a node, 32 a short string) */
+static void *hook_alloc(struct json_arena *a, size_t n)
 {
 	const size_t al = sizeof(max_align_t);
-	return arena_get(a, (n + al - 1) / al * al, al);
+	return arena_alloc(&a->mem, (n + al - 1) / al * al);
 }
 
 void json_arena_free(struct json_arena *a)
 {
 	if (!a)
 		return;
-	for (struct arena_chunk *c = a->head, *next; c; c = next) {
-		next = c->next;
-		free(c);
-	}
+	arena_free(&a->mem);
 	free(a);
 }
 
@@ -272,18 +237,9 @@ static void *pool_alloc(struct json_arena *a, size_t n)
 		return p;
 	}
 	size_t body = c < POOL_CLASSES ? c * 16 : (n + al - 1) / al * al;
-	max_align_t *h = arena_get(a, al + body, al);
+	max_align_t *h = arena_alloc(&a->mem, al + body);
 	*(size_t *)h = c < POOL_CLASSES ? c : 0;
 	return h + 1;
-}
-
-/* whether p is a block of a (in one of its chunks) */
-static int pool_owns(const struct json_arena *a, const void *p)
-{
-	for (const struct arena_chunk *c = a->head; c; c = c->next)
-		if ((const char *)p >= (const char *)c->data && (const char *)p < (const char *)c->data + c->size)
-			return 1;
-	return 0;
 }
 
 static void pool_free(struct json_arena *a, void *p)
@@ -306,7 +262,7 @@ static void *json_xmalloc(size_t n)
 {
 	if (!cur_arena)
 		return xmalloc(n);
-	return cur_arena->pool ? pool_alloc(cur_arena, n) : arena_alloc(cur_arena, n);
+	return cur_arena->pool ? pool_alloc(cur_arena, n) : hook_alloc(cur_arena, n);
 }
 
 /* While a thread parses into an arena, cJSON frees only what that parse
@@ -317,7 +273,7 @@ static void json_free(void *p)
 {
 	if (!cur_arena)
 		free(p);
-	else if (cur_arena->pool && p && pool_owns(cur_arena, p))
+	else if (cur_arena->pool && p && arena_owns(&cur_arena->mem, p))
 		pool_free(cur_arena, p);
 	else if (cur_arena->pool)
 		free(p); /* allocated before the scope */
@@ -336,13 +292,13 @@ static cJSON *parse_in(struct json_arena **arena, const char *text, size_t len, 
 {
 	pthread_once(&hooks_once, json_use_xmalloc); /* main installs them; tests and fuzzers may not */
 	struct json_arena *a = xcalloc(1, sizeof *a);
-	a->max = max;
+	a->mem.max = max;
 	struct json_arena *prev = json_arena_enter(a); /* a json_arena_enter scope may be open */
 	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, end, 0);
 	json_arena_enter(prev);
 	if (over)
-		*over = a->over;
-	if (!doc || a->over) {
+		*over = a->mem.over;
+	if (!doc || a->mem.over) {
 		doc = NULL;
 		json_arena_free(a);
 		a = NULL;
@@ -388,19 +344,9 @@ struct fastp {
 	unsigned char point; /* the locale's decimal point, as cJSON's parse_number uses */
 };
 
-/* arena_get's common case inline: room in the newest chunk (no bound) */
 static inline void *fast_alloc(struct fastp *p, size_t n, size_t al)
 {
-	struct arena_chunk *c = p->a->head;
-	if (c) {
-		size_t at = (c->used + al - 1) & ~(al - 1);
-		if (at <= c->size && c->size - at >= n) {
-			c->used = at + n;
-			p->a->total += n;
-			return (char *)c->data + at;
-		}
-	}
-	return arena_get(p->a, n, al);
+	return arena_take(&p->a->mem, n, al);
 }
 
 static inline cJSON *fast_node(struct fastp *p)
@@ -815,28 +761,6 @@ static inline __attribute__((always_inline)) int fast_value(struct fastp *p, cJS
 	}
 }
 
-/* Empties a for another tree: its largest chunk stays (a loader of many
- * files touches the same pages again, not new ones). */
-static void arena_reset(struct json_arena *a)
-{
-	struct arena_chunk *keep = a->head;
-	for (struct arena_chunk *c = a->head; c; c = c->next)
-		if (c->size > keep->size)
-			keep = c;
-	for (struct arena_chunk *c = a->head, *next; c; c = next) {
-		next = c->next;
-		if (c != keep)
-			free(c);
-	}
-	if (keep) {
-		keep->next = NULL;
-		keep->used = 0;
-	}
-	a->head = keep;
-	a->total = 0;
-	a->over = 0;
-}
-
 /* The fast parse into a (new when NULL); NULL and a freed where it fails. */
 static cJSON *fast_parse(struct json_arena **arena, struct json_arena *a, const char *text, size_t len,
                          const char **end)
@@ -872,8 +796,10 @@ cJSON *json_parse_fast_only(struct json_arena **arena, const char *text, size_t 
 cJSON *json_parse_arena_fast(struct json_arena **arena, const char *text, size_t len, const char **end)
 {
 	struct json_arena *reuse = *arena;
+	/* emptied for another tree: one chunk stays (a loader of many files
+	 * touches the same pages again, not new ones) */
 	if (reuse)
-		arena_reset(reuse);
+		arena_reset(&reuse->mem, ARENA_CHUNK);
 	cJSON *doc = fast_parse(arena, reuse, text, len, end);
 	/* a text it refuses: cJSON's verdict, its error and its place */
 	return doc ? doc : json_parse_arena(arena, text, len, end);

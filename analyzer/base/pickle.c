@@ -50,7 +50,7 @@ const char *pickle_opcode_name(unsigned char op)
 }
 
 struct pk {
-	struct pyval_arena *a;
+	struct arena *a;
 	const struct pickle_limits *lim;
 	const unsigned char *p, *end, *base;
 	struct pyval **stack;
@@ -102,7 +102,7 @@ static uint64_t le(const unsigned char *p, size_t n)
 static int push(struct pk *k, struct pyval *v)
 {
 	if (!v)
-		return fail(k, "more values than the memory cap allows (%zu bytes)", k->a->max_bytes);
+		return fail(k, "more values than the memory cap allows (%zu bytes)", k->a->max);
 	if (k->nstack >= k->lim->max_stack)
 		return fail(k, "more than %zu values on the stack", k->lim->max_stack);
 	if (k->nstack == k->capstack) {
@@ -142,7 +142,7 @@ static int add_item(struct pk *k, struct pyval *c, struct pyval *item)
 		return fail(k, "values nested more than %d deep", k->lim->max_depth);
 	item->frozen = 1;
 	if (pyval_push(k->a, c, item) < 0)
-		return fail(k, "more values than the memory cap allows (%zu bytes)", k->a->max_bytes);
+		return fail(k, "more values than the memory cap allows (%zu bytes)", k->a->max);
 	if (item->depth + 1 > c->depth)
 		c->depth = (uint16_t)(item->depth + 1);
 	return 0;
@@ -210,7 +210,7 @@ static struct pyval *str_val(struct pk *k, enum pyval_type t, uint64_t len, cons
 		return NULL;
 	struct pyval *v = pyval_new(k->a, t);
 	if (!v) {
-		fail(k, "more values than the memory cap allows (%zu bytes)", k->a->max_bytes);
+		fail(k, "more values than the memory cap allows (%zu bytes)", k->a->max);
 		return NULL;
 	}
 	v->u.s = (const char *)k->p;
@@ -501,7 +501,7 @@ static int step_data(struct pk *k, unsigned char op)
 	}
 }
 
-struct pyval *pickle_read(struct pyval_arena *a, const unsigned char *p, size_t n,
+struct pyval *pickle_read(struct arena *a, const unsigned char *p, size_t n,
                           const struct pickle_limits *lim, struct pickle_error *err)
 {
 	struct pickle_limits dl;

@@ -36,7 +36,7 @@ struct pickle_error {
 /* Read the pickle p[0..n) into the arena a (whose byte cap bounds the
  * values).  str and bytes values point into p, which must outlive the tree.
  * Returns the value STOP leaves, or NULL with *err set. */
-struct pyval *pickle_read(struct pyval_arena *a, const unsigned char *p, size_t n,
+struct pyval *pickle_read(struct arena *a, const unsigned char *p, size_t n,
                           const struct pickle_limits *lim, struct pickle_error *err);
 
 /* The opcode's name ("BINUNICODE"), or NULL for a byte that is no opcode. */

@@ -1,6 +1,6 @@
-/* pyval.c - see pyval.h.  The arena is a list of blocks; a value's item
- * array grows by copying into a larger piece of the arena (the old piece is
- * left unused), so a container costs at most twice its final size. */
+/* pyval.c - see pyval.h.  A value's item array grows by copying into a
+ * larger piece of the arena (the old piece is left unused), so a container
+ * costs at most twice its final size. */
 #include "base/pyval.h"
 
 #include <stdlib.h>
@@ -8,86 +8,21 @@
 
 #include "base/util.h"
 
-struct pyval_block {
-	struct pyval_block *next;
-	size_t used, size;
-	max_align_t data[];
-};
-
-#define BLOCK_MIN (64u << 10)
-
-void pyval_arena_init(struct pyval_arena *a, size_t max_bytes)
+struct pyval *pyval_new(struct arena *a, enum pyval_type t)
 {
-	memset(a, 0, sizeof *a);
-	a->max_bytes = max_bytes;
-}
-
-void pyval_arena_free(struct pyval_arena *a)
-{
-	struct pyval_block *b = a->blocks;
-	while (b) {
-		struct pyval_block *n = b->next;
-		free(b);
-		b = n;
-	}
-	a->blocks = a->cur = NULL;
-	a->bytes = 0;
-}
-
-void pyval_arena_reset(struct pyval_arena *a)
-{
-	for (struct pyval_block *b = a->blocks; b; b = b->next)
-		b->used = 0;
-	a->cur = a->blocks;
-}
-
-/* The blocks are a list in allocation order; cur is the one being filled.
- * After a reset they are filled again from the first. */
-void *pyval_alloc(struct pyval_arena *a, size_t n)
-{
-	n = (n + 15) & ~(size_t)15;
-	if (n == 0)
-		n = 16;
-	struct pyval_block *b = a->cur;
-	while (b && b->size - b->used < n && b->next)
-		b = b->next;
-	if (!b || b->size - b->used < n) {
-		size_t size = n > BLOCK_MIN ? n : BLOCK_MIN;
-		if (a->max_bytes && (a->bytes + size > a->max_bytes || size > a->max_bytes))
-			return NULL;
-		struct pyval_block *nb = xmalloc(sizeof *nb + size);
-		nb->size = size;
-		nb->used = 0;
-		nb->next = NULL;
-		if (b)
-			b->next = nb; /* b is the last block */
-		else
-			a->blocks = nb;
-		a->bytes += size;
-		b = nb;
-	}
-	a->cur = b;
-	void *p = (char *)b->data + b->used;
-	b->used += n;
-	memset(p, 0, n);
-	return p;
-}
-
-struct pyval *pyval_new(struct pyval_arena *a, enum pyval_type t)
-{
-	struct pyval *v = pyval_alloc(a, sizeof *v);
+	struct pyval *v = arena_zalloc(a, sizeof *v);
 	if (v)
 		v->type = t;
 	return v;
 }
 
-int pyval_push(struct pyval_arena *a, struct pyval *c, struct pyval *item)
+int pyval_push(struct arena *a, struct pyval *c, struct pyval *item)
 {
 	if (c->n >= c->cap) {
 		uint32_t ncap = c->cap ? c->cap * 2 : 4;
 		if (ncap < c->cap || ncap > (1u << 28))
 			return -1;
-		struct pyval **ni = pyval_alloc(a, (size_t)ncap * sizeof *ni);
+		struct pyval **ni = arena_zalloc(a, (size_t)ncap * sizeof *ni);
 		if (!ni)
 			return -1;
 		if (c->n)
@@ -141,7 +76,7 @@ struct pyval *const *pyval_items(const struct pyval *v, uint32_t *n)
 	return v->u.items;
 }
 
-struct pyval *pyval_from_json(struct pyval_arena *a, const cJSON *j, int depth)
+struct pyval *pyval_from_json(struct arena *a, const cJSON *j, int depth)
 {
 	if (!j || depth <= 0)
 		return NULL;
@@ -163,7 +98,7 @@ struct pyval *pyval_from_json(struct pyval_arena *a, const cJSON *j, int depth)
 	} else if (cJSON_IsString(j)) {
 		v = pyval_new(a, PV_STR);
 		size_t l = strlen(j->valuestring);
-		char *s = v && l < (1u << 30) ? pyval_alloc(a, l + 1) : NULL;
+		char *s = v && l < (1u << 30) ? arena_zalloc(a, l + 1) : NULL;
 		if (!s)
 			return NULL;
 		memcpy(s, j->valuestring, l);
@@ -179,7 +114,7 @@ struct pyval *pyval_from_json(struct pyval_arena *a, const cJSON *j, int depth)
 			if (obj) {
 				struct pyval *k = pyval_new(a, PV_STR);
 				size_t l = it->string ? strlen(it->string) : 0;
-				char *s = k && l < (1u << 30) ? pyval_alloc(a, l + 1) : NULL;
+				char *s = k && l < (1u << 30) ? arena_zalloc(a, l + 1) : NULL;
 				if (!s)
 					return NULL;
 				memcpy(s, it->string ? it->string : "", l);

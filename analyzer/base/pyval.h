@@ -3,8 +3,10 @@
  * (pickle.h) and a JSON document (pyval_from_json) both give, so that one
  * walker reads a flight-recorder dump in either form.
  *
- * Values live in the arena and are freed with it (pyval_arena_free); nothing
- * else owns memory.  Pickle memo references make the tree a DAG (a value may
+ * Values live in a base/arena (arena.h) and are freed with it (arena_free,
+ * arena_reset); nothing else owns memory.  Its cap (max) bounds a tree from
+ * untrusted input: past it pyval_new, pyval_push, pyval_from_json and
+ * pickle_read fail.  Pickle memo references make the tree a DAG (a value may
  * be shared; pickle.c refuses what would make a cycle); a walker still bounds
  * its depth (PYVAL_WALK_DEPTH) and never follows values it does not expect.
  * Strings keep their bytes as given (not sanitised, not NUL-terminated: use
@@ -15,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cjson/cJSON.h>
+
+#include "base/arena.h"
 
 enum pyval_type { PV_NONE, PV_BOOL, PV_INT, PV_FLOAT, PV_STR, PV_BYTES, PV_LIST, PV_TUPLE, PV_SET, PV_DICT };
 
@@ -36,23 +40,10 @@ struct pyval {
 /* Bounded depth for every walker of a tree from untrusted input. */
 #define PYVAL_WALK_DEPTH 64
 
-struct pyval_arena {
-	struct pyval_block *blocks, *cur; /* private */
-	size_t bytes;               /* allocated so far */
-	size_t max_bytes;           /* 0: no cap; past it pyval_alloc returns NULL */
-};
-
-void pyval_arena_init(struct pyval_arena *a, size_t max_bytes);
-void pyval_arena_free(struct pyval_arena *a);
-/* Empty the arena but keep its memory for the next tree (every value of
- * the last one is gone). */
-void pyval_arena_reset(struct pyval_arena *a);
-/* n bytes (8-aligned) from the arena, zeroed; NULL past max_bytes. */
-void *pyval_alloc(struct pyval_arena *a, size_t n);
 /* A new value of type t (a container with no items); NULL past the cap. */
-struct pyval *pyval_new(struct pyval_arena *a, enum pyval_type t);
+struct pyval *pyval_new(struct arena *a, enum pyval_type t);
 /* Append item (and for a dict, key then value with two calls); 0 or -1 past the cap. */
-int pyval_push(struct pyval_arena *a, struct pyval *c, struct pyval *item);
+int pyval_push(struct arena *a, struct pyval *c, struct pyval *item);
 
 /* Dict lookup by a str key (the last one wins, as in Python); NULL when
  * d is not a dict or has no such key. */
@@ -67,6 +58,6 @@ struct pyval *const *pyval_items(const struct pyval *v, uint32_t *n);
 /* The same tree from a cJSON value (objects become dicts with str keys,
  * arrays lists, numbers int when integral and within 2^53, else float).
  * depth bounds the nesting; NULL past it or past the arena's cap. */
-struct pyval *pyval_from_json(struct pyval_arena *a, const cJSON *j, int depth);
+struct pyval *pyval_from_json(struct arena *a, const cJSON *j, int depth);
 
 #endif

@@ -97,7 +97,7 @@ char *evlist_keep_line(struct evlist *l, const char *s, size_t n, size_t max, st
 
 void *evlist_zalloc(struct evlist *l, size_t n)
 {
-	return memset(arena_alloc(&l->strs, n), 0, n);
+	return arena_zalloc(&l->strs, n);
 }
 
 /* s (malloc'ed, freed here) copied into the list */

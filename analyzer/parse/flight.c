@@ -4,7 +4,7 @@
  * "collective_seq_id"/"p2p_seq_id"/"process_group"/dtypes/pg_status from
  * 2.x, pg_config as {pg_id: [ranks]} in 1.x and {name: {name, desc, ranks}}
  * in 2.x), each entry handed to the store (flight_match.c).  The value tree
- * lives in an arena freed at the end of the document. */
+ * lives in an arena emptied at the end of the document. */
 #include "parse/flight_int.h"
 
 #include <stdio.h>
@@ -60,7 +60,7 @@ struct rd {
 		uint32_t frames, where;
 		const struct pyval **v;
 	} fc[256];
-	struct pyval_arena *a;
+	struct arena *a;
 	struct buf tmp;
 };
 
@@ -227,7 +227,7 @@ static void frames_of(struct rd *d, const struct pyval *v, uint32_t *frames, uin
 		}
 		*where = fr_intern(&d->f->str, b->data, b->len);
 	}
-	c->v = pyval_alloc(d->a, n * sizeof *t);
+	c->v = arena_zalloc(d->a, n * sizeof *t);
 	if (c->v) {
 		memcpy(c->v, t, n * sizeof *t);
 		c->n = n;
@@ -500,7 +500,7 @@ static int rank_of_name(const char *path)
 }
 
 static void read_dump(struct flight *f, const char *path, const struct pyval *root, int json, int cut,
-                      struct pyval_arena *a, struct msgs *m)
+                      struct arena *a, struct msgs *m)
 {
 	if (!root || root->type != PV_DICT) {
 		msgs_add(m, "%s: not a flight-recorder dump: its top value is not a dict; not analysed", path);
@@ -556,13 +556,10 @@ void flight_add_doc(struct flight *f, const char *path, const char *data, size_t
                     struct msgs *m)
 {
 	int kind = flight_sniff(data, n);
-	/* the tree of a dump is about 10-20 times its pickle: bounded; the
-	 * arena's memory is kept for the next dump (no page faults per rank) */
-	struct pyval_arena *a = &f->arena;
-	pyval_arena_reset(a);
-	a->max_bytes = n < (16u << 20) ? 24 * n + (4u << 20) : 512u << 20;
-	if (a->bytes > a->max_bytes)
-		a->max_bytes = a->bytes;
+	/* the tree of a dump is about 10-20 times its pickle: bounded (the
+	 * arena is empty: new, or reset after the dump before) */
+	struct arena *a = &f->arena;
+	a->max = n < (16u << 20) ? 24 * n + (4u << 20) : 512u << 20;
 	struct pyval *root = NULL;
 	const char *cutnote = complete ? "" : " (the input was cut before its end)";
 	if (kind == 2) {
@@ -592,8 +589,9 @@ void flight_add_doc(struct flight *f, const char *path, const char *data, size_t
 	}
 	if (root)
 		read_dump(f, path, root, kind == 2, !complete, a, m);
-	if (a->bytes > (64u << 20))
-		pyval_arena_free(a); /* a large dump's memory is not kept */
+	/* up to 64 MiB of the memory is kept for the next dump (no page
+	 * faults per rank); a large dump's rest is freed */
+	arena_reset(a, 64u << 20);
 }
 
 /* The one caller of the other flight modules' steps, so that each calls

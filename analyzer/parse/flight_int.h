@@ -121,7 +121,7 @@ struct fr_rank {
 
 struct flight {
 	struct fr_strtab str;
-	struct pyval_arena arena;  /* the value tree of the dump being read, reused from one to the next */
+	struct arena arena;        /* the value tree of the dump being read, reused from one to the next */
 	struct fr_pg *pgs;
 	size_t npgs, cappgs;
 	struct fr_rank *ranks;

@@ -101,7 +101,7 @@ void flight_free(struct flight *f)
 	free(f->str.s);
 	free(f->str.len);
 	free(f->str.idx);
-	pyval_arena_free(&f->arena);
+	arena_free(&f->arena);
 	for (size_t i = 0; i < f->npgs; i++) {
 		free(f->pgs[i].members);
 		free(f->pgs[i].refs);

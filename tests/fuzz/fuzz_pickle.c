@@ -63,8 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *buf = malloc(size ? size : 1); /* exact size: nothing to lean on past the end */
 	memcpy(buf, data, size);
-	struct pyval_arena a;
-	pyval_arena_init(&a, 64u << 20);
+	struct arena a = {.max = 64u << 20};
 	struct pickle_error err;
 	struct pyval *root = pickle_read(&a, buf, size, NULL, &err);
 	if (root) {
@@ -75,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (const char *c = err.msg; *c; c++)
 			FUZZ_ASSERT((unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7f);
 	}
-	pyval_arena_free(&a);
+	arena_free(&a);
 	as_dump("fuzz/rank_0", (const char *)buf, size);
 	char *pre = malloc(size + 2);
 	pre[0] = (char)0x80;

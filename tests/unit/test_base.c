@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
+#include "base/arena.h"
 #include "base/hash.h"
 #include "base/json.h"
 #include "base/linkclass.h"
@@ -875,8 +876,77 @@ static void test_sanitize(void)
 	free(e);
 }
 
+static size_t nchunks(const struct arena_chunk *c)
+{
+	size_t n = 0;
+	for (; c; c = c->next)
+		n++;
+	return n;
+}
+
+/* base/arena.h: the cap counts the room pieces take (padding included),
+ * holds after a large piece, resets with the arena; arena_reset keeps the
+ * chunks it may and hands them out again; arena_zalloc zeroes them. */
+static void test_arena(void)
+{
+	struct arena a = {.max = 1000};
+	int ok = 1;
+	for (int i = 0; i < 10; i++)
+		ok &= arena_chars(&a, 100) != NULL;
+	CHECK(ok && !a.over);
+	CHECK(arena_chars(&a, 1) == NULL && a.over);
+	arena_free(&a);
+	CHECK(!a.over && arena_chars(&a, 1000) != NULL && arena_chars(&a, 1) == NULL);
+	arena_free(&a);
+	/* a large piece (a chunk of its own) counts, and the head is cut to what is left */
+	a.max = 100000;
+	CHECK(arena_chars(&a, 100) != NULL);
+	for (int i = 0; i < 4; i++)
+		CHECK(arena_chars(&a, 20000) != NULL);
+	CHECK(arena_chars(&a, 30000) == NULL);
+	ok = 1;
+	for (int i = 0; i < 19; i++)
+		ok &= arena_chars(&a, 1000) != NULL;
+	CHECK(ok && arena_chars(&a, 901) == NULL && arena_chars(&a, 900) != NULL && arena_chars(&a, 1) == NULL);
+	arena_free(&a);
+	/* alignment padding counts: 1 + 15 + 16 + 32 = 64 */
+	a.max = 64;
+	CHECK(arena_chars(&a, 1) && arena_alloc(&a, 16) && arena_alloc(&a, 32) && !arena_chars(&a, 1));
+	arena_free(&a);
+	a.max = 0;
+	/* no cap: never NULL; reset keeps what it may and gives it out again */
+	char *first = NULL;
+	for (int i = 0; i < 200; i++) {
+		char *p = arena_chars(&a, 1000);
+		memset(p, 0xff, 1000);
+		if (!first)
+			first = p;
+	}
+	char *big = arena_chars(&a, 70000); /* more than the head has room for */
+	CHECK(nchunks(a.head) == 5 && arena_owns(&a, first) && arena_owns(&a, big) && !arena_owns(&a, &a));
+	arena_reset(&a, 2 * ARENA_CHUNK);
+	CHECK(a.head == NULL && nchunks(a.spare) == 2 && !arena_owns(&a, first));
+	const struct arena_chunk *sp = a.spare;
+	unsigned char *z = arena_zalloc(&a, 1000);
+	int zero = 1;
+	for (int i = 0; i < 1000; i++)
+		zero &= z[i] == 0;
+	CHECK(z == (unsigned char *)sp->data && zero && nchunks(a.spare) == 1);
+	arena_reset(&a, (size_t)-1);
+	CHECK(nchunks(a.spare) == 2);
+	arena_free(&a);
+	CHECK(a.head == NULL && a.spare == NULL);
+	/* json_parse_arena_max on it: 64 bytes a node */
+	struct json_arena *ja;
+	int over;
+	CHECK(json_parse_arena_max(&ja, "[{},{}]", 7, 192, &over) != NULL && !over);
+	json_arena_free(ja);
+	CHECK(json_parse_arena_max(&ja, "[{},{}]", 7, 191, &over) == NULL && over && ja == NULL);
+}
+
 int main(void)
 {
+	test_arena();
 	test_sanitize();
 	test_mask_secrets();
 	test_keeps_edges();

@@ -9,7 +9,7 @@
 #include "base/pickle.h"
 #include "testlib.h"
 
-static struct pyval_arena A;
+static struct arena A;
 
 static struct pyval *rd(const char *p, size_t n, struct pickle_error *e)
 {
@@ -129,8 +129,7 @@ static void bounds(void)
 	CHECK(!rd(deep, n, &e));
 	CHECK(strstr(e.msg, "nested more than 32 deep") != NULL);
 	/* the arena's cap bounds the values */
-	struct pyval_arena small;
-	pyval_arena_init(&small, 1u << 16);
+	struct arena small = {.max = 1u << 16};
 	char many[4 + 20000];
 	size_t m = 0;
 	many[m++] = '\x80';
@@ -142,7 +141,7 @@ static void bounds(void)
 	many[m++] = 'e';
 	CHECK(!pickle_read(&small, (const unsigned char *)many, m, NULL, &e));
 	CHECK(strstr(e.msg, "memory cap") != NULL || strstr(e.msg, "stack") != NULL);
-	pyval_arena_free(&small);
+	arena_free(&small);
 }
 
 static void real_dump(void)
@@ -168,10 +167,9 @@ static void real_dump(void)
 	for (size_t k = 0; k + 1 < n; k += 7) {
 		unsigned char *c = malloc(k ? k : 1);
 		memcpy(c, b, k);
-		struct pyval_arena t;
-		pyval_arena_init(&t, 0);
+		struct arena t = {0};
 		cuts += !pickle_read(&t, c, k, NULL, &e) && e.offset <= k;
-		pyval_arena_free(&t);
+		arena_free(&t);
 		free(c);
 	}
 	CHECK_INT(cuts, (n - 2) / 7 + 1);
@@ -179,11 +177,11 @@ static void real_dump(void)
 
 int main(void)
 {
-	pyval_arena_init(&A, 64u << 20);
+	A.max = 64u << 20;
 	data_opcodes();
 	refused();
 	bounds();
 	real_dump();
-	pyval_arena_free(&A);
+	arena_free(&A);
 	TEST_MAIN_END();
 }
