@@ -1204,8 +1204,9 @@ static inline __attribute__((always_inline)) void prepare_line(struct bundle *b,
 	}
 }
 
-/* Copy the line into the batch being filled and prepare it there. */
-static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, const char *s, size_t n)
+/* Copy the line into the batch being filled and prepare it there; its
+ * keyword mask (the prefilter's). */
+static uint64_t queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, const char *s, size_t n)
 {
 	char *dst = line_batch_room(b->fill, n);
 	if (!dst) {
@@ -1220,6 +1221,7 @@ static void queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, c
 #endif
 	struct prepared_line *pl = line_batch_add(b->fill);
 	prepare_line(b, ds, b->fill, pl, lineno, dst, n);
+	return pl->ll.kw;
 }
 
 /* The end of a document, after its lines (doc_finish on the pipeline's thread). */
@@ -1293,6 +1295,62 @@ void bundle_set_audit(struct bundle *b, int on)
 	b->audit = on;
 }
 
+/* One line of the document as line lineno, queued or applied in place;
+ * its keyword mask. */
+static uint64_t process_line_at(struct bundle *b, struct docstate *ds, uint64_t lineno, const char *s, size_t n)
+{
+	if (b->threads > 1 && !b->pipe)
+		lines_start(b);
+	if (b->pipe)
+		return queue_line(b, ds, lineno, s, n);
+	/* in place: a batch of one line, applied at once */
+	if (!b->solo)
+		b->solo = xcalloc(1, sizeof *b->solo);
+#ifdef NT_SPAN_CHECK
+	s = span_copy(s, n); /* freed by apply_batch */
+#endif
+	struct prepared_line *pl = line_batch_add(b->solo);
+	prepare_line(b, ds, b->solo, pl, lineno, s, n);
+	uint64_t kw = pl->ll.kw;
+	apply_prepared(b, b->solo, pl); /* what apply_batch does with a batch of this one line */
+	line_batch_reset(b->solo);
+	return kw;
+}
+
+/* The NCCL WARN message a wrapper's line quotes (KW_EMBEDDED_WARN): XLA's
+ * ToStatus (xla/service/gpu/nccl_utils.cc) ends its error with "Last NCCL
+ * warning(error) log entry (may be unrelated) '%s'.", the string of
+ * ncclGetLastError(): the format of NCCL's last WARN, without its prefix
+ * (NCCL src/debug.cc, ncclDebugLog, since 2.13.4).  The message runs from
+ * the quote after the marker to the last "'." of the line (XLA may append
+ * "; current tracing scope: ..."), else to the last quote; a message may
+ * hold quotes of its own ('Cuda failure 2 'out of memory'').  Empty when
+ * the line has no such message. */
+static size_t embedded_warn(const char *s, size_t n, const char **msg)
+{
+	static const char mark[] = "log entry (may be unrelated) '";
+	const size_t ml = sizeof mark - 1;
+	const char *p = n >= ml ? memmem(s, n, mark, ml) : NULL;
+	if (!p)
+		return 0;
+	const char *b = p + ml, *end = s + n, *e = NULL;
+	for (const char *q = end - 1; q > b; q--)
+		if (q[0] == '\'' && q + 1 < end && q[1] == '.') {
+			e = q;
+			break;
+		}
+	if (!e)
+		for (const char *q = end - 1; q > b; q--)
+			if (*q == '\'') {
+				e = q;
+				break;
+			}
+	if (!e || e == b)
+		return 0;
+	*msg = b;
+	return (size_t)(e - b);
+}
+
 static void process_line(struct bundle *b, struct docstate *ds, const char *s, size_t n)
 {
 	struct input_doc *doc = &b->docs[ds->doc];
@@ -1302,22 +1360,15 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 			ds->lines_capped = doc->lines; /* reported by sink_end */
 		return;
 	}
-	if (b->threads > 1 && !b->pipe)
-		lines_start(b);
-	if (b->pipe) {
-		queue_line(b, ds, doc->lines, s, n);
-		return;
+	uint64_t kw = process_line_at(b, ds, doc->lines, s, n);
+	if (kw & KW_BIT(KW_EMBEDDED_WARN)) {
+		/* the quoted WARN is matched as a line of its own, with the same
+		 * line number: the signatures of NCCL's WARN messages see it */
+		const char *msg = NULL;
+		size_t mn = embedded_warn(s, n, &msg);
+		if (mn)
+			process_line_at(b, ds, doc->lines, msg, mn);
 	}
-	/* in place: a batch of one line, applied at once */
-	if (!b->solo)
-		b->solo = xcalloc(1, sizeof *b->solo);
-#ifdef NT_SPAN_CHECK
-	s = span_copy(s, n); /* freed by apply_batch */
-#endif
-	struct prepared_line *pl = line_batch_add(b->solo);
-	prepare_line(b, ds, b->solo, pl, doc->lines, s, n);
-	apply_prepared(b, b->solo, pl); /* what apply_batch does with a batch of this one line */
-	line_batch_reset(b->solo);
 }
 
 /* Split bytes into lines; carries an unfinished line in ds->partial. */

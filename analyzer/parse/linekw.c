@@ -110,6 +110,9 @@ static const struct {
 	{"NCCL failure ", KW_LIB_ERROR},
 	{"Health check failed", KW_LIB_ERROR},
 	{"NCCL error", KW_LIB_ERROR},
+	/* XLA (xla/service/gpu/nccl_utils.cc, JAX and TensorFlow): "NCCL operation ... failed: <result>.
+	 * Last NCCL warning(error) log entry (may be unrelated) '<ncclGetLastError()>'." */
+	{"log entry (may be unrelated) '", KW_EMBEDDED_WARN},
 };
 
 _Static_assert(KW_COUNT <= 31, "keyword numbers must fit beside LINEKW_FLAG and in the mask");

@@ -48,6 +48,9 @@ enum linekw {
 	KW_CRASH,             /* a crash handler's or a stack dump's banner (crash.h), besides the four above */
 	KW_LIB_ERROR,         /* "<lib> error: ... at file:line", an old nccl-tests "NCCL failure file:line",
 	                         a health check's failure (bundle.c: failure lines) */
+	KW_EMBEDDED_WARN,     /* a wrapper's line that quotes NCCL's last WARN message (ncclGetLastError):
+	                         XLA's "Last NCCL warning(error) log entry (may be unrelated) '...'"
+	                         (bundle.c matches the quoted message as a line of its own) */
 	KW_COUNT
 };
 

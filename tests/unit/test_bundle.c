@@ -226,6 +226,27 @@ int main(void)
 	}
 	bundle_free(b);
 
+	/* a wrapper that quotes NCCL's last WARN (XLA's "Last NCCL warning(error)
+	 * log entry (may be unrelated) '%s'.", the text of ncclGetLastError()):
+	 * the quoted message is matched as a line of its own, on the wrapper's
+	 * line number, and the document still counts one line; without the
+	 * closing quote there is no such line */
+	b = run("xla.log",
+		"2024-02-22 09:25:32.707642: W external/xla/xla/service/gpu/runtime/support.cc:58] Intercepted XLA runtime error:\n"
+		"INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:305: NCCL operation ncclCommInitRank(&comm, nranks, id, rank) "
+		"failed: invalid usage (run with NCCL_DEBUG=WARN for details). Last NCCL warning(error) log entry (may be "
+		"unrelated) 'Bootstrap : no socket interface found'.; current tracing scope: all-reduce-start.163\n");
+	CHECK_INT(b->ndiags >= 1, 1);
+	CHECK_STR(b->diags[0].def->category, "SOCKET_NETWORK");
+	CHECK_INT(b->ev.v[b->diags[0].ev[0]].line, 2);
+	CHECK_STR(b->ev.v[b->diags[0].ev[0]].text, "Bootstrap : no socket interface found");
+	CHECK_INT(b->docs[0].lines, 2);
+	bundle_free(b);
+	b = run("xla.log", "INTERNAL: NCCL operation ncclCommInitRank failed: invalid usage. Last NCCL warning(error) log entry "
+	                   "(may be unrelated) 'Bootstrap : no socket interface found\n");
+	CHECK_INT(b->ndiags, 0);
+	bundle_free(b);
+
 	/* bundle_summary_only(b, 1): the same diagnosis and evidence, no context
 	 * lines and no spans */
 	b = bundle_new("t", &db, NULL);
