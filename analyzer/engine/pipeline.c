@@ -15,7 +15,7 @@
 #define BATCH_TEXT (256u << 10)
 #define BATCH_LINES PIPELINE_BATCH_LINES  /* records are ~190 bytes: empty lines must not grow a batch without end */
 
-char *line_batch_room(struct line_batch *bt, size_t n)
+char *line_batch_room_any(struct line_batch *bt, size_t n)
 {
 	if (bt->n >= BATCH_LINES)
 		return NULL;
@@ -35,7 +35,7 @@ char *line_batch_room(struct line_batch *bt, size_t n)
 	return bt->text;
 }
 
-struct prepared_line *line_batch_add(struct line_batch *bt)
+struct prepared_line *line_batch_add_grow(struct line_batch *bt)
 {
 	if (bt->n == bt->capv) {
 		bt->capv = bt->capv ? bt->capv * 2 : 1024;
@@ -44,7 +44,7 @@ struct prepared_line *line_batch_add(struct line_batch *bt)
 	return &bt->v[bt->n++]; /* the caller sets every field */
 }
 
-void line_batch_add_cands(struct line_batch *bt, struct prepared_line *pl, const size_t *c, size_t n)
+void line_batch_add_cands_any(struct line_batch *bt, struct prepared_line *pl, const size_t *c, size_t n)
 {
 	if (bt->ncand + n > bt->capcand) {
 		while (bt->ncand + n > bt->capcand)

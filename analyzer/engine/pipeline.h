@@ -77,11 +77,38 @@ struct line_batch {
  * copy it, or NULL when the batch must be submitted first (it is full of
  * lines, or not empty and the line does not fit).  An empty batch grows to
  * any n. */
-char *line_batch_room(struct line_batch *bt, size_t n);
+char *line_batch_room_any(struct line_batch *bt, size_t n);
 /* A new record for the line just copied (uninitialised: set every field). */
-struct prepared_line *line_batch_add(struct line_batch *bt);
+struct prepared_line *line_batch_add_grow(struct line_batch *bt);
 /* The candidate signatures of the line being prepared (pl): c[0 .. n) is copied. */
-void line_batch_add_cands(struct line_batch *bt, struct prepared_line *pl, const size_t *c, size_t n);
+void line_batch_add_cands_any(struct line_batch *bt, struct prepared_line *pl, const size_t *c, size_t n);
+
+/* The three above with their common case inline (a line that fits a batch
+ * already holding lines, a record within capacity, a line without
+ * candidates): the reading thread calls them on every line. */
+static inline char *line_batch_room(struct line_batch *bt, size_t n)
+{
+	if (bt->n - 1 < PIPELINE_BATCH_LINES - 1 && bt->len + n <= bt->cap)
+		return bt->text + bt->len; /* 0 < bt->n < PIPELINE_BATCH_LINES: what _any returns */
+	return line_batch_room_any(bt, n);
+}
+
+static inline struct prepared_line *line_batch_add(struct line_batch *bt)
+{
+	if (bt->n < bt->capv)
+		return &bt->v[bt->n++];
+	return line_batch_add_grow(bt);
+}
+
+static inline void line_batch_add_cands(struct line_batch *bt, struct prepared_line *pl, const size_t *c, size_t n)
+{
+	if (n == 0) {
+		pl->cand = bt->ncand;
+		pl->ncand = 0;
+		return;
+	}
+	line_batch_add_cands_any(bt, pl, c, n);
+}
 /* The result of trying the candidate at batch->cand[k] (matcher_try):
  * rc, and ov[0 .. 2 * rc) copied when rc > 0. */
 void line_batch_set_tried(struct line_batch *bt, size_t k, int rc, const size_t *ov);
