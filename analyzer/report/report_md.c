@@ -93,16 +93,27 @@ static void fenced(FILE *out, char *const *lines, size_t n)
 	fputc('\n', out);
 }
 
-/* The first paragraph: the most likely root cause, or what the verdict means. */
-static void md_lead(FILE *out, const cJSON *diags, const char *verdict, const char *reason)
+/* The first paragraph: the most likely root cause, or what the verdict means.
+ * An unknown failure quotes its telling line (report_telling_unexplained, as
+ * text and HTML do), whole and fenced: the list below repeats it in context. */
+static void md_lead(FILE *out, const cJSON *b, const char *verdict, const char *reason)
 {
-	const cJSON *top = cJSON_GetArrayItem(diags, 0);
+	const cJSON *top = cJSON_GetArrayItem(json_get(b, "diagnoses"), 0);
 	if (top && !strcmp(json_strz(top, "severity"), "error")) {
 		fprintf(out, "**Most likely root cause: `%s`** — ", json_strz(top, "category"));
 		md_own(out, json_strz(top, "title"));
 		fprintf(out, "\n\n");
 	} else if (!strcmp(verdict, "unknown_failure")) {
 		fprintf(out, "The logs show a failure that no known signature explains; the lines are listed below.\n\n");
+		const cJSON *u = report_telling_unexplained(json_get(b, "unexplained"));
+		if (u) {
+			char *line = xasprintf("%s:%llu: %s", json_strz(u, "path"), (unsigned long long)json_numz(u, "line"),
+			                       json_strz(u, "text"));
+			fprintf(out, "The line that tells most:\n\n");
+			fenced(out, &line, 1);
+			fprintf(out, "\n");
+			free(line);
+		}
 	}
 	if (reason) {
 		fprintf(out, "Verdict: ");
@@ -252,7 +263,7 @@ static void report_md_bundle(FILE *out, const cJSON *b, const struct report_opts
 	fprintf(out, "## nccl-triage: ");
 	md_inline(out, json_strz(b, "name"));
 	fprintf(out, " — **%s**\n\n", verdict);
-	md_lead(out, diags, verdict, json_str(b, "verdict_reason"));
+	md_lead(out, b, verdict, json_str(b, "verdict_reason"));
 	size_t shown = 0;
 	cJSON_ArrayForEach(d, diags)
 		if (strcmp(json_strz(d, "severity"), "info"))

@@ -274,6 +274,8 @@ UF=tests/learn/socket-pytorch-23363-docker-isolation.log
 "$BIN" analyze -q "$UF" > "$T/uf.text" 2>/dev/null
 if grep -q '"verdict":[[:space:]]*"unknown_failure"' "$T/uf.json"; then
 	sub "text, unknown_failure: the cause quotes the exception line" $PY $HERE/text_check.py summary "$T/uf.json" "$T/uf.text"
+	"$BIN" analyze -q --format md "$UF" > "$T/uf.md" 2>/dev/null
+	sub "md, unknown_failure: the lead quotes the exception line, fenced" $PY $HERE/text_check.py mdlead "$T/uf.json" "$T/uf.md"
 else bad "$UF is no longer unknown_failure: pick another real paste whose failure no signature explains"; fi
 # Markdown: real reports, and log text made to break it (backticks, mentions, issue numbers)
 for s in oom_unshard collective_timeout duplicate_gpu bad_socket_ifname; do

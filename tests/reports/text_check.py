@@ -156,6 +156,26 @@ def check_md(report, md):
     return probs
 
 
+def check_md_lead(report, md):
+    # unknown_failure in Markdown: the lead, before the first heading, quotes
+    # the telling line (as the text summary does) in a fenced block
+    probs = []
+    b = json.load(open(report))["bundles"][0]
+    lines = open(md, encoding="utf-8").read().split("\n")
+    un = b.get("unexplained", [])
+    if b["verdict"] != "unknown_failure" or not un:
+        return ["not an unknown_failure with unexplained lines: vacuous"]
+    u = next((x for x in un if x["kind"] == "exception"), un[0])
+    want = "%s:%d: %s" % (u["path"], u["line"], u["text"])
+    head = next((i for i, ln in enumerate(lines) if i > 0 and ln.startswith("#")), len(lines))
+    inside = set()
+    for a, z in fences(lines[:head]):
+        inside.update(range(a + 1, z))
+    if not any(lines[i] == want for i in inside):
+        probs.append("the lead does not quote the telling line %r in a fenced block" % want[:80])
+    return probs
+
+
 def main():
     kind = sys.argv[1]
     if kind == "width":
@@ -166,6 +186,8 @@ def main():
         probs = check_whole(sys.argv[2], sys.argv[3])
     elif kind == "md":
         probs = check_md(sys.argv[2], sys.argv[3])
+    elif kind == "mdlead":
+        probs = check_md_lead(sys.argv[2], sys.argv[3])
     else:
         return 2
     for p in probs[:20]:
