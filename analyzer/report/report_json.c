@@ -404,10 +404,14 @@ cJSON *report_bundle_summary_json(const struct bundle *b)
 		}
 		cJSON_AddItemToArray(diags, dj);
 	}
+	/* the kinds, and an exception's text: the summary fingerprints an
+	 * unknown failure by its telling line's exception class (summary.c) */
 	cJSON *fl = cJSON_AddArrayToObject(o, "unexplained");
 	for (size_t i = 0; i < b->nfailures; i++) {
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddStringToObject(f, "kind", b->failures[i].what);
+		if (!strcmp(b->failures[i].what, "exception"))
+			cJSON_AddStringToObject(f, "text", b->failures[i].text);
 		cJSON_AddItemToArray(fl, f);
 	}
 	report_json_fix_utf8(o->child); /* as report_bundle_json: the same strings */

@@ -4,6 +4,7 @@
  * which bundles were added or on how they were split across shards. */
 #include "report/summary.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 
 #include "base/hash.h"
 #include "base/json.h"
+#include "report/report.h" /* report_telling_unexplained */
 
 /* ---- a string-keyed table of counters ---- */
 
@@ -362,6 +364,19 @@ static cJSON *caps_clean(cJSON *caps)
 	return caps;
 }
 
+/* The class an exception line names ("torch.distributed.DistBackendError:
+ * ...", "ValueError"): a dotted identifier ending at ':' or the line's end;
+ * 0 when the line does not start with one. */
+static size_t exception_class(const char *t)
+{
+	size_t i = 0;
+	while (isalnum((unsigned char)t[i]) || t[i] == '_' || (t[i] == '.' && i > 0 && t[i + 1] && t[i + 1] != '.'))
+		i++;
+	if (i == 0 || isdigit((unsigned char)t[0]) || (t[i] && t[i] != ':'))
+		return 0;
+	return i;
+}
+
 /* Count one fingerprint for one bundle.  caps is taken over. */
 static void fingerprint_add(struct summary *s, const char *diag, const char *category, cJSON *caps,
                             uint64_t bundles, const char *const *ex, size_t nex)
@@ -456,13 +471,21 @@ int summary_add_bundle(struct summary *s, const cJSON *b)
 	s->work += seen.work + fps.work;
 	table_free(&seen);
 	table_free(&fps);
-	/* an unknown failure has no diagnosis: fingerprint it by its first unexplained kind */
+	/* an unknown failure has no diagnosis: fingerprint it by its telling
+	 * line (the one the reports quote), its kind and, for an exception, its
+	 * class: archives that die of the same unknown exception group */
 	if (vi == V_UNKNOWN) {
 		cJSON *caps = cJSON_CreateObject();
-		const cJSON *un = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "unexplained"), 0);
+		const cJSON *un = report_telling_unexplained(cJSON_GetObjectItemCaseSensitive(b, "unexplained"));
 		const char *kind = un ? json_str(un, "kind") : NULL;
 		if (kind)
 			cJSON_AddStringToObject(caps, "kind", kind);
+		size_t cn = kind && !strcmp(kind, "exception") ? exception_class(json_strz(un, "text")) : 0;
+		if (cn) {
+			char *cls = xstrndup(json_strz(un, "text"), cn);
+			cJSON_AddStringToObject(caps, "exception", cls);
+			free(cls);
+		}
 		fingerprint_add(s, "(unknown_failure)", "", caps, 1, &name, 1);
 	}
 

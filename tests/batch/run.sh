@@ -193,5 +193,22 @@ done
 "$BIN" batch -q --redact --format jsonl "$CAPS" | grep -v '"summary"' | grep -o '"verdict":"[a-z_]*"' >"$T/v2"
 check "--redact does not change the verdicts" cmp -s "$T/v1" "$T/v2"
 
+# --- unknown failures group by their telling line's exception class ---
+# real tracebacks, written by python3 itself: two jobs die of a ValueError
+# (different messages), one of a ZeroDivisionError
+if command -v jq >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
+	U=$T/unknown
+	mkdir -p "$U"
+	python3 -c 'raise ValueError("bad shard size 3")' 2> "$U/a.log"
+	python3 -c 'import sys; print("step 1"); raise ValueError("no such split: valid")' > "$U/b.log" 2>&1
+	python3 -c 'print(1 / 0)' 2> "$U/c.log"
+	"$BIN" batch $DB -q --summary-only --format json "$U" > "$T/unk.json"
+	check "unknown failures: 3 bundles" sh -c "jq -e '.summary.verdicts.unknown_failure == 3' '$T/unk.json' >/dev/null"
+	check "unknown failures: the two ValueErrors in one fingerprint, by class" sh -c \
+		"jq -e '[.summary.fingerprints[] | select(.diagnosis == \"(unknown_failure)\" and .captures.kind == \"exception\" and .captures.exception == \"ValueError\" and .bundles == 2)] | length == 1' '$T/unk.json' >/dev/null"
+	check "unknown failures: the ZeroDivisionError in its own" sh -c \
+		"jq -e '[.summary.fingerprints[] | select(.diagnosis == \"(unknown_failure)\" and .captures.exception == \"ZeroDivisionError\" and .bundles == 1)] | length == 1' '$T/unk.json' >/dev/null"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
