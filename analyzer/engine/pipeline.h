@@ -88,8 +88,10 @@ void line_batch_add_cands_any(struct line_batch *bt, struct prepared_line *pl, c
  * candidates): the reading thread calls them on every line. */
 static inline char *line_batch_room(struct line_batch *bt, size_t n)
 {
-	if (bt->n - 1 < PIPELINE_BATCH_LINES - 1 && bt->len + n <= bt->cap)
-		return bt->text + bt->len; /* 0 < bt->n < PIPELINE_BATCH_LINES: what _any returns */
+	/* a batch that holds lines (so its text is allocated and not an
+	 * oversized one _any would shrink) and has room for one more */
+	if (bt->n > 0 && bt->n < PIPELINE_BATCH_LINES && bt->len + n <= bt->cap)
+		return bt->text + bt->len; /* what _any returns */
 	return line_batch_room_any(bt, n);
 }
 
