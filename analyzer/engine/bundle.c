@@ -958,14 +958,17 @@ static void audit_line(struct bundle *b, struct docstate *ds, const struct logli
 }
 
 /* Whether the line is benign: it continues a benign traceback, or a benign
- * entry matches it.  On the reading thread (prepare_line): the traceback
- * state is the document's, the regexes the matcher's. */
+ * entry matches it.  Where lines are applied, in line order (apply_prepared:
+ * the pipeline's thread, which has the smaller share of the work): the
+ * traceback state is the document's, read and written there only; the
+ * regexes are pure, their match limits counted in rmatcher (merged into
+ * matcher's report at the end, bundle_end_input). */
 static int line_benign(struct bundle *b, struct docstate *ds, const struct logline *ll, const size_t *cand,
                        size_t ncand)
 {
 	if (ds->benign_tb && benign_tb_line(ds, ll))
 		return 1;
-	const struct signature *bn = ncand ? matcher_benign(b->matcher, ll, cand, ncand) : NULL;
+	const struct signature *bn = ncand ? matcher_benign(b->rmatcher, ll, cand, ncand) : NULL;
 	if (!bn)
 		return 0;
 	if (bn->benign_block) {
@@ -1133,6 +1136,7 @@ static inline __attribute__((always_inline)) void apply_prepared(struct bundle *
 	 * larger share of the work (nothing it does reads them) */
 	linekind_classify(&pl->ll);
 	pl->ts = ranks_line_ts(&pl->ll);
+	pl->benign = line_benign(b, pl->doc, &pl->ll, bt->cand + pl->cand, pl->ncand);
 	match_line(b, bt, pl);
 	apply_line(b, bt, pl);
 #ifdef NT_SPAN_CHECK
@@ -1172,13 +1176,12 @@ static const char *span_copy(const char *s, size_t n)
 }
 #endif
 
-/* Everything about the line that depends on the line and on the reading
- * thread's state only (the document's benign-traceback state): the parse,
- * the prefilter and the benign test; the candidates are recorded.
- * apply_batch classifies it (linekind: after the scan, it reads the
- * keywords), takes its time, runs the candidates' regexes (match_line) and
- * apply_line does the rest, in line order (on the pipeline's thread, or in
- * place). */
+/* Everything about the line that depends on the line only: the parse and
+ * the prefilter; the candidates are recorded.  apply_prepared classifies
+ * it (linekind: after the scan, it reads the keywords), takes its time,
+ * tests whether it is benign (line_benign), runs the candidates' regexes
+ * (match_line) and apply_line does the rest, in line order (on the
+ * pipeline's thread, or in place). */
 static inline __attribute__((always_inline)) void prepare_line(struct bundle *b, struct docstate *ds,
                                                                struct line_batch *bt, struct prepared_line *pl,
                                                                uint64_t lineno, const char *s, size_t n)
@@ -1193,10 +1196,8 @@ static inline __attribute__((always_inline)) void prepare_line(struct bundle *b,
 	pl->end_doc = 0;
 	pl->cand = pl->ncand = pl->hit = pl->nhit = pl->msg = pl->nmsg = 0;
 	const size_t *cand = matcher_candidates(b->matcher);
-	pl->benign = line_benign(b, ds, ll, cand, nc);
-	if (pl->benign)
-		return;
-	line_batch_add_cands(bt, pl, cand, nc); /* their regexes: match_line */
+	pl->benign = 0; /* line_benign, where the line is applied (apply_prepared) */
+	line_batch_add_cands(bt, pl, cand, nc); /* the benign entries' and the others' regexes: match_line */
 	for (size_t i = 0; bt->try_ahead && i < nc; i++) { /* the consumer is behind: its fast matches here */
 		const PCRE2_SIZE *ov;
 		int rc = matcher_try(b->matcher, ll, cand[i], &ov);
@@ -1399,9 +1400,9 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 		return;
 	}
 	uint64_t kw = process_line_at(b, ds, doc->lines, s, n);
-	if (b->rend)
-		s = b->rcur; /* a line of a chunk read into the batch: it may have moved (fill_next) */
 	if (kw & KW_BIT(KW_EMBEDDED_WARN)) {
+		if (b->rend)
+			s = b->rcur; /* a line of a chunk read into the batch: it may have moved (fill_next) */
 		/* the quoted WARN is matched as a line of its own, with the same
 		 * line number: the signatures of NCCL's WARN messages see it */
 		const char *msg = NULL;
@@ -1415,6 +1416,7 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 static void feed_lines(struct bundle *b, struct docstate *ds, const char *p, size_t n)
 {
 	size_t maxl = b->lim.max_line;
+	const int inplace = b->rend != NULL; /* a chunk read into the batch (sink_data sets it around this call) */
 	while (n > 0) {
 		if (ds->partial.len == 0 && !ds->partial_cut && *p == 0) {
 			/* NULs at the start of a line are a hole (copytruncate
@@ -1430,7 +1432,7 @@ static void feed_lines(struct bundle *b, struct docstate *ds, const char *p, siz
 		const char *nl = memchr(p, '\n', n);
 		size_t len = nl ? (size_t)(nl - p) : n;
 		if (ds->partial.len == 0 && nl && len <= maxl) {
-			if (b->rend) { /* a chunk read into the batch: the line is prepared where it is */
+			if (inplace) { /* the line is prepared where it is */
 				b->rcur = p;
 				process_line(b, ds, p, len); /* fast path: whole line in the chunk */
 				p = b->rcur; /* it may have moved to the next batch (fill_next) */
@@ -1438,7 +1440,7 @@ static void feed_lines(struct bundle *b, struct docstate *ds, const char *p, siz
 			} else {
 				process_line(b, ds, p, len); /* fast path: whole line in the chunk */
 			}
-		} else if (b->rend && nl && ds->partial.len == 0) {
+		} else if (inplace && nl && ds->partial.len == 0) {
 			/* a whole line past max_line, in a chunk read into the batch
 			 * (sink_room: no unfinished line before it, ds->partial is
 			 * empty): its first max_line bytes, in place, as the copy below

@@ -45,7 +45,8 @@ struct prepared_line {
 	size_t rawlen;
 	uint64_t lineno;
 	double ts;            /* the line's time (ranks_line_ts), -1 when none */
-	int benign;           /* the line is benign (a benign entry, or a benign traceback's line) */
+	int benign;           /* the line is benign (a benign entry, or a benign traceback's line):
+	                         set by the consumer before it matches the line (bundle.c, line_benign) */
 	size_t cand, ncand;   /* its candidate signatures: batch->cand[cand .. cand + ncand), in database order */
 	size_t hit, nhit;     /* its matches: batch->hit[hit .. hit + nhit), in database order */
 	size_t msg, nmsg;     /* the matcher's messages about it: batch->msg[msg .. msg + nmsg) */
