@@ -958,14 +958,17 @@ static void audit_line(struct bundle *b, struct docstate *ds, const struct logli
 }
 
 /* Whether the line is benign: it continues a benign traceback, or a benign
- * entry matches it.  On the reading thread (prepare_line): the traceback
- * state is the document's, the regexes the matcher's. */
+ * entry matches it.  Where lines are applied, in line order (apply_prepared:
+ * the pipeline's thread, which has the smaller share of the work): the
+ * traceback state is the document's, read and written there only; the
+ * regexes are pure, their match limits counted in rmatcher (merged into
+ * matcher's report at the end, bundle_end_input). */
 static int line_benign(struct bundle *b, struct docstate *ds, const struct logline *ll, const size_t *cand,
                        size_t ncand)
 {
 	if (ds->benign_tb && benign_tb_line(ds, ll))
 		return 1;
-	const struct signature *bn = ncand ? matcher_benign(b->matcher, ll, cand, ncand) : NULL;
+	const struct signature *bn = ncand ? matcher_benign(b->rmatcher, ll, cand, ncand) : NULL;
 	if (!bn)
 		return 0;
 	if (bn->benign_block) {
@@ -1133,6 +1136,7 @@ static inline __attribute__((always_inline)) void apply_prepared(struct bundle *
 	 * larger share of the work (nothing it does reads them) */
 	linekind_classify(&pl->ll);
 	pl->ts = ranks_line_ts(&pl->ll);
+	pl->benign = line_benign(b, pl->doc, &pl->ll, pl->ncand ? bt->cand + pl->cand : NULL, pl->ncand);
 	match_line(b, bt, pl);
 	apply_line(b, bt, pl);
 #ifdef NT_SPAN_CHECK
@@ -1172,13 +1176,12 @@ static const char *span_copy(const char *s, size_t n)
 }
 #endif
 
-/* Everything about the line that depends on the line and on the reading
- * thread's state only (the document's benign-traceback state): the parse,
- * the prefilter and the benign test; the candidates are recorded.
- * apply_batch classifies it (linekind: after the scan, it reads the
- * keywords), takes its time, runs the candidates' regexes (match_line) and
- * apply_line does the rest, in line order (on the pipeline's thread, or in
- * place). */
+/* Everything about the line that depends on the line only: the parse and
+ * the prefilter; the candidates are recorded.  apply_prepared classifies
+ * it (linekind: after the scan, it reads the keywords), takes its time,
+ * tests whether it is benign (line_benign), runs the candidates' regexes
+ * (match_line) and apply_line does the rest, in line order (on the
+ * pipeline's thread, or in place). */
 static inline __attribute__((always_inline)) void prepare_line(struct bundle *b, struct docstate *ds,
                                                                struct line_batch *bt, struct prepared_line *pl,
                                                                uint64_t lineno, const char *s, size_t n)
@@ -1193,10 +1196,8 @@ static inline __attribute__((always_inline)) void prepare_line(struct bundle *b,
 	pl->end_doc = 0;
 	pl->cand = pl->ncand = pl->hit = pl->nhit = pl->msg = pl->nmsg = 0;
 	const size_t *cand = matcher_candidates(b->matcher);
-	pl->benign = line_benign(b, ds, ll, cand, nc);
-	if (pl->benign)
-		return;
-	line_batch_add_cands(bt, pl, cand, nc); /* their regexes: match_line */
+	pl->benign = 0; /* line_benign, where the line is applied (apply_prepared) */
+	line_batch_add_cands(bt, pl, cand, nc); /* the benign entries' and the others' regexes: match_line */
 	for (size_t i = 0; bt->try_ahead && i < nc; i++) { /* the consumer is behind: its fast matches here */
 		const PCRE2_SIZE *ov;
 		int rc = matcher_try(b->matcher, ll, cand[i], &ov);
@@ -1204,18 +1205,69 @@ static inline __attribute__((always_inline)) void prepare_line(struct bundle *b,
 	}
 }
 
-/* Copy the line into the batch being filled and prepare it there; its
- * keyword mask (the prefilter's). */
+/* Submit the batch being filled and take the next one.  A chunk read into
+ * the old batch (sink_room) and not yet split moves along from its current
+ * line: the records of the lines before stay with the old batch (which the
+ * consumer may reuse once applied), the rest of the bytes go to the new
+ * one. */
+static void fill_next(struct bundle *b)
+{
+	struct line_batch *old = b->fill;
+	pipeline_submit(b->pipe, old);
+	b->fill = pipeline_batch(b->pipe);
+	if (b->rend && b->fill != old) { /* the same batch: it held no record, nothing was submitted */
+		size_t rest = (size_t)(b->rend - b->rcur);
+		char *dst = line_batch_room_any(b->fill, rest); /* empty: never NULL */
+		memcpy(dst, b->rcur, rest);
+		b->fill->len += rest;
+		b->rcur = dst;
+		b->rend = dst + rest;
+	}
+}
+
+#ifdef NT_SPAN_CHECK
+/* Whether [s, s + n) lies in the chunk read into the batch being filled. */
+static int in_chunk(const struct bundle *b, const char *s, size_t n)
+{
+	uintptr_t p = (uintptr_t)s, lo = (uintptr_t)b->rcur, hi = (uintptr_t)b->rend;
+	return b->rend && p >= lo && p <= hi && n <= hi - p;
+}
+#endif
+
+/* Prepare the line in the batch being filled: in place when it lies in a
+ * chunk read there (sink_room), else copied to the end of the batch's text;
+ * its keyword mask (the prefilter's). */
 static uint64_t queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, const char *s, size_t n)
 {
-	char *dst = line_batch_room(b->fill, n);
-	if (!dst) {
-		pipeline_submit(b->pipe, b->fill);
-		b->fill = pipeline_batch(b->pipe);
-		dst = line_batch_room(b->fill, n);
+	const char *dst;
+	/* While a chunk read into the batch is split (b->rend set), every line
+	 * given here lies in it: feed_lines gives its lines in place (a whole
+	 * one, or one cut at max_line) and their quoted WARNs (process_line),
+	 * and copies only the unfinished line at its end, given later.  The
+	 * test builds check it. */
+	if (b->rend) {
+#ifdef NT_SPAN_CHECK
+		if (!in_chunk(b, s, n))
+			abort();
+#endif
+		if (b->fill->n >= PIPELINE_BATCH_LINES) { /* full of records: the chunk's rest moves */
+			size_t off = (size_t)(s - b->rcur);
+			fill_next(b);
+			s = b->rcur + off;
+		}
+		dst = s;
+	} else {
+		/* never while a chunk is being split (feed_lines prepares its every
+		 * line in place): a batch taken here holds no such bytes */
+		char *d = line_batch_room(b->fill, n);
+		if (!d) {
+			fill_next(b);
+			d = line_batch_room(b->fill, n);
+		}
+		memcpy(d, s, n);
+		b->fill->len += n;
+		dst = d;
 	}
-	memcpy(dst, s, n);
-	b->fill->len += n;
 #ifdef NT_SPAN_CHECK
 	dst = span_copy(dst, n); /* freed by apply_batch */
 #endif
@@ -1227,10 +1279,8 @@ static uint64_t queue_line(struct bundle *b, struct docstate *ds, uint64_t linen
 /* The end of a document, after its lines (doc_finish on the pipeline's thread). */
 static void queue_end(struct bundle *b, struct docstate *ds)
 {
-	if (b->fill->n >= PIPELINE_BATCH_LINES) {
-		pipeline_submit(b->pipe, b->fill);
-		b->fill = pipeline_batch(b->pipe);
-	}
+	if (b->fill->n >= PIPELINE_BATCH_LINES)
+		fill_next(b);
 	struct prepared_line *pl = line_batch_add(b->fill);
 	memset(pl, 0, sizeof *pl);
 	pl->doc = ds;
@@ -1362,6 +1412,8 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 	}
 	uint64_t kw = process_line_at(b, ds, doc->lines, s, n);
 	if (kw & KW_BIT(KW_EMBEDDED_WARN)) {
+		if (b->rend)
+			s = b->rcur; /* a line of a chunk read into the batch: it may have moved (fill_next) */
 		/* the quoted WARN is matched as a line of its own, with the same
 		 * line number: the signatures of NCCL's WARN messages see it */
 		const char *msg = NULL;
@@ -1375,6 +1427,7 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 static void feed_lines(struct bundle *b, struct docstate *ds, const char *p, size_t n)
 {
 	size_t maxl = b->lim.max_line;
+	const int inplace = b->rend != NULL; /* a chunk read into the batch (sink_data sets it around this call) */
 	while (n > 0) {
 		if (ds->partial.len == 0 && !ds->partial_cut && *p == 0) {
 			/* NULs at the start of a line are a hole (copytruncate
@@ -1390,7 +1443,24 @@ static void feed_lines(struct bundle *b, struct docstate *ds, const char *p, siz
 		const char *nl = memchr(p, '\n', n);
 		size_t len = nl ? (size_t)(nl - p) : n;
 		if (ds->partial.len == 0 && nl && len <= maxl) {
-			process_line(b, ds, p, len); /* fast path: whole line in the chunk */
+			if (inplace) { /* the line is prepared where it is */
+				b->rcur = p;
+				process_line(b, ds, p, len); /* fast path: whole line in the chunk */
+				p = b->rcur; /* it may have moved to the next batch (fill_next) */
+				nl = p + len;
+			} else {
+				process_line(b, ds, p, len); /* fast path: whole line in the chunk */
+			}
+		} else if (inplace && nl && ds->partial.len == 0) {
+			/* a whole line past max_line, in a chunk read into the batch
+			 * (sink_room: no unfinished line before it, ds->partial is
+			 * empty): its first max_line bytes, in place, as the copy below
+			 * would give them */
+			ds->long_lines++;
+			b->rcur = p;
+			process_line(b, ds, p, maxl);
+			p = b->rcur;
+			nl = p + len;
 		} else {
 			size_t room = ds->partial.len < maxl ? maxl - ds->partial.len : 0;
 			size_t take = len < room ? len : room;
@@ -1421,12 +1491,14 @@ static int is_sysreport(enum doc_kind k)
 	return !doc_kind_is_log(k) && k != DOC_EMPTY && k != DOC_BINARY && k != DOC_FLIGHT_RECORDER;
 }
 
-static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_t n)
+/* What a document's bytes go to besides its lines: a log's scan buffer (an
+ * NCCL log is scanned only when it is small, a pasted ticket: the scan
+ * costs about as much as the analysis of the same bytes), a system
+ * report's copy. */
+static void feed_doc_held(struct bundle *b, struct docstate *ds, const char *p, size_t n)
 {
 	struct input_doc *doc = &b->docs[ds->doc];
 	if (doc_kind_is_log(doc->kind)) {
-		/* an NCCL log is scanned only when it is small (a pasted ticket):
-		 * the scan costs about as much as the analysis of the same bytes */
 		size_t scan_max = doc->kind == DOC_NCCL_LOG ? SCAN_MAX_NCCL : SCAN_MAX;
 		if (ds->scan.len + n > scan_max && doc->kind == DOC_NCCL_LOG)
 			ds->scan_off = 1;
@@ -1434,6 +1506,20 @@ static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_
 			buf_free(&ds->scan);
 		else if (ds->scan.len < scan_max)
 			buf_add(&ds->scan, p, n < scan_max - ds->scan.len ? n : scan_max - ds->scan.len);
+	} else {
+		size_t room = ds->sys.len < SYSREPORT_MAX ? SYSREPORT_MAX - ds->sys.len : 0;
+		size_t take = n < room ? n : room;
+		buf_add(&ds->sys, p, take);
+		if (take < n)
+			ds->sys_cut = 1;
+	}
+}
+
+static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_t n)
+{
+	struct input_doc *doc = &b->docs[ds->doc];
+	if (doc_kind_is_log(doc->kind)) {
+		feed_doc_held(b, ds, p, n);
 		feed_lines(b, ds, p, n);
 	} else if (doc->kind == DOC_FLIGHT_RECORDER) {
 		/* a dump is read whole at its end (flight.c), up to FLIGHT_DOC_MAX */
@@ -1442,11 +1528,7 @@ static void feed_doc(struct bundle *b, struct docstate *ds, const char *p, size_
 		if (n > room)
 			ds->sys_cut = 1;
 	} else if (is_sysreport(doc->kind)) {
-		size_t room = ds->sys.len < SYSREPORT_MAX ? SYSREPORT_MAX - ds->sys.len : 0;
-		size_t take = n < room ? n : room;
-		buf_add(&ds->sys, p, take);
-		if (take < n)
-			ds->sys_cut = 1;
+		feed_doc_held(b, ds, p, n);
 		if (sysreport_kind_scanned(doc->kind))
 			feed_lines(b, ds, p, n); /* and its lines as a log's (they count the lines too) */
 	}
@@ -1517,13 +1599,69 @@ static void sink_begin(void *ctx, const char *name)
 	b->cur = ds;
 }
 
+/* A chunk must leave the batch at least this much room, else the next
+ * batch is taken (reads stay large: a read costs a system call). */
+#define ROOM_MIN (64u << 10)
+
+/* doc_sink.room: with the pipeline, a document whose lines are read
+ * (a log, a scanned system report) is read straight into the batch being
+ * filled, after a copy of its unfinished line; sink_data splits it there,
+ * and whole lines are never copied (queue_line).  Otherwise NULL (the
+ * input's buffer): no pipeline (-j1: the lines are applied at once from
+ * the input's bytes), the document's kind not known yet (its first bytes
+ * are held in ds->head), a line past max_line, or a long unfinished line. */
+static void *sink_room(void *ctx, size_t *n)
+{
+	struct bundle *b = ctx;
+	struct docstate *ds = b->cur;
+	b->room = NULL;
+	if (!ds || !b->pipe || !ds->kind_known || ds->partial_cut)
+		return NULL;
+	enum doc_kind k = b->docs[ds->doc].kind;
+	if (!doc_kind_is_log(k) && !(is_sysreport(k) && sysreport_kind_scanned(k)))
+		return NULL;
+	size_t plen = ds->partial.len, avail = 0;
+	char *dst = line_batch_chunk(b->fill, plen + ROOM_MIN, &avail);
+	if (!dst && b->fill->n > 0) {
+		fill_next(b); /* no chunk is being split: nothing moves */
+		dst = line_batch_chunk(b->fill, plen + ROOM_MIN, &avail);
+	}
+	if (!dst)
+		return NULL; /* the unfinished line is longer than a batch holds */
+	/* a copy: ds->partial stays until the bytes come (the read may find
+	 * the end of the document) */
+	if (plen)
+		memcpy(dst, ds->partial.data, plen);
+	b->room = dst + plen;
+	b->room_plen = plen;
+	if (*n > avail - plen)
+		*n = avail - plen;
+	return b->room;
+}
+
 static void sink_data(void *ctx, const void *p, size_t n)
 {
 	struct bundle *b = ctx;
 	struct docstate *ds = b->cur;
+	char *room = b->room;
+	b->room = NULL;
 	if (!ds)
 		return;
 	b->docs[ds->doc].bytes += n;
+	if (room && p == room) {
+		/* read into the batch being filled (sink_room), after its
+		 * unfinished line: the batch holds the bytes from now on */
+		char *lp = room - b->room_plen;
+		size_t ln = b->room_plen + n;
+		b->fill->len += ln;
+		buf_reset(&ds->partial);
+		feed_doc_held(b, ds, p, n);
+		b->rcur = lp;
+		b->rend = lp + ln;
+		feed_lines(b, ds, lp, ln);
+		b->rcur = b->rend = NULL;
+		return;
+	}
 	if (!ds->kind_known) {
 		size_t want = HEAD_BYTES - ds->head.len;
 		size_t take = n < want ? n : want;
@@ -1637,7 +1775,7 @@ static void sink_end(void *ctx, int complete)
 
 struct doc_sink bundle_sink(struct bundle *b)
 {
-	struct doc_sink s = {b, sink_begin, sink_data, sink_end, sink_taken};
+	struct doc_sink s = {b, sink_begin, sink_data, sink_end, sink_taken, sink_room};
 	return s;
 }
 

@@ -104,6 +104,11 @@ struct bundle {
 	struct pipeline *pipe;      /* owned; NULL when lines are applied in place */
 	struct line_batch *fill;    /* the batch being filled (in pipe) */
 	struct line_batch *solo;    /* owned: the one-line batch of lines applied in place */
+	/* input read straight into the batch being filled (bundle.c, sink_room) */
+	char *room;                 /* where the last sink_room had the input read; NULL: nowhere */
+	size_t room_plen;           /* the unfinished line it copied in front of that place */
+	const char *rcur, *rend;    /* while such a chunk is split into lines: the current line's
+	                               start and the chunk's end, in fill's text; NULL otherwise */
 	size_t ndeferred;           /* document ends queued in the pipeline since the last drain */
 	size_t deferred_bytes;      /* and the buffers they hold */
 };

@@ -35,6 +35,24 @@ char *line_batch_room_any(struct line_batch *bt, size_t n)
 	return bt->text;
 }
 
+char *line_batch_chunk(struct line_batch *bt, size_t min, size_t *avail)
+{
+	if (bt->n >= BATCH_LINES)
+		return NULL;
+	if (bt->n == 0) {
+		bt->len = 0;
+		if (!bt->text || bt->cap != BATCH_TEXT) { /* none yet, or grown for a long line */
+			free(bt->text);
+			bt->cap = BATCH_TEXT;
+			bt->text = xcalloc(bt->cap + 64, 1); /* + 64: see line_batch_room_any */
+		}
+	}
+	if (bt->cap - bt->len < min)
+		return NULL;
+	*avail = bt->cap - bt->len;
+	return bt->text + bt->len;
+}
+
 struct prepared_line *line_batch_add_grow(struct line_batch *bt)
 {
 	if (bt->n == bt->capv) {

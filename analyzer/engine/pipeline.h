@@ -18,8 +18,11 @@
  * PCRE2's ovector) and the matcher's messages in the record before it
  * applies them.  Which thread ran a fast match never changes the result.
  *
- * A batch owns copies of its lines' bytes: the logline spans point into
- * batch->text, which is never reallocated while the batch holds lines. */
+ * A batch owns its lines' bytes: the logline spans point into batch->text,
+ * which is never reallocated while the batch holds lines.  The bytes are
+ * copied there line by line (line_batch_room), or the reading thread reads
+ * a chunk of input straight into it (line_batch_chunk) and its whole lines
+ * stay where they were read. */
 #ifndef NT_PIPELINE_H
 #define NT_PIPELINE_H
 
@@ -42,7 +45,8 @@ struct prepared_line {
 	size_t rawlen;
 	uint64_t lineno;
 	double ts;            /* the line's time (ranks_line_ts), -1 when none */
-	int benign;           /* the line is benign (a benign entry, or a benign traceback's line) */
+	int benign;           /* the line is benign (a benign entry, or a benign traceback's line):
+	                         set by the consumer before it matches the line (bundle.c, line_benign) */
 	size_t cand, ncand;   /* its candidate signatures: batch->cand[cand .. cand + ncand), in database order */
 	size_t hit, nhit;     /* its matches: batch->hit[hit .. hit + nhit), in database order */
 	size_t msg, nmsg;     /* the matcher's messages about it: batch->msg[msg .. msg + nmsg) */
@@ -78,6 +82,13 @@ struct line_batch {
  * lines, or not empty and the line does not fit).  An empty batch grows to
  * any n. */
 char *line_batch_room_any(struct line_batch *bt, size_t n);
+/* Room for a chunk of input read straight into the batch (bundle.c,
+ * sink_room): at least min bytes at the end of its text, *avail of them in
+ * all, the text never grown for it; NULL when the batch must be submitted
+ * first (full of records, or too little text left) or min is more than a
+ * batch holds.  An empty batch drops what its text held (no record points
+ * at it: a chunk that ended without a whole line). */
+char *line_batch_chunk(struct line_batch *bt, size_t min, size_t *avail);
 /* A new record for the line just copied (uninitialised: set every field). */
 struct prepared_line *line_batch_add_grow(struct line_batch *bt);
 /* The candidate signatures of the line being prepared (pl): c[0 .. n) is copied. */
@@ -88,8 +99,10 @@ void line_batch_add_cands_any(struct line_batch *bt, struct prepared_line *pl, c
  * candidates): the reading thread calls them on every line. */
 static inline char *line_batch_room(struct line_batch *bt, size_t n)
 {
-	if (bt->n - 1 < PIPELINE_BATCH_LINES - 1 && bt->len + n <= bt->cap)
-		return bt->text + bt->len; /* 0 < bt->n < PIPELINE_BATCH_LINES: what _any returns */
+	/* a batch that holds lines (so its text is allocated and not an
+	 * oversized one _any would shrink) and has room for one more */
+	if (bt->n > 0 && bt->n < PIPELINE_BATCH_LINES && bt->len + n <= bt->cap)
+		return bt->text + bt->len; /* what _any returns */
 	return line_batch_room_any(bt, n);
 }
 

@@ -193,14 +193,23 @@ static void deliver(struct walker *w, struct stream *s, const char *leaf, const 
 			}
 			break;
 		}
-		ssize_t r = st_read(s, w->buf, (size_t)want);
+		unsigned char *dst = w->buf; /* the sink's room, or the walker's buffer */
+		if (w->sink->room) {
+			size_t rn = (size_t)want;
+			unsigned char *sr = w->sink->room(w->sink->ctx, &rn);
+			if (sr && rn > 0 && rn <= want) {
+				dst = sr;
+				want = rn;
+			}
+		}
+		ssize_t r = st_read(s, dst, (size_t)want);
 		if (r < 0) {
 			complete = 0;
 			break;
 		}
 		if (r == 0)
 			break;
-		w->sink->data(w->sink->ctx, w->buf, (size_t)r);
+		w->sink->data(w->sink->ctx, dst, (size_t)r);
 		got += (uint64_t)r;
 		st->bytes_out += (uint64_t)r;
 	}

@@ -38,6 +38,15 @@ struct doc_sink {
 	 * delivered already (in this walk or an earlier operand of the same
 	 * bundle); the input layer then picks another name (docs/inputs.md). */
 	int (*taken)(void *ctx, const char *name);
+	/* Optional (NULL: not asked): where to read the current document's
+	 * next chunk.  *n holds the most bytes the input would read; the sink
+	 * lowers it to the room it has there (> 0) and returns the place, or
+	 * returns NULL for the input's own buffer.  The data() call that
+	 * follows, if the read gets any bytes, is given that place: a sink that
+	 * keeps the bytes (the bundle's line batches) takes them without a
+	 * copy.  Every reader (plain file, gzip, tar, folder, stdin, memory)
+	 * delivers through the same loop (input.c, deliver). */
+	void *(*room)(void *ctx, size_t *n);
 };
 
 struct input_stats {

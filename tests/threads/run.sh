@@ -59,6 +59,16 @@ same "big" "$T/one.log"
 { head -n 2000 "$T/one.log"; head -c 300000 /dev/zero | tr '\0' 'x'; echo " NCCL WARN Cuda failure 'out of memory'"; tail -n 2000 "$T/one.log"; } > "$T/long.log"
 same "long line" --max-line 1M "$T/long.log"
 same "long line, cut" "$T/long.log"
+# ... every line past a small --max-line: with two threads a whole line of a
+# chunk read into the batch is cut where it lies (bundle.c, feed_lines)
+same "lines cut at --max-line" --max-line 100 "$T/one.log"
+# a quoted NCCL WARN is a second record of its line (XLA's words, short:
+# records, not text, fill the batches); one line before them puts a batch's
+# edge between a line's two records, so that the rest of a chunk read into
+# the batch moves to the next one under the quoted message (fill_next)
+awk 'BEGIN { print "first"; for (i = 0; i < 20000; i++)
+	print "Last NCCL warning(error) log entry (may be unrelated) '"'"'Cuda failure '"'"'out of memory'"'"''"'"'." }' > "$T/xla.log"
+same "quoted WARNs across batches" "$T/xla.log"
 # ... cut by --max-lines (the warning is reported once, as with one thread)
 same "max-lines" --max-lines 5000 "$T/one.log"
 # many documents in one archive, and the same through stdin

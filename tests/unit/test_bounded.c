@@ -557,7 +557,7 @@ static void test_names(void)
 	static const char end[1024];
 	buf_add(&t, end, sizeof end);
 	struct namesink s = {0};
-	struct doc_sink sink = {&s, ns_begin, ns_data, ns_end, ns_taken};
+	struct doc_sink sink = {&s, ns_begin, ns_data, ns_end, ns_taken, NULL};
 	struct msgs m = {0};
 	struct input_stats st = {0};
 	struct limits lim;

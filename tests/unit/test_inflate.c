@@ -67,7 +67,7 @@ static void walk(struct rec *r, const char *name, const unsigned char *p, size_t
 {
 	memset(r, 0, sizeof *r);
 	in_gzip_set_inflater(which);
-	struct doc_sink s = {r, r_begin, r_data, r_end, NULL};
+	struct doc_sink s = {r, r_begin, r_data, r_end, NULL, NULL};
 	struct input_stats st;
 	memset(&st, 0, sizeof st);
 	input_walk_memory(name, p, n, &L, &s, &r->m, &st);

@@ -110,7 +110,7 @@ static void show(const char *what, struct rec *r)
 static void walk(struct rec *r, const char *rel, const struct limits *lim)
 {
 	memset(r, 0, sizeof *r);
-	struct doc_sink s = {r, r_begin, r_data, r_end, NULL};
+	struct doc_sink s = {r, r_begin, r_data, r_end, NULL, NULL};
 	char *p = rel[0] == '/' || strcmp(rel, "-") == 0 ? xstrdup(rel) : xasprintf("%s/%s", tmp, rel);
 	r->rc = input_walk_path(p, lim ? lim : &L, &s, &r->m, &r->st);
 	free(p);
@@ -758,7 +758,7 @@ static char *slurp(const char *rel, size_t *n)
 static void test_memory(void)
 {
 	struct rec r;
-	struct doc_sink s = {&r, r_begin, r_data, r_end, NULL};
+	struct doc_sink s = {&r, r_begin, r_data, r_end, NULL, NULL};
 	size_t n;
 	char *data = slurp("t.tar.gz", &n);
 	memset(&r, 0, sizeof r);
