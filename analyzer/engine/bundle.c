@@ -700,11 +700,14 @@ static char *context_after(struct bundle *b, struct docstate *ds, const char *s,
 
 /* Evidence [first, b->ev.n) came from the current line: give it the lines
  * before, and let it wait for the lines after. */
-static void context_before(struct bundle *b, struct docstate *ds, size_t first)
+static void context_before(struct bundle *b, struct docstate *ds, size_t first, unsigned skip)
 {
+	/* skip: the newest lines of the ring that are not before the evidence
+	 * (a quoted message's: its own line, pushed just before) */
+	unsigned nbefore = ds->nprev > skip ? ds->nprev - skip : 0;
 	for (size_t k = first; k < b->ev.n; k++) {
 		struct evidence *e = &b->ev.v[k];
-		for (unsigned j = 0; j < ds->nprev; j++) {
+		for (unsigned j = 0; j < nbefore; j++) {
 			unsigned slot = (ds->prevpos + EVIDENCE_CONTEXT - ds->nprev + j) % EVIDENCE_CONTEXT;
 			if (!ds->prevsan[slot]) /* sanitised once, whatever the evidence around it */
 				ds->prevsan[slot] = context_copy(b, ds->prev[slot], ds->prevlen[slot], &ds->prevlm[slot]);
@@ -742,7 +745,19 @@ struct line_ctx {
 	const char *raw;
 	size_t rawlen;
 	struct evline *lm; /* the line's memo (evidence.h) */
+	int quoted;        /* the message a wrapper's line quotes (prepared_line.qoff): raw is that line */
 };
+
+/* Whether signature id already has evidence on path:line: the line before
+ * a quoted message is that message's own line, applied just before it, so
+ * only the list's last items can be on it. */
+static int line_has_evidence(const struct evlist *l, const char *id, const char *path, uint64_t line)
+{
+	for (size_t i = l->n; i-- > 0 && l->v[i].line == line;)
+		if (!strcmp(l->v[i].id, id) && !strcmp(l->v[i].path, path))
+			return 1;
+	return 0;
+}
 
 /* Where raw-line offsets land in e->text (sanitised, maybe cut), computed
  * once per evidence: the text is made from the first src bytes of the raw
@@ -801,6 +816,10 @@ static void on_match(void *vctx, const struct signature *s, const struct logline
                      const PCRE2_SIZE *ov, int ngroups)
 {
 	struct line_ctx *c = vctx;
+	/* a quoted message that a signature matched in its whole line too: one
+	 * piece of evidence, the line's */
+	if (c->quoted && line_has_evidence(&c->b->ev, s->id, c->path, c->line))
+		return;
 	/* a signature's id has one place in the counts: kept per signature, so
 	 * a match past the cap is counted without looking its id up */
 	size_t si = (size_t)(s - c->b->db->sigs);
@@ -1041,12 +1060,18 @@ static void apply_line(struct bundle *b, const struct line_batch *bt, const stru
 	     !memcmp(m->p, "Using ne", 8) || !memcmp(m->p, "Bootstra", 8)))
 		sysreport_node_info(b->facts, ll->host.p, ll->host.n, m->p, m->n, path, lineno);
 	struct evline lm = {0, 0}; /* this line's: its evidence text and context copies look at it once */
-	char *san = ds->nwaiting ? context_after(b, ds, s, n, &lm) : NULL;
+	/* a quoted message is part of the line before it, not a line of the
+	 * context: it neither follows evidence nor joins the ring */
+	char *san = ds->nwaiting && !pl->qoff ? context_after(b, ds, s, n, &lm) : NULL;
 	/* the matches the reading thread found, in database order, after its
 	 * messages (budget spent, a regex that does not compile) */
 	for (size_t i = 0; i < pl->nmsg; i++)
 		msgs_add(&b->warnings, "%s", bt->msg[pl->msg + i]);
-	struct line_ctx c = {b, path, lineno, s, n, &lm};
+	/* a quoted message's evidence quotes its whole line (prepared_line.qoff):
+	 * the text a report shows as path:line is that line */
+	struct evline lmq = {0, 0};
+	struct line_ctx c = pl->qoff ? (struct line_ctx){b, path, lineno, s - pl->qoff, pl->qlen, &lmq, 1}
+	                             : (struct line_ctx){b, path, lineno, s, n, &lm, 0};
 	size_t first = b->ev.n;
 	for (size_t i = 0; i < pl->nhit; i++) {
 		const struct line_hit *h = &bt->hit[pl->hit + i];
@@ -1055,8 +1080,9 @@ static void apply_line(struct bundle *b, const struct line_batch *bt, const stru
 	size_t hits = pl->nhit;
 	if (!b->summary_only) { /* without it nothing ever waits: san stays NULL */
 		if (b->ev.n > first)
-			context_before(b, ds, first);
-		context_push(ds, s, n, san, &lm);
+			context_before(b, ds, first, pl->qoff ? 1 : 0);
+		if (!pl->qoff)
+			context_push(ds, s, n, san, &lm);
 	}
 	const char *what = NULL;
 	if (hits == 0) {
@@ -1141,7 +1167,7 @@ static inline __attribute__((always_inline)) void apply_prepared(struct bundle *
 	apply_line(b, bt, pl);
 #ifdef NT_SPAN_CHECK
 	ranks_lines_gone(b->ranks);
-	free((void *)pl->raw);
+	free((void *)(pl->raw - pl->qoff)); /* the copy holds the whole line */
 #endif
 }
 
@@ -1184,13 +1210,16 @@ static const char *span_copy(const char *s, size_t n)
  * pipeline's thread, or in place). */
 static inline __attribute__((always_inline)) void prepare_line(struct bundle *b, struct docstate *ds,
                                                                struct line_batch *bt, struct prepared_line *pl,
-                                                               uint64_t lineno, const char *s, size_t n)
+                                                               uint64_t lineno, const char *s, size_t n,
+                                                               size_t qoff, size_t qlen)
 {
 	struct logline *ll = &pl->ll;
 	logline_parse(s, n, ll);
 	size_t nc = matcher_scan(b->matcher, ll); /* the prefilter; it also finds the keywords (ll.kw) */
 	pl->raw = s;
 	pl->rawlen = n;
+	pl->qoff = qoff;
+	pl->qlen = qlen;
 	pl->lineno = lineno;
 	pl->doc = ds;
 	pl->end_doc = 0;
@@ -1237,9 +1266,13 @@ static int in_chunk(const struct bundle *b, const char *s, size_t n)
 /* Prepare the line in the batch being filled: in place when it lies in a
  * chunk read there (sink_room), else copied to the end of the batch's text;
  * its keyword mask (the prefilter's). */
-static uint64_t queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, const char *s, size_t n)
+static uint64_t queue_line(struct bundle *b, struct docstate *ds, uint64_t lineno, const char *s, size_t n,
+                           size_t qoff, size_t qlen)
 {
 	const char *dst;
+	/* a quoted message travels with its whole line (prepared_line.qoff) */
+	const char *w = s - qoff;
+	size_t wn = qoff ? qlen : n;
 	/* While a chunk read into the batch is split (b->rend set), every line
 	 * given here lies in it: feed_lines gives its lines in place (a whole
 	 * one, or one cut at max_line) and their quoted WARNs (process_line),
@@ -1247,7 +1280,7 @@ static uint64_t queue_line(struct bundle *b, struct docstate *ds, uint64_t linen
 	 * test builds check it. */
 	if (b->rend) {
 #ifdef NT_SPAN_CHECK
-		if (!in_chunk(b, s, n))
+		if (!in_chunk(b, w, wn))
 			abort();
 #endif
 		if (b->fill->n >= PIPELINE_BATCH_LINES) { /* full of records: the chunk's rest moves */
@@ -1259,20 +1292,20 @@ static uint64_t queue_line(struct bundle *b, struct docstate *ds, uint64_t linen
 	} else {
 		/* never while a chunk is being split (feed_lines prepares its every
 		 * line in place): a batch taken here holds no such bytes */
-		char *d = line_batch_room(b->fill, n);
+		char *d = line_batch_room(b->fill, wn);
 		if (!d) {
 			fill_next(b);
-			d = line_batch_room(b->fill, n);
+			d = line_batch_room(b->fill, wn);
 		}
-		memcpy(d, s, n);
-		b->fill->len += n;
-		dst = d;
+		memcpy(d, w, wn);
+		b->fill->len += wn;
+		dst = d + qoff;
 	}
 #ifdef NT_SPAN_CHECK
-	dst = span_copy(dst, n); /* freed by apply_batch */
+	dst = span_copy(dst - qoff, wn) + qoff; /* freed by apply_batch */
 #endif
 	struct prepared_line *pl = line_batch_add(b->fill);
-	prepare_line(b, ds, b->fill, pl, lineno, dst, n);
+	prepare_line(b, ds, b->fill, pl, lineno, dst, n, qoff, qlen);
 	return pl->ll.kw;
 }
 
@@ -1346,21 +1379,23 @@ void bundle_set_audit(struct bundle *b, int on)
 }
 
 /* One line of the document as line lineno, queued or applied in place;
- * its keyword mask. */
-static uint64_t process_line_at(struct bundle *b, struct docstate *ds, uint64_t lineno, const char *s, size_t n)
+ * its keyword mask.  qoff > 0: s is the message that the line s - qoff
+ * (qlen bytes) quotes, matched as a line of its own (process_line). */
+static uint64_t process_line_at(struct bundle *b, struct docstate *ds, uint64_t lineno, const char *s, size_t n,
+                                size_t qoff, size_t qlen)
 {
 	if (b->threads > 1 && !b->pipe)
 		lines_start(b);
 	if (b->pipe)
-		return queue_line(b, ds, lineno, s, n);
+		return queue_line(b, ds, lineno, s, n, qoff, qlen);
 	/* in place: a batch of one line, applied at once */
 	if (!b->solo)
 		b->solo = xcalloc(1, sizeof *b->solo);
 #ifdef NT_SPAN_CHECK
-	s = span_copy(s, n); /* freed by apply_batch */
+	s = span_copy(s - qoff, qoff ? qlen : n) + qoff; /* freed by apply_batch */
 #endif
 	struct prepared_line *pl = line_batch_add(b->solo);
-	prepare_line(b, ds, b->solo, pl, lineno, s, n);
+	prepare_line(b, ds, b->solo, pl, lineno, s, n, qoff, qlen);
 	uint64_t kw = pl->ll.kw;
 	apply_prepared(b, b->solo, pl); /* what apply_batch does with a batch of this one line */
 	line_batch_reset(b->solo);
@@ -1410,16 +1445,17 @@ static void process_line(struct bundle *b, struct docstate *ds, const char *s, s
 			ds->lines_capped = doc->lines; /* reported by sink_end */
 		return;
 	}
-	uint64_t kw = process_line_at(b, ds, doc->lines, s, n);
+	uint64_t kw = process_line_at(b, ds, doc->lines, s, n, 0, 0);
 	if (kw & KW_BIT(KW_EMBEDDED_WARN)) {
 		if (b->rend)
 			s = b->rcur; /* a line of a chunk read into the batch: it may have moved (fill_next) */
 		/* the quoted WARN is matched as a line of its own, with the same
-		 * line number: the signatures of NCCL's WARN messages see it */
+		 * line number: the signatures of NCCL's WARN messages see it; their
+		 * evidence quotes the whole line, the match a span of it */
 		const char *msg = NULL;
 		size_t mn = embedded_warn(s, n, &msg);
 		if (mn)
-			process_line_at(b, ds, doc->lines, msg, mn);
+			process_line_at(b, ds, doc->lines, msg, mn, (size_t)(msg - s), n);
 	}
 }
 

@@ -43,6 +43,9 @@ struct prepared_line {
 	struct logline ll;    /* parsed and scanned (ll.kw); spans into the batch's text */
 	const char *raw;      /* the whole line, in the batch's text */
 	size_t rawlen;
+	size_t qoff, qlen;    /* qoff > 0: raw is the message a wrapper's line quotes (bundle.c,
+	                         embedded_warn), that line is raw - qoff, qlen bytes, in the same text:
+	                         the evidence quotes the line the report names */
 	uint64_t lineno;
 	double ts;            /* the line's time (ranks_line_ts), -1 when none */
 	int benign;           /* the line is benign (a benign entry, or a benign traceback's line):

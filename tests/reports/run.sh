@@ -339,6 +339,15 @@ for s in $ALL; do
 	sub "evidence $n: line items verbatim, derived items with from[], cuts marked, spans on the captures" \
 		$PY $HERE/evidence_check.py json "$s" "$T/o/$n.json"
 done
+# a WARN that a wrapper's line quotes (XLA's "Last NCCL warning(error) log
+# entry (may be unrelated) '...'") is matched as a line of its own: its
+# evidence still quotes the whole line that path:line names (real pastes)
+for f in bug-lwm-42-jax-xla-busid-nic oom-accelerate-2545-xla-pjrt-nccl; do
+	mkdir -p "$T/quoted-$f" && cp "tests/learn/$f.log" "$T/quoted-$f/"
+	"$BIN" analyze -q --format json -o "$T/o/quoted-$f.json" "$T/quoted-$f" # the built-in database: its XLA and WARN signatures
+	sub "evidence of a quoted WARN ($f): the whole line, the match a span of it" \
+		$PY $HERE/evidence_check.py json "$T/quoted-$f" "$T/o/quoted-$f.json"
+done
 for s in oom_unshard collective_timeout; do
 	sub "evidence $s: every format shows derived sentences as derived, SARIF message = title" \
 		$PY $HERE/evidence_check.py formats "$T/o/$s.json" "$T/o/$s.text" "$T/o/$s.md" "$T/o/$s.sarif" \
