@@ -559,6 +559,40 @@ e = d["evidence"][0]
 assert e["path"] == "fr/nccl_trace_rank_0" and e["signature"] == "flight.stalled", e
 assert e["captures"]["op"] == "all_reduce" and e["captures"]["seq"] == "7" and "'scheduled'" in e["text"], e
 EOF
+# a rank that hangs before a collective (gpu-fr3.sh, on an H100: two ranks on
+# one GPU with NCCL_HOSTID per rank): both ranks' dumps in the bundle, the
+# rank that never entered all-reduce #7 named from them, the job's status
+FH="$ROOT/fixtures/collect/h100"
+check "fixture run-hang: both ranks' flight-recorder dumps in the bundle" sh -c "[ -s '$FH/run-hang/vm/fr/nccl_trace_rank_0' ] && [ -s '$FH/run-hang/vm/fr/nccl_trace_rank_1' ]"
+check "fixture run-hang: diagnosed on stderr at the time: rank 1 behind, rank 0 failed first" grep -q '^Cause: Rank 1 is behind: it never scheduled all_reduce #7 of process group 0 (default_pg), in which rank(s) 0 wait (train_hang.py:27) \[COLLECTIVE_TIMEOUT\]; rank 0 failed first' "$FH/run-hang.stderr"
+check "fixture run-hang: the job's status (torchrun exits 1 on rank 0's SIGABRT)" sh -c "grep -q '^run rc=1 ' '$FH/rc-hang.txt' && grep -q 'exited with status 1 after' '$FH/run-hang.stderr'"
+"$BIN" analyze --format json "$FH/run-hang/vm" >fx.json 2>/dev/null
+check "fixture run-hang: read today: the two dumps, rank 1 behind at all_reduce #7, rank 0 first to fail" py fx.json <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))["bundles"][0]
+kinds = {i["path"]: i["kind"] for i in b["inputs"]}
+assert kinds.get("fr/nccl_trace_rank_0") == kinds.get("fr/nccl_trace_rank_1") == "flight_recorder", kinds
+d = b["diagnoses"][0]
+assert b["verdict"] == "diagnosed" and d["category"] == "COLLECTIVE_TIMEOUT", d["id"]
+e = d["evidence"][0]
+assert e["signature"] == "flight.ranks_behind" and e["path"].startswith("fr/nccl_trace_rank_"), e
+c = e["captures"]
+assert (c["rank"], c["op"], c["seq"], c["waiting"]) == ("1", "all_reduce", "7", "0") and c["where"] == "train_hang.py:27", c
+assert [r["rank"] for r in b["ranks"] if r.get("failed_first")] == [0], b["ranks"]
+assert b["flight_recorder"]["headline"] == "hang: rank 1 behind at all_reduce #7 in train_hang.py:27", b["flight_recorder"]
+EOF
+check "fixture run-hang: every file in the parser its manifest names" py fx.json <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))["bundles"][0]
+kinds = {i["path"]: i["kind"] for i in b["inputs"]}
+bad = 0
+for m in b["facts"]["collected"]:
+    for c in m.get("commands", []):
+        if c["file"] in kinds and kinds[c["file"]] != c["kind"]:
+            print(c["file"], kinds[c["file"]], "want", c["kind"]); bad += 1
+assert "manifest.jsonl" in kinds
+sys.exit(bad)
+EOF
 check "fixture: success is one line" [ "$(wc -l <"$F/run-ok.stderr")" -eq 1 ]
 for pair in "run-ifname/vm SOCKET_NETWORK" "run-dup/vm DEVICE_ASSIGNMENT"; do
 	set -- $pair
