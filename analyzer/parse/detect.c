@@ -5,6 +5,7 @@
 #include "parse/detect.h"
 #include "parse/flight.h"
 
+#include <ctype.h>
 #include <string.h>
 
 static const char *const KIND_NAMES[DOC_KIND_COUNT] = {
@@ -35,10 +36,46 @@ static int has(const char *h, size_t n, const char *needle)
 	return memmem(h, n, needle, strlen(needle)) != NULL;
 }
 
-/* Counts lines that look like NAME=value with an upper-case NAME. */
-static int env_like_lines(const char *h, size_t n, int *total)
+/* "NCCL_DEBUG=INFO NCCL_IB_DISABLE=1 /usr/bin/mpirun -H a,b ...": a command
+ * line with the environment in front of a launcher, pasted as the command a
+ * job ran - not a line of an environment dump. */
+int env_prefixed_command(const char *s, size_t len)
 {
-	int envl = 0, lines = 0;
+	static const char *const LAUNCHERS[] = {"mpirun", "mpiexec", "orterun", "torchrun", "srun", "deepspeed",
+	                                        "accelerate", "python", "python3", NULL};
+	size_t i = 0, assigns = 0;
+	for (;;) {
+		size_t j = i;
+		while (j < len && (isalnum((unsigned char)s[j]) || s[j] == '_'))
+			j++;
+		if (j == i || j >= len || s[j] != '=')
+			break;
+		while (j < len && s[j] != ' ' && s[j] != '\t')
+			j++;
+		assigns++;
+		while (j < len && (s[j] == ' ' || s[j] == '\t'))
+			j++;
+		i = j;
+	}
+	if (assigns == 0 || i >= len)
+		return 0;
+	size_t e = i, base = i;
+	while (e < len && s[e] != ' ' && s[e] != '\t') {
+		if (s[e] == '/')
+			base = e + 1;
+		e++;
+	}
+	for (size_t k = 0; LAUNCHERS[k]; k++)
+		if (e - base == strlen(LAUNCHERS[k]) && memcmp(s + base, LAUNCHERS[k], e - base) == 0)
+			return 1;
+	return 0;
+}
+
+/* Counts lines that look like NAME=value with an upper-case NAME; *commands:
+ * how many of them are commands with the environment in front. */
+static int env_like_lines(const char *h, size_t n, int *total, int *commands)
+{
+	int envl = 0, lines = 0, cmdl = 0;
 	size_t i = 0;
 	while (i < n && lines < 200) {
 		const char *nl = memchr(h + i, '\n', n - i);
@@ -59,11 +96,14 @@ static int env_like_lines(const char *h, size_t n, int *total)
 		 * status record (ranks.c), not an environment variable */
 		int exit_rec = j == 4 && memcmp(s, "exit", 4) == 0 && len > 5 &&
 		               ((s[5] >= '0' && s[5] <= '9') || s[5] == '-' || s[5] == 'r');
-		if (j > 0 && j < len && s[j] == '=' && !exit_rec)
+		if (j > 0 && j < len && s[j] == '=' && !exit_rec) {
 			envl++;
+			cmdl += env_prefixed_command(s, len);
+		}
 		i = e + 1;
 	}
 	*total = lines;
+	*commands = cmdl;
 	return envl;
 }
 
@@ -195,8 +235,10 @@ enum doc_kind detect_kind(const char *h, size_t n, int complete)
 	    has(h, n, "# packages in environment at") ||
 	    (has(h, n, "==") && (has(h, n, "\ntorch==") || has(h, n, "\nnumpy==") || has(h, n, "nvidia-"))))
 		return DOC_PIP_LIST;
-	int total = 0, envl = env_like_lines(h, n, &total);
-	if (total > 0 && envl * 2 >= total && envl >= 1)
+	/* commands with the environment in front of a launcher alone are the
+	 * job's command line, not a dump (env_prefixed_command) */
+	int total = 0, cmds = 0, envl = env_like_lines(h, n, &total, &cmds);
+	if (total > 0 && envl * 2 >= total && envl >= 1 && cmds < envl)
 		return DOC_ENV_DUMP;
 	return DOC_TEXT;
 }

@@ -283,6 +283,11 @@ int sys_parse_env(const char *text, size_t len, const char *path, cJSON *facts, 
 static int env_lines(const struct sys_head *h)
 {
 	int kv = h->env_kv + h->exports;
+	/* a pasted command line (or a few), each with the environment in front
+	 * of its launcher, is the job's command, not an environment dump: a
+	 * script holds other NAME=value or export lines too */
+	if (h->env_cmd >= kv)
+		return 0;
 	if (kv >= 3 && kv * 2 >= h->lines)
 		return 1;
 	return kv >= 1 && kv == h->lines; /* a short env.txt: every line is NAME=value */

@@ -173,6 +173,7 @@ struct sys_head {
 	int pip_eq, pip_hdr;    /* "name==1.2" lines; a "Package Version" header */
 	int conda_hdr;          /* "# packages in environment", "# Name" */
 	int env_kv, exports;    /* "NAME=value"; "export NAME=..." / "declare -x" */
+	int env_cmd;            /* of env_kv: commands with the environment in front ("NCCL_DEBUG=INFO mpirun ...") */
 	int csv_mem;            /* "1234 MiB, ..." rows without a header */
 	int other;
 };

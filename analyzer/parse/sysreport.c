@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "parse/sysreport.h"
+#include "parse/detect.h" /* env_prefixed_command */
 #include "parse/sysparse.h"
 
 extern const struct sysreport_kind SYS_TOPO_XML, SYS_NVSMI_Q, SYS_COLLECT_ENV, SYS_TOPO_P2P, SYS_TOPO_MATRIX,
@@ -111,8 +112,10 @@ static int count_line(struct sys_head *h, const char *s)
 		size_t k = 0;
 		while (k < sl && (isalnum((unsigned char)s[k]) || s[k] == '_'))
 			k++;
-		if (k > 0 && k < sl && s[k] == '=' && (isupper((unsigned char)s[0]) || s[0] == '_'))
+		if (k > 0 && k < sl && s[k] == '=' && (isupper((unsigned char)s[0]) || s[0] == '_')) {
 			h->env_kv++;
+			h->env_cmd += env_prefixed_command(s, sl);
+		}
 		else if (strstr(s, "GPU0") && (strstr(s, "GPU1") || strstr(s, "CPU Affinity")))
 			h->header_gpu0++;
 		else

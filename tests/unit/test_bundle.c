@@ -239,7 +239,19 @@ int main(void)
 	CHECK_INT(b->ndiags >= 1, 1);
 	CHECK_STR(b->diags[0].def->category, "SOCKET_NETWORK");
 	CHECK_INT(b->ev.v[b->diags[0].ev[0]].line, 2);
-	CHECK_STR(b->ev.v[b->diags[0].ev[0]].text, "Bootstrap : no socket interface found");
+	{
+		/* its evidence is the whole line 2, the match a span of it: the quote */
+		const struct evidence *e = &b->ev.v[b->diags[0].ev[0]];
+		CHECK_INT(strncmp(e->text, "INTERNAL: external/xla/", 23), 0);
+		CHECK_INT(strstr(e->text, "; current tracing scope: all-reduce-start.163") != NULL, 1);
+		const char *q = strstr(e->text, "'Bootstrap : no socket interface found'");
+		CHECK_INT(q != NULL, 1);
+		if (q) {
+			CHECK_INT(e->match.start >= (size_t)(q - e->text) + 1, 1);
+			CHECK_INT(e->match.end <= (size_t)(q - e->text) + 1 + strlen("Bootstrap : no socket interface found"), 1);
+			CHECK_INT(e->match.end > e->match.start, 1);
+		}
+	}
 	CHECK_INT(b->docs[0].lines, 2);
 	bundle_free(b);
 	b = run("xla.log", "INTERNAL: NCCL operation ncclCommInitRank failed: invalid usage. Last NCCL warning(error) log entry "
