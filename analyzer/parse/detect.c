@@ -5,7 +5,6 @@
 #include "parse/detect.h"
 #include "parse/flight.h"
 
-#include <ctype.h>
 #include <string.h>
 
 static const char *const KIND_NAMES[DOC_KIND_COUNT] = {
@@ -34,41 +33,6 @@ int doc_kind_is_log(enum doc_kind k)
 static int has(const char *h, size_t n, const char *needle)
 {
 	return memmem(h, n, needle, strlen(needle)) != NULL;
-}
-
-/* "NCCL_DEBUG=INFO NCCL_IB_DISABLE=1 /usr/bin/mpirun -H a,b ...": a command
- * line with the environment in front of a launcher, pasted as the command a
- * job ran - not a line of an environment dump. */
-int env_prefixed_command(const char *s, size_t len)
-{
-	static const char *const LAUNCHERS[] = {"mpirun", "mpiexec", "orterun", "torchrun", "srun", "deepspeed",
-	                                        "accelerate", "python", "python3", NULL};
-	size_t i = 0, assigns = 0;
-	for (;;) {
-		size_t j = i;
-		while (j < len && (isalnum((unsigned char)s[j]) || s[j] == '_'))
-			j++;
-		if (j == i || j >= len || s[j] != '=')
-			break;
-		while (j < len && s[j] != ' ' && s[j] != '\t')
-			j++;
-		assigns++;
-		while (j < len && (s[j] == ' ' || s[j] == '\t'))
-			j++;
-		i = j;
-	}
-	if (assigns == 0 || i >= len)
-		return 0;
-	size_t e = i, base = i;
-	while (e < len && s[e] != ' ' && s[e] != '\t') {
-		if (s[e] == '/')
-			base = e + 1;
-		e++;
-	}
-	for (size_t k = 0; LAUNCHERS[k]; k++)
-		if (e - base == strlen(LAUNCHERS[k]) && memcmp(s + base, LAUNCHERS[k], e - base) == 0)
-			return 1;
-	return 0;
 }
 
 /* Counts lines that look like NAME=value with an upper-case NAME; *commands:

@@ -45,7 +45,8 @@ int doc_kind_is_log(enum doc_kind k);
 int detect_sysreport(const char *head, size_t len);
 /* Whether a line is a command with the environment in front of a launcher
  * ("NCCL_DEBUG=INFO mpirun -H a,b ..."), not a NAME=value line of an
- * environment dump (detect.c; sysreport.c counts lines with it too). */
+ * environment dump (sysreport.c, beside the registry; detect.c's fallback
+ * counts lines with it too). */
 int env_prefixed_command(const char *s, size_t len);
 const char *sysreport_kind_name(enum doc_kind k);
 /* nccl-triage's own files in a bundle (a collect manifest, a report run

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "parse/sysreport.h"
-#include "parse/detect.h" /* env_prefixed_command */
 #include "parse/sysparse.h"
 
 extern const struct sysreport_kind SYS_TOPO_XML, SYS_NVSMI_Q, SYS_COLLECT_ENV, SYS_TOPO_P2P, SYS_TOPO_MATRIX,
@@ -143,6 +142,41 @@ static int count_lines(struct sys_head *h, const char *head, size_t len)
 	}
 	sys_lines_free(&it);
 	return rc;
+}
+
+/* "NCCL_DEBUG=INFO NCCL_IB_DISABLE=1 /usr/bin/mpirun -H a,b ...": a command
+ * line with the environment in front of a launcher, pasted as the command a
+ * job ran - not a line of an environment dump. */
+int env_prefixed_command(const char *s, size_t len)
+{
+	static const char *const LAUNCHERS[] = {"mpirun", "mpiexec", "orterun", "torchrun", "srun", "deepspeed",
+	                                        "accelerate", "python", "python3", NULL};
+	size_t i = 0, assigns = 0;
+	for (;;) {
+		size_t j = i;
+		while (j < len && (isalnum((unsigned char)s[j]) || s[j] == '_'))
+			j++;
+		if (j == i || j >= len || s[j] != '=')
+			break;
+		while (j < len && s[j] != ' ' && s[j] != '\t')
+			j++;
+		assigns++;
+		while (j < len && (s[j] == ' ' || s[j] == '\t'))
+			j++;
+		i = j;
+	}
+	if (assigns == 0 || i >= len)
+		return 0;
+	size_t e = i, base = i;
+	while (e < len && s[e] != ' ' && s[e] != '\t') {
+		if (s[e] == '/')
+			base = e + 1;
+		e++;
+	}
+	for (size_t k = 0; LAUNCHERS[k]; k++)
+		if (e - base == strlen(LAUNCHERS[k]) && memcmp(s + base, LAUNCHERS[k], e - base) == 0)
+			return 1;
+	return 0;
 }
 
 int detect_sysreport(const char *head, size_t len)
